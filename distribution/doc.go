@@ -1,0 +1,2 @@
+// Package distribution is under construction.
+package distribution

@@ -1,0 +1,187 @@
+// Package depstest enforces perfgate's package graph, as go/build/deps_test.go does for
+// the standard library: each package may import only what its row below allows.
+// Fix the code, not the table.
+package depstest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/perfgate/perfgate"
+
+// allowed maps a package (relative to the module, "..." = any subpackage) to the module
+// packages it may import, directly or not. Third-party imports are checked by thirdParty.
+var allowed = map[string][]string{
+	"tokenizer":         {"tokenizer/..."},
+	"tokenizer/...":     {"tokenizer/..."},
+	"distribution":      {"distribution/..."},
+	"distribution/...":  {"distribution/..."},
+	"internal/openai":   {},
+	"internal/sse":      {},
+	"internal/record":   {},
+	"internal/testutil": {},
+	"internal/depstest": {},
+	"mockserver":        {"mockserver/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"mockserver/...":    {"mockserver/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"loadgen":           {"loadgen/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"loadgen/...":       {"loadgen/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"reportgen":         {"reportgen/...", "distribution/...", "internal/record"},
+	"reportgen/...":     {"reportgen/...", "distribution/...", "internal/record"},
+	"perftest/check":    {"distribution/...", "internal/record"},
+	"perftest/scenario": {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
+	"perftest":          {"perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
+	"cmd/perfgate":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
+	"bench/...":         {"..."},
+}
+
+// thirdParty lists the non-stdlib module prefixes each package family may use.
+var thirdParty = map[string][]string{
+	"tokenizer":    {"github.com/dlclark/regexp2", "github.com/ardanlabs/jinja", "golang.org/x/text", "github.com/daulet/tokenizers"},
+	"distribution": {"gonum.org/v1/gonum", "github.com/montanaflynn/stats", "golang.org/x/"},
+	"internal":     {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
+}
+
+type pkg struct {
+	ImportPath string
+	Deps       []string
+	Imports    []string
+	Standard   bool
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list %s/...: %v", module, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	var pkgs []pkg
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func rel(path string) (string, bool) {
+	if path == module {
+		return "", true
+	}
+	if r, ok := strings.CutPrefix(path, module+"/"); ok {
+		return r, true
+	}
+	return "", false
+}
+
+func matches(pattern, p string) bool {
+	if pattern == "..." {
+		return true
+	}
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return p == base || strings.HasPrefix(p, base+"/")
+	}
+	return p == pattern
+}
+
+func rowFor(p string) ([]string, bool) {
+	if a, ok := allowed[p]; ok {
+		return a, true
+	}
+	best := ""
+	for k := range allowed {
+		if strings.HasSuffix(k, "/...") && matches(k, p) && len(k) > len(best) {
+			best = k
+		}
+	}
+	if best == "" {
+		return nil, false
+	}
+	return allowed[best], true
+}
+
+func TestPackageGraph(t *testing.T) {
+	for _, p := range listPackages(t) {
+		r, ok := rel(p.ImportPath)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(r, "examples_test") {
+			continue // test-only package: may import anything
+		}
+		row, ok := rowFor(r)
+		if !ok {
+			t.Errorf("package %s has no row in the allowlist; add one to internal/depstest", r)
+			continue
+		}
+		for _, d := range p.Deps {
+			dr, ok := rel(d)
+			if !ok || dr == r {
+				continue
+			}
+			if !slices.ContainsFunc(row, func(a string) bool { return matches(a, dr) }) {
+				t.Errorf("%s imports %s (directly or not); the graph does not allow it", r, dr)
+			}
+		}
+	}
+}
+
+// TestOnlyPerftestImportsTesting checks that no non-test build of a library package
+// pulls in "testing", except perftest (the adapter) and internal/testutil (test helpers).
+func TestOnlyPerftestImportsTesting(t *testing.T) {
+	for _, p := range listPackages(t) {
+		r, ok := rel(p.ImportPath)
+		if !ok || r == "perftest" || r == "internal/testutil" || r == "internal/depstest" || strings.HasPrefix(r, "examples_test") {
+			continue
+		}
+		if slices.Contains(p.Deps, "testing") {
+			t.Errorf("%s imports \"testing\" outside its tests; only perftest may", r)
+		}
+	}
+}
+
+func TestThirdPartyImports(t *testing.T) {
+	for _, p := range listPackages(t) {
+		r, ok := rel(p.ImportPath)
+		if !ok {
+			continue
+		}
+		family := strings.SplitN(r, "/", 2)[0]
+		allow, ok := thirdParty[family]
+		if !ok {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if _, mine := rel(imp); mine || !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+				continue // module-internal or standard library
+			}
+			if !slices.ContainsFunc(allow, func(a string) bool { return strings.HasPrefix(imp, a) }) {
+				t.Errorf("%s imports third-party %s; allowed for %s/: %v", r, imp, family, allow)
+			}
+		}
+	}
+}
+
+// TestAllowlistCatchesViolation shows the check can fail: a fabricated package that
+// imports loadgen from mockserver is rejected by the same matching rules.
+func TestAllowlistCatchesViolation(t *testing.T) {
+	row, ok := rowFor("mockserver")
+	if !ok {
+		t.Fatal("no row for mockserver")
+	}
+	if slices.ContainsFunc(row, func(a string) bool { return matches(a, "loadgen") }) {
+		t.Error("mockserver may import loadgen; the graph forbids it")
+	}
+	if _, ok := rowFor("newpkg"); ok {
+		t.Error("an unknown package got a row; it must be added explicitly")
+	}
+	if !matches("tokenizer/...", "tokenizer/internal/jinja") || matches("tokenizer/...", "tokenizerx") {
+		t.Error("pattern matching is wrong")
+	}
+}

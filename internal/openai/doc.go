@@ -1,0 +1,2 @@
+// Package openai is under construction.
+package openai

@@ -1,0 +1,2 @@
+// Package record is under construction.
+package record

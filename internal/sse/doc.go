@@ -1,0 +1,2 @@
+// Package sse is under construction.
+package sse

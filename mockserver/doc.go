@@ -1,0 +1,2 @@
+// Package mockserver is under construction.
+package mockserver

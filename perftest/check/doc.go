@@ -1,0 +1,2 @@
+// Package check is under construction.
+package check

@@ -1,0 +1,2 @@
+// Package perftest is under construction.
+package perftest

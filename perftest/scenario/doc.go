@@ -1,0 +1,2 @@
+// Package scenario is under construction.
+package scenario

@@ -1,0 +1,2 @@
+// Package reportgen is under construction.
+package reportgen
