@@ -1,0 +1,83 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// TokenizerMatch checks that, for every request whose server-side count is known
+// (ServerISL >= 0), the server counted the same number of input tokens as the client,
+// within tolerance tokens (0 = exactly). Requests that failed are skipped. The evidence
+// lists the worst offenders, and names a constant offset, which usually means a chat
+// template or a BOS token counted on one side only.
+func TokenizerMatch(reqs []Request, tolerance int) Verdict {
+	const name = "tokenizer-match"
+	type pair struct {
+		id             string
+		client, server int
+	}
+	var ps []pair
+	for _, r := range reqs {
+		if r.Err == "" && r.ServerISL >= 0 {
+			ps = append(ps, pair{r.ID, r.ISL, r.ServerISL})
+		}
+	}
+	if len(ps) == 0 {
+		return invalid(name, "tokenizer match: no request has a server-side input token count (mock recording or usage.prompt_tokens)")
+	}
+	diff := func(p pair) int { return p.server - p.client }
+	abs := func(x int) int { return max(x, -x) }
+	var off []pair
+	diffs := make([]float64, len(ps))
+	for i, p := range ps {
+		diffs[i] = float64(diff(p))
+		if abs(diff(p)) > tolerance {
+			off = append(off, p)
+		}
+	}
+	n := len(ps)
+	tol := "exactly"
+	if tolerance > 0 {
+		tol = fmt.Sprintf("within %d tokens", tolerance)
+	}
+	v := Verdict{Check: name, Pass: len(off) == 0, Value: float64(len(off)), Unit: None}
+	if v.Pass {
+		v.Summary = fmt.Sprintf("tokenizer match: client and server counted the input of all %d requests %s", n, tol)
+		if tolerance > 0 {
+			s := sorted(diffs)
+			v.Evidence = []Line{{"server-client", fmt.Sprintf("min=%+d  median=%+g  max=%+d tokens", int(s[0]), quantile(s, 0.5), int(s[len(s)-1]))}}
+		}
+		return v
+	}
+	constant := slices.IndexFunc(ps, func(p pair) bool { return diff(p) != diff(ps[0]) }) < 0
+	want := "equal counts"
+	if tolerance > 0 {
+		want = fmt.Sprintf("|server-client| <= %d", tolerance)
+	}
+	if constant {
+		v.Summary = fmt.Sprintf("tokenizer mismatch: server counted %+d input tokens vs the client on every one of %d requests, want %s", diff(ps[0]), n, want)
+	} else {
+		worstD := 0
+		for _, p := range off {
+			worstD = max(worstD, abs(diff(p)))
+		}
+		v.Summary = fmt.Sprintf("tokenizer mismatch: %d of %d requests counted differently by client and server (max |server-client| = %d tokens), want %s",
+			len(off), n, worstD, want)
+	}
+	s := sorted(diffs)
+	v.Evidence = append(v.Evidence, Line{"server-client", fmt.Sprintf("min=%+d  median=%+g  max=%+d tokens (n=%d)", int(s[0]), quantile(s, 0.5), int(s[len(s)-1]), n)})
+	slices.SortStableFunc(off, func(a, b pair) int { return cmp.Compare(abs(diff(b)), abs(diff(a))) })
+	var parts []string
+	for _, p := range off[:min(5, len(off))] {
+		parts = append(parts, fmt.Sprintf("#%s client=%d server=%d (%+d)", p.id, p.client, p.server, diff(p)))
+	}
+	v.Evidence = append(v.Evidence, Line{"worst", strings.Join(parts, "  ")})
+	if constant {
+		v.Evidence = append(v.Evidence, Line{"hint", "a constant offset usually means a chat template or special tokens (BOS) counted on one side only"})
+	} else {
+		v.Evidence = append(v.Evidence, Line{"hint", "varying offsets usually mean different tokenizers (vocabulary, normalizer or pre-tokenizer)"})
+	}
+	return v
+}
