@@ -1,0 +1,159 @@
+package record
+
+import "time"
+
+// Error kinds recorded in [Client.ErrorKind]. An empty kind means the request succeeded.
+const (
+	ErrConnect     = "connect"      // dialing or writing the request failed
+	ErrTimeout     = "timeout"      // the total or the idle (between chunks) timeout expired
+	ErrHTTPStatus  = "http_status"  // the server answered with a non-2xx status
+	ErrMalformed   = "malformed"    // a non-JSON SSE event, a truncated stream, a missing [DONE], an unparsable body
+	ErrCancelled   = "cancelled"    // cancelled by the run (context, or the configured cancel fraction)
+	ErrReset       = "reset"        // the connection was closed or reset mid-response
+	ErrInvalidBody = "invalid_body" // reserved: the request body could not be built
+)
+
+// Chunk is one received SSE data event (or, for a non-streaming response, the whole
+// body). T is the monotonic time since the run started at which the read that
+// completed the event returned, taken before the event was parsed.
+type Chunk struct {
+	// T is when the event's last byte was read, relative to the run start.
+	T time.Duration `json:"t"`
+	// Tokens is the client tokenizer's count of the event's generated text (content plus
+	// reasoning). 0 for events with no text (role-only deltas, usage, keep-alives).
+	Tokens int `json:"n"`
+	// Choices reports whether the event carried a non-empty "choices" array (vLLM's
+	// TTFT and ITL count such events even when their text is empty).
+	Choices bool `json:"c,omitempty"`
+}
+
+// Client is the client's record of one request, written as one JSON line when the
+// request finishes. All times are monotonic durations since the run started (the
+// zero value of a time means "did not happen"); RunStartUnixNano anchors them to
+// the wall clock so they can be joined with a server recording.
+//
+// Records are written by one goroutine each and are not safe for concurrent mutation.
+type Client struct {
+	// Index is the request's position in the run's send order, from 0.
+	Index int `json:"index"`
+	// RequestID is the id sent in the X-Request-Id header (and the server's, if it
+	// echoes one).
+	RequestID string `json:"request_id"`
+	// Conversation identifies a multi-turn conversation; empty for single requests.
+	Conversation string `json:"conversation_id,omitempty"`
+	// Turn is the 0-based turn within the conversation.
+	Turn int `json:"turn"`
+	// URL is the full URL the request went to.
+	URL string `json:"url"`
+	// Endpoint is the endpoint kind ("chat", "completions", "embeddings", …).
+	Endpoint string `json:"endpoint"`
+	// Model is the model name sent.
+	Model string `json:"model,omitempty"`
+	// Stream reports whether the request asked for SSE streaming.
+	Stream bool `json:"stream"`
+	// Warmup marks warmup requests; metrics exclude them.
+	Warmup bool `json:"warmup,omitempty"`
+
+	// RunStartUnixNano is the wall-clock time of the run start, in Unix nanoseconds.
+	RunStartUnixNano int64 `json:"run_start_unix_ns"`
+	// Scheduled is when the pacer wanted the request sent. Sent - Scheduled is the
+	// client queueing delay (coordinated omission made visible).
+	Scheduled time.Duration `json:"scheduled"`
+	// Sent is when the request's first byte was handed to the connection.
+	Sent time.Duration `json:"sent"`
+	// FirstByte is when the first byte of the response arrived.
+	FirstByte time.Duration `json:"first_byte,omitempty"`
+	// Done is when the response ended (last byte, error or cancellation).
+	Done time.Duration `json:"done"`
+	// Chunks are the received SSE events in order (one for a non-streaming body).
+	Chunks []Chunk `json:"chunks,omitempty"`
+
+	// Status is the HTTP status code; 0 if no response arrived.
+	Status int `json:"status"`
+	// ErrorKind is one of the Err… constants; empty on success.
+	ErrorKind string `json:"error_kind,omitempty"`
+	// Error is the error text; empty on success.
+	Error string `json:"error,omitempty"`
+
+	// ISL is the prompt's token count under the client tokenizer (chat template
+	// applied when the client renders one), as sent.
+	ISL int `json:"isl"`
+	// ISLExact is false when the synthetic prompt could not be made exactly the
+	// requested length (the requested length is then in RequestedISL).
+	ISLExact bool `json:"isl_exact"`
+	// RequestedISL is the sampled input length the prompt was built for.
+	RequestedISL int `json:"requested_isl,omitempty"`
+	// RequestedOSL is the output length asked for (max_tokens / max_completion_tokens); 0 = none.
+	RequestedOSL int `json:"requested_osl,omitempty"`
+	// OSL is the client tokenizer's count of all generated text (content plus reasoning).
+	OSL int `json:"osl"`
+	// ReasoningTokens is the part of OSL that was reasoning text.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// UsagePromptTokens and UsageCompletionTokens are the server's "usage" numbers,
+	// -1 if the server sent none.
+	UsagePromptTokens     int `json:"usage_prompt_tokens"`
+	UsageCompletionTokens int `json:"usage_completion_tokens"`
+	// FinishReason is the last finish_reason the server sent.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// ResponseBytes counts the response body bytes received.
+	ResponseBytes int `json:"response_bytes"`
+}
+
+// OK reports whether the request succeeded.
+func (c *Client) OK() bool { return c.ErrorKind == "" }
+
+// Latency returns Done - Sent.
+func (c *Client) Latency() time.Duration { return c.Done - c.Sent }
+
+// QueueTime returns Sent - Scheduled: how long the request waited in the client
+// (for a free concurrency slot) after the pacer wanted it sent.
+func (c *Client) QueueTime() time.Duration {
+	if c.Scheduled == 0 || c.Sent < c.Scheduled {
+		return 0
+	}
+	return c.Sent - c.Scheduled
+}
+
+// FirstToken returns the time of the first chunk with generated text (AIPerf's
+// definition) and whether there was one.
+func (c *Client) FirstToken() (time.Duration, bool) {
+	for _, ch := range c.Chunks {
+		if ch.Tokens > 0 {
+			return ch.T, true
+		}
+	}
+	return 0, false
+}
+
+// FirstChoice returns the time of the first chunk with "choices", empty text
+// included (vLLM's definition), and whether there was one.
+func (c *Client) FirstChoice() (time.Duration, bool) {
+	for _, ch := range c.Chunks {
+		if ch.Choices || ch.Tokens > 0 {
+			return ch.T, true
+		}
+	}
+	return 0, false
+}
+
+// TTFT returns the AIPerf time to first token: first chunk with text minus Sent.
+func (c *Client) TTFT() (time.Duration, bool) {
+	t, ok := c.FirstToken()
+	return t - c.Sent, ok
+}
+
+// ContentGaps appends to dst the gaps between consecutive chunks that carry text
+// (AIPerf's inter-chunk latency) and returns it.
+func (c *Client) ContentGaps(dst []time.Duration) []time.Duration {
+	var prev time.Duration = -1
+	for _, ch := range c.Chunks {
+		if ch.Tokens <= 0 {
+			continue
+		}
+		if prev >= 0 {
+			dst = append(dst, ch.T-prev)
+		}
+		prev = ch.T
+	}
+	return dst
+}

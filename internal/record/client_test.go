@@ -1,0 +1,114 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() Client {
+	return Client{
+		Index: 3, RequestID: "r3", URL: "http://127.0.0.1:1/v1/chat/completions", Endpoint: "chat",
+		Stream: true, Scheduled: 5 * time.Millisecond, Sent: 10 * time.Millisecond, Done: 60 * time.Millisecond,
+		Chunks: []Chunk{
+			{T: 20 * time.Millisecond, Choices: true}, // role-only delta
+			{T: 30 * time.Millisecond, Tokens: 1, Choices: true},
+			{T: 40 * time.Millisecond, Tokens: 2, Choices: true},
+			{T: 55 * time.Millisecond, Tokens: 1, Choices: true},
+			{T: 60 * time.Millisecond}, // usage chunk
+		},
+		Status: 200, ISL: 100, ISLExact: true, OSL: 4, UsagePromptTokens: 100, UsageCompletionTokens: 4,
+	}
+}
+
+func TestClientTimes(t *testing.T) {
+	c := sample()
+	if got, ok := c.TTFT(); !ok || got != 20*time.Millisecond {
+		t.Errorf("TTFT() = %v, %v; want 20ms, true", got, ok)
+	}
+	if got, ok := c.FirstChoice(); !ok || got != 20*time.Millisecond {
+		t.Errorf("FirstChoice() = %v, %v; want 20ms, true", got, ok)
+	}
+	if got := c.ContentGaps(nil); len(got) != 2 || got[0] != 10*time.Millisecond || got[1] != 15*time.Millisecond {
+		t.Errorf("ContentGaps() = %v; want [10ms 15ms]", got)
+	}
+	if got := c.QueueTime(); got != 5*time.Millisecond {
+		t.Errorf("QueueTime() = %v; want 5ms", got)
+	}
+	if got := c.Latency(); got != 50*time.Millisecond {
+		t.Errorf("Latency() = %v; want 50ms", got)
+	}
+	var empty Client
+	if _, ok := empty.TTFT(); ok {
+		t.Error("TTFT() of a record without chunks reported ok")
+	}
+	if !c.OK() {
+		t.Error("OK() = false for a record without error kind")
+	}
+}
+
+func TestEncoderRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf)
+	a, b := sample(), sample()
+	b.Index, b.ErrorKind, b.Error = 4, ErrTimeout, "loadgen: idle timeout"
+	for _, c := range []Client{a, b} {
+		if err := enc.Encode(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 2 || enc.Count() != 2 {
+		t.Fatalf("wrote %d lines (Count %d); want 2", n, enc.Count())
+	}
+	got, err := ReadClient(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1].ErrorKind != ErrTimeout || len(got[0].Chunks) != 5 || got[0].Chunks[2].Tokens != 2 {
+		t.Errorf("ReadClient() = %+v; want the two records back", got)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestEncoderError(t *testing.T) {
+	enc := NewEncoder(failWriter{})
+	_ = enc.Encode(sample())
+	if err := enc.Flush(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("Flush() = %v; want the write error", err)
+	}
+	if err := enc.Encode(sample()); err == nil {
+		t.Error("Encode after a failed flush = nil; want the sticky error")
+	}
+}
+
+func TestReadClientBadLine(t *testing.T) {
+	_, err := ReadClient(strings.NewReader("{\"index\":1}\n\nnot json\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("ReadClient(bad) = %v; want an error naming line 3", err)
+	}
+}
+
+func TestStatQuantile(t *testing.T) {
+	s := Stat{Unit: "ms", Min: 1, P50: 5, P99: 9, Max: 10}
+	for _, tc := range []struct {
+		p    float64
+		want float64
+		ok   bool
+	}{{0, 1, true}, {0.5, 5, true}, {0.99, 9, true}, {1, 10, true}, {0.42, 0, false}} {
+		if got, ok := s.Quantile(tc.p); got != tc.want || ok != tc.ok {
+			t.Errorf("Quantile(%v) = %v, %v; want %v, %v", tc.p, got, ok, tc.want, tc.ok)
+		}
+	}
+	m := Metrics{Stats: map[string]Stat{MetricTTFT: s}, Scalars: map[string]Scalar{MetricRequestThroughput: {Unit: "req/s", Value: 3}}}
+	if !strings.Contains(m.String(), "time_to_first_token") || m.Value(MetricRequestThroughput) != 3 {
+		t.Errorf("Metrics.String() = %q", m.String())
+	}
+}

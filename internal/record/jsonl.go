@@ -1,0 +1,104 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Encoder writes values as JSON lines. It is safe for concurrent use: each Encode
+// writes one whole line. Output is buffered; call Flush (or Close) to push it out.
+type Encoder struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+	n   int
+}
+
+// NewEncoder returns an Encoder writing JSON lines to w.
+func NewEncoder(w io.Writer) *Encoder {
+	e := &Encoder{w: bufio.NewWriterSize(w, 64<<10)}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// Encode writes v as one JSON line. After the first write error every call returns it.
+func (e *Encoder) Encode(v any) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return e.err
+	}
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return fmt.Errorf("record: encode: %w", err)
+	}
+	if _, err := e.w.Write(e.buf.Bytes()); err != nil {
+		e.err = fmt.Errorf("record: write: %w", err)
+		return e.err
+	}
+	e.n++
+	return nil
+}
+
+// Count returns how many lines were written.
+func (e *Encoder) Count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n
+}
+
+// Flush writes buffered lines to the underlying writer.
+func (e *Encoder) Flush() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return e.err
+	}
+	if err := e.w.Flush(); err != nil {
+		e.err = fmt.Errorf("record: flush: %w", err)
+	}
+	return e.err
+}
+
+// Each decodes JSON lines of T from r and calls fn for each, in order, stopping at the
+// first error (from decoding, with its line number, or from fn). Blank lines are skipped.
+func Each[T any](r io.Reader, fn func(T) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			return fmt.Errorf("record: line %d: %w", line, err)
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("record: read: %w", err)
+	}
+	return nil
+}
+
+// Read decodes all JSON lines of T from r.
+func Read[T any](r io.Reader) ([]T, error) {
+	var out []T
+	err := Each(r, func(v T) error { out = append(out, v); return nil })
+	return out, err
+}
+
+// ReadClient decodes a client recording (JSON lines of [Client]).
+func ReadClient(r io.Reader) ([]Client, error) { return Read[Client](r) }
