@@ -1,0 +1,167 @@
+package openai
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// ChunkHeader is what every chunk of one stream repeats.
+type ChunkHeader struct {
+	ID      string // e.g. "chatcmpl-…" or "cmpl-…"
+	Created int64  // Unix seconds
+	Model   string
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string (quoted, escaped as encoding/json does
+// without HTML escaping; invalid UTF-8 becomes U+FFFD).
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func appendHeader(dst []byte, h ChunkHeader, object string) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = AppendString(dst, h.ID)
+	dst = append(dst, `,"object":"`...)
+	dst = append(dst, object...)
+	dst = append(dst, `","created":`...)
+	dst = strconv.AppendInt(dst, h.Created, 10)
+	dst = append(dst, `,"model":`...)
+	return AppendString(dst, h.Model)
+}
+
+func appendFinish(dst []byte, finish string) []byte {
+	dst = append(dst, `,"finish_reason":`...)
+	if finish == "" {
+		return append(dst, "null"...)
+	}
+	return AppendString(dst, finish)
+}
+
+// AppendUsage appends a usage object.
+func AppendUsage(dst []byte, u Usage) []byte {
+	dst = append(dst, `{"prompt_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.PromptTokens), 10)
+	dst = append(dst, `,"completion_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.CompletionTokens), 10)
+	dst = append(dst, `,"total_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
+	return append(dst, '}')
+}
+
+// AppendChatChunk appends one "chat.completion.chunk" JSON object with a single choice
+// whose delta carries content (omitted when empty), role when role != "", and
+// finish_reason (null when finish is ""). With includeUsage, "usage":null is added as
+// OpenAI does on every chunk of a stream that asked for usage.
+func AppendChatChunk(dst []byte, h ChunkHeader, role, content, finish string, includeUsage bool) []byte {
+	dst = appendHeader(dst, h, "chat.completion.chunk")
+	dst = append(dst, `,"choices":[{"index":0,"delta":{`...)
+	comma := false
+	if role != "" {
+		dst = append(dst, `"role":`...)
+		dst = AppendString(dst, role)
+		comma = true
+	}
+	if content != "" || (role != "" && finish == "") {
+		if comma {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"content":`...)
+		dst = AppendString(dst, content)
+	}
+	dst = append(dst, '}')
+	dst = append(dst, `,"logprobs":null`...)
+	dst = appendFinish(dst, finish)
+	dst = append(dst, "}]"...)
+	if includeUsage {
+		dst = append(dst, `,"usage":null`...)
+	}
+	return append(dst, '}')
+}
+
+// AppendChatUsageChunk appends the final usage chunk of a chat stream (empty choices).
+func AppendChatUsageChunk(dst []byte, h ChunkHeader, u Usage) []byte {
+	dst = appendHeader(dst, h, "chat.completion.chunk")
+	dst = append(dst, `,"choices":[],"usage":`...)
+	dst = AppendUsage(dst, u)
+	return append(dst, '}')
+}
+
+// AppendCompletionChunk appends one streamed "text_completion" chunk.
+func AppendCompletionChunk(dst []byte, h ChunkHeader, text, finish string, includeUsage bool) []byte {
+	dst = appendHeader(dst, h, "text_completion")
+	dst = append(dst, `,"choices":[{"index":0,"text":`...)
+	dst = AppendString(dst, text)
+	dst = append(dst, `,"logprobs":null`...)
+	dst = appendFinish(dst, finish)
+	dst = append(dst, "}]"...)
+	if includeUsage {
+		dst = append(dst, `,"usage":null`...)
+	}
+	return append(dst, '}')
+}
+
+// AppendCompletionUsageChunk appends the final usage chunk of a completions stream.
+func AppendCompletionUsageChunk(dst []byte, h ChunkHeader, u Usage) []byte {
+	dst = appendHeader(dst, h, "text_completion")
+	dst = append(dst, `,"choices":[],"usage":`...)
+	dst = AppendUsage(dst, u)
+	return append(dst, '}')
+}
+
+// AppendResponseTextDelta appends the data of a "response.output_text.delta" event.
+func AppendResponseTextDelta(dst []byte, itemID string, seq int, delta string) []byte {
+	dst = append(dst, `{"type":"response.output_text.delta","sequence_number":`...)
+	dst = strconv.AppendInt(dst, int64(seq), 10)
+	dst = append(dst, `,"item_id":`...)
+	dst = AppendString(dst, itemID)
+	dst = append(dst, `,"output_index":0,"content_index":0,"delta":`...)
+	dst = AppendString(dst, delta)
+	dst = append(dst, `,"logprobs":[]}`...)
+	return dst
+}

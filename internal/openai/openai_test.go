@@ -1,0 +1,240 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	inputs := []string{"", "hello", `q"b\s`, "tab\tnl\ncr\r", "\x00\x01\x1f", "é日本語🙂", "bad\xffutf8\xc3", "\u2028\u2029", "<html>&amp;", "\x7f"}
+	for _, s := range inputs {
+		got := AppendString(nil, s)
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Errorf("AppendString(%q) = %s: not valid JSON: %v", s, got, err)
+			continue
+		}
+		want, _ := json.Marshal(s) // encoding/json also replaces invalid UTF-8 with U+FFFD
+		var wantBack string
+		_ = json.Unmarshal(want, &wantBack)
+		if back != wantBack {
+			t.Errorf("AppendString(%q) decodes to %q, want %q", s, back, wantBack)
+		}
+	}
+}
+
+func TestAppendChatChunkDecodes(t *testing.T) {
+	h := ChunkHeader{ID: "chatcmpl-1", Created: 1700000000, Model: "gpt2"}
+	var c ChatChunk
+	b := AppendChatChunk(nil, h, "assistant", "", "", true)
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("role chunk %s: %v", b, err)
+	}
+	if c.Choices[0].Delta.Role != "assistant" || c.Choices[0].FinishReason != nil || c.Object != "chat.completion.chunk" {
+		t.Errorf("role chunk decoded to %+v", c)
+	}
+	b = AppendChatChunk(nil, h, "", " wo\"rld", "", false)
+	c = ChatChunk{}
+	if err := json.Unmarshal(b, &c); err != nil || c.Choices[0].Delta.Content != " wo\"rld" {
+		t.Errorf("content chunk %s decoded to %+v, %v", b, c, err)
+	}
+	b = AppendChatChunk(nil, h, "", "", "length", false)
+	c = ChatChunk{}
+	if err := json.Unmarshal(b, &c); err != nil || *c.Choices[0].FinishReason != "length" {
+		t.Errorf("finish chunk %s decoded to %+v, %v", b, c, err)
+	}
+	b = AppendChatUsageChunk(nil, h, Usage{3, 4, 7})
+	c = ChatChunk{}
+	if err := json.Unmarshal(b, &c); err != nil || c.Usage == nil || *c.Usage != (Usage{3, 4, 7}) || len(c.Choices) != 0 {
+		t.Errorf("usage chunk %s decoded to %+v, %v", b, c, err)
+	}
+	var cc Completion
+	b = AppendCompletionChunk(nil, h, "x\ny", "stop", true)
+	if err := json.Unmarshal(b, &cc); err != nil || cc.Choices[0].Text != "x\ny" || *cc.Choices[0].FinishReason != "stop" {
+		t.Errorf("completion chunk %s decoded to %+v, %v", b, cc, err)
+	}
+}
+
+func TestChunkParser(t *testing.T) {
+	h := ChunkHeader{ID: "x", Created: 1, Model: "m"}
+	tests := []struct {
+		name string
+		data []byte
+		want StreamChunk
+	}{
+		{"chat content", AppendChatChunk(nil, h, "", "hi \"there\"\n", "", false),
+			StreamChunk{Object: []byte("chat.completion.chunk"), Text: []byte("hi \"there\"\n"), Choices: 1}},
+		{"chat finish", AppendChatChunk(nil, h, "", "", "stop", true),
+			StreamChunk{Object: []byte("chat.completion.chunk"), FinishReason: []byte("stop"), Choices: 1}},
+		{"chat usage", AppendChatUsageChunk(nil, h, Usage{5, 6, 11}),
+			StreamChunk{Object: []byte("chat.completion.chunk"), HasUsage: true, Usage: Usage{5, 6, 11}}},
+		{"completion text", AppendCompletionChunk(nil, h, "ab", "length", false),
+			StreamChunk{Object: []byte("text_completion"), Text: []byte("ab"), FinishReason: []byte("length"), Choices: 1}},
+		{"responses delta", AppendResponseTextDelta(nil, "msg_1", 4, "tok"),
+			StreamChunk{Type: []byte(EventOutputTextDelta), Text: []byte("tok")}},
+		{"responses completed", []byte(`{"type":"response.completed","response":{"id":"r","usage":{"input_tokens":9,"output_tokens":3,"total_tokens":12}}}`),
+			StreamChunk{Type: []byte(EventResponseCompleted), HasUsage: true, Usage: Usage{9, 3, 12}}},
+		{"reasoning and unicode escapes", []byte(`{ "choices" : [ { "delta" : { "reasoning_content" : "\u00e9\ud83d\ude42" , "content": null } , "finish_reason" : null } ] }`),
+			StreamChunk{Reasoning: []byte("é🙂"), Choices: 1}},
+		{"two choices, first wins", []byte(`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`),
+			StreamChunk{Text: []byte("a"), Choices: 2}},
+		{"non-stream message", []byte(`{"choices":[{"message":{"role":"assistant","content":"full"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`),
+			StreamChunk{Text: []byte("full"), FinishReason: []byte("stop"), Choices: 1, HasUsage: true, Usage: Usage{1, 2, 3}}},
+		{"usage null", []byte(`{"choices":[],"usage":null}`), StreamChunk{}},
+	}
+	var p ChunkParser
+	for _, tc := range tests {
+		var got StreamChunk
+		if err := p.Parse(tc.data, &got); err != nil {
+			t.Errorf("%s: Parse(%s) error %v", tc.name, tc.data, err)
+			continue
+		}
+		if show(got) != show(tc.want) {
+			t.Errorf("%s: Parse(%s)\n got %s\nwant %s", tc.name, tc.data, show(got), show(tc.want))
+		}
+	}
+}
+
+func TestChunkParserRejectsMalformed(t *testing.T) {
+	var p ChunkParser
+	for _, in := range []string{``, `[]`, `{"choices":[{"delta":{"content":"x"}`, `{"a" 1}`, `{"choices":[{"delta":{"content":"\q"}}]}`, `{"usage":{"prompt_tokens":"x"}}`, `{"a":1,}`} {
+		var c StreamChunk
+		if err := p.Parse([]byte(in), &c); !errors.Is(err, ErrSyntax) {
+			t.Errorf("Parse(%s) error = %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+func TestChunkParserAllocs(t *testing.T) {
+	data := AppendChatChunk(nil, ChunkHeader{ID: "x", Model: "m"}, "", "esc\"aped", "", true)
+	var p ChunkParser
+	var c StreamChunk
+	_ = p.Parse(data, &c)
+	if n := testing.AllocsPerRun(100, func() { _ = p.Parse(data, &c) }); n != 0 {
+		t.Errorf("Parse allocs = %v, want 0", n)
+	}
+}
+
+func TestContentShapes(t *testing.T) {
+	var m Message
+	in := `{"role":"user","content":[{"type":"text","text":"Describe "},{"type":"image_url","image_url":{"url":"data:x"}},{"type":"text","text":" please"},{"type":"input_audio","input_audio":{}}]}`
+	if err := json.Unmarshal([]byte(in), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Content.Text != "Describe <image> please<audio>" || m.Content.NonText != 2 || len(m.Content.Parts) != 4 {
+		t.Errorf("list content decoded to %+v", m.Content)
+	}
+	if err := json.Unmarshal([]byte(`{"role":"assistant","content":null}`), &m); err != nil || !m.Content.Null {
+		t.Errorf("null content: %+v, %v", m.Content, err)
+	}
+	err := json.Unmarshal([]byte(`{"role":"user","content":42}`), &m)
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		t.Errorf("numeric content error = %v, want *json.UnmarshalTypeError", err)
+	}
+	out, _ := json.Marshal(Message{Role: "user", Content: Content{Text: "hi"}})
+	if string(out) != `{"role":"user","content":"hi"}` {
+		t.Errorf("Marshal = %s", out)
+	}
+}
+
+func TestPromptShapes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Prompt
+	}{
+		{`"a"`, Prompt{Texts: []string{"a"}}},
+		{`["a","b"]`, Prompt{Texts: []string{"a", "b"}}},
+		{`[1,2,3]`, Prompt{IDs: [][]int{{1, 2, 3}}}},
+		{`[[1],[2,3]]`, Prompt{IDs: [][]int{{1}, {2, 3}}}},
+		{`[]`, Prompt{Texts: []string{}}},
+		{`null`, Prompt{}},
+	}
+	for _, tc := range tests {
+		var p Prompt
+		if err := json.Unmarshal([]byte(tc.in), &p); err != nil {
+			t.Errorf("Unmarshal(%s): %v", tc.in, err)
+			continue
+		}
+		if !reflect.DeepEqual(p, tc.want) {
+			t.Errorf("Unmarshal(%s) = %+v, want %+v", tc.in, p, tc.want)
+		}
+		if tc.in != "null" && tc.in != "[]" {
+			b, _ := json.Marshal(p)
+			if !bytes.Equal(b, []byte(tc.in)) {
+				t.Errorf("Marshal(Unmarshal(%s)) = %s", tc.in, b)
+			}
+		}
+	}
+	var p Prompt
+	for _, bad := range []string{`42`, `{"a":1}`, `[1,"a"]`, `[true]`} {
+		if err := json.Unmarshal([]byte(bad), &p); err == nil {
+			t.Errorf("Unmarshal(%s) = %+v, want error", bad, p)
+		}
+	}
+}
+
+func TestRankingShapes(t *testing.T) {
+	var nim, cohere RankingRequest
+	if err := json.Unmarshal([]byte(`{"model":"r","query":{"text":"q"},"passages":[{"text":"p1"},{"text":"p2"}]}`), &nim); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`{"model":"r","query":"q","documents":["d1","d2","d3"],"top_n":2}`), &cohere); err != nil {
+		t.Fatal(err)
+	}
+	if nim.Query.Text != "q" || len(nim.Docs()) != 2 || nim.Docs()[1].Text != "p2" {
+		t.Errorf("NIM ranking decoded to %+v", nim)
+	}
+	if cohere.Query.Text != "q" || len(cohere.Docs()) != 3 || *cohere.TopN != 2 {
+		t.Errorf("rerank decoded to %+v", cohere)
+	}
+	if err := json.Unmarshal([]byte(`{"query":{"txt":"q"}}`), &nim); err == nil {
+		t.Error("query object without text: want error")
+	}
+}
+
+func TestChatRequestDistinguishesAbsentFromZero(t *testing.T) {
+	var r ChatRequest
+	if err := json.Unmarshal([]byte(`{"model":"m","messages":[],"max_tokens":0,"stop":"x"}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.MaxTokens == nil || *r.MaxTokens != 0 || r.MaxCompletionTokens != nil || r.IgnoreEOS != nil {
+		t.Errorf("pointers: max_tokens=%v max_completion_tokens=%v ignore_eos=%v", r.MaxTokens, r.MaxCompletionTokens, r.IgnoreEOS)
+	}
+	if len(r.Stop) != 1 || r.Stop[0] != "x" {
+		t.Errorf("stop = %q, want [x]", r.Stop)
+	}
+}
+
+func TestNewError(t *testing.T) {
+	b, _ := json.Marshal(NewError(ErrInvalidRequest, "bad", "max_tokens", ""))
+	if string(b) != `{"error":{"message":"bad","type":"invalid_request_error","param":"max_tokens","code":null}}` {
+		t.Errorf("error body = %s", b)
+	}
+}
+
+func BenchmarkAppendChatChunk(b *testing.B) {
+	h := ChunkHeader{ID: "chatcmpl-0123456789", Created: 1700000000, Model: "meta-llama/Llama-3.1-8B-Instruct"}
+	buf := make([]byte, 0, 512)
+	for b.Loop() {
+		buf = AppendChatChunk(buf[:0], h, "", " token", "", false)
+	}
+}
+
+func BenchmarkChunkParser(b *testing.B) {
+	data := AppendChatChunk(nil, ChunkHeader{ID: "chatcmpl-0123456789", Created: 1700000000, Model: "meta-llama/Llama-3.1-8B-Instruct"}, "", " token", "", true)
+	var p ChunkParser
+	var c StreamChunk
+	for b.Loop() {
+		_ = p.Parse(data, &c)
+	}
+}
+
+func show(c StreamChunk) string {
+	return fmt.Sprintf("object=%q type=%q text=%q reasoning=%q finish=%q(nil=%v) choices=%d usage=%v/%+v",
+		c.Object, c.Type, c.Text, c.Reasoning, c.FinishReason, c.FinishReason == nil, c.Choices, c.HasUsage, c.Usage)
+}

@@ -1,0 +1,377 @@
+package openai
+
+import (
+	"errors"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// StreamChunk is what a client takes from one streamed event's data, whichever API
+// produced it: a chat chunk (choices[0].delta.content / reasoning_content), a
+// completions chunk (choices[0].text) or a Responses event (type, delta, and the usage
+// inside "response"). Its byte slices are valid until the next [ChunkParser.Parse].
+type StreamChunk struct {
+	Object []byte // top-level "object" ("chat.completion.chunk", "text_completion"), nil if absent
+	Type   []byte // top-level "type" of a Responses event, nil if absent
+	// Text is the generated text of the first choice (chat delta.content, completions
+	// text) or a Responses delta, unescaped; empty when the chunk carries none.
+	Text []byte
+	// Reasoning is delta.reasoning_content (or delta.reasoning), unescaped.
+	Reasoning []byte
+	// FinishReason is the first choice's finish_reason, nil when null or absent.
+	FinishReason []byte
+	// Choices is the number of entries in "choices" (0 for a usage-only chunk).
+	Choices int
+	// HasUsage reports a non-null usage object (chat/completions "usage", or
+	// "response.usage" of a Responses event, whose input/output tokens are mapped to
+	// prompt/completion tokens).
+	HasUsage bool
+	Usage    Usage
+}
+
+// ChunkParser parses stream chunks without encoding/json and without allocating once
+// its scratch buffer has grown. It is not safe for concurrent use; the zero value is
+// ready.
+type ChunkParser struct {
+	scratch []byte
+}
+
+// ErrSyntax reports malformed JSON in a chunk.
+var ErrSyntax = errors.New("openai: malformed JSON in stream chunk")
+
+// Parse fills c from data (one SSE event's data, not "[DONE]").
+func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
+	*c = StreamChunk{}
+	p.scratch = p.scratch[:0]
+	i := skipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return ErrSyntax
+	}
+	_, err := p.object(data, i, func(key []byte, b []byte, j int) (int, error) {
+		switch string(key) {
+		case "object":
+			return p.str(b, j, &c.Object)
+		case "type":
+			return p.str(b, j, &c.Type)
+		case "delta": // Responses text delta
+			if j < len(b) && b[j] == '"' {
+				return p.str(b, j, &c.Text)
+			}
+		case "choices":
+			return p.choices(b, j, c)
+		case "usage":
+			return p.usage(b, j, c)
+		case "response":
+			if j < len(b) && b[j] == '{' {
+				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+					if string(k) == "usage" {
+						return p.usage(b, j, c)
+					}
+					return skipValue(b, j)
+				})
+			}
+		}
+		return skipValue(b, j)
+	})
+	return err
+}
+
+func (p *ChunkParser) choices(b []byte, i int, c *StreamChunk) (int, error) {
+	if i < len(b) && b[i] == 'n' {
+		return skipValue(b, i)
+	}
+	if i >= len(b) || b[i] != '[' {
+		return 0, ErrSyntax
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if c.Choices == 0 && i < len(b) && b[i] == '{' {
+			i, err = p.object(b, i, func(k []byte, b []byte, j int) (int, error) {
+				switch string(k) {
+				case "text":
+					return p.str(b, j, &c.Text)
+				case "finish_reason":
+					return p.str(b, j, &c.FinishReason)
+				case "delta", "message":
+					if j < len(b) && b[j] == '{' {
+						return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+							switch string(k) {
+							case "content":
+								return p.str(b, j, &c.Text)
+							case "reasoning_content", "reasoning":
+								return p.str(b, j, &c.Reasoning)
+							}
+							return skipValue(b, j)
+						})
+					}
+				}
+				return skipValue(b, j)
+			})
+		} else {
+			i, err = skipValue(b, i)
+		}
+		if err != nil {
+			return 0, err
+		}
+		c.Choices++
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		if b[i] == ']' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return 0, ErrSyntax
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
+	if i < len(b) && b[i] == 'n' {
+		return skipValue(b, i)
+	}
+	if i >= len(b) || b[i] != '{' {
+		return 0, ErrSyntax
+	}
+	c.HasUsage = true
+	return p.object(b, i, func(k []byte, b []byte, j int) (int, error) {
+		var dst *int
+		switch string(k) {
+		case "prompt_tokens", "input_tokens":
+			dst = &c.Usage.PromptTokens
+		case "completion_tokens", "output_tokens":
+			dst = &c.Usage.CompletionTokens
+		case "total_tokens":
+			dst = &c.Usage.TotalTokens
+		default:
+			return skipValue(b, j)
+		}
+		end, err := skipValue(b, j)
+		if err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(string(b[j:end]))
+		if err != nil {
+			return 0, ErrSyntax
+		}
+		*dst = n
+		return end, nil
+	})
+}
+
+// object iterates the members of the object at b[i] (which must be '{'), calling f
+// with each key (raw, unescaped only if it has no escapes) and the index of its value;
+// f returns the index after the value.
+func (p *ChunkParser) object(b []byte, i int, f func(key, b []byte, j int) (int, error)) (int, error) {
+	if i >= len(b) || b[i] != '{' {
+		return 0, ErrSyntax
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, ErrSyntax
+		}
+		end, _, err := scanString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[i+1 : end-1]
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return 0, ErrSyntax
+		}
+		i = skipWS(b, i+1)
+		if i, err = f(key, b, i); err != nil {
+			return 0, err
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		if b[i] == '}' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return 0, ErrSyntax
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// str reads a string (or null, leaving *dst nil) at b[i] into *dst, unescaping into
+// the scratch buffer when needed.
+func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
+	if i < len(b) && b[i] == 'n' {
+		return skipValue(b, i)
+	}
+	if i >= len(b) || b[i] != '"' {
+		return skipValue(b, i)
+	}
+	end, esc, err := scanString(b, i)
+	if err != nil {
+		return 0, err
+	}
+	raw := b[i+1 : end-1]
+	if !esc {
+		*dst = raw
+		if raw == nil {
+			*dst = b[i+1 : i+1]
+		}
+		return end, nil
+	}
+	start := len(p.scratch)
+	p.scratch, err = unescape(p.scratch, raw)
+	if err != nil {
+		return 0, err
+	}
+	*dst = p.scratch[start:len(p.scratch):len(p.scratch)]
+	return end, nil
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanString returns the index after the closing quote of the string at b[i], and
+// whether it contains escapes.
+func scanString(b []byte, i int) (int, bool, error) {
+	esc := false
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j + 1, esc, nil
+		case '\\':
+			esc = true
+			j++
+		}
+	}
+	return 0, false, ErrSyntax
+}
+
+// skipValue returns the index after the JSON value at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, ErrSyntax
+	}
+	switch b[i] {
+	case '"':
+		end, _, err := scanString(b, i)
+		return end, err
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, _, err := scanString(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, ErrSyntax
+	}
+	j := i
+	for j < len(b) {
+		c := b[j]
+		if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r' {
+			break
+		}
+		j++
+	}
+	if j == i {
+		return 0, ErrSyntax
+	}
+	return j, nil
+}
+
+func unescape(dst, raw []byte) ([]byte, error) {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		if i >= len(raw) {
+			return dst, ErrSyntax
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			dst = append(dst, raw[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(raw, i+1)
+			if !ok {
+				return dst, ErrSyntax
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(-1), false
+				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					r2, ok2 = hex4(raw, i+3)
+				}
+				if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
+					r = d
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, ErrSyntax
+		}
+	}
+	return dst, nil
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}

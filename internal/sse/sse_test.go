@@ -1,0 +1,203 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type ev struct {
+	typ, data, id string
+	retry         int
+}
+
+func readAll(t *testing.T, r *Reader) ([]ev, error) {
+	t.Helper()
+	var out []ev
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return out, err
+		}
+		id := "<nil>"
+		if e.ID != nil {
+			id = string(e.ID)
+		}
+		out = append(out, ev{string(e.Type), string(e.Data), id, e.Retry})
+	}
+}
+
+func TestReader(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []ev
+	}{
+		{"openai stream", "data: {\"a\":1}\n\ndata: [DONE]\n\n", []ev{{"", `{"a":1}`, "<nil>", -1}, {"", "[DONE]", "<nil>", -1}}},
+		{"no space after colon", "data:x\n\n", []ev{{"", "x", "<nil>", -1}}},
+		{"only one space stripped", "data:  x\n\n", []ev{{"", " x", "<nil>", -1}}},
+		{"multi-line data joined with LF", "data: a\ndata: b\n\n", []ev{{"", "a\nb", "<nil>", -1}}},
+		{"CRLF line ends", "data: a\r\ndata: b\r\n\r\n", []ev{{"", "a\nb", "<nil>", -1}}},
+		{"CR line ends", "data: a\rdata: b\r\r", []ev{{"", "a\nb", "<nil>", -1}}},
+		{"event type and id", "event: response.output_text.delta\nid: 7\ndata: {}\n\n", []ev{{"response.output_text.delta", "{}", "7", -1}}},
+		{"retry", "retry: 1500\ndata: x\n\n", []ev{{"", "x", "<nil>", 1500}}},
+		{"bad retry ignored", "retry: 15x\ndata: x\n\n", []ev{{"", "x", "<nil>", -1}}},
+		{"comments ignored", ": keep-alive\n\n: c\ndata: x\n\n", []ev{{"", "x", "<nil>", -1}}},
+		{"event without data not dispatched; type reset", "event: ping\n\ndata: x\n\n", []ev{{"", "x", "<nil>", -1}}},
+		{"BOM skipped", "\xEF\xBB\xBFdata: x\n\n", []ev{{"", "x", "<nil>", -1}}},
+		{"field without colon", "data\n\n", []ev{{"", "", "<nil>", -1}}},
+		{"unknown field ignored", "foo: bar\ndata: x\n\n", []ev{{"", "x", "<nil>", -1}}},
+		{"partial event at EOF dropped", "data: x\n\ndata: y\n", []ev{{"", "x", "<nil>", -1}}},
+		{"unterminated line at EOF dropped", "data: x\n\ndata: y", []ev{{"", "x", "<nil>", -1}}},
+		{"empty stream", "", nil},
+		{"data with colon inside", "data: {\"a\":\"b:c\"}\n\n", []ev{{"", `{"a":"b:c"}`, "<nil>", -1}}},
+	}
+	for _, tc := range tests {
+		for _, mode := range []string{"whole", "one-byte", "half"} {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				var src io.Reader = strings.NewReader(tc.in)
+				switch mode {
+				case "one-byte":
+					src = iotest.OneByteReader(src)
+				case "half":
+					src = iotest.HalfReader(src)
+				}
+				got, err := readAll(t, NewReaderSize(src, 64, 0))
+				if err != io.EOF {
+					t.Fatalf("Next error = %v, want io.EOF", err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+					t.Errorf("events of %q = %v, want %v", tc.in, got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	datas := []string{`{"id":"x","choices":[]}`, "line1\nline2", "", "a\n\nb", strings.Repeat("z", 10000)}
+	var buf []byte
+	for i, d := range datas {
+		if i%2 == 0 {
+			buf = AppendData(buf, []byte(d))
+		} else {
+			buf = AppendEvent(buf, "t", []byte(d))
+		}
+		buf = AppendComment(buf, "ka")
+	}
+	buf = append(buf, Done...)
+	r := NewReaderSize(bytes.NewReader(buf), 64, 0)
+	for i, d := range datas {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if string(e.Data) != d {
+			t.Errorf("event %d data = %q, want %q", i, e.Data, d)
+		}
+		if wantT := map[bool]string{true: "", false: "t"}[i%2 == 0]; string(e.Type) != wantT {
+			t.Errorf("event %d type = %q, want %q", i, e.Type, wantT)
+		}
+	}
+	e, err := r.Next()
+	if err != nil || !IsDone(e.Data) {
+		t.Fatalf("last event = %q, %v; want [DONE]", e.Data, err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("after [DONE]: %v, want io.EOF", err)
+	}
+	if r.Bytes() != int64(len(buf)) || r.Events() != int64(len(datas)+1) {
+		t.Errorf("Bytes, Events = %d, %d; want %d, %d", r.Bytes(), r.Events(), len(buf), len(datas)+1)
+	}
+}
+
+func TestReaderLimit(t *testing.T) {
+	in := "data: " + strings.Repeat("x", 1000) + "\n\n"
+	_, err := NewReaderSize(strings.NewReader(in), 64, 100).Next()
+	if !errors.Is(err, ErrEventTooLarge) {
+		t.Errorf("Next on a 1000-byte event with limit 100: %v, want ErrEventTooLarge", err)
+	}
+	// Many data lines each under the limit, together over it.
+	in = strings.Repeat("data: "+strings.Repeat("x", 40)+"\n", 10) + "\n"
+	_, err = NewReaderSize(strings.NewReader(in), 64, 100).Next()
+	if !errors.Is(err, ErrEventTooLarge) {
+		t.Errorf("Next on 10 lines of 40 bytes with limit 100: %v, want ErrEventTooLarge", err)
+	}
+}
+
+func TestReaderSourceError(t *testing.T) {
+	boom := errors.New("boom")
+	r := NewReader(io.MultiReader(strings.NewReader("data: a\n\ndata: b"), iotest.ErrReader(boom)))
+	if e, err := r.Next(); err != nil || string(e.Data) != "a" {
+		t.Fatalf("first event = %q, %v", e.Data, err)
+	}
+	if _, err := r.Next(); !errors.Is(err, boom) {
+		t.Errorf("second Next error = %v, want %v", err, boom)
+	}
+}
+
+func TestReset(t *testing.T) {
+	r := NewReader(strings.NewReader("data: a\n\n"))
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	r.Reset(strings.NewReader("data: b\n\n"))
+	e, err := r.Next()
+	if err != nil || string(e.Data) != "b" {
+		t.Errorf("after Reset: %q, %v; want \"b\"", e.Data, err)
+	}
+}
+
+func TestAppendDataAllocs(t *testing.T) {
+	buf := make([]byte, 0, 1024)
+	data := []byte(`{"choices":[{"delta":{"content":"hi"}}]}`)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendData(buf[:0], data) }); n != 0 {
+		t.Errorf("AppendData allocs = %v, want 0", n)
+	}
+}
+
+func TestReaderAllocs(t *testing.T) {
+	var stream []byte
+	chunk := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" the"}}]}`)
+	for range 200 {
+		stream = AppendData(stream, chunk)
+	}
+	src := bytes.NewReader(stream)
+	r := NewReader(src)
+	n := testing.AllocsPerRun(20, func() {
+		src.Reset(stream)
+		r.Reset(src)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	})
+	if n != 0 {
+		t.Errorf("allocs per 200-event stream = %v, want 0", n)
+	}
+}
+
+func BenchmarkReader(b *testing.B) {
+	var stream []byte
+	chunk := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":" the"},"finish_reason":null}]}`)
+	for range 1000 {
+		stream = AppendData(stream, chunk)
+	}
+	src := bytes.NewReader(stream)
+	r := NewReader(src)
+	b.SetBytes(int64(len(stream)))
+	for b.Loop() {
+		src.Reset(stream)
+		r.Reset(src)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/event")
+}
