@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -21,5 +22,76 @@ func TestBuiltinGPT2Basics(t *testing.T) {
 	}
 	if got, ok := tok.IDToToken(995); !ok || got != "Ġworld" {
 		t.Errorf("IDToToken(995) = %q, %v, want Ġworld", got, ok)
+	}
+}
+
+func TestLossyUTF8(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"abc", "abc"},
+		{"\xe2\x82", "\ufffd"},                 // truncated 3-byte sequence: one replacement
+		{"\xe2\x82x", "\ufffdx"},               // … followed by ASCII
+		{"\xf0\x9f\x98", "\ufffd"},             // truncated 4-byte sequence
+		{"\xc0\xaf", "\ufffd\ufffd"},           // overlong: C0 is never valid
+		{"\xed\xa0\x80", "\ufffd\ufffd\ufffd"}, // surrogate: ED A0 is not a valid prefix
+		{"\xf4\x90\x80\x80", "\ufffd\ufffd\ufffd\ufffd"},
+		{"\x80\xbf", "\ufffd\ufffd"},
+		{"a\xe2\x82\xacb", "a€b"},
+		{"\xe2\x82\xe2\x82\xac", "\ufffd€"},
+	} {
+		if got := lossyUTF8([]byte(c.in)); got != c.want {
+			t.Errorf("lossyUTF8(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMergeLongMatchesShort checks that the heap merge used for long pieces gives the
+// same ids as tiktoken's quadratic loop.
+func TestMergeLongMatchesShort(t *testing.T) {
+	tok, err := Builtin("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := tok.b.(*tiktokenBackend)
+	for _, s := range ttCorpus(3, 400, nil) {
+		for len(s) > 0 {
+			p := s[:min(len(s), 64)]
+			s = s[len(p):]
+			short := b.encodePiece(nil, p)
+			long := b.mergeLong(nil, p)
+			if !slices.Equal(short, long) {
+				t.Fatalf("mergeLong(%q) = %v, want %v", p, long, short)
+			}
+		}
+	}
+}
+
+func TestBuiltinUnknown(t *testing.T) {
+	if _, err := Builtin("gpt5"); err == nil || !strings.Contains(err.Error(), "cl100k_base") {
+		t.Errorf("Builtin(gpt5) error = %v, want one listing the built-ins", err)
+	}
+}
+
+func TestBuiltinTokenRoundTrip(t *testing.T) {
+	tok, err := Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int{0, 255, 1000, 199997, 199999, 200018} {
+		s, ok := tok.IDToToken(id)
+		if !ok {
+			t.Fatalf("IDToToken(%d) not found", id)
+		}
+		if got, ok := tok.TokenToID(s); !ok || got != id {
+			t.Errorf("TokenToID(%q) = %d, %v, want %d", s, got, ok, id)
+		}
+	}
+	if _, ok := tok.IDToToken(199998); ok {
+		t.Errorf("IDToToken(199998) found, want an unused id")
+	}
+	if got := tok.SpecialIDs(); !slices.Equal(got, []int{199999, 200018}) {
+		t.Errorf("SpecialIDs() = %v", got)
+	}
+	if got := tok.Decode([]int{200018, 1000}, true); got != tok.Decode([]int{1000}, false) {
+		t.Errorf("Decode(skipSpecial) kept the special token: %q", got)
 	}
 }
