@@ -128,4 +128,3 @@ func TestRenewalMeans(t *testing.T) {
 		}
 	}
 }
-

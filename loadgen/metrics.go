@@ -1,0 +1,231 @@
+package loadgen
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
+)
+
+// MetricsOptions tunes [ComputeMetrics]. The zero value uses the client's token counts
+// and no SLO.
+type MetricsOptions struct {
+	// UsageOSL makes OSL (and every metric derived from it: ITL, throughputs) use the
+	// server's usage.completion_tokens when present, instead of the client tokenizer's
+	// count of the received text (AIPerf's default is the client count).
+	UsageOSL bool
+	// SLO maps a per-request metric name (record.MetricTTFT, record.MetricITL,
+	// record.MetricRequestLatency, …) to its maximum, in the metric's unit (ms for
+	// latencies). A request is "good" when it succeeded and meets every entry;
+	// goodput = good requests / benchmark duration. Empty: goodput is not reported.
+	SLO map[string]float64
+}
+
+const (
+	unitMS         = "ms"
+	unitTokens     = "tokens"
+	unitTokPerUser = "tokens/sec/user"
+)
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// ComputeMetrics summarises records with AIPerf's metric definitions (and vLLM's
+// where they differ, under the *_vllm names; see the record.Metric… constants).
+// Warmup records are left out. Errored records count toward error metrics only.
+// The benchmark duration runs from the first non-warmup request sent to the last one
+// done. Percentiles use numpy's linear interpolation.
+func ComputeMetrics(recs []record.Client, opt MetricsOptions) record.Metrics {
+	m := record.Metrics{
+		Stats:   map[string]record.Stat{},
+		Scalars: map[string]record.Scalar{},
+		Errors:  map[string]int{},
+		SLO:     opt.SLO,
+	}
+	m.OSLSource = "client"
+	if opt.UsageOSL {
+		m.OSLSource = "usage"
+	}
+	series := map[string][]float64{}
+	add := func(name string, v float64) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			series[name] = append(series[name], v)
+		}
+	}
+	var (
+		ok, errs, good   int
+		first            time.Duration = -1
+		last             time.Duration
+		totalOSL, totISL int
+		gaps             []time.Duration
+	)
+	for i := range recs {
+		r := &recs[i]
+		if r.Warmup {
+			m.Warmup++
+			continue
+		}
+		if first < 0 || r.Sent < first {
+			first = r.Sent
+		}
+		if r.Done > last {
+			last = r.Done
+		}
+		if !r.ISLExact && r.RequestedISL > 0 {
+			m.ISLInexact++
+		}
+		if !r.OK() {
+			errs++
+			m.Errors[r.ErrorKind]++
+			continue
+		}
+		ok++
+		osl := r.OSL
+		if opt.UsageOSL && r.UsageCompletionTokens >= 0 {
+			osl = r.UsageCompletionTokens
+		}
+		totalOSL += osl
+		totISL += r.ISL
+		lat := r.Latency()
+		per := map[string]float64{}
+		per[record.MetricRequestLatency] = ms(lat)
+		add(record.MetricRequestLatency, ms(lat))
+		add(record.MetricISL, float64(r.ISL))
+		add(record.MetricOSL, float64(osl))
+		if r.UsageCompletionTokens >= 0 {
+			add(record.MetricUsageOSL, float64(r.UsageCompletionTokens))
+		}
+		if q := r.QueueTime(); r.Scheduled > 0 {
+			add(record.MetricQueueTime, ms(q))
+		}
+		if !r.Stream {
+			good += isGood(per, opt.SLO)
+			continue
+		}
+		ft, hasFT := r.FirstToken()
+		if hasFT {
+			ttft := ft - r.Sent
+			per[record.MetricTTFT] = ms(ttft)
+			add(record.MetricTTFT, ms(ttft))
+			if ttft > 0 {
+				add(record.MetricPrefillThroughputPerUser, float64(r.ISL)/ttft.Seconds())
+			}
+			// Second text chunk.
+			seen := false
+			for _, ch := range r.Chunks {
+				if ch.Tokens > 0 {
+					if seen {
+						add(record.MetricTTST, ms(ch.T-ft))
+						break
+					}
+					seen = true
+				}
+			}
+			if osl >= 2 {
+				itl := (lat - ttft).Seconds() * 1e3 / float64(osl-1)
+				per[record.MetricITL] = itl
+				add(record.MetricITL, itl)
+				if itl > 0 {
+					add(record.MetricOutputTokenThroughputPerUser, 1e3/itl)
+				}
+			}
+		}
+		gaps = r.ContentGaps(gaps[:0])
+		for _, g := range gaps {
+			add(record.MetricICL, ms(g))
+		}
+		// vLLM: TTFT at the first chunk with choices; ITL = every later choices chunk gap.
+		if fc, ok := r.FirstChoice(); ok {
+			vt := fc - r.Sent
+			add(record.MetricTTFTVLLM, ms(vt))
+			prev := fc
+			started := false
+			for _, ch := range r.Chunks {
+				if !(ch.Choices || ch.Tokens > 0) {
+					continue
+				}
+				if !started {
+					started = true
+					continue
+				}
+				add(record.MetricITLVLLM, ms(ch.T-prev))
+				prev = ch.T
+			}
+			if osl > 1 {
+				add(record.MetricTPOTVLLM, (lat-vt).Seconds()*1e3/float64(osl-1))
+			}
+		}
+		good += isGood(per, opt.SLO)
+	}
+	units := map[string]string{
+		record.MetricTTFT: unitMS, record.MetricTTFTVLLM: unitMS, record.MetricTTST: unitMS,
+		record.MetricITL: unitMS, record.MetricICL: unitMS, record.MetricITLVLLM: unitMS,
+		record.MetricTPOTVLLM: unitMS, record.MetricRequestLatency: unitMS, record.MetricQueueTime: unitMS,
+		record.MetricOutputTokenThroughputPerUser: unitTokPerUser, record.MetricPrefillThroughputPerUser: unitTokPerUser,
+		record.MetricOSL: unitTokens, record.MetricISL: unitTokens, record.MetricUsageOSL: unitTokens,
+	}
+	for name, xs := range series {
+		m.Stats[name] = Summarize(xs, units[name])
+	}
+	dur := 0.0
+	if first >= 0 && last > first {
+		dur = (last - first).Seconds()
+	}
+	m.Scalars[record.MetricBenchmarkDuration] = record.Scalar{Unit: "sec", Value: dur}
+	m.Scalars[record.MetricRequestCount] = record.Scalar{Unit: "requests", Value: float64(ok)}
+	m.Scalars[record.MetricErrorCount] = record.Scalar{Unit: "requests", Value: float64(errs)}
+	m.Scalars[record.MetricTotalOSL] = record.Scalar{Unit: unitTokens, Value: float64(totalOSL)}
+	m.Scalars[record.MetricTotalISL] = record.Scalar{Unit: unitTokens, Value: float64(totISL)}
+	if ok+errs > 0 {
+		m.Scalars[record.MetricErrorRate] = record.Scalar{Unit: "ratio", Value: float64(errs) / float64(ok+errs)}
+	}
+	if dur > 0 {
+		m.Scalars[record.MetricRequestThroughput] = record.Scalar{Unit: "requests/sec", Value: float64(ok) / dur}
+		m.Scalars[record.MetricOutputTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(totalOSL) / dur}
+		m.Scalars[record.MetricTotalTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(totalOSL+totISL) / dur}
+		if len(opt.SLO) > 0 {
+			m.Scalars[record.MetricGoodput] = record.Scalar{Unit: "requests/sec", Value: float64(good) / dur}
+		}
+	}
+	if len(opt.SLO) > 0 {
+		m.Scalars[record.MetricGoodRequestCount] = record.Scalar{Unit: "requests", Value: float64(good)}
+	}
+	return m
+}
+
+// isGood returns 1 if every SLO metric is present in per and within its bound.
+func isGood(per map[string]float64, slo map[string]float64) int {
+	for name, max := range slo {
+		v, ok := per[name]
+		if !ok || v > max {
+			return 0
+		}
+	}
+	return 1
+}
+
+// Summarize returns the mean, population std, min, max and the p1…p99 percentiles of
+// xs (numpy linear interpolation), labelled with unit. An empty xs gives a zero Stat.
+func Summarize(xs []float64, unit string) record.Stat {
+	s := record.Stat{Unit: unit, Count: len(xs)}
+	if len(xs) == 0 {
+		return s
+	}
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	var sum float64
+	for _, x := range sorted {
+		sum += x
+	}
+	mean := sum / float64(len(sorted))
+	var ss float64
+	for _, x := range sorted {
+		ss += (x - mean) * (x - mean)
+	}
+	s.Avg, s.Std = mean, math.Sqrt(ss/float64(len(sorted)))
+	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
+	q := func(p float64) float64 { return percentileSorted(sorted, p) }
+	s.P1, s.P5, s.P10, s.P25, s.P50 = q(0.01), q(0.05), q(0.10), q(0.25), q(0.50)
+	s.P75, s.P90, s.P95, s.P99 = q(0.75), q(0.90), q(0.95), q(0.99)
+	return s
+}

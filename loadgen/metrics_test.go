@@ -1,0 +1,84 @@
+package loadgen
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
+)
+
+const msec = time.Millisecond
+
+// stream builds a successful streamed record sent at sent with text chunks at ts
+// (one token each) after a role-only chunk at role.
+func stream(sent, role time.Duration, ts ...time.Duration) record.Client {
+	r := record.Client{Stream: true, Sent: sent, Status: 200, ISL: 10, OSL: len(ts), UsageCompletionTokens: -1}
+	r.Chunks = append(r.Chunks, record.Chunk{T: role, Choices: true})
+	for _, t := range ts {
+		r.Chunks = append(r.Chunks, record.Chunk{T: t, Tokens: 1, Choices: true})
+	}
+	r.Done = ts[len(ts)-1] + msec
+	return r
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestComputeMetricsDefinitions(t *testing.T) {
+	recs := []record.Client{
+		// sent 0, role chunk 5ms, tokens at 10, 20, 40; done 41ms.
+		stream(0, 5*msec, 10*msec, 20*msec, 40*msec),
+		// sent 100ms, tokens at 130, 150; done 151ms.
+		stream(100*msec, 120*msec, 130*msec, 150*msec),
+		{Warmup: true, Sent: 0, Done: 10 * time.Second},
+		{Sent: 50 * msec, Done: 60 * msec, ErrorKind: record.ErrHTTPStatus, Status: 500},
+	}
+	m := ComputeMetrics(recs, MetricsOptions{SLO: map[string]float64{record.MetricTTFT: 15}})
+	check := func(name string, got, want float64) {
+		t.Helper()
+		if !near(got, want) {
+			t.Errorf("%s = %v; want %v", name, got, want)
+		}
+	}
+	ttft, _ := m.Stat(record.MetricTTFT)
+	check("TTFT min (first text chunk)", ttft.Min, 10)
+	check("TTFT max", ttft.Max, 30)
+	vttft, _ := m.Stat(record.MetricTTFTVLLM)
+	check("vLLM TTFT min (first choices chunk)", vttft.Min, 5)
+	itl, _ := m.Stat(record.MetricITL)
+	// (41-10)/(3-1) = 15.5 and (51-30)/(2-1) = 21.
+	check("ITL min", itl.Min, 15.5)
+	check("ITL max", itl.Max, 21)
+	icl, _ := m.Stat(record.MetricICL)
+	check("ICL count", float64(icl.Count), 3) // 10, 20 and 20
+	check("ICL max", icl.Max, 20)
+	vitl, _ := m.Stat(record.MetricITLVLLM)
+	check("vLLM ITL count", float64(vitl.Count), 5) // 5,10,20 and 10,20
+	ttst, _ := m.Stat(record.MetricTTST)
+	check("TTST min", ttst.Min, 10)
+	check("request_count", m.Value(record.MetricRequestCount), 2)
+	check("error_request_count", m.Value(record.MetricErrorCount), 1)
+	check("benchmark_duration", m.Value(record.MetricBenchmarkDuration), 0.151)
+	check("output_token_throughput", m.Value(record.MetricOutputTokenThroughput), 5/0.151)
+	check("goodput (one request has TTFT <= 15ms)", m.Value(record.MetricGoodput), 1/0.151)
+	if m.Warmup != 1 || m.Errors[record.ErrHTTPStatus] != 1 {
+		t.Errorf("warmup=%d errors=%v; want 1 warmup and 1 http_status error", m.Warmup, m.Errors)
+	}
+}
+
+func TestSummarizeNumpyLinear(t *testing.T) {
+	// numpy.percentile([1,2,3,4,10], [1,25,50,90,99]) = [1.04, 2, 3, 7.6, 9.76]
+	s := Summarize([]float64{4, 10, 1, 3, 2}, "ms")
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"p1", s.P1, 1.04}, {"p25", s.P25, 2}, {"p50", s.P50, 3}, {"p90", s.P90, 7.6}, {"p99", s.P99, 9.76},
+		{"avg", s.Avg, 4}, {"std", s.Std, math.Sqrt(10)}, {"min", s.Min, 1}, {"max", s.Max, 10}} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("Summarize: %s = %v; want %v", c.name, c.got, c.want)
+		}
+	}
+	if z := Summarize(nil, "ms"); z.Count != 0 || z.Avg != 0 {
+		t.Errorf("Summarize(nil) = %+v; want zero", z)
+	}
+}
