@@ -1,0 +1,487 @@
+package reportgen
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
+)
+
+// Export file names, as AIPerf names them (so existing dashboards and scripts find
+// them), plus perfgate's own raw records, HTML report and manifest.
+const (
+	AIPerfJSONFile  = "profile_export_aiperf.json" // aggregate metrics keyed by metric tag
+	AIPerfCSVFile   = "profile_export_aiperf.csv"  // the same, as CSV sections
+	AIPerfJSONLFile = "profile_export.jsonl"       // one AIPerf-shaped record per request
+	RecordsFile     = "perfgate_records.jsonl"     // perfgate's raw record.Client lines
+	RunReportFile   = "report.html"                // WriteRunReport output
+)
+
+// Run is one finished profile run, as the exports see it.
+type Run struct {
+	// Records are the client records of every request, warmup included (flagged).
+	Records []record.Client
+	// Metrics is the run's summary (loadgen.ComputeMetrics).
+	Metrics record.Metrics
+	// Manifest describes what ran; [WriteExports] fills its Version, Created, Host and
+	// Files when they are empty.
+	Manifest Manifest
+	// Cancelled reports that the run was stopped before it completed (exported as
+	// AIPerf's was_cancelled).
+	Cancelled bool
+}
+
+// ExportOptions tunes [WriteExports]. The zero value writes every file.
+type ExportOptions struct {
+	// NoHTML skips the HTML run report.
+	NoHTML bool
+	// NoRecords skips the per-request files (profile_export.jsonl and perfgate_records.jsonl).
+	NoRecords bool
+	// Report tunes the HTML run report.
+	Report RunReportOptions
+}
+
+// WriteExports writes the run's exports into dir (created if needed): AIPerf's
+// profile_export_aiperf.json, profile_export_aiperf.csv and profile_export.jsonl,
+// perfgate_records.jsonl, report.html, and the manifest (perfgate_manifest.json) that
+// lists them. Each file is written to a temporary name and renamed when complete, and
+// the manifest comes last, so a directory with a manifest holds a complete export and
+// an interrupted export never leaves a file that looks complete. It returns the paths
+// written, manifest last.
+func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("reportgen: %w", err)
+	}
+	man := run.Manifest
+	if man.Version == "" {
+		man.Version = ModuleVersion()
+	}
+	if man.Created.IsZero() {
+		man.Created = runStart(run.Records)
+	}
+	if man.Host.OS == "" {
+		man.Host = HostFacts()
+	}
+	type file struct {
+		name  string
+		write func(io.Writer) error
+	}
+	files := []file{
+		{AIPerfJSONFile, func(w io.Writer) error { return WriteAIPerfJSON(w, run) }},
+		{AIPerfCSVFile, func(w io.Writer) error { return WriteAIPerfCSV(w, run.Metrics) }},
+	}
+	if !opts.NoRecords {
+		files = append(files,
+			file{AIPerfJSONLFile, func(w io.Writer) error { return WriteAIPerfJSONL(w, run.Records) }},
+			file{RecordsFile, func(w io.Writer) error { return writeRecords(w, run.Records) }})
+	}
+	if !opts.NoHTML {
+		files = append(files, file{RunReportFile, func(w io.Writer) error { return WriteRunReport(w, run.Records, &man, opts.Report) }})
+	}
+	var paths []string
+	man.Files = nil
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := WriteFileAtomic(p, f.write); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+		man.Files = append(man.Files, f.name)
+	}
+	p := filepath.Join(dir, ManifestFile)
+	if err := WriteFileAtomic(p, func(w io.Writer) error { return writeJSON(w, man) }); err != nil {
+		return paths, err
+	}
+	return append(paths, p), nil
+}
+
+// WriteFileAtomic writes path through write into a temporary file in the same
+// directory and renames it into place only when write and the close succeed; on
+// failure the temporary file is removed and path is left as it was.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("reportgen: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 256<<10)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("reportgen: write %s: %w", filepath.Base(path), err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("reportgen: write %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("reportgen: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("reportgen: write %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("reportgen: %w", err)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func writeRecords(w io.Writer, recs []record.Client) error {
+	enc := record.NewEncoder(w)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return enc.Flush()
+}
+
+// runStart returns the wall-clock start of a recording (UTC), or now if unknown.
+func runStart(recs []record.Client) time.Time {
+	for _, r := range recs {
+		if r.RunStartUnixNano != 0 {
+			return time.Unix(0, r.RunStartUnixNano).UTC()
+		}
+	}
+	return time.Now().UTC()
+}
+
+// jsonStat is one distribution metric in profile_export_aiperf.json.
+type jsonStat struct {
+	Unit string   `json:"unit"`
+	Avg  float64  `json:"avg"`
+	P1   *float64 `json:"p1,omitempty"`
+	P5   *float64 `json:"p5,omitempty"`
+	P10  *float64 `json:"p10,omitempty"`
+	P25  *float64 `json:"p25,omitempty"`
+	P50  *float64 `json:"p50,omitempty"`
+	P75  *float64 `json:"p75,omitempty"`
+	P90  *float64 `json:"p90,omitempty"`
+	P95  *float64 `json:"p95,omitempty"`
+	P99  *float64 `json:"p99,omitempty"`
+	Min  *float64 `json:"min,omitempty"`
+	Max  *float64 `json:"max,omitempty"`
+	Std  *float64 `json:"std,omitempty"`
+}
+
+type errorSummary struct {
+	ErrorDetails aiperfError `json:"error_details"`
+	Count        int         `json:"count"`
+}
+
+type aiperfError struct {
+	Code    *int   `json:"code"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// orderedJSON writes an object whose keys keep insertion order.
+type orderedJSON struct {
+	keys []string
+	vals map[string]any
+}
+
+func (o *orderedJSON) set(k string, v any) {
+	if o.vals == nil {
+		o.vals = map[string]any{}
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o orderedJSON) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, k := range o.keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, kb...), ':'), vb...)
+	}
+	return append(b, '}'), nil
+}
+
+// finite returns a pointer to v, or nil for NaN/Inf (JSON has no such numbers).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// WriteAIPerfJSON writes profile_export_aiperf.json: one object keyed by AIPerf metric
+// tag. Distribution metrics carry unit, avg, p1…p99, min, max and std; single values
+// carry unit and avg. Then AIPerf's run fields (start_time, end_time, was_cancelled,
+// error_summary) and input_config (the manifest's Config), plus perfgate's manifest
+// under "perfgate".
+func WriteAIPerfJSON(w io.Writer, run Run) error {
+	m := run.Metrics
+	var o orderedJSON
+	for _, n := range statNames(m) {
+		s := m.Stats[n]
+		o.set(info(n).Tag, jsonStat{Unit: aiperfUnit(s.Unit), Avg: s.Avg, P1: finite(s.P1), P5: finite(s.P5), P10: finite(s.P10),
+			P25: finite(s.P25), P50: finite(s.P50), P75: finite(s.P75), P90: finite(s.P90), P95: finite(s.P95), P99: finite(s.P99),
+			Min: finite(s.Min), Max: finite(s.Max), Std: finite(s.Std)})
+	}
+	for _, n := range scalarNames(m) {
+		s := m.Scalars[n]
+		v := s.Value
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		o.set(info(n).Tag, struct {
+			Unit string  `json:"unit"`
+			Avg  float64 `json:"avg"`
+		}{aiperfUnit(s.Unit), v})
+	}
+	start, end := wallSpan(run.Records)
+	if !start.IsZero() {
+		o.set("start_time", start.Format("2006-01-02T15:04:05.000000"))
+		o.set("end_time", end.Format("2006-01-02T15:04:05.000000"))
+	}
+	o.set("was_cancelled", run.Cancelled)
+	o.set("error_summary", errorSummaries(run.Records))
+	if run.Manifest.Config != nil {
+		o.set("input_config", run.Manifest.Config)
+	}
+	o.set("perfgate", struct {
+		Version   string             `json:"version"`
+		Scenario  string             `json:"scenario,omitempty"`
+		Seed      uint64             `json:"seed"`
+		Tokenizer *TokenizerInfo     `json:"tokenizer,omitempty"`
+		Warmup    int                `json:"warmup_count"`
+		OSLSource string             `json:"osl_source,omitempty"`
+		SLO       map[string]float64 `json:"slo,omitempty"`
+		Quantiles string             `json:"quantile_method"`
+	}{cmp.Or(run.Manifest.Version, ModuleVersion()), run.Manifest.Scenario, run.Manifest.Seed, run.Manifest.Tokenizer,
+		m.Warmup, m.OSLSource, m.SLO, "linear (numpy default)"})
+	return writeJSON(w, o)
+}
+
+// wallSpan returns the wall-clock times of the first send and the last completion.
+func wallSpan(recs []record.Client) (start, end time.Time) {
+	var lo, hi time.Duration = -1, 0
+	var base int64
+	for _, r := range recs {
+		if r.Warmup {
+			continue
+		}
+		base = r.RunStartUnixNano
+		if lo < 0 || r.Sent < lo {
+			lo = r.Sent
+		}
+		hi = max(hi, r.Done)
+	}
+	if lo < 0 || base == 0 {
+		return time.Time{}, time.Time{}
+	}
+	return time.Unix(0, base).Add(lo).UTC(), time.Unix(0, base).Add(hi).UTC()
+}
+
+// errorOf maps a failed record onto AIPerf's error details.
+func errorOf(r *record.Client) aiperfError {
+	e := aiperfError{Type: r.ErrorKind, Message: r.Error}
+	if r.Status != 0 {
+		code := r.Status
+		e.Code = &code
+	}
+	return e
+}
+
+func errorSummaries(recs []record.Client) []errorSummary {
+	idx := map[string]int{}
+	out := []errorSummary{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Warmup || r.OK() {
+			continue
+		}
+		e := errorOf(r)
+		key := fmt.Sprint(r.Status, "\x00", e.Type, "\x00", e.Message)
+		if k, ok := idx[key]; ok {
+			out[k].Count++
+			continue
+		}
+		idx[key] = len(out)
+		out = append(out, errorSummary{ErrorDetails: e, Count: 1})
+	}
+	slices.SortStableFunc(out, func(a, b errorSummary) int { return b.Count - a.Count })
+	return out
+}
+
+// csvOrder is the column order of AIPerf's statistics CSV.
+var csvStatCols = []string{"avg", "min", "max", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "std"}
+
+// WriteAIPerfCSV writes profile_export_aiperf.csv in AIPerf's layout: a section of
+// distribution metrics (Metric,avg,min,max,p1,…,p99,std), a blank line, and a section
+// of single values (Metric,Value). Metric names are headers with units in
+// parentheses ("Request Latency (ms)"); values have two decimals.
+func WriteAIPerfCSV(w io.Writer, m record.Metrics) error {
+	cw := csv.NewWriter(w)
+	f := func(v float64) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	_ = cw.Write(append([]string{"Metric"}, csvStatCols...))
+	for _, n := range statNames(m) {
+		s := m.Stats[n]
+		_ = cw.Write([]string{label(info(n).Header, s.Unit), f(s.Avg), f(s.Min), f(s.Max), f(s.P1), f(s.P5), f(s.P10), f(s.P25),
+			f(s.P50), f(s.P75), f(s.P90), f(s.P95), f(s.P99), f(s.Std)})
+	}
+	cw.Flush()
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	_ = cw.Write([]string{"Metric", "Value"})
+	for _, n := range scalarNames(m) {
+		s := m.Scalars[n]
+		_ = cw.Write([]string{label(info(n).Header, s.Unit), f(s.Value)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+type jsonlValue struct {
+	Value any    `json:"value"`
+	Unit  string `json:"unit"`
+}
+
+type jsonlMeta struct {
+	SessionNum        int    `json:"session_num"`
+	XRequestID        string `json:"x_request_id"`
+	XCorrelationID    string `json:"x_correlation_id"`
+	ConversationID    string `json:"conversation_id"`
+	TurnIndex         int    `json:"turn_index"`
+	RequestStartNs    int64  `json:"request_start_ns"`
+	RequestAckNs      *int64 `json:"request_ack_ns"`
+	RequestEndNs      int64  `json:"request_end_ns"`
+	WorkerID          string `json:"worker_id"`
+	RecordProcessorID string `json:"record_processor_id"`
+	BenchmarkPhase    string `json:"benchmark_phase"`
+	WasCancelled      bool   `json:"was_cancelled"`
+	CancellationTime  *int64 `json:"cancellation_time_ns"`
+}
+
+// WriteAIPerfJSONL writes profile_export.jsonl: one line per request in AIPerf's
+// record shape ({"metadata": …, "metrics": {tag: {"value", "unit"}}, "error": …}).
+// Warmup requests carry benchmark_phase "warmup". Successful streaming requests carry
+// TTFT, TTST, request latency, ISL, OSL, ITL, inter-chunk latencies and per-user
+// throughput; failed ones carry error_isl and the error.
+func WriteAIPerfJSONL(w io.Writer, recs []record.Client) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range recs {
+		r := &recs[i]
+		base := r.RunStartUnixNano
+		meta := jsonlMeta{
+			SessionNum: r.Index, XRequestID: r.RequestID, XCorrelationID: cmp.Or(r.Conversation, r.RequestID),
+			ConversationID: r.Conversation, TurnIndex: r.Turn,
+			RequestStartNs: base + int64(r.Sent), RequestEndNs: base + int64(r.Done),
+			WorkerID: "perfgate", RecordProcessorID: "perfgate", BenchmarkPhase: "profiling",
+		}
+		if r.Warmup {
+			meta.BenchmarkPhase = "warmup"
+		}
+		if r.FirstByte > 0 {
+			ack := base + int64(r.FirstByte)
+			meta.RequestAckNs = &ack
+		}
+		if r.ErrorKind == record.ErrCancelled {
+			meta.WasCancelled = true
+			ct := base + int64(r.Done)
+			meta.CancellationTime = &ct
+		}
+		var line struct {
+			Metadata jsonlMeta    `json:"metadata"`
+			Metrics  orderedJSON  `json:"metrics"`
+			Error    *aiperfError `json:"error"`
+		}
+		line.Metadata = meta
+		if !r.OK() {
+			e := errorOf(r)
+			line.Error = &e
+			line.Metrics.set("error_isl", jsonlValue{r.ISL, "tokens"})
+		} else {
+			mt := &line.Metrics
+			mt.set("input_sequence_length", jsonlValue{r.ISL, "tokens"})
+			var ttft float64
+			ft, hasFT := r.FirstToken()
+			if hasFT && r.Stream {
+				ttft = ms(ft - r.Sent)
+				mt.set("time_to_first_token", jsonlValue{ttft, "ms"})
+				gaps := r.ContentGaps(nil)
+				if len(gaps) > 0 {
+					mt.set("time_to_second_token", jsonlValue{ms(gaps[0]), "ms"})
+				}
+				if len(gaps) > 0 {
+					icl := make([]float64, len(gaps))
+					for k, g := range gaps {
+						icl[k] = ms(g)
+					}
+					mt.set("inter_chunk_latency", jsonlValue{icl, "ms"})
+				}
+			}
+			lat := ms(r.Latency())
+			mt.set("request_latency", jsonlValue{lat, "ms"})
+			mt.set("output_sequence_length", jsonlValue{r.OSL, "tokens"})
+			if hasFT && r.Stream && r.OSL > 1 {
+				itl := (lat - ttft) / float64(r.OSL-1)
+				mt.set("inter_token_latency", jsonlValue{itl, "ms"})
+				if itl > 0 {
+					mt.set("output_token_throughput_per_user", jsonlValue{1000 / itl, "tokens/sec/user"})
+				}
+			}
+		}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadRecords reads a client recording: perfgate_records.jsonl (record.Client lines).
+func ReadRecords(path string) ([]record.Client, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reportgen: %w", err)
+	}
+	defer f.Close()
+	recs, err := record.ReadClient(f)
+	if err != nil {
+		return nil, fmt.Errorf("reportgen: %s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("reportgen: %s: %w", path, errEmpty)
+	}
+	return recs, nil
+}
+
+var errEmpty = errors.New("no records")

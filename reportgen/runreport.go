@@ -1,0 +1,326 @@
+package reportgen
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
+)
+
+// RunReportOptions tunes [WriteRunReport]. The zero value is ready to use.
+type RunReportOptions struct {
+	// Title is the page title; "" = "perfgate run report".
+	Title string
+	// TimeSlice is the width of the over-time buckets; 0 picks a round width giving
+	// at most about 30 slices.
+	TimeSlice time.Duration
+}
+
+// perRequest holds the per-request series of a run that the charts need, warmup excluded.
+type perRequest struct {
+	start, end             time.Duration // first Sent, last Done
+	latency, ttft, itl     []float64     // ms, successful requests
+	sentS                  []float64     // seconds since run start, aligned with ttftAt/itlAt
+	ttftAt, itlAt          []float64     // ttft/itl by send time (NaN when absent)
+	doneS                  []float64     // completion time of successful requests
+	errAt                  []float64     // completion time of failed requests
+	errKinds               map[string]int
+	errSamples             map[string]string
+	chunkT                 []float64 // seconds; with chunkTok: output tokens over time
+	chunkTok               []float64
+	isl, osl               []float64
+	requests, ok, failures int
+}
+
+func collect(recs []record.Client) perRequest {
+	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, start: -1}
+	for i := range recs {
+		r := &recs[i]
+		if r.Warmup {
+			continue
+		}
+		p.requests++
+		if p.start < 0 || r.Sent < p.start {
+			p.start = r.Sent
+		}
+		p.end = max(p.end, r.Done)
+		if !r.OK() {
+			p.failures++
+			p.errAt = append(p.errAt, r.Done.Seconds())
+			k := r.ErrorKind
+			if r.Status != 0 && k == record.ErrHTTPStatus {
+				k = fmt.Sprintf("%s %d", k, r.Status)
+			}
+			p.errKinds[k]++
+			if _, ok := p.errSamples[k]; !ok {
+				p.errSamples[k] = r.Error
+			}
+			continue
+		}
+		p.ok++
+		lat := ms(r.Latency())
+		p.latency = append(p.latency, lat)
+		p.isl = append(p.isl, float64(r.ISL))
+		p.osl = append(p.osl, float64(r.OSL))
+		p.doneS = append(p.doneS, r.Done.Seconds())
+		p.sentS = append(p.sentS, r.Sent.Seconds())
+		ttft, itl := math.NaN(), math.NaN()
+		if ft, ok := r.FirstToken(); ok && r.Stream {
+			ttft = ms(ft - r.Sent)
+			p.ttft = append(p.ttft, ttft)
+			if r.OSL > 1 {
+				itl = ms(r.Done-ft) / float64(r.OSL-1)
+				p.itl = append(p.itl, itl)
+			}
+		}
+		p.ttftAt = append(p.ttftAt, ttft)
+		p.itlAt = append(p.itlAt, itl)
+		for _, ch := range r.Chunks {
+			if ch.Tokens > 0 {
+				p.chunkT = append(p.chunkT, ch.T.Seconds())
+				p.chunkTok = append(p.chunkTok, float64(ch.Tokens))
+			}
+		}
+	}
+	if p.start < 0 {
+		p.start = 0
+	}
+	return p
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// sliceWidth returns the over-time bucket width in seconds for a run of the given span.
+func sliceWidth(span time.Duration, want time.Duration) float64 {
+	if want > 0 {
+		return want.Seconds()
+	}
+	s := span.Seconds()
+	if s <= 0 {
+		return 1
+	}
+	for _, w := range []float64{0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600} {
+		if s/w <= 30 {
+			return w
+		}
+	}
+	return math.Ceil(s/30/3600) * 3600
+}
+
+// sliced groups values by bucket of t (seconds since start, width w) and applies f
+// to each non-empty bucket; empty buckets yield NaN.
+func sliced(t, v []float64, start, w float64, n int, f func([]float64) float64) []float64 {
+	groups := make([][]float64, n)
+	for i := range t {
+		if math.IsNaN(v[i]) {
+			continue
+		}
+		k := int((t[i] - start) / w)
+		if k < 0 || k >= n {
+			k = min(max(k, 0), n-1)
+		}
+		groups[k] = append(groups[k], v[i])
+	}
+	out := make([]float64, n)
+	for k, g := range groups {
+		if len(g) == 0 {
+			out[k] = math.NaN()
+			continue
+		}
+		out[k] = f(g)
+	}
+	return out
+}
+
+func quantileOf(p float64) func([]float64) float64 {
+	return func(g []float64) float64 {
+		s := slices.Clone(g)
+		slices.Sort(s)
+		return pct(s, p)
+	}
+}
+
+func sumOf(g []float64) float64 {
+	var s float64
+	for _, x := range g {
+		s += x
+	}
+	return s
+}
+
+type statRow struct {
+	Name, Unit                        string
+	N                                 int
+	Avg, Min, Max, P50, P90, P99, Std string
+}
+
+func statRowOf(name, unit string, v []float64) statRow {
+	s := summarize(v)
+	if s.N == 0 {
+		return statRow{Name: name, Unit: unit, Avg: "N/A", Min: "N/A", Max: "N/A", P50: "N/A", P90: "N/A", P99: "N/A", Std: "N/A"}
+	}
+	return statRow{Name: name, Unit: unit, N: s.N, Avg: num(s.Mean), Min: num(s.Min), Max: num(s.Max),
+		P50: num(s.P50), P90: num(s.P90), P99: num(s.P99), Std: num(s.Std)}
+}
+
+type errRow struct {
+	Kind, Example string
+	Count         int
+}
+
+type runPage struct {
+	Title, Subtitle string
+	CSS             template.CSS
+	Manifest        *Manifest
+	Rows            []statRow
+	Counts          []kv
+	Latency         []figure
+	OverTime        []figure
+	Errors          []figure
+	ErrRows         []errRow
+}
+
+type kv struct{ K, V string }
+
+var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
+{{with .Manifest}}<table><tbody>
+<tr><th class="l">perfgate</th><td class="l">{{.Version}}</td></tr>
+{{if .Scenario}}<tr><th class="l">scenario</th><td class="l">{{.Scenario}}</td></tr>{{end}}
+<tr><th class="l">seed</th><td class="l">{{.Seed}}</td></tr>
+{{with .Tokenizer}}<tr><th class="l">tokenizer</th><td class="l">{{.Name}} <code>{{.Fingerprint}}</code></td></tr>{{end}}
+<tr><th class="l">host</th><td class="l">{{.Host.Hostname}} {{.Host.OS}}/{{.Host.Arch}}, {{.Host.CPUs}} CPUs, {{.Host.GoVersion}}</td></tr>
+</tbody></table>{{end}}
+<h2>Summary</h2>
+<table id="summary"><thead><tr><th class="l">metric</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
+{{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
+{{end}}</tbody></table>
+<table id="counts"><tbody>{{range .Counts}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
+<h2>Latency distributions</h2>
+{{template "figs" .Latency}}
+<h2>Over time</h2>
+{{template "figs" .OverTime}}
+<h2>Errors</h2>
+{{template "figs" .Errors}}
+{{if .ErrRows}}<table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
+{{range .ErrRows}}<tr><td class="l">{{.Kind}}</td><td>{{.Count}}</td><td class="l"><code>{{.Example}}</code></td></tr>{{end}}
+</tbody></table>{{else}}<p class="pass" id="no-errors">No failed requests.</p>{{end}}
+`)
+
+// WriteRunReport writes the HTML report of one run to w: a summary table, latency
+// histograms and ECDFs (request latency, TTFT, ITL), TTFT and ITL p50/p99 over time
+// slices, throughput over time, and an error timeline with the error kinds.
+// m may be nil. The page is one self-contained file: inline SVG, no scripts.
+func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunReportOptions) error {
+	p := collect(recs)
+	title := cmp.Or(opts.Title, "perfgate run report")
+	span := p.end - p.start
+	width := sliceWidth(span, opts.TimeSlice)
+	n := max(1, int(math.Ceil(span.Seconds()/width-1e-9)))
+	start := p.start.Seconds()
+	xs := make([]float64, n)
+	for k := range xs {
+		xs[k] = float64(k) * width // relative to the first request
+	}
+	rel := func(t []float64) []float64 {
+		out := make([]float64, len(t))
+		for i, v := range t {
+			out[i] = v
+		}
+		return out
+	}
+	page := runPage{
+		Title:    title,
+		Subtitle: fmt.Sprintf("%d requests (%d ok, %d failed) over %s; time slices of %gs", p.requests, p.ok, p.failures, span.Round(time.Millisecond), width),
+		CSS:      css,
+		Manifest: m,
+		Rows: []statRow{
+			statRowOf("Time to First Token", "ms", p.ttft),
+			statRowOf("Request Latency", "ms", p.latency),
+			statRowOf("Inter Token Latency", "ms", p.itl),
+			statRowOf("Input Sequence Length", "tokens", p.isl),
+			statRowOf("Output Sequence Length", "tokens", p.osl),
+		},
+	}
+	dur := span.Seconds()
+	if dur > 0 {
+		page.Counts = []kv{
+			{"Request Throughput (requests/sec)", num(float64(p.ok) / dur)},
+			{"Output Token Throughput (tokens/sec)", num(sumOf(p.osl) / dur)},
+		}
+	}
+	page.Counts = append(page.Counts, kv{"Request Count (requests)", fmt.Sprint(p.ok)}, kv{"Error Request Count (requests)", fmt.Sprint(p.failures)})
+
+	page.Latency = []figure{
+		{ID: "latency-hist", SVG: template.HTML(histogramSVG("Request latency", "ms", []histSet{{"request latency", p.latency}}, 0))},
+		{ID: "latency-ecdf", SVG: template.HTML(ecdfSVG("Request latency ECDF", "ms", []histSet{{"request latency", p.latency}}))},
+	}
+	if len(p.ttft) > 0 {
+		page.Latency = append(page.Latency,
+			figure{ID: "ttft-hist", SVG: template.HTML(histogramSVG("Time to first token", "ms", []histSet{{"TTFT", p.ttft}}, 0))},
+			figure{ID: "ttft-ecdf", SVG: template.HTML(ecdfSVG("Time to first token ECDF", "ms", []histSet{{"TTFT", p.ttft}}))})
+	}
+	if len(p.itl) > 0 {
+		page.Latency = append(page.Latency,
+			figure{ID: "itl-hist", SVG: template.HTML(histogramSVG("Inter-token latency (per request)", "ms", []histSet{{"ITL", p.itl}}, 0))},
+			figure{ID: "itl-ecdf", SVG: template.HTML(ecdfSVG("Inter-token latency ECDF", "ms", []histSet{{"ITL", p.itl}}))})
+	}
+	shift := func(t []float64) []float64 {
+		out := rel(t)
+		for i := range out {
+			out[i] -= start
+		}
+		return out
+	}
+	sent := shift(p.sentS)
+	if len(p.ttft) > 0 {
+		page.OverTime = append(page.OverTime, figure{ID: "ttft-time", Caption: "by send time",
+			SVG: template.HTML(lineSVG("TTFT per time slice", "s since first request", "ms", []series{
+				{"p50", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.5))},
+				{"p99", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.99))}}))})
+	}
+	if len(p.itl) > 0 {
+		page.OverTime = append(page.OverTime, figure{ID: "itl-time", Caption: "by send time",
+			SVG: template.HTML(lineSVG("ITL per time slice", "s since first request", "ms", []series{
+				{"p50", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.5))},
+				{"p99", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.99))}}))})
+	}
+	perSec := func(g []float64) float64 { return sumOf(g) / width }
+	ones := func(k int) []float64 {
+		o := make([]float64, k)
+		for i := range o {
+			o[i] = 1
+		}
+		return o
+	}
+	tokRate := sliced(shift(p.chunkT), p.chunkTok, 0, width, n, perSec)
+	reqRate := sliced(shift(p.doneS), ones(len(p.doneS)), 0, width, n, perSec)
+	zero(tokRate)
+	zero(reqRate)
+	page.OverTime = append(page.OverTime,
+		figure{ID: "token-throughput", Caption: "output tokens received per second",
+			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", xs, tokRate}}))},
+		figure{ID: "request-throughput", Caption: "successful requests completed per second",
+			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", xs, reqRate}}))})
+	errs := sliced(shift(p.errAt), ones(len(p.errAt)), 0, width, n, sumOf)
+	zero(errs)
+	page.Errors = []figure{{ID: "error-timeline", Caption: "failed requests per time slice (by completion time)",
+		SVG: template.HTML(barSVG("Errors over time", "s since first request", "errors", xs, width, errs, errorColor))}}
+	for k, c := range p.errKinds {
+		page.ErrRows = append(page.ErrRows, errRow{Kind: k, Count: c, Example: p.errSamples[k]})
+	}
+	slices.SortFunc(page.ErrRows, func(a, b errRow) int { return cmp.Or(b.Count-a.Count, cmp.Compare(a.Kind, b.Kind)) })
+	return render(w, runTmpl, page)
+}
+
+func zero(v []float64) {
+	for i := range v {
+		if math.IsNaN(v[i]) {
+			v[i] = 0
+		}
+	}
+}
