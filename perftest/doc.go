@@ -1,2 +1,30 @@
-// Package perftest is under construction.
+// Package perftest runs LLM-serving benchmark scenarios inside go test and decides
+// pass/fail with statistics.
+//
+//	func TestChat(t *testing.T) {
+//		res := perftest.Run(t, perftest.Scenario{Name: "chat", Seed: 1 /* endpoint, workload, load */})
+//		res.AssertTokenizerMatch(t)                            // client and server counted alike
+//		res.AssertTTFT(t, 0.99, 200*time.Millisecond)          // TTFT p99 <= 200ms
+//		res.AssertGoodput(t, perftest.SLO{TTFT: 200 * time.Millisecond}, 0.95)
+//	}
+//
+// [Run] starts the in-process mock server when the scenario names no endpoint, drives
+// the load generator with t.Context() as parent (so workers stop before cleanups run),
+// and writes the recordings and metrics to t.ArtifactDir(), kept by
+// `go test -artifacts -outputdir=DIR`. It fails the test (t.Fatalf) only when the run
+// cannot be set up; objectives are separate calls on the returned [Result].
+//
+// Every assertion comes in two forms, as in testify: AssertX reports a breach with
+// t.Errorf and returns false, so one run reports every breach; RequireX stops the test
+// with t.Fatalf. Messages start with a line that stands alone ("perftest: TTFT p99 =
+// 412ms, want <= 200ms  [scenario …]") followed by labelled evidence, the seed and the
+// command that re-runs the test.
+//
+// The decisions themselves live in package perftest/check and the run in
+// perftest/scenario, neither of which imports "testing", so `perfgate profile` applies
+// exactly the same gate outside go test. [Benchmark] runs a scenario inside a benchmark
+// and reports its percentiles with b.ReportMetric, for benchstat.
+//
+// perftest is meant for tests: it never prints to stdout, and it sends load only to the
+// endpoint the scenario names (or to the mock on 127.0.0.1).
 package perftest

@@ -47,9 +47,8 @@ func Goodput(reqs []Request, slo SLO, minFraction, confidence float64) Verdict {
 		for _, k := range m {
 			missed[k]++
 		}
-		b := bad{r: r, miss: m, how: math.Inf(1)}
+		b := bad{r: r, miss: m, how: -1} // failed requests are listed after slow ones
 		if r.Err == "" {
-			b.how = 0
 			if slo.TTFT > 0 {
 				b.how = max(b.how, r.TTFT/slo.TTFT.Seconds())
 			}

@@ -162,7 +162,11 @@ func ErrorRate(reqs []Request, maxRate float64) Verdict {
 	if v.Pass {
 		v.Summary = fmt.Sprintf("error rate = %s (%d of %d) <= %s", pct(rate), n, len(reqs), pct(maxRate))
 	} else {
-		v.Summary = fmt.Sprintf("error rate = %s (%d of %d requests failed), want <= %s", pct(rate), n, len(reqs), pct(maxRate))
+		want := "<= " + pct(maxRate)
+		if maxRate == 0 {
+			want = "none"
+		}
+		v.Summary = fmt.Sprintf("error rate = %s (%d of %d requests failed), want %s", pct(rate), n, len(reqs), want)
 	}
 	type kc struct {
 		k string

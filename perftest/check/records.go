@@ -1,0 +1,156 @@
+package check
+
+import (
+	"strconv"
+
+	"github.com/perfgate/perfgate/internal/record"
+)
+
+// FromClient converts a client recording into [Request]s, leaving warm-up requests out.
+// ServerISL is the server's usage.prompt_tokens (-1 when the server sent no usage);
+// callers holding a server recording overwrite it with the server's own count.
+// IDs are the request ids, or the send index when a record has none.
+func FromClient(cs []record.Client) []Request {
+	out := make([]Request, 0, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		if c.Warmup {
+			continue
+		}
+		r := Request{
+			ID:        c.RequestID,
+			Latency:   c.Latency().Seconds(),
+			ISL:       c.ISL,
+			ServerISL: c.UsagePromptTokens,
+			OSL:       c.OSL,
+		}
+		if r.ID == "" {
+			r.ID = strconv.Itoa(c.Index)
+		}
+		if c.UsagePromptTokens < 0 {
+			r.ServerISL = -1
+		}
+		if !c.OK() {
+			r.Err = c.ErrorKind
+			if c.Error != "" {
+				r.Err += ": " + c.Error
+			}
+		}
+		if t, ok := c.TTFT(); ok {
+			r.TTFT = t.Seconds()
+		}
+		for _, g := range c.ContentGaps(nil) {
+			r.Gaps = append(r.Gaps, g.Seconds())
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Metric names a per-request measurement that [Bound] and [Metric.Sample] can read.
+type Metric string
+
+// Per-request metrics. Latencies are in seconds, lengths in tokens.
+const (
+	TTFT    Metric = "ttft"    // time to first token (first chunk with text − sent)
+	ITL     Metric = "itl"     // inter-token latency: the mean of the request's gaps between text chunks
+	Latency Metric = "latency" // request latency (last byte − sent)
+	ISL     Metric = "isl"     // input tokens (client count)
+	OSL     Metric = "osl"     // output tokens (client count)
+	// OutputTPS is a request's output tokens per second after its first token: 1/ITL.
+	OutputTPS Metric = "output_tps_per_user"
+)
+
+// Unit returns the metric's unit.
+func (m Metric) Unit() Unit {
+	switch m {
+	case ISL, OSL:
+		return Tokens
+	case OutputTPS:
+		return TokPerSec
+	}
+	return Seconds
+}
+
+// Label returns the name printed in messages ("TTFT", "ITL", …).
+func (m Metric) Label() string {
+	switch m {
+	case TTFT:
+		return "TTFT"
+	case ITL:
+		return "ITL"
+	case Latency:
+		return "request latency"
+	case ISL:
+		return "ISL"
+	case OSL:
+		return "OSL"
+	case OutputTPS:
+		return "output tokens/s per user"
+	}
+	return string(m)
+}
+
+// Sample returns the metric's values over the successful requests (a metric a request
+// does not have, such as ITL with one output token, is left out).
+func (m Metric) Sample(reqs []Request) Sample {
+	s := Sample{Name: m.Label(), Unit: m.Unit()}
+	for _, r := range reqs {
+		if r.Err != "" {
+			continue
+		}
+		var v float64
+		ok := true
+		switch m {
+		case TTFT:
+			v, ok = r.TTFT, r.TTFT > 0
+		case ITL:
+			v = r.ITL(0)
+			ok = v > 0
+		case Latency:
+			v = r.Latency
+		case ISL:
+			v = float64(r.ISL)
+		case OSL:
+			v = float64(r.OSL)
+		case OutputTPS:
+			itl := r.ITL(0)
+			v, ok = 1/itl, itl > 0
+		default:
+			ok = false
+		}
+		if ok {
+			s.Values = append(s.Values, v)
+			s.IDs = append(s.IDs, r.ID)
+		}
+	}
+	return s
+}
+
+// Bound is a quantile bound on a per-request metric, written as data so a scenario file
+// can hold it: {"metric": "ttft", "p": 0.99, "max": 0.2} means TTFT p99 <= 200 ms.
+// Max and Min are in the metric's unit (seconds for latencies); a zero Max or Min is no
+// limit on that side.
+type Bound struct {
+	Metric Metric  `json:"metric"`
+	P      float64 `json:"p"`
+	Max    float64 `json:"max,omitzero"`
+	Min    float64 `json:"min,omitzero"`
+}
+
+// Check evaluates the bound on reqs: an upper and a lower limit give one verdict each
+// (upper first); a bound with neither gives a failing verdict.
+func (b Bound) Check(reqs []Request) []Verdict {
+	s := b.Metric.Sample(reqs)
+	var vs []Verdict
+	if b.Max != 0 {
+		vs = append(vs, QuantileAtMost(s, b.P, b.Max))
+	}
+	if b.Min != 0 {
+		vs = append(vs, QuantileAtLeast(s, b.P, b.Min))
+	}
+	if len(vs) == 0 {
+		vs = append(vs, invalid("quantile", "%s %s: the bound has neither max nor min", b.Metric.Label(), pname(b.P)))
+	}
+	return vs
+}

@@ -1,0 +1,168 @@
+package perftest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+// Scenario describes one benchmark run; see [scenario.Scenario] for its fields.
+type Scenario = scenario.Scenario
+
+// Objectives are a scenario's declared pass/fail rules; see [scenario.Objectives].
+type Objectives = scenario.Objectives
+
+// SLO is a per-request service-level objective; see [check.SLO].
+type SLO = check.SLO
+
+// Bound is a quantile bound on a per-request metric; see [check.Bound].
+type Bound = check.Bound
+
+// Per-request metrics for [Bound] and [Result.AssertBound].
+const (
+	TTFT      = check.TTFT
+	ITL       = check.ITL
+	Latency   = check.Latency
+	ISL       = check.ISL
+	OSL       = check.OSL
+	OutputTPS = check.OutputTPS
+)
+
+// Result is a finished run: the scenario as run, the client recording, the server's
+// input-token counts (mock), the metrics and the artifact directory, all from the
+// embedded [scenario.Outcome]. Its Assert and Require methods check objectives on it.
+// A Result is safe for concurrent reads; its methods do not modify it.
+type Result struct {
+	*scenario.Outcome
+	rerun string // how to re-run the test that produced it
+}
+
+// Run runs sc and returns its result. It calls t.Fatalf if the scenario is invalid or
+// the run cannot start (the mock server, the tokenizer, the endpoint), never because
+// of what the run measured: check that with the Result's methods.
+//
+// Load stops when t's context is cancelled. Artifacts (client recording, server
+// recording and summary with the mock, metrics, the scenario) go to t.ArtifactDir(),
+// whose path is logged; run `go test -artifacts -outputdir=DIR` to keep them. Headline
+// numbers are emitted as test attributes (perftest.ttft_p99_ms, perftest.itl_p99_ms,
+// perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
+func Run(t testing.TB, sc Scenario) *Result {
+	t.Helper()
+	dir := t.ArtifactDir()
+	out, err := scenario.Run(t.Context(), sc, dir)
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil
+	}
+	r := &Result{Outcome: out, rerun: rerunHint(t, out.Scenario.Seed)}
+	ctx := out.Context("")
+	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts in %s", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir)
+	attrs(t, out.Metrics)
+	return r
+}
+
+// attrs emits the run's headline numbers as test attributes.
+func attrs(t testing.TB, m record.Metrics) {
+	for _, a := range []struct{ key, metric string }{
+		{"perftest.ttft_p99_ms", record.MetricTTFT},
+		{"perftest.itl_p99_ms", record.MetricITL},
+		{"perftest.request_latency_p99_ms", record.MetricRequestLatency},
+	} {
+		if s, ok := m.Stat(a.metric); ok && s.Count > 0 {
+			t.Attr(a.key, fmt.Sprintf("%.4g", s.P99))
+		}
+	}
+	if s, ok := m.Scalars[record.MetricOutputTokenThroughput]; ok {
+		t.Attr("perftest.output_token_throughput", fmt.Sprintf("%.4g", s.Value))
+	}
+	if s, ok := m.Scalars[record.MetricErrorRate]; ok {
+		t.Attr("perftest.error_rate", fmt.Sprintf("%.4g", s.Value))
+	}
+}
+
+// rerunHint returns the command that re-runs t's test, e.g.
+// "go test -run '^TestChat$/^slow$' ./examples_test".
+func rerunHint(t testing.TB, seed uint64) string {
+	var parts []string
+	for _, p := range strings.Split(t.Name(), "/") {
+		parts = append(parts, "^"+regexp.QuoteMeta(p)+"$")
+	}
+	return fmt.Sprintf("go test -run '%s' -count=1 %s", strings.Join(parts, "/"), packageDir())
+}
+
+// packageDir returns the current directory relative to the module root ("./x/y"), or ".".
+func packageDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := wd; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			rel, err := filepath.Rel(d, wd)
+			if err != nil || rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "."
+		}
+		d = parent
+	}
+}
+
+// Check reports a verdict computed elsewhere (any check.X function) on t, with the
+// run's context, as the Assert methods do: t.Errorf when it failed; returns v.Pass.
+func (r *Result) Check(t testing.TB, v check.Verdict) bool {
+	t.Helper()
+	return r.report(t, v, false)
+}
+
+// report turns a verdict into t.Errorf (or t.Fatalf if fatal) with the run's context.
+func (r *Result) report(t testing.TB, v check.Verdict, fatal bool) bool {
+	t.Helper()
+	if v.Pass {
+		t.Logf("perftest: %s", v.Summary)
+		return true
+	}
+	msg := "perftest: " + v.With(r.Context(r.rerun)).String()
+	if fatal {
+		t.Fatalf("%s", msg)
+	} else {
+		t.Errorf("%s", msg)
+	}
+	return false
+}
+
+func (r *Result) each(t testing.TB, vs []check.Verdict, fatal bool) bool {
+	t.Helper()
+	ok := true
+	for _, v := range vs {
+		ok = r.report(t, v, false) && ok
+	}
+	if !ok && fatal {
+		t.FailNow()
+	}
+	return ok
+}
+
+// Load reads a recorded run (a directory of artifacts written by [Run], or a client
+// recording .jsonl) as a Result, e.g. a baseline kept in testdata. It calls t.Fatalf
+// if the recording cannot be read.
+func Load(t testing.TB, path string) *Result {
+	t.Helper()
+	out, err := scenario.Load(path)
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil
+	}
+	return &Result{Outcome: out, rerun: rerunHint(t, out.Scenario.Seed)}
+}

@@ -1,0 +1,156 @@
+package perftest
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("message differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+var healthy = synth{n: 200, ttft: 50 * time.Millisecond, itl: 10 * time.Millisecond, osl: 20, seed: 3}
+
+// TestAssertionsPassOnHealthyRun is the control for TestAssertionsFail: the same
+// assertions hold on a healthy run.
+func TestAssertionsPassOnHealthyRun(t *testing.T) {
+	res := healthy.result("healthy")
+	c := Capture(t, func(t testing.TB) {
+		res.AssertTTFT(t, 0.99, 100*time.Millisecond)
+		res.AssertITL(t, 0.99, 15*time.Millisecond)
+		res.AssertLatency(t, 0.99, 500*time.Millisecond)
+		res.AssertErrorRate(t, 0)
+		res.AssertTokenizerMatch(t)
+		res.AssertGoodput(t, SLO{TTFT: 100 * time.Millisecond, ITL: 15 * time.Millisecond}, 0.95)
+		res.AssertBound(t, Bound{Metric: OutputTPS, P: 0.05, Min: 50})
+		res.AssertOutputThroughput(t, 100)
+		res.AssertRequestThroughput(t, 10)
+		res.AssertObjectives(t)
+	})
+	if c.Failed() {
+		t.Errorf("assertions failed on a healthy run:\n%s", c.Text())
+	}
+}
+
+// TestAssertionsFail feeds each assertion a run that violates it and pins the message.
+func TestAssertionsFail(t *testing.T) {
+	slow := healthy
+	slow.slowEvery = 20 // 5% of requests with 5× TTFT
+	errs := healthy
+	errs.errEvery = 10
+	tmpl := healthy
+	tmpl.serverDiff = func(int) int { return 9 }
+	for _, c := range []struct {
+		name string
+		res  *Result
+		f    func(r *Result, t testing.TB) bool
+		want string // a fragment of the first line
+	}{
+		{"ttft", slow.result("slow"), func(r *Result, t testing.TB) bool { return r.AssertTTFT(t, 0.99, 100*time.Millisecond) },
+			"perftest: TTFT p99 = "},
+		{"itl", healthy.result("healthy"), func(r *Result, t testing.TB) bool { return r.AssertITL(t, 0.5, 5*time.Millisecond) },
+			"perftest: ITL p50 = "},
+		{"latency", slow.result("slow"), func(r *Result, t testing.TB) bool {
+			return r.AssertLatency(t, 0.95, 200*time.Millisecond)
+		}, "perftest: request latency p95 = "},
+		{"bound_min", healthy.result("healthy"), func(r *Result, t testing.TB) bool {
+			return r.AssertBound(t, Bound{Metric: OutputTPS, P: 0.1, Min: 150})
+		}, "perftest: output tokens/s per user p10 = "},
+		{"error_rate", errs.result("errors"), func(r *Result, t testing.TB) bool { return r.AssertErrorRate(t, 0.05) },
+			"perftest: error rate = 10% (20 of 200 requests failed), want <= 5%"},
+		{"goodput", slow.result("slow"), func(r *Result, t testing.TB) bool {
+			return r.AssertGoodput(t, SLO{TTFT: 100 * time.Millisecond}, 0.99)
+		}, "perftest: goodput = 95% (190 of 200 good), want >= 99%"},
+		{"tokenizer", tmpl.result("template"), func(r *Result, t testing.TB) bool { return r.AssertTokenizerMatch(t) },
+			"perftest: tokenizer mismatch: server counted +9 input tokens vs the client on every one of 200 requests"},
+		{"throughput", healthy.result("healthy"), func(r *Result, t testing.TB) bool { return r.AssertOutputThroughput(t, 1e6) },
+			"perftest: output token throughput = "},
+		{"objectives", func() *Result {
+			r := errs.result("objectives")
+			r.Scenario.Objectives = Objectives{SLO: SLO{TTFT: 100 * time.Millisecond}, Goodput: 0.9,
+				Bounds: []Bound{{Metric: TTFT, P: 0.5, Max: 0.01}}}
+			return r
+		}(), func(r *Result, t testing.TB) bool { return r.AssertObjectives(t) }, "perftest: error rate = 10%"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ok bool
+			cap := Capture(t, func(tb testing.TB) { ok = c.f(c.res, tb) })
+			if ok || !cap.Failed() {
+				t.Fatalf("assertion passed on a run that violates it (ok=%v failed=%v)", ok, cap.Failed())
+			}
+			if cap.Stopped() {
+				t.Errorf("an Assert method stopped the test; only Require may")
+			}
+			text := cap.Text()
+			if !strings.HasPrefix(text, c.want) {
+				t.Errorf("message starts %q, want prefix %q", firstLine(text), c.want)
+			}
+			for _, want := range []string{"seed:", "re-run: go test -run '^TestX$' ./perftest", `[scenario "`} {
+				if !strings.Contains(text, want) {
+					t.Errorf("message lacks %q:\n%s", want, text)
+				}
+			}
+			golden(t, "assert_"+c.name, text)
+		})
+	}
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// TestRequireStops checks that Require methods stop the test at the breach, and that
+// Assert methods let it continue.
+func TestRequireStops(t *testing.T) {
+	res := synth{n: 50, ttft: 300 * time.Millisecond, itl: 10 * time.Millisecond, osl: 5, errEvery: 2, seed: 1}.result("slow")
+	for name, f := range map[string]func(testing.TB){
+		"RequireTTFT":           func(t testing.TB) { res.RequireTTFT(t, 0.5, 100*time.Millisecond) },
+		"RequireITL":            func(t testing.TB) { res.RequireITL(t, 0.5, time.Millisecond) },
+		"RequireLatency":        func(t testing.TB) { res.RequireLatency(t, 0.5, time.Millisecond) },
+		"RequireBound":          func(t testing.TB) { res.RequireBound(t, Bound{Metric: TTFT, P: 0.5, Max: 0.1}) },
+		"RequireErrorRate":      func(t testing.TB) { res.RequireErrorRate(t, 0) },
+		"RequireGoodput":        func(t testing.TB) { res.RequireGoodput(t, SLO{}, 0.9) },
+		"RequireObjectives":     func(t testing.TB) { res.RequireObjectives(t) },
+		"RequireTokenizerMatch": func(t testing.TB) { Load(t, "testdata/does-not-exist") },
+	} {
+		reached := false
+		c := Capture(t, func(t testing.TB) { f(t); reached = true })
+		if !c.Stopped() || reached {
+			t.Errorf("%s: stopped=%v, code after it ran=%v; want it to stop the test", name, c.Stopped(), reached)
+		}
+	}
+	reached := false
+	c := Capture(t, func(t testing.TB) { res.AssertTTFT(t, 0.5, 100*time.Millisecond); reached = true })
+	if c.Stopped() || !reached || !c.Failed() {
+		t.Errorf("AssertTTFT: stopped=%v reached=%v failed=%v; want failed, not stopped", c.Stopped(), reached, c.Failed())
+	}
+}
+
+func TestRerunHint(t *testing.T) {
+	t.Run("sub test", func(t *testing.T) {
+		if got, want := rerunHint(t, 0), `go test -run '^TestRerunHint$/^sub_test$' -count=1 ./perftest`; got != want {
+			t.Errorf("rerunHint = %q, want %q", got, want)
+		}
+	})
+}

@@ -1,0 +1,70 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/loadgen"
+)
+
+// Load reads a run's artifacts back from dir (as written by [Run]): the client
+// recording (required), the scenario and the server recording when present. Metrics
+// are recomputed from the client recording. Use it for baselines kept in testdata.
+// A path to a .jsonl file is read as a client recording alone.
+func Load(dir string) (*Outcome, error) {
+	clientPath := filepath.Join(dir, ClientFile)
+	if filepath.Ext(dir) == ".jsonl" {
+		clientPath, dir = dir, filepath.Dir(dir)
+	}
+	f, err := os.Open(clientPath)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: load: %w", err)
+	}
+	defer f.Close()
+	cs, err := record.ReadClient(f)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: load %s: %w", clientPath, err)
+	}
+	o := &Outcome{Client: cs, Dir: dir, Files: []string{clientPath}}
+	if b, err := os.ReadFile(filepath.Join(dir, ScenarioFile)); err == nil && filepath.Base(clientPath) == ClientFile {
+		if err := json.Unmarshal(b, &o.Scenario); err != nil {
+			return nil, fmt.Errorf("scenario: load %s: %w", ScenarioFile, err)
+		}
+		o.Files = append(o.Files, filepath.Join(dir, ScenarioFile))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("scenario: load: %w", err)
+	}
+	if o.Scenario.Name == "" {
+		o.Scenario.Name = filepath.Base(dir)
+	}
+	if srv, err := loadServer(filepath.Join(dir, ServerFile)); err != nil {
+		return nil, err
+	} else if srv != nil {
+		o.Server, o.Mocked = srv, true
+		o.Files = append(o.Files, filepath.Join(dir, ServerFile))
+	}
+	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{})
+	return o, nil
+}
+
+// loadServer reads a mock server recording; nil if absent.
+func loadServer(path string) ([]record.Server, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scenario: load: %w", err)
+	}
+	defer f.Close()
+	rs, err := record.Read[record.Server](f)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: load %s: %w", path, err)
+	}
+	return rs, nil
+}

@@ -1,0 +1,56 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/perftest/check"
+)
+
+// Objectives are the pass/fail rules a scenario declares, so that `perfgate profile`
+// and [Outcome.Check] (and perftest's Result.AssertObjectives) apply the same gate.
+// Every field's zero value means "not checked", except MaxErrorRate, whose zero value
+// means "no failed request is allowed" — a gate should not pass on a run that failed.
+type Objectives struct {
+	// SLO is the per-request objective goodput counts against.
+	SLO check.SLO `json:"slo,omitzero" yaml:"slo,omitempty"`
+	// Goodput is the minimum fraction of requests meeting SLO, shown with Confidence
+	// (a Wilson lower bound). 0 = not checked.
+	Goodput float64 `json:"goodput,omitzero" yaml:"goodput,omitempty"`
+	// Confidence of the goodput interval; 0 = check.DefaultConfidence (0.95).
+	Confidence float64 `json:"confidence,omitzero" yaml:"confidence,omitempty"`
+	// Bounds are quantile bounds such as TTFT p99 <= 0.2 s.
+	Bounds []check.Bound `json:"bounds,omitempty" yaml:"bounds,omitempty"`
+	// MaxErrorRate is the largest allowed fraction of failed requests; 0 = none may fail.
+	// A negative value disables the check.
+	MaxErrorRate float64 `json:"max_error_rate,omitzero" yaml:"max_error_rate,omitempty"`
+	// MinOutputTokenThroughput is a floor on output tokens/s over the run; 0 = not checked.
+	MinOutputTokenThroughput float64 `json:"min_output_token_throughput,omitzero" yaml:"min_output_token_throughput,omitempty"`
+	// MinRequestThroughput is a floor on successful requests/s over the run; 0 = not checked.
+	MinRequestThroughput float64 `json:"min_request_throughput,omitzero" yaml:"min_request_throughput,omitempty"`
+}
+
+// Check evaluates the objectives on a run's requests and metrics, in a fixed order:
+// error rate, goodput, bounds, throughputs.
+func (o Objectives) Check(reqs []check.Request, m record.Metrics) []check.Verdict {
+	var vs []check.Verdict
+	if o.MaxErrorRate >= 0 {
+		vs = append(vs, check.ErrorRate(reqs, o.MaxErrorRate))
+	}
+	if o.Goodput > 0 {
+		vs = append(vs, check.Goodput(reqs, o.SLO, o.Goodput, o.Confidence))
+	}
+	for _, b := range o.Bounds {
+		vs = append(vs, b.Check(reqs)...)
+	}
+	dur := fmt.Sprintf("%s over %d requests", check.Seconds.Format(m.Value(record.MetricBenchmarkDuration)), len(reqs))
+	if o.MinOutputTokenThroughput > 0 {
+		vs = append(vs, check.ThroughputAtLeast("output token throughput", check.TokPerSec,
+			m.Value(record.MetricOutputTokenThroughput), o.MinOutputTokenThroughput, check.Line{Label: "duration", Text: dur}))
+	}
+	if o.MinRequestThroughput > 0 {
+		vs = append(vs, check.ThroughputAtLeast("request throughput", check.ReqPerSec,
+			m.Value(record.MetricRequestThroughput), o.MinRequestThroughput, check.Line{Label: "duration", Text: dur}))
+	}
+	return vs
+}

@@ -1,0 +1,92 @@
+package scenario
+
+import (
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/perftest/check"
+)
+
+// Outcome is what [Run] returns: the scenario as run, both recordings, the metrics and
+// where the artifacts are.
+type Outcome struct {
+	// Scenario is the scenario as run: defaults filled in, Endpoint set to the mock
+	// server's URL when one was started, APIKey cleared.
+	Scenario Scenario
+	// Mocked reports whether Run started the in-process mock server.
+	Mocked bool
+	// Client is the client recording, warm-up requests included (marked Warmup).
+	Client []record.Client
+	// Server is the mock server's recording (nil for a real endpoint, whose
+	// usage.prompt_tokens is in the client records instead).
+	Server []record.Server
+	// Metrics summarises Client (warm-up excluded).
+	Metrics record.Metrics
+	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
+	Dir   string
+	Files []string
+}
+
+// Requests returns the measured requests (warm-up excluded) in check's form, with the
+// server's input-token counts joined by request id.
+func (o *Outcome) Requests() []check.Request {
+	rs := check.FromClient(o.Client)
+	if o.Server != nil {
+		isl := make(map[string]int, len(o.Server))
+		for i := range o.Server {
+			if o.Server[i].Rejected == "" {
+				isl[o.Server[i].RequestID] = o.Server[i].ISL
+			}
+		}
+		for i := range rs {
+			if n, ok := isl[rs[i].ID]; ok {
+				rs[i].ServerISL = n
+			} else {
+				rs[i].ServerISL = -1
+			}
+		}
+	}
+	return rs
+}
+
+// Context describes the run for failure messages. rerun says how to re-run it (may be empty).
+func (o *Outcome) Context(rerun string) check.Context {
+	c := check.Context{Scenario: o.Scenario.Name, Load: o.Scenario.LoadString(), Seed: o.Scenario.Seed, Rerun: rerun}
+	for i := range o.Client {
+		if o.Client[i].Warmup {
+			continue
+		}
+		c.Requests++
+		if !o.Client[i].OK() {
+			c.Errors++
+		}
+	}
+	if o.Dir != "" {
+		c.Artifacts = o.Dir
+		if p := o.File(ClientFile); p != "" {
+			c.Artifacts = p
+		}
+	}
+	return c
+}
+
+// File returns the path of the named artifact if it was written, else "".
+func (o *Outcome) File(name string) string {
+	for _, f := range o.Files {
+		if filepath.Base(f) == name {
+			return f
+		}
+	}
+	return ""
+}
+
+// Check evaluates the scenario's [Objectives] on the run, each verdict with the run's
+// context attached.
+func (o *Outcome) Check() []check.Verdict {
+	vs := o.Scenario.Objectives.Check(o.Requests(), o.Metrics)
+	c := o.Context("")
+	for i := range vs {
+		vs[i] = vs[i].With(c)
+	}
+	return vs
+}
