@@ -16,13 +16,13 @@ type Fixed struct {
 	Src   rand.Source
 }
 
-func (d Fixed) Rand() float64                  { return d.Value }
-func (d Fixed) randWith(*rand.Rand) float64    { return d.Value }
-func (d Fixed) Mean() float64                  { return d.Value }
-func (d Fixed) StdDev() float64                { return 0 }
-func (d Fixed) String() string                 { return "fixed:" + fmtFloat(d.Value) }
-func (d Fixed) validate() error                { return finite("fixed value", d.Value) }
-func (d Fixed) Quantile(p float64) float64     { checkProb(p); return d.Value }
+func (d Fixed) Rand() float64               { return d.Value }
+func (d Fixed) randWith(*rand.Rand) float64 { return d.Value }
+func (d Fixed) Mean() float64               { return d.Value }
+func (d Fixed) StdDev() float64             { return 0 }
+func (d Fixed) String() string              { return "fixed:" + fmtFloat(d.Value) }
+func (d Fixed) validate() error             { return finite("fixed value", d.Value) }
+func (d Fixed) Quantile(p float64) float64  { checkProb(p); return d.Value }
 
 // CDF returns 1 for x >= Value, else 0.
 func (d Fixed) CDF(x float64) float64 {
