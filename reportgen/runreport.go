@@ -301,6 +301,11 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 	reqRate := sliced(shift(p.doneS), ones(len(p.doneS)), 0, width, n, perSec)
 	zero(tokRate)
 	zero(reqRate)
+	// The last slice may be partial: rate over the part of it the run covered.
+	if last := span.Seconds() - float64(n-1)*width; last > 0 && last < width {
+		tokRate[n-1] *= width / last
+		reqRate[n-1] *= width / last
+	}
 	page.OverTime = append(page.OverTime,
 		figure{ID: "token-throughput", Caption: "output tokens received per second",
 			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", xs, tokRate}}))},
