@@ -21,8 +21,9 @@ type tiktokenBackend struct {
 	ranks   map[string]int // token bytes → rank (= id)
 	tokens  [][]byte       // id → bytes; nil where the id is not a mergeable token
 	special map[string]int // special token text → id
-	specIDs map[int]string // id → special token text
-	sorted  []int          // special ids ascending
+	specIDs map[int]string // id → special (or added) token text
+	plain   map[int]bool   // added tokens that are not special: kept by Decode(…, true)
+	sorted  []int          // special ids ascending (added tokens in plain excluded)
 	split   patternSplitter
 	nVocab  int
 	// specFirst marks the bytes that start a special token, to skip quickly past text
@@ -36,7 +37,7 @@ type tiktokenBackend struct {
 // nil entry is an unused rank), the split pattern and the special tokens. nVocab is the
 // vocabulary size, or 0 for max id + 1.
 func newTiktokenBackend(tokens [][]byte, pattern string, special map[string]int, nVocab int) (*tiktokenBackend, error) {
-	sp, err := newPatternSplitter(pattern)
+	sp, err := tiktokenSplitter(pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func newTiktokenBackend(tokens [][]byte, pattern string, special map[string]int,
 		b.specByLen = append(b.specByLen, s)
 		maxID = max(maxID, id)
 	}
-	slices.Sort(b.sorted)
+	sortInts(b.sorted)
 	slices.SortFunc(b.specByLen, func(x, y string) int {
 		return cmp.Or(cmp.Compare(len(y), len(x)), strings.Compare(x, y))
 	})
@@ -121,7 +122,7 @@ func (b *tiktokenBackend) decode(ids []int, skipSpecial bool) string {
 			buf = append(buf, b.tokens[id]...)
 			continue
 		}
-		if s, ok := b.specIDs[id]; ok && !skipSpecial {
+		if s, ok := b.specIDs[id]; ok && (!skipSpecial || b.plain[id]) {
 			buf = append(buf, s...)
 		}
 	}
@@ -220,6 +221,8 @@ func (b *tiktokenBackend) encodePiece(ids []int, piece string) []int {
 	return ids
 }
 
+func sortInts(s []int) { slices.Sort(s) }
+
 const noRank = int(^uint(0) >> 1)
 
 // mergeLong is encodePiece for long pieces: the same merge order (lowest rank, then
@@ -232,14 +235,14 @@ func (b *tiktokenBackend) mergeLong(ids []int, piece string) []int {
 	for i := range n {
 		next[i], prev[i] = i+1, i-1
 	}
-	h := mergeHeap{}
+	h := ttMergeHeap{}
 	push := func(i int) {
 		j := next[i]
 		if j >= n {
 			return
 		}
 		if r, ok := b.ranks[piece[i:next[j]]]; ok {
-			h.push(mergeItem{rank: r, pos: i, ver: ver[i], verNext: ver[j]})
+			h.push(ttMergeItem{rank: r, pos: i, ver: ver[i], verNext: ver[j]})
 		}
 	}
 	for i := range n - 1 {
@@ -274,16 +277,16 @@ func (b *tiktokenBackend) mergeLong(ids []int, piece string) []int {
 	return ids
 }
 
-type mergeItem struct{ rank, pos, ver, verNext int }
+type ttMergeItem struct{ rank, pos, ver, verNext int }
 
-// mergeHeap is a binary min-heap ordered by (rank, pos).
-type mergeHeap []mergeItem
+// ttMergeHeap is a binary min-heap ordered by (rank, pos).
+type ttMergeHeap []ttMergeItem
 
-func (h mergeItem) less(o mergeItem) bool {
+func (h ttMergeItem) less(o ttMergeItem) bool {
 	return h.rank < o.rank || h.rank == o.rank && h.pos < o.pos
 }
 
-func (h *mergeHeap) push(x mergeItem) {
+func (h *ttMergeHeap) push(x ttMergeItem) {
 	*h = append(*h, x)
 	s := *h
 	for i := len(s) - 1; i > 0; {
@@ -296,7 +299,7 @@ func (h *mergeHeap) push(x mergeItem) {
 	}
 }
 
-func (h *mergeHeap) pop() mergeItem {
+func (h *ttMergeHeap) pop() ttMergeItem {
 	s := *h
 	top := s[0]
 	last := len(s) - 1

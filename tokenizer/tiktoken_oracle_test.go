@@ -2,20 +2,25 @@ package tokenizer
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 type ttOracleReq struct {
-	Encoding string   `json:"encoding"`
-	Texts    []string `json:"texts"`
-	Decode   [][]int  `json:"decode"`
+	Encoding string         `json:"encoding,omitempty"`
+	File     string         `json:"file,omitempty"`
+	Special  map[string]int `json:"special_tokens,omitempty"`
+	PatStr   string         `json:"pat_str,omitempty"`
+	Texts    []string       `json:"texts"`
+	Decode   [][]int        `json:"decode"`
 }
 
 type ttOracleResp struct {
@@ -124,3 +129,7 @@ func shortQ(s string) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func itoa(i int) string { return strconv.Itoa(i) }
