@@ -1,0 +1,18 @@
+// Package jinja is a small Jinja2 engine for model chat templates. It implements the
+// subset of Jinja2 that Hugging Face chat templates use, configured exactly as
+// transformers configures jinja2 for apply_chat_template: an immutable sandbox with
+// trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False and the loopcontrols
+// extension (break/continue), plus transformers' {% generation %} block.
+//
+// Values follow Python semantics: nil is None, int and float64 are numbers, string, []any
+// is a list, *Dict is an insertion-ordered dict (so tojson and items() keep key order),
+// and Undefined is a missing variable or attribute. Output of {{ x }} is Python's str(x):
+// None prints "None", True prints "True", lists print their repr.
+//
+//	t, err := jinja.Parse(src)
+//	out, err := t.Render(map[string]any{"messages": msgs}, jinja.Limits{})
+//
+// Not supported (parse errors): template inheritance and inclusion (extends, include,
+// import, block), {% do %}, and autoescaping. Rendering is bounded by [Limits] and never
+// panics on any template or input.
+package jinja

@@ -1,0 +1,39 @@
+// Renders chat templates with @huggingface/jinja, the reference for perfgate's engine.
+// stdin: {"now": ISO time, "jobs": [{"template": src, "contexts": [ctx, ...]}, ...]}
+// stdout: [[{"out": text} | {"error": message}, ...], ...] (one list per job).
+// Date is pinned to "now" so strftime_now is stable; run with TZ=UTC.
+const { Template } = require("@huggingface/jinja");
+
+let input = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => (input += d));
+process.stdin.on("end", () => {
+  const req = JSON.parse(input);
+  const fixed = new Date(req.now).getTime();
+  const RealDate = Date;
+  globalThis.Date = class extends RealDate {
+    constructor(...a) {
+      if (a.length === 0) super(fixed);
+      else super(...a);
+    }
+    static now() {
+      return fixed;
+    }
+  };
+  const results = req.jobs.map((job) => {
+    let tpl;
+    try {
+      tpl = new Template(job.template);
+    } catch (e) {
+      return job.contexts.map(() => ({ error: "parse: " + e.message }));
+    }
+    return job.contexts.map((ctx) => {
+      try {
+        return { out: tpl.render(ctx) };
+      } catch (e) {
+        return { error: String(e && e.message ? e.message : e) };
+      }
+    });
+  });
+  process.stdout.write(JSON.stringify(results));
+});
