@@ -1,0 +1,376 @@
+package mockserver
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+)
+
+// Defaults shared by [Config], the `perfgate mock` flags and the docs.
+const (
+	DefaultHost           = "127.0.0.1"
+	DefaultTokenizer      = "gpt2"
+	DefaultModel          = "mock-model"
+	DefaultMaxTokens      = 128      // output cap when a request sends none
+	DefaultMaxTokensCap   = 1 << 20  // requests asking for more are rejected
+	DefaultBodyLimit      = 64 << 20 // bytes
+	DefaultGracePeriod    = 10 * time.Second
+	DefaultRecordQueue    = 4096 // records buffered between handlers and the writer
+	DefaultTTFTMs         = 20.0 // aiperf-mock-server's default
+	DefaultITLMs          = 5.0  // aiperf-mock-server's default
+	DefaultEmbeddingDim   = 768
+	DefaultRetryAfterSecs = 1
+	DefaultTokensPerChunk = 1
+	DefaultBatchStepMs    = 10.0
+	DefaultBatchMaxBatch  = 256
+	DefaultBatchTokens    = 8192
+	DefaultBatchPrefill   = 4096
+)
+
+// Config is the whole configuration of a mock server: a plain struct, JSON/YAML-able,
+// whose zero value is a working server (gpt2 tokenizer, 127.0.0.1 on a free port,
+// TTFT 20 ms, ITL 5 ms, no faults, no recording file). Latencies are in milliseconds, as
+// aiperf-mock-server's flags are.
+type Config struct {
+	// Host to bind; "" = 127.0.0.1. Port 0 = a free port.
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
+
+	// Tokenizer is what tokenizer.Load accepts: a built-in name ("gpt2",
+	// "cl100k_base", …), a tokenizer.json file, a directory, or a hub id. "" = gpt2.
+	Tokenizer string `json:"tokenizer,omitempty"`
+	// Models are the served model ids (listed by /v1/models). The first is the
+	// default; "" entries are ignored. Empty = [DefaultModel].
+	Models []string `json:"models,omitempty"`
+	// StrictModel rejects requests for a model not in Models (404 model_not_found).
+	// Off by default: any model name is served, as aiperf-mock-server does.
+	StrictModel bool `json:"strict_model,omitempty"`
+	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise).
+	APIKey string `json:"api_key,omitempty"`
+
+	// RecordFile, when set, receives one JSON line per answered request and, on
+	// Close, FILE.summary.json.
+	RecordFile string `json:"record_file,omitempty"`
+	// DiscardRecords stops keeping records in memory ([Server.Records] returns nil);
+	// the summary is still computed. For long runs.
+	DiscardRecords bool `json:"discard_records,omitempty"`
+	// RecordQueue is the capacity of the queue between handlers and the record writer
+	// (0 = DefaultRecordQueue). When it is full, handlers wait: nothing is dropped.
+	RecordQueue int `json:"record_queue,omitempty"`
+
+	// Seed makes generation, latency samples and faults reproducible. 0 = seed 0 (still
+	// deterministic).
+	Seed uint64 `json:"seed,omitempty"`
+
+	// Latency model. Fast zeroes every latency (ignores the fields below).
+	Fast bool `json:"fast,omitempty"`
+	// TTFT and ITL are distributions in milliseconds; unset = Fixed 20 and Fixed 5.
+	TTFT distribution.Spec `json:"ttft_ms,omitzero"`
+	ITL  distribution.Spec `json:"itl_ms,omitzero"`
+	// TTFTPerISLTokenMs adds prefill time per input token.
+	TTFTPerISLTokenMs float64 `json:"ttft_per_isl_token_ms,omitempty"`
+	// ITLConcurrencyLinMs adds this much ITL per other stream in flight.
+	ITLConcurrencyLinMs float64 `json:"itl_concurrency_lin_ms,omitempty"`
+	// TTFTConcurrencyLinMs adds this much TTFT per other request in flight.
+	TTFTConcurrencyLinMs float64 `json:"ttft_concurrency_lin_ms,omitempty"`
+	// TTFTJitterCV and ITLJitterCV multiply each sample by a log-normal factor with
+	// mean 1 and this coefficient of variation (0 = none).
+	TTFTJitterCV float64 `json:"ttft_jitter_cv,omitempty"`
+	ITLJitterCV  float64 `json:"itl_jitter_cv,omitempty"`
+	// Batch, when Enabled, replaces TTFT/ITL sampling by a continuous-batching
+	// scheduler whose throughput saturates (see [BatchConfig]).
+	Batch BatchConfig `json:"batch,omitzero"`
+
+	// Output length. OSL, when set, draws the length of requests without ignore_eos,
+	// clamped to [min_tokens, max]; unset = the maximum (finish_reason "length").
+	OSL distribution.Spec `json:"osl,omitzero"`
+	// DefaultMaxTokens is the cap when a request sends none (0 = DefaultMaxTokens).
+	DefaultMaxTokens int `json:"default_max_tokens,omitempty"`
+	// MaxTokensCap rejects requests asking for more output (0 = DefaultMaxTokensCap).
+	MaxTokensCap int `json:"max_tokens_cap,omitempty"`
+	// TokensPerChunk groups output tokens per SSE chunk (0 = 1).
+	TokensPerChunk int `json:"tokens_per_chunk,omitempty"`
+	// EmbeddingDim is the embedding vector length (0 = 768).
+	EmbeddingDim int `json:"embedding_dim,omitempty"`
+
+	// BodyLimit is the maximum request body in bytes (0 = 64 MiB); larger → 413.
+	BodyLimit int `json:"body_limit,omitempty"`
+	// GracePeriod is how long Close waits for in-flight responses (0 = 10 s).
+	GracePeriod time.Duration `json:"grace_period,omitempty"`
+
+	// Faults to inject; see [Faults].
+	Faults Faults `json:"faults,omitzero"`
+}
+
+// BatchConfig models a continuous-batching engine: every step takes
+// StepMs + DecodeTokenMs·(decoding sequences) + PrefillTokenMs·(prefill tokens) and
+// advances each running sequence by one token; a request waits until it fits in
+// MaxBatch and its prompt is prefilled in pieces of at most PrefillBudget tokens per
+// step, with at most TokenBudget tokens (prefill + decode) in a step. Throughput thus
+// saturates and latency has a knee when the offered load exceeds
+// MaxBatch / (OSL · step time).
+type BatchConfig struct {
+	Enabled        bool    `json:"enabled,omitempty"`
+	StepMs         float64 `json:"step_ms,omitempty"`          // 0 = 10
+	DecodeTokenMs  float64 `json:"decode_token_ms,omitempty"`  // per decoding sequence per step
+	PrefillTokenMs float64 `json:"prefill_token_ms,omitempty"` // per prefilled token
+	MaxBatch       int     `json:"max_batch,omitempty"`        // 0 = 256
+	TokenBudget    int     `json:"token_budget,omitempty"`     // 0 = 8192
+	PrefillBudget  int     `json:"prefill_budget,omitempty"`   // 0 = 4096
+}
+
+// Faults configures injected failures. Rates are probabilities in [0, 1] per request,
+// drawn from the request's seeded generator, so a seed reproduces them. Each injected
+// fault is counted in /metrics and in the summary.
+type Faults struct {
+	// ErrorRate answers with an error status instead of serving.
+	ErrorRate float64 `json:"error_rate,omitempty"`
+	// ErrorStatuses are chosen uniformly for injected errors (default [500]); allowed:
+	// 429, 500, 503. 429 and 503 carry Retry-After.
+	ErrorStatuses []int `json:"error_statuses,omitempty"`
+	// RetryAfterSeconds is the Retry-After value (0 = 1).
+	RetryAfterSeconds int `json:"retry_after_seconds,omitempty"`
+	// DisconnectRate cuts a stream after a uniformly chosen number of tokens.
+	DisconnectRate float64 `json:"disconnect_rate,omitempty"`
+	// SlowFirstByteRate delays the response headers by SlowFirstByte.
+	SlowFirstByteRate float64       `json:"slow_first_byte_rate,omitempty"`
+	SlowFirstByte     time.Duration `json:"slow_first_byte,omitempty"`
+	// MalformedChunkRate replaces one chunk of a stream with invalid JSON.
+	MalformedChunkRate float64 `json:"malformed_chunk_rate,omitempty"`
+	// ModelsReadyDelay and InferenceReadyDelay make /v1/models and the inference
+	// endpoints answer 503 until that long after Start; /health answers 503 until both.
+	ModelsReadyDelay    time.Duration `json:"models_ready_delay,omitempty"`
+	InferenceReadyDelay time.Duration `json:"inference_ready_delay,omitempty"`
+}
+
+func (c *Config) host() string {
+	if c.Host == "" {
+		return DefaultHost
+	}
+	return c.Host
+}
+
+func (c *Config) tokenizerName() string {
+	if c.Tokenizer == "" {
+		return DefaultTokenizer
+	}
+	return c.Tokenizer
+}
+
+func (c *Config) models() []string {
+	var out []string
+	for _, m := range c.Models {
+		if m != "" {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{DefaultModel}
+	}
+	return out
+}
+
+func orInt(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func orFloat(v, def float64) float64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Validate reports every invalid field (errors.Join).
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("mockserver: "+format, a...)) }
+	if c.Port < 0 || c.Port > 65535 {
+		bad("port %d out of [0, 65535]", c.Port)
+	}
+	for name, v := range map[string]float64{"ttft_per_isl_token_ms": c.TTFTPerISLTokenMs, "itl_concurrency_lin_ms": c.ITLConcurrencyLinMs,
+		"ttft_concurrency_lin_ms": c.TTFTConcurrencyLinMs, "ttft_jitter_cv": c.TTFTJitterCV, "itl_jitter_cv": c.ITLJitterCV} {
+		if v < 0 {
+			bad("%s %v is negative", name, v)
+		}
+	}
+	f := c.Faults
+	for name, v := range map[string]float64{"error_rate": f.ErrorRate, "disconnect_rate": f.DisconnectRate,
+		"slow_first_byte_rate": f.SlowFirstByteRate, "malformed_chunk_rate": f.MalformedChunkRate} {
+		if !(v >= 0 && v <= 1) {
+			bad("faults.%s %v out of [0, 1]", name, v)
+		}
+	}
+	for _, s := range f.ErrorStatuses {
+		if s != 429 && s != 500 && s != 503 {
+			bad("faults.error_statuses: %d is not one of 429, 500, 503", s)
+		}
+	}
+	if c.DefaultMaxTokens < 0 || c.MaxTokensCap < 0 || c.TokensPerChunk < 0 || c.BodyLimit < 0 || c.RecordQueue < 0 || c.EmbeddingDim < 0 {
+		bad("negative size or count in config")
+	}
+	if c.MaxTokensCap > 0 && c.DefaultMaxTokens > c.MaxTokensCap {
+		bad("default_max_tokens %d above max_tokens_cap %d", c.DefaultMaxTokens, c.MaxTokensCap)
+	}
+	b := c.Batch
+	if b.StepMs < 0 || b.DecodeTokenMs < 0 || b.PrefillTokenMs < 0 || b.MaxBatch < 0 || b.TokenBudget < 0 || b.PrefillBudget < 0 {
+		bad("batch: negative value")
+	}
+	return errors.Join(errs...)
+}
+
+// RegisterFlags defines the aiperf-mock-server-compatible flags on fs, bound to c's
+// fields (so values already in c are the defaults): --port, --host, --tokenizer,
+// --default-model, --record-requests, --ttft, --itl (milliseconds, or a distribution
+// such as "lognormal:mean=20,stddev=5"), --ttft-per-isl-token-ms,
+// --itl-concurrency-lin-ms, --ttft-jitter-cv, --itl-jitter-cv, --error-rate (percent,
+// 0-100, as aiperf-mock-server), --random-seed, --api-key, --fast,
+// --models-ready-delay-seconds, --inference-ready-delay-seconds; and perfgate's own:
+// --models, --strict-model, --osl, --default-max-tokens, --max-tokens-cap,
+// --tokens-per-chunk, --error-statuses, --retry-after, --disconnect-rate,
+// --slow-first-byte-rate, --slow-first-byte, --malformed-chunk-rate, --body-limit,
+// --grace-period, --batch, --batch-step-ms, --batch-decode-token-ms,
+// --batch-prefill-token-ms, --batch-max-batch, --batch-token-budget,
+// --batch-prefill-budget.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.IntVar(&c.Port, "port", c.Port, "port to listen on (0 = a free port)")
+	fs.StringVar(&c.Host, "host", c.host(), "host to bind")
+	fs.StringVar(&c.Tokenizer, "tokenizer", c.tokenizerName(), "tokenizer: built-in name, tokenizer.json, directory or hub id")
+	fs.Func("default-model", "model id served by default (default "+c.models()[0]+")", func(s string) error {
+		rest := c.Models
+		if len(rest) > 0 {
+			rest = rest[1:]
+		}
+		c.Models = append([]string{s}, rest...)
+		return nil
+	})
+	fs.Func("models", "comma-separated extra model ids to list", func(s string) error {
+		first := c.models()[0]
+		c.Models = []string{first}
+		for _, m := range strings.Split(s, ",") {
+			if m = strings.TrimSpace(m); m != "" && m != first {
+				c.Models = append(c.Models, m)
+			}
+		}
+		return nil
+	})
+	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with 404")
+	fs.StringVar(&c.RecordFile, "record-requests", c.RecordFile, "write one JSON line per request to `FILE` and FILE.summary.json on exit")
+	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "ttft", "time to first token in ms, or a distribution (e.g. lognormal:mean=20,stddev=5)")
+	fs.Var(msDist{&c.ITL, DefaultITLMs}, "itl", "inter-token latency in ms, or a distribution")
+	fs.Float64Var(&c.TTFTPerISLTokenMs, "ttft-per-isl-token-ms", c.TTFTPerISLTokenMs, "prefill cost added to TTFT per input token (ms)")
+	fs.Float64Var(&c.ITLConcurrencyLinMs, "itl-concurrency-lin-ms", c.ITLConcurrencyLinMs, "ITL added per other concurrent stream (ms)")
+	fs.Float64Var(&c.TTFTConcurrencyLinMs, "ttft-concurrency-lin-ms", c.TTFTConcurrencyLinMs, "TTFT added per other request in flight (ms)")
+	fs.Float64Var(&c.TTFTJitterCV, "ttft-jitter-cv", c.TTFTJitterCV, "coefficient of variation of TTFT jitter")
+	fs.Float64Var(&c.ITLJitterCV, "itl-jitter-cv", c.ITLJitterCV, "coefficient of variation of ITL jitter")
+	fs.Func("error-rate", "percentage (0-100) of requests answered with an injected error", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v < 0 || v > 100 {
+			return fmt.Errorf("want a percentage in [0, 100], got %q", s)
+		}
+		c.Faults.ErrorRate = v / 100
+		return nil
+	})
+	fs.Func("random-seed", "random seed (generation, latency, faults)", func(s string) error {
+		v, err := strconv.ParseUint(s, 0, 64)
+		c.Seed = v
+		return err
+	})
+	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token")
+	fs.BoolVar(&c.Fast, "fast", c.Fast, "zero latency")
+	fs.Func("models-ready-delay-seconds", "answer 503 on /v1/models for this long after start", secondsFlag(&c.Faults.ModelsReadyDelay))
+	fs.Func("inference-ready-delay-seconds", "answer 503 on inference endpoints for this long after start", secondsFlag(&c.Faults.InferenceReadyDelay))
+	fs.Var(specFlag{&c.OSL}, "osl", "output length distribution for requests without ignore_eos (default: the max)")
+	fs.IntVar(&c.DefaultMaxTokens, "default-max-tokens", orInt(c.DefaultMaxTokens, DefaultMaxTokens), "output cap when a request sends none")
+	fs.IntVar(&c.MaxTokensCap, "max-tokens-cap", orInt(c.MaxTokensCap, DefaultMaxTokensCap), "reject requests asking for more output tokens")
+	fs.IntVar(&c.TokensPerChunk, "tokens-per-chunk", orInt(c.TokensPerChunk, DefaultTokensPerChunk), "output tokens per SSE chunk")
+	fs.Func("error-statuses", "comma-separated statuses for injected errors (429,500,503)", func(s string) error {
+		c.Faults.ErrorStatuses = nil
+		for _, p := range strings.Split(s, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil {
+				return err
+			}
+			c.Faults.ErrorStatuses = append(c.Faults.ErrorStatuses, v)
+		}
+		return nil
+	})
+	fs.IntVar(&c.Faults.RetryAfterSeconds, "retry-after", orInt(c.Faults.RetryAfterSeconds, DefaultRetryAfterSecs), "Retry-After seconds on 429/503")
+	fs.Float64Var(&c.Faults.DisconnectRate, "disconnect-rate", c.Faults.DisconnectRate, "probability of cutting a stream mid-way")
+	fs.Float64Var(&c.Faults.SlowFirstByteRate, "slow-first-byte-rate", c.Faults.SlowFirstByteRate, "probability of delaying the first byte")
+	fs.DurationVar(&c.Faults.SlowFirstByte, "slow-first-byte", c.Faults.SlowFirstByte, "first-byte delay of a slow response")
+	fs.Float64Var(&c.Faults.MalformedChunkRate, "malformed-chunk-rate", c.Faults.MalformedChunkRate, "probability of one malformed SSE chunk in a stream")
+	fs.IntVar(&c.BodyLimit, "body-limit", orInt(c.BodyLimit, DefaultBodyLimit), "maximum request body in bytes")
+	fs.DurationVar(&c.GracePeriod, "grace-period", orDur(c.GracePeriod, DefaultGracePeriod), "how long shutdown waits for in-flight responses")
+	fs.BoolVar(&c.Batch.Enabled, "batch", c.Batch.Enabled, "continuous-batching latency model (throughput saturates)")
+	fs.Float64Var(&c.Batch.StepMs, "batch-step-ms", orFloat(c.Batch.StepMs, DefaultBatchStepMs), "base scheduler step time (ms)")
+	fs.Float64Var(&c.Batch.DecodeTokenMs, "batch-decode-token-ms", c.Batch.DecodeTokenMs, "step time per decoding sequence (ms)")
+	fs.Float64Var(&c.Batch.PrefillTokenMs, "batch-prefill-token-ms", c.Batch.PrefillTokenMs, "step time per prefilled token (ms)")
+	fs.IntVar(&c.Batch.MaxBatch, "batch-max-batch", orInt(c.Batch.MaxBatch, DefaultBatchMaxBatch), "maximum running sequences")
+	fs.IntVar(&c.Batch.TokenBudget, "batch-token-budget", orInt(c.Batch.TokenBudget, DefaultBatchTokens), "tokens per step (prefill + decode)")
+	fs.IntVar(&c.Batch.PrefillBudget, "batch-prefill-budget", orInt(c.Batch.PrefillBudget, DefaultBatchPrefill), "prefill tokens per step")
+}
+
+func orDur(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func secondsFlag(d *time.Duration) func(string) error {
+	return func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v < 0 {
+			return fmt.Errorf("want non-negative seconds, got %q", s)
+		}
+		*d = time.Duration(v * float64(time.Second))
+		return nil
+	}
+}
+
+// msDist is a flag value: a number of milliseconds (Fixed) or a distribution text.
+type msDist struct {
+	s   *distribution.Spec
+	def float64
+}
+
+func (f msDist) String() string {
+	if f.s == nil {
+		return ""
+	}
+	if f.s.IsZero() {
+		return strconv.FormatFloat(f.def, 'g', -1, 64)
+	}
+	return f.s.String()
+}
+
+func (f msDist) Set(v string) error {
+	if x, err := strconv.ParseFloat(v, 64); err == nil {
+		if x < 0 {
+			return fmt.Errorf("negative latency %q", v)
+		}
+		f.s.Distribution = distribution.Fixed{Value: x}
+		return nil
+	}
+	return f.s.UnmarshalText([]byte(v))
+}
+
+type specFlag struct{ s *distribution.Spec }
+
+func (f specFlag) String() string {
+	if f.s == nil {
+		return ""
+	}
+	return f.s.String()
+}
+
+func (f specFlag) Set(v string) error { return f.s.UnmarshalText([]byte(v)) }

@@ -1,0 +1,513 @@
+package mockserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// Server is an OpenAI-compatible mock LLM server. Create it with [New], then [Server.Start];
+// [Server.Close] drains in-flight responses and writes the recording. All methods are safe
+// for concurrent use.
+type Server struct {
+	cfg    Config
+	tok    *tokenizer.Tokenizer
+	gen    *generator
+	lat    *latencyModel
+	models []string
+	logw   io.Writer
+
+	fs     *fasthttp.Server
+	ln     net.Listener
+	url    string
+	start  time.Time
+	served chan error
+
+	rec   *recorder
+	agg   *aggregator
+	met   *metrics
+	sched *scheduler
+	late  lateness
+
+	seq      atomic.Uint64
+	inflight atomic.Int64
+	streams  atomic.Int64
+	wg       sync.WaitGroup
+	abort    chan struct{}
+	closing  atomic.Bool
+
+	occMu sync.Mutex
+	occ   map[uint64]uint32
+
+	closeOnce sync.Once
+	closeErr  error
+	started   atomic.Bool
+	startWall time.Time
+}
+
+// New builds a server from options: it validates the configuration, loads the tokenizer
+// and prepares the output vocabulary. It does not listen yet.
+func New(opts ...Option) (*Server, error) {
+	var o options
+	for _, op := range opts {
+		op.apply(&o)
+	}
+	cfg := o.cfg
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	tok := o.tok
+	if tok == nil {
+		var err error
+		if tok, err = tokenizer.Load(cfg.tokenizerName()); err != nil {
+			return nil, fmt.Errorf("mockserver: tokenizer %q: %w", cfg.tokenizerName(), err)
+		}
+	}
+	gen, err := newGenerator(tok)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), models: cfg.models(), logw: o.logw,
+		abort: make(chan struct{}), occ: map[uint64]uint32{}, met: newMetrics(), served: make(chan error, 1)}
+	s.agg = newAggregator(tok.VocabSize())
+	return s, nil
+}
+
+// Config returns the configuration the server runs with.
+func (s *Server) Config() Config { return s.cfg }
+
+// Tokenizer returns the tokenizer the server counts and generates with.
+func (s *Server) Tokenizer() *tokenizer.Tokenizer { return s.tok }
+
+func (s *Server) logf(format string, a ...any) {
+	if s.logw != nil {
+		fmt.Fprintf(s.logw, "mockserver: "+format+"\n", a...)
+	}
+}
+
+// Start listens on Config.Host:Config.Port (127.0.0.1 and a free port by default) and
+// serves in the background. It opens the recording file, if any.
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.cfg.host(), strconv.Itoa(s.cfg.Port)))
+	if err != nil {
+		return fmt.Errorf("mockserver: listen: %w", err)
+	}
+	return s.serveOn(ln)
+}
+
+func (s *Server) serveOn(ln net.Listener) error {
+	if !s.started.CompareAndSwap(false, true) {
+		ln.Close()
+		return errors.New("mockserver: already started")
+	}
+	rec, err := newRecorder(s.cfg.RecordFile, orInt(s.cfg.RecordQueue, DefaultRecordQueue), !s.cfg.DiscardRecords, s.agg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	s.rec = rec
+	if s.cfg.Batch.Enabled && !s.cfg.Fast {
+		s.sched = newScheduler(s.cfg.Batch)
+	}
+	s.ln = ln
+	s.url = "http://" + ln.Addr().String()
+	s.start = time.Now()
+	s.startWall = s.start
+	s.fs = &fasthttp.Server{
+		Handler:                       s.handle,
+		ErrorHandler:                  s.handleError,
+		Name:                          "perfgate-mock",
+		MaxRequestBodySize:            orInt(s.cfg.BodyLimit, DefaultBodyLimit),
+		ReadBufferSize:                8192,
+		WriteBufferSize:               4096,
+		NoDefaultServerHeader:         false,
+		NoDefaultContentType:          true,
+		DisableHeaderNamesNormalizing: false,
+		CloseOnShutdown:               true,
+		ReduceMemoryUsage:             false,
+	}
+	go func() { s.served <- s.fs.Serve(ln) }()
+	s.logf("listening on %s (tokenizer %s, seed %d)", s.url, s.tok.Name(), s.cfg.Seed)
+	return nil
+}
+
+// URL returns the server's base URL, "http://127.0.0.1:PORT" (OpenAI clients take
+// URL()+"/v1" as their base URL). Empty before Start.
+func (s *Server) URL() string { return s.url }
+
+// BaseURL returns URL()+"/v1".
+func (s *Server) BaseURL() string { return s.url + "/v1" }
+
+// Addr returns the listening address, nil before Start.
+func (s *Server) Addr() net.Addr {
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}
+
+// Close stops accepting connections, lets in-flight responses finish for up to
+// Config.GracePeriod (then cuts them), flushes and closes the recording and writes
+// FILE.summary.json. After Close the number of records equals the number of requests
+// answered. Close is idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.shutdown(context.Background()) })
+	return s.closeErr
+}
+
+func (s *Server) shutdown(ctx context.Context) error {
+	if !s.started.Load() {
+		return nil
+	}
+	s.closing.Store(true)
+	grace := orDur(s.cfg.GracePeriod, DefaultGracePeriod)
+	gctx, cancel := context.WithTimeout(ctx, grace)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.fs.ShutdownWithContext(gctx) }()
+	var errs []error
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, err)
+		}
+	case <-gctx.Done():
+	}
+	close(s.abort) // cut whatever is still streaming
+	// Wait for every handler to hand in its record.
+	waited := make(chan struct{})
+	go func() { s.wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(grace + 5*time.Second):
+		errs = append(errs, errors.New("mockserver: handlers did not finish after the grace period"))
+	}
+	if s.sched != nil {
+		s.sched.stop()
+	}
+	if err := s.rec.close(s.Summary); err != nil {
+		errs = append(errs, err)
+	}
+	if s.cfg.RecordFile != "" {
+		s.logf("recorded %d requests to %s (+ .summary.json)", s.rec.count(), s.cfg.RecordFile)
+	}
+	return errors.Join(errs...)
+}
+
+// Serve runs a server with cfg until ctx is cancelled, then shuts down gracefully (the
+// grace period, then the recording and summary). Log lines go to logw (may be nil). It is
+// what `perfgate mock` runs; signal handling is the caller's.
+func Serve(ctx context.Context, cfg Config, logw io.Writer) error {
+	s, err := New(WithConfig(cfg), WithLog(logw))
+	if err != nil {
+		return err
+	}
+	if err := s.Start(); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-s.served:
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("mockserver: serve: %w", err)
+		}
+	}
+	s.logf("shutting down")
+	return s.Close()
+}
+
+// Records returns a copy of the records written so far (all of them after Close), in
+// completion order. Nil with Config.DiscardRecords.
+func (s *Server) Records() []record.Server {
+	if s.rec == nil {
+		return nil
+	}
+	return s.rec.records()
+}
+
+// Summary returns the summary of what was recorded so far (the content of
+// FILE.summary.json after Close).
+func (s *Server) Summary() record.ServerSummary {
+	var sum record.ServerSummary
+	if s.rec == nil {
+		sum = s.agg.summary(s.decodeOne)
+	} else {
+		s.rec.mu.Lock()
+		sum = s.agg.summary(s.decodeOne)
+		s.rec.mu.Unlock()
+	}
+	sum.Tokenizer, sum.TokenizerFingerprint, sum.Seed = s.tok.Name(), s.tok.Fingerprint(), s.cfg.Seed
+	if !s.startWall.IsZero() {
+		sum.Started = float64(s.startWall.UnixNano()) / 1e9
+		sum.Ended = float64(time.Now().UnixNano()) / 1e9
+	}
+	return sum
+}
+
+func (s *Server) decodeOne(id int) string { return s.tok.Decode([]int{id}, false) }
+
+// Lateness reports emission lateness quantiles (p in [0,1]) in microseconds: how long
+// after its scheduled deadline each chunk was written. Resolution is a quarter octave.
+func (s *Server) Lateness(ps ...float64) []float64 {
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		out[i] = s.late.quantile(p)
+	}
+	return out
+}
+
+// ResetLateness clears the lateness histogram.
+func (s *Server) ResetLateness() { s.late.reset() }
+
+// reqRNG returns the request's generator: seeded by the server seed, a hash of the body
+// and how many identical bodies came before, so a seed reproduces every output however
+// requests interleave.
+func (s *Server) reqRNG(body []byte) *rand.Rand {
+	h := crc64.Checksum(body, crcTable)
+	s.occMu.Lock()
+	n := s.occ[h]
+	if len(s.occ) < 1<<20 {
+		s.occ[h] = n + 1
+	}
+	s.occMu.Unlock()
+	return rand.New(rand.NewPCG(s.cfg.Seed^h, uint64(n)<<1|1))
+}
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+func (s *Server) hasModel(m string) bool {
+	for _, x := range s.models {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// call is one recorded request in flight.
+type call struct {
+	rec  record.Server
+	recv time.Time // with the monotonic reading: deadlines are computed from it
+}
+
+// begin starts accounting for one recorded request.
+func (s *Server) begin(ctx *fasthttp.RequestCtx) *call {
+	s.wg.Add(1)
+	s.inflight.Add(1)
+	now := time.Now()
+	seq := s.seq.Add(1)
+	return &call{recv: now, rec: record.Server{
+		TS: float64(now.UnixNano()) / 1e9, RecvNS: now.UnixNano(), Seq: seq,
+		RequestID: "req-" + strconv.FormatUint(seq, 10), Endpoint: string(ctx.Path()),
+		TokenizationMode: record.ModeNone,
+	}}
+}
+
+// finish hands the record to the recorder and the metrics.
+func (s *Server) finish(c *call, ids []int) {
+	r := &c.rec
+	s.met.observe(r, time.Now())
+	s.inflight.Add(-1)
+	s.rec.put(recItem{rec: *r, ids: ids})
+	s.wg.Done()
+}
+
+func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
+	body, _ := json.Marshal(openai.NewError(e.typ, e.msg, e.param, e.code))
+	ctx.SetStatusCode(e.status)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(body)
+}
+
+// reject answers and records a refused request.
+func (s *Server) reject(ctx *fasthttp.RequestCtx, c *call, e *apiError) {
+	s.writeError(ctx, e)
+	c.rec.Status, c.rec.Rejected, c.rec.Param = e.status, e.reason, e.param
+	s.finish(c, nil)
+}
+
+// handleError answers what fasthttp could not parse (body too large, bad request line).
+func (s *Server) handleError(ctx *fasthttp.RequestCtx, err error) {
+	c := s.begin(ctx)
+	var e *apiError
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		e = &apiError{status: 413, typ: openai.ErrInvalidRequest, reason: "body_too_large", param: "body",
+			msg: fmt.Sprintf("request body is larger than this server's limit of %d bytes", orInt(s.cfg.BodyLimit, DefaultBodyLimit))}
+	} else {
+		e = &apiError{status: 400, typ: openai.ErrInvalidRequest, reason: "bad_http", msg: "malformed HTTP request: " + err.Error()}
+	}
+	s.reject(ctx, c, e)
+	ctx.SetConnectionClose()
+}
+
+var (
+	pathChat        = "/v1/chat/completions"
+	pathCompletions = "/v1/completions"
+)
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	path := string(ctx.Path())
+	switch path {
+	case "/health", "/healthz", "/v1/health":
+		s.handleHealth(ctx)
+		return
+	case "/metrics":
+		ctx.SetContentType("text/plain; version=0.0.4")
+		s.met.write(ctx, s.inflight.Load(), s.streams.Load())
+		return
+	case "/v1/models":
+		if !ctx.IsGet() {
+			break
+		}
+		s.handleModels(ctx)
+		return
+	}
+	var k kind
+	switch path {
+	case pathChat:
+		k = kindChat
+	case pathCompletions:
+		k = kindCompletion
+	case "/v1/responses":
+		k = kindResponses
+	case "/v1/embeddings":
+		k = kindEmbeddings
+	case "/v1/rankings", "/v1/ranking", "/v1/rerank", "/rerank", "/v2/rerank":
+		k = kindRankings
+	default:
+		c := s.begin(ctx)
+		if path == "/v1/models" {
+			s.reject(ctx, c, &apiError{status: 405, typ: openai.ErrInvalidRequest, reason: "method_not_allowed",
+				msg: fmt.Sprintf("method %s not allowed on %s", ctx.Method(), path)})
+			return
+		}
+		s.reject(ctx, c, &apiError{status: 404, typ: openai.ErrNotFound, reason: "not_found", code: "unknown_url",
+			msg: fmt.Sprintf("unknown request URL: %s %s", ctx.Method(), path)})
+		return
+	}
+	c := s.begin(ctx)
+	if !ctx.IsPost() {
+		s.reject(ctx, c, &apiError{status: 405, typ: openai.ErrInvalidRequest, reason: "method_not_allowed",
+			msg: fmt.Sprintf("method %s not allowed on %s; use POST", ctx.Method(), path)})
+		return
+	}
+	if s.cfg.APIKey != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+s.cfg.APIKey {
+		s.reject(ctx, c, &apiError{status: 401, typ: openai.ErrAuthentication, reason: "bad_api_key", code: "invalid_api_key",
+			msg: "incorrect or missing API key"})
+		return
+	}
+	if d := s.cfg.Faults.InferenceReadyDelay; d > 0 && time.Since(s.start) < d {
+		c.rec.Fault = "not_ready"
+		s.serviceUnavailable(ctx, c, "the model is loading; retry later")
+		return
+	}
+	body := ctx.PostBody()
+	j, e := s.parse(k, body, &c.rec)
+	if e != nil {
+		s.reject(ctx, c, e)
+		return
+	}
+	rng := s.reqRNG(body)
+	if s.injectError(ctx, c, rng) {
+		return
+	}
+	if f := s.cfg.Faults; f.SlowFirstByteRate > 0 && rng.Float64() < f.SlowFirstByteRate {
+		c.rec.Fault = "slow_first_byte"
+		select {
+		case <-time.After(f.SlowFirstByte):
+		case <-s.abort:
+		}
+	}
+	switch k {
+	case kindEmbeddings:
+		s.serveEmbeddings(ctx, c, j, rng)
+	case kindRankings:
+		s.serveRankings(ctx, c, j, rng)
+	default:
+		s.serveGeneration(ctx, c, j, rng)
+	}
+}
+
+func (s *Server) serviceUnavailable(ctx *fasthttp.RequestCtx, c *call, msg string) {
+	ctx.Response.Header.Set("Retry-After", strconv.Itoa(orInt(s.cfg.Faults.RetryAfterSeconds, DefaultRetryAfterSecs)))
+	e := &apiError{status: 503, typ: openai.ErrOverloaded, msg: msg}
+	s.writeError(ctx, e)
+	c.rec.Status = 503
+	s.finish(c, nil)
+}
+
+// injectError answers with a configured error status, drawn with the request's rng.
+func (s *Server) injectError(ctx *fasthttp.RequestCtx, c *call, rng *rand.Rand) bool {
+	f := s.cfg.Faults
+	if f.ErrorRate <= 0 || rng.Float64() >= f.ErrorRate {
+		return false
+	}
+	statuses := f.ErrorStatuses
+	if len(statuses) == 0 {
+		statuses = []int{500}
+	}
+	st := statuses[rng.IntN(len(statuses))]
+	e := &apiError{status: st}
+	switch st {
+	case 429:
+		e.typ, e.code, e.msg = openai.ErrRateLimit, "rate_limit_exceeded", "rate limit reached (injected by the mock server)"
+	case 503:
+		e.typ, e.msg = openai.ErrOverloaded, "the server is overloaded (injected by the mock server)"
+	default:
+		e.typ, e.msg = openai.ErrServer, "the server had an error while processing your request (injected by the mock server)"
+	}
+	if st == 429 || st == 503 {
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(orInt(f.RetryAfterSeconds, DefaultRetryAfterSecs)))
+	}
+	s.writeError(ctx, e)
+	c.rec.Status, c.rec.Fault = st, "error_"+strconv.Itoa(st)
+	s.finish(c, nil)
+	return true
+}
+
+func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
+	f := s.cfg.Faults
+	since := time.Since(s.start)
+	ctx.SetContentType("application/json")
+	if since < f.ModelsReadyDelay || since < f.InferenceReadyDelay || s.closing.Load() {
+		ctx.SetStatusCode(503)
+		ctx.SetBodyString(`{"status":"starting"}`)
+		return
+	}
+	ctx.SetBodyString(`{"status":"ok"}`)
+}
+
+func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
+	if s.cfg.APIKey != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+s.cfg.APIKey {
+		s.writeError(ctx, &apiError{status: 401, typ: openai.ErrAuthentication, code: "invalid_api_key", msg: "incorrect or missing API key"})
+		return
+	}
+	if d := s.cfg.Faults.ModelsReadyDelay; d > 0 && time.Since(s.start) < d {
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(orInt(s.cfg.Faults.RetryAfterSeconds, DefaultRetryAfterSecs)))
+		s.writeError(ctx, &apiError{status: 503, typ: openai.ErrOverloaded, msg: "models are loading; retry later"})
+		return
+	}
+	list := openai.ModelList{Object: "list"}
+	for _, m := range s.models {
+		list.Data = append(list.Data, openai.Model{ID: m, Object: "model", Created: s.start.Unix(), OwnedBy: "perfgate"})
+	}
+	b, _ := json.Marshal(list)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b)
+}
