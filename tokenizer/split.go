@@ -48,11 +48,16 @@ func newRegexpSplitter(pattern string) (*regexpSplitter, error) {
 func hfPattern(p string) string { return rewriteUnicodeClasses(p) }
 
 func (r *regexpSplitter) split(s string, yield func(string)) {
+	r.matches(s, func(a, b int) { yield(s[a:b]) })
+}
+
+// matches yields the byte ranges of the matches in s.
+func (r *regexpSplitter) matches(s string, yield func(a, b int)) {
 	if s == "" {
 		return
 	}
-	// regexp2 matches on runes: keep the byte offset of every rune so that pieces are
-	// slices of s (invalid bytes become one U+FFFD rune each).
+	// regexp2 matches on runes: keep the byte offset of every rune (invalid bytes become
+	// one U+FFFD rune each).
 	runes := make([]rune, 0, len(s))
 	offs := make([]int, 0, len(s)+1)
 	for i := 0; i < len(s); {
@@ -65,7 +70,7 @@ func (r *regexpSplitter) split(s string, yield func(string)) {
 	m, err := r.re.FindRunesMatch(runes)
 	for err == nil && m != nil {
 		a, b := m.Index, m.Index+m.Length
-		yield(s[offs[a]:offs[b]])
+		yield(offs[a], offs[b])
 		m, err = r.re.FindNextMatch(m)
 	}
 }

@@ -1,0 +1,108 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// wordPieceModel is greedy longest-match-first WordPiece (BERT).
+type wordPieceModel struct {
+	vocabTable
+	unk      int
+	prefix   string
+	maxChars int
+}
+
+func buildWordPiece(j *jsonModel) (*wordPieceModel, error) {
+	var vm map[string]int
+	if err := json.Unmarshal(j.Vocab, &vm); err != nil {
+		return nil, fmt.Errorf("WordPiece vocab: %w", err)
+	}
+	vt, err := newVocabTable(vm)
+	if err != nil {
+		return nil, err
+	}
+	unkTok := strOr(j.UnkToken, "[UNK]")
+	unk, ok := vm[unkTok]
+	if !ok {
+		return nil, fmt.Errorf("WordPiece unk_token %q is not in the vocab", unkTok)
+	}
+	maxChars := 100
+	if j.MaxInputCharsPerWord != nil {
+		maxChars = *j.MaxInputCharsPerWord
+	}
+	return &wordPieceModel{vocabTable: vt, unk: unk, prefix: strOr(j.ContinuingSubwordPrefix, "##"), maxChars: maxChars}, nil
+}
+
+func (m *wordPieceModel) tokenize(s string, out []int) []int {
+	if s == "" {
+		return out
+	}
+	if utf8.RuneCountInString(s) > m.maxChars {
+		return append(out, m.unk)
+	}
+	start0 := len(out)
+	buf := make([]byte, 0, len(s)+len(m.prefix))
+	for start := 0; start < len(s); {
+		end := len(s)
+		found := -1
+		for start < end {
+			sub := s[start:end]
+			var id int
+			var ok bool
+			if start > 0 {
+				buf = append(append(buf[:0], m.prefix...), sub...)
+				id, ok = m.toID[string(buf)]
+			} else {
+				id, ok = m.toID[sub]
+			}
+			if ok {
+				found = id
+				break
+			}
+			_, w := utf8.DecodeLastRuneInString(sub)
+			end -= w
+		}
+		if found < 0 {
+			return append(out[:start0], m.unk)
+		}
+		out = append(out, found)
+		start = end
+	}
+	return out
+}
+
+// wordLevelModel maps each piece to its id, or to the unknown token.
+type wordLevelModel struct {
+	vocabTable
+	unk int // -1: none
+}
+
+func buildWordLevel(j *jsonModel) (*wordLevelModel, error) {
+	var vm map[string]int
+	if err := json.Unmarshal(j.Vocab, &vm); err != nil {
+		return nil, fmt.Errorf("WordLevel vocab: %w", err)
+	}
+	vt, err := newVocabTable(vm)
+	if err != nil {
+		return nil, err
+	}
+	m := &wordLevelModel{vocabTable: vt, unk: -1}
+	if j.UnkToken != nil {
+		if id, ok := vm[*j.UnkToken]; ok {
+			m.unk = id
+		}
+	}
+	return m, nil
+}
+
+func (m *wordLevelModel) tokenize(s string, out []int) []int {
+	if id, ok := m.toID[s]; ok {
+		return append(out, id)
+	}
+	if m.unk >= 0 {
+		return append(out, m.unk)
+	}
+	return out
+}

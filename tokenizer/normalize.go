@@ -1,0 +1,257 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// normalizer is a tokenizer.json normalizer: a function of the text (offsets are not
+// tracked: only ids matter here).
+type normalizer interface {
+	normalize(s string) string
+}
+
+func buildNormalizer(raw json.RawMessage) (normalizer, error) {
+	var c jsonComp
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, err
+	}
+	switch c.Type {
+	case "Sequence":
+		var seq normSequence
+		for _, r := range c.Normalizers {
+			n, err := buildNormalizer(r)
+			if err != nil {
+				return nil, err
+			}
+			seq = append(seq, n)
+		}
+		return seq, nil
+	case "NFC":
+		return normForm{norm.NFC}, nil
+	case "NFD":
+		return normForm{norm.NFD}, nil
+	case "NFKC":
+		return normForm{norm.NFKC}, nil
+	case "NFKD":
+		return normForm{norm.NFKD}, nil
+	case "Lowercase":
+		return normLowercase{}, nil
+	case "Strip":
+		return normStrip{left: boolOr(c.StripLeft, true), right: boolOr(c.StripRight, true)}, nil
+	case "StripAccents":
+		return normStripAccents{}, nil
+	case "Prepend":
+		if c.Prepend == nil {
+			return nil, errors.New("Prepend without prepend")
+		}
+		return normPrepend(*c.Prepend), nil
+	case "Replace":
+		content, err := jsonString(c.Content, "")
+		if err != nil {
+			return nil, fmt.Errorf("Replace content: %w", err)
+		}
+		r, err := newReplacer(c.Pattern, content)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	case "BertNormalizer":
+		lower := boolOr(c.Lowercase, true)
+		return normBert{
+			clean:   boolOr(c.CleanText, true),
+			chinese: boolOr(c.HandleChineseChars, true),
+			strip:   boolOr(c.StripAccents, lower),
+			lower:   lower,
+		}, nil
+	}
+	return nil, errUnsupported{"normalizer", c.Type}
+}
+
+type normSequence []normalizer
+
+func (q normSequence) normalize(s string) string {
+	for _, n := range q {
+		s = n.normalize(s)
+	}
+	return s
+}
+
+type normForm struct{ f norm.Form }
+
+func (n normForm) normalize(s string) string { return n.f.String(s) }
+
+type normLowercase struct{}
+
+func (normLowercase) normalize(s string) string { return lowercase(s) }
+
+// lowercase is Rust's per-char to_lowercase: like unicode.ToLower except that U+0130
+// becomes "i\u0307".
+func lowercase(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r == 0x130 {
+			b.WriteString("i\u0307")
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+type normStrip struct{ left, right bool }
+
+func (n normStrip) normalize(s string) string {
+	isWS := func(r rune) bool { return unicode.Is(unicode.White_Space, r) }
+	if n.left {
+		s = strings.TrimLeftFunc(s, isWS)
+	}
+	if n.right {
+		s = strings.TrimRightFunc(s, isWS)
+	}
+	return s
+}
+
+type normStripAccents struct{}
+
+func (normStripAccents) normalize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsMark(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+type normPrepend string
+
+func (p normPrepend) normalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(p) + s
+}
+
+// replacer is the Replace normalizer and decoder: every match of a literal or regex pattern
+// is replaced by content.
+type replacer struct {
+	lit     string
+	re      patternSplitter // nil for a literal
+	content string
+}
+
+func newReplacer(p *struct {
+	String *string `json:"String"`
+	Regex  *string `json:"Regex"`
+}, content string) (*replacer, error) {
+	switch {
+	case p == nil:
+		return nil, errors.New("Replace without pattern")
+	case p.String != nil:
+		return &replacer{lit: *p.String, content: content}, nil
+	case p.Regex != nil:
+		re, err := newPatternSplitter(*p.Regex)
+		if err != nil {
+			return nil, err
+		}
+		return &replacer{re: re, content: content}, nil
+	}
+	return nil, errors.New("Replace pattern is neither String nor Regex")
+}
+
+func (r *replacer) normalize(s string) string {
+	if r.re == nil {
+		if r.lit == "" {
+			return s
+		}
+		return strings.ReplaceAll(s, r.lit, r.content)
+	}
+	var b strings.Builder
+	pos := 0
+	// Matches are substrings of s yielded in order; find each one's offset.
+	r.re.split(s, func(m string) {
+		i := strings.Index(s[pos:], m)
+		if i < 0 || m == "" {
+			return
+		}
+		b.WriteString(s[pos : pos+i])
+		b.WriteString(r.content)
+		pos += i + len(m)
+	})
+	b.WriteString(s[pos:])
+	return b.String()
+}
+
+// normBert is BertNormalizer.
+type normBert struct{ clean, chinese, strip, lower bool }
+
+func isChineseChar(r rune) bool {
+	return (r >= 0x4E00 && r <= 0x9FFF) || (r >= 0x3400 && r <= 0x4DBF) ||
+		(r >= 0x20000 && r <= 0x2A6DF) || (r >= 0x2A700 && r <= 0x2B73F) ||
+		(r >= 0x2B740 && r <= 0x2B81F) || (r >= 0x2B920 && r <= 0x2CEAF) ||
+		(r >= 0xF900 && r <= 0xFAFF) || (r >= 0x2F800 && r <= 0x2FA1F)
+}
+
+func (n normBert) normalize(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		if n.clean {
+			if r == 0 || r == 0xFFFD || bertIsControl(r) {
+				continue
+			}
+			if r == '\t' || r == '\n' || r == '\r' || unicode.Is(unicode.White_Space, r) {
+				r = ' '
+			}
+		}
+		if n.chinese && isChineseChar(r) {
+			b.WriteByte(' ')
+			b.WriteRune(r)
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s = b.String()
+	if n.strip {
+		s = norm.NFD.String(s)
+		s = strings.Map(func(r rune) rune {
+			if unicode.Is(unicode.Mn, r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	if n.lower {
+		s = lowercase(s)
+	}
+	return s
+}
+
+// bertIsControl is BertNormalizer's is_control: general category C (other), except tab,
+// newline and carriage return.
+func bertIsControl(r rune) bool {
+	switch r {
+	case '\t', '\n', '\r':
+		return false
+	}
+	return isOther(r)
+}
