@@ -36,159 +36,183 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 // The benchmark duration runs from the first non-warmup request sent to the last one
 // done. Percentiles use numpy's linear interpolation.
 func ComputeMetrics(recs []record.Client, opt MetricsOptions) record.Metrics {
-	m := record.Metrics{
+	a := newAccumulator(opt)
+	for i := range recs {
+		a.add(&recs[i])
+	}
+	return a.metrics()
+}
+
+// accumulator computes metrics incrementally, keeping only the per-metric values (not
+// the records), so long runs can drop records as they are written.
+type accumulator struct {
+	opt              MetricsOptions
+	m                record.Metrics
+	series           map[string][]float64
+	ok, errs, good   int
+	first            time.Duration
+	last             time.Duration
+	totalOSL, totISL int
+	gaps             []time.Duration
+}
+
+func newAccumulator(opt MetricsOptions) *accumulator {
+	a := &accumulator{opt: opt, series: map[string][]float64{}, first: -1}
+	a.m = record.Metrics{
 		Stats:   map[string]record.Stat{},
 		Scalars: map[string]record.Scalar{},
 		Errors:  map[string]int{},
 		SLO:     opt.SLO,
 	}
-	m.OSLSource = "client"
+	a.m.OSLSource = "client"
 	if opt.UsageOSL {
-		m.OSLSource = "usage"
+		a.m.OSLSource = "usage"
 	}
-	series := map[string][]float64{}
-	add := func(name string, v float64) {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			series[name] = append(series[name], v)
-		}
+	return a
+}
+
+func (a *accumulator) add1(name string, v float64) {
+	if !math.IsNaN(v) && !math.IsInf(v, 0) {
+		a.series[name] = append(a.series[name], v)
 	}
-	var (
-		ok, errs, good   int
-		first            time.Duration = -1
-		last             time.Duration
-		totalOSL, totISL int
-		gaps             []time.Duration
-	)
-	for i := range recs {
-		r := &recs[i]
-		if r.Warmup {
-			m.Warmup++
-			continue
+}
+
+func (a *accumulator) add(r *record.Client) {
+	opt, m, add := a.opt, &a.m, a.add1
+	if r.Warmup {
+		m.Warmup++
+		return
+	}
+	if a.first < 0 || r.Sent < a.first {
+		a.first = r.Sent
+	}
+	if r.Done > a.last {
+		a.last = r.Done
+	}
+	if !r.ISLExact && r.RequestedISL > 0 {
+		m.ISLInexact++
+	}
+	if !r.OK() {
+		a.errs++
+		m.Errors[r.ErrorKind]++
+		return
+	}
+	a.ok++
+	osl := r.OSL
+	if opt.UsageOSL && r.UsageCompletionTokens >= 0 {
+		osl = r.UsageCompletionTokens
+	}
+	a.totalOSL += osl
+	a.totISL += r.ISL
+	lat := r.Latency()
+	per := map[string]float64{}
+	per[record.MetricRequestLatency] = ms(lat)
+	add(record.MetricRequestLatency, ms(lat))
+	add(record.MetricISL, float64(r.ISL))
+	add(record.MetricOSL, float64(osl))
+	if r.UsageCompletionTokens >= 0 {
+		add(record.MetricUsageOSL, float64(r.UsageCompletionTokens))
+	}
+	if r.Scheduled > 0 {
+		add(record.MetricQueueTime, ms(r.QueueTime()))
+	}
+	if !r.Stream {
+		a.good += isGood(per, opt.SLO)
+		return
+	}
+	ft, hasFT := r.FirstToken()
+	if hasFT {
+		ttft := ft - r.Sent
+		per[record.MetricTTFT] = ms(ttft)
+		add(record.MetricTTFT, ms(ttft))
+		if ttft > 0 {
+			add(record.MetricPrefillThroughputPerUser, float64(r.ISL)/ttft.Seconds())
 		}
-		if first < 0 || r.Sent < first {
-			first = r.Sent
-		}
-		if r.Done > last {
-			last = r.Done
-		}
-		if !r.ISLExact && r.RequestedISL > 0 {
-			m.ISLInexact++
-		}
-		if !r.OK() {
-			errs++
-			m.Errors[r.ErrorKind]++
-			continue
-		}
-		ok++
-		osl := r.OSL
-		if opt.UsageOSL && r.UsageCompletionTokens >= 0 {
-			osl = r.UsageCompletionTokens
-		}
-		totalOSL += osl
-		totISL += r.ISL
-		lat := r.Latency()
-		per := map[string]float64{}
-		per[record.MetricRequestLatency] = ms(lat)
-		add(record.MetricRequestLatency, ms(lat))
-		add(record.MetricISL, float64(r.ISL))
-		add(record.MetricOSL, float64(osl))
-		if r.UsageCompletionTokens >= 0 {
-			add(record.MetricUsageOSL, float64(r.UsageCompletionTokens))
-		}
-		if q := r.QueueTime(); r.Scheduled > 0 {
-			add(record.MetricQueueTime, ms(q))
-		}
-		if !r.Stream {
-			good += isGood(per, opt.SLO)
-			continue
-		}
-		ft, hasFT := r.FirstToken()
-		if hasFT {
-			ttft := ft - r.Sent
-			per[record.MetricTTFT] = ms(ttft)
-			add(record.MetricTTFT, ms(ttft))
-			if ttft > 0 {
-				add(record.MetricPrefillThroughputPerUser, float64(r.ISL)/ttft.Seconds())
-			}
-			// Second text chunk.
-			seen := false
-			for _, ch := range r.Chunks {
-				if ch.Tokens > 0 {
-					if seen {
-						add(record.MetricTTST, ms(ch.T-ft))
-						break
-					}
-					seen = true
+		seen := false
+		for _, ch := range r.Chunks {
+			if ch.Tokens > 0 {
+				if seen {
+					add(record.MetricTTST, ms(ch.T-ft))
+					break
 				}
-			}
-			if osl >= 2 {
-				itl := (lat - ttft).Seconds() * 1e3 / float64(osl-1)
-				per[record.MetricITL] = itl
-				add(record.MetricITL, itl)
-				if itl > 0 {
-					add(record.MetricOutputTokenThroughputPerUser, 1e3/itl)
-				}
+				seen = true
 			}
 		}
-		gaps = r.ContentGaps(gaps[:0])
-		for _, g := range gaps {
-			add(record.MetricICL, ms(g))
-		}
-		// vLLM: TTFT at the first chunk with choices; ITL = every later choices chunk gap.
-		if fc, ok := r.FirstChoice(); ok {
-			vt := fc - r.Sent
-			add(record.MetricTTFTVLLM, ms(vt))
-			prev := fc
-			started := false
-			for _, ch := range r.Chunks {
-				if !(ch.Choices || ch.Tokens > 0) {
-					continue
-				}
-				if !started {
-					started = true
-					continue
-				}
-				add(record.MetricITLVLLM, ms(ch.T-prev))
-				prev = ch.T
-			}
-			if osl > 1 {
-				add(record.MetricTPOTVLLM, (lat-vt).Seconds()*1e3/float64(osl-1))
+		if osl >= 2 {
+			itl := (lat - ttft).Seconds() * 1e3 / float64(osl-1)
+			per[record.MetricITL] = itl
+			add(record.MetricITL, itl)
+			if itl > 0 {
+				add(record.MetricOutputTokenThroughputPerUser, 1e3/itl)
 			}
 		}
-		good += isGood(per, opt.SLO)
 	}
-	units := map[string]string{
-		record.MetricTTFT: unitMS, record.MetricTTFTVLLM: unitMS, record.MetricTTST: unitMS,
-		record.MetricITL: unitMS, record.MetricICL: unitMS, record.MetricITLVLLM: unitMS,
-		record.MetricTPOTVLLM: unitMS, record.MetricRequestLatency: unitMS, record.MetricQueueTime: unitMS,
-		record.MetricOutputTokenThroughputPerUser: unitTokPerUser, record.MetricPrefillThroughputPerUser: unitTokPerUser,
-		record.MetricOSL: unitTokens, record.MetricISL: unitTokens, record.MetricUsageOSL: unitTokens,
+	a.gaps = r.ContentGaps(a.gaps[:0])
+	for _, g := range a.gaps {
+		add(record.MetricICL, ms(g))
 	}
-	for name, xs := range series {
-		m.Stats[name] = Summarize(xs, units[name])
+	// vLLM: TTFT at the first chunk with choices; ITL = every later choices chunk gap.
+	if fc, ok := r.FirstChoice(); ok {
+		vt := fc - r.Sent
+		add(record.MetricTTFTVLLM, ms(vt))
+		prev := fc
+		started := false
+		for _, ch := range r.Chunks {
+			if !(ch.Choices || ch.Tokens > 0) {
+				continue
+			}
+			if !started {
+				started = true
+				continue
+			}
+			add(record.MetricITLVLLM, ms(ch.T-prev))
+			prev = ch.T
+		}
+		if osl > 1 {
+			add(record.MetricTPOTVLLM, (lat-vt).Seconds()*1e3/float64(osl-1))
+		}
 	}
+	a.good += isGood(per, opt.SLO)
+}
+
+var metricUnits = map[string]string{
+	record.MetricTTFT: unitMS, record.MetricTTFTVLLM: unitMS, record.MetricTTST: unitMS,
+	record.MetricITL: unitMS, record.MetricICL: unitMS, record.MetricITLVLLM: unitMS,
+	record.MetricTPOTVLLM: unitMS, record.MetricRequestLatency: unitMS, record.MetricQueueTime: unitMS,
+	record.MetricOutputTokenThroughputPerUser: unitTokPerUser, record.MetricPrefillThroughputPerUser: unitTokPerUser,
+	record.MetricOSL: unitTokens, record.MetricISL: unitTokens, record.MetricUsageOSL: unitTokens,
+}
+
+func (a *accumulator) metrics() record.Metrics {
+	m := a.m
+	m.Stats = map[string]record.Stat{}
+	for name, xs := range a.series {
+		m.Stats[name] = Summarize(xs, metricUnits[name])
+	}
+	m.Scalars = map[string]record.Scalar{}
+	ok, errs := a.ok, a.errs
 	dur := 0.0
-	if first >= 0 && last > first {
-		dur = (last - first).Seconds()
+	if a.first >= 0 && a.last > a.first {
+		dur = (a.last - a.first).Seconds()
 	}
 	m.Scalars[record.MetricBenchmarkDuration] = record.Scalar{Unit: "sec", Value: dur}
 	m.Scalars[record.MetricRequestCount] = record.Scalar{Unit: "requests", Value: float64(ok)}
 	m.Scalars[record.MetricErrorCount] = record.Scalar{Unit: "requests", Value: float64(errs)}
-	m.Scalars[record.MetricTotalOSL] = record.Scalar{Unit: unitTokens, Value: float64(totalOSL)}
-	m.Scalars[record.MetricTotalISL] = record.Scalar{Unit: unitTokens, Value: float64(totISL)}
+	m.Scalars[record.MetricTotalOSL] = record.Scalar{Unit: unitTokens, Value: float64(a.totalOSL)}
+	m.Scalars[record.MetricTotalISL] = record.Scalar{Unit: unitTokens, Value: float64(a.totISL)}
 	if ok+errs > 0 {
 		m.Scalars[record.MetricErrorRate] = record.Scalar{Unit: "ratio", Value: float64(errs) / float64(ok+errs)}
 	}
 	if dur > 0 {
 		m.Scalars[record.MetricRequestThroughput] = record.Scalar{Unit: "requests/sec", Value: float64(ok) / dur}
-		m.Scalars[record.MetricOutputTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(totalOSL) / dur}
-		m.Scalars[record.MetricTotalTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(totalOSL+totISL) / dur}
-		if len(opt.SLO) > 0 {
-			m.Scalars[record.MetricGoodput] = record.Scalar{Unit: "requests/sec", Value: float64(good) / dur}
+		m.Scalars[record.MetricOutputTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(a.totalOSL) / dur}
+		m.Scalars[record.MetricTotalTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(a.totalOSL+a.totISL) / dur}
+		if len(a.opt.SLO) > 0 {
+			m.Scalars[record.MetricGoodput] = record.Scalar{Unit: "requests/sec", Value: float64(a.good) / dur}
 		}
 	}
-	if len(opt.SLO) > 0 {
-		m.Scalars[record.MetricGoodRequestCount] = record.Scalar{Unit: "requests", Value: float64(good)}
+	if len(a.opt.SLO) > 0 {
+		m.Scalars[record.MetricGoodRequestCount] = record.Scalar{Unit: "requests", Value: float64(a.good)}
 	}
 	return m
 }

@@ -102,3 +102,6 @@ func Read[T any](r io.Reader) ([]T, error) {
 
 // ReadClient decodes a client recording (JSON lines of [Client]).
 func ReadClient(r io.Reader) ([]Client, error) { return Read[Client](r) }
+
+// ReadServer decodes a mock-server recording (JSON lines of [Server]).
+func ReadServer(r io.Reader) ([]Server, error) { return Read[Server](r) }

@@ -1,0 +1,423 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+)
+
+// Endpoint is the API a request goes to.
+type Endpoint string
+
+// Endpoints. The zero value means EndpointChat.
+const (
+	EndpointChat        Endpoint = "chat"        // POST /v1/chat/completions
+	EndpointCompletions Endpoint = "completions" // POST /v1/completions
+	EndpointEmbeddings  Endpoint = "embeddings"  // POST /v1/embeddings
+	EndpointRankings    Endpoint = "rankings"    // POST /v1/ranking (NVIDIA NIM: query + passages)
+	EndpointRerank      Endpoint = "rerank"      // POST /v1/rerank (vLLM/Cohere: query + documents)
+	EndpointResponses   Endpoint = "responses"   // POST /v1/responses (OpenAI Responses API)
+)
+
+// Path returns the endpoint's default URL path.
+func (e Endpoint) Path() string {
+	switch e {
+	case EndpointCompletions:
+		return "/v1/completions"
+	case EndpointEmbeddings:
+		return "/v1/embeddings"
+	case EndpointRankings:
+		return "/v1/ranking"
+	case EndpointRerank:
+		return "/v1/rerank"
+	case EndpointResponses:
+		return "/v1/responses"
+	}
+	return "/v1/chat/completions"
+}
+
+func (e Endpoint) generates() bool {
+	return e == "" || e == EndpointChat || e == EndpointCompletions || e == EndpointResponses
+}
+
+// Corpus styles for synthetic prompts.
+const (
+	CorpusShakespeare = "shakespeare" // natural text cut from the embedded public-domain corpus (default)
+	CorpusRandom      = "random"      // random token ids (excluding special tokens), exact length
+	CorpusVLLM        = "vllm"        // vLLM's RandomDataset, reproduced with numpy default_rng(Seed)
+)
+
+// Input file formats.
+const (
+	FormatPayloads  = "payloads"  // JSONL of request bodies, sent as they are
+	FormatMooncake  = "mooncake"  // mooncake trace: timestamp, input_length, output_length, hash_ids
+	FormatShareGPT  = "sharegpt"  // ShareGPT JSON/JSONL conversations
+	FormatRecording = "recording" // a mock-server recording (record.Server JSONL): replay what another tool sent
+)
+
+// Arrival processes for open-loop mode.
+const (
+	ArrivalPoisson  = "poisson"  // exponential gaps (default)
+	ArrivalConstant = "constant" // fixed gaps
+	ArrivalGamma    = "gamma"    // gamma gaps with shape Burstiness
+)
+
+// Routing policies over several URLs.
+const (
+	RouteRoundRobin       = "round_robin"       // default
+	RouteLeastOutstanding = "least_outstanding" // the URL with the fewest requests in flight
+)
+
+// OSL fields.
+const (
+	OSLMaxCompletionTokens = "max_completion_tokens"
+	OSLMaxTokens           = "max_tokens"
+	OSLNone                = "none"
+)
+
+// Defaults used when the corresponding Config field is zero.
+const (
+	DefaultTimeout     = 10 * time.Minute
+	DefaultConcurrency = 1
+	DefaultConnectTime = 10 * time.Second
+	DefaultModel       = "perfgate-model"
+)
+
+// Secret is a string that never prints or marshals: String and MarshalText give
+// "[redacted]" (or "" when empty). UnmarshalText accepts the real value, so a config
+// file can carry it; prefer APIKeyEnv.
+type Secret string
+
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// GoString keeps %#v from printing the secret.
+func (s Secret) GoString() string { return `"` + s.String() + `"` }
+
+// MarshalText implements encoding.TextMarshaler without revealing the value.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *Secret) UnmarshalText(b []byte) error { *s = Secret(b); return nil }
+
+// Config is a load generation run, as plain data (JSON/YAML-able; distributions are
+// distribution.Spec text such as "normal:512,64"). The zero value of each field is
+// documented; a zero Config is invalid only because it has no URL.
+//
+// Load mode: Rate > 0 is open loop (Arrival process, Concurrency then caps requests
+// in flight and the wait shows as client_queue_time); Rate == 0 is closed loop with
+// Concurrency workers (default 1). Schedule replays trace timestamps instead.
+type Config struct {
+	// URLs are the servers, base ("http://127.0.0.1:8000") or full endpoint URLs.
+	// A base URL (no path, "/" or ".../v1") gets the endpoint's path appended.
+	URLs []string `json:"urls"`
+	// Routing spreads requests over URLs: RouteRoundRobin (zero) or RouteLeastOutstanding.
+	Routing string `json:"routing,omitempty"`
+	// Endpoint is the API; zero = EndpointChat.
+	Endpoint Endpoint `json:"endpoint,omitempty"`
+	// Model is the "model" field; zero = DefaultModel.
+	Model string `json:"model,omitempty"`
+	// Stream asks for SSE streaming (generation endpoints).
+	Stream bool `json:"stream,omitempty"`
+	// NoUsage leaves out stream_options.include_usage (sent by default when streaming).
+	NoUsage bool `json:"no_usage,omitempty"`
+	// APIKey is sent as "Authorization: Bearer …"; never printed nor recorded.
+	APIKey Secret `json:"api_key,omitempty"`
+	// APIKeyEnv names an environment variable holding the API key (used when APIKey is empty).
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// Headers are extra request headers.
+	Headers map[string]string `json:"headers,omitempty"`
+	// ExtraBody fields are added to every generated body (they win over generated fields).
+	ExtraBody map[string]any `json:"extra_body,omitempty"`
+
+	// ISL and OSL are the input and output length distributions (tokens), rounded and
+	// clamped to >= 1 by distribution.Length. Zero ISL = fixed:128; zero OSL = no output
+	// cap sent. For Corpus "vllm", ISL must be fixed:N or vllm-range:N,R and OSL likewise
+	// (N is --random-input-len / --random-output-len).
+	ISL distribution.Spec `json:"isl,omitzero"`
+	OSL distribution.Spec `json:"osl,omitzero"`
+	// OSLField names the body field carrying OSL: OSLMaxCompletionTokens (zero, chat),
+	// OSLMaxTokens (zero for completions), or OSLNone.
+	OSLField string `json:"osl_field,omitempty"`
+	// IgnoreEOS sends "ignore_eos": true; MinTokens sends "min_tokens" = OSL, so the
+	// server generates exactly OSL tokens.
+	IgnoreEOS bool `json:"ignore_eos,omitempty"`
+	MinTokens bool `json:"min_tokens,omitempty"`
+
+	// Corpus is the synthetic prompt style: CorpusShakespeare (zero), CorpusRandom, CorpusVLLM.
+	Corpus string `json:"corpus,omitempty"`
+	// PrefixTokens is the length of a prompt prefix shared by every request (a shared
+	// system prompt when the endpoint is chat). 0 = none.
+	PrefixTokens int `json:"prefix_tokens,omitempty"`
+	// SystemPrompt, if set, is sent as the system message of every conversation.
+	SystemPrompt string `json:"system_prompt,omitempty"`
+	// Turns is the number of turns per conversation; zero = 1. History is carried.
+	Turns distribution.Spec `json:"turns,omitzero"`
+	// TurnDelay is the pause between a turn's response and the next turn, in seconds;
+	// zero = none.
+	TurnDelay distribution.Spec `json:"turn_delay,omitzero"`
+	// Passages is the number of passages/documents per rankings or rerank request; zero = 2.
+	Passages int `json:"passages,omitempty"`
+
+	// InputFile replaces synthetic prompts with a file in InputFormat.
+	InputFile   string `json:"input_file,omitempty"`
+	InputFormat string `json:"input_format,omitempty"`
+	// Schedule replays the file's timestamps (mooncake "timestamp" in ms, recording
+	// "ts") as the arrival schedule, divided by Speedup (zero = 1).
+	Schedule bool    `json:"schedule,omitempty"`
+	Speedup  float64 `json:"speedup,omitempty"`
+	// BlockTokens is the token count of one mooncake hash block; zero = 512.
+	BlockTokens int `json:"block_tokens,omitempty"`
+
+	// Concurrency: closed-loop workers, or the open-loop ceiling (0 = none).
+	Concurrency int `json:"concurrency,omitempty"`
+	// Rate is the open-loop request rate in req/s; 0 = closed loop.
+	Rate float64 `json:"rate,omitempty"`
+	// Arrival is the open-loop arrival process: ArrivalPoisson (zero), ArrivalConstant, ArrivalGamma.
+	Arrival string `json:"arrival,omitempty"`
+	// Burstiness is the gamma shape (ArrivalGamma); zero = 1.
+	Burstiness float64 `json:"burstiness,omitempty"`
+	// RampFrom and Ramp: the rate (open loop) ramps linearly from RampFrom to Rate over
+	// Ramp; closed loop starts workers evenly over Ramp (concurrency ramps 1 → Concurrency).
+	RampFrom float64       `json:"ramp_from,omitempty"`
+	Ramp     time.Duration `json:"ramp,omitempty"`
+
+	// Requests stops after this many requests (warmup not included); Duration stops
+	// after this long (measured from the end of warmup). Both zero with no input file:
+	// invalid. With both set, whichever comes first.
+	Requests int           `json:"requests,omitempty"`
+	Duration time.Duration `json:"duration,omitempty"`
+	// WarmupRequests / WarmupDuration: the first requests (by count) or those sent in
+	// the first WarmupDuration are marked warmup and excluded from metrics.
+	WarmupRequests int           `json:"warmup_requests,omitempty"`
+	WarmupDuration time.Duration `json:"warmup_duration,omitempty"`
+
+	// Timeout bounds a request from send to last byte; zero = DefaultTimeout, < 0 = none.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// IdleTimeout bounds the gap between received chunks after the first byte; zero = none.
+	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
+	// ConnectTimeout bounds dialing; zero = DefaultConnectTime.
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	// CancelFraction of requests (chosen with Seed) are cancelled CancelAfter after sending.
+	CancelFraction float64       `json:"cancel_fraction,omitempty"`
+	CancelAfter    time.Duration `json:"cancel_after,omitempty"`
+	// SourceAddrs are local IPs to dial from, round-robin (e.g. 127.0.0.2, 127.0.0.3 to
+	// pass the ephemeral-port limit of one source address).
+	SourceAddrs []string `json:"source_addrs,omitempty"`
+
+	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
+	Seed uint64 `json:"seed,omitempty"`
+	// RecordFile, if set, receives one JSON line per finished request.
+	RecordFile string `json:"record_file,omitempty"`
+	// DiscardRecords keeps Outcome.Records empty (metrics are still computed, from a
+	// compact copy without chunks… except ICL, which needs chunks): for very long runs.
+	DiscardRecords bool `json:"discard_records,omitempty"`
+	// UsageOSL computes metrics with usage.completion_tokens as OSL.
+	UsageOSL bool `json:"usage_osl,omitempty"`
+	// SLO is the goodput SLO: metric name → max (ms for latencies).
+	SLO map[string]float64 `json:"slo,omitempty"`
+}
+
+// ErrInvalidConfig is wrapped by every configuration error.
+var ErrInvalidConfig = errors.New("loadgen: invalid config")
+
+func (c *Config) endpoint() Endpoint {
+	if c.Endpoint == "" {
+		return EndpointChat
+	}
+	return c.Endpoint
+}
+
+func (c *Config) timeout() time.Duration {
+	switch {
+	case c.Timeout == 0:
+		return DefaultTimeout
+	case c.Timeout < 0:
+		return 0
+	}
+	return c.Timeout
+}
+
+// Validate reports every problem of c at once (errors.Join), each wrapping
+// ErrInvalidConfig. It sends nothing.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, a...)...))
+	}
+	if len(c.URLs) == 0 {
+		bad("no URL")
+	}
+	for _, u := range c.URLs {
+		p, err := url.Parse(u)
+		switch {
+		case err != nil:
+			bad("url %q: %v", u, err)
+		case p.Scheme != "http" && p.Scheme != "https":
+			bad("url %q: scheme must be http or https", u)
+		case p.Host == "":
+			bad("url %q: no host", u)
+		}
+	}
+	switch c.Routing {
+	case "", RouteRoundRobin, RouteLeastOutstanding:
+	default:
+		bad("routing %q: want %s or %s", c.Routing, RouteRoundRobin, RouteLeastOutstanding)
+	}
+	switch c.endpoint() {
+	case EndpointChat, EndpointCompletions, EndpointEmbeddings, EndpointRankings, EndpointRerank, EndpointResponses:
+	default:
+		bad("endpoint %q: want chat, completions, embeddings, rankings, rerank or responses", c.Endpoint)
+	}
+	if c.Stream && !c.endpoint().generates() {
+		bad("stream: endpoint %s does not stream", c.endpoint())
+	}
+	switch c.OSLField {
+	case "", OSLMaxCompletionTokens, OSLMaxTokens, OSLNone:
+	default:
+		bad("osl_field %q: want max_completion_tokens, max_tokens or none", c.OSLField)
+	}
+	switch c.Corpus {
+	case "", CorpusShakespeare, CorpusRandom, CorpusVLLM:
+	default:
+		bad("corpus %q: want shakespeare, random or vllm", c.Corpus)
+	}
+	if c.Corpus == CorpusVLLM {
+		if c.Requests <= 0 {
+			bad("corpus vllm: requests must be set (vLLM draws all lengths up front)")
+		}
+		for _, s := range []struct {
+			name string
+			spec distribution.Spec
+		}{{"isl", c.ISL}, {"osl", c.OSL}} {
+			if _, _, err := vllmLen(s.spec); err != nil {
+				bad("corpus vllm: %s: %v", s.name, err)
+			}
+		}
+	}
+	if c.PrefixTokens < 0 {
+		bad("prefix_tokens %d < 0", c.PrefixTokens)
+	}
+	if c.Passages < 0 {
+		bad("passages %d < 0", c.Passages)
+	}
+	switch c.InputFormat {
+	case "", FormatPayloads, FormatMooncake, FormatShareGPT, FormatRecording:
+	default:
+		bad("input_format %q: want payloads, mooncake, sharegpt or recording", c.InputFormat)
+	}
+	if c.InputFile != "" && c.InputFormat == "" {
+		bad("input_file set without input_format")
+	}
+	if c.InputFile == "" && c.InputFormat != "" {
+		bad("input_format %q without input_file", c.InputFormat)
+	}
+	if c.Schedule {
+		if c.InputFormat != FormatMooncake && c.InputFormat != FormatRecording {
+			bad("schedule needs a mooncake trace or a recording as input")
+		}
+		if c.Rate > 0 {
+			bad("schedule and rate are exclusive")
+		}
+	}
+	if c.Speedup < 0 || math.IsNaN(c.Speedup) {
+		bad("speedup %v < 0", c.Speedup)
+	}
+	if c.Concurrency < 0 {
+		bad("concurrency %d < 0", c.Concurrency)
+	}
+	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		bad("rate %v: want >= 0 and finite", c.Rate)
+	}
+	switch c.Arrival {
+	case "", ArrivalPoisson, ArrivalConstant, ArrivalGamma:
+	default:
+		bad("arrival %q: want poisson, constant or gamma", c.Arrival)
+	}
+	if c.Arrival != "" && c.Rate == 0 {
+		bad("arrival %q needs rate > 0", c.Arrival)
+	}
+	if c.Burstiness < 0 {
+		bad("burstiness %v < 0", c.Burstiness)
+	}
+	if c.RampFrom < 0 || c.Ramp < 0 {
+		bad("ramp: ramp_from %v and ramp %v must be >= 0", c.RampFrom, c.Ramp)
+	}
+	if c.RampFrom > 0 && c.Rate == 0 {
+		bad("ramp_from needs rate > 0")
+	}
+	if c.Requests < 0 || c.Duration < 0 || c.WarmupRequests < 0 || c.WarmupDuration < 0 {
+		bad("requests, duration and warmup must be >= 0")
+	}
+	if c.Requests == 0 && c.Duration == 0 && c.InputFile == "" {
+		bad("no stop condition: set requests, duration or an input file")
+	}
+	if c.IdleTimeout < 0 || c.ConnectTimeout < 0 {
+		bad("idle_timeout and connect_timeout must be >= 0")
+	}
+	if !(c.CancelFraction >= 0 && c.CancelFraction <= 1) {
+		bad("cancel_fraction %v: want 0..1", c.CancelFraction)
+	}
+	if c.CancelFraction > 0 && c.CancelAfter <= 0 {
+		bad("cancel_fraction needs cancel_after > 0")
+	}
+	for _, a := range c.SourceAddrs {
+		if net.ParseIP(a) == nil {
+			bad("source_addrs: %q is not an IP", a)
+		}
+	}
+	if c.BlockTokens < 0 {
+		bad("block_tokens %d < 0", c.BlockTokens)
+	}
+	for name, v := range c.SLO {
+		if v <= 0 || math.IsNaN(v) {
+			bad("slo %s: %v: want > 0", name, v)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// vllmLen extracts vLLM's (length, range ratio) from a Spec: fixed:N or vllm-range:N,R.
+// A zero Spec gives (0, 0).
+func vllmLen(s distribution.Spec) (int, float64, error) {
+	switch d := s.Distribution.(type) {
+	case nil:
+		return 0, 0, nil
+	case distribution.Fixed:
+		if d.Value < 0 || d.Value != math.Trunc(d.Value) {
+			return 0, 0, fmt.Errorf("%v: want a non-negative integer", d)
+		}
+		return int(d.Value), 0, nil
+	case distribution.VLLMRange:
+		return d.Len, d.Ratio, nil
+	}
+	return 0, 0, fmt.Errorf("%v: want fixed:N or vllm-range:N,R", s.Distribution)
+}
+
+// endpointURL completes a base URL with the endpoint's path.
+func endpointURL(raw string, e Endpoint) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	switch {
+	case p == "":
+		u.Path = e.Path()
+	case strings.HasSuffix(p, "/v1"):
+		u.Path = strings.TrimSuffix(p, "/v1") + e.Path()
+	default:
+		return raw
+	}
+	return u.String()
+}

@@ -1,0 +1,88 @@
+package dataset
+
+import (
+	_ "embed"
+	"time"
+)
+
+//go:embed corpus.txt
+var corpusText string
+
+// Corpus returns the embedded public-domain text (Shakespeare's sonnets and
+// speeches) that natural-language prompts are cut from.
+func Corpus() string { return corpusText }
+
+// Turn is one request of a conversation.
+type Turn struct {
+	// Prompt is the user text (chat/responses message, completions prompt, embeddings
+	// input, rankings/rerank query).
+	Prompt string
+	// Docs are the passages of a rankings/rerank request.
+	Docs []string
+	// ISL is Prompt's token count (re-encoded, no special tokens); RequestedISL is the
+	// length that was sampled; Exact reports ISL == RequestedISL.
+	ISL, RequestedISL int
+	Exact             bool
+	// OSL is the output length to ask for; 0 = no cap sent.
+	OSL int
+	// Delay is the pause after the previous turn's response before this turn is sent.
+	Delay time.Duration
+	// Body, when set, is a complete request body sent as it is (custom payloads).
+	Body []byte
+	// Endpoint overrides the run's endpoint for this turn ("chat", "completions", …),
+	// from a recording; empty = the run's.
+	Endpoint string
+	// Model overrides the model name; empty = the run's.
+	Model string
+	// Stream overrides streaming when non-nil (recordings).
+	Stream *bool
+	// MaxTokensField overrides which field carries OSL ("max_tokens",
+	// "max_completion_tokens"); IgnoreEOS and MinTokens override the run's when non-nil.
+	MaxTokensField string
+	IgnoreEOS      *bool
+	MinTokens      *int
+}
+
+// Conversation is one unit of work: turns sent one after another, each carrying the
+// history of the previous ones.
+type Conversation struct {
+	ID string
+	// At is the scheduled start (trace timestamp relative to the first), or -1.
+	At    time.Duration
+	Turns []Turn
+}
+
+// Source yields conversations in a fixed order. Next returns false when the source is
+// exhausted (synthetic sources never are). Not safe for concurrent use.
+type Source interface {
+	Next() (Conversation, bool)
+}
+
+// Slice is a finite Source over a slice, optionally cycling.
+type Slice struct {
+	Items []Conversation
+	Cycle bool // start again after the last item (At is then cleared to -1)
+	i     int
+}
+
+// Next implements [Source].
+func (s *Slice) Next() (Conversation, bool) {
+	if len(s.Items) == 0 {
+		return Conversation{}, false
+	}
+	if s.i >= len(s.Items) {
+		if !s.Cycle {
+			return Conversation{}, false
+		}
+		c := s.Items[s.i%len(s.Items)]
+		s.i++
+		c.At = -1
+		return c, true
+	}
+	c := s.Items[s.i]
+	s.i++
+	return c, true
+}
+
+// Len returns the number of items.
+func (s *Slice) Len() int { return len(s.Items) }

@@ -1,0 +1,256 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+func lines(r io.Reader, fn func(n int, b []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if err := fn(n, b); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	return sc.Err()
+}
+
+// ReadPayloads reads JSONL request bodies, one object per line, to be sent as they
+// are (one single-turn conversation each). A line's "stream" field, if present,
+// decides whether the response is read as SSE.
+func ReadPayloads(r io.Reader) ([]Conversation, error) {
+	var out []Conversation
+	err := lines(r, func(n int, b []byte) error {
+		var probe struct {
+			Stream *bool `json:"stream"`
+		}
+		if err := json.Unmarshal(b, &probe); err != nil {
+			return fmt.Errorf("not a JSON object: %w", err)
+		}
+		body := append([]byte(nil), b...)
+		out = append(out, Conversation{ID: fmt.Sprintf("p%d", len(out)), At: -1, Turns: []Turn{{Body: body, Stream: probe.Stream, Exact: true}}})
+		return nil
+	})
+	return out, err
+}
+
+// MooncakeRow is one line of a mooncake trace.
+type MooncakeRow struct {
+	Timestamp    float64 `json:"timestamp"` // ms since trace start
+	InputLength  int     `json:"input_length"`
+	OutputLength int     `json:"output_length"`
+	HashIDs      []int   `json:"hash_ids"`
+}
+
+// ReadMooncake reads a mooncake trace (JSONL: timestamp ms, input_length,
+// output_length, hash_ids). Each hash id stands for one block of blockTokens tokens:
+// equal ids give equal text, so requests sharing leading ids share a prompt prefix.
+// The last block holds the remainder (input_length − (len(hash_ids)−1)·blockTokens,
+// when positive). Prompts are made exactly input_length tokens where possible (the
+// last block is adjusted); At is the timestamp relative to the first row.
+func ReadMooncake(r io.Reader, tok *tokenizer.Tokenizer, blockTokens int, seed uint64) ([]Conversation, error) {
+	if tok == nil {
+		return nil, errors.New("mooncake traces need a tokenizer")
+	}
+	if blockTokens <= 0 {
+		return nil, errors.New("block tokens must be > 0")
+	}
+	var rows []MooncakeRow
+	err := lines(r, func(n int, b []byte) error {
+		var row MooncakeRow
+		if err := json.Unmarshal(b, &row); err != nil {
+			return err
+		}
+		if row.InputLength < 1 {
+			return fmt.Errorf("input_length %d < 1", row.InputLength)
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	blocks := map[int]string{}
+	block := func(id int) string {
+		if s, ok := blocks[id]; ok {
+			return s
+		}
+		w, _ := NewWriter(tok, StyleShakespeare, seed^uint64(id)*0x9e3779b97f4a7c15)
+		s, _ := w.Text("", blockTokens)
+		blocks[id] = s
+		return s
+	}
+	tail, _ := NewWriter(tok, StyleShakespeare, seed)
+	out := make([]Conversation, 0, len(rows))
+	for i, row := range rows {
+		var sb strings.Builder
+		full := 0
+		if len(row.HashIDs) > 0 {
+			full = min(len(row.HashIDs)-1, row.InputLength/blockTokens)
+			if row.InputLength >= len(row.HashIDs)*blockTokens {
+				full = len(row.HashIDs)
+			}
+		}
+		for _, id := range row.HashIDs[:full] {
+			sb.WriteString(block(id))
+		}
+		prompt, got := sb.String(), 0
+		if prompt != "" {
+			got = tok.Count(prompt, false)
+		}
+		if got != row.InputLength {
+			prompt, got = tail.Text(prompt, row.InputLength)
+		}
+		out = append(out, Conversation{
+			ID: fmt.Sprintf("m%d", i),
+			At: time.Duration((row.Timestamp - rows[0].Timestamp) * float64(time.Millisecond)),
+			Turns: []Turn{{Prompt: prompt, ISL: got, RequestedISL: row.InputLength, Exact: got == row.InputLength,
+				OSL: row.OutputLength}},
+		})
+	}
+	return out, nil
+}
+
+// shareGPTConv is one ShareGPT conversation.
+type shareGPTConv struct {
+	ID            string `json:"id"`
+	Conversations []struct {
+		From  string `json:"from"`
+		Value string `json:"value"`
+	} `json:"conversations"`
+}
+
+// ReadShareGPT reads ShareGPT conversations: a JSON array, or JSONL with one
+// conversation per line. Each human/user message becomes a turn; the following
+// gpt/assistant message's token count is the turn's OSL (as vLLM uses it).
+// Conversations without a human turn are skipped.
+func ReadShareGPT(r io.Reader, tok *tokenizer.Tokenizer) ([]Conversation, error) {
+	if tok == nil {
+		return nil, errors.New("sharegpt needs a tokenizer")
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var convs []shareGPTConv
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		if err := json.Unmarshal(t, &convs); err != nil {
+			return nil, err
+		}
+	} else if err := lines(bytes.NewReader(data), func(n int, b []byte) error {
+		var c shareGPTConv
+		if err := json.Unmarshal(b, &c); err != nil {
+			return err
+		}
+		convs = append(convs, c)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var out []Conversation
+	for i, c := range convs {
+		conv := Conversation{ID: c.ID, At: -1}
+		if conv.ID == "" {
+			conv.ID = fmt.Sprintf("s%d", i)
+		}
+		for _, m := range c.Conversations {
+			switch m.From {
+			case "human", "user":
+				n := tok.Count(m.Value, false)
+				conv.Turns = append(conv.Turns, Turn{Prompt: m.Value, ISL: n, RequestedISL: n, Exact: true})
+			case "gpt", "assistant", "chatgpt", "bard", "bing":
+				if k := len(conv.Turns); k > 0 && conv.Turns[k-1].OSL == 0 {
+					conv.Turns[k-1].OSL = max(tok.Count(m.Value, false), 1)
+				}
+			}
+		}
+		if len(conv.Turns) > 0 {
+			out = append(out, conv)
+		}
+	}
+	return out, nil
+}
+
+// ReadRecording reads a mock-server recording (record.Server JSONL) and rebuilds
+// what another tool sent: per request the same endpoint, model, stream flag, output
+// fields (max_tokens / max_completion_tokens, min_tokens, ignore_eos) and a prompt
+// with the recorded ISL (the recorded ISL may include a chat template's tokens; the
+// replayed prompt has that many tokens of content), at the recorded arrival times
+// (At, relative to the first). Rejected requests are skipped.
+func ReadRecording(r io.Reader, tok *tokenizer.Tokenizer, seed uint64) ([]Conversation, error) {
+	if tok == nil {
+		return nil, errors.New("recording replay needs a tokenizer")
+	}
+	var recs []record.Server
+	if err := record.Each(r, func(s record.Server) error {
+		if s.Rejected == "" {
+			recs = append(recs, s)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	w, err := NewWriter(tok, StyleShakespeare, seed)
+	if err != nil {
+		return nil, err
+	}
+	var out []Conversation
+	var t0 int64
+	for i, s := range recs {
+		ts := s.RecvNS
+		if ts == 0 {
+			ts = int64(s.TS * 1e9)
+		}
+		if i == 0 {
+			t0 = ts
+		}
+		n := max(s.ISL, 1)
+		prompt, got := w.Text("", n)
+		t := Turn{Prompt: prompt, ISL: got, RequestedISL: n, Exact: got == n, Model: s.Model,
+			Endpoint: endpointOfPath(s.Endpoint), IgnoreEOS: s.IgnoreEOS, MinTokens: s.MinTokens}
+		stream := s.Stream
+		t.Stream = &stream
+		switch {
+		case s.MaxCompletionTokens != nil:
+			t.OSL, t.MaxTokensField = *s.MaxCompletionTokens, "max_completion_tokens"
+		case s.MaxTokens != nil:
+			t.OSL, t.MaxTokensField = *s.MaxTokens, "max_tokens"
+		}
+		out = append(out, Conversation{ID: fmt.Sprintf("r%d", i), At: time.Duration(ts - t0), Turns: []Turn{t}})
+	}
+	return out, nil
+}
+
+func endpointOfPath(p string) string {
+	switch {
+	case strings.HasSuffix(p, "/chat/completions"):
+		return "chat"
+	case strings.HasSuffix(p, "/completions"):
+		return "completions"
+	case strings.HasSuffix(p, "/embeddings"):
+		return "embeddings"
+	case strings.HasSuffix(p, "/ranking"):
+		return "rankings"
+	case strings.HasSuffix(p, "/rerank"):
+		return "rerank"
+	case strings.HasSuffix(p, "/responses"):
+		return "responses"
+	}
+	return ""
+}

@@ -1,0 +1,243 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// Prompt styles.
+const (
+	StyleShakespeare = "shakespeare"
+	StyleRandom      = "random"
+)
+
+// MaxFitAttempts bounds the decode/re-encode rounds spent making one prompt exact.
+const MaxFitAttempts = 24
+
+// Synthetic configures a synthetic Source. Lengths are in tokens of Tok.
+type Synthetic struct {
+	Tok *tokenizer.Tokenizer
+	// Style is StyleShakespeare (zero) or StyleRandom.
+	Style string
+	// ISL is required. OSL with a nil Dist means no output cap.
+	ISL, OSL distribution.Length
+	// PrefixTokens is the length of a prefix shared by every prompt (its text is the
+	// same for every request, so servers can cache it). ISL includes it.
+	PrefixTokens int
+	// Turns per conversation (nil Dist = 1) and the delay before each later turn, in
+	// seconds (nil = none).
+	Turns     distribution.Length
+	TurnDelay distribution.Distribution
+	// Docs is the number of passages per turn (rankings/rerank); each has a length from ISL.
+	Docs int
+	// Seed seeds every draw.
+	Seed uint64
+}
+
+// SyntheticSource is the Source a [Synthetic] configures.
+type SyntheticSource struct {
+	cfg    Synthetic
+	w      *Writer
+	rng    *rand.Rand
+	isl    distribution.Length
+	osl    distribution.Length
+	turns  distribution.Length
+	delay  distribution.Distribution
+	prefix string
+	n      int
+}
+
+// NewSynthetic validates cfg and returns its source.
+func NewSynthetic(cfg Synthetic) (*SyntheticSource, error) {
+	if cfg.Tok == nil {
+		return nil, errors.New("dataset: synthetic prompts need a tokenizer")
+	}
+	if cfg.ISL.Dist == nil {
+		return nil, errors.New("dataset: no ISL distribution")
+	}
+	w, err := NewWriter(cfg.Tok, cfg.Style, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	s := &SyntheticSource{cfg: cfg, w: w, rng: rand.New(rand.NewPCG(cfg.Seed, 0x1517))}
+	s.isl = cfg.ISL
+	s.isl.Dist = distribution.WithSrc(cfg.ISL.Dist, rand.NewPCG(cfg.Seed, 1))
+	if cfg.OSL.Dist != nil {
+		s.osl = cfg.OSL
+		s.osl.Dist = distribution.WithSrc(cfg.OSL.Dist, rand.NewPCG(cfg.Seed, 2))
+	}
+	if cfg.Turns.Dist != nil {
+		s.turns = cfg.Turns
+		s.turns.Dist = distribution.WithSrc(cfg.Turns.Dist, rand.NewPCG(cfg.Seed, 3))
+	}
+	if cfg.TurnDelay != nil {
+		s.delay = distribution.WithSrc(cfg.TurnDelay, rand.NewPCG(cfg.Seed, 4))
+	}
+	if cfg.PrefixTokens > 0 {
+		p, got := w.Text("", cfg.PrefixTokens)
+		if got != cfg.PrefixTokens {
+			return nil, fmt.Errorf("dataset: could not build a shared prefix of exactly %d tokens (got %d)", cfg.PrefixTokens, got)
+		}
+		s.prefix = p
+	}
+	return s, nil
+}
+
+// Prefix returns the shared prefix text ("" if none).
+func (s *SyntheticSource) Prefix() string { return s.prefix }
+
+// Next implements [Source]; it never runs out.
+func (s *SyntheticSource) Next() (Conversation, bool) {
+	id := fmt.Sprintf("c%d", s.n)
+	s.n++
+	nt := 1
+	if s.turns.Dist != nil {
+		nt = s.turns.Rand()
+	}
+	c := Conversation{ID: id, At: -1, Turns: make([]Turn, nt)}
+	for i := range c.Turns {
+		t := &c.Turns[i]
+		t.RequestedISL = s.isl.Rand()
+		if s.osl.Dist != nil {
+			t.OSL = s.osl.Rand()
+		}
+		if i > 0 && s.delay != nil {
+			if d := s.delay.Rand(); d > 0 {
+				t.Delay = time.Duration(d * 1e9)
+			}
+		}
+		t.Prompt, t.ISL = s.w.Text(s.prefix, t.RequestedISL)
+		t.Exact = t.ISL == t.RequestedISL
+		for range s.cfg.Docs {
+			d, _ := s.w.Text("", s.isl.Rand())
+			t.Docs = append(t.Docs, d)
+		}
+	}
+	return c, true
+}
+
+// Writer makes texts of an exact token count. Not safe for concurrent use.
+type Writer struct {
+	tok     *tokenizer.Tokenizer
+	style   string
+	rng     *rand.Rand
+	ids     []int // natural corpus token ids
+	allowed []int // random style: vocabulary minus special ids
+}
+
+var corpusIDs sync.Map // tokenizer fingerprint+name → []int
+
+// NewWriter returns a Writer for style (StyleShakespeare or StyleRandom) seeded with seed.
+func NewWriter(tok *tokenizer.Tokenizer, style string, seed uint64) (*Writer, error) {
+	w := &Writer{tok: tok, style: style, rng: rand.New(rand.NewPCG(seed, 0x7e47))}
+	switch style {
+	case "", StyleShakespeare:
+		w.style = StyleShakespeare
+		key := tok.Name() + "\x00" + tok.Fingerprint()
+		if v, ok := corpusIDs.Load(key); ok {
+			w.ids = v.([]int)
+		} else {
+			w.ids = tok.Encode(corpusText, false)
+			corpusIDs.Store(key, w.ids)
+		}
+		if len(w.ids) == 0 {
+			return nil, errors.New("dataset: corpus encodes to no tokens")
+		}
+	case StyleRandom:
+		w.allowed = AllowedTokens(tok)
+		if len(w.allowed) == 0 {
+			return nil, errors.New("dataset: tokenizer has no non-special tokens")
+		}
+	default:
+		return nil, fmt.Errorf("dataset: unknown prompt style %q", style)
+	}
+	return w, nil
+}
+
+// AllowedTokens returns the vocabulary ids that are not special, ascending (vLLM's
+// allowed_tokens).
+func AllowedTokens(tok *tokenizer.Tokenizer) []int {
+	special := tok.SpecialIDs()
+	sort.Ints(special)
+	n := tok.VocabSize()
+	out := make([]int, 0, n)
+	j := 0
+	for id := 0; id < n; id++ {
+		for j < len(special) && special[j] < id {
+			j++
+		}
+		if j < len(special) && special[j] == id {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// Text returns prefix followed by generated text such that the whole encodes
+// (without special tokens) to exactly n tokens, and the count it reached: n, or
+// the closest count found when n is impossible (e.g. n smaller than the prefix).
+func (w *Writer) Text(prefix string, n int) (string, int) {
+	base := 0
+	if prefix != "" {
+		base = w.tok.Count(prefix, false)
+	}
+	if n <= base {
+		return prefix, base
+	}
+	var seq []int
+	start := 0
+	fresh := func() {
+		seq = seq[:0]
+		start = w.rng.IntN(max(len(w.ids), 1))
+	}
+	fresh()
+	gen := func(m int) string {
+		if w.style == StyleRandom {
+			for len(seq) < m {
+				seq = append(seq, w.allowed[w.rng.IntN(len(w.allowed))])
+			}
+			return w.tok.Decode(seq[:m], false)
+		}
+		seq = seq[:0]
+		for i := range m {
+			seq = append(seq, w.ids[(start+i)%len(w.ids)])
+		}
+		return w.tok.Decode(seq, false)
+	}
+	m := n - base
+	best, bestN := "", -1
+	for attempt := range MaxFitAttempts {
+		if attempt > 0 && attempt%8 == 0 {
+			fresh()
+			m = n - base
+		}
+		text := prefix + gen(m)
+		got := w.tok.Count(text, false)
+		if got == n {
+			return text, n
+		}
+		if bestN < 0 || abs(got-n) < abs(bestN-n) {
+			best, bestN = text, got
+		}
+		m += n - got
+		if m < 1 {
+			m = 1
+		}
+	}
+	return best, bestN
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

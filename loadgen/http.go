@@ -1,0 +1,493 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/internal/sse"
+	"github.com/valyala/fasthttp"
+)
+
+// target is one server URL with its own connection pool. Connections are owned by
+// loadgen (not fasthttp.Client) so each request can set its own read deadlines: an
+// idle deadline between chunks and a total deadline, independently.
+type target struct {
+	url     string // full endpoint URL
+	host    string // Host header
+	addr    string // host:port to dial
+	tls     bool
+	dialer  *dialer
+	pending atomic.Int64 // requests in flight (least-outstanding routing)
+
+	mu   sync.Mutex
+	idle []*conn
+}
+
+func newTarget(raw string, d *dialer) (*target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: url %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("loadgen: url %q: scheme must be http or https", raw)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("loadgen: url %q: no host", raw)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			addr += ":443"
+		} else {
+			addr += ":80"
+		}
+	}
+	return &target{url: raw, host: u.Host, addr: addr, tls: u.Scheme == "https", dialer: d}, nil
+}
+
+// conn is a pooled connection. first is the run-clock time of the first byte read
+// since the request was written (0 = none yet).
+type conn struct {
+	net.Conn
+	br    *bufio.Reader
+	bw    *bufio.Writer
+	clock *runClock
+	armed bool
+	first time.Duration
+	reads int
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.armed && c.first == 0 {
+		c.first = c.clock.now()
+		c.armed = false
+	}
+	return n, err
+}
+
+// dialer dials with a connect timeout, spreading local source addresses round-robin.
+type dialer struct {
+	timeout time.Duration
+	local   []net.Addr
+	next    atomic.Uint64
+	dial    func(addr string) (net.Conn, error) // test hook (in-memory listeners)
+}
+
+func (d *dialer) dialConn(ctx context.Context, addr string, useTLS bool, host string) (net.Conn, error) {
+	if d.dial != nil {
+		return d.dial(addr)
+	}
+	nd := net.Dialer{Timeout: d.timeout}
+	if len(d.local) > 0 {
+		nd.LocalAddr = d.local[d.next.Add(1)%uint64(len(d.local))]
+	}
+	c, err := nd.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if useTLS {
+		h, _, _ := strings.Cut(host, ":")
+		tc := tls.Client(c, &tls.Config{ServerName: h, MinVersion: tls.VersionTLS12})
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return tc, nil
+	}
+	return c, nil
+}
+
+func (t *target) get(ctx context.Context, clock *runClock) (*conn, bool, error) {
+	t.mu.Lock()
+	if n := len(t.idle); n > 0 {
+		c := t.idle[n-1]
+		t.idle = t.idle[:n-1]
+		t.mu.Unlock()
+		return c, true, nil
+	}
+	t.mu.Unlock()
+	nc, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
+	if err != nil {
+		return nil, false, err
+	}
+	c := &conn{Conn: nc, clock: clock}
+	c.br = bufio.NewReaderSize(c, 8<<10)
+	c.bw = bufio.NewWriterSize(nc, 8<<10)
+	return c, false, nil
+}
+
+func (t *target) put(c *conn) {
+	_ = c.SetDeadline(time.Time{})
+	t.mu.Lock()
+	t.idle = append(t.idle, c)
+	t.mu.Unlock()
+}
+
+func (t *target) closeIdle() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, c := range idle {
+		c.Close()
+	}
+}
+
+// runClock is the run's monotonic clock: durations since start.
+type runClock struct{ start time.Time }
+
+func (c *runClock) now() time.Duration { return time.Since(c.start) }
+
+// call is one HTTP exchange to perform.
+type call struct {
+	target    *target
+	body      []byte
+	requestID string
+	stream    bool
+	endpoint  Endpoint
+	headers   [][2]string
+	timeout   time.Duration // total; 0 = none
+	idle      time.Duration // between chunks once the first byte arrived; 0 = none
+}
+
+// result is what the exchange produced, before token counting.
+type result struct {
+	text      []byte // generated text (content then reasoning appended per chunk)
+	ends      []int  // per chunk: end offset of its text in text
+	reasoning int    // bytes of reasoning text
+}
+
+// errKind classifies err for a record: cancellation wins, then timeouts.
+func errKind(ctx context.Context, err error, totalDeadline time.Time) (string, string) {
+	if ctx.Err() != nil {
+		return record.ErrCancelled, "loadgen: cancelled: " + context.Cause(ctx).Error()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
+		if !totalDeadline.IsZero() && !time.Now().Before(totalDeadline) {
+			return record.ErrTimeout, "loadgen: total timeout"
+		}
+		return record.ErrTimeout, "loadgen: idle timeout between chunks"
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return record.ErrReset, "loadgen: connection closed: " + err.Error()
+	}
+	var bc fasthttp.ErrBrokenChunk
+	if errors.As(err, &bc) {
+		return record.ErrMalformed, "loadgen: broken chunked encoding: " + err.Error()
+	}
+	return record.ErrReset, "loadgen: " + err.Error()
+}
+
+// timedReader sets the connection's read deadline before each read (the idle
+// deadline, capped by the total one) and notes when each read returned.
+type timedReader struct {
+	r     io.Reader
+	c     *conn
+	clock *runClock
+	idle  time.Duration
+	total time.Time
+	last  time.Duration
+}
+
+func (t *timedReader) Read(p []byte) (int, error) {
+	if t.idle > 0 {
+		d := time.Now().Add(t.idle)
+		if !t.total.IsZero() && t.total.Before(d) {
+			d = t.total
+		}
+		_ = t.c.SetReadDeadline(d)
+	}
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.last = t.clock.now()
+	}
+	return n, err
+}
+
+// exchange state reused per worker.
+type worker struct {
+	req    fasthttp.Request
+	resp   fasthttp.Response
+	sse    *sse.Reader
+	parser openai.ChunkParser
+	chunk  openai.StreamChunk
+	tr     timedReader
+
+	buf     []byte
+	drained bool
+	readErr error
+}
+
+func newWorker() *worker {
+	return &worker{sse: sse.NewReaderSize(nil, 4096, 0)}
+}
+
+// do performs c and fills rec (timestamps, status, error, chunks, usage) and res.
+// It never returns an error: every failure is recorded in rec.
+func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) {
+	rec.UsagePromptTokens, rec.UsageCompletionTokens = -1, -1
+	var totalDeadline time.Time
+	if c.timeout > 0 {
+		totalDeadline = time.Now().Add(c.timeout)
+	}
+	req := &w.req
+	req.Reset()
+	req.Header.SetMethod("POST")
+	req.SetRequestURI(c.target.url)
+	req.Header.SetHost(c.target.host)
+	req.Header.SetContentType("application/json")
+	if c.stream {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if c.requestID != "" {
+		req.Header.Set("X-Request-Id", c.requestID)
+	}
+	for _, h := range c.headers {
+		req.Header.Set(h[0], h[1])
+	}
+	req.SetBodyRaw(c.body)
+
+	var (
+		cn     *conn
+		reused bool
+		err    error
+	)
+	for attempt := 0; ; attempt++ {
+		dctx := ctx
+		if !totalDeadline.IsZero() {
+			var cancel context.CancelFunc
+			dctx, cancel = context.WithDeadline(ctx, totalDeadline)
+			defer cancel()
+		}
+		cn, reused, err = c.target.get(dctx, clock)
+		if err != nil {
+			rec.Sent = clock.now()
+			rec.Done = rec.Sent
+			if ctx.Err() != nil {
+				rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
+			} else {
+				rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+c.target.addr+": "+err.Error()
+			}
+			return
+		}
+		cn.armed, cn.first = true, 0
+		if !totalDeadline.IsZero() {
+			_ = cn.SetDeadline(totalDeadline)
+		}
+		rec.Sent = clock.now()
+		err = req.Write(cn.bw)
+		if err == nil {
+			err = cn.bw.Flush()
+		}
+		if err == nil {
+			break
+		}
+		cn.Close()
+		if !reused || attempt > 0 {
+			rec.Done = clock.now()
+			rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+err.Error()
+			return
+		}
+		// A stale keep-alive connection: retry once on a fresh one.
+	}
+	// Cancellation interrupts blocked reads by moving the deadline into the past.
+	stop := context.AfterFunc(ctx, func() { _ = cn.SetDeadline(time.Unix(1, 0)) })
+	keep := false
+	defer func() {
+		if stop() && keep {
+			c.target.put(cn)
+		} else {
+			cn.Close()
+		}
+	}()
+
+	resp := &w.resp
+	resp.Reset()
+	resp.StreamBody = c.stream
+	err = resp.Read(cn.br)
+	if cn.first > 0 {
+		rec.FirstByte = cn.first
+	}
+	if err != nil {
+		rec.Done = clock.now()
+		// A reused connection the server had closed: the request never reached it.
+		rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
+		return
+	}
+	rec.Status = resp.StatusCode()
+	if rec.Status < 200 || rec.Status > 299 {
+		body := w.readAll(resp, cn, c, totalDeadline)
+		rec.Done = clock.now()
+		rec.ResponseBytes = len(body)
+		rec.ErrorKind = record.ErrHTTPStatus
+		rec.Error = fmt.Sprintf("loadgen: HTTP %d: %s", rec.Status, snippet(body))
+		keep = !resp.ConnectionClose() && w.drained
+		return
+	}
+	if !c.stream || !isEventStream(resp) {
+		var body []byte
+		if c.stream {
+			body = w.readAll(resp, cn, c, totalDeadline)
+			if !w.drained {
+				rec.Done = clock.now()
+				rec.ErrorKind, rec.Error = errKind(ctx, w.readErr, totalDeadline)
+				return
+			}
+		} else {
+			body = resp.Body()
+		}
+		rec.Done = clock.now()
+		rec.ResponseBytes = len(body)
+		keep = !resp.ConnectionClose()
+		w.parseBody(body, c, rec, res)
+		return
+	}
+
+	// Streaming: timestamp every read, then split and parse events.
+	tr := &w.tr
+	*tr = timedReader{r: resp.BodyStream(), c: cn, clock: clock, idle: c.idle, total: totalDeadline}
+	_ = cn.SetReadDeadline(totalDeadline)
+	w.sse.Reset(tr)
+	sawDone := false
+	for {
+		ev, err := w.sse.Next()
+		if err != nil {
+			rec.Done = clock.now()
+			rec.ResponseBytes = int(w.sse.Bytes())
+			if err == io.EOF {
+				if !sawDone && c.endpoint != EndpointResponses && rec.ErrorKind == "" {
+					rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: stream ended without [DONE]"
+				}
+				keep = rec.ErrorKind == "" && !resp.ConnectionClose()
+				_ = resp.CloseBodyStream()
+				return
+			}
+			if rec.ErrorKind == "" || rec.ErrorKind == record.ErrMalformed {
+				rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
+			}
+			_ = resp.CloseBodyStream()
+			return
+		}
+		t := tr.last
+		if string(ev.Data) == "[DONE]" {
+			sawDone = true
+			continue
+		}
+		if sawDone {
+			continue
+		}
+		if err := w.parser.Parse(ev.Data, &w.chunk); err != nil {
+			if rec.ErrorKind == "" {
+				rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: non-JSON event: "+snippet(ev.Data)
+			}
+			continue
+		}
+		ch := &w.chunk
+		if bad := errorEvent(ch, ev.Type); bad != "" && rec.ErrorKind == "" {
+			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: error event: "+snippet(ev.Data)
+		}
+		res.text = append(res.text, ch.Text...)
+		res.text = append(res.text, ch.Reasoning...)
+		res.reasoning += len(ch.Reasoning)
+		res.ends = append(res.ends, len(res.text))
+		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: ch.Choices > 0})
+		if ch.FinishReason != nil {
+			rec.FinishReason = string(ch.FinishReason)
+		}
+		if ch.HasUsage {
+			rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+		}
+	}
+}
+
+// errorEvent reports an in-stream error ("error" event type or Responses "error"/"response.failed").
+func errorEvent(ch *openai.StreamChunk, typ []byte) string {
+	switch string(typ) {
+	case "error":
+		return "error"
+	}
+	switch string(ch.Type) {
+	case "error", "response.failed":
+		return string(ch.Type)
+	}
+	return ""
+}
+
+func isEventStream(resp *fasthttp.Response) bool {
+	return strings.HasPrefix(string(resp.Header.ContentType()), "text/event-stream")
+}
+
+// readAll reads a streamed (or buffered) body whole; w.drained reports success.
+func (w *worker) readAll(resp *fasthttp.Response, cn *conn, c *call, total time.Time) []byte {
+	w.drained, w.readErr = true, nil
+	if !resp.StreamBody {
+		return resp.Body()
+	}
+	w.buf = w.buf[:0]
+	r := resp.BodyStream()
+	for {
+		if len(w.buf) == cap(w.buf) {
+			w.buf = append(w.buf, 0)[:len(w.buf)]
+		}
+		n, err := r.Read(w.buf[len(w.buf):cap(w.buf)])
+		w.buf = w.buf[:len(w.buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			w.drained, w.readErr = false, err
+			break
+		}
+	}
+	_ = resp.CloseBodyStream()
+	return w.buf
+}
+
+func snippet(b []byte) string {
+	const max = 200
+	s := strings.TrimSpace(string(b))
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// parseBody extracts text and usage from a non-streaming response body.
+func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result) {
+	if err := w.parser.Parse(body, &w.chunk); err != nil {
+		rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: response is not JSON: "+snippet(body)
+		return
+	}
+	ch := &w.chunk
+	res.text = append(res.text, ch.Text...)
+	res.text = append(res.text, ch.Reasoning...)
+	res.reasoning += len(ch.Reasoning)
+	res.ends = append(res.ends, len(res.text))
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: ch.Choices > 0})
+	if ch.FinishReason != nil {
+		rec.FinishReason = string(ch.FinishReason)
+	}
+	if ch.HasUsage {
+		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+	}
+}

@@ -1,0 +1,508 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// Outcome is what a run produced.
+type Outcome struct {
+	// Records holds every finished request in completion order (warmup included,
+	// flagged), unless Config.DiscardRecords.
+	Records []record.Client
+	// Metrics summarises the non-warmup records (see ComputeMetrics).
+	Metrics record.Metrics
+	// Mode describes the load: the pacer ("Poisson{20 req/s}") or "Closed{8 workers}".
+	Mode string
+	// Start is the wall-clock start; Elapsed the run's length.
+	Start   time.Time
+	Elapsed time.Duration
+	// Sent counts requests sent (warmup included); Inexact lists the indices of
+	// requests whose synthetic prompt could not be made exactly the sampled length.
+	Sent    int
+	Inexact []int
+	// Interrupted reports that the context was cancelled before the run finished.
+	Interrupted bool
+}
+
+// errCancelFraction is the cause of requests cancelled by Config.CancelFraction.
+var errCancelFraction = errors.New("loadgen: cancelled by cancel_fraction")
+
+// sender performs one request; the real one is fasthttp, tests inject fakes.
+type sender interface {
+	send(ctx context.Context, c *call, rec *record.Client, res *result)
+}
+
+type httpSender struct {
+	clock *runClock
+	pool  sync.Pool // *worker
+}
+
+func (h *httpSender) send(ctx context.Context, c *call, rec *record.Client, res *result) {
+	w, _ := h.pool.Get().(*worker)
+	if w == nil {
+		w = newWorker()
+	}
+	w.do(ctx, h.clock, c, rec, res)
+	h.pool.Put(w)
+}
+
+// Run validates cfg (returning every problem, before anything is sent), builds the
+// workload and drives it against cfg.URLs until a stop condition, then returns the
+// records and their metrics. tok counts tokens (ISL, OSL) and builds synthetic
+// prompts; nil loads the built-in "gpt2". sink, if not nil, is called with each
+// record as its request finishes, from one goroutine at a time.
+//
+// When ctx is cancelled, requests in flight are cancelled (recorded with kind
+// "cancelled"), and Run returns the Outcome of everything that finished, with
+// Interrupted set, and ctx's error.
+func Run(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (*Outcome, error) {
+	r, err := newRunner(cfg, tok, sink)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ctx)
+}
+
+type runner struct {
+	cfg     Config
+	tok     *tokenizer.Tokenizer
+	sink    func(record.Client)
+	src     dataset.Source
+	srcMu   sync.Mutex
+	targets []*target
+	rr      atomic.Uint64
+	bodies  *bodyBuilder
+	clock   *runClock
+	sender  sender
+	pacer   Pacer // nil: closed loop
+	apiKey  string
+	headers [][2]string
+
+	issued   atomic.Int64 // requests claimed (warmup included)
+	limit    int64        // total requests allowed; <= 0 = unlimited
+	deadline time.Duration
+	sem      chan struct{}
+
+	cancelMu  sync.Mutex
+	cancelRng *rand.Rand
+
+	outMu sync.Mutex
+	out   Outcome
+	acc   *accumulator
+	enc   *record.Encoder
+	file  *os.File
+	wg    sync.WaitGroup
+}
+
+func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (*runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if tok == nil {
+		var err error
+		if tok, err = tokenizer.Load("gpt2"); err != nil {
+			return nil, fmt.Errorf("loadgen: default tokenizer: %w", err)
+		}
+	}
+	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}}
+	var err error
+	if r.src, err = newSource(&r.cfg, tok); err != nil {
+		return nil, err
+	}
+	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
+		return nil, err
+	}
+	d := &dialer{timeout: cfg.ConnectTimeout}
+	if d.timeout == 0 {
+		d.timeout = DefaultConnectTime
+	}
+	for _, a := range cfg.SourceAddrs {
+		d.local = append(d.local, &net.TCPAddr{IP: net.ParseIP(a)})
+	}
+	for _, u := range cfg.URLs {
+		t, err := newTarget(endpointURL(u, r.cfg.endpoint()), d)
+		if err != nil {
+			return nil, err
+		}
+		r.targets = append(r.targets, t)
+	}
+	r.sender = &httpSender{clock: r.clock}
+	r.apiKey = string(cfg.APIKey)
+	if r.apiKey == "" && cfg.APIKeyEnv != "" {
+		r.apiKey = os.Getenv(cfg.APIKeyEnv)
+	}
+	for k, v := range cfg.Headers {
+		r.headers = append(r.headers, [2]string{k, v})
+	}
+	if r.apiKey != "" {
+		r.headers = append(r.headers, [2]string{"Authorization", "Bearer " + r.apiKey})
+	}
+	r.pacer, err = r.makePacer()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Requests > 0 {
+		r.limit = int64(cfg.Requests + cfg.WarmupRequests)
+	}
+	if cfg.Duration > 0 {
+		r.deadline = cfg.WarmupDuration + cfg.Duration
+	}
+	if r.pacer != nil && cfg.Concurrency > 0 {
+		r.sem = make(chan struct{}, cfg.Concurrency)
+	}
+	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
+	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, SLO: cfg.SLO})
+	return r, nil
+}
+
+// makePacer returns the open-loop pacer, or nil for closed loop.
+func (r *runner) makePacer() (Pacer, error) {
+	cfg := &r.cfg
+	if cfg.Schedule {
+		sl, ok := r.src.(*dataset.Slice)
+		if !ok {
+			return nil, errors.New("loadgen: schedule needs a finite input")
+		}
+		offs := make([]time.Duration, len(sl.Items))
+		for i, c := range sl.Items {
+			offs[i] = max(c.At, 0)
+		}
+		return TracePacer{Offsets: offs, Speedup: cfg.Speedup}, nil
+	}
+	if cfg.Rate <= 0 {
+		return nil, nil
+	}
+	if cfg.Ramp > 0 {
+		return RampPacer{From: cfg.RampFrom, To: cfg.Rate, Over: cfg.Ramp}, nil
+	}
+	src := rand.NewPCG(cfg.Seed, 0xa441)
+	switch cfg.Arrival {
+	case ArrivalConstant:
+		return ConstantPacer{Freq: cfg.Rate}, nil
+	case ArrivalGamma:
+		return &GammaPacer{Freq: cfg.Rate, Burstiness: cfg.Burstiness, Src: src}, nil
+	}
+	return &PoissonPacer{Freq: cfg.Rate, Src: src}, nil
+}
+
+// claim reserves the next request index, or returns -1 when the run must stop.
+func (r *runner) claim(ctx context.Context) int {
+	if ctx.Err() != nil {
+		return -1
+	}
+	if r.deadline > 0 && r.clock.now() >= r.deadline {
+		return -1
+	}
+	i := r.issued.Add(1) - 1
+	if r.limit > 0 && i >= r.limit {
+		return -1
+	}
+	return int(i)
+}
+
+func (r *runner) next() (dataset.Conversation, bool) {
+	r.srcMu.Lock()
+	defer r.srcMu.Unlock()
+	return r.src.Next()
+}
+
+func (r *runner) run(ctx context.Context) (*Outcome, error) {
+	if r.cfg.RecordFile != "" {
+		f, err := os.Create(r.cfg.RecordFile)
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: record file: %w", err)
+		}
+		r.file, r.enc = f, record.NewEncoder(f)
+	}
+	r.clock.start = time.Now()
+	r.out.Start = r.clock.start
+	if r.pacer != nil {
+		r.out.Mode = r.pacer.String()
+		if r.sem != nil {
+			r.out.Mode += fmt.Sprintf(" ≤%d in flight", cap(r.sem))
+		}
+		r.openLoop(ctx)
+	} else {
+		n := max(r.cfg.Concurrency, DefaultConcurrency)
+		r.out.Mode = fmt.Sprintf("Closed{%d workers}", n)
+		r.closedLoop(ctx, n)
+	}
+	r.wg.Wait()
+	for _, t := range r.targets {
+		t.closeIdle()
+	}
+	r.out.Elapsed = r.clock.now()
+	r.out.Metrics = r.acc.metrics()
+	var ferr error
+	if r.enc != nil {
+		ferr = r.enc.Flush()
+		if err := r.file.Close(); ferr == nil && err != nil {
+			ferr = fmt.Errorf("loadgen: record file: %w", err)
+		}
+	}
+	out := r.out
+	if ctx.Err() != nil {
+		out.Interrupted = true
+		return &out, errors.Join(ctx.Err(), ferr)
+	}
+	return &out, ferr
+}
+
+// sleep waits d or until ctx is done; it reports whether the full wait elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (r *runner) openLoop(ctx context.Context) {
+	for sent := uint64(0); ; sent++ {
+		var due time.Duration
+		for {
+			now := r.clock.now()
+			wait, stop := r.pacer.Pace(now, sent)
+			if stop {
+				return
+			}
+			if wait <= 0 {
+				due = now
+				break
+			}
+			due = now + wait
+			if r.deadline > 0 && due >= r.deadline {
+				return
+			}
+			if !sleep(ctx, wait) {
+				return
+			}
+		}
+		idx := r.claim(ctx)
+		if idx < 0 {
+			return
+		}
+		conv, ok := r.next()
+		if !ok {
+			return
+		}
+		if r.sem != nil {
+			select {
+			case r.sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.conversation(ctx, conv, idx, due, true)
+		}()
+	}
+}
+
+func (r *runner) closedLoop(ctx context.Context, n int) {
+	for i := range n {
+		var start time.Duration
+		if r.cfg.Ramp > 0 && n > 1 {
+			start = time.Duration(int64(r.cfg.Ramp) * int64(i) / int64(n))
+		}
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			if !sleep(ctx, start-r.clock.now()) {
+				return
+			}
+			for {
+				idx := r.claim(ctx)
+				if idx < 0 {
+					return
+				}
+				conv, ok := r.next()
+				if !ok {
+					return
+				}
+				if !r.conversation(ctx, conv, idx, 0, false) {
+					return
+				}
+			}
+		}()
+	}
+}
+
+// conversation sends conv's turns in order; the first turn already holds index idx
+// (and a semaphore slot when held is true). It reports whether the run may go on.
+func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool) bool {
+	tc := turnCtx{system: r.cfg.SystemPrompt}
+	for ti := range conv.Turns {
+		t := &conv.Turns[ti]
+		if ti > 0 {
+			if !sleep(ctx, t.Delay) {
+				return false
+			}
+			if idx = r.claim(ctx); idx < 0 {
+				return false
+			}
+			due = r.clock.now()
+			if r.sem != nil {
+				select {
+				case r.sem <- struct{}{}:
+				case <-ctx.Done():
+					return false
+				}
+				held = true
+			}
+		}
+		text := r.request(ctx, conv.ID, len(conv.Turns), ti, idx, due, t, &tc)
+		if held {
+			<-r.sem
+			held = false
+		}
+		tc.history = append(tc.history, message{Role: "user", Content: t.Prompt}, message{Role: "assistant", Content: text})
+	}
+	return ctx.Err() == nil
+}
+
+// request sends one turn and records it; it returns the generated text.
+func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx int, due time.Duration, t *dataset.Turn, tc *turnCtx) string {
+	cfg := &r.cfg
+	e := cfg.endpoint()
+	if t.Endpoint != "" {
+		e = Endpoint(t.Endpoint)
+	}
+	stream := cfg.Stream
+	if t.Stream != nil {
+		stream = *t.Stream
+	}
+	if !e.generates() {
+		stream = false
+	}
+	tg := r.pick()
+	tg.pending.Add(1)
+	defer tg.pending.Add(-1)
+	rec := record.Client{
+		Index: idx, RequestID: "req-" + strconv.Itoa(idx), Turn: turn, URL: tg.url, Endpoint: string(e),
+		Model: cfg.Model, Stream: stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: due,
+		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL,
+	}
+	if nTurns > 1 {
+		rec.Conversation = convID
+	}
+	if t.Model != "" {
+		rec.Model = t.Model
+	}
+	if rec.Model == "" {
+		rec.Model = DefaultModel
+	}
+	if t.Body != nil {
+		rec.ISLExact = true
+	}
+	if len(tc.history) > 0 {
+		n := t.ISL
+		for _, m := range tc.history {
+			n += r.tok.Count(m.Content, false)
+		}
+		rec.ISL = n
+	}
+	warm := (cfg.WarmupRequests > 0 && idx < cfg.WarmupRequests) || (cfg.WarmupDuration > 0 && due < cfg.WarmupDuration)
+	rec.Warmup = warm
+	c := &call{
+		target: tg, body: r.bodies.build(e, t, tc, stream), requestID: rec.RequestID, stream: stream,
+		endpoint: e, headers: r.headers, timeout: cfg.timeout(), idle: cfg.IdleTimeout,
+	}
+	rctx := ctx
+	if cfg.CancelFraction > 0 {
+		r.cancelMu.Lock()
+		cancel := r.cancelRng.Float64() < cfg.CancelFraction
+		r.cancelMu.Unlock()
+		if cancel {
+			var stop context.CancelFunc
+			rctx, stop = context.WithTimeoutCause(ctx, cfg.CancelAfter, errCancelFraction)
+			defer stop()
+		}
+	}
+	var res result
+	r.sender.send(rctx, c, &rec, &res)
+	r.count(&rec, &res)
+	r.finish(rec)
+	return string(res.text)
+}
+
+// pick chooses a target by the routing policy.
+func (r *runner) pick() *target {
+	if len(r.targets) == 1 {
+		return r.targets[0]
+	}
+	if r.cfg.Routing == RouteLeastOutstanding {
+		best := r.targets[0]
+		for _, t := range r.targets[1:] {
+			if t.pending.Load() < best.pending.Load() {
+				best = t
+			}
+		}
+		return best
+	}
+	return r.targets[(r.rr.Add(1)-1)%uint64(len(r.targets))]
+}
+
+// count fills token counts from the received text: per chunk, and OSL over all text.
+func (r *runner) count(rec *record.Client, res *result) {
+	prev := 0
+	sum := 0
+	for i := range rec.Chunks {
+		if i >= len(res.ends) {
+			break
+		}
+		end := res.ends[i]
+		if end > prev {
+			n := r.tok.Count(string(res.text[prev:end]), false)
+			rec.Chunks[i].Tokens = n
+			sum += n
+		}
+		prev = end
+	}
+	if len(res.text) > 0 {
+		rec.OSL = r.tok.Count(string(res.text), false)
+	}
+	if !rec.Stream && len(rec.Chunks) == 1 {
+		rec.Chunks[0].Tokens = rec.OSL
+	}
+}
+
+func (r *runner) finish(rec record.Client) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	r.out.Sent++
+	if !rec.ISLExact && rec.RequestedISL > 0 {
+		r.out.Inexact = append(r.out.Inexact, rec.Index)
+	}
+	if r.enc != nil {
+		_ = r.enc.Encode(&rec)
+	}
+	if r.sink != nil {
+		r.sink(rec)
+	}
+	r.acc.add(&rec)
+	if !r.cfg.DiscardRecords {
+		r.out.Records = append(r.out.Records, rec)
+	}
+}

@@ -1,0 +1,271 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+var (
+	gpt2Once sync.Once
+	gpt2Tok  *tokenizer.Tokenizer
+	gpt2Err  error
+)
+
+func gpt2(t testing.TB) *tokenizer.Tokenizer {
+	t.Helper()
+	gpt2Once.Do(func() { gpt2Tok, gpt2Err = tokenizer.Load("gpt2") })
+	if gpt2Err != nil {
+		t.Fatalf("tokenizer.Load(gpt2): %v", gpt2Err)
+	}
+	return gpt2Tok
+}
+
+func fixed(v float64) distribution.Spec {
+	return distribution.Spec{Distribution: distribution.Fixed{Value: v}}
+}
+
+func TestRunStreamingChat(t *testing.T) {
+	g := newGroundTruth(t)
+	g.Tokens = 8
+	dir := t.TempDir()
+	cfg := Config{
+		URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 20, Concurrency: 4,
+		ISL: fixed(64), OSL: fixed(8), IgnoreEOS: true, RecordFile: filepath.Join(dir, "rec.jsonl"),
+		APIKey: "sk-secret", Seed: 7,
+	}
+	var sunk int
+	out, err := Run(context.Background(), cfg, gpt2(t), func(record.Client) { sunk++ })
+	if err != nil {
+		t.Fatalf("Run() error = %v", err)
+	}
+	if len(out.Records) != 20 || sunk != 20 {
+		t.Fatalf("got %d records, %d sunk; want 20", len(out.Records), sunk)
+	}
+	_, _, bodies := g.snapshot()
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Fatalf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
+		}
+		if r.ISL != 64 || !r.ISLExact || r.OSL != 8 || r.UsageCompletionTokens != 8 {
+			t.Errorf("record %d: ISL=%d exact=%v OSL=%d usage=%d; want 64, true, 8, 8", r.Index, r.ISL, r.ISLExact, r.OSL, r.UsageCompletionTokens)
+		}
+		if len(r.Chunks) != 10 || r.Chunks[0].Tokens != 0 || r.Chunks[1].Tokens != 1 {
+			t.Errorf("record %d: chunks %+v; want role, 8 tokens, usage", r.Index, r.Chunks)
+		}
+		if r.FirstByte == 0 || r.FirstByte < r.Sent || r.Done < r.FirstByte {
+			t.Errorf("record %d: sent %v first byte %v done %v out of order", r.Index, r.Sent, r.FirstByte, r.Done)
+		}
+		var body struct {
+			Messages            []struct{ Role, Content string }
+			MaxCompletionTokens int  `json:"max_completion_tokens"`
+			IgnoreEOS           bool `json:"ignore_eos"`
+			StreamOptions       struct {
+				IncludeUsage bool `json:"include_usage"`
+			} `json:"stream_options"`
+		}
+		if err := json.Unmarshal(bodies[r.RequestID], &body); err != nil {
+			t.Fatalf("server got a bad body: %v", err)
+		}
+		if n := gpt2(t).Count(body.Messages[0].Content, false); n != 64 || body.MaxCompletionTokens != 8 || !body.IgnoreEOS || !body.StreamOptions.IncludeUsage {
+			t.Errorf("server body: prompt tokens %d, max_completion_tokens %d, ignore_eos %v, include_usage %v; want 64, 8, true, true",
+				n, body.MaxCompletionTokens, body.IgnoreEOS, body.StreamOptions.IncludeUsage)
+		}
+	}
+	data, err := os.ReadFile(cfg.RecordFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "sk-secret") {
+		t.Error("the API key leaked into the record file")
+	}
+	recs, err := record.ReadClient(strings.NewReader(string(data)))
+	if err != nil || len(recs) != 20 {
+		t.Fatalf("record file: %d records, %v; want 20", len(recs), err)
+	}
+	if got := out.Metrics.Value(record.MetricRequestCount); got != 20 {
+		t.Errorf("request_count = %v; want 20", got)
+	}
+	if s, ok := out.Metrics.Stat(record.MetricOSL); !ok || s.Min != 8 || s.Max != 8 {
+		t.Errorf("OSL stat = %+v; want all 8", s)
+	}
+}
+
+func TestRunNonStreaming(t *testing.T) {
+	g := newGroundTruth(t)
+	g.Tokens = 5
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL + "/v1"}, Requests: 10, Concurrency: 2, OSL: fixed(5)}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Records {
+		if !r.OK() || r.OSL != 5 || r.UsageCompletionTokens != 5 || r.Status != 200 {
+			t.Errorf("record %d: %s %s OSL=%d usage=%d status=%d", r.Index, r.ErrorKind, r.Error, r.OSL, r.UsageCompletionTokens, r.Status)
+		}
+	}
+}
+
+func TestRunErrorKinds(t *testing.T) {
+	g := newGroundTruth(t)
+	g.Tokens = 4
+	for _, tc := range []struct {
+		model string
+		kind  string
+		idle  time.Duration
+	}{
+		{"fail500", record.ErrHTTPStatus, 0},
+		{"truncate", record.ErrReset, 0},
+		{"nonjson", record.ErrMalformed, 0},
+		{"nodone", record.ErrMalformed, 0},
+		{"stall", record.ErrTimeout, 100 * time.Millisecond},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: tc.model, Stream: true,
+				Requests: 3, Concurrency: 1, IdleTimeout: tc.idle}, gpt2(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Records) != 3 {
+				t.Fatalf("got %d records; want 3 (the run goes on after errors)", len(out.Records))
+			}
+			for _, r := range out.Records {
+				if r.ErrorKind != tc.kind {
+					t.Errorf("model %s: error kind %q (%s); want %q", tc.model, r.ErrorKind, r.Error, tc.kind)
+				}
+			}
+			if got := out.Metrics.Errors[tc.kind]; got != 3 {
+				t.Errorf("metrics errors[%s] = %d; want 3", tc.kind, got)
+			}
+		})
+	}
+}
+
+func TestRunTotalTimeoutAndConnect(t *testing.T) {
+	g := newGroundTruth(t)
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "stall", Stream: true, Requests: 1,
+		Timeout: 150 * time.Millisecond}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := out.Records[0]; r.ErrorKind != record.ErrTimeout || !strings.Contains(r.Error, "total") {
+		t.Errorf("stalled stream with total timeout: %q %q; want a total timeout", r.ErrorKind, r.Error)
+	}
+	out, err = Run(context.Background(), Config{URLs: []string{"http://127.0.0.1:1"}, Requests: 2}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := out.Records[0]; r.ErrorKind != record.ErrConnect {
+		t.Errorf("closed port: kind %q (%s); want connect", r.ErrorKind, r.Error)
+	}
+}
+
+func TestRunCancelFraction(t *testing.T) {
+	g := newGroundTruth(t)
+	g.Tokens, g.ITL = 20, 10*time.Millisecond
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 20, Concurrency: 10,
+		CancelFraction: 0.5, CancelAfter: 30 * time.Millisecond, Seed: 3}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := 0
+	for _, r := range out.Records {
+		switch r.ErrorKind {
+		case record.ErrCancelled:
+			cancelled++
+		case "":
+		default:
+			t.Errorf("record %d: unexpected %s %s", r.Index, r.ErrorKind, r.Error)
+		}
+	}
+	if cancelled < 4 || cancelled > 16 {
+		t.Errorf("cancelled %d of 20 with fraction 0.5; want 4..16", cancelled)
+	}
+}
+
+func TestRunInterruptedKeepsRecords(t *testing.T) {
+	g := newGroundTruth(t)
+	g.Tokens, g.ITL = 5, 5*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	n := 0
+	out, err := Run(ctx, Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 1000, Concurrency: 2, RecordFile: path},
+		gpt2(t), func(record.Client) {
+			n++
+			if n == 10 {
+				cancel()
+			}
+		})
+	if !errors.Is(err, context.Canceled) || out == nil || !out.Interrupted {
+		t.Fatalf("Run() = %v, %v; want the outcome and context.Canceled", out, err)
+	}
+	data, _ := os.ReadFile(path)
+	recs, _ := record.ReadClient(strings.NewReader(string(data)))
+	if len(recs) != len(out.Records) || len(recs) < 10 || len(recs) > 12 {
+		t.Errorf("file has %d records, outcome %d; want the same 10..12", len(recs), len(out.Records))
+	}
+}
+
+func TestRunRoutingAndExtraBody(t *testing.T) {
+	a, b := newGroundTruth(t), newGroundTruth(t)
+	out, err := Run(context.Background(), Config{URLs: []string{a.URL, b.URL}, Requests: 10, Concurrency: 1,
+		ExtraBody: map[string]any{"temperature": 0.5, "model": "ok"}}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrA, _, bodies := a.snapshot()
+	arrB, _, _ := b.snapshot()
+	if len(arrA) != 5 || len(arrB) != 5 {
+		t.Errorf("round robin: %d and %d requests; want 5 and 5", len(arrA), len(arrB))
+	}
+	for _, body := range bodies {
+		if !strings.Contains(string(body), `"temperature":0.5`) {
+			t.Errorf("body %s lacks the extra field", body)
+		}
+	}
+	if len(out.Records) != 10 {
+		t.Errorf("%d records; want 10", len(out.Records))
+	}
+}
+
+func TestValidateListsEveryProblem(t *testing.T) {
+	cfg := Config{URLs: []string{"ftp://x"}, Rate: -1, Arrival: "weird", Corpus: "nope", CancelFraction: 2, Endpoint: "bogus"}
+	err := cfg.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil; want errors")
+	}
+	for _, want := range []string{"scheme", "rate", "arrival", "corpus", "cancel_fraction", "endpoint", "no stop condition"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() error lacks %q:\n%v", want, err)
+		}
+	}
+	if !errors.Is(err, ErrInvalidConfig) {
+		t.Error("error does not wrap ErrInvalidConfig")
+	}
+	if _, err := Run(context.Background(), cfg, nil, nil); err == nil {
+		t.Error("Run accepted an invalid config")
+	}
+	good := Config{URLs: []string{"http://127.0.0.1:8000"}, Requests: 1}
+	if err := good.Validate(); err != nil {
+		t.Errorf("Validate(minimal) = %v", err)
+	}
+}
+
+func TestSecretNeverPrints(t *testing.T) {
+	cfg := Config{APIKey: "sk-123"}
+	b, _ := json.Marshal(cfg)
+	for _, s := range []string{string(b), fmtAll(cfg)} {
+		if strings.Contains(s, "sk-123") {
+			t.Errorf("secret printed: %s", s)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// groundTruth is a fasthttp test server that streams OpenAI-style chat chunks on a
+// fixed schedule and logs the real time each chunk was flushed, so client timings can
+// be checked against what was actually emitted. The body's "model" selects a
+// behaviour: "ok" (default), "fail500", "truncate" (no [DONE], closes), "nonjson",
+// "nodone" (ends cleanly without [DONE]), "stall" (sends one chunk, then waits 5 s).
+type groundTruth struct {
+	t      testing.TB
+	ln     net.Listener
+	srv    *fasthttp.Server
+	URL    string
+	Tokens int           // chunks per response (each " hello", one gpt2 token)
+	TTFT   time.Duration // before the first content chunk
+	ITL    time.Duration // between content chunks
+
+	done     chan struct{}
+	mu       sync.Mutex
+	arrivals []time.Time
+	emits    map[string][]time.Time // request id → flush time of each content chunk
+	bodies   map[string][]byte
+}
+
+func newGroundTruth(t testing.TB) *groundTruth {
+	t.Helper()
+	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]time.Time{}, bodies: map[string][]byte{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.ln = ln
+	g.srv = &fasthttp.Server{Handler: g.handle, Concurrency: 1 << 20, ReadBufferSize: 16 << 10}
+	go g.srv.Serve(ln) //nolint:errcheck
+	g.URL = "http://" + ln.Addr().String()
+	t.Cleanup(func() { close(g.done); _ = g.srv.Shutdown(); ln.Close() })
+	return g
+}
+
+func modelOf(body []byte) string {
+	i := bytes.Index(body, []byte(`"model":"`))
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+9:]
+	j := bytes.IndexByte(rest, '"')
+	return string(rest[:j])
+}
+
+func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
+	now := time.Now()
+	id := string(ctx.Request.Header.Peek("X-Request-Id"))
+	body := append([]byte(nil), ctx.PostBody()...)
+	g.mu.Lock()
+	g.arrivals = append(g.arrivals, now)
+	g.bodies[id] = body
+	g.mu.Unlock()
+	model := modelOf(body)
+	if model == "fail500" {
+		ctx.SetStatusCode(500)
+		ctx.SetBodyString(`{"error":{"message":"boom"}}`)
+		return
+	}
+	stream := bytes.Contains(body, []byte(`"stream":true`))
+	if !stream {
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` +
+			string(bytes.Repeat([]byte(" hello"), g.Tokens)) + `"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":` +
+			strconv.Itoa(g.Tokens) + `,"total_tokens":7}}`)
+		return
+	}
+	ctx.SetContentType("text/event-stream")
+	n, ttft, itl := g.Tokens, g.TTFT, g.ITL
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		emits := make([]time.Time, 0, n)
+		defer func() {
+			g.mu.Lock()
+			g.emits[id] = emits
+			g.mu.Unlock()
+		}()
+		fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}]}`+"\n\n")
+		if w.Flush() != nil {
+			return
+		}
+		start := now
+		for i := range n {
+			due := start.Add(ttft + time.Duration(i)*itl)
+			if d := time.Until(due); d > 0 {
+				time.Sleep(d)
+			}
+			switch {
+			case model == "nonjson" && i == 1:
+				fmt.Fprint(w, "data: {not json\n\n")
+			default:
+				fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hello"}}]}`+"\n\n")
+			}
+			if w.Flush() != nil {
+				return
+			}
+			emits = append(emits, time.Now())
+			if model == "stall" {
+				select {
+				case <-g.done:
+				case <-time.After(5 * time.Second):
+				}
+				return
+			}
+			if model == "truncate" && i == n/2 {
+				ctx.Conn().Close()
+				return
+			}
+		}
+		if model == "nodone" {
+			return
+		}
+		fmt.Fprintf(w, `data: {"object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", n, n+3)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		_ = w.Flush()
+	})
+}
+
+func (g *groundTruth) snapshot() ([]time.Time, map[string][]time.Time, map[string][]byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	a := append([]time.Time(nil), g.arrivals...)
+	e := map[string][]time.Time{}
+	for k, v := range g.emits {
+		e[k] = v
+	}
+	b := map[string][]byte{}
+	for k, v := range g.bodies {
+		b[k] = v
+	}
+	return a, e, b
+}

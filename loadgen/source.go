@@ -1,0 +1,90 @@
+package loadgen
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// DefaultISL is the input length used when Config.ISL is unset.
+const DefaultISL = 128
+
+// DefaultBlockTokens is the mooncake hash-block size used when Config.BlockTokens is 0.
+const DefaultBlockTokens = 512
+
+func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
+	docs := 0
+	if e := cfg.endpoint(); e == EndpointRankings || e == EndpointRerank {
+		docs = cfg.Passages
+		if docs == 0 {
+			docs = 2
+		}
+	}
+	if cfg.InputFile != "" {
+		f, err := os.Open(cfg.InputFile)
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: input file: %w", err)
+		}
+		defer f.Close()
+		var items []dataset.Conversation
+		switch cfg.InputFormat {
+		case FormatPayloads:
+			items, err = dataset.ReadPayloads(f)
+		case FormatMooncake:
+			bt := cfg.BlockTokens
+			if bt == 0 {
+				bt = DefaultBlockTokens
+			}
+			items, err = dataset.ReadMooncake(f, tok, bt, cfg.Seed)
+		case FormatShareGPT:
+			items, err = dataset.ReadShareGPT(f, tok)
+		case FormatRecording:
+			items, err = dataset.ReadRecording(f, tok, cfg.Seed)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: input file %s: %w", cfg.InputFile, err)
+		}
+		if len(items) == 0 {
+			return nil, fmt.Errorf("loadgen: input file %s: no requests", cfg.InputFile)
+		}
+		// Cycle a file when a request count or duration asks for more than it holds.
+		cycle := !cfg.Schedule && (cfg.Requests > len(items) || cfg.Duration > 0)
+		return &dataset.Slice{Items: items, Cycle: cycle}, nil
+	}
+	if cfg.Corpus == CorpusVLLM {
+		inLen, inRatio, _ := vllmLen(cfg.ISL)
+		outLen, outRatio, _ := vllmLen(cfg.OSL)
+		if cfg.ISL.Distribution == nil {
+			inLen = 1024
+		}
+		if cfg.OSL.Distribution == nil {
+			outLen = 128
+		}
+		ratio := max(inRatio, outRatio)
+		return dataset.NewVLLMRandom(dataset.VLLMRandom{
+			Tok: tok, NumRequests: cfg.Requests + cfg.WarmupRequests, InputLen: inLen, OutputLen: outLen,
+			RangeRatio: ratio, PrefixLen: cfg.PrefixTokens, Seed: cfg.Seed,
+		})
+	}
+	syn := dataset.Synthetic{
+		Tok: tok, Style: cfg.Corpus, PrefixTokens: cfg.PrefixTokens, Docs: docs, Seed: cfg.Seed,
+	}
+	if syn.Style == CorpusShakespeare {
+		syn.Style = dataset.StyleShakespeare
+	}
+	syn.ISL = distribution.Length{Dist: cfg.ISL.Distribution}
+	if syn.ISL.Dist == nil {
+		syn.ISL.Dist = distribution.Fixed{Value: DefaultISL}
+	}
+	if cfg.OSL.Distribution != nil {
+		syn.OSL = distribution.Length{Dist: cfg.OSL.Distribution}
+	}
+	if cfg.Turns.Distribution != nil {
+		syn.Turns = distribution.Length{Dist: cfg.Turns.Distribution}
+	}
+	syn.TurnDelay = cfg.TurnDelay.Distribution
+	return dataset.NewSynthetic(syn)
+}
