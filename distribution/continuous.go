@@ -300,3 +300,51 @@ func finite(what string, xs ...float64) error {
 	}
 	return nil
 }
+
+// Survival returns P(X > x).
+func (d Uniform) Survival(x float64) float64 { return 1 - d.CDF(x) }
+
+// Survival returns P(X > x), accurate in the upper tail.
+func (d Normal) Survival(x float64) float64 {
+	must(d)
+	if d.Sigma == 0 {
+		return 1 - Fixed{Value: d.Mu}.CDF(x)
+	}
+	return 0.5 * math.Erfc((x-d.Mu)/(d.Sigma*math.Sqrt2))
+}
+
+// Survival returns P(X > x), accurate in the upper tail.
+func (d LogNormal) Survival(x float64) float64 {
+	must(d)
+	if x <= 0 {
+		return 1
+	}
+	return Normal{Mu: d.Mu, Sigma: d.Sigma}.Survival(math.Log(x))
+}
+
+// Survival returns exp(-Rate x) for x >= 0.
+func (d Exponential) Survival(x float64) float64 {
+	must(d)
+	if x <= 0 {
+		return 1
+	}
+	return math.Exp(-d.Rate * x)
+}
+
+// LogSurvival returns ln P(X > x) = -Rate x, exact far into the tail.
+func (d Exponential) LogSurvival(x float64) float64 {
+	must(d)
+	if x <= 0 {
+		return 0
+	}
+	return -d.Rate * x
+}
+
+// Survival returns the regularized upper incomplete gamma function Q(Shape, Rate x).
+func (d Gamma) Survival(x float64) float64 {
+	must(d)
+	if x <= 0 {
+		return 1
+	}
+	return mathext.GammaIncRegComp(d.Shape, d.Rate*x)
+}
