@@ -113,9 +113,7 @@ func (a *accumulator) add(r *record.Client) {
 	if r.UsageCompletionTokens >= 0 {
 		add(record.MetricUsageOSL, float64(r.UsageCompletionTokens))
 	}
-	if r.Scheduled > 0 {
-		add(record.MetricQueueTime, ms(r.QueueTime()))
-	}
+	add(record.MetricQueueTime, ms(r.QueueTime()))
 	if !r.Stream {
 		a.good += isGood(per, opt.SLO)
 		return

@@ -278,7 +278,10 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 func (r *runner) openLoop(ctx context.Context) {
 	for sent := uint64(0); ; sent++ {
-		var due time.Duration
+		// Pace is pure, so Pace(0, sent) is request sent's due time on the schedule
+		// (0 for an unlimited pacer): queueing behind the concurrency ceiling then
+		// shows as Sent − Scheduled instead of silently shifting the schedule.
+		due, _ := r.pacer.Pace(0, sent)
 		for {
 			now := r.clock.now()
 			wait, stop := r.pacer.Pace(now, sent)
@@ -286,11 +289,12 @@ func (r *runner) openLoop(ctx context.Context) {
 				return
 			}
 			if wait <= 0 {
-				due = now
+				if due == 0 {
+					due = now
+				}
 				break
 			}
-			due = now + wait
-			if r.deadline > 0 && due >= r.deadline {
+			if r.deadline > 0 && now+wait >= r.deadline {
 				return
 			}
 			if !sleep(ctx, wait) {
@@ -315,7 +319,7 @@ func (r *runner) openLoop(ctx context.Context) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			r.conversation(ctx, conv, idx, due, true)
+			r.conversation(ctx, conv, idx, due, r.sem != nil)
 		}()
 	}
 }
@@ -422,6 +426,10 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 			n += r.tok.Count(m.Content, false)
 		}
 		rec.ISL = n
+	}
+	if due == 0 && r.pacer == nil {
+		due = r.clock.now() // closed loop: no schedule, no client queueing
+		rec.Scheduled = due
 	}
 	warm := (cfg.WarmupRequests > 0 && idx < cfg.WarmupRequests) || (cfg.WarmupDuration > 0 && due < cfg.WarmupDuration)
 	rec.Warmup = warm

@@ -56,8 +56,9 @@ type Client struct {
 
 	// RunStartUnixNano is the wall-clock time of the run start, in Unix nanoseconds.
 	RunStartUnixNano int64 `json:"run_start_unix_ns"`
-	// Scheduled is when the pacer wanted the request sent. Sent - Scheduled is the
-	// client queueing delay (coordinated omission made visible).
+	// Scheduled is when the pacer wanted the request sent (closed loop and later
+	// turns: when the client was ready to send it). Sent - Scheduled is the client
+	// queueing delay (coordinated omission made visible).
 	Scheduled time.Duration `json:"scheduled"`
 	// Sent is when the request's first byte was handed to the connection.
 	Sent time.Duration `json:"sent"`
@@ -108,7 +109,7 @@ func (c *Client) Latency() time.Duration { return c.Done - c.Sent }
 // QueueTime returns Sent - Scheduled: how long the request waited in the client
 // (for a free concurrency slot) after the pacer wanted it sent.
 func (c *Client) QueueTime() time.Duration {
-	if c.Scheduled == 0 || c.Sent < c.Scheduled {
+	if c.Sent < c.Scheduled {
 		return 0
 	}
 	return c.Sent - c.Scheduled

@@ -1,0 +1,256 @@
+package dataset
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/distribution/nprand"
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+var (
+	tokOnce sync.Once
+	tok     *tokenizer.Tokenizer
+	tokErr  error
+)
+
+func gpt2(t testing.TB) *tokenizer.Tokenizer {
+	t.Helper()
+	tokOnce.Do(func() { tok, tokErr = tokenizer.Load("gpt2") })
+	if tokErr != nil {
+		t.Fatalf("tokenizer.Load(gpt2): %v", tokErr)
+	}
+	return tok
+}
+
+// TestTextExact re-encodes every prompt: its count must be the requested length.
+func TestTextExact(t *testing.T) {
+	tk := gpt2(t)
+	for _, style := range []string{StyleShakespeare, StyleRandom} {
+		w, err := NewWriter(tk, style, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inexact := 0
+		for _, n := range []int{1, 2, 3, 7, 16, 100, 333, 1000, 9000} {
+			text, got := w.Text("", n)
+			if c := tk.Count(text, false); c != got {
+				t.Fatalf("%s: Text(%d) reported %d tokens but re-encodes to %d", style, n, got, c)
+			}
+			if got != n {
+				inexact++
+				t.Logf("%s: Text(%d) reached %d", style, n, got)
+			}
+		}
+		if inexact > 0 {
+			t.Errorf("%s: %d lengths not exact", style, inexact)
+		}
+	}
+}
+
+func TestSyntheticPrefixAndTurns(t *testing.T) {
+	src, err := NewSynthetic(Synthetic{
+		Tok: gpt2(t), ISL: distribution.Length{Dist: distribution.Normal{Mu: 300, Sigma: 50}},
+		OSL:          distribution.Length{Dist: distribution.Fixed{Value: 20}},
+		PrefixTokens: 64, Turns: distribution.Length{Dist: distribution.Fixed{Value: 3}},
+		TurnDelay: distribution.Fixed{Value: 0.5}, Seed: 42,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := src.Prefix()
+	if n := gpt2(t).Count(prefix, false); n != 64 {
+		t.Fatalf("prefix has %d tokens; want 64", n)
+	}
+	for range 10 {
+		c, ok := src.Next()
+		if !ok || len(c.Turns) != 3 {
+			t.Fatalf("Next() = %d turns, %v; want 3, true", len(c.Turns), ok)
+		}
+		for i, tr := range c.Turns {
+			if !strings.HasPrefix(tr.Prompt, prefix) {
+				t.Errorf("turn %d does not start with the shared prefix", i)
+			}
+			if n := gpt2(t).Count(tr.Prompt, false); n != tr.RequestedISL || !tr.Exact || tr.ISL != n {
+				t.Errorf("turn %d: %d tokens, requested %d, ISL %d, exact %v", i, n, tr.RequestedISL, tr.ISL, tr.Exact)
+			}
+			if tr.OSL != 20 {
+				t.Errorf("turn %d: OSL %d; want 20", i, tr.OSL)
+			}
+			if want := map[bool]float64{true: 0, false: 0.5}[i == 0]; tr.Delay.Seconds() != want {
+				t.Errorf("turn %d: delay %v; want %vs", i, tr.Delay, want)
+			}
+		}
+	}
+	// Same seed, same workload.
+	a, _ := NewSynthetic(Synthetic{Tok: gpt2(t), ISL: distribution.Length{Dist: distribution.Normal{Mu: 50, Sigma: 10}}, Seed: 9})
+	b, _ := NewSynthetic(Synthetic{Tok: gpt2(t), ISL: distribution.Length{Dist: distribution.Normal{Mu: 50, Sigma: 10}}, Seed: 9})
+	for range 5 {
+		x, _ := a.Next()
+		y, _ := b.Next()
+		if x.Turns[0].Prompt != y.Turns[0].Prompt {
+			t.Fatal("same seed gave different prompts")
+		}
+	}
+}
+
+func TestTextImpossibleIsReported(t *testing.T) {
+	w, _ := NewWriter(gpt2(t), StyleShakespeare, 1)
+	text, got := w.Text("a prefix of several tokens", 2)
+	if got == 2 || text != "a prefix of several tokens" {
+		t.Errorf("Text(prefix, 2) = %q, %d; want the prefix and its own length", text, got)
+	}
+}
+
+// TestVLLMRandomStream checks the draw order and bounds against vLLM's code: lengths
+// from integers(floor(real(1-r)), ceil(real(1+r))+1), output lengths, offsets over the
+// vocabulary, then the prefix over the allowed tokens, all from one default_rng(seed).
+func TestVLLMRandomStream(t *testing.T) {
+	tk := gpt2(t)
+	const n, seed = 8, 0
+	items, err := VLLMRandomRequests(VLLMRandom{Tok: tk, NumRequests: n, InputLen: 100, OutputLen: 20, RangeRatio: 0.5, PrefixLen: 5, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := nprand.NewGenerator(seed)
+	if s := tk.NumSpecialTokensToAdd(); s != 0 {
+		t.Fatalf("gpt2 adds %d special tokens; the bounds below assume 0", s)
+	}
+	in := rng.IntegersN(50, 150+1, n) // real = 100: [floor(100·0.5), ceil(100·1.5)]
+	out := rng.IntegersN(10, 31, n)
+	_ = rng.IntegersN(0, int64(tk.VocabSize()), n) // offsets
+	allowed := AllowedTokens(tk)
+	var prefix []int
+	for _, k := range rng.IntegersN(0, int64(len(allowed)), 5) {
+		prefix = append(prefix, allowed[k])
+	}
+	inexact := 0
+	for i, c := range items {
+		tr := c.Turns[0]
+		if tr.RequestedISL != 5+int(in[i]) || tr.OSL != int(out[i]) {
+			t.Errorf("request %d: requested ISL %d OSL %d; want %d, %d", i, tr.RequestedISL, tr.OSL, 5+in[i], out[i])
+		}
+		if tk.Count(tr.Prompt, false) != tr.ISL {
+			t.Errorf("request %d: ISL %d is not the prompt's count", i, tr.ISL)
+		}
+		if !tr.Exact {
+			inexact++
+		}
+	}
+	if p := tk.Decode(prefix, false); !strings.HasPrefix(items[0].Turns[0].Prompt, p[:len(p)/2]) {
+		t.Errorf("prompt 0 %q does not start with the prefix %q", items[0].Turns[0].Prompt, p)
+	}
+	t.Logf("vllm random: %d of %d prompts inexact after 10 retries", inexact, n)
+	if _, err := VLLMRandomRequests(VLLMRandom{Tok: tk, NumRequests: 1, InputLen: 0, Seed: 1}); err == nil {
+		t.Error("input_len 0 with no prefix accepted; vLLM raises")
+	}
+	if _, err := VLLMRandomRequests(VLLMRandom{Tok: tk, NumRequests: 1, InputLen: 10, RangeRatio: 1}); err == nil {
+		t.Error("range ratio 1 accepted; vLLM requires [0, 1)")
+	}
+}
+
+// TestVLLMFirstSequence rebuilds request 0's token sequence by hand: prefix + allowed
+// tokens from offset 0 + 0 onwards; its decode is the prompt when no retry was needed.
+func TestVLLMFirstSequence(t *testing.T) {
+	tk := gpt2(t)
+	items, err := VLLMRandomRequests(VLLMRandom{Tok: tk, NumRequests: 1, InputLen: 30, OutputLen: 5, Seed: 123})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := nprand.NewGenerator(123)
+	// range ratio 0: one value per bound, so integers draws nothing for the lengths.
+	off := rng.Integers(0, int64(tk.VocabSize()))
+	allowed := AllowedTokens(tk)
+	seq := make([]int, 30)
+	for j := range seq {
+		seq[j] = allowed[(int(off)+j)%len(allowed)]
+	}
+	want := tk.Decode(seq, false)
+	if got := items[0].Turns[0].Prompt; tk.Count(want, false) == 30 && got != want {
+		t.Errorf("prompt = %q; want %q", got, want)
+	}
+}
+
+func TestReadMooncakeSharedPrefix(t *testing.T) {
+	tk := gpt2(t)
+	trace := `{"timestamp": 0, "input_length": 100, "output_length": 10, "hash_ids": [1, 2]}
+{"timestamp": 250, "input_length": 90, "output_length": 5, "hash_ids": [1, 3]}
+`
+	items, err := ReadMooncake(strings.NewReader(trace), tk, 64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := items[0].Turns[0], items[1].Turns[0]
+	if items[1].At.Milliseconds() != 250 || a.OSL != 10 {
+		t.Errorf("At=%v OSL=%d; want 250ms, 10", items[1].At, a.OSL)
+	}
+	if !a.Exact || !b.Exact || tk.Count(a.Prompt, false) != 100 || tk.Count(b.Prompt, false) != 90 {
+		t.Errorf("lengths: %d (exact %v), %d (exact %v); want 100, 90", tk.Count(a.Prompt, false), a.Exact, tk.Count(b.Prompt, false), b.Exact)
+	}
+	// Block 1 (64 tokens) is shared.
+	n := 0
+	for n < len(a.Prompt) && n < len(b.Prompt) && a.Prompt[n] == b.Prompt[n] {
+		n++
+	}
+	if tk.Count(a.Prompt[:n], false) < 60 {
+		t.Errorf("shared prefix is %d tokens; want the 64-token block", tk.Count(a.Prompt[:n], false))
+	}
+	if _, err := ReadMooncake(strings.NewReader("{bad"), tk, 64, 1); err == nil {
+		t.Error("a malformed trace was accepted")
+	}
+}
+
+func TestReadShareGPT(t *testing.T) {
+	tk := gpt2(t)
+	in := `[{"id":"a","conversations":[{"from":"human","value":"Hello there"},{"from":"gpt","value":"Hi! How can I help you today?"},{"from":"human","value":"Tell me a joke"},{"from":"gpt","value":"No."}]},
+{"id":"b","conversations":[{"from":"gpt","value":"orphan"}]}]`
+	items, err := ReadShareGPT(strings.NewReader(in), tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || len(items[0].Turns) != 2 {
+		t.Fatalf("got %+v; want one conversation with 2 turns", items)
+	}
+	if tr := items[0].Turns[0]; tr.ISL != tk.Count("Hello there", false) || tr.OSL != tk.Count("Hi! How can I help you today?", false) {
+		t.Errorf("turn 0: ISL %d OSL %d", tr.ISL, tr.OSL)
+	}
+}
+
+func TestReadPayloadsAndRecording(t *testing.T) {
+	items, err := ReadPayloads(strings.NewReader(`{"model":"m","prompt":"x","stream":true}` + "\n\n" + `{"model":"m"}`))
+	if err != nil || len(items) != 2 || !*items[0].Turns[0].Stream || items[1].Turns[0].Stream != nil {
+		t.Fatalf("ReadPayloads = %+v, %v", items, err)
+	}
+	if _, err := ReadPayloads(strings.NewReader("nope")); err == nil {
+		t.Error("ReadPayloads accepted a non-JSON line")
+	}
+	mt := 7
+	yes := true
+	var sb strings.Builder
+	enc := record.NewEncoder(&sb)
+	_ = enc.Encode(record.Server{RecvNS: 1e9, Endpoint: "/v1/chat/completions", Model: "m", ISL: 40, MaxCompletionTokens: &mt, IgnoreEOS: &yes, Stream: true})
+	_ = enc.Encode(record.Server{RecvNS: 1.5e9, Endpoint: "/v1/completions", Model: "m", ISL: 12, MaxTokens: &mt})
+	_ = enc.Encode(record.Server{RecvNS: 2e9, Rejected: "invalid_json"})
+	_ = enc.Flush()
+	rec, err := ReadRecording(strings.NewReader(sb.String()), gpt2(t), 1)
+	if err != nil || len(rec) != 2 {
+		t.Fatalf("ReadRecording = %d items, %v; want 2", len(rec), err)
+	}
+	if r := rec[1]; r.At.Milliseconds() != 500 || r.Turns[0].Endpoint != "completions" || r.Turns[0].MaxTokensField != "max_tokens" || r.Turns[0].ISL != 12 {
+		t.Errorf("replayed request = %+v", r)
+	}
+	if r := rec[0].Turns[0]; r.OSL != 7 || !*r.IgnoreEOS || !*r.Stream || r.MaxTokensField != "max_completion_tokens" {
+		t.Errorf("replayed request 0 = %+v", r)
+	}
+}
+
+func TestAllowedTokens(t *testing.T) {
+	tk := gpt2(t)
+	a := AllowedTokens(tk)
+	if len(a) != tk.VocabSize()-len(tk.SpecialIDs()) {
+		t.Errorf("len(AllowedTokens) = %d; want vocab %d - %d special", len(a), tk.VocabSize(), len(tk.SpecialIDs()))
+	}
+}

@@ -1,0 +1,195 @@
+package loadgen
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/record"
+)
+
+// fakeSender answers every request after latency of virtual time, with one token
+// chunk, and tracks how many requests are in flight.
+type fakeSender struct {
+	clock    *runClock
+	latency  time.Duration
+	inFlight atomic.Int64
+	maxIn    atomic.Int64
+	mu       sync.Mutex
+	sent     []time.Duration
+}
+
+func (f *fakeSender) send(ctx context.Context, c *call, rec *record.Client, res *result) {
+	n := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for {
+		m := f.maxIn.Load()
+		if n <= m || f.maxIn.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	rec.Sent = f.clock.now()
+	f.mu.Lock()
+	f.sent = append(f.sent, rec.Sent)
+	f.mu.Unlock()
+	if !sleep(ctx, f.latency) {
+		rec.Done, rec.ErrorKind = f.clock.now(), record.ErrCancelled
+		return
+	}
+	rec.Done, rec.Status = f.clock.now(), 200
+	res.text = append(res.text, " hello"...)
+	res.ends = append(res.ends, len(res.text))
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: true})
+}
+
+// runFake runs cfg in a synctest bubble with a fake sender.
+func runFake(t *testing.T, cfg Config, latency time.Duration) (*Outcome, *fakeSender) {
+	t.Helper()
+	tok := gpt2(t)
+	if cfg.URLs == nil {
+		cfg.URLs = []string{"http://127.0.0.1:9"}
+	}
+	if cfg.ISL.Distribution == nil {
+		cfg.ISL = fixed(8)
+	}
+	var out *Outcome
+	var fs *fakeSender
+	synctest.Test(t, func(t *testing.T) {
+		r, err := newRunner(cfg, tok, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = &fakeSender{clock: r.clock, latency: latency}
+		r.sender = fs
+		out, err = r.run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	return out, fs
+}
+
+// TestPoissonArrivalsFitExponential: in virtual time the send times are exactly the
+// pacer's; their gaps must fit Exponential(rate). KS alpha = 0.01, n = 3000.
+func TestPoissonArrivalsFitExponential(t *testing.T) {
+	out, fs := runFake(t, Config{Rate: 200, Requests: 3000, Seed: 11}, 20*time.Millisecond)
+	if len(out.Records) != 3000 {
+		t.Fatalf("%d records; want 3000", len(out.Records))
+	}
+	sent := slices.Clone(fs.sent)
+	slices.Sort(sent)
+	gaps := make([]float64, len(sent)-1)
+	for i := range gaps {
+		gaps[i] = (sent[i+1] - sent[i]).Seconds()
+	}
+	ks := distribution.KS1(gaps, distribution.Exponential{Rate: 200})
+	if ks.Reject(0.01) {
+		t.Errorf("send gaps do not fit Exponential{200}: %v (alpha 0.01)", ks)
+	}
+	// The failure path: the same gaps against the wrong rate are rejected.
+	if bad := distribution.KS1(gaps, distribution.Exponential{Rate: 150}); !bad.Reject(0.01) {
+		t.Errorf("gaps fit Exponential{150} too: %v; the test cannot fail", bad)
+	}
+	rate := float64(len(sent)-1) / (sent[len(sent)-1] - sent[0]).Seconds()
+	if rate < 190 || rate > 210 {
+		t.Errorf("achieved rate %.1f req/s; want 200 ± 5%%", rate)
+	}
+}
+
+func TestConcurrencyCeilingQueues(t *testing.T) {
+	out, fs := runFake(t, Config{Rate: 100, Arrival: ArrivalConstant, Concurrency: 2, Requests: 100}, 100*time.Millisecond)
+	if m := fs.maxIn.Load(); m != 2 {
+		t.Errorf("max in flight = %d; want the ceiling 2", m)
+	}
+	q, ok := out.Metrics.Stat(record.MetricQueueTime)
+	if !ok || q.Max < 1000 {
+		t.Errorf("client queue time = %+v; want it to grow past 1s (100 req/s into 20 req/s of capacity)", q)
+	}
+	if tp := out.Metrics.Value(record.MetricRequestThroughput); tp < 19 || tp > 21 {
+		t.Errorf("throughput %.2f req/s; want 20 (2 slots / 100 ms)", tp)
+	}
+}
+
+func TestClosedLoopDurationAndWarmup(t *testing.T) {
+	out, fs := runFake(t, Config{Concurrency: 4, Duration: time.Second, WarmupRequests: 8}, 10*time.Millisecond)
+	if m := fs.maxIn.Load(); m != 4 {
+		t.Errorf("max in flight = %d; want 4", m)
+	}
+	warm := 0
+	for _, r := range out.Records {
+		if r.Warmup {
+			warm++
+			if r.Index >= 8 {
+				t.Errorf("request %d flagged warmup", r.Index)
+			}
+		}
+	}
+	if warm != 8 || out.Metrics.Warmup != 8 {
+		t.Errorf("warmup records %d (metrics %d); want 8", warm, out.Metrics.Warmup)
+	}
+	// 4 workers × 100 req/s for 1 s (+ the warmup, which is inside the same second).
+	if n := len(out.Records); n < 395 || n > 405 {
+		t.Errorf("%d requests in 1 s; want 400", n)
+	}
+}
+
+func TestWarmupDurationExcluded(t *testing.T) {
+	out, _ := runFake(t, Config{Rate: 100, Arrival: ArrivalConstant, WarmupDuration: 500 * time.Millisecond, Duration: time.Second}, time.Millisecond)
+	if out.Metrics.Warmup != 50 {
+		t.Errorf("warmup = %d; want the 50 requests of the first 0.5 s", out.Metrics.Warmup)
+	}
+	if n := out.Metrics.Value(record.MetricRequestCount); n != 100 {
+		t.Errorf("measured requests = %v; want 100", n)
+	}
+}
+
+func TestRampPacesRate(t *testing.T) {
+	out, fs := runFake(t, Config{Rate: 100, RampFrom: 0, Ramp: 2 * time.Second, Duration: 2 * time.Second}, time.Millisecond)
+	// ∫ 0→100 over 2 s = 100 requests.
+	if n := len(out.Records); n < 99 || n > 101 {
+		t.Errorf("%d requests during a 0→100 req/s ramp over 2 s; want 100", n)
+	}
+	first := 0
+	for _, s := range fs.sent {
+		if s < time.Second {
+			first++
+		}
+	}
+	if first < 24 || first > 26 {
+		t.Errorf("%d requests in the first second; want 25 (a quarter of the ramp's area)", first)
+	}
+}
+
+func TestClosedLoopRampStartsWorkers(t *testing.T) {
+	_, fs := runFake(t, Config{Concurrency: 4, Ramp: 400 * time.Millisecond, Requests: 4}, time.Second)
+	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond}
+	got := slices.Clone(fs.sent)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("worker start times = %v; want %v", got, want)
+	}
+}
+
+func TestMultiTurnDelays(t *testing.T) {
+	out, fs := runFake(t, Config{Concurrency: 1, Requests: 6, Turns: fixed(3), TurnDelay: fixed(0.25)}, 100*time.Millisecond)
+	got := slices.Clone(fs.sent)
+	slices.Sort(got)
+	// turn 0 at 0, done 100 ms, +250 ms → 350, done 450 → 700; next conversation at 800.
+	want := []time.Duration{0, 350 * time.Millisecond, 700 * time.Millisecond, 800 * time.Millisecond, 1150 * time.Millisecond, 1500 * time.Millisecond}
+	if !slices.Equal(got, want) {
+		t.Errorf("send times = %v; want %v", got, want)
+	}
+	for _, r := range out.Records {
+		if r.Conversation == "" {
+			t.Errorf("record %d has no conversation id", r.Index)
+		}
+		if r.Turn > 0 && r.ISL <= 8 {
+			t.Errorf("turn %d ISL %d; want history counted", r.Turn, r.ISL)
+		}
+	}
+}
