@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -213,3 +214,7 @@ func TestGonumPlugsIn(t *testing.T) {
 		t.Errorf("KS1 rejected gonum's own sample: %v", theirs)
 	}
 }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
+
+func writeFile(path, data string) error { return os.WriteFile(path, []byte(data), 0o644) }

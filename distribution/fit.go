@@ -23,11 +23,11 @@ type FitResult struct {
 	Bins      int
 	// The bin contributing most to the statistic: the values it covers (Lo, Hi], its
 	// observed and expected counts. Lo = -Inf for the first bin, Hi = +Inf for the last.
-	WorstLo, WorstHi     float64
-	Observed, Expected   float64
-	Target               string // the hypothesised distribution, if known
-	Impossible           int    // observations the target gives probability 0 (then PValue = 0)
-	ImpossibleExample    float64
+	WorstLo, WorstHi   float64
+	Observed, Expected float64
+	Target             string // the hypothesised distribution, if known
+	Impossible         int    // observations the target gives probability 0 (then PValue = 0)
+	ImpossibleExample  float64
 }
 
 // Reject reports whether the fit is rejected at level alpha (p < alpha).
@@ -36,13 +36,16 @@ func (r FitResult) Reject(alpha float64) bool { return r.PValue < alpha }
 // String is a one-line verdict for a failure message.
 func (r FitResult) String() string {
 	var b strings.Builder
+	if r.Impossible > 0 {
+		fmt.Fprintf(&b, "chi-square fit p=0: %d of %d values are ones the target never produces, e.g. %g", r.Impossible, r.N, r.ImpossibleExample)
+		if r.Target != "" {
+			fmt.Fprintf(&b, "; target %s", r.Target)
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "chi-square=%.4g p=%.4g (n=%d, %d bins, df=%d)", r.Statistic, r.PValue, r.N, r.Bins, r.DF)
 	if r.Target != "" {
 		fmt.Fprintf(&b, " vs %s", r.Target)
-	}
-	if r.Impossible > 0 {
-		fmt.Fprintf(&b, "; %d values the target never produces, e.g. %g", r.Impossible, r.ImpossibleExample)
-		return b.String()
 	}
 	if r.Bins > 0 {
 		fmt.Fprintf(&b, "; worst bin %s: observed %g, expected %.4g", binLabel(r.WorstLo, r.WorstHi), r.Observed, r.Expected)
