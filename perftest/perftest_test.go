@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"flag"
+	"github.com/perfgate/perfgate/distribution"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,12 @@ func TestAssertionsPassOnHealthyRun(t *testing.T) {
 		res.AssertOutputThroughput(t, 100)
 		res.AssertRequestThroughput(t, 10)
 		res.AssertObjectives(t)
+		res.AssertLengthFit(t, ISL, distribution.Length{Dist: distribution.UniformInt{Min: 100, Max: 155}}, 0)
+		res.AssertOSL(t, distribution.Fixed{Value: 20})
+		other := healthy
+		other.seed = 9
+		res.AssertNoRegression(t, other.result("baseline"))
+		res.AssertSameWorkload(t, other.result("baseline"))
 	})
 	if c.Failed() {
 		t.Errorf("assertions failed on a healthy run:\n%s", c.Text())
@@ -62,6 +69,10 @@ func TestAssertionsFail(t *testing.T) {
 	errs := healthy
 	errs.errEvery = 10
 	tmpl := healthy
+	slower := healthy
+	slower.ttft, slower.seed = 56*time.Millisecond, 4 // +12%
+	longer := healthy
+	longer.islBase, longer.seed = 110, 5
 	tmpl.serverDiff = func(int) int { return 9 }
 	for _, c := range []struct {
 		name string
@@ -88,6 +99,17 @@ func TestAssertionsFail(t *testing.T) {
 			"perftest: tokenizer mismatch: server counted +9 input tokens vs the client on every one of 200 requests"},
 		{"throughput", healthy.result("healthy"), func(r *Result, t testing.TB) bool { return r.AssertOutputThroughput(t, 1e6) },
 			"perftest: output token throughput = "},
+		{"isl", healthy.result("healthy"), func(r *Result, t testing.TB) bool {
+			return r.AssertISL(t, distribution.Normal{Mu: 128, Sigma: 5})
+		}, "perftest: ISL (server count) does not fit length(normal:128,5, min=1): KS D="},
+		{"osl", healthy.result("healthy"), func(r *Result, t testing.TB) bool { return r.AssertOSL(t, distribution.Fixed{Value: 24}) },
+			"perftest: OSL (server count) does not fit length(fixed:24, min=1): KS D=1 "},
+		{"regression", slower.result("slower"), func(r *Result, t testing.TB) bool {
+			return r.AssertNoRegression(t, healthy.result("baseline"), TTFT)
+		}, "perftest: TTFT regressed: p50 "},
+		{"same_workload", longer.result("longer"), func(r *Result, t testing.TB) bool {
+			return r.AssertSameWorkload(t, healthy.result("baseline"))
+		}, "perftest: ISL: longer and baseline differ: KS D="},
 		{"objectives", func() *Result {
 			r := errs.result("objectives")
 			r.Scenario.Objectives = Objectives{SLO: SLO{TTFT: 100 * time.Millisecond}, Goodput: 0.9,

@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -19,6 +20,7 @@ type synth struct {
 	osl        int
 	serverDiff func(i int) int // server ISL − client ISL for request i (nil = 0)
 	seed       uint64
+	islBase    int // ISL is uniform on [islBase, islBase+55]; 0 = 100
 }
 
 func (s synth) records() ([]record.Client, []record.Server) {
@@ -29,7 +31,7 @@ func (s synth) records() ([]record.Client, []record.Server) {
 	for i := range s.n {
 		jit := func(d time.Duration) time.Duration { return time.Duration(float64(d) * (0.8 + 0.4*r.Float64())) }
 		c := record.Client{Index: i, RequestID: fmt.Sprintf("req-%d", i), Endpoint: "chat", Stream: true,
-			Sent: at, ISL: 100 + r.IntN(56), OSL: s.osl, UsagePromptTokens: -1, UsageCompletionTokens: -1, Status: 200}
+			Sent: at, ISL: cmp.Or(s.islBase, 100) + r.IntN(56), OSL: s.osl, UsagePromptTokens: -1, UsageCompletionTokens: -1, Status: 200}
 		ttft := jit(s.ttft)
 		if s.slowEvery > 0 && i%s.slowEvery == s.slowEvery-1 {
 			ttft *= 5

@@ -153,7 +153,7 @@ func lengthHistogram(sample []int, target distribution.Length) string {
 		w := int(math.Round(float64(obs[i]) / peak * width))
 		e := int(math.Round(exp[i] / peak * width))
 		bar := []rune(strings.Repeat("█", w) + strings.Repeat(" ", width-w+1))
-		if e < len(bar) {
+		if e < len(bar) && exp[i] >= 0.5 {
 			bar[e] = '|'
 		}
 		label := fmt.Sprintf("[%d, %d]", a, b)

@@ -23,6 +23,7 @@ func FromClient(cs []record.Client) []Request {
 			ISL:       c.ISL,
 			ServerISL: c.UsagePromptTokens,
 			OSL:       c.OSL,
+			Turn:      c.Turn,
 		}
 		if r.ID == "" {
 			r.ID = strconv.Itoa(c.Index)

@@ -18,6 +18,11 @@ type Request struct {
 	ISL       int       // input tokens the client counted
 	ServerISL int       // input tokens the server counted (mock recording or usage.prompt_tokens); -1 = unknown
 	OSL       int       // output tokens
+	Turn      int       // 0-based turn within a conversation
+	// Overhead is how many more input tokens the server is expected to count than the
+	// client's ISL: the chat template's tokens when the client counts message contents
+	// only. TokenizerMatch compares ServerISL with ISL + Overhead.
+	Overhead int
 }
 
 // ITL returns the request's inter-token latency in seconds: the p-quantile of its gaps,

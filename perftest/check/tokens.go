@@ -16,12 +16,15 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	const name = "tokenizer-match"
 	type pair struct {
 		id             string
-		client, server int
+		client, server int // client includes the expected overhead
+		overhead       int
 	}
 	var ps []pair
+	overheads := map[int]int{}
 	for _, r := range reqs {
 		if r.Err == "" && r.ServerISL >= 0 {
-			ps = append(ps, pair{r.ID, r.ISL, r.ServerISL})
+			ps = append(ps, pair{r.ID, r.ISL + r.Overhead, r.ServerISL, r.Overhead})
+			overheads[r.Overhead]++
 		}
 	}
 	if len(ps) == 0 {
@@ -43,12 +46,24 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 		tol = fmt.Sprintf("within %d tokens", tolerance)
 	}
 	v := Verdict{Check: name, Pass: len(off) == 0, Value: float64(len(off)), Unit: None}
+	var tmpl []Line
+	var kinds []string
+	for k := range overheads {
+		if k != 0 {
+			kinds = append(kinds, fmt.Sprintf("%+d", k))
+		}
+	}
+	if len(kinds) > 0 {
+		slices.Sort(kinds)
+		tmpl = []Line{{"chat template", fmt.Sprintf("the server counts %s tokens of chat template per request beyond the message contents the client counted; they are added to the client's count", strings.Join(kinds, "/"))}}
+	}
 	if v.Pass {
 		v.Summary = fmt.Sprintf("tokenizer match: client and server counted the input of all %d requests %s", n, tol)
 		if tolerance > 0 {
 			s := sorted(diffs)
 			v.Evidence = []Line{{"server-client", fmt.Sprintf("min=%+d  median=%+g  max=%+d tokens", int(s[0]), quantile(s, 0.5), int(s[len(s)-1]))}}
 		}
+		v.Evidence = append(v.Evidence, tmpl...)
 		return v
 	}
 	constant := slices.IndexFunc(ps, func(p pair) bool { return diff(p) != diff(ps[0]) }) < 0
@@ -66,12 +81,17 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 		v.Summary = fmt.Sprintf("tokenizer mismatch: %d of %d requests counted differently by client and server (max |server-client| = %d tokens), want %s",
 			len(off), n, worstD, want)
 	}
+	v.Evidence = append(v.Evidence, tmpl...)
 	s := sorted(diffs)
 	v.Evidence = append(v.Evidence, Line{"server-client", fmt.Sprintf("min=%+d  median=%+g  max=%+d tokens (n=%d)", int(s[0]), quantile(s, 0.5), int(s[len(s)-1]), n)})
 	slices.SortStableFunc(off, func(a, b pair) int { return cmp.Compare(abs(diff(b)), abs(diff(a))) })
 	var parts []string
 	for _, p := range off[:min(5, len(off))] {
-		parts = append(parts, fmt.Sprintf("#%s client=%d server=%d (%+d)", p.id, p.client, p.server, diff(p)))
+		if p.overhead != 0 {
+			parts = append(parts, fmt.Sprintf("#%s client=%d%+d server=%d (%+d)", p.id, p.client-p.overhead, p.overhead, p.server, diff(p)))
+		} else {
+			parts = append(parts, fmt.Sprintf("#%s client=%d server=%d (%+d)", p.id, p.client, p.server, diff(p)))
+		}
 	}
 	v.Evidence = append(v.Evidence, Line{"worst", strings.Join(parts, "  ")})
 	if constant {

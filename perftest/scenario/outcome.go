@@ -20,6 +20,12 @@ type Outcome struct {
 	// Server is the mock server's recording (nil for a real endpoint, whose
 	// usage.prompt_tokens is in the client records instead).
 	Server []record.Server
+	// TemplateOverhead[k] is how many input tokens the chat template adds, beyond the
+	// message contents, to a request at turn k (nil when the endpoint is not chat or the
+	// tokenizer could not be loaded). The client counts contents; the server (mock or
+	// usage.prompt_tokens) counts the rendered template, so the tokenizer-match check
+	// expects this difference.
+	TemplateOverhead []int
 	// Metrics summarises Client (warm-up excluded).
 	Metrics record.Metrics
 	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
@@ -31,6 +37,11 @@ type Outcome struct {
 // server's input-token counts joined by request id.
 func (o *Outcome) Requests() []check.Request {
 	rs := check.FromClient(o.Client)
+	for i := range rs {
+		if t := rs[i].Turn; t >= 0 && t < len(o.TemplateOverhead) {
+			rs[i].Overhead = o.TemplateOverhead[t]
+		}
+	}
 	if o.Server != nil {
 		isl := make(map[string]int, len(o.Server))
 		for i := range o.Server {
@@ -38,11 +49,14 @@ func (o *Outcome) Requests() []check.Request {
 				isl[o.Server[i].RequestID] = o.Server[i].ISL
 			}
 		}
+		// The mock reports its own count in usage.prompt_tokens; requests without
+		// usage are joined with the server recording by request id.
 		for i := range rs {
+			if rs[i].ServerISL >= 0 {
+				continue
+			}
 			if n, ok := isl[rs[i].ID]; ok {
 				rs[i].ServerISL = n
-			} else {
-				rs[i].ServerISL = -1
 			}
 		}
 	}

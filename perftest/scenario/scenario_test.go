@@ -1,0 +1,115 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/mockserver"
+)
+
+func TestRunMock(t *testing.T) {
+	dir := t.TempDir()
+	sc := Scenario{
+		Name:         "smoke",
+		EndpointType: loadgen.EndpointCompletions,
+		ISL:          distribution.Spec{Distribution: distribution.Fixed{Value: 32}},
+		OSL:          distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+		Concurrency:  4,
+		Requests:     20,
+		Seed:         1,
+		APIKey:       "sk-secret",
+		Mock:         mockserver.Config{Fast: true},
+	}
+	out, err := Run(context.Background(), sc, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(out.Client); got != 20 {
+		t.Errorf("client records = %d, want 20", got)
+	}
+	if got := len(out.Server); got != 20 {
+		t.Errorf("server records = %d, want 20", got)
+	}
+	for _, r := range out.Requests() {
+		if r.Err != "" || r.ISL != 32 || r.ServerISL != 32 || r.OSL != 8 {
+			t.Errorf("request %s: err=%q isl=%d server=%d osl=%d, want isl 32 = server, osl 8", r.ID, r.Err, r.ISL, r.ServerISL, r.OSL)
+			break
+		}
+	}
+	for _, f := range []string{ClientFile, ServerFile, MetricsFile, ScenarioFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("artifact %s: %v", f, err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ScenarioFile))
+	if strings.Contains(string(b), "sk-secret") {
+		t.Errorf("%s contains the API key:\n%s", ScenarioFile, b)
+	}
+	// The artifacts load back into the same requests.
+	back, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Requests()) != 20 || back.Scenario.Name != "smoke" || !back.Mocked {
+		t.Errorf("Load: %d requests, name %q, mocked %v", len(back.Requests()), back.Scenario.Name, back.Mocked)
+	}
+	for _, v := range out.Check() {
+		if !v.Pass {
+			t.Errorf("default objectives failed on a clean run:\n%s", v)
+		}
+	}
+}
+
+func TestRunInvalid(t *testing.T) {
+	_, err := Run(context.Background(), Scenario{Concurrency: -1, Mock: mockserver.Config{Fast: true}}, "")
+	if !errors.Is(err, ErrInvalidScenario) {
+		t.Errorf("Run(concurrency -1) = %v, want ErrInvalidScenario", err)
+	}
+	_, err = Run(context.Background(), Scenario{Tokenizer: "no-such-tokenizer-xyz", Mock: mockserver.Config{Fast: true}}, "")
+	if err == nil || !strings.Contains(err.Error(), "tokenizer") {
+		t.Errorf("Run(bad tokenizer) = %v, want a tokenizer error", err)
+	}
+}
+
+func TestScenarioJSON(t *testing.T) {
+	in := `{"name":"x","isl":"normal:128,20","concurrency":8,"duration":"30s","ramp":"5s","api_key":"k",
+		"objectives":{"slo":{"ttft":"200ms"},"goodput":0.9,"bounds":[{"metric":"ttft","p":0.99,"max":0.5}]}}`
+	var s Scenario
+	if err := json.Unmarshal([]byte(in), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Duration.String() != "30s" || s.Ramp.String() != "5s" || s.ISL.String() != "normal:128,20" ||
+		s.Objectives.SLO.TTFT.String() != "200ms" || len(s.Objectives.Bounds) != 1 || s.APIKey != "k" {
+		t.Errorf("decoded %+v", s)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"k"`) || !strings.Contains(string(b), `"duration":"30s"`) {
+		t.Errorf("encoded %s", b)
+	}
+}
+
+func TestLoadString(t *testing.T) {
+	for _, c := range []struct {
+		s    Scenario
+		want string
+	}{
+		{Scenario{}, "concurrency=1"},
+		{Scenario{Concurrency: 10}, "concurrency=10"},
+		{Scenario{Rate: 20}, "Poisson{20 req/s}"},
+		{Scenario{Rate: 5, Arrival: "constant", Concurrency: 4}, "Constant{5 req/s}, concurrency<=4"},
+	} {
+		if got := c.s.LoadString(); got != c.want {
+			t.Errorf("%+v.LoadString() = %q, want %q", c.s, got, c.want)
+		}
+	}
+}
