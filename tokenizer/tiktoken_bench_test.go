@@ -1,0 +1,66 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// ttBenchCorpus is a fixed ~1 MB mixed corpus (valid UTF-8, so that the JavaScript peer
+// sees the same text) as separate documents.
+func ttBenchCorpus() []string {
+	var docs []string
+	size := 0
+	for _, s := range ttCorpus(2024, 20000, []string{"<|endoftext|>"}) {
+		if !utf8.ValidString(s) {
+			s = strings.ToValidUTF8(s, "\uFFFD")
+		}
+		docs = append(docs, s)
+		if size += len(s); size >= 1<<20 {
+			break
+		}
+	}
+	return docs
+}
+
+// BenchmarkBuiltinEncode measures single-threaded encode throughput of the built-ins on
+// ttBenchCorpus. With PERFGATE_TIKTOKEN_CORPUS set, it also writes the corpus there (JSON
+// array) for bench/tokenizer/tiktoken_bench.js, which measures tiktoken on it.
+func BenchmarkBuiltinEncode(b *testing.B) {
+	docs := ttBenchCorpus()
+	if p := os.Getenv("PERFGATE_TIKTOKEN_CORPUS"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := jsonEncode(f, docs); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	bytes := 0
+	for _, d := range docs {
+		bytes += len(d)
+	}
+	for _, name := range []string{"gpt2", "cl100k_base", "o200k_base"} {
+		b.Run(name, func(b *testing.B) {
+			tok, err := Builtin(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(bytes))
+			tokens := 0
+			for b.Loop() {
+				tokens = 0
+				for _, d := range docs {
+					tokens += len(tok.Encode(d, false))
+				}
+			}
+			b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+func jsonEncode(w *os.File, v any) error { return json.NewEncoder(w).Encode(v) }
