@@ -55,7 +55,7 @@ func AndersonDarling(sample []float64, d CDFer) ADResult {
 		panic("distribution: AndersonDarling of an empty sample")
 	}
 	x := slices.Clone(sample)
-	slices.Sort(x)
+	sortFloats(x)
 	nf := float64(n)
 	s := 0.0
 	for i := 0; i < n; i++ {
@@ -161,10 +161,10 @@ func AndersonDarlingKSamp(samples ...[]float64) ADResult {
 		}
 		sizes[i] = len(s)
 		sorted[i] = slices.Clone(s)
-		slices.Sort(sorted[i])
+		sortFloats(sorted[i])
 		all = append(all, s...)
 	}
-	slices.Sort(all)
+	sortFloats(all)
 	N := len(all)
 	uniq := slices.Compact(slices.Clone(all))
 	if len(uniq) < 2 {

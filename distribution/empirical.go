@@ -40,7 +40,7 @@ func NewEmpirical(samples []float64) (Empirical, error) {
 		return Empirical{}, errors.New("distribution: empirical: no samples")
 	}
 	s := slices.Clone(samples)
-	slices.Sort(s)
+	sortFloats(s)
 	var e Empirical
 	for _, v := range s {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

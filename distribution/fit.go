@@ -125,7 +125,7 @@ func FitDiscrete(sample []float64, d Distribution) FitResult {
 		panic("distribution: FitDiscrete of an empty sample")
 	}
 	x := slices.Clone(sample)
-	slices.Sort(x)
+	sortFloats(x)
 	r := FitResult{N: n, Target: d.String()}
 	if pr, ok := d.(Prober); ok {
 		for i, v := range x {

@@ -120,7 +120,7 @@ func BootstrapQuantileCI(xs []float64, p, confidence float64, resamples int, src
 		resamples = DefaultBootstrapResamples
 	}
 	sorted := slices.Clone(xs)
-	slices.Sort(sorted)
+	sortFloats(sorted)
 	r := rng(src)
 	qs := make([]float64, resamples)
 	// Resampling indices into the sorted data and sorting the indices gives a sorted
@@ -137,7 +137,7 @@ func BootstrapQuantileCI(xs []float64, p, confidence float64, resamples int, src
 		}
 		qs[b] = PercentileSorted(buf, p)
 	}
-	slices.Sort(qs)
+	sortFloats(qs)
 	a := (1 - confidence) / 2
 	return Interval{
 		Lo: PercentileSorted(qs, a), Hi: PercentileSorted(qs, 1-a),

@@ -57,7 +57,7 @@ func KS1(sample []float64, d CDFer) KSResult {
 		panic("distribution: KS1 of an empty sample")
 	}
 	x := slices.Clone(sample)
-	slices.Sort(x)
+	sortFloats(x)
 	nf := float64(n)
 	var dp, dm float64 = math.Inf(-1), math.Inf(-1)
 	var ip, im int
@@ -103,8 +103,8 @@ func KS2(a, b []float64) KSResult {
 	}
 	x := slices.Clone(a)
 	y := slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
+	sortFloats(x)
+	sortFloats(y)
 	// Walk the merged order; at each distinct value compare ECDFs after all ties.
 	var i, j int
 	var maxS, minS float64 // max of F1-F2 and max of F2-F1

@@ -21,7 +21,7 @@ func Percentile(data []float64, p float64) float64 {
 		return math.NaN()
 	}
 	s := slices.Clone(data)
-	slices.Sort(s)
+	sortFloats(s)
 	return PercentileSorted(s, p)
 }
 
@@ -51,7 +51,7 @@ func PercentileSorted(sorted []float64, p float64) float64 {
 // Quantiles returns Percentile(data, p) for each p, sorting data (a copy) once.
 func Quantiles(data []float64, ps ...float64) []float64 {
 	s := slices.Clone(data)
-	slices.Sort(s)
+	sortFloats(s)
 	out := make([]float64, len(ps))
 	for i, p := range ps {
 		out[i] = PercentileSorted(s, p)

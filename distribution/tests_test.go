@@ -2,6 +2,7 @@ package distribution
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -166,5 +167,35 @@ func TestLoadEmpirical(t *testing.T) {
 	}
 	if _, err := NewEmpirical(nil); err == nil {
 		t.Error("NewEmpirical(nil) error = nil")
+	}
+}
+
+func TestSortFloats(t *testing.T) {
+	t.Parallel()
+	r := newRand(5)
+	for _, n := range []int{0, 1, 10, 5000, 70000} {
+		x := make([]float64, n)
+		for i := range x {
+			switch i % 5 {
+			case 0:
+				x[i] = r.NormFloat64() * 1e300
+			case 1:
+				x[i] = float64(r.IntN(7)) // ties
+			case 2:
+				x[i] = -r.ExpFloat64()
+			case 3:
+				x[i] = math.Inf(1 - 2*(i%2))
+			default:
+				x[i] = r.Float64() * 1e-310 // subnormals
+			}
+		}
+		want := slices.Clone(x)
+		slices.Sort(want)
+		sortFloats(x)
+		for i := range x {
+			if x[i] != want[i] {
+				t.Fatalf("n=%d: sortFloats[%d] = %v, want %v", n, i, x[i], want[i])
+			}
+		}
 	}
 }
