@@ -159,12 +159,18 @@ type chatOracleResult struct {
 func runChatOracle(t *testing.T, jobs []chatOracleJob) [][]chatOracleResult {
 	t.Helper()
 	testutil.Fixture(t, "npm/node_modules/@huggingface/jinja/package.json")
+	cmd := testutil.Node(t, filepath.Join("testdata", "chat", "oracle.js"))
+	cmd.Env = append(cmd.Env, "TZ=UTC")
+	return runChatOracleCmd(t, cmd, jobs)
+}
+
+// runChatOracleCmd sends the jobs to an oracle process and decodes its answer.
+func runChatOracleCmd(t *testing.T, cmd *exec.Cmd, jobs []chatOracleJob) [][]chatOracleResult {
+	t.Helper()
 	req, err := json.Marshal(map[string]any{"now": fixedNow.Format(time.RFC3339), "jobs": jobs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := testutil.Node(t, filepath.Join("testdata", "chat", "oracle.js"))
-	cmd.Env = append(cmd.Env, "TZ=UTC")
 	cmd.Stdin = bytes.NewReader(req)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -219,21 +225,62 @@ func chatOracleTemplates(t *testing.T) []chatNamedTemplate {
 	return out
 }
 
+// chatJobs builds one oracle job per template over every case.
+func chatJobs(t *testing.T, templates []chatNamedTemplate, cases []chatCase) []chatOracleJob {
+	jobs := make([]chatOracleJob, len(templates))
+	for i, nt := range templates {
+		jobs[i] = chatOracleJob{Template: nt.cfg.templates["default"].src}
+		for _, cc := range cases {
+			jobs[i].Contexts = append(jobs[i].Contexts, contextJSON(t, nt.cfg, cc))
+		}
+	}
+	return jobs
+}
+
+// TestChatTemplatesMatchPython renders the same templates and conversations with Python's
+// jinja2 configured as transformers configures it, when python3 has jinja2 (Debian:
+// apt-get install python3-jinja2). It is the ground truth the reference only
+// approximates: here every render, and every failure, must agree.
+func TestChatTemplatesMatchPython(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
+		t.Skip("python3 with jinja2 is not installed (optional cross-check; apt-get install python3-jinja2)")
+	}
+	templates := chatOracleTemplates(t)
+	cases := chatCases(t)
+	res := runChatOracleCmd(t, exec.Command(py, filepath.Join("testdata", "chat", "python_oracle.py")), chatJobs(t, templates, cases))
+	rendered, failed := 0, 0
+	for i, nt := range templates {
+		for j, cc := range cases {
+			want := res[i][j]
+			got, err := nt.cfg.apply(cc.messages, cc.opts)
+			switch {
+			case want.Out == nil && err != nil:
+				failed++
+				if testing.Verbose() {
+					t.Logf("%s / %s: both fail: ours: %v | python: %s", nt.name, cc.name, err, want.Error)
+				}
+			case want.Out == nil:
+				t.Errorf("%s / %s: python failed (%s), we rendered:\n%q", nt.name, cc.name, want.Error, got)
+			case err != nil:
+				t.Errorf("%s / %s: got error %v, python rendered\n%q", nt.name, cc.name, err, *want.Out)
+			case got != *want.Out:
+				t.Errorf("%s / %s: render differs from python jinja2:\n got %q\nwant %q", nt.name, cc.name, got, *want.Out)
+			default:
+				rendered++
+			}
+		}
+	}
+	t.Logf("python jinja2: %d templates, %d byte-identical renders, %d conversations rejected by both", len(templates), rendered, failed)
+}
+
 // TestChatTemplatesMatchReference renders every real template over every conversation
 // with our engine and with @huggingface/jinja, and requires byte-identical text (or both
 // failing, e.g. a template that rejects a role order).
 func TestChatTemplatesMatchReference(t *testing.T) {
 	templates := chatOracleTemplates(t)
 	cases := chatCases(t)
-	jobs := make([]chatOracleJob, len(templates))
-	for i, nt := range templates {
-		src := nt.cfg.templates["default"].src
-		jobs[i] = chatOracleJob{Template: src}
-		for _, cc := range cases {
-			jobs[i].Contexts = append(jobs[i].Contexts, contextJSON(t, nt.cfg, cc))
-		}
-	}
-	res := runChatOracle(t, jobs)
+	res := runChatOracle(t, chatJobs(t, templates, cases))
 	total, rendered, diverged := 0, 0, 0
 	for i, nt := range templates {
 		ok := 0

@@ -133,6 +133,12 @@ type (
 		l, r expr
 		pos  int
 	}
+	// chainExpr is a + b + c + … (or a ~ b ~ …), evaluated left to right.
+	chainExpr struct {
+		op    string
+		items []expr
+		pos   []int // position of each operator (len(items)-1)
+	}
 	logicExpr struct {
 		and  bool
 		l, r expr
@@ -167,3 +173,4 @@ func (condExpr) isExpr()    {}
 func (listExpr) isExpr()    {}
 func (tupleExpr) isExpr()   {}
 func (dictExpr) isExpr()    {}
+func (chainExpr) isExpr()   {}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 )
 
 // Limits bound a render so that no template can loop, recurse or grow without end.
@@ -33,8 +34,9 @@ const maxRange = 100000
 
 // Template is a parsed template. It is safe for concurrent use by multiple renders.
 type Template struct {
-	src  string
-	body []stmt
+	src      string
+	body     []stmt
+	sizeHint atomic.Int64 // size of the last output, to size the next one's buffer
 }
 
 // Parse parses a template as transformers' jinja2 environment does. Syntax errors are
@@ -64,6 +66,7 @@ func (t *Template) Render(vars map[string]any, lim Limits) (out string, err erro
 	}()
 	r := &renderer{src: t.src, globals: vars, lim: lim.withDefaults()}
 	var b strings.Builder
+	b.Grow(int(t.sizeHint.Load()))
 	r.out = &b
 	root := &scope{}
 	if err := r.exec(t.body, root, &b); err != nil {
@@ -72,6 +75,7 @@ func (t *Template) Render(vars map[string]any, lim Limits) (out string, err erro
 		}
 		return "", err
 	}
+	t.sizeHint.Store(int64(b.Len()) + 64)
 	return b.String(), nil
 }
 
@@ -159,7 +163,12 @@ func (r *renderer) exec(body []stmt, sc *scope, w *strings.Builder) error {
 			w.WriteString(n.text)
 		case *outputNode:
 			var v any
-			if v, err = r.eval(n.x, sc); err != nil {
+			if ch, ok := n.x.(*chainExpr); ok {
+				v, err = r.evalChain(ch, sc, w)
+			} else {
+				v, err = r.eval(n.x, sc)
+			}
+			if err != nil {
 				return err
 			}
 			switch x := v.(type) {
@@ -462,6 +471,8 @@ func (r *renderer) eval(x expr, sc *scope) (any, error) {
 			return nil, r.at(n.pos, err)
 		}
 		return v, nil
+	case *chainExpr:
+		return r.evalChain(n, sc, nil)
 	case *logicExpr:
 		l, err := r.eval(n.l, sc)
 		if err != nil {
@@ -564,7 +575,9 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 	if _, ok := rv.(Undefined); ok {
 		return nil, undefErr(rv, nil)
 	}
-	typeErr := errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, typeName(l), typeName(rv))
+	typeErr := func() error {
+		return errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, typeName(l), typeName(rv))
+	}
 	if isNumber(l) && isNumber(rv) {
 		li, lok := asInt(l)
 		ri, rok := asInt(rv)
@@ -632,7 +645,7 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 			}
 			return math.Pow(lf, rf), nil
 		}
-		return nil, typeErr
+		return nil, typeErr()
 	}
 	switch op {
 	case "+":
@@ -659,7 +672,7 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 		}
 		k, ok := asInt(n)
 		if !ok {
-			return nil, typeErr
+			return nil, typeErr()
 		}
 		k = max(k, 0)
 		switch x := s.(type) {
@@ -683,7 +696,7 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 			return percentFormat(f, rv)
 		}
 	}
-	return nil, typeErr
+	return nil, typeErr()
 }
 
 func compareOp(op string, l, rv any) (bool, error) {
@@ -1036,4 +1049,61 @@ func Render(src string, vars map[string]any) (string, error) {
 		return "", err
 	}
 	return t.Render(vars, Limits{})
+}
+
+// evalChain evaluates a chain of "+" or "~". When every operand of a "+" chain is a
+// string (the common case in chat templates), or always for "~", the pieces are
+// concatenated once — or written straight to w when w is not nil, returning "".
+// Otherwise it folds left with binop, exactly as nested binary expressions would.
+func (r *renderer) evalChain(n *chainExpr, sc *scope, w *strings.Builder) (any, error) {
+	var stack [8]any
+	vals := stack[:0]
+	allStr := true
+	size := 0
+	for _, it := range n.items {
+		v, err := r.eval(it, sc)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := v.(string); ok {
+			size += len(s)
+		} else {
+			allStr = false
+		}
+		vals = append(vals, v)
+	}
+	if n.op == "~" || allStr {
+		if n.op == "~" {
+			size = 0
+			for i, v := range vals {
+				if _, ok := v.(string); !ok {
+					vals[i] = toStr(v)
+				}
+				size += len(vals[i].(string))
+			}
+		}
+		if size > r.lim.MaxOutput {
+			return nil, r.at(n.pos[0], errorf("string exceeds %d bytes", r.lim.MaxOutput))
+		}
+		if w != nil {
+			for _, v := range vals {
+				w.WriteString(v.(string))
+			}
+			return "", nil
+		}
+		var b strings.Builder
+		b.Grow(size)
+		for _, v := range vals {
+			b.WriteString(v.(string))
+		}
+		return b.String(), nil
+	}
+	acc := vals[0]
+	for i, v := range vals[1:] {
+		var err error
+		if acc, err = r.binop(n.op, acc, v); err != nil {
+			return nil, r.at(n.pos[i], err)
+		}
+	}
+	return acc, nil
 }

@@ -611,9 +611,44 @@ func (p *parser) parseBinary(next func() (expr, error), ops ...string) (expr, er
 	}
 }
 
-func (p *parser) parseMath1() (expr, error) { return p.parseBinary(p.parseConcat, "+", "-") }
+func (p *parser) parseMath1() (expr, error) {
+	x, err := p.parseBinary(p.parseConcat, "+", "-")
+	return flattenChain(x), err
+}
 func (p *parser) parseConcat() (expr, error) {
-	return p.parseBinary(p.parseMath2, "~")
+	x, err := p.parseBinary(p.parseMath2, "~")
+	return flattenChain(x), err
+}
+
+// flattenChain turns a left-nested chain of "+" (or of "~") into one chainExpr, which
+// concatenates strings in one allocation; other operand types fold left as before.
+func flattenChain(x expr) expr {
+	b, ok := x.(*binaryExpr)
+	if !ok || b.op != "+" && b.op != "~" {
+		return x
+	}
+	var items []expr
+	var poss []int
+	var walk func(e expr) bool
+	walk = func(e expr) bool {
+		if bb, ok := e.(*binaryExpr); ok && bb.op == b.op {
+			if !walk(bb.l) {
+				return false
+			}
+			items = append(items, bb.r)
+			poss = append(poss, bb.pos)
+			return true
+		}
+		if _, ok := e.(*chainExpr); ok {
+			return false
+		}
+		items = append(items, e)
+		return true
+	}
+	if !walk(b) || len(items) < 3 {
+		return x
+	}
+	return &chainExpr{op: b.op, items: items, pos: poss}
 }
 func (p *parser) parseMath2() (expr, error) {
 	return p.parseBinary(p.parsePow, "*", "/", "//", "%")

@@ -24,7 +24,10 @@ type Dict struct {
 }
 
 // NewDict returns an empty dict with room for n entries.
-func NewDict(n int) *Dict { return &Dict{keys: make([]any, 0, n), vals: make([]any, 0, n)} }
+func NewDict(n int) *Dict {
+	buf := make([]any, 2*n) // one allocation for keys and values
+	return &Dict{keys: buf[:0:n], vals: buf[n : n : 2*n]}
+}
 
 // Len returns the number of entries.
 func (d *Dict) Len() int {
