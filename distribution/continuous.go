@@ -59,13 +59,13 @@ func (d Uniform) validate() error {
 
 func (d Uniform) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Uniform) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	return d.Min + (d.Max-d.Min)*r.Float64()
 }
 
 // CDF returns P(X <= x).
 func (d Uniform) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	switch {
 	case x < d.Min:
 		return 0
@@ -78,7 +78,7 @@ func (d Uniform) CDF(x float64) float64 {
 // Quantile returns Min + p (Max - Min).
 func (d Uniform) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	return d.Min + p*(d.Max-d.Min)
 }
 func (d Uniform) Mean() float64   { return (d.Min + d.Max) / 2 }
@@ -103,13 +103,13 @@ func (d Normal) validate() error {
 }
 func (d Normal) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Normal) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	return d.Mu + d.Sigma*r.NormFloat64()
 }
 
 // CDF returns P(X <= x).
 func (d Normal) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if d.Sigma == 0 {
 		return Fixed{Value: d.Mu}.CDF(x)
 	}
@@ -119,7 +119,7 @@ func (d Normal) CDF(x float64) float64 {
 // Quantile returns the inverse CDF; ±Inf at p = 0 and 1.
 func (d Normal) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	return d.Mu + d.Sigma*stdNormalQuantile(p)
 }
 func (d Normal) Mean() float64   { return d.Mu }
@@ -165,13 +165,13 @@ func (d LogNormal) validate() error {
 }
 func (d LogNormal) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d LogNormal) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	return math.Exp(d.Mu + d.Sigma*r.NormFloat64())
 }
 
 // CDF returns P(X <= x).
 func (d LogNormal) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x <= 0 {
 		return 0
 	}
@@ -181,7 +181,7 @@ func (d LogNormal) CDF(x float64) float64 {
 // Quantile returns exp(Mu + Sigma Φ⁻¹(p)).
 func (d LogNormal) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	return math.Exp(d.Mu + d.Sigma*stdNormalQuantile(p))
 }
 func (d LogNormal) Mean() float64 { return math.Exp(d.Mu + d.Sigma*d.Sigma/2) }
@@ -216,13 +216,13 @@ func (d Exponential) validate() error {
 }
 func (d Exponential) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Exponential) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	return r.ExpFloat64() / d.Rate
 }
 
 // CDF returns 1 - exp(-Rate x) for x >= 0.
 func (d Exponential) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x <= 0 {
 		return 0
 	}
@@ -232,7 +232,7 @@ func (d Exponential) CDF(x float64) float64 {
 // Quantile returns -ln(1-p)/Rate.
 func (d Exponential) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	return -math.Log1p(-p) / d.Rate
 }
 func (d Exponential) Mean() float64   { return 1 / d.Rate }
@@ -259,13 +259,13 @@ func (d Gamma) validate() error {
 }
 func (d Gamma) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Gamma) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	return distuv.Gamma{Alpha: d.Shape, Beta: d.Rate, Src: r}.Rand()
 }
 
 // CDF returns the regularized lower incomplete gamma function P(Shape, Rate x).
 func (d Gamma) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x <= 0 {
 		return 0
 	}
@@ -275,7 +275,7 @@ func (d Gamma) CDF(x float64) float64 {
 // Quantile returns the inverse CDF.
 func (d Gamma) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	return mathext.GammaIncRegInv(d.Shape, p) / d.Rate
 }
 func (d Gamma) Mean() float64   { return d.Shape / d.Rate }
@@ -284,10 +284,11 @@ func (d Gamma) String() string  { return "gamma:" + fmtFloat(d.Shape) + "," + fm
 
 type validator interface{ validate() error }
 
-// must panics with the validation error: invalid parameters in a struct literal are a
-// programmer error.
-func must(v validator) {
-	if err := v.validate(); err != nil {
+// mustOK panics with a validation error: invalid parameters in a struct literal are a
+// programmer error. (It takes the error, not the value, so no value is boxed on the
+// sampling path.)
+func mustOK(err error) {
+	if err != nil {
 		panic("distribution: " + err.Error())
 	}
 }
@@ -306,7 +307,7 @@ func (d Uniform) Survival(x float64) float64 { return 1 - d.CDF(x) }
 
 // Survival returns P(X > x), accurate in the upper tail.
 func (d Normal) Survival(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if d.Sigma == 0 {
 		return 1 - Fixed{Value: d.Mu}.CDF(x)
 	}
@@ -315,7 +316,7 @@ func (d Normal) Survival(x float64) float64 {
 
 // Survival returns P(X > x), accurate in the upper tail.
 func (d LogNormal) Survival(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x <= 0 {
 		return 1
 	}
@@ -324,7 +325,7 @@ func (d LogNormal) Survival(x float64) float64 {
 
 // Survival returns exp(-Rate x) for x >= 0.
 func (d Exponential) Survival(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x <= 0 {
 		return 1
 	}
@@ -333,7 +334,7 @@ func (d Exponential) Survival(x float64) float64 {
 
 // LogSurvival returns ln P(X > x) = -Rate x, exact far into the tail.
 func (d Exponential) LogSurvival(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x <= 0 {
 		return 0
 	}
@@ -342,7 +343,7 @@ func (d Exponential) LogSurvival(x float64) float64 {
 
 // Survival returns the regularized upper incomplete gamma function Q(Shape, Rate x).
 func (d Gamma) Survival(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x <= 0 {
 		return 1
 	}

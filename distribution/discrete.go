@@ -22,13 +22,13 @@ func (d UniformInt) validate() error {
 }
 func (d UniformInt) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d UniformInt) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	return float64(d.Min + int(r.Int64N(int64(d.Max-d.Min)+1)))
 }
 
 // CDF returns P(X <= x).
 func (d UniformInt) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	switch {
 	case x < float64(d.Min):
 		return 0
@@ -40,7 +40,7 @@ func (d UniformInt) CDF(x float64) float64 {
 
 // Prob returns 1/(Max-Min+1) at the integers in [Min, Max], else 0.
 func (d UniformInt) Prob(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	if x != math.Trunc(x) || x < float64(d.Min) || x > float64(d.Max) {
 		return 0
 	}
@@ -50,7 +50,7 @@ func (d UniformInt) Prob(x float64) float64 {
 // Quantile returns the smallest integer k with CDF(k) >= p.
 func (d UniformInt) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	if p == 0 {
 		return float64(d.Min)
 	}
@@ -93,7 +93,7 @@ func (d VLLMRange) validate() error {
 
 // Int returns the equivalent [UniformInt].
 func (d VLLMRange) Int() UniformInt {
-	must(d)
+	mustOK(d.validate())
 	x := float64(d.Len)
 	lo := int(math.Floor(x * (1 - d.Ratio)))
 	hi := int(math.Ceil(x * (1 + d.Ratio)))
@@ -130,7 +130,7 @@ func (d SGLangRange) validate() error {
 
 // Int returns the equivalent [UniformInt].
 func (d SGLangRange) Int() UniformInt {
-	must(d)
+	mustOK(d.validate())
 	lo := max(int(math.Floor(float64(d.Len)*d.Ratio)), 1)
 	return UniformInt{Min: lo, Max: d.Len, Src: d.Src}
 }

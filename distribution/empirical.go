@@ -178,7 +178,7 @@ func (d Empirical) Len() int { return len(d.x) }
 
 func (d Empirical) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Empirical) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	u := r.Float64() * d.total()
 	i, _ := slices.BinarySearch(d.cum, u)
 	if i < len(d.cum) && d.cum[i] == u {
@@ -189,7 +189,7 @@ func (d Empirical) randWith(r *rand.Rand) float64 {
 
 // CDF returns the fraction of weight on values <= x.
 func (d Empirical) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	i, found := slices.BinarySearch(d.x, x)
 	if found {
 		return d.cum[i] / d.total()
@@ -202,7 +202,7 @@ func (d Empirical) CDF(x float64) float64 {
 
 // Prob returns the fraction of weight on exactly x.
 func (d Empirical) Prob(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	i, found := slices.BinarySearch(d.x, x)
 	if !found {
 		return 0
@@ -217,7 +217,7 @@ func (d Empirical) Prob(x float64) float64 {
 // Quantile returns the smallest value v with CDF(v) >= p.
 func (d Empirical) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	t := p * d.total()
 	i, _ := slices.BinarySearch(d.cum, t)
 	return d.x[min(i, len(d.x)-1)]
@@ -225,7 +225,7 @@ func (d Empirical) Quantile(p float64) float64 {
 
 // Mean returns the weighted mean of the values.
 func (d Empirical) Mean() float64 {
-	must(d)
+	mustOK(d.validate())
 	s, prev := 0.0, 0.0
 	for i, c := range d.cum {
 		s += (c - prev) * d.x[i]

@@ -50,7 +50,7 @@ func (d Mixture) total() float64 {
 
 func (d Mixture) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Mixture) randWith(r *rand.Rand) float64 {
-	must(d)
+	mustOK(d.validate())
 	u := r.Float64() * d.total()
 	i := 0
 	for ; i < len(d.Weights)-1; i++ {
@@ -67,7 +67,7 @@ func (d Mixture) randWith(r *rand.Rand) float64 {
 
 // CDF returns the weighted sum of the components' CDFs.
 func (d Mixture) CDF(x float64) float64 {
-	must(d)
+	mustOK(d.validate())
 	s := 0.0
 	for i, w := range d.Weights {
 		if w > 0 {
@@ -81,7 +81,7 @@ func (d Mixture) CDF(x float64) float64 {
 // quantiles, which bracket the mixture's).
 func (d Mixture) Quantile(p float64) float64 {
 	checkProb(p)
-	must(d)
+	mustOK(d.validate())
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, w := range d.Weights {
 		if w > 0 {
@@ -100,7 +100,7 @@ func (d Mixture) Quantile(p float64) float64 {
 
 // Mean returns Σ wᵢ μᵢ / Σ wᵢ.
 func (d Mixture) Mean() float64 {
-	must(d)
+	mustOK(d.validate())
 	s := 0.0
 	for i, w := range d.Weights {
 		if w > 0 {
