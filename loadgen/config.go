@@ -215,6 +215,10 @@ type Config struct {
 	// pass the ephemeral-port limit of one source address).
 	SourceAddrs []string `json:"source_addrs,omitempty"`
 
+	// CoarseTimer turns off the spin before each open-loop send (see DefaultSpin):
+	// less CPU, but arrivals are only as precise as Go's ~1 ms timers.
+	CoarseTimer bool `json:"coarse_timer,omitempty"`
+
 	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
 	Seed uint64 `json:"seed,omitempty"`
 	// RecordFile, if set, receives one JSON line per finished request.

@@ -88,6 +88,7 @@ type runner struct {
 	clock   *runClock
 	sender  sender
 	pacer   Pacer // nil: closed loop
+	spin    time.Duration
 	apiKey  string
 	headers [][2]string
 
@@ -117,7 +118,10 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 			return nil, fmt.Errorf("loadgen: default tokenizer: %w", err)
 		}
 	}
-	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}}
+	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}, spin: DefaultSpin}
+	if cfg.CoarseTimer {
+		r.spin = 0
+	}
 	var err error
 	if r.src, err = newSource(&r.cfg, tok); err != nil {
 		return nil, err
@@ -261,6 +265,30 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	return &out, ferr
 }
 
+// DefaultSpin is how long before a request's due time the open-loop sender stops
+// using Go timers (which on Linux wake up to ~1 ms late, bunching Poisson arrivals at
+// high rates) and sleeps the rest in one nanosleep system call (tens of µs late).
+const DefaultSpin = 1500 * time.Microsecond
+
+// sleepUntil waits until the run clock reaches due: a timer sleep until r.spin before
+// it, then a precise sleep. It reports false if ctx ended first.
+func (r *runner) sleepUntil(ctx context.Context, due time.Duration) bool {
+	for {
+		d := due - r.clock.now()
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		if d > r.spin {
+			if !sleep(ctx, d-r.spin) {
+				return false
+			}
+			continue
+		}
+		preciseSleep(d)
+		return ctx.Err() == nil
+	}
+}
+
 // sleep waits d or until ctx is done; it reports whether the full wait elapsed.
 func sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
@@ -297,7 +325,7 @@ func (r *runner) openLoop(ctx context.Context) {
 			if r.deadline > 0 && now+wait >= r.deadline {
 				return
 			}
-			if !sleep(ctx, wait) {
+			if !r.sleepUntil(ctx, now+wait) {
 				return
 			}
 		}

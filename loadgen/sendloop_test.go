@@ -64,6 +64,7 @@ func runFake(t *testing.T, cfg Config, latency time.Duration) (*Outcome, *fakeSe
 		if err != nil {
 			t.Fatal(err)
 		}
+		r.spin = 0 // a spin never blocks, so virtual time would never advance
 		fs = &fakeSender{clock: r.clock, latency: latency}
 		r.sender = fs
 		out, err = r.run(context.Background())

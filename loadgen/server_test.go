@@ -32,11 +32,12 @@ type groundTruth struct {
 	arrivals []time.Time
 	emits    map[string][]time.Time // request id → flush time of each content chunk
 	bodies   map[string][]byte
+	conns    map[uint64]bool
 }
 
 func newGroundTruth(t testing.TB) *groundTruth {
 	t.Helper()
-	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]time.Time{}, bodies: map[string][]byte{}}
+	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]time.Time{}, bodies: map[string][]byte{}, conns: map[uint64]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +66,7 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	body := append([]byte(nil), ctx.PostBody()...)
 	g.mu.Lock()
 	g.arrivals = append(g.arrivals, now)
+	g.conns[ctx.ConnID()] = true
 	g.bodies[id] = body
 	g.mu.Unlock()
 	model := modelOf(body)

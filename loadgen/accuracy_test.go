@@ -1,0 +1,99 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/testutil"
+)
+
+// timingErrors runs streams concurrent paced streams against a ground-truth server and
+// returns the client's per-chunk timestamp errors (client read time − server flush
+// time) and ITL errors (client gap − server gap), in milliseconds.
+func timingErrors(t testing.TB, streams, tokens int, itl time.Duration) (chunkErr, itlErr []float64) {
+	g := newGroundTruth(t)
+	g.Tokens, g.TTFT, g.ITL = tokens, 20*time.Millisecond, itl
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true,
+		Requests: streams, Concurrency: streams, ISL: fixed(16)}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, emits, _ := g.snapshot()
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Fatalf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
+		}
+		e := emits[r.RequestID]
+		var got []time.Time
+		for _, ch := range r.Chunks {
+			if ch.Tokens > 0 {
+				got = append(got, out.Start.Add(ch.T))
+			}
+		}
+		if len(got) != len(e) {
+			t.Fatalf("record %d: %d content chunks, server emitted %d", r.Index, len(got), len(e))
+		}
+		for i := range got {
+			chunkErr = append(chunkErr, float64(got[i].Sub(e[i]))/1e6)
+			if i > 0 {
+				itlErr = append(itlErr, float64(got[i].Sub(got[i-1])-e[i].Sub(e[i-1]))/1e6)
+			}
+		}
+	}
+	return chunkErr, itlErr
+}
+
+func absAll(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Abs(x)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestTimingAccuracy checks the client's timestamps against the server's own flush
+// times at moderate load (50 streams × 100 tokens/s). Generous bounds: it fails on
+// gross errors only (a stalled reader, timestamps taken after parsing a batch, …);
+// the measured curve is printed by BenchmarkTimingAccuracy.
+func TestTimingAccuracy(t *testing.T) {
+	streams := 50
+	if testutil.Short() {
+		streams = 10
+	}
+	ce, ie := timingErrors(t, streams, 20, 10*time.Millisecond)
+	c, i := absAll(ce), absAll(ie)
+	q := distribution.PercentileSorted
+	cm, c90, c99 := q(c, 0.5), q(c, 0.9), q(c, 0.99)
+	im, i90, i99 := q(i, 0.5), q(i, 0.9), q(i, 0.99)
+	t.Logf("chunk timestamp |error|: median %.3f ms, p90 %.3f, p99 %.3f ms; ITL |error|: median %.3f ms, p90 %.3f, p99 %.3f ms (n=%d)",
+		cm, c90, c99, im, i90, i99, len(c))
+	// The machine is shared (2 cores, other test binaries running): bound the median
+	// and p90 only, loosely; p99 is printed for the record.
+	if cm > 2 || c90 > 20 || im > 2 || i90 > 20 {
+		t.Errorf("timing error too large: chunk median %.3f p90 %.3f ms, ITL median %.3f p90 %.3f ms; want medians < 2 ms, p90 < 20 ms", cm, c90, im, i90)
+	}
+}
+
+// BenchmarkTimingAccuracy prints the error curve as load rises: streams × 100 tokens/s.
+func BenchmarkTimingAccuracy(b *testing.B) {
+	for _, streams := range []int{10, 50, 100, 200} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			var ce, ie []float64
+			for b.Loop() {
+				ce, ie = timingErrors(b, streams, 50, 10*time.Millisecond)
+			}
+			c, i := absAll(ce), absAll(ie)
+			b.ReportMetric(float64(streams)*100, "tokens/s")
+			b.ReportMetric(distribution.PercentileSorted(c, 0.5), "chunk-err-p50-ms")
+			b.ReportMetric(distribution.PercentileSorted(c, 0.99), "chunk-err-p99-ms")
+			b.ReportMetric(distribution.PercentileSorted(i, 0.5), "itl-err-p50-ms")
+			b.ReportMetric(distribution.PercentileSorted(i, 0.99), "itl-err-p99-ms")
+		})
+	}
+}
