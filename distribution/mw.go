@@ -3,7 +3,6 @@ package distribution
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // MWResult is the outcome of a Mann–Whitney U test.
@@ -37,44 +36,43 @@ func MannWhitney(a, b []float64) MWResult {
 	if n1 == 0 || n2 == 0 {
 		panic("distribution: MannWhitney of an empty sample")
 	}
-	type obs struct {
-		v     float64
-		first bool
+	x, y := sortedCopy(a), sortedCopy(b)
+	if hasNaN(x) || hasNaN(y) {
+		panic("distribution: MannWhitney: NaN in sample")
 	}
-	all := make([]obs, 0, n1+n2)
-	for _, v := range a {
-		all = append(all, obs{v, true})
-	}
-	for _, v := range b {
-		all = append(all, obs{v, false})
-	}
-	for _, o := range all {
-		if math.IsNaN(o.v) {
-			panic("distribution: MannWhitney: NaN in sample")
-		}
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
-	N := n1 + n2
+	// Walk the merged order one distinct value at a time: the tied group gets the
+	// average of its ranks.
 	r1 := 0.0
 	tieTerm := 0.0
 	ties := false
-	for i := 0; i < N; {
-		j := i
-		for j < N && all[j].v == all[i].v {
+	pos := 0
+	for i, j := 0, 0; i < n1 || j < n2; {
+		var v float64
+		if j >= n2 || (i < n1 && x[i] <= y[j]) {
+			v = x[i]
+		} else {
+			v = y[j]
+		}
+		ci, cj := 0, 0
+		for i < n1 && x[i] == v {
+			i++
+			ci++
+		}
+		for j < n2 && y[j] == v {
 			j++
+			cj++
 		}
-		rank := float64(i+j+1) / 2 // average of ranks i+1..j
-		for k := i; k < j; k++ {
-			if all[k].first {
-				r1 += rank
-			}
-		}
-		if t := float64(j - i); t > 1 {
+		t := ci + cj
+		rank := float64(2*pos+t+1) / 2 // average of ranks pos+1..pos+t
+		r1 += float64(ci) * rank
+		if t > 1 {
 			ties = true
-			tieTerm += t*t*t - t
+			tf := float64(t)
+			tieTerm += tf*tf*tf - tf
 		}
-		i = j
+		pos += t
 	}
+	N := n1 + n2
 	f1, f2 := float64(n1), float64(n2)
 	u1 := r1 - f1*(f1+1)/2
 	u2 := f1*f2 - u1
@@ -135,4 +133,13 @@ func mwuSF(u, m, n int) float64 {
 		cum += c[i]
 	}
 	return cum / total
+}
+
+func hasNaN(x []float64) bool {
+	for _, v := range x {
+		if v != v {
+			return true
+		}
+	}
+	return false
 }
