@@ -1,17 +1,28 @@
-// Command perfgate is the command-line face of the perfgate library.
+// Command perfgate is the command-line face of the perfgate library: one-off profiles
+// of an OpenAI-compatible server (flags compatible with `aiperf profile`), the mock
+// server, recording comparisons, token counting, and a self-contained demo.
+//
+//	perfgate profile --url http://127.0.0.1:8000 --model-names my-model --streaming \
+//	    --concurrency 8 --request-count 500 --isl-dist normal:512,64 --assert 'ttft_p99<=250ms'
+//	perfgate mock --port 8000
+//	perfgate compare --a run1/server.jsonl --b run2/server.jsonl --out compare.html
+//	perfgate demo
+//
+// Exit codes (k6's convention): 0 every assertion passed, 99 an assertion failed, 2 the
+// configuration is invalid (bad flag, file, distribution, or a URL that refuses
+// connections), 1 the run could not be carried out, 130 interrupted.
 package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
-func main() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) }
-
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	_ = ctx
-	fmt.Fprintln(stderr, "perfgate: under construction")
-	return 2
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

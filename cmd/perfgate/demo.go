@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+// DefaultDemoDir is where `perfgate demo` (and `make demo`) writes its artifacts.
+const DefaultDemoDir = "demo-out"
+
+// demoScenario is the demo's workload: the in-process mock with the embedded gpt2
+// tokenizer, 8 concurrent streams, a few hundred chat requests with normal input and
+// output lengths, and assertions a healthy mock meets.
+func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
+	sc := scenario.Scenario{
+		Name:           "demo",
+		Tokenizer:      "gpt2",
+		ISL:            distribution.Spec{Distribution: distribution.MustParse("normal:128,24")},
+		OSL:            distribution.Spec{Distribution: distribution.MustParse("normal:48,12")},
+		IgnoreEOS:      true,
+		Concurrency:    concurrency,
+		Requests:       requests,
+		WarmupRequests: 8,
+		Seed:           42,
+		Mock: mockserver.Config{
+			TTFT:              distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=25,stddev=8")},
+			ITL:               distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
+			TTFTPerISLTokenMs: 0.02,
+		},
+	}
+	sc.Objectives.SLO = check.SLO{TTFT: 250e6, ITL: 50e6}
+	sc.Objectives.Goodput = 0.9
+	sc.Objectives.Bounds = []check.Bound{{Metric: check.TTFT, P: 0.99, Max: 0.5}}
+	sc.Client.SLO = map[string]float64{"time_to_first_token": 250, "inter_token_latency": 50}
+	o := profileOpts{hasAsserts: true, alpha: check.DefaultAlpha, numRuns: 1}
+	return sc, o
+}
+
+func cmdDemo(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "demo", "[--out demo-out] [--requests 300] [--concurrency 8] [-q]")
+	out := fs.String("out", DefaultDemoDir, "artifact directory")
+	requests := fs.Int("requests", 300, "measured requests")
+	conc := fs.Int("concurrency", 8, "concurrent streams")
+	quiet := fs.Bool("q", false, "no progress and no table")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *requests < 1 || *requests > 100000 {
+		return invalidf("--requests: want 1 to 100000, got %d", *requests)
+	}
+	if *conc < 1 || *conc > 1024 {
+		return invalidf("--concurrency: want 1 to 1024, got %d", *conc)
+	}
+	sc, o := demoScenario(*requests, *conc)
+	o.artifactDir, o.quiet = *out, *quiet
+	if !o.quiet {
+		fmt.Fprintf(e.stdout, "perfgate demo: in-process mock server (gpt2 tokenizer), %d chat requests at concurrency %d, ISL %s, OSL %s\n",
+			*requests, *conc, sc.ISL, sc.OSL)
+	}
+	r, err := runOne(ctx, e, sc, o, *out, "demo")
+	if err != nil {
+		return err
+	}
+	if !o.quiet {
+		fmt.Fprintln(e.stdout)
+		_ = reportgen.WriteTable(e.stdout, r.out.Metrics, reportgen.TableOptions{Width: e.width})
+		fmt.Fprintln(e.stdout)
+	}
+	err = finish(ctx, e, r, o, *out)
+	if !o.quiet {
+		abs := artifactPath(*out)
+		fmt.Fprintf(e.stdout, "open file://%s in a browser; AIPerf-compatible exports: %s, %s\n",
+			filepath.Join(abs, reportgen.RunReportFile), reportgen.AIPerfJSONFile, reportgen.AIPerfCSVFile)
+	}
+	return err
+}

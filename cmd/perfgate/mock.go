@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/perfgate/perfgate/mockserver"
+)
+
+// DefaultMockPort is the port `perfgate mock` and `perfgate capture` listen on unless
+// --port says otherwise (aiperf-mock-server's default).
+const DefaultMockPort = 8000
+
+func cmdMock(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "mock", "[--port 8000] [--ttft 20] [--itl 5] [--record-requests FILE] [flags]")
+	cfg := mockserver.Config{Port: DefaultMockPort}
+	cfg.RegisterFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return invalid(err)
+	}
+	if err := mockserver.Serve(ctx, cfg, e.stderr); err != nil {
+		return runtimef("%v", err)
+	}
+	return nil
+}
+
+func jsonTo(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

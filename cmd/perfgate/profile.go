@@ -1,0 +1,735 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+// DefaultArtifactDir is where profile writes its artifacts unless --artifact-dir says
+// otherwise (AIPerf's default is "artifacts" too).
+const DefaultArtifactDir = "artifacts"
+
+// profileOpts are the CLI-only settings of a profile: what to do around the Scenario.
+type profileOpts struct {
+	artifactDir string
+	quiet       bool
+	mock        bool
+	assertISL   string
+	assertOSL   string
+	alpha       float64
+	numRuns     int
+	confidence  float64
+	sweepConc   string
+	sweepRate   string
+	searchConc  string
+	searchRate  string
+	searchTol   float64
+	hasAsserts  bool
+	label       string // progress label
+}
+
+// profileFlags holds the raw flag values until they are mapped onto a Scenario.
+type profileFlags struct {
+	url, models, tokenizer, endpointType, apiKey, corpus, inputFile, inputFormat string
+	streaming, fixedSchedule, ignoreEOS                                          bool
+	rangeRatio, rate, burstiness, duration, timeout                              float64
+	islMean, islStd, oslMean, oslStd                                             float64
+	concurrency, requests, conversations, warmup                                 int
+	seed                                                                         uint64
+	goodput, islDist, oslDist, arrival, config, name                             string
+	headers, extra, asserts                                                      stringList
+}
+
+func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
+	alias := func(names []string, usage string, reg func(name, usage string)) {
+		for _, n := range names {
+			reg(n, usage)
+		}
+	}
+	str := func(p *string, def string, usage string, names ...string) {
+		alias(names, usage, func(n, u string) { fs.StringVar(p, n, def, u) })
+	}
+	flt := func(p *float64, def float64, usage string, names ...string) {
+		alias(names, usage, func(n, u string) { fs.Float64Var(p, n, def, u) })
+	}
+	integer := func(p *int, def int, usage string, names ...string) {
+		alias(names, usage, func(n, u string) { fs.IntVar(p, n, def, u) })
+	}
+	boolean := func(p *bool, def bool, usage string, names ...string) {
+		alias(names, usage, func(n, u string) { fs.BoolVar(p, n, def, u) })
+	}
+	// aiperf profile's flags (common cases).
+	str(&f.url, "", "server base URL, e.g. http://127.0.0.1:8000 (or --mock)", "url", "u")
+	str(&f.models, "", "model name sent (comma-separated: the first is used)", "model-names", "model", "m")
+	str(&f.tokenizer, "", "tokenizer: built-in (gpt2, cl100k_base, o200k_base, …), tokenizer.json, directory or hub id (default gpt2)", "tokenizer")
+	str(&f.endpointType, "", "API: chat, completions, embeddings, rankings, rerank or responses (default chat)", "endpoint-type")
+	boolean(&f.streaming, true, "stream responses over SSE (needed for TTFT and ITL; --streaming=false to turn off)", "streaming")
+	str(&f.apiKey, "", "API key sent as a bearer token (never printed or recorded)", "api-key")
+	fs.Var(&f.headers, "header", "extra request header \"Name: value\" (repeatable)")
+	fs.Var(&f.headers, "H", "extra request header \"Name: value\" (repeatable)")
+	fs.Var(&f.extra, "extra-inputs", "extra body field key:value (repeatable; JSON values allowed, ignore_eos:true is common)")
+	str(&f.corpus, "", "synthetic prompt style: shakespeare, random or vllm", "prompt-corpus", "random-corpus-style")
+	flt(&f.rangeRatio, 0, "vLLM-style range ratio: lengths uniform in [N(1-r), N(1+r)]", "random-range-ratio")
+	flt(&f.islMean, 0, "mean input tokens", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")
+	flt(&f.islStd, 0, "stddev of input tokens", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "isl-stddev")
+	flt(&f.oslMean, 0, "mean output tokens (sent as the output cap)", "prompt-output-tokens-mean", "output-tokens-mean", "osl")
+	flt(&f.oslStd, 0, "stddev of output tokens", "prompt-output-tokens-stddev", "output-tokens-stddev", "osl-stddev")
+	integer(&f.concurrency, 0, "closed loop: requests in flight; with --request-rate: the ceiling", "concurrency")
+	flt(&f.rate, 0, "open loop: requests per second", "request-rate")
+	integer(&f.requests, 0, "measured requests to send", "request-count", "num-requests")
+	integer(&f.conversations, 0, "conversations to send (single-turn: the request count)", "conversation-num", "num-conversations")
+	integer(&f.warmup, 0, "warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
+	fs.Uint64Var(&f.seed, "random-seed", 0, "seed of every random choice (same seed, same workload)")
+	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms)", "goodput")
+	str(&o.artifactDir, DefaultArtifactDir, "directory for the exports, records and HTML report", "artifact-dir")
+	str(&f.inputFile, "", "prompts or trace from a file instead of synthetic prompts", "input-file")
+	str(&f.inputFormat, "", "format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
+	boolean(&f.fixedSchedule, false, "replay the input file's timestamps as the arrival schedule", "fixed-schedule")
+	flt(&f.duration, 0, "stop after this many seconds", "benchmark-duration")
+	flt(&f.timeout, 0, "per-request timeout in seconds", "request-timeout-seconds")
+	// perfgate's own.
+	boolean(&o.mock, false, "profile the in-process mock server (no --url needed)", "mock")
+	str(&f.config, "", "scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
+	str(&f.name, "", "scenario name in reports", "name")
+	str(&f.islDist, "", "input length distribution, e.g. normal:512,64 or lognormal:mean=512,stddev=128", "isl-dist")
+	str(&f.oslDist, "", "output length distribution, e.g. fixed:128", "osl-dist")
+	boolean(&f.ignoreEOS, false, "send ignore_eos so the server generates exactly the OSL", "ignore-eos")
+	str(&f.arrival, "", "open-loop arrivals: poisson, constant or gamma", "arrival")
+	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness")
+	fs.Var(&f.asserts, "assert", "assertion (repeatable): goodput>=0.95, ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10")
+	str(&o.assertISL, "", "assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
+	str(&o.assertOSL, "", "assert the output lengths fit this distribution", "assert-osl")
+	flt(&o.alpha, check.DefaultAlpha, "significance level of --assert-isl / --assert-osl", "alpha")
+	integer(&o.numRuns, 1, "repeat the run N times; metrics as mean ± confidence interval", "num-runs")
+	flt(&o.confidence, 0.95, "confidence level of --num-runs intervals", "confidence")
+	str(&o.sweepConc, "", "sweep concurrency levels: 1,2,4,8 or 1:64:x2", "sweep-concurrency")
+	str(&o.sweepRate, "", "sweep request rates: 5,10,20 or 10:100:+10", "sweep-rate")
+	str(&o.searchConc, "", "find the highest concurrency LO:HI meeting the assertions (bisection)", "search-concurrency")
+	str(&o.searchRate, "", "find the highest request rate LO:HI meeting the assertions (bisection)", "search-rate")
+	flt(&o.searchTol, 0.05, "relative tolerance of the search", "search-tolerance")
+	boolean(&o.quiet, false, "no progress and no table; verdicts and where the artifacts are", "q", "quiet")
+}
+
+func cmdProfile(ctx context.Context, e *env, args []string) error {
+	var f profileFlags
+	var o profileOpts
+	fs := newFlags(e, "profile", "--url URL | --mock [flags]")
+	registerProfileFlags(fs, &f, &o)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	sc, err := buildScenario(fs, &f, &o)
+	if err != nil {
+		return err
+	}
+	return profile(ctx, e, sc, o)
+}
+
+// buildScenario maps the flags (over --config, if given) onto a Scenario and checks
+// what can be checked before anything runs.
+func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.Scenario, error) {
+	set := setFlags(fs)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if set[n] {
+				return true
+			}
+		}
+		return false
+	}
+	var sc scenario.Scenario
+	if f.config != "" {
+		var err error
+		if sc, err = readScenario(f.config); err != nil {
+			return sc, err
+		}
+	}
+	// Conflicting modes first: they make everything else moot.
+	switch {
+	case f.url != "" && o.mock:
+		return sc, invalidf("--url and --mock conflict: profile a server at a URL or the in-process mock, not both")
+	case has("request-rate") && f.fixedSchedule:
+		return sc, invalidf("--request-rate and --fixed-schedule conflict: the schedule sets the arrival times")
+	case f.fixedSchedule && f.inputFile == "" && sc.InputFile == "":
+		return sc, invalidf("--fixed-schedule needs --input-file (a mooncake trace or a recording)")
+	case has("isl-dist") && has("prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "isl-stddev"):
+		return sc, invalidf("--isl-dist and --prompt-input-tokens-mean/-stddev conflict: give the input length one way")
+	case has("osl-dist") && has("prompt-output-tokens-mean", "output-tokens-mean", "osl", "prompt-output-tokens-stddev", "output-tokens-stddev", "osl-stddev"):
+		return sc, invalidf("--osl-dist and --prompt-output-tokens-mean/-stddev conflict: give the output length one way")
+	case f.rangeRatio != 0 && (f.islStd != 0 || f.oslStd != 0):
+		return sc, invalidf("--random-range-ratio and --prompt-*-tokens-stddev conflict: a length is either uniform in a range or normal")
+	case has("request-count", "num-requests") && has("conversation-num", "num-conversations"):
+		return sc, invalidf("--request-count and --conversation-num conflict: give the count once")
+	}
+	modes := 0
+	for _, m := range []string{o.sweepConc, o.sweepRate, o.searchConc, o.searchRate} {
+		if m != "" {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return sc, invalidf("--sweep-concurrency, --sweep-rate, --search-concurrency and --search-rate conflict: pick one")
+	}
+	if f.url != "" {
+		u, err := url.Parse(f.url)
+		if !strings.Contains(f.url, "://") {
+			u, err = url.Parse("http://" + f.url) // aiperf accepts host:port
+		}
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return sc, invalidf("--url %q: want an http(s) URL such as http://127.0.0.1:8000", f.url)
+		}
+		sc.Endpoint = u.String()
+	}
+	if o.mock {
+		sc.Endpoint = ""
+	}
+	if sc.Endpoint == "" && !o.mock && f.config == "" {
+		return sc, invalidf("--url is required (the server to profile), or --mock for the in-process mock server")
+	}
+	if f.name != "" {
+		sc.Name = f.name
+	}
+	if f.models != "" {
+		sc.Model = strings.TrimSpace(strings.Split(f.models, ",")[0])
+	}
+	if f.tokenizer != "" {
+		sc.Tokenizer = f.tokenizer
+	}
+	if f.endpointType != "" {
+		sc.EndpointType = loadgen.Endpoint(f.endpointType)
+		switch sc.EndpointType {
+		case loadgen.EndpointChat, loadgen.EndpointCompletions, loadgen.EndpointEmbeddings, loadgen.EndpointRankings, loadgen.EndpointRerank, loadgen.EndpointResponses:
+		default:
+			return sc, invalidf("--endpoint-type %q: want chat, completions, embeddings, rankings, rerank or responses", f.endpointType)
+		}
+	}
+	if has("streaming") || f.config == "" {
+		sc.NoStream = !f.streaming
+	}
+	if f.apiKey != "" {
+		sc.APIKey = loadgen.Secret(f.apiKey)
+	}
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return sc, invalidf("--header %q: want \"Name: value\"", h)
+		}
+		if sc.Client.Headers == nil {
+			sc.Client.Headers = map[string]string{}
+		}
+		sc.Client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	for _, x := range f.extra {
+		k, v, ok := strings.Cut(x, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return sc, invalidf("--extra-inputs %q: want key:value", x)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		var val any = v
+		if err := json.Unmarshal([]byte(v), &val); err != nil {
+			val = v // a bare string
+		}
+		if k == "ignore_eos" && val == true {
+			sc.IgnoreEOS = true
+			continue
+		}
+		if sc.Client.ExtraBody == nil {
+			sc.Client.ExtraBody = map[string]any{}
+		}
+		sc.Client.ExtraBody[k] = val
+	}
+	if f.ignoreEOS {
+		sc.IgnoreEOS = true
+	}
+	if f.corpus != "" {
+		switch f.corpus {
+		case loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM:
+			sc.Corpus = f.corpus
+		case "sonnet":
+			sc.Corpus = loadgen.CorpusShakespeare // aiperf's name for the same idea
+		default:
+			return sc, invalidf("--prompt-corpus %q: want shakespeare, random or vllm", f.corpus)
+		}
+	}
+	// Lengths: a text distribution, or aiperf's mean/stddev/range-ratio.
+	var err error
+	if sc.ISL, err = lengthSpec("isl", f.islDist, f.islMean, f.islStd, f.rangeRatio, sc.ISL, has("isl-dist", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")); err != nil {
+		return sc, err
+	}
+	if sc.OSL, err = lengthSpec("osl", f.oslDist, f.oslMean, f.oslStd, f.rangeRatio, sc.OSL, has("osl-dist", "prompt-output-tokens-mean", "output-tokens-mean", "osl")); err != nil {
+		return sc, err
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"--concurrency", float64(f.concurrency)}, {"--request-rate", f.rate}, {"--request-count", float64(f.requests)},
+		{"--conversation-num", float64(f.conversations)}, {"--warmup-request-count", float64(f.warmup)},
+		{"--benchmark-duration", f.duration}, {"--request-timeout-seconds", f.timeout}, {"--burstiness", f.burstiness}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return sc, invalidf("%s: want a value >= 0, got %v", c.name, c.v)
+		}
+	}
+	if f.concurrency > 0 {
+		sc.Concurrency = f.concurrency
+	}
+	if f.rate > 0 {
+		sc.Rate = f.rate
+	}
+	if f.requests > 0 {
+		sc.Requests = f.requests
+	}
+	if f.conversations > 0 {
+		sc.Requests = f.conversations
+	}
+	if f.warmup > 0 {
+		sc.WarmupRequests = f.warmup
+	}
+	if f.duration > 0 {
+		sc.Duration = time.Duration(f.duration * float64(time.Second))
+	}
+	if f.timeout > 0 {
+		sc.Client.Timeout = time.Duration(f.timeout * float64(time.Second))
+	}
+	if has("random-seed") {
+		sc.Seed = f.seed
+	}
+	if f.arrival != "" {
+		switch f.arrival {
+		case loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma:
+			sc.Arrival = f.arrival
+		default:
+			return sc, invalidf("--arrival %q: want poisson, constant or gamma", f.arrival)
+		}
+		if sc.Rate == 0 {
+			return sc, invalidf("--arrival %s needs --request-rate", f.arrival)
+		}
+	}
+	if f.burstiness > 0 {
+		sc.Burstiness = f.burstiness
+	}
+	if f.inputFile != "" {
+		if _, err := os.Stat(f.inputFile); err != nil {
+			return sc, invalidf("--input-file %s: %v", f.inputFile, unwrapPath(err))
+		}
+		sc.InputFile = f.inputFile
+	}
+	if f.inputFormat != "" {
+		switch strings.ReplaceAll(f.inputFormat, "-", "_") {
+		case "mooncake", "mooncake_trace":
+			sc.InputFormat = loadgen.FormatMooncake
+		case "payloads", "single_turn", "raw_payload":
+			sc.InputFormat = loadgen.FormatPayloads
+		case "sharegpt":
+			sc.InputFormat = loadgen.FormatShareGPT
+		case "recording":
+			sc.InputFormat = loadgen.FormatRecording
+		default:
+			return sc, invalidf("--custom-dataset-type %q: want payloads, mooncake, sharegpt or recording", f.inputFormat)
+		}
+	}
+	if sc.InputFile != "" && sc.InputFormat == "" {
+		sc.InputFormat = guessFormat(sc.InputFile)
+	}
+	if f.fixedSchedule {
+		sc.Schedule = true
+	}
+	if f.goodput != "" {
+		slo, ms, err := parseGoodput(f.goodput)
+		if err != nil {
+			return sc, err
+		}
+		sc.Objectives.SLO = slo
+		sc.Client.SLO = ms
+	}
+	for _, a := range f.asserts {
+		if err := applyAssert(&sc, a); err != nil {
+			return sc, err
+		}
+	}
+	for _, d := range []struct{ flag, text string }{{"--assert-isl", o.assertISL}, {"--assert-osl", o.assertOSL}} {
+		if d.text == "" {
+			continue
+		}
+		if _, err := distribution.Parse(d.text); err != nil {
+			return sc, invalidf("%s %q: %v", d.flag, d.text, err)
+		}
+	}
+	if !(o.alpha > 0 && o.alpha < 1) {
+		return sc, invalidf("--alpha: want a level in (0, 1), got %g", o.alpha)
+	}
+	if o.numRuns < 1 {
+		return sc, invalidf("--num-runs: want at least 1, got %d", o.numRuns)
+	}
+	if !(o.confidence > 0 && o.confidence < 1) {
+		return sc, invalidf("--confidence: want a level in (0, 1), got %g", o.confidence)
+	}
+	o.hasAsserts = len(f.asserts) > 0 || o.assertISL != "" || o.assertOSL != "" || objectivesSet(sc.Objectives)
+	if (o.searchConc != "" || o.searchRate != "") && !o.hasAsserts {
+		return sc, invalidf("--search-* needs assertions to search against, e.g. --assert goodput>=0.95 --goodput \"time_to_first_token:200\"")
+	}
+	if o.searchRate != "" || o.sweepRate != "" {
+		if sc.Schedule {
+			return sc, invalidf("--sweep-rate/--search-rate and --fixed-schedule conflict")
+		}
+	}
+	// Let the load generator check the rest (every problem at once), before anything runs.
+	cfg := sc.LoadConfig(cmpOr(sc.Endpoint, "http://127.0.0.1:1"))
+	if cfg.Requests == 0 && cfg.Duration == 0 && cfg.InputFile == "" {
+		cfg.Requests = scenario.DefaultRequests
+	}
+	if err := cfg.Validate(); err != nil {
+		return sc, invalid(fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "loadgen: invalid config: ", "")))
+	}
+	if err := sc.Mock.Validate(); err != nil {
+		return sc, invalid(fmt.Errorf("mock: %w", err))
+	}
+	return sc, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func objectivesSet(o scenario.Objectives) bool {
+	return o.Goodput > 0 || len(o.Bounds) > 0 || o.MaxErrorRate > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func guessFormat(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return loadgen.FormatPayloads
+	}
+	line := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+	switch {
+	case strings.Contains(line, `"hash_ids"`) || strings.Contains(line, `"input_length"`):
+		return loadgen.FormatMooncake
+	case strings.Contains(line, `"tokenization_mode"`):
+		return loadgen.FormatRecording
+	case strings.Contains(line, `"conversations"`):
+		return loadgen.FormatShareGPT
+	}
+	return loadgen.FormatPayloads
+}
+
+// lengthSpec turns a length's flags into a distribution: the text form wins, else
+// aiperf's mean (+ stddev → normal, + range ratio → vLLM range), else the config's.
+func lengthSpec(which, text string, mean, std, ratio float64, def distribution.Spec, given bool) (distribution.Spec, error) {
+	flagName := "--" + which + "-dist"
+	if text == "" {
+		if !given {
+			return def, nil
+		}
+		switch {
+		case !(mean >= 1):
+			return def, invalidf("--prompt-%s-tokens-mean: want a length >= 1, got %g", map[string]string{"isl": "input", "osl": "output"}[which], mean)
+		case ratio > 0:
+			text = fmt.Sprintf("vllm-range:%g,%g", mean, ratio)
+		case std > 0:
+			text = fmt.Sprintf("normal:%g,%g", mean, std)
+		default:
+			text = fmt.Sprintf("fixed:%g", mean)
+		}
+		flagName = "--prompt-" + map[string]string{"isl": "input", "osl": "output"}[which] + "-tokens-mean/-stddev"
+	}
+	d, err := distribution.Parse(text)
+	if err != nil {
+		return def, invalidf("%s %q: %v", flagName, text, err)
+	}
+	if m := d.Mean(); !(m >= 1) || math.IsInf(m, 0) {
+		return def, invalidf("%s %q: a token length needs a mean >= 1, this has %g", flagName, text, m)
+	}
+	return distribution.Spec{Distribution: d}, nil
+}
+
+// parseGoodput reads aiperf's --goodput form: space-separated metric:milliseconds.
+func parseGoodput(s string) (check.SLO, map[string]float64, error) {
+	var slo check.SLO
+	ms := map[string]float64{}
+	for _, f := range strings.Fields(s) {
+		k, v, ok := strings.Cut(f, ":")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || !(x > 0) {
+			return slo, nil, invalidf("--goodput %q: want metric:milliseconds pairs such as \"time_to_first_token:200 inter_token_latency:20\"", s)
+		}
+		d := time.Duration(x * float64(time.Millisecond))
+		switch k {
+		case "time_to_first_token", "ttft":
+			slo.TTFT, ms["time_to_first_token"] = d, x
+		case "inter_token_latency", "itl":
+			slo.ITL, ms["inter_token_latency"] = d, x
+		case "request_latency", "latency":
+			slo.Latency, ms["request_latency"] = d, x
+		default:
+			return slo, nil, invalidf("--goodput %q: unknown metric %q; want time_to_first_token, inter_token_latency or request_latency", s, k)
+		}
+	}
+	if len(ms) == 0 {
+		return slo, nil, invalidf("--goodput is empty; want e.g. \"time_to_first_token:200\"")
+	}
+	return slo, ms, nil
+}
+
+// applyAssert parses one --assert expression onto the scenario's objectives.
+//
+//	goodput>=0.95                   fraction of requests meeting the --goodput SLO
+//	error_rate<=0.01                failed fraction
+//	output_token_throughput>=1000   tokens/s (also request_throughput>=N req/s)
+//	ttft_p99<=250ms                 a quantile of a per-request metric: ttft, itl,
+//	itl_p50<=20ms latency_p95<=2s    latency, isl, osl, output_tps_per_user
+func applyAssert(sc *scenario.Scenario, a string) error {
+	expr := strings.ReplaceAll(a, " ", "")
+	var op string
+	for _, o := range []string{">=", "<="} {
+		if strings.Contains(expr, o) {
+			op = o
+		}
+	}
+	if op == "" {
+		return invalidf("--assert %q: want NAME>=VALUE or NAME<=VALUE, e.g. ttft_p99<=250ms or goodput>=0.95", a)
+	}
+	name, val, _ := strings.Cut(expr, op)
+	bad := func(why string) error { return invalidf("--assert %q: %s", a, why) }
+	num := func() (float64, error) {
+		x, err := strconv.ParseFloat(strings.TrimSuffix(val, "%"), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, bad("the value must be a number")
+		}
+		if strings.HasSuffix(val, "%") {
+			x /= 100
+		}
+		return x, nil
+	}
+	switch name {
+	case "goodput":
+		x, err := num()
+		if err != nil {
+			return err
+		}
+		if op != ">=" || !(x > 0 && x <= 1) {
+			return bad("want goodput>=FRACTION with a fraction in (0, 1]")
+		}
+		sc.Objectives.Goodput = x
+		return nil
+	case "error_rate":
+		x, err := num()
+		if err != nil {
+			return err
+		}
+		if op != "<=" || x < 0 || x > 1 {
+			return bad("want error_rate<=FRACTION with a fraction in [0, 1]")
+		}
+		sc.Objectives.MaxErrorRate = x
+		return nil
+	case "output_token_throughput", "request_throughput":
+		x, err := num()
+		if err != nil {
+			return err
+		}
+		if op != ">=" || !(x > 0) {
+			return bad("want " + name + ">=VALUE with a positive value")
+		}
+		if name == "request_throughput" {
+			sc.Objectives.MinRequestThroughput = x
+		} else {
+			sc.Objectives.MinOutputTokenThroughput = x
+		}
+		return nil
+	}
+	i := strings.LastIndex(name, "_p")
+	if i < 0 {
+		return bad("unknown name " + strconvQuote(name) + "; want goodput, error_rate, output_token_throughput, request_throughput or METRIC_pNN (ttft, itl, latency, isl, osl, output_tps_per_user)")
+	}
+	metric, pct := name[:i], name[i+2:]
+	p, err := strconv.ParseFloat(pct, 64)
+	if err != nil || !(p > 0 && p < 100) {
+		return bad("the percentile after _p must be in (0, 100), e.g. ttft_p99")
+	}
+	m := map[string]check.Metric{"ttft": check.TTFT, "time_to_first_token": check.TTFT, "itl": check.ITL, "inter_token_latency": check.ITL,
+		"latency": check.Latency, "request_latency": check.Latency, "isl": check.ISL, "osl": check.OSL, "output_tps_per_user": check.OutputTPS}[metric]
+	if m == "" {
+		return bad("unknown metric " + strconvQuote(metric) + "; want ttft, itl, latency, isl, osl or output_tps_per_user")
+	}
+	var x float64
+	if m.Unit() == check.Seconds {
+		d, err := time.ParseDuration(val)
+		if err != nil {
+			ms, err2 := strconv.ParseFloat(val, 64)
+			if err2 != nil {
+				return bad("a latency needs a duration such as 250ms or 1.5s")
+			}
+			d = time.Duration(ms * float64(time.Millisecond)) // bare numbers are ms, as aiperf's
+		}
+		if d <= 0 {
+			return bad("the bound must be positive")
+		}
+		x = d.Seconds()
+	} else {
+		if x, err = num(); err != nil {
+			return err
+		}
+		if !(x > 0) {
+			return bad("the bound must be positive")
+		}
+	}
+	b := check.Bound{Metric: m, P: p / 100}
+	if op == "<=" {
+		b.Max = x
+	} else {
+		b.Min = x
+	}
+	sc.Objectives.Bounds = append(sc.Objectives.Bounds, b)
+	return nil
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+// readScenario reads a scenario file, YAML or JSON, into the same Scenario perftest uses.
+func readScenario(path string) (scenario.Scenario, error) {
+	var sc scenario.Scenario
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return sc, invalidf("--config %s: %v", path, unwrapPath(err))
+	}
+	// YAML is a superset of JSON: read it generically, then decode through the
+	// Scenario's JSON form (durations as "30s", distributions as text).
+	var generic any
+	if err := yaml.Unmarshal(b, &generic); err != nil {
+		return sc, invalidf("--config %s: not YAML or JSON: %v", path, firstLine(err.Error()))
+	}
+	j, err := json.Marshal(normalizeYAML(generic))
+	if err != nil {
+		return sc, invalidf("--config %s: %v", path, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(j)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sc); err != nil {
+		return sc, invalidf("--config %s: %v", path, firstLine(err.Error()))
+	}
+	if err := checkKnownKeys(j); err != nil {
+		return sc, invalidf("--config %s: %v", path, err)
+	}
+	return sc, nil
+}
+
+// checkKnownKeys rejects top-level keys the Scenario does not have (typos would
+// otherwise be silently ignored).
+func checkKnownKeys(j []byte) error {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(j, &top) != nil {
+		return errors.New("the scenario must be a mapping")
+	}
+	known, _ := json.Marshal(scenario.Scenario{})
+	var k map[string]any
+	_ = json.Unmarshal(known, &k)
+	allowed := map[string]bool{"name": true, "endpoint": true, "api_key": true, "model": true, "endpoint_type": true, "no_stream": true,
+		"tokenizer": true, "isl": true, "osl": true, "ignore_eos": true, "corpus": true, "prefix_tokens": true, "system_prompt": true,
+		"turns": true, "input_file": true, "input_format": true, "concurrency": true, "rate": true, "arrival": true, "burstiness": true,
+		"ramp_from": true, "ramp": true, "schedule": true, "warmup_requests": true, "requests": true, "duration": true, "seed": true,
+		"mock": true, "objectives": true, "client": true}
+	for key := range top {
+		if !allowed[key] && k[key] == nil {
+			return fmt.Errorf("unknown field %q", key)
+		}
+	}
+	return nil
+}
+
+// normalizeYAML turns yaml's map[string]any / []any trees into JSON-marshalable values.
+func normalizeYAML(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalizeYAML(x)
+		}
+		return t
+	case map[any]any:
+		m := map[string]any{}
+		for k, x := range t {
+			m[fmt.Sprint(k)] = normalizeYAML(x)
+		}
+		return m
+	case []any:
+		for i, x := range t {
+			t[i] = normalizeYAML(x)
+		}
+		return t
+	}
+	return v
+}
+
+// preflight checks that the server accepts connections before a run starts, so a
+// wrong URL is an invalid-configuration error naming the flag rather than a run of
+// failed requests.
+func preflight(ctx context.Context, endpoint string) error {
+	if endpoint == "" {
+		return nil
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return invalidf("--url %q: %v", endpoint, err)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			host = net.JoinHostPort(u.Hostname(), "443")
+		} else {
+			host = net.JoinHostPort(u.Hostname(), "80")
+		}
+	}
+	d := net.Dialer{Timeout: 3 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return invalidf("--url %s: cannot connect (%v); is the server running? (--mock profiles the in-process mock)", endpoint, unwrapNet(err))
+	}
+	c.Close()
+	return nil
+}
+
+func unwrapNet(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		var se *os.SyscallError
+		if errors.As(oe.Err, &se) {
+			return se.Err
+		}
+		return oe.Err
+	}
+	return err
+}
+
+// artifactPath returns dir made absolute for printing.
+func artifactPath(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// env is what a command sees of the world: its output streams and whether they are a
+// terminal. Tests build one over buffers.
+type env struct {
+	stdout, stderr io.Writer
+	// tty reports that stderr is a terminal (live progress line); width is its width.
+	tty   bool
+	width int
+	// args is the full command line, for manifests.
+	args []string
+	// in is standard input (tokenize reads it).
+	in io.Reader
+}
+
+func (e *env) stdin() io.Reader {
+	if e.in == nil {
+		return os.Stdin
+	}
+	return e.in
+}
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"profile", "benchmark a server (aiperf-profile-compatible flags) and report", cmdProfile},
+		{"mock", "run the mock OpenAI-compatible server (aiperf-mock-server-compatible flags)", cmdMock},
+		{"compare", "HTML comparison report of two recordings", cmdCompare},
+		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},
+		{"demo", "mock server + short profile + reports, on embedded defaults (no network)", cmdDemo},
+		{"version", "print the version", cmdVersion},
+	}
+}
+
+// run is the whole CLI: it parses args, runs the command and returns the exit code.
+// Errors are printed as one line on stderr: "perfgate <cmd>: <what is wrong>".
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runWith is run with an explicit standard input.
+func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, args: append([]string{"perfgate"}, args...), in: stdin}
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		e.tty = true
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+			e.width = w
+		}
+	}
+	if e.width == 0 {
+		if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			e.width, _, _ = term.GetSize(int(f.Fd()))
+		}
+	}
+	if len(args) == 0 {
+		usage(stderr)
+		return ExitInvalidConfig
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return ExitOK
+	case "-version", "--version":
+		name = "version"
+	}
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		if err != nil && !errors.Is(err, errAssertFailed) {
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "perfgate") {
+				msg = "perfgate " + name + ": " + msg
+			}
+			fmt.Fprintln(stderr, firstLine(msg))
+		}
+		return exitCode(err)
+	}
+	fmt.Fprintf(stderr, "perfgate: unknown command %q; want one of %s (perfgate help)\n", name, names())
+	return ExitInvalidConfig
+}
+
+// firstLine keeps an error to one line: joined errors are listed "a; b".
+func firstLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+func names() string {
+	var n []string
+	for _, c := range commands() {
+		n = append(n, c.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "perfgate: benchmarks of OpenAI-compatible LLM servers that pass or fail.")
+	fmt.Fprintln(w, "\nUsage: perfgate <command> [flags]   (perfgate <command> -h for its flags)")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nExit codes: %d ok, %d assertion failed, %d invalid configuration, %d runtime error, %d interrupted.\n",
+		ExitOK, ExitAssertFailed, ExitInvalidConfig, ExitRuntime, ExitInterrupted)
+}
+
+// newFlags returns a flag set whose errors are returned, not printed; -h prints the
+// usage to stdout.
+func newFlags(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "Usage: perfgate %s %s\n\nFlags (one or two dashes):\n", name, synopsis)
+		printDefaults(e.stdout, fs)
+	}
+	return fs
+}
+
+// printDefaults lists flags with aliases grouped ("--model-names, --model, -m").
+func printDefaults(w io.Writer, fs *flag.FlagSet) {
+	type entry struct {
+		names []string
+		f     *flag.Flag
+	}
+	byUsage := map[string]*entry{}
+	var order []*entry
+	fs.VisitAll(func(f *flag.Flag) {
+		key := f.Usage
+		if en, ok := byUsage[key]; ok {
+			en.names = append(en.names, f.Name)
+			return
+		}
+		en := &entry{names: []string{f.Name}, f: f}
+		byUsage[key] = en
+		order = append(order, en)
+	})
+	sort.Slice(order, func(i, j int) bool { return order[i].names[0] < order[j].names[0] })
+	for _, en := range order {
+		var ns []string
+		for _, n := range en.names {
+			if len(n) == 1 {
+				ns = append(ns, "-"+n)
+			} else {
+				ns = append(ns, "--"+n)
+			}
+		}
+		def := ""
+		if en.f.DefValue != "" && en.f.DefValue != "0" && en.f.DefValue != "false" && en.f.DefValue != "[]" {
+			def = fmt.Sprintf(" (default %s)", en.f.DefValue)
+		}
+		fmt.Fprintf(w, "  %s\n      %s%s\n", strings.Join(ns, ", "), en.f.Usage, def)
+	}
+}
+
+// parseFlags parses args and turns flag errors into one-line invalid-config errors that
+// name the flag.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return flag.ErrHelp
+	default:
+		msg := err.Error()
+		if n, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			return invalidf("unknown flag --%s (perfgate %s -h lists the flags)", n, fs.Name())
+		}
+		if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+			// invalid value "x" for flag -name: reason
+			val, after, _ := strings.Cut(rest, " for flag -")
+			name, reason, _ := strings.Cut(after, ": ")
+			return invalidf("--%s: invalid value %s: %s", name, val, reason)
+		}
+		if n, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+			return invalidf("--%s needs a value", n)
+		}
+		return invalidf("%s", msg)
+	}
+	if fs.NArg() > 0 {
+		return invalidf("unexpected argument %q (flags start with --; perfgate %s -h)", fs.Arg(0), fs.Name())
+	}
+	return nil
+}
+
+// setFlags returns the names of the flags set on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
