@@ -6,11 +6,15 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 )
 
-// twoSampleTests runs the two-sample tests of the comparison report on a and b.
+// twoSampleTests runs the two-sample tests of the comparison report on a and b:
+// Kolmogorov–Smirnov (any difference in distribution) and Mann–Whitney U (a shift).
 func twoSampleTests(a, b []float64, alpha float64) []testRow {
 	ks := distribution.KS2(a, b)
 	rows := []testRow{verdictRow("Kolmogorov–Smirnov (two-sample)", fmt.Sprintf("D = %.4f", ks.Statistic), ks.PValue, alpha, ks.String(),
 		"same distribution")}
+	mw := distribution.MannWhitney(a, b)
+	rows = append(rows, verdictRow("Mann–Whitney U", fmt.Sprintf("U = %.0f (P(A>B) = %.3f)", mw.U, mw.Effect), mw.PValue, alpha, mw.String(),
+		"no shift"))
 	return rows
 }
 
