@@ -38,6 +38,8 @@ func TestFailureMessages(t *testing.T) {
 	got := lengths(Length{Dist: Normal{Mu: 563, Sigma: 64}, Max: 1024}, r, 800)
 	fit := FitLength(got, want)
 	check("lengths 10% long (FitLength)", fit.Reject(0.01), fit.String())
+	fit = FitLengthChiSquare(got, want)
+	check("lengths 10% long (FitLengthChiSquare)", fit.Reject(0.01), fit.String())
 
 	// Lengths the target cannot produce (above Max).
 	got[17], got[300] = 1500, 2048

@@ -14,20 +14,30 @@ import (
 // the usual condition for the chi-square approximation.
 const MinExpected = 5
 
-// FitResult is the outcome of a chi-square goodness-of-fit test.
+// FitResult is the outcome of a goodness-of-fit test of a sample against a
+// (usually discrete) target: [FitLength], [DiscreteKS], [FitDiscrete], [ChiSquare].
 type FitResult struct {
-	Statistic float64 // Σ (observed - expected)² / expected
-	PValue    float64 // P(χ²_DF >= Statistic)
-	DF        int     // degrees of freedom: bins - 1 - ddof
-	N         int     // observations
-	Bins      int
-	// The bin contributing most to the statistic: the values it covers (Lo, Hi], its
-	// observed and expected counts. Lo = -Inf for the first bin, Hi = +Inf for the last.
+	Method    string  // "discrete KS, Monte Carlo p (999 resamples)" or "chi-square"
+	Statistic float64 // KS D, or Σ (observed - expected)² / expected
+	PValue    float64
+	N         int    // observations
+	Target    string // the hypothesised distribution, if known
+
+	// Chi-square: degrees of freedom (bins - 1 - ddof), the number of bins, and the bin
+	// contributing most to the statistic: the values it covers (WorstLo, WorstHi]
+	// (-Inf/+Inf for the open end bins), its observed and expected counts.
+	DF, Bins           int
 	WorstLo, WorstHi   float64
 	Observed, Expected float64
-	Target             string // the hypothesised distribution, if known
-	Impossible         int    // observations the target gives probability 0 (then PValue = 0)
-	ImpossibleExample  float64
+
+	// Discrete KS: where the largest gap is, the sample's ECDF and the target's CDF
+	// there.
+	At, CDF1, CDF2 float64
+
+	// Observations the target gives probability 0 (a length above Max); any makes
+	// the result an outright rejection with PValue 0.
+	Impossible        int
+	ImpossibleExample float64
 }
 
 // Reject reports whether the fit is rejected at level alpha (p < alpha).
@@ -37,10 +47,18 @@ func (r FitResult) Reject(alpha float64) bool { return r.PValue < alpha }
 func (r FitResult) String() string {
 	var b strings.Builder
 	if r.Impossible > 0 {
-		fmt.Fprintf(&b, "chi-square fit p=0: %d of %d values are ones the target never produces, e.g. %g", r.Impossible, r.N, r.ImpossibleExample)
+		fmt.Fprintf(&b, "%s p=0: %d of %d values are ones the target never produces, e.g. %g", r.Method, r.Impossible, r.N, r.ImpossibleExample)
 		if r.Target != "" {
 			fmt.Fprintf(&b, "; target %s", r.Target)
 		}
+		return b.String()
+	}
+	if r.Bins == 0 && r.DF == 0 && r.Method != "chi-square" {
+		fmt.Fprintf(&b, "%s D=%.4g p=%.4g (n=%d)", r.Method, r.Statistic, r.PValue, r.N)
+		if r.Target != "" {
+			fmt.Fprintf(&b, " vs %s", r.Target)
+		}
+		fmt.Fprintf(&b, "; largest gap at x=%g: sample CDF %.4f, target CDF %.4f", r.At, r.CDF1, r.CDF2)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "chi-square=%.4g p=%.4g (n=%d, %d bins, df=%d)", r.Statistic, r.PValue, r.N, r.Bins, r.DF)
@@ -82,7 +100,7 @@ func ChiSquare(observed, expected []float64, ddof int) FitResult {
 		so += observed[i]
 		se += expected[i]
 	}
-	r := FitResult{N: int(math.Round(so)), Bins: len(observed), DF: len(observed) - 1 - ddof}
+	r := FitResult{Method: "chi-square", N: int(math.Round(so)), Bins: len(observed), DF: len(observed) - 1 - ddof}
 	worst := -1.0
 	for i := range observed {
 		e := expected[i]
@@ -126,7 +144,7 @@ func FitDiscrete(sample []float64, d Distribution) FitResult {
 	}
 	x := slices.Clone(sample)
 	sortFloats(x)
-	r := FitResult{N: n, Target: d.String()}
+	r := FitResult{Method: "chi-square", N: n, Target: d.String()}
 	if pr, ok := d.(Prober); ok {
 		for i, v := range x {
 			if i > 0 && v == x[i-1] {
@@ -233,23 +251,4 @@ func isAtomless(d Distribution, v float64) bool {
 	// a point with no jump: impossible only if no mass in a neighbourhood either
 	eps := math.Max(1e-9, 1e-9*math.Abs(v))
 	return d.CDF(v+eps)-d.CDF(v-eps) == 0
-}
-
-// FitLength tests recorded integer lengths against the exact length distribution of
-// target ([Length]), with [FitDiscrete]'s chi-square test.
-//
-// Why chi-square and not KS: for a discrete target the KS p-value computed as if the
-// target were continuous is conservative — its false-rejection rate falls far below
-// alpha and a real shift goes unnoticed — and the exact discrete KS distribution is
-// costly to evaluate. Chi-square on bins merged to expected counts >= 5 has close to
-// the nominal level at the sample sizes perfgate records (this package's simulation
-// tests check it), handles atoms naturally, and flags lengths the target cannot
-// produce (outside [Min, Max]) as an outright rejection.
-func FitLength(sample []int, target Length) FitResult {
-	target.check()
-	xs := make([]float64, len(sample))
-	for i, k := range sample {
-		xs[i] = float64(k)
-	}
-	return FitDiscrete(xs, target.AsDistribution())
 }

@@ -46,6 +46,9 @@ func binomInterval(n int, p float64) (lo, hi int) {
 
 type nullCase struct {
 	name string
+	// size is the test's actual level at simAlpha when it differs from simAlpha (an
+	// exact test of a discrete statistic cannot hit 1% exactly); 0 = simAlpha.
+	size float64
 	// reject draws one null sample from r and reports whether the test rejects it.
 	reject func(r *rand.Rand) bool
 }
@@ -82,38 +85,48 @@ func nullCases() []nullCase {
 	lnLen := Length{Dist: LogNormalFromMeanStd(512, 128), Max: 2048}
 	vr := Length{Dist: VLLMRange{Len: 256, Ratio: 0.5}}
 	normLen := Length{Dist: Normal{Mu: 40, Sigma: 15}, Min: 10, Max: 70}
+	narrow := Length{Dist: Normal{Mu: 3, Sigma: 1.5}, Max: 6}
 	return []nullCase{
-		{"KS1 exact n=50 normal", func(r *rand.Rand) bool { return KS1(draws(norm, r, 50), norm).Reject(simAlpha) }},
-		{"KS1 exact n=400 exponential", func(r *rand.Rand) bool { return KS1(draws(expo, r, 400), expo).Reject(simAlpha) }},
-		{"KS1 asymp n=12000 exponential", func(r *rand.Rand) bool { return KS1(draws(expo, r, 12000), expo).Reject(simAlpha) }},
-		{"KS2 exact n=m=100", func(r *rand.Rand) bool { return KS2(draws(expo, r, 100), draws(expo, r, 100)).Reject(simAlpha) }},
-		{"KS2 exact n=300 m=200", func(r *rand.Rand) bool { return KS2(draws(norm, r, 300), draws(norm, r, 200)).Reject(simAlpha) }},
-		{"FitLength lognormal n=1000", func(r *rand.Rand) bool {
+		{name: "KS1 exact n=50 normal", reject: func(r *rand.Rand) bool { return KS1(draws(norm, r, 50), norm).Reject(simAlpha) }},
+		{name: "KS1 exact n=400 exponential", reject: func(r *rand.Rand) bool { return KS1(draws(expo, r, 400), expo).Reject(simAlpha) }},
+		{name: "KS1 asymp n=12000 exponential", reject: func(r *rand.Rand) bool { return KS1(draws(expo, r, 12000), expo).Reject(simAlpha) }},
+		{name: "KS2 exact n=m=100", reject: func(r *rand.Rand) bool { return KS2(draws(expo, r, 100), draws(expo, r, 100)).Reject(simAlpha) }},
+		{name: "KS2 exact n=300 m=200", reject: func(r *rand.Rand) bool { return KS2(draws(norm, r, 300), draws(norm, r, 200)).Reject(simAlpha) }},
+		{name: "FitLength lognormal n=1000", reject: func(r *rand.Rand) bool {
 			return FitLength(lengths(lnLen, r, 1000), lnLen).Reject(simAlpha)
 		}},
-		{"FitLength vllm-range n=2000", func(r *rand.Rand) bool {
+		{name: "FitLength vllm-range n=2000", reject: func(r *rand.Rand) bool {
 			return FitLength(lengths(vr, r, 2000), vr).Reject(simAlpha)
 		}},
-		{"FitLength clamped normal n=500", func(r *rand.Rand) bool {
+		{name: "FitLength clamped normal n=500", reject: func(r *rand.Rand) bool {
 			return FitLength(lengths(normLen, r, 500), normLen).Reject(simAlpha)
 		}},
-		{"AndersonDarling n=100 normal", func(r *rand.Rand) bool {
+		{name: "FitLengthChiSquare lognormal n=1000", reject: func(r *rand.Rand) bool {
+			return FitLengthChiSquare(lengths(lnLen, r, 1000), lnLen).Reject(simAlpha)
+		}},
+		{name: "FitLengthChiSquare clamped normal n=500", reject: func(r *rand.Rand) bool {
+			return FitLengthChiSquare(lengths(normLen, r, 500), normLen).Reject(simAlpha)
+		}},
+		{name: "DiscreteKS narrow support n=300", reject: func(r *rand.Rand) bool {
+			return DiscreteKS(lengths(narrow, r, 300), narrow, 0).Reject(simAlpha)
+		}},
+		{name: "AndersonDarling n=100 normal", reject: func(r *rand.Rand) bool {
 			return AndersonDarling(draws(norm, r, 100), norm).Reject(simAlpha)
 		}},
-		{"AndersonDarlingKSamp 2x150", func(r *rand.Rand) bool {
+		{name: "AndersonDarlingKSamp 2x150", reject: func(r *rand.Rand) bool {
 			return AndersonDarlingKSamp(draws(expo, r, 150), draws(expo, r, 150)).Reject(simAlpha)
 		}},
-		{"MannWhitney asymptotic 60x80", func(r *rand.Rand) bool {
+		{name: "MannWhitney asymptotic 60x80", reject: func(r *rand.Rand) bool {
 			return MannWhitney(draws(expo, r, 60), draws(expo, r, 80)).Reject(simAlpha)
 		}},
-		{"MannWhitney exact 8x8", func(r *rand.Rand) bool {
+		{name: "MannWhitney exact 8x8", size: mwExactSize(8, 8), reject: func(r *rand.Rand) bool {
 			return MannWhitney(draws(norm, r, 8), draws(norm, r, 8)).Reject(simAlpha)
 		}},
-		{"StudentTCI 99% n=10 misses", func(r *rand.Rand) bool {
+		{name: "StudentTCI 99% n=10 misses", reject: func(r *rand.Rand) bool {
 			iv, _ := StudentTCI(normals(r, 10, 5, 2), 1-simAlpha)
 			return !iv.Contains(5)
 		}},
-		{"Wilson 99% n=500 p=0.3 misses", func(r *rand.Rand) bool {
+		{name: "Wilson 99% n=500 p=0.3 misses", reject: func(r *rand.Rand) bool {
 			k := 0
 			for range 500 {
 				if r.Float64() < 0.3 {
@@ -129,10 +142,14 @@ func nullCases() []nullCase {
 func TestFalseRejectionRate(t *testing.T) {
 	t.Parallel()
 	reps := simReps()
-	lo, hi := binomInterval(reps, simAlpha)
 	for ci, c := range nullCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			size := simAlpha
+			if c.size > 0 {
+				size = c.size
+			}
+			lo, hi := binomInterval(reps, size)
 			r := rand.New(rand.NewPCG(0x5eed, uint64(ci)))
 			k := 0
 			for range reps {
@@ -140,9 +157,9 @@ func TestFalseRejectionRate(t *testing.T) {
 					k++
 				}
 			}
-			t.Logf("%s: %d/%d false rejections at alpha=%g (%.2f%%), 99%% interval [%d, %d]", c.name, k, reps, simAlpha, 100*float64(k)/float64(reps), lo, hi)
+			t.Logf("%s: %d/%d false rejections at alpha=%g (%.2f%%), 99%% interval [%d, %d] around size %.4g", c.name, k, reps, simAlpha, 100*float64(k)/float64(reps), lo, hi, size)
 			if k < lo || k > hi {
-				t.Errorf("%s: %d false rejections in %d null samples, want %d..%d (binomial 99%% interval around %g)", c.name, k, reps, lo, hi, simAlpha)
+				t.Errorf("%s: %d false rejections in %d null samples, want %d..%d (binomial 99%% interval around the test's size %.4g)", c.name, k, reps, lo, hi, size)
 			}
 		})
 	}
@@ -173,17 +190,25 @@ func TestPower(t *testing.T) {
 		return x
 	}
 	cases := []nullCase{
-		{"KS1 normal, mean +2%", func(r *rand.Rand) bool { return KS1(draws(shiftN, r, n), norm).Reject(simAlpha) }},
-		{"AndersonDarling normal, mean +2%", func(r *rand.Rand) bool { return AndersonDarling(draws(shiftN, r, n), norm).Reject(simAlpha) }},
-		{"FitLength normal:512,128, mean +2%", func(r *rand.Rand) bool { return FitLength(lengths(lenS, r, n), lenT).Reject(simAlpha) }},
-		{"KS1 lognormal latency x1.02", func(r *rand.Rand) bool { return KS1(scaled(draws(lat, r, n)), lat).Reject(simAlpha) }},
-		{"KS2 lognormal latency x1.02 (n=m=5000)", func(r *rand.Rand) bool {
+		{name: "KS1 normal, mean +2%", reject: func(r *rand.Rand) bool { return KS1(draws(shiftN, r, n), norm).Reject(simAlpha) }},
+		{name: "AndersonDarling normal, mean +2%", reject: func(r *rand.Rand) bool { return AndersonDarling(draws(shiftN, r, n), norm).Reject(simAlpha) }},
+		{name: "KS1 normal:512,128 (continuous), mean +2%", reject: func(r *rand.Rand) bool {
+			return KS1(draws(Normal{Mu: 512 * 1.02, Sigma: 128}, r, n), Normal{Mu: 512, Sigma: 128}).Reject(simAlpha)
+		}},
+		{name: "FitLength (discrete KS) normal:512,128, mean +2%", reject: func(r *rand.Rand) bool {
+			return FitLength(lengths(lenS, r, n), lenT).Reject(simAlpha)
+		}},
+		{name: "FitLengthChiSquare normal:512,128, mean +2%", reject: func(r *rand.Rand) bool {
+			return FitLengthChiSquare(lengths(lenS, r, n), lenT).Reject(simAlpha)
+		}},
+		{name: "KS1 lognormal latency x1.02", reject: func(r *rand.Rand) bool { return KS1(scaled(draws(lat, r, n)), lat).Reject(simAlpha) }},
+		{name: "KS2 lognormal latency x1.02 (n=m=5000)", reject: func(r *rand.Rand) bool {
 			return KS2(draws(lat, r, n), scaled(draws(lat, r, n))).Reject(simAlpha)
 		}},
-		{"MannWhitney lognormal latency x1.02 (n=m=5000)", func(r *rand.Rand) bool {
+		{name: "MannWhitney lognormal latency x1.02 (n=m=5000)", reject: func(r *rand.Rand) bool {
 			return MannWhitney(draws(lat, r, n), scaled(draws(lat, r, n))).Reject(simAlpha)
 		}},
-		{"AndersonDarlingKSamp lognormal x1.02 (n=m=5000)", func(r *rand.Rand) bool {
+		{name: "AndersonDarlingKSamp lognormal x1.02 (n=m=5000)", reject: func(r *rand.Rand) bool {
 			return AndersonDarlingKSamp(draws(lat, r, n), scaled(draws(lat, r, n))).Reject(simAlpha)
 		}},
 	}
@@ -215,4 +240,18 @@ func TestPower(t *testing.T) {
 	})
 	sort.Strings(lines)
 	t.Logf("power table (n=%d, alpha=%g, %d reps):\n%s", n, simAlpha, reps, strings.Join(lines, "\n"))
+}
+
+// mwExactSize returns the actual level of the exact two-sided Mann-Whitney test at
+// simAlpha for sizes m, n: the null probability of the U values it rejects.
+func mwExactSize(m, n int) float64 {
+	size := 0.0
+	for u := 0; u <= m*n; u++ {
+		pu := mwuSF(u, m, n) - mwuSF(u+1, m, n) // P(U = u)
+		big := max(u, m*n-u)
+		if 2*mwuSF(big, m, n) < simAlpha {
+			size += pu
+		}
+	}
+	return size
 }

@@ -92,12 +92,18 @@ func TestBootstrapQuantileCI(t *testing.T) {
 func TestChiSquareFitPassesOwnSample(t *testing.T) {
 	t.Parallel()
 	l := Length{Dist: MustParse("mix:0.7*normal:128,10+0.3*normal:1024,50"), Max: 4096}
-	r := FitLength(lengths(l, newRand(9), 3000), l)
+	r := FitLengthChiSquare(lengths(l, newRand(9), 3000), l)
 	if r.Reject(0.001) || r.Bins < 10 {
-		t.Errorf("FitLength of its own sample = %v, want a pass with many bins", r)
+		t.Errorf("FitLengthChiSquare of its own sample = %v, want a pass with many bins", r)
+	}
+	if r := FitLength(lengths(l, newRand(10), 3000), l); r.Reject(0.001) || r.Bins != 0 {
+		t.Errorf("FitLength of its own sample = %v, want a pass", r)
 	}
 	// A degenerate target: one bin, nothing to test.
-	r = FitLength([]int{128, 128}, Length{Dist: Fixed{Value: 128}})
+	if r := FitLength([]int{128, 128}, Length{Dist: Fixed{Value: 128}}); r.PValue != 1 || r.Statistic != 0 {
+		t.Errorf("FitLength vs fixed:128 = %v, want D=0 p=1", r)
+	}
+	r = FitLengthChiSquare([]int{128, 128}, Length{Dist: Fixed{Value: 128}})
 	if r.PValue != 1 || r.Bins != 1 {
 		t.Errorf("FitLength vs fixed:128 = %v, want p=1 with 1 bin", r)
 	}
