@@ -125,8 +125,8 @@ func readLine(r *bufio.Reader, dst []byte, max int) ([]byte, error) {
 }
 
 type jsonlInput struct {
-	Text     *string   `json:"text"`
-	Messages []Message `json:"messages"`
+	Text     *string         `json:"text"`
+	Messages json.RawMessage `json:"messages"`
 }
 
 func encodeJSONLine(tok *Tokenizer, line []byte, opts JSONLOptions) ([]int, error) {
@@ -138,7 +138,8 @@ func encodeJSONLine(tok *Tokenizer, line []byte, opts JSONLOptions) ([]int, erro
 		if in.Messages == nil {
 			return nil, errors.New(`want {"messages": [...]} (chat-template mode)`)
 		}
-		text, err := tok.ApplyChatTemplate(in.Messages, ChatOptions{AddGenerationPrompt: true})
+		// The template sees the messages as sent: key order and extra fields kept.
+		text, err := tok.ApplyChatTemplateJSON(in.Messages, ChatOptions{AddGenerationPrompt: true})
 		if err != nil {
 			return nil, err
 		}

@@ -193,7 +193,7 @@ func loadFile(name, path string, opts Options) (*Tokenizer, error) {
 
 // attachChat loads the chat template and special-token strings from dir, if any.
 func attachChat(tok *Tokenizer, dir string) error {
-	c, err := loadChatConfigHook(dir)
+	c, err := loadChatConfig(dir)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func newBackend(data []byte, path, which string) (backend, error) {
 	}
 	switch which {
 	case "", "go":
-		return newHFBackendHook(data, path)
+		return newHFBackend(data, path)
 	case "hf":
 		if newRustBackend == nil {
 			return nil, errors.New(`tokenizer: backend "hf" needs a binary built with -tags hftokenizers (see the README)`)
@@ -221,11 +221,3 @@ func newBackend(data []byte, path, which string) (backend, error) {
 // newRustBackend is set by hftokenizers.go when built with -tags hftokenizers.
 var newRustBackend func(data []byte, path string) (backend, error)
 
-// Until the tokenizer.json pipeline (hf.go) and the chat-template loader (chat*.go) are
-// committed, resolution calls them through these hooks.
-var (
-	newHFBackendHook = func(data []byte, path string) (backend, error) {
-		return nil, fmt.Errorf("tokenizer: %s: tokenizer.json support is not built yet", path)
-	}
-	loadChatConfigHook = func(dir string) (*chatConfig, error) { return nil, nil }
-)

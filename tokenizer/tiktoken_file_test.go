@@ -17,7 +17,7 @@ import (
 func TestTiktokenFileMatchesTiktoken(t *testing.T) {
 	n := 2000
 	if testutil.Short() {
-		n = 300
+		n = 200
 	}
 	for _, c := range []struct {
 		dir, pattern string
