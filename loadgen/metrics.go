@@ -15,8 +15,8 @@ type MetricsOptions struct {
 	// server's usage.completion_tokens when present, instead of the client tokenizer's
 	// count of the received text (AIPerf's default is the client count).
 	UsageOSL bool
-	// SLO maps a per-request metric name (record.MetricTTFT, record.MetricITL,
-	// record.MetricRequestLatency, …) to its maximum, in the metric's unit (ms for
+	// SLO maps a per-request metric name (record.MetricTTFT, record.MetricITL or
+	// record.MetricRequestLatency; any other name makes no request good) to its maximum, in the metric's unit (ms for
 	// latencies). A request is "good" when it succeeded and meets every entry;
 	// goodput = good requests / benchmark duration. Empty: goodput is not reported.
 	SLO map[string]float64
@@ -105,8 +105,7 @@ func (a *accumulator) add(r *record.Client) {
 	a.totalOSL += osl
 	a.totISL += r.ISL
 	lat := r.Latency()
-	per := map[string]float64{}
-	per[record.MetricRequestLatency] = ms(lat)
+	per := perRequest{latency: ms(lat), ttft: math.NaN(), itl: math.NaN()}
 	add(record.MetricRequestLatency, ms(lat))
 	add(record.MetricISL, float64(r.ISL))
 	add(record.MetricOSL, float64(osl))
@@ -115,13 +114,13 @@ func (a *accumulator) add(r *record.Client) {
 	}
 	add(record.MetricQueueTime, ms(r.QueueTime()))
 	if !r.Stream {
-		a.good += isGood(per, opt.SLO)
+		a.good += per.good(opt.SLO)
 		return
 	}
 	ft, hasFT := r.FirstToken()
 	if hasFT {
 		ttft := ft - r.Sent
-		per[record.MetricTTFT] = ms(ttft)
+		per.ttft = ms(ttft)
 		add(record.MetricTTFT, ms(ttft))
 		if ttft > 0 {
 			add(record.MetricPrefillThroughputPerUser, float64(r.ISL)/ttft.Seconds())
@@ -138,7 +137,7 @@ func (a *accumulator) add(r *record.Client) {
 		}
 		if osl >= 2 {
 			itl := (lat - ttft).Seconds() * 1e3 / float64(osl-1)
-			per[record.MetricITL] = itl
+			per.itl = itl
 			add(record.MetricITL, itl)
 			if itl > 0 {
 				add(record.MetricOutputTokenThroughputPerUser, 1e3/itl)
@@ -170,7 +169,7 @@ func (a *accumulator) add(r *record.Client) {
 			add(record.MetricTPOTVLLM, (lat-vt).Seconds()*1e3/float64(osl-1))
 		}
 	}
-	a.good += isGood(per, opt.SLO)
+	a.good += per.good(opt.SLO)
 }
 
 var metricUnits = map[string]string{
@@ -215,11 +214,24 @@ func (a *accumulator) metrics() record.Metrics {
 	return m
 }
 
-// isGood returns 1 if every SLO metric is present in per and within its bound.
-func isGood(per map[string]float64, slo map[string]float64) int {
+// perRequest holds the per-request values an SLO can name (NaN = not measured).
+type perRequest struct{ latency, ttft, itl float64 }
+
+// good returns 1 if every SLO entry is measured for the request and within its bound.
+func (p perRequest) good(slo map[string]float64) int {
 	for name, max := range slo {
-		v, ok := per[name]
-		if !ok || v > max {
+		var v float64
+		switch name {
+		case record.MetricRequestLatency:
+			v = p.latency
+		case record.MetricTTFT:
+			v = p.ttft
+		case record.MetricITL:
+			v = p.itl
+		default:
+			return 0
+		}
+		if math.IsNaN(v) || v > max {
 			return 0
 		}
 	}

@@ -81,7 +81,7 @@ type runner struct {
 	tok     *tokenizer.Tokenizer
 	sink    func(record.Client)
 	src     dataset.Source
-	srcMu   sync.Mutex
+	convs   chan dataset.Conversation
 	targets []*target
 	rr      atomic.Uint64
 	bodies  *bodyBuilder
@@ -89,6 +89,8 @@ type runner struct {
 	sender  sender
 	pacer   Pacer // nil: closed loop
 	spin    time.Duration
+	memoMu  sync.RWMutex
+	memo    map[string]int
 	apiKey  string
 	headers [][2]string
 
@@ -100,12 +102,13 @@ type runner struct {
 	cancelMu  sync.Mutex
 	cancelRng *rand.Rand
 
-	outMu sync.Mutex
-	out   Outcome
-	acc   *accumulator
-	enc   *record.Encoder
-	file  *os.File
-	wg    sync.WaitGroup
+	done      chan record.Client
+	collected chan struct{}
+	out       Outcome
+	acc       *accumulator
+	enc       *record.Encoder
+	file      *os.File
+	wg        sync.WaitGroup
 }
 
 func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (*runner, error) {
@@ -118,7 +121,7 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 			return nil, fmt.Errorf("loadgen: default tokenizer: %w", err)
 		}
 	}
-	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}, spin: DefaultSpin}
+	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}, spin: DefaultSpin, memo: map[string]int{}}
 	if cfg.CoarseTimer {
 		r.spin = 0
 	}
@@ -217,10 +220,29 @@ func (r *runner) claim(ctx context.Context) int {
 	return int(i)
 }
 
+// next returns the next conversation from the producer (see produce).
 func (r *runner) next() (dataset.Conversation, bool) {
-	r.srcMu.Lock()
-	defer r.srcMu.Unlock()
-	return r.src.Next()
+	c, ok := <-r.convs
+	return c, ok
+}
+
+// produce draws conversations from the source in order into r.convs, ahead of the
+// senders, so building prompts (tokenizer work) is off the send path and senders do
+// not contend on the source. It stops at the source's end, after the request limit,
+// or when stop closes.
+func (r *runner) produce(stop <-chan struct{}) {
+	defer close(r.convs)
+	for n := int64(0); r.limit <= 0 || n < r.limit; n++ {
+		c, ok := r.src.Next()
+		if !ok {
+			return
+		}
+		select {
+		case r.convs <- c:
+		case <-stop:
+			return
+		}
+	}
 }
 
 func (r *runner) run(ctx context.Context) (*Outcome, error) {
@@ -231,6 +253,12 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		}
 		r.file, r.enc = f, record.NewEncoder(f)
 	}
+	r.done, r.collected = make(chan record.Client, 4096), make(chan struct{})
+	go r.collect()
+	r.convs = make(chan dataset.Conversation, 256)
+	stop := make(chan struct{})
+	defer close(stop)
+	go r.produce(stop)
 	r.clock.start = time.Now()
 	r.out.Start = r.clock.start
 	if r.pacer != nil {
@@ -245,6 +273,8 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		r.closedLoop(ctx, n)
 	}
 	r.wg.Wait()
+	close(r.done)
+	<-r.collected
 	for _, t := range r.targets {
 		t.closeIdle()
 	}
@@ -500,45 +530,75 @@ func (r *runner) pick() *target {
 	return r.targets[(r.rr.Add(1)-1)%uint64(len(r.targets))]
 }
 
+// countText is tok.Count(text, false), memoised for short texts: responses of mock
+// servers repeat, and counting is the largest CPU cost per request after I/O.
+func (r *runner) countText(b []byte) int {
+	if len(b) > 512 {
+		return r.tok.Count(string(b), false)
+	}
+	r.memoMu.RLock()
+	n, ok := r.memo[string(b)]
+	r.memoMu.RUnlock()
+	if ok {
+		return n
+	}
+	s := string(b)
+	n = r.tok.Count(s, false)
+	r.memoMu.Lock()
+	if len(r.memo) < 8192 {
+		r.memo[s] = n
+	}
+	r.memoMu.Unlock()
+	return n
+}
+
 // count fills token counts from the received text: per chunk, and OSL over all text.
 func (r *runner) count(rec *record.Client, res *result) {
+	if len(rec.Chunks) == 1 && len(res.ends) == 1 {
+		if len(res.text) > 0 {
+			rec.OSL = r.countText(res.text)
+		}
+		rec.Chunks[0].Tokens = rec.OSL
+		return
+	}
 	prev := 0
-	sum := 0
 	for i := range rec.Chunks {
 		if i >= len(res.ends) {
 			break
 		}
 		end := res.ends[i]
 		if end > prev {
-			n := r.tok.Count(string(res.text[prev:end]), false)
+			n := r.countText(res.text[prev:end])
 			rec.Chunks[i].Tokens = n
-			sum += n
 		}
 		prev = end
 	}
 	if len(res.text) > 0 {
-		rec.OSL = r.tok.Count(string(res.text), false)
-	}
-	if !rec.Stream && len(rec.Chunks) == 1 {
-		rec.Chunks[0].Tokens = rec.OSL
+		rec.OSL = r.countText(res.text)
 	}
 }
 
-func (r *runner) finish(rec record.Client) {
-	r.outMu.Lock()
-	defer r.outMu.Unlock()
-	r.out.Sent++
-	if !rec.ISLExact && rec.RequestedISL > 0 {
-		r.out.Inexact = append(r.out.Inexact, rec.Index)
-	}
-	if r.enc != nil {
-		_ = r.enc.Encode(&rec)
-	}
-	if r.sink != nil {
-		r.sink(rec)
-	}
-	r.acc.add(&rec)
-	if !r.cfg.DiscardRecords {
-		r.out.Records = append(r.out.Records, rec)
+// finish hands a finished record to the collector.
+func (r *runner) finish(rec record.Client) { r.done <- rec }
+
+// collect is the single goroutine that writes, sinks and summarises records, in
+// completion order: senders never contend on a lock for it.
+func (r *runner) collect() {
+	defer close(r.collected)
+	for rec := range r.done {
+		if r.enc != nil {
+			_ = r.enc.Encode(&rec)
+		}
+		r.out.Sent++
+		if !rec.ISLExact && rec.RequestedISL > 0 {
+			r.out.Inexact = append(r.out.Inexact, rec.Index)
+		}
+		if r.sink != nil {
+			r.sink(rec)
+		}
+		r.acc.add(&rec)
+		if !r.cfg.DiscardRecords {
+			r.out.Records = append(r.out.Records, rec)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package record
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Error kinds recorded in [Client.ErrorKind]. An empty kind means the request succeeded.
 const (
@@ -157,4 +160,101 @@ func (c *Client) ContentGaps(dst []time.Duration) []time.Duration {
 		prev = ch.T
 	}
 	return dst
+}
+
+// AppendJSON appends c as one JSON object (no newline), byte-for-byte what
+// encoding/json produces for it, without reflection (the load generator writes one
+// per request).
+func (c *Client) AppendJSON(b []byte) []byte {
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, int64(c.Index), 10)
+	b = append(b, `,"request_id":`...)
+	b = appendString(b, c.RequestID)
+	if c.Conversation != "" {
+		b = append(b, `,"conversation_id":`...)
+		b = appendString(b, c.Conversation)
+	}
+	b = append(b, `,"turn":`...)
+	b = strconv.AppendInt(b, int64(c.Turn), 10)
+	b = append(b, `,"url":`...)
+	b = appendString(b, c.URL)
+	b = append(b, `,"endpoint":`...)
+	b = appendString(b, c.Endpoint)
+	if c.Model != "" {
+		b = append(b, `,"model":`...)
+		b = appendString(b, c.Model)
+	}
+	b = append(b, `,"stream":`...)
+	b = strconv.AppendBool(b, c.Stream)
+	if c.Warmup {
+		b = append(b, `,"warmup":true`...)
+	}
+	b = append(b, `,"run_start_unix_ns":`...)
+	b = strconv.AppendInt(b, c.RunStartUnixNano, 10)
+	b = append(b, `,"scheduled":`...)
+	b = strconv.AppendInt(b, int64(c.Scheduled), 10)
+	b = append(b, `,"sent":`...)
+	b = strconv.AppendInt(b, int64(c.Sent), 10)
+	if c.FirstByte != 0 {
+		b = append(b, `,"first_byte":`...)
+		b = strconv.AppendInt(b, int64(c.FirstByte), 10)
+	}
+	b = append(b, `,"done":`...)
+	b = strconv.AppendInt(b, int64(c.Done), 10)
+	if len(c.Chunks) > 0 {
+		b = append(b, `,"chunks":[`...)
+		for i, ch := range c.Chunks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"t":`...)
+			b = strconv.AppendInt(b, int64(ch.T), 10)
+			b = append(b, `,"n":`...)
+			b = strconv.AppendInt(b, int64(ch.Tokens), 10)
+			if ch.Choices {
+				b = append(b, `,"c":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(c.Status), 10)
+	if c.ErrorKind != "" {
+		b = append(b, `,"error_kind":`...)
+		b = appendString(b, c.ErrorKind)
+	}
+	if c.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendString(b, c.Error)
+	}
+	b = append(b, `,"isl":`...)
+	b = strconv.AppendInt(b, int64(c.ISL), 10)
+	b = append(b, `,"isl_exact":`...)
+	b = strconv.AppendBool(b, c.ISLExact)
+	if c.RequestedISL != 0 {
+		b = append(b, `,"requested_isl":`...)
+		b = strconv.AppendInt(b, int64(c.RequestedISL), 10)
+	}
+	if c.RequestedOSL != 0 {
+		b = append(b, `,"requested_osl":`...)
+		b = strconv.AppendInt(b, int64(c.RequestedOSL), 10)
+	}
+	b = append(b, `,"osl":`...)
+	b = strconv.AppendInt(b, int64(c.OSL), 10)
+	if c.ReasoningTokens != 0 {
+		b = append(b, `,"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.ReasoningTokens), 10)
+	}
+	b = append(b, `,"usage_prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(c.UsagePromptTokens), 10)
+	b = append(b, `,"usage_completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(c.UsageCompletionTokens), 10)
+	if c.FinishReason != "" {
+		b = append(b, `,"finish_reason":`...)
+		b = appendString(b, c.FinishReason)
+	}
+	b = append(b, `,"response_bytes":`...)
+	b = strconv.AppendInt(b, int64(c.ResponseBytes), 10)
+	return append(b, '}')
 }

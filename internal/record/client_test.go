@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -110,5 +111,33 @@ func TestStatQuantile(t *testing.T) {
 	m := Metrics{Stats: map[string]Stat{MetricTTFT: s}, Scalars: map[string]Scalar{MetricRequestThroughput: {Unit: "req/s", Value: 3}}}
 	if !strings.Contains(m.String(), "time_to_first_token") || m.Value(MetricRequestThroughput) != 3 {
 		t.Errorf("Metrics.String() = %q", m.String())
+	}
+}
+
+// AppendJSON must equal encoding/json with HTML escaping off (Encoder's setting).
+func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
+	full := sample()
+	full.Conversation, full.Model, full.Warmup, full.FirstByte = "c1", "m\"odel\n\u2028", true, 12
+	full.ErrorKind, full.Error, full.RequestedISL, full.RequestedOSL = ErrMalformed, "bad <html> & \x01 \xff", 100, 8
+	full.ReasoningTokens, full.FinishReason = 2, "length"
+	for i, c := range []Client{{}, sample(), full} {
+		var wb bytes.Buffer
+		je := json.NewEncoder(&wb)
+		je.SetEscapeHTML(false) // as Encoder's fallback path
+		if err := je.Encode(c); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimSuffix(wb.String(), "\n")
+		if got := c.AppendJSON(nil); string(got) != want {
+			t.Errorf("record %d: AppendJSON =\n%s\nwant (encoding/json)\n%s", i, got, want)
+		}
+	}
+}
+
+func BenchmarkClientAppendJSON(b *testing.B) {
+	c := sample()
+	var buf []byte
+	for b.Loop() {
+		buf = c.AppendJSON(buf[:0])
 	}
 }

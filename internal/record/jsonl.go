@@ -20,6 +20,14 @@ type Encoder struct {
 	n   int
 }
 
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// jsonAppender is implemented by records with a reflection-free encoder
+// (*Client, *Server); Encode uses it when v has one.
+type jsonAppender interface {
+	AppendJSON(b []byte) []byte
+}
+
 // NewEncoder returns an Encoder writing JSON lines to w.
 func NewEncoder(w io.Writer) *Encoder {
 	e := &Encoder{w: bufio.NewWriterSize(w, 64<<10)}
@@ -28,18 +36,42 @@ func NewEncoder(w io.Writer) *Encoder {
 	return e
 }
 
-// Encode writes v as one JSON line. After the first write error every call returns it.
+// Encode writes v as one JSON line (with v's AppendJSON method when it has one, as
+// *Client and *Server do). After the first write error every call returns it.
 func (e *Encoder) Encode(v any) error {
+	if a, ok := v.(jsonAppender); ok {
+		// Format outside the lock; only the write is serialised.
+		bp := linePool.Get().(*[]byte)
+		line := append(a.AppendJSON((*bp)[:0]), '\n')
+		e.mu.Lock()
+		err := e.err
+		if err == nil {
+			if _, werr := e.w.Write(line); werr != nil {
+				e.err = fmt.Errorf("record: write: %w", werr)
+				err = e.err
+			} else {
+				e.n++
+			}
+		}
+		e.mu.Unlock()
+		*bp = line
+		linePool.Put(bp)
+		return err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.err != nil {
 		return e.err
 	}
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		return fmt.Errorf("record: encode: %w", err)
+	var line []byte
+	{
+		e.buf.Reset()
+		if err := e.enc.Encode(v); err != nil {
+			return fmt.Errorf("record: encode: %w", err)
+		}
+		line = e.buf.Bytes()
 	}
-	if _, err := e.w.Write(e.buf.Bytes()); err != nil {
+	if _, err := e.w.Write(line); err != nil {
 		e.err = fmt.Errorf("record: write: %w", err)
 		return e.err
 	}

@@ -1,0 +1,347 @@
+// Command loadgen-bench measures perfgate's load generator against peers in one run
+// (bench/loadgen/run.sh drives it): a trivial HTTP server, a bare fasthttp client loop,
+// perfgate's loadgen.Run with recording on, and a scale run of concurrent SSE streams
+// (memory per stream, ITL error against the server's own emission times, CPU per token).
+//
+//	loadgen-bench server  -addr 127.0.0.1:18080 [-stream -itl 1s -tokens 10]
+//	loadgen-bench bare    -url http://127.0.0.1:18080/v1/chat/completions -c 64 -d 5s
+//	loadgen-bench loadgen -url http://127.0.0.1:18080 -c 64 -d 5s -record /tmp/rec.jsonl
+//	loadgen-bench streams -url http://127.0.0.1:18081 -n 18000 -sources 4
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/tokenizer"
+	"github.com/valyala/fasthttp"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: loadgen-bench server|bare|loadgen|streams [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "server":
+		err = serve(os.Args[2:])
+	case "bare":
+		err = bare(os.Args[2:])
+	case "loadgen":
+		err = runLoadgen(os.Args[2:])
+	case "streams":
+		err = streams(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// trivialBody is a ~200-byte chat completion.
+var trivialBody = []byte(`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hello hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":2,"total_tokens":10}}`)
+
+type emitLog struct {
+	mu sync.Mutex
+	m  map[string][]int64 // request id → unix ns of each content chunk flush
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("server", flag.ExitOnError)
+	addr := fs.String("addr", "127.0.0.1:18080", "listen address")
+	stream := fs.Bool("stream", false, "stream SSE tokens instead of the trivial JSON body")
+	itl := fs.Duration("itl", time.Second, "gap between streamed tokens")
+	tokens := fs.Int("tokens", 10, "tokens per stream")
+	_ = fs.Parse(args)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	logs := &emitLog{m: map[string][]int64{}}
+	h := func(ctx *fasthttp.RequestCtx) {
+		if string(ctx.Path()) == "/emits" {
+			logs.mu.Lock()
+			b, _ := json.Marshal(logs.m)
+			logs.m = map[string][]int64{}
+			logs.mu.Unlock()
+			ctx.SetBody(b)
+			return
+		}
+		if !*stream {
+			ctx.SetContentType("application/json")
+			ctx.SetBody(trivialBody)
+			return
+		}
+		id := string(ctx.Request.Header.Peek("X-Request-Id"))
+		start := time.Now()
+		ctx.SetContentType("text/event-stream")
+		ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+			emits := make([]int64, 0, *tokens)
+			defer func() {
+				logs.mu.Lock()
+				logs.m[id] = emits
+				logs.mu.Unlock()
+			}()
+			for i := range *tokens {
+				if d := time.Until(start.Add(time.Duration(i+1) * *itl)); d > 0 {
+					time.Sleep(d)
+				}
+				w.WriteString(`data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hello"}}]}` + "\n\n")
+				if w.Flush() != nil {
+					return
+				}
+				emits = append(emits, time.Now().UnixNano())
+			}
+			w.WriteString("data: [DONE]\n\n")
+			_ = w.Flush()
+		})
+	}
+	srv := &fasthttp.Server{Handler: h, Concurrency: 1 << 20, ReadBufferSize: 4096, WriteBufferSize: 4096, NoDefaultDate: true, NoDefaultServerHeader: true}
+	go func() {
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+		<-c
+		ln.Close()
+	}()
+	fmt.Fprintln(os.Stderr, "serving on", ln.Addr())
+	_ = srv.Serve(ln)
+	return nil
+}
+
+func bare(args []string) error {
+	fs := flag.NewFlagSet("bare", flag.ExitOnError)
+	url := fs.String("url", "", "endpoint URL")
+	c := fs.Int("c", 64, "concurrent workers")
+	d := fs.Duration("d", 5*time.Second, "duration")
+	_ = fs.Parse(args)
+	client := &fasthttp.Client{MaxConnsPerHost: *c * 2}
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)
+	var n atomic.Int64
+	deadline := time.Now().Add(*d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range *c {
+		wg.Go(func() {
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			req.SetRequestURI(*url)
+			req.Header.SetMethod("POST")
+			req.Header.SetContentType("application/json")
+			req.SetBody(body)
+			for time.Now().Before(deadline) {
+				if err := client.Do(req, resp); err == nil && resp.StatusCode() == 200 {
+					n.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Printf("bare %.0f\n", float64(n.Load())/time.Since(start).Seconds())
+	return nil
+}
+
+func runLoadgen(args []string) error {
+	fs := flag.NewFlagSet("loadgen", flag.ExitOnError)
+	url := fs.String("url", "", "base URL")
+	c := fs.Int("c", 64, "concurrency")
+	d := fs.Duration("d", 5*time.Second, "duration")
+	rec := fs.String("record", "", "record file (recording on)")
+	prof := fs.String("cpuprofile", "", "write a CPU profile")
+	payloads := fs.Bool("payloads", false, "send a fixed JSONL payload (as wrk does) instead of synthetic prompts")
+	_ = fs.Parse(args)
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			return err
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+		runtime.SetMutexProfileFraction(1)
+		defer func() {
+			mf, _ := os.Create(*prof + ".mutex")
+			_ = pprof.Lookup("mutex").WriteTo(mf, 0)
+			mf.Close()
+		}()
+	}
+	tok, err := tokenizer.Load("gpt2")
+	if err != nil {
+		return err
+	}
+	cfg := loadgen.Config{
+		URLs: []string{*url}, Model: "m", Concurrency: *c, Duration: *d, RecordFile: *rec,
+		ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 8}}, DiscardRecords: true,
+	}
+	if *payloads {
+		f, err := os.CreateTemp("", "payload*.jsonl")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		f.WriteString(`{"model":"m","messages":[{"role":"user","content":"hello"}]}` + "\n")
+		f.Close()
+		cfg.InputFile, cfg.InputFormat, cfg.ISL = f.Name(), loadgen.FormatPayloads, distribution.Spec{}
+	}
+	out, err := loadgen.Run(context.Background(), cfg, tok, nil)
+	if err != nil {
+		return err
+	}
+	m := out.Metrics
+	fmt.Printf("loadgen %.0f errors=%v\n", float64(m.Value(record.MetricRequestCount))/out.Elapsed.Seconds(), m.Errors)
+	return nil
+}
+
+// streams holds n concurrent SSE streams and reports how many completed, client
+// memory per stream at the plateau, ITL error against the server's emission log, and
+// client CPU per token.
+func streams(args []string) error {
+	fs := flag.NewFlagSet("streams", flag.ExitOnError)
+	url := fs.String("url", "", "streaming server base URL")
+	n := fs.Int("n", 1000, "concurrent streams")
+	sources := fs.Int("sources", 4, "source addresses 127.0.0.1..N")
+	ramp := fs.Duration("ramp", 5*time.Second, "time to open all streams")
+	_ = fs.Parse(args)
+	debug.SetGCPercent(400)
+	var src []string
+	for i := 1; i <= *sources; i++ {
+		src = append(src, "127.0.0."+strconv.Itoa(i))
+	}
+	tok, err := tokenizer.Load("gpt2")
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	base := memNow()
+	var cpu0 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	go func() { // sample memory while streams are open
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if m := memNow() - base; m > peak.Load() {
+					peak.Store(m)
+				}
+			}
+		}
+	}()
+	out, err := loadgen.Run(context.Background(), loadgen.Config{
+		URLs: []string{*url}, Model: "m", Stream: true, Concurrency: *n, Requests: *n, Ramp: *ramp,
+		SourceAddrs: src, ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 4}}, Timeout: 10 * time.Minute,
+	}, tok, nil)
+	close(stop)
+	if err != nil {
+		return err
+	}
+	var cpu1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
+	cpu := time.Duration(cpu1.Utime.Nano()+cpu1.Stime.Nano()-cpu0.Utime.Nano()-cpu0.Stime.Nano()) - 0
+	// Fetch the server's emission log and compare.
+	resp, err := fasthttpGet(strings.TrimSuffix(*url, "/") + "/emits")
+	if err != nil {
+		return err
+	}
+	var emits map[string][]int64
+	if err := json.Unmarshal(resp, &emits); err != nil {
+		return err
+	}
+	ok, tokens := 0, 0
+	var errs []float64
+	kinds := map[string]int{}
+	for _, r := range out.Records {
+		if !r.OK() {
+			kinds[r.ErrorKind]++
+			continue
+		}
+		ok++
+		e := emits[r.RequestID]
+		k := 0
+		var prevC, prevE int64
+		for _, ch := range r.Chunks {
+			if ch.Tokens == 0 {
+				continue
+			}
+			tokens += ch.Tokens
+			if k >= len(e) {
+				break
+			}
+			c := r.RunStartUnixNano + int64(ch.T)
+			if k > 0 {
+				errs = append(errs, float64((c-prevC)-(e[k]-prevE))/1e6)
+			}
+			prevC, prevE = c, e[k]
+			k++
+		}
+	}
+	abs := make([]float64, len(errs))
+	for i, x := range errs {
+		if x < 0 {
+			x = -x
+		}
+		abs[i] = x
+	}
+	slices.Sort(abs)
+	q := func(p float64) float64 {
+		if len(abs) == 0 {
+			return 0
+		}
+		return distribution.PercentileSorted(abs, p)
+	}
+	fmt.Printf("streams n=%d ok=%d errors=%v itl_err_ms p50=%.3f p99=%.3f max=%.3f mem_per_stream_kb=%.1f cpu_per_token_us=%.1f tokens=%d\n",
+		*n, ok, kinds, q(0.5), q(0.99), q(1), float64(peak.Load())/float64(*n)/1024, float64(cpu.Microseconds())/float64(max(tokens, 1)), tokens)
+	return nil
+}
+
+// memNow returns the resident set size in bytes (VmRSS).
+func memNow() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.Sys)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func fasthttpGet(url string) ([]byte, error) {
+	c := &fasthttp.Client{MaxResponseBodySize: 1 << 30, ReadTimeout: time.Minute}
+	status, body, err := c.GetTimeout(nil, url, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	if status != 200 {
+		return nil, fmt.Errorf("GET %s: %d", url, status)
+	}
+	return body, nil
+}
