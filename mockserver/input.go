@@ -249,31 +249,7 @@ func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool) ([]int, strin
 		}
 		return s.tok.Encode(text, false), record.ModeChatTemplate, nil
 	}
-	return s.tok.Encode(renderChatML(msgs, addGen), false), record.ModeChatTemplateFallback, nil
-}
-
-// renderChatML is the fallback rendering for tokenizers without a chat template, the
-// same as AIPerf's recorder: "<|im_start|>ROLE\nCONTENT<|im_end|>" per message joined
-// with "\n", then "\n<|im_start|>assistant\n" with the generation prompt.
-func renderChatML(msgs []tokenizer.Message, addGen bool) string {
-	var sb strings.Builder
-	for i, m := range msgs {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
-		sb.WriteString("<|im_start|>")
-		sb.WriteString(m.Role)
-		sb.WriteByte('\n')
-		sb.WriteString(m.Content)
-		sb.WriteString("<|im_end|>")
-	}
-	if addGen {
-		if len(msgs) > 0 {
-			sb.WriteByte('\n')
-		}
-		sb.WriteString("<|im_start|>assistant\n")
-	}
-	return sb.String()
+	return s.tok.Encode(tokenizer.RenderChatMLFallback(msgs, addGen), false), record.ModeChatTemplateFallback, nil
 }
 
 func (s *Server) checkIDs(ids []int, param string) *apiError {

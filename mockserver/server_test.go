@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -127,7 +128,7 @@ func TestChatStreamCountsAndRecords(t *testing.T) {
 	if chunks != 50 || finish != "length" {
 		t.Errorf("chunks, finish = %d, %q; want 50, length", chunks, finish)
 	}
-	wantISL := tok.Count(renderChatML([]tokenizer.Message{{Role: "user", Content: "Hello there, how are you?"}}, true), false)
+	wantISL := tok.Count(tokenizer.RenderChatMLFallback([]tokenizer.Message{{Role: "user", Content: "Hello there, how are you?"}}, true), false)
 	if usage == nil || usage.PromptTokens != wantISL || usage.CompletionTokens != 50 {
 		t.Errorf("usage = %+v, want prompt %d completion 50", usage, wantISL)
 	}
@@ -153,3 +154,5 @@ func TestChatStreamCountsAndRecords(t *testing.T) {
 	_ = bufio.NewReader
 	_ = json.Marshal
 }
+
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
