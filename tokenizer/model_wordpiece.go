@@ -26,7 +26,7 @@ func buildWordPiece(j *jsonModel) (*wordPieceModel, error) {
 	unkTok := strOr(j.UnkToken, "[UNK]")
 	unk, ok := vm[unkTok]
 	if !ok {
-		return nil, fmt.Errorf("WordPiece unk_token %q is not in the vocab", unkTok)
+		unk = -1 // Hugging Face fails only when it needs it; we then emit nothing
 	}
 	maxChars := 100
 	if j.MaxInputCharsPerWord != nil {
@@ -40,7 +40,7 @@ func (m *wordPieceModel) tokenize(s string, out []int) []int {
 		return out
 	}
 	if utf8.RuneCountInString(s) > m.maxChars {
-		return append(out, m.unk)
+		return m.appendUnk(out)
 	}
 	start0 := len(out)
 	buf := make([]byte, 0, len(s)+len(m.prefix))
@@ -65,12 +65,19 @@ func (m *wordPieceModel) tokenize(s string, out []int) []int {
 			end -= w
 		}
 		if found < 0 {
-			return append(out[:start0], m.unk)
+			return m.appendUnk(out[:start0])
 		}
 		out = append(out, found)
 		start = end
 	}
 	return out
+}
+
+func (m *wordPieceModel) appendUnk(out []int) []int {
+	if m.unk < 0 {
+		return out
+	}
+	return append(out, m.unk)
 }
 
 // wordLevelModel maps each piece to its id, or to the unknown token.

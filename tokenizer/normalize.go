@@ -91,8 +91,8 @@ type normLowercase struct{}
 
 func (normLowercase) normalize(s string) string { return lowercase(s) }
 
-// lowercase is Rust's per-char to_lowercase: like unicode.ToLower except that U+0130
-// becomes "i\u0307".
+// lowercase is Rust's per-char to_lowercase: unicode.ToLower except for the runes in
+// lowerExceptions (U+0130 becomes "i\u0307", Unicode version differences).
 func lowercase(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {
@@ -108,8 +108,8 @@ func lowercase(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		if r == 0x130 {
-			b.WriteString("i\u0307")
+		if x, ok := lowerExceptions[r]; ok {
+			b.WriteString(x)
 			continue
 		}
 		b.WriteRune(unicode.ToLower(r))
@@ -120,12 +120,11 @@ func lowercase(s string) string {
 type normStrip struct{ left, right bool }
 
 func (n normStrip) normalize(s string) string {
-	isWS := func(r rune) bool { return unicode.Is(unicode.White_Space, r) }
 	if n.left {
-		s = strings.TrimLeftFunc(s, isWS)
+		s = strings.TrimLeftFunc(s, isWhiteSpace)
 	}
 	if n.right {
-		s = strings.TrimRightFunc(s, isWS)
+		s = strings.TrimRightFunc(s, isWhiteSpace)
 	}
 	return s
 }
@@ -134,7 +133,7 @@ type normStripAccents struct{}
 
 func (normStripAccents) normalize(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsMark(r) {
+		if unicode.Is(combiningMark, r) {
 			return -1
 		}
 		return r
@@ -215,10 +214,10 @@ func (n normBert) normalize(s string) string {
 	b.Grow(len(s) + 8)
 	for _, r := range s {
 		if n.clean {
-			if r == 0 || r == 0xFFFD || bertIsControl(r) {
+			if unicode.Is(bertRemoved, r) {
 				continue
 			}
-			if r == '\t' || r == '\n' || r == '\r' || unicode.Is(unicode.White_Space, r) {
+			if unicode.Is(bertToSpace, r) {
 				r = ' '
 			}
 		}
@@ -234,7 +233,7 @@ func (n normBert) normalize(s string) string {
 	if n.strip {
 		s = norm.NFD.String(s)
 		s = strings.Map(func(r rune) rune {
-			if unicode.Is(unicode.Mn, r) {
+			if unicode.Is(bertMn, r) {
 				return -1
 			}
 			return r
@@ -246,12 +245,3 @@ func (n normBert) normalize(s string) string {
 	return s
 }
 
-// bertIsControl is BertNormalizer's is_control: general category C (other), except tab,
-// newline and carriage return.
-func bertIsControl(r rune) bool {
-	switch r {
-	case '\t', '\n', '\r':
-		return false
-	}
-	return isOther(r)
-}

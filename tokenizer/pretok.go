@@ -434,7 +434,7 @@ func isWhiteSpace(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == ' ' || (r >= '\t' && r <= '\r')
 	}
-	return unicode.Is(unicode.White_Space, r)
+	return unicode.Is(rustWhiteSpace, r)
 }
 
 // isNumeric is Rust's char::is_numeric: Nd, Nl, No.
@@ -442,13 +442,13 @@ func isNumeric(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r >= '0' && r <= '9'
 	}
-	return unicode.IsNumber(r)
+	return unicode.Is(rustNumeric, r)
 }
 
-// isBertPunct is ASCII punctuation or Unicode general category P.
+// isBertPunct is ASCII punctuation or Unicode general category P (unicode_categories' tables).
 func isBertPunct(r rune) bool {
 	if r < utf8.RuneSelf {
 		return (r >= '!' && r <= '/') || (r >= ':' && r <= '@') || (r >= '[' && r <= '`') || (r >= '{' && r <= '~')
 	}
-	return isPunct(r)
+	return unicode.Is(bertPunct, r)
 }
