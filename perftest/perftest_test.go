@@ -3,6 +3,8 @@ package perftest
 import (
 	"flag"
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/scenario"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +12,10 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+var (
+	update        = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	updateExample = flag.Bool("update-example", false, "re-record testdata/example (the examples' output then changes)")
+)
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -175,4 +180,25 @@ func TestRerunHint(t *testing.T) {
 			t.Errorf("rerunHint = %q, want %q", got, want)
 		}
 	})
+}
+
+// TestUpdateExampleRecording re-records testdata/example (used by the examples) under
+// -update-example: 20 requests against the mock with fixed latencies.
+func TestUpdateExampleRecording(t *testing.T) {
+	if !*updateExample {
+		t.Skip("re-records testdata/example only with -update-example")
+	}
+	if err := os.RemoveAll("testdata/example"); err != nil {
+		t.Fatal(err)
+	}
+	sc := Scenario{
+		Name: "example", ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 64}},
+		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+		Concurrency: 2, Requests: 20, Seed: 1,
+		Mock: mockserver.Config{TTFT: distribution.Spec{Distribution: distribution.Fixed{Value: 20}},
+			ITL: distribution.Spec{Distribution: distribution.Fixed{Value: 2}}, TTFTJitterCV: 0.2},
+	}
+	if _, err := scenario.Run(t.Context(), sc, "testdata/example"); err != nil {
+		t.Fatal(err)
+	}
 }

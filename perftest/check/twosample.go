@@ -129,8 +129,8 @@ func NoRegression(baseline, current Sample, r Regression) Verdict {
 //	[80ms, 90ms)   baseline ████████ 40   current ██ 10
 func histogram2(a, b []float64, u Unit, la, lb string) string {
 	const bins, width = 8, 20
-	lo := math.Min(quantile(sorted(a), 0.01), quantile(sorted(b), 0.01))
-	hi := math.Max(quantile(sorted(a), 0.99), quantile(sorted(b), 0.99))
+	lo := math.Min(quantile(sorted(a), 0.02), quantile(sorted(b), 0.02))
+	hi := math.Max(quantile(sorted(a), 0.98), quantile(sorted(b), 0.98))
 	if !(hi > lo) {
 		return "(all values equal)"
 	}
@@ -138,10 +138,7 @@ func histogram2(a, b []float64, u Unit, la, lb string) string {
 	count := func(xs []float64) []int {
 		c := make([]int, bins)
 		for _, x := range xs {
-			i := int((x - lo) / step)
-			if i < 0 || i >= bins {
-				continue
-			}
+			i := min(max(int((x-lo)/step), 0), bins-1) // the edge bins take the tails
 			c[i]++
 		}
 		return c
@@ -162,5 +159,5 @@ func histogram2(a, b []float64, u Unit, la, lb string) string {
 	for i := range bins {
 		rows = append(rows, fmt.Sprintf("%8s  %s %s %4d | %s %s %4d", u.Format(lo+float64(i)*step), la, bar(ca[i], len(a)), ca[i], lb, bar(cb[i], len(b)), cb[i]))
 	}
-	return strings.Join(rows, "\n") + "\n(bins start at the value shown; p1–p99 of both samples)"
+	return strings.Join(rows, "\n") + "\n(bins start at the value shown and span p2–p98 of both samples; the edge bins include the tails)"
 }

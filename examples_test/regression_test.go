@@ -1,0 +1,71 @@
+package examples_test
+
+import (
+	"flag"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+var update = flag.Bool("update", false, "re-record testdata/baseline")
+
+// server is a mock with the given TTFT and ITL (ms), both with 10% seeded jitter.
+func server(ttftMs, itlMs float64, seed uint64) perftest.Scenario {
+	return perftest.Scenario{
+		Name:        "regression",
+		ISL:         spec("fixed:64"),
+		OSL:         spec("fixed:8"),
+		Concurrency: 8,
+		Requests:    160,
+		// The first requests of a run pay for connection set-up and a cold runtime.
+		WarmupRequests: 16,
+		Seed:           seed,
+		Mock: mockserver.Config{
+			TTFT: spec("fixed:" + ftoa(ttftMs)), ITL: spec("fixed:" + ftoa(itlMs)),
+			TTFTJitterCV: 0.1, ITLJitterCV: 0.1,
+		},
+	}
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// TestRegressionGate compares runs with a baseline recording committed in
+// testdata/baseline (re-record it with `go test -run TestRegressionGate -update
+// ./examples_test`). The gate fails a metric only if its median moved by at least 5%
+// and a two-sample KS test says the change is real at alpha = 0.01.
+func TestRegressionGate(t *testing.T) {
+	if *update {
+		out, err := scenario.Run(t.Context(), server(40, 4, 1), "testdata/baseline")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("re-recorded testdata/baseline: %d requests", len(out.Client))
+	}
+	baseline := perftest.Load(t, "testdata/baseline")
+
+	t.Run("same server passes", func(t *testing.T) {
+		// Another seed, so the jitter differs: run-to-run noise must pass.
+		res := perftest.Run(t, server(40, 4, 2))
+		res.AssertNoRegression(t, baseline)
+	})
+	t.Run("10% slower fails", func(t *testing.T) {
+		c := perftest.Capture(t, func(t testing.TB) {
+			res := perftest.Run(t, server(44, 4.4, 3))
+			res.AssertNoRegression(t, baseline)
+		})
+		if !c.Failed() {
+			t.Fatal("a 10% slowdown passed the regression gate")
+		}
+		msg := c.Text()
+		for _, want := range []string{"perftest: TTFT regressed: p50 ", "perftest: ITL regressed: p50 ", "histogram:"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("failure message lacks %q:\n%s", want, msg)
+			}
+		}
+		t.Logf("the gate's failure on a 10%% slowdown:\n%s", msg)
+	})
+}

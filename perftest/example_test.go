@@ -1,0 +1,75 @@
+package perftest_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// A test function receives t; examples make one up.
+var t = &testing.T{}
+
+// ExampleRun runs 100 streamed chat requests, four at a time, against the in-process
+// mock server, then checks what the server received and how fast it answered.
+func ExampleRun() {
+	res := perftest.Run(t, perftest.Scenario{
+		Name:        "chat",
+		Tokenizer:   "gpt2",
+		ISL:         distribution.Spec{Distribution: distribution.Normal{Mu: 256, Sigma: 32}},
+		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 64}},
+		Concurrency: 4,
+		Requests:    100,
+		Seed:        1,
+		Mock:        mockserver.Config{}, // TTFT 20 ms, ITL 5 ms
+	})
+	res.AssertISL(t, distribution.Normal{Mu: 256, Sigma: 32}) // fits, on the server's counts
+	res.AssertTokenizerMatch(t)                               // client and server agree
+	res.AssertTTFT(t, 0.99, 200*time.Millisecond)
+	res.AssertGoodput(t, perftest.SLO{TTFT: 100 * time.Millisecond, ITL: 20 * time.Millisecond}, 0.95)
+}
+
+// fakeT prints failures instead of failing, so the example can show them.
+type fakeT struct{ testing.TB }
+
+func (fakeT) Helper()                        {}
+func (fakeT) Name() string                   { return "TestChat" }
+func (fakeT) Logf(string, ...any)            {}
+func (fakeT) Attr(string, string)            {}
+func (fakeT) Errorf(format string, a ...any) { fmt.Printf(format+"\n", a...) }
+func (fakeT) Fatalf(format string, a ...any) { fmt.Printf(format+"\n", a...); os.Exit(1) }
+
+// ExampleResult_AssertTTFT shows a breached objective's message: the verdict on the
+// first line, then the evidence, where the recording is, the seed and how to re-run.
+// The run is a recording kept in testdata.
+func ExampleResult_AssertTTFT() {
+	var t fakeT
+	res := perftest.Load(t, "testdata/example")
+	res.AssertTTFT(t, 0.99, 25*time.Millisecond)
+	// Output:
+	// perftest: TTFT p99 = 46ms, want <= 25ms  [scenario "example", concurrency=2, n=20, errors=0]
+	//     quantiles:  p50=24.5ms  p90=35.8ms  p95=38.3ms  p99=46ms  max=47.9ms   (n=20, numpy linear)
+	//     beyond:     9 of 20 requests > 25ms (45%)
+	//     worst:      #req-2 47.9ms  #req-6 37.8ms  #req-1 35.5ms  #req-7 32.6ms  #req-9 32ms
+	//     note:       n=20 is too small to estimate p99: it is interpolated from the extreme values
+	//     artifacts:  testdata/example/client.jsonl
+	//     seed:       1   re-run: go test -run '^TestChat$' -count=1 ./perftest
+}
+
+// ExampleResult_AssertGoodput shows a goodput gate that a small run cannot pass by
+// luck: every request met the SLO, but 95% is not proven by that few.
+func ExampleResult_AssertGoodput() {
+	var t fakeT
+	res := perftest.Load(t, "testdata/example")
+	res.AssertGoodput(t, perftest.SLO{TTFT: time.Second}, 0.95)
+	// Output:
+	// perftest: goodput = 100% (20 of 20 good), want >= 95% with 95% confidence, but the Wilson lower bound is 83.9%: too few requests to tell  [scenario "example", concurrency=2, n=20, errors=0]
+	//     slo:        TTFT <= 1s
+	//     hint:       at this goodput, about 78 requests are needed to show >= 95%
+	//     artifacts:  testdata/example/client.jsonl
+	//     seed:       1   re-run: go test -run '^TestChat$' -count=1 ./perftest
+}
