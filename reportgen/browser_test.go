@@ -47,6 +47,7 @@ type cdpMsg struct {
 type browser struct {
 	cmd     *exec.Cmd
 	w       *os.File
+	profile string
 	mu      sync.Mutex
 	nextID  int64
 	pending map[int64]chan cdpMsg
@@ -54,56 +55,93 @@ type browser struct {
 	done    chan struct{}
 }
 
-func startBrowser(t testing.TB) *browser {
+// sharedBrowser returns the package's one headless Chromium, started on first use and
+// closed by TestMain (starting it costs seconds; every browser test shares it).
+func sharedBrowser(t testing.TB) *browser {
 	t.Helper()
 	bin := chromiumPath(t)
+	browserOnce.Do(func() { theBrowser, browserErr = launch(bin) })
+	if browserErr != nil {
+		t.Fatalf("start %s: %v", bin, browserErr)
+	}
+	return theBrowser
+}
+
+var (
+	browserOnce sync.Once
+	theBrowser  *browser
+	browserErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if theBrowser != nil {
+		theBrowser.close()
+	}
+	os.Exit(code)
+}
+
+func launch(bin string) (*browser, error) {
+	profile, err := os.MkdirTemp("", "perfgate-chromium-")
+	if err != nil {
+		return nil, err
+	}
 	toBrowserR, toBrowserW, err := os.Pipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	fromBrowserR, fromBrowserW, err := os.Pipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-extensions", "--disable-dev-shm-usage", "--hide-scrollbars",
-		"--remote-debugging-pipe", "--user-data-dir="+t.TempDir(), "--window-size=1280,900", "about:blank")
+		"--remote-debugging-pipe", "--user-data-dir="+profile, "--window-size=1280,900", "about:blank")
 	cmd.ExtraFiles = []*os.File{toBrowserR, fromBrowserW}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	cmd.Stderr = &tailBuffer{max: 4000}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
+		return nil, err
 	}
 	toBrowserR.Close()
 	fromBrowserW.Close()
-	b := &browser{cmd: cmd, w: toBrowserW, pending: map[int64]chan cdpMsg{}, events: make(chan cdpMsg, 1024), done: make(chan struct{})}
+	b := &browser{cmd: cmd, w: toBrowserW, profile: profile, pending: map[int64]chan cdpMsg{}, events: make(chan cdpMsg, 1024), done: make(chan struct{})}
 	go b.readLoop(fromBrowserR)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = b.call(ctx, "", "Browser.close", nil)
-		cancel()
-		wait := make(chan error, 1)
-		go func() { wait <- cmd.Wait() }()
-		select {
-		case <-wait:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-wait
-		}
-		toBrowserW.Close()
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("chromium stderr (tail):\n%s", tail(stderr.String(), 2000))
-		}
-	})
-	return b
+	return b, nil
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
+// close asks the browser to exit, kills it if it does not, and removes its profile.
+func (b *browser) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, _ = b.call(ctx, "", "Browser.close", nil)
+	cancel()
+	wait := make(chan error, 1)
+	go func() { wait <- b.cmd.Wait() }()
+	select {
+	case <-wait:
+	case <-time.After(10 * time.Second):
+		_ = b.cmd.Process.Kill()
+		<-wait
 	}
-	return s
+	b.w.Close()
+	os.RemoveAll(b.profile)
+}
+
+// tailBuffer keeps the last max bytes written (chromium's stderr, for failure logs).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
 }
 
 func (b *browser) readLoop(r *os.File) {
@@ -171,6 +209,7 @@ func (b *browser) call(ctx context.Context, session, method string, params any) 
 // pageLoad is what a page did when loaded: its console errors and a screenshot.
 type pageLoad struct {
 	session    string
+	target     string
 	Errors     []string // console.error calls, uncaught exceptions, error log entries
 	Screenshot []byte   // PNG
 }
@@ -190,7 +229,7 @@ func (b *browser) open(ctx context.Context, url string) (*pageLoad, error) {
 	}
 	var att struct{ SessionID string }
 	_ = json.Unmarshal(res, &att)
-	p := &pageLoad{session: att.SessionID}
+	p := &pageLoad{session: att.SessionID, target: tgt.TargetID}
 	for _, m := range []string{"Runtime.enable", "Log.enable", "Page.enable", "Network.enable"} {
 		if _, err := b.call(ctx, p.session, m, nil); err != nil {
 			return nil, err
@@ -274,6 +313,21 @@ func (p *pageLoad) note(m cdpMsg) {
 			p.Errors = append(p.Errors, "network request (reports must be self-contained): "+u)
 		}
 	}
+}
+
+// closePage closes the page's tab.
+func (b *browser) closePage(p *pageLoad) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = b.call(ctx, "", "Target.closeTarget", map[string]any{"targetId": p.target})
+}
+
+// stderr returns the tail of the browser's stderr, for failure messages.
+func (b *browser) stderr() string {
+	tb := b.cmd.Stderr.(*tailBuffer)
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return string(tb.b)
 }
 
 // eval evaluates a JavaScript expression in the page and decodes its value into out.

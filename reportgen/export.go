@@ -87,7 +87,11 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 			file{RecordsFile, func(w io.Writer) error { return writeRecords(w, run.Records) }})
 	}
 	if !opts.NoHTML {
-		files = append(files, file{RunReportFile, func(w io.Writer) error { return WriteRunReport(w, run.Records, &man, opts.Report) }})
+		ro := opts.Report
+		if ro.Metrics == nil && (len(run.Metrics.Stats) > 0 || len(run.Metrics.Scalars) > 0) {
+			ro.Metrics = &run.Metrics
+		}
+		files = append(files, file{RunReportFile, func(w io.Writer) error { return WriteRunReport(w, run.Records, &man, ro) }})
 	}
 	var paths []string
 	man.Files = nil

@@ -14,7 +14,7 @@ import (
 // request, and keeps a screenshot of each in the test's artifact directory
 // (go test -artifacts -outputdir=DIR keeps them).
 func TestReportsInBrowser(t *testing.T) {
-	b := startBrowser(t)
+	b := sharedBrowser(t)
 	dir := t.ArtifactDir()
 	run := testRun()
 	a, bb := compareFixture()
@@ -43,8 +43,9 @@ func TestReportsInBrowser(t *testing.T) {
 			defer cancel()
 			p, err := b.open(ctx, fileURL(t, path))
 			if err != nil {
-				t.Fatalf("load %s: %v", path, err)
+				t.Fatalf("load %s: %v\nchromium stderr (tail):\n%s", path, err, b.stderr())
 			}
+			defer b.closePage(p)
 			for _, e := range p.Errors {
 				t.Errorf("%s: %s", r.name, e)
 			}
@@ -98,7 +99,7 @@ func TestReportsInBrowser(t *testing.T) {
 // logs an error, throws, and requests something over the network is reported with all
 // three (the request goes to a port browsers refuse, so nothing leaves the machine).
 func TestBrowserHarnessSeesErrors(t *testing.T) {
-	b := startBrowser(t)
+	b := sharedBrowser(t)
 	page := filepath.Join(t.TempDir(), "bad.html")
 	html := `<!doctype html><html><body><svg class="chart-svg"><rect class="bar" width="5" height="5"/></svg>
 <img src="http://127.0.0.1:9/x.png"><script>console.error("boom"); throw new Error("kaput");</script></body></html>`
@@ -111,6 +112,7 @@ func TestBrowserHarnessSeesErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer b.closePage(p)
 	var n int
 	if err := b.eval(ctx, p, `document.querySelectorAll("svg.chart-svg rect.bar").length`, &n); err != nil {
 		t.Fatal(err)

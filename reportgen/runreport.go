@@ -19,6 +19,30 @@ type RunReportOptions struct {
 	// TimeSlice is the width of the over-time buckets; 0 picks a round width giving
 	// at most about 30 slices.
 	TimeSlice time.Duration
+	// Metrics, when set, fills the summary tables (the same numbers as the console
+	// table and the exports); nil computes a summary from the records.
+	Metrics *record.Metrics
+}
+
+// metricRows turns metrics into the report's summary rows (every distribution metric
+// present, in the console's order) and single values.
+func metricRows(m record.Metrics) ([]statRow, []kv) {
+	var rows []statRow
+	for _, n := range statNames(m) {
+		s := m.Stats[n]
+		rows = append(rows, statRow{Name: info(n).Header, Unit: aiperfUnit(s.Unit), N: s.Count, Avg: num(s.Avg), Min: num(s.Min), Max: num(s.Max),
+			P50: num(s.P50), P90: num(s.P90), P99: num(s.P99), Std: num(s.Std)})
+	}
+	var counts []kv
+	for _, n := range scalarNames(m) {
+		s := m.Scalars[n]
+		v := num(s.Value)
+		if n == record.MetricRequestCount || n == record.MetricErrorCount || n == record.MetricGoodRequestCount {
+			v = fmt.Sprint(int64(s.Value))
+		}
+		counts = append(counts, kv{label(info(n).Header, s.Unit), v})
+	}
+	return rows, counts
 }
 
 // perRequest holds the per-request series of a run that the charts need, warmup excluded.
@@ -238,22 +262,28 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 		Subtitle: fmt.Sprintf("%d requests (%d ok, %d failed) over %s; time slices of %gs", p.requests, p.ok, p.failures, span.Round(time.Millisecond), width),
 		CSS:      css,
 		Manifest: m,
-		Rows: []statRow{
+	}
+	if opts.Metrics != nil {
+		page.Rows, page.Counts = metricRows(*opts.Metrics)
+	} else {
+		page.Rows = []statRow{
 			statRowOf("Time to First Token", "ms", p.ttft),
 			statRowOf("Request Latency", "ms", p.latency),
 			statRowOf("Inter Token Latency", "ms", p.itl),
 			statRowOf("Input Sequence Length", "tokens", p.isl),
 			statRowOf("Output Sequence Length", "tokens", p.osl),
-		},
+		}
 	}
 	dur := span.Seconds()
-	if dur > 0 {
+	if opts.Metrics == nil && dur > 0 {
 		page.Counts = []kv{
 			{"Request Throughput (requests/sec)", num(float64(p.ok) / dur)},
 			{"Output Token Throughput (tokens/sec)", num(sumOf(p.osl) / dur)},
 		}
 	}
-	page.Counts = append(page.Counts, kv{"Request Count (requests)", fmt.Sprint(p.ok)}, kv{"Error Request Count (requests)", fmt.Sprint(p.failures)})
+	if opts.Metrics == nil {
+		page.Counts = append(page.Counts, kv{"Request Count (requests)", fmt.Sprint(p.ok)}, kv{"Error Request Count (requests)", fmt.Sprint(p.failures)})
+	}
 
 	page.Latency = []figure{
 		{ID: "latency-hist", SVG: template.HTML(histogramSVG("Request latency", "ms", []histSet{{"request latency", p.latency}}, 0))},
@@ -301,16 +331,26 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 	reqRate := sliced(shift(p.doneS), ones(len(p.doneS)), 0, width, n, perSec)
 	zero(tokRate)
 	zero(reqRate)
-	// The last slice may be partial: rate over the part of it the run covered.
+	// The last slice may be partial: a rate over the part of it the run covered, and a
+	// sliver (under half a slice) is merged into the slice before it, not extrapolated.
+	rx := xs
 	if last := span.Seconds() - float64(n-1)*width; last > 0 && last < width {
-		tokRate[n-1] *= width / last
-		reqRate[n-1] *= width / last
+		if last < width/2 && n > 1 {
+			merge := func(r []float64) []float64 {
+				r[n-2] = (r[n-2] + r[n-1]) * width / (width + last)
+				return r[:n-1]
+			}
+			tokRate, reqRate, rx = merge(tokRate), merge(reqRate), xs[:n-1]
+		} else {
+			tokRate[n-1] *= width / last
+			reqRate[n-1] *= width / last
+		}
 	}
 	page.OverTime = append(page.OverTime,
 		figure{ID: "token-throughput", Caption: "output tokens received per second",
-			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", xs, tokRate}}))},
+			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", rx, tokRate}}))},
 		figure{ID: "request-throughput", Caption: "successful requests completed per second",
-			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", xs, reqRate}}))})
+			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", rx, reqRate}}))})
 	errs := sliced(shift(p.errAt), ones(len(p.errAt)), 0, width, n, sumOf)
 	zero(errs)
 	page.Errors = []figure{{ID: "error-timeline", Caption: "failed requests per time slice (by completion time)",

@@ -21,3 +21,22 @@ func TestRunReportGolden(t *testing.T) {
 	}
 	golden(t, "run_report.html", b.Bytes())
 }
+
+// TestRunReportWithMetrics: given the run's metrics, the report's tables show them (the
+// same numbers as the console table), not a recomputation.
+func TestRunReportWithMetrics(t *testing.T) {
+	recs := syntheticRun(120, 2)
+	m := metricsOf(recs)
+	s := m.Stats["time_to_first_token"]
+	s.P99 = 12345.678 // a value only the metrics carry
+	m.Stats["time_to_first_token"] = s
+	var b bytes.Buffer
+	if err := WriteRunReport(&b, recs, nil, RunReportOptions{Metrics: &m}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"12,345.68", "Benchmark Duration (sec)", "Request Throughput (requests/sec)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
