@@ -32,6 +32,12 @@ func (l Limits) withDefaults() Limits {
 // maxRange is jinja2's sandbox MAX_RANGE.
 const maxRange = 100000
 
+// maxListLen bounds lists built by + and *, so no template can exhaust memory.
+const maxListLen = 1 << 20
+
+// maxWidth bounds the field widths of % and str.format.
+const maxWidth = 1 << 20
+
 // Template is a parsed template. It is safe for concurrent use by multiple renders.
 type Template struct {
 	src      string
@@ -146,6 +152,28 @@ func (r *renderer) at(pos int, err error) error {
 type RaiseError struct{ Msg string }
 
 func (e *RaiseError) Error() string { return e.Msg }
+
+// charge adds n units of work (list elements visited or built) to the step count.
+func (r *renderer) charge(n int) error {
+	r.steps += n
+	if r.steps > r.lim.MaxSteps {
+		return errorf("template exceeded %d steps", r.lim.MaxSteps)
+	}
+	return nil
+}
+
+// cost is the work of visiting v once: its length for lists, dicts and long strings.
+func cost(v any) int {
+	switch x := v.(type) {
+	case []any:
+		return len(x)
+	case *Dict:
+		return x.Len()
+	case string:
+		return len(x) / 64
+	}
+	return 0
+}
 
 func (r *renderer) step(pos int) error {
 	r.steps++
@@ -282,7 +310,7 @@ func (r *renderer) assign(t assignTarget, v any, sc *scope, pos int) error {
 
 // iterate returns the items a for loop visits.
 func iterate(v any) ([]any, error) {
-	switch x := v.(type) {
+	switch x := unTuple(v).(type) {
 	case []any:
 		return x, nil
 	case *Dict:
@@ -308,6 +336,9 @@ func (r *renderer) execFor(n *forNode, sc *scope, w *strings.Builder) error {
 	}
 	items, err := iterate(it)
 	if err != nil {
+		return r.at(n.pos, err)
+	}
+	if err := r.charge(cost(it)); err != nil {
 		return r.at(n.pos, err)
 	}
 	if n.cond != nil {
@@ -467,6 +498,9 @@ func (r *renderer) eval(x expr, sc *scope) (any, error) {
 			return nil, err
 		}
 		v, err := r.binop(n.op, l, rv)
+		if err == nil {
+			err = r.charge(cost(v))
+		}
 		if err != nil {
 			return nil, r.at(n.pos, err)
 		}
@@ -491,6 +525,9 @@ func (r *renderer) eval(x expr, sc *scope) (any, error) {
 			rv, err := r.eval(n.rest[i], sc)
 			if err != nil {
 				return nil, err
+			}
+			if err := r.charge(cost(rv)); err != nil {
+				return nil, r.at(n.pos, err)
 			}
 			ok, err := compareOp(op, l, rv)
 			if err != nil {
@@ -517,7 +554,8 @@ func (r *renderer) eval(x expr, sc *scope) (any, error) {
 	case *listExpr:
 		return r.evalList(n.items, sc)
 	case *tupleExpr:
-		return r.evalList(n.items, sc)
+		v, err := r.evalList(n.items, sc)
+		return Tuple(v), err
 	case *dictExpr:
 		d := NewDict(len(n.keys))
 		for i := range n.keys {
@@ -647,6 +685,15 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 		}
 		return nil, typeErr()
 	}
+	if lt, ok := l.(Tuple); ok {
+		if rt, ok := rv.(Tuple); ok {
+			v, err := r.binop(op, []any(lt), []any(rt))
+			if l, ok := v.([]any); ok {
+				return Tuple(l), err
+			}
+			return v, err
+		}
+	}
 	switch op {
 	case "+":
 		switch x := l.(type) {
@@ -660,13 +707,16 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 			return nil, errorf("can only concatenate str (not \"%s\") to str", typeName(rv))
 		case []any:
 			if y, ok := rv.([]any); ok {
+				if len(x)+len(y) > maxListLen {
+					return nil, errorf("list longer than %d items", maxListLen)
+				}
 				out := make([]any, 0, len(x)+len(y))
 				return append(append(out, x...), y...), nil
 			}
 			return nil, errorf("can only concatenate list (not \"%s\") to list", typeName(rv))
 		}
 	case "*":
-		s, n := l, rv
+		s, n := unTuple(l), unTuple(rv)
 		if _, ok := asInt(s); ok {
 			s, n = n, s
 		}
@@ -682,7 +732,7 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 			}
 			return strings.Repeat(x, k), nil
 		case []any:
-			if len(x)*k > maxRange || k > r.lim.MaxOutput {
+			if k > maxListLen || len(x)*k > maxListLen {
 				return nil, errorf("list too large")
 			}
 			out := make([]any, 0, len(x)*k)
@@ -734,7 +784,7 @@ func compareOp(op string, l, rv any) (bool, error) {
 }
 
 func contains(container, item any) (bool, error) {
-	switch c := container.(type) {
+	switch c := unTuple(container).(type) {
 	case string:
 		s, ok := item.(string)
 		if !ok {
@@ -836,6 +886,13 @@ func sliceIndices(n int, start, stop, step any) (int, int, int, error) {
 }
 
 func slice(obj, start, stop, step any) (any, error) {
+	if t, ok := obj.(Tuple); ok {
+		v, err := slice([]any(t), start, stop, step)
+		if l, ok := v.([]any); ok {
+			return Tuple(l), err
+		}
+		return v, err
+	}
 	switch x := obj.(type) {
 	case []any:
 		a, b, st, err := sliceIndices(len(x), start, stop, step)
@@ -937,7 +994,13 @@ func (r *renderer) call(n *callExpr, sc *scope, caller *macroVal) (any, error) {
 		}
 	}
 	if method != "" {
+		if err := r.charge(cost(recv)); err != nil {
+			return nil, r.at(n.pos, err)
+		}
 		v, err := callMethod(r, recv, method, args, kw)
+		if err == nil {
+			err = r.charge(cost(v))
+		}
 		if err != nil {
 			return nil, r.at(n.pos, err)
 		}

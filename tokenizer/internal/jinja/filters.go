@@ -52,6 +52,9 @@ func globalRange(r *renderer, args []any, kw *Dict) (any, error) {
 	if n > maxRange {
 		return nil, errorf("Range too big. The sandbox blocks ranges larger than MAX_RANGE (%d).", maxRange)
 	}
+	if err := r.charge(n); err != nil {
+		return nil, err
+	}
 	out := make([]any, n)
 	for i := range out {
 		out[i] = start + i*step
@@ -107,7 +110,13 @@ func (r *renderer) applyFilter(f *filterExpr, v any, sc *scope) (any, error) {
 			kw.Set(n, x)
 		}
 	}
+	if err := r.charge(cost(v)); err != nil {
+		return nil, r.at(f.pos, err)
+	}
 	out, err := r.filter(f.name, v, args, kw)
+	if err == nil {
+		err = r.charge(cost(out))
+	}
 	if err != nil {
 		return nil, r.at(f.pos, err)
 	}
@@ -158,7 +167,7 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		w, _ := asInt(arg(0, "width", 80))
 		return strMethod(r, toStr(v), "center", []any{w}, nil)
 	case "count", "length":
-		switch x := v.(type) {
+		switch x := unTuple(v).(type) {
 		case string:
 			return utf8.RuneCountInString(x), nil
 		case []any:
@@ -199,7 +208,7 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		}
 		items, _ := callMethod(r, d, "items", nil, nil)
 		list := items.([]any)
-		err := sortValues(list, func(x any) any { return foldCase(x.([]any)[pos], cs) }, rev)
+		err := sortValues(list, func(x any) any { return foldCase(x.(Tuple)[pos], cs) }, rev)
 		return list, err
 	case "e", "escape", "forceescape":
 		return html.EscapeString(toStr(v)), nil
@@ -261,7 +270,10 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		}
 		return def, nil
 	case "format":
-		return percentFormat(toStr(v), args)
+		if kw.Len() > 0 {
+			return percentFormat(toStr(v), kw)
+		}
+		return percentFormat(toStr(v), Tuple(args))
 	case "indent":
 		return indentFilter(toStr(v), arg(0, "width", 4), truthy(arg(1, "first", false)), truthy(arg(2, "blank", false)))
 	case "items":
@@ -438,11 +450,8 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		}
 		p := math.Pow(10, float64(prec))
 		switch method {
-		case "common":
-			if f >= 0 {
-				return math.Floor(f*p+0.5) / p, nil
-			}
-			return math.Ceil(f*p-0.5) / p, nil
+		case "common": // Python's round: half to even
+			return math.RoundToEven(f*p) / p, nil
 		case "floor":
 			return math.Floor(f*p) / p, nil
 		case "ceil":
@@ -508,6 +517,7 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		cs := truthy(arg(0, "case_sensitive", false))
 		attr := arg(1, "attribute", nil)
 		var seen []any
+		hashed := map[any]struct{}{}
 		out := []any{}
 		for _, it := range items {
 			k := it
@@ -517,6 +527,16 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 				}
 			}
 			k = foldCase(k, cs)
+			if hk, ok := hashKey(k); ok {
+				if _, dup := hashed[hk]; !dup {
+					hashed[hk] = struct{}{}
+					out = append(out, it)
+				}
+				continue
+			}
+			if err := r.charge(len(seen)); err != nil {
+				return nil, err
+			}
 			dup := false
 			for _, s := range seen {
 				if equal(s, k) {
@@ -649,4 +669,15 @@ func indentFilter(s string, width any, first, blank bool) (any, error) {
 		s = ind + s
 	}
 	return s, nil
+}
+
+// hashKey returns a map key equal for Python-equal scalars (1 == 1.0 == True).
+func hashKey(v any) (any, bool) {
+	switch x := v.(type) {
+	case string, nil:
+		return v, true
+	case int, bool, float64:
+		return normKey(x), true
+	}
+	return nil, false
 }

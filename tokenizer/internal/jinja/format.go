@@ -10,8 +10,10 @@ func percentFormat(f string, args any) (any, error) {
 	var list []any
 	var mapping *Dict
 	switch x := args.(type) {
-	case []any:
+	case Tuple:
 		list = x
+	case []any:
+		list = []any{x}
 	case *Dict:
 		mapping = x
 		list = []any{x}
@@ -84,6 +86,7 @@ func percentFormat(f string, args any) (any, error) {
 			prec := 6
 			if k := strings.IndexByte(spec, '.'); k >= 0 {
 				prec, _ = strconv.Atoi(spec[k+1:])
+				prec = min(prec, 100)
 				spec = spec[:k]
 			}
 			s = strconv.FormatFloat(toFloat(val), verb|0x20, prec, 64)
@@ -107,7 +110,7 @@ func percentFormat(f string, args any) (any, error) {
 		b.WriteString(s)
 	}
 	if n < len(list) && mapping == nil && len(list) > 0 {
-		if _, isList := args.([]any); isList {
+		if _, isTuple := args.(Tuple); isTuple {
 			return nil, errorf("not all arguments converted during string formatting")
 		}
 	}
@@ -118,6 +121,7 @@ func pad(s, spec string) string {
 	left := strings.Contains(spec, "-")
 	zero := strings.HasPrefix(strings.TrimLeft(spec, "-+ #"), "0")
 	w, _ := strconv.Atoi(strings.TrimLeft(spec, "-+ #0"))
+	w = min(w, maxWidth)
 	n := len([]rune(s))
 	if w <= n {
 		return s
@@ -217,6 +221,7 @@ func pyFormat(f string, args []any, kw *Dict) (any, error) {
 				align, spec = spec[0], spec[1:]
 			}
 			w, _ := strconv.Atoi(spec)
+			w = min(w, maxWidth)
 			n := len([]rune(s))
 			if w > n {
 				p := w - n

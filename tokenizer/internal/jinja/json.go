@@ -38,7 +38,7 @@ func jsonOptsFrom(args []any, kw *Dict) JSONOptions {
 	case string:
 		o.Indent = &x
 	}
-	if sep, ok := argN(args, kw, 2, "separators", nil).([]any); ok && len(sep) == 2 {
+	if sep, ok := unTuple(argN(args, kw, 2, "separators", nil)).([]any); ok && len(sep) == 2 {
 		o.ItemSep, _ = sep[0].(string)
 		o.KeySep, _ = sep[1].(string)
 	}
@@ -165,6 +165,8 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, depth int) error {
 		b.WriteString(jsonFloat(x))
 	case string:
 		writeJSONString(b, x, o.EnsureASCII)
+	case Tuple:
+		return writeJSON(b, []any(x), o, depth)
 	case []any:
 		if len(x) == 0 {
 			b.WriteString("[]")
@@ -306,7 +308,7 @@ func fromGo(v any, depth int) (any, error) {
 		return nil, fmt.Errorf("jinja: value nested too deeply")
 	}
 	switch x := v.(type) {
-	case nil, bool, int, float64, string, *Dict, Undefined, Func:
+	case nil, bool, int, float64, string, *Dict, Undefined, Func, Tuple:
 		return v, nil
 	case json.RawMessage:
 		return ParseJSON(x)

@@ -39,6 +39,9 @@ var unsafeMethods = map[string]bool{
 }
 
 func hasMethod(obj any, name string) bool {
+	if _, ok := obj.(Tuple); ok {
+		return name == "index" || name == "count"
+	}
 	switch obj.(type) {
 	case string:
 		return strMethods[name]
@@ -77,7 +80,7 @@ func getAttr(obj any, name string) (any, error) {
 
 // getItem is jinja2's environment.getitem: item first, then attribute.
 func getItem(obj, key any) (any, error) {
-	switch x := obj.(type) {
+	switch x := unTuple(obj).(type) {
 	case []any:
 		if i, ok := asInt(key); ok {
 			if i < 0 {
@@ -176,7 +179,7 @@ func strArg(v any, what string) (string, error) {
 }
 
 func callMethod(r *renderer, recv any, name string, args []any, kw *Dict) (any, error) {
-	switch x := recv.(type) {
+	switch x := unTuple(recv).(type) {
 	case string:
 		return strMethod(r, x, name, args, kw)
 	case *Dict:
@@ -187,7 +190,7 @@ func callMethod(r *renderer, recv any, name string, args []any, kw *Dict) (any, 
 		case "items":
 			out := make([]any, x.Len())
 			for i, k := range x.Keys() {
-				out[i] = []any{k, x.vals[i]}
+				out[i] = Tuple{k, x.vals[i]}
 			}
 			return out, nil
 		case "keys":
@@ -296,7 +299,7 @@ func strMethod(r *renderer, s, name string, args []any, kw *Dict) (any, error) {
 	case "startswith", "endswith":
 		pv := argN(args, kw, 0, "prefix", nil)
 		var cands []any
-		if l, ok := pv.([]any); ok {
+		if l, ok := pv.(Tuple); ok {
 			cands = l
 		} else {
 			cands = []any{pv}
@@ -443,11 +446,11 @@ func strMethod(r *renderer, s, name string, args []any, kw *Dict) (any, error) {
 		}
 		if i < 0 {
 			if name == "partition" {
-				return []any{s, "", ""}, nil
+				return Tuple{s, "", ""}, nil
 			}
-			return []any{"", "", s}, nil
+			return Tuple{"", "", s}, nil
 		}
-		return []any{s[:i], sep, s[i+len(sep):]}, nil
+		return Tuple{s[:i], sep, s[i+len(sep):]}, nil
 	case "removeprefix", "removesuffix":
 		a, err := strArg(argN(args, kw, 0, "prefix", nil), name+" arg")
 		if err != nil {

@@ -44,13 +44,13 @@ func (r *renderer) runTest(name string, v any, args []any) (bool, error) {
 		_, ok := v.(*Dict)
 		return ok, nil
 	case "iterable":
-		switch v.(type) {
+		switch unTuple(v).(type) {
 		case string, []any, *Dict, Undefined:
 			return true, nil
 		}
 		return false, nil
 	case "sequence":
-		switch v.(type) {
+		switch unTuple(v).(type) {
 		case string, []any, *Dict, Undefined:
 			return true, nil
 		}

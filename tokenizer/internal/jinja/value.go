@@ -119,6 +119,18 @@ func (d *Dict) Set(k, v any) {
 	}
 }
 
+// Tuple is a Python tuple: it behaves as a list but prints as (a, b) and is not equal
+// to a list with the same items.
+type Tuple []any
+
+// unTuple returns v with a Tuple turned into the list it wraps.
+func unTuple(v any) any {
+	if t, ok := v.(Tuple); ok {
+		return []any(t)
+	}
+	return v
+}
+
 // namespace is the mutable object made by namespace(...).
 type namespace struct{ d *Dict }
 
@@ -146,7 +158,7 @@ type boundMethod struct {
 }
 
 func truthy(v any) bool {
-	switch x := v.(type) {
+	switch x := unTuple(v).(type) {
 	case nil:
 		return false
 	case bool:
@@ -181,6 +193,8 @@ func typeName(v any) string {
 		return "str"
 	case []any:
 		return "list"
+	case Tuple:
+		return "tuple"
 	case *Dict:
 		return "dict"
 	case Undefined:
@@ -269,6 +283,18 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 	switch x := v.(type) {
 	case string:
 		b.WriteString(pyRepr(x))
+	case Tuple:
+		b.WriteByte('(')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e, depth+1)
+		}
+		if len(x) == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -422,6 +448,9 @@ func equalDepth(a, b any, depth int) bool {
 	case Undefined:
 		_, ok := b.(Undefined)
 		return ok
+	case Tuple:
+		y, ok := b.(Tuple)
+		return ok && equalDepth([]any(x), []any(y), depth+1)
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
@@ -467,6 +496,11 @@ func compare(a, b any) (int, bool) {
 			return 1, true
 		}
 		return 0, true
+	}
+	if ta, ok := a.(Tuple); ok {
+		if tb, ok := b.(Tuple); ok {
+			return compare([]any(ta), []any(tb))
+		}
 	}
 	switch x := a.(type) {
 	case string:
