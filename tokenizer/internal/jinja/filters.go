@@ -649,8 +649,7 @@ func indentFilter(s string, width any, first, blank bool) (any, error) {
 		}
 		ind = strings.Repeat(" ", max(n, 0))
 	}
-	lines := strings.Split(s+"\n", "\n") // splitlines of s+"\n", as jinja2
-	lines = lines[:len(lines)-1]
+	lines := strings.Split(normalizeSource(s+"\n"), "\n") // str.splitlines of s+"\n", as jinja2
 	if blank {
 		s = strings.Join(lines, "\n"+ind)
 	} else {

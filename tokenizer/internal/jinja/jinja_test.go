@@ -86,6 +86,28 @@ var renderCases = []struct{ src, want string }{
 	{"{{ {'k': [1, {'x': none}], 'u': 'ü\\n'} | tojson }}|{{ [] | tojson(indent=2) }}|{{ {'a': 1} | tojson(separators=(',', ':')) }}|{{ {'b': 1, 'a': 2} | tojson(sort_keys=true) }}", "{\"k\": [1, {\"x\": null}], \"u\": \"ü\\n\"}|[]|{\"a\":1}|{\"a\": 2, \"b\": 1}"},
 	{"{% set a, b = 1, 2 %}{{ a }}{{ b }}{% set t = (1,) %}{{ t | length }}{{ (1, 2) }}", "121(1, 2)"},
 	{"{{ 'x' ~ none ~ true ~ 1.5 ~ [1] }}|{{ none | string }}|{{ [1, 'a'] | join('-') }}|{{ 'abc' | list }}|{{ 3 | float }}|{{ '3.7' | int }}|{{ 'x' | int(5) }}", "xNoneTrue1.5[1]|None|1-a|['a', 'b', 'c']|3.0|3|5"},
+	// whitespace control and lexing
+	{"  {%+ if true %}x{% endif +%}\n", "  x"},
+	{"  {%+ if true %}x{% endif +%}\n\n", "  x\n"},
+	{"a\n    {# comment #}\nb", "a\nb"},
+	{"a  {{- ' b ' -}}  c", "a b c"},
+	{"{% if true %}\n\n{% endif %}", "\n"},
+	{"\t{% if true %}\t\n{% endif %}", "\t\n"},
+	{"x {% if true %}\ny{% endif %}", "x y"},
+	{"{%- if true %} a {%- endif -%} \n b", " ab"},
+	{"line\r\nnext\r\n{% if true %}\r\nz\r\n{% endif %}\r\n", "line\nnext\nz\n"},
+	{"{% raw -%}  {{ x }}  {%- endraw %}|", "{{ x }}|"},
+	{"  {% raw %}r{% endraw %}\n", "r"},
+	{"{{ 'a' 'b' }}{{ \"\\u00e9\\x41\\t|\" }}{{ '{{' }}", "abéA\t|{{"},
+	{"{% macro m() %}[{{ caller() }}]{% endmacro %}{% call m() %}inner{% endcall %}", "[inner]"},
+	{"{% for x in 'ab' %}{{ loop.cycle('odd', 'even') }}{{ x }}{% endfor %}", "oddaevenb"},
+	{"{{ ['a', 'b'] | map('upper') | join }}{{ d | items | list | length }}{{ 'b' is in ['a', 'b'] }}{{ [] | first is undefined }}", "AB5TrueTrue"},
+	{"{% set x = 1 %}{% if true %}{% set x = 2 %}{% endif %}{{ x }}{% macro f() %}{% set x = 3 %}{{ x }}{% endmacro %}{{ f() }}{{ x }}", "232"},
+	{"{{ msgs[0].content }}{{ msgs.0.role }}{{ msgs[-1]['role'] }}{{ d['a'][2] }}{{ d.a.2 }}", "hiuserassistantxx"},
+	{"{{ 'x' if d.n is none and not d.t is false }}{{ 1 if 2 > 1 > 0 }}{{ not 1 == 2 }}", "x1True"},
+	{"{{ 5 - -3 }}{{ -2 ** 2 }}{{ (-2) ** 2 }}{{ (2 * 3 + 4) ~ 'x' }}{{ 7 % 3 * 2 }}", "84410x2"},
+	{"{{ 'a\\nb\\n' | indent(2, first=true, blank=true) }}|{{ 'a\\n\\nb' | indent('> ') }}", "  a\n  b\n  |a\n\n> b"},
+	{"{{ '  spaced  ' | trim('s ') }}|{{ 'xxhixx'.strip('x') }}|{{ 'ab  '.rstrip() }}|{{ '\\n\\nab'.lstrip('\\n') }}", "paced|hi|ab|ab"},
 }
 
 func TestRender(t *testing.T) {
@@ -106,6 +128,7 @@ func TestErrors(t *testing.T) {
 		{"{{ x is nosuchtest }}", "no test named 'nosuchtest'"},
 		{"{{ [].append(1) }}", "unsafe"},
 		{"{{ 'a' + 1 }}", "can only concatenate"},
+		{"{{ 1 + 2 ~ 3 }}", "unsupported operand type(s) for +: 'int' and 'str'"}, // ~ binds tighter than +
 		{"{{ undefined_thing.attr }}", "'undefined_thing' is undefined"},
 		{"{% for i in range(1000000) %}{% endfor %}", "Range too big"},
 		{"{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "nested deeper"},
