@@ -37,7 +37,7 @@ func TestVersionAndHelp(t *testing.T) {
 		t.Errorf("version = %d %q, want 0 and a version line", code, out)
 	}
 	code, out, _ = cli(t, "help")
-	for _, c := range []string{"profile", "mock", "compare", "tokenize", "demo", "version", "99 assertion failed"} {
+	for _, c := range []string{"profile", "mock", "capture", "compare", "tokenize", "demo", "version", "99 assertion failed"} {
 		if code != ExitOK || !strings.Contains(out, c) {
 			t.Errorf("help (exit %d) lacks %q:\n%s", code, c, out)
 		}
@@ -100,9 +100,10 @@ func TestBadInput(t *testing.T) {
 		{"bad tokenizer", []string{"profile", "--mock", "--tokenizer", filepath.Join(dir, "no-such-tokenizer.json"), "--request-count", "2"}, []string{"--tokenizer"}},
 		{"compare missing", []string{"compare", "--a", filepath.Join(dir, "a.jsonl"), "--b", filepath.Join(dir, "b.jsonl")}, []string{"--a", "a.jsonl"}},
 		{"compare no b", []string{"compare", "--a", trace}, []string{"--b is required"}},
+		{"capture no out", []string{"capture"}, []string{"--out is required"}},
 		{"demo bad", []string{"demo", "--requests", "0"}, []string{"--requests"}},
 		{"mock bad flag", []string{"mock", "--error-rate", "150"}, []string{"--error-rate"}},
-		{"tokenize bad", []string{"tokenize", "--tokenizer", "gpt2"}, []string{"line 1", "not JSON"}},
+		{"tokenize bad", []string{"tokenize", "--tokenizer", "gpt2"}, []string{"line 1", "invalid JSON"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			art := filepath.Join(t.TempDir(), "artifacts")
@@ -319,6 +320,9 @@ func TestMockAndCapture(t *testing.T) {
 		{"mock", func(dir string, port int) []string {
 			return []string{"mock", "--port", fmt.Sprint(port), "--record-requests", filepath.Join(dir, "rec.jsonl")}
 		}, "rec.jsonl"},
+		{"capture", func(dir string, port int) []string {
+			return []string{"capture", "--port", fmt.Sprint(port), "--out", filepath.Join(dir, "cap.jsonl")}
+		}, "cap.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,22 +29,18 @@ func cmdTokenize(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return invalidf("--tokenizer %s: %v", *name, err)
 	}
-	out := bufio.NewWriter(e.stdout)
-	defer out.Flush()
-	emit := func(ids []int) error {
+	if *text != "" {
+		ids := tok.Encode(*text, *addSpecial)
 		if *countOnly {
-			_, err := fmt.Fprintf(out, "{\"count\":%d}\n", len(ids))
-			return err
+			fmt.Fprintf(e.stdout, "{\"count\":%d}\n", len(ids))
+			return nil
 		}
 		b, _ := json.Marshal(struct {
 			IDs   []int `json:"ids"`
 			Count int   `json:"count"`
 		}{ids, len(ids)})
-		_, err := out.Write(append(b, '\n'))
+		_, err := e.stdout.Write(append(b, '\n'))
 		return err
-	}
-	if *text != "" {
-		return emit(tok.Encode(*text, *addSpecial))
 	}
 	var r io.Reader = e.stdin()
 	if *in != "" {
@@ -56,43 +51,13 @@ func cmdTokenize(ctx context.Context, e *env, args []string) error {
 		defer f.Close()
 		r = f
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := strings.TrimSpace(sc.Text())
-		if b == "" {
-			continue
-		}
-		var v struct {
-			Text     *string         `json:"text"`
-			Messages json.RawMessage `json:"messages"`
-		}
-		if err := json.Unmarshal([]byte(b), &v); err != nil {
-			return invalidf("line %d: not JSON: %v", line, err)
-		}
-		var ids []int
-		switch {
-		case *chat && v.Messages != nil:
-			s, err := tok.ApplyChatTemplateJSON(v.Messages, tokenizer.ChatOptions{AddGenerationPrompt: true})
-			if err != nil {
-				return invalidf("line %d: %v", line, err)
-			}
-			ids = tok.Encode(s, false) // the rendered text carries BOS already
-		case v.Text != nil:
-			ids = tok.Encode(*v.Text, *addSpecial)
-		case v.Messages != nil:
-			return invalidf("line %d: {\"messages\"} needs --chat-template", line)
-		default:
-			return invalidf("line %d: want {\"text\": ...} or, with --chat-template, {\"messages\": [...]}", line)
-		}
-		if err := emit(ids); err != nil {
-			return runtimef("%v", err)
-		}
+	err = tokenizer.EncodeJSONL(tok, r, e.stdout, tokenizer.JSONLOptions{AddSpecialTokens: *addSpecial, ChatTemplate: *chat, CountOnly: *countOnly})
+	switch {
+	case err == nil:
+		return nil
+	case strings.Contains(err.Error(), ": write: "):
+		return runtimef("%v", err)
+	default:
+		return invalid(err) // a bad input line, named by its number
 	}
-	if err := sc.Err(); err != nil {
-		return runtimef("read: %v", err)
-	}
-	return nil
 }
