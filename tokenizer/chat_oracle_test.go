@@ -122,7 +122,7 @@ func ardanTestdata(t *testing.T) string {
 }
 
 // contextJSON is the template context of a case as JSON, for the Node oracle.
-func contextJSON(t *testing.T, c *chatConfig, cc chatCase) json.RawMessage {
+func contextJSON(t testing.TB, c *chatConfig, cc chatCase) json.RawMessage {
 	vars, err := c.vars(cc.messages, cc.opts)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,8 @@
 // stdin: {"now": ISO time, "jobs": [{"template": src, "contexts": [ctx, ...]}, ...]}
 // stdout: [[{"out": text} | {"error": message}, ...], ...] (one list per job).
 // Date is pinned to "now" so strftime_now is stable; run with TZ=UTC.
+// With "bench": N in the request, it instead renders jobs[0].contexts[0] N times (after a
+// warm-up) and writes {"ns_per_op": T}, the peer number of BenchmarkApplyChatTemplate.
 const { Template } = require("@huggingface/jinja");
 
 let input = "";
@@ -20,6 +22,16 @@ process.stdin.on("end", () => {
       return fixed;
     }
   };
+  if (req.bench > 0) {
+    const tpl = new Template(req.jobs[0].template);
+    const ctx = req.jobs[0].contexts[0];
+    for (let i = 0; i < Math.min(req.bench, 1000); i++) tpl.render(ctx);
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < req.bench; i++) tpl.render(ctx);
+    const ns = Number(process.hrtime.bigint() - t0) / req.bench;
+    process.stdout.write(JSON.stringify({ ns_per_op: ns }));
+    return;
+  }
   const results = req.jobs.map((job) => {
     let tpl;
     try {

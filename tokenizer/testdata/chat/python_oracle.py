@@ -3,9 +3,11 @@ sets it up: an ImmutableSandboxedEnvironment with trim_blocks, lstrip_blocks, th
 loopcontrols extension, a {% generation %} block, and the globals/filters transformers adds
 (raise_exception, strftime_now, tojson as json.dumps). Same protocol as oracle.js:
 stdin {"now": ISO time, "jobs": [{"template", "contexts"}]}, stdout [[{"out"}|{"error"}]].
+With "bench": N it renders jobs[0].contexts[0] N times and writes {"ns_per_op": T}.
 """
 import json
 import sys
+import time
 from datetime import datetime
 
 from jinja2 import nodes
@@ -43,6 +45,17 @@ def main():
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
+    if req.get("bench", 0) > 0:
+        n = req["bench"]
+        tpl = env.from_string(req["jobs"][0]["template"])
+        ctx = req["jobs"][0]["contexts"][0]
+        for _ in range(min(n, 1000)):
+            tpl.render(**ctx)
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            tpl.render(**ctx)
+        json.dump({"ns_per_op": (time.perf_counter_ns() - t0) / n}, sys.stdout)
+        return
     results = []
     for job in req["jobs"]:
         try:
