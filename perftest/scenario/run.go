@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
@@ -30,6 +31,9 @@ var ErrInvalidScenario = errors.New("scenario: invalid scenario")
 // cancelled mid-run, Run returns what was recorded so far.
 func Run(ctx context.Context, sc Scenario, artifactDir string) (*Outcome, error) {
 	sc = sc.withDefaults()
+	if err := sc.Validate(); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
 	if sc.Endpoint == "" && sc.Client.URLs != nil {
 		return nil, fmt.Errorf("%w: client.urls is set but endpoint is empty; set endpoint (or neither, for the mock)", ErrInvalidScenario)
 	}
@@ -70,9 +74,6 @@ func Run(ctx context.Context, sc Scenario, artifactDir string) (*Outcome, error)
 		}
 	}
 	cfg := sc.LoadConfig(url)
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("scenario %q: %w", sc.Name, errors.Join(ErrInvalidScenario, err))
-	}
 	lo, runErr := loadgen.Run(ctx, cfg, tok, nil)
 	if srv != nil {
 		if err := srv.Close(); err != nil && runErr == nil {
@@ -100,6 +101,19 @@ func Run(ctx context.Context, sc Scenario, artifactDir string) (*Outcome, error)
 	if artifactDir != "" {
 		if err := out.writeArtifacts(); err != nil {
 			return out, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		run := reportgen.Run{Records: out.Client, Metrics: out.Metrics, Manifest: reportgen.Manifest{
+			Scenario: sc.Name, Config: sc, Seed: sc.Seed,
+			Tokenizer: &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()},
+		}}
+		if lo != nil {
+			run.Manifest.Created, run.Cancelled = lo.Start, lo.Interrupted
+		}
+		files, err := reportgen.WriteExports(artifactDir, run, reportgen.ExportOptions{NoRecords: true,
+			Report: reportgen.RunReportOptions{Title: "perfgate: " + sc.Name}})
+		out.Files = append(out.Files, files...)
+		if err != nil {
+			return out, fmt.Errorf("scenario %q: reports: %w", sc.Name, err)
 		}
 	}
 	return out, nil
@@ -140,6 +154,21 @@ func (o *Outcome) writeArtifacts() error {
 		return err
 	}
 	if err := write(ScenarioFile, func(w io.Writer) error { return writeJSON(w, o.Scenario) }); err != nil {
+		return err
+	}
+	err = write(VerdictsFile, func(w io.Writer) error {
+		for _, v := range o.Check() {
+			status := "PASS"
+			if !v.Pass {
+				status = "FAIL"
+			}
+			if _, err := fmt.Fprintf(w, "%s %s\n\n", status, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if o.Mocked {

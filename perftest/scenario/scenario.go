@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -18,7 +19,6 @@ const (
 	MetricsFile  = "metrics.json"  // record.Metrics of the client recording
 	ScenarioFile = "scenario.json" // the scenario as run (API key redacted)
 	VerdictsFile = "verdicts.txt"  // the objectives' verdicts, one block each
-	ReportFile   = "report.html"   // HTML report
 )
 
 // Defaults applied by [Run] to zero fields.
@@ -243,10 +243,13 @@ func (s Scenario) MarshalJSON() ([]byte, error) {
 	return json.Marshal(scenarioJSON{(*scenarioAlias)(&s), check.Duration(s.Ramp), check.Duration(s.Duration)})
 }
 
-// UnmarshalJSON reads s, accepting durations as strings ("30s") or nanoseconds.
+// UnmarshalJSON reads s, accepting durations as strings ("30s") or nanoseconds. Unknown
+// fields are errors, so a typo cannot silently change a run.
 func (s *Scenario) UnmarshalJSON(b []byte) error {
 	j := scenarioJSON{scenarioAlias: (*scenarioAlias)(s)}
-	if err := json.Unmarshal(b, &j); err != nil {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&j); err != nil {
 		return fmt.Errorf("scenario: %w", err)
 	}
 	s.Ramp, s.Duration = time.Duration(j.Ramp), time.Duration(j.Duration)

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
 )
 
 func TestRunMock(t *testing.T) {
@@ -43,7 +44,7 @@ func TestRunMock(t *testing.T) {
 			break
 		}
 	}
-	for _, f := range []string{ClientFile, ServerFile, MetricsFile, ScenarioFile} {
+	for _, f := range []string{ClientFile, ServerFile, MetricsFile, ScenarioFile, VerdictsFile, "report.html", "profile_export_aiperf.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("artifact %s: %v", f, err)
 		}
@@ -111,5 +112,61 @@ func TestLoadString(t *testing.T) {
 		if got := c.s.LoadString(); got != c.want {
 			t.Errorf("%+v.LoadString() = %q, want %q", c.s, got, c.want)
 		}
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	yml := `name: chat
+isl: "normal:128,20"
+osl: "fixed:64"
+concurrency: 8
+requests: 50
+duration: 30s
+mock:
+  ttft_ms: "fixed:20"
+  itl_concurrency_lin_ms: 0.5
+objectives:
+  slo: {ttft: 200ms, itl: 20ms}
+  goodput: 0.95
+  bounds:
+    - {metric: ttft, p: 0.99, max: 0.5}
+`
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "chat" || s.ISL.String() != "normal:128,20" || s.Concurrency != 8 || s.Duration.String() != "30s" ||
+		s.Mock.TTFT.String() != "fixed:20" || s.Mock.ITLConcurrencyLinMs != 0.5 ||
+		s.Objectives.SLO.ITL.String() != "20ms" || s.Objectives.Goodput != 0.95 || len(s.Objectives.Bounds) != 1 {
+		t.Errorf("ReadFile(yaml) = %+v", s)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate() = %v", err)
+	}
+	if err := os.WriteFile(p, []byte("concurency: 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), "concurency") {
+		t.Errorf("ReadFile(typo) = %v, want an unknown-field error", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	err := Scenario{Concurrency: -1, Objectives: Objectives{Goodput: 95, Bounds: []check.Bound{{Metric: "ttfb", P: 99}}}}.Validate()
+	if !errors.Is(err, ErrInvalidScenario) {
+		t.Fatalf("Validate() = %v, want ErrInvalidScenario", err)
+	}
+	for _, want := range []string{"concurrency", "goodput 95", `metric "ttfb"`, "p 99", "set max or min"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() error lacks %q:\n%v", want, err)
+		}
+	}
+	if err := (Scenario{}).Validate(); err != nil {
+		t.Errorf("zero Scenario: Validate() = %v", err)
 	}
 }

@@ -1,0 +1,24 @@
+package examples_test
+
+import (
+	"testing"
+
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// BenchmarkChat runs a chat scenario against the mock as a benchmark, so benchstat can
+// compare two commits (see the README's "Using perfgate in CI"):
+//
+//	go test -run '^$' -bench BenchmarkChat -benchtime 1x -count 6 ./examples_test > new.txt
+func BenchmarkChat(b *testing.B) {
+	perftest.Benchmark(b, perftest.Scenario{
+		Name:        "bench-chat",
+		ISL:         spec("normal:256,32"),
+		OSL:         spec("fixed:32"),
+		Concurrency: 8,
+		Requests:    64,
+		Seed:        1,
+		Mock:        mockserver.Config{TTFT: spec("fixed:10"), ITL: spec("fixed:1"), ITLConcurrencyLinMs: 0.1},
+	})
+}

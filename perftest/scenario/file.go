@@ -1,0 +1,95 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/perfgate/perfgate/perftest/check"
+)
+
+// ReadFile reads a scenario from a JSON file, or from YAML when the name ends in .yaml
+// or .yml. Both use the JSON field names ("concurrency", "isl", "mock": {"ttft_ms": …});
+// durations are strings such as "30s" and distributions their text form
+// ("normal:128,20"). Unknown fields are errors, so a typo cannot silently change a run.
+func ReadFile(path string) (Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Scenario{}, fmt.Errorf("scenario: %w", err)
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		var v any
+		if err := yaml.Unmarshal(b, &v); err != nil {
+			return Scenario{}, fmt.Errorf("scenario: %s: %w", path, err)
+		}
+		if b, err = json.Marshal(v); err != nil {
+			return Scenario{}, fmt.Errorf("scenario: %s: %w", path, err)
+		}
+	}
+	return Parse(b)
+}
+
+// Parse reads a scenario from JSON, rejecting unknown fields.
+func Parse(data []byte) (Scenario, error) {
+	var s Scenario
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return Scenario{}, fmt.Errorf("scenario: %w", err)
+	}
+	return s, nil
+}
+
+// Validate reports every problem of s at once (errors.Join), each wrapping
+// [ErrInvalidScenario]: the load generator's and the mock's configuration, and the
+// objectives. It sends nothing and loads no tokenizer.
+func (s Scenario) Validate() error {
+	s = s.withDefaults()
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidScenario}, a...)...))
+	}
+	url := s.Endpoint
+	if url == "" {
+		url = "http://127.0.0.1:1"
+		if err := s.Mock.Validate(); err != nil {
+			bad("mock: %v", err)
+		}
+	}
+	cfg := s.LoadConfig(url)
+	if err := cfg.Validate(); err != nil {
+		bad("%v", err)
+	}
+	o := s.Objectives
+	if !(o.Goodput >= 0 && o.Goodput <= 1) {
+		bad("objectives.goodput %v: want a fraction in [0, 1]", o.Goodput)
+	}
+	if !(o.Confidence >= 0 && o.Confidence < 1) {
+		bad("objectives.confidence %v: want a fraction in (0, 1)", o.Confidence)
+	}
+	if math.IsNaN(o.MaxErrorRate) || o.MaxErrorRate > 1 {
+		bad("objectives.max_error_rate %v: want a fraction <= 1", o.MaxErrorRate)
+	}
+	for i, b := range o.Bounds {
+		switch b.Metric {
+		case check.TTFT, check.ITL, check.Latency, check.ISL, check.OSL, check.OutputTPS:
+		default:
+			bad("objectives.bounds[%d].metric %q: want ttft, itl, latency, isl, osl or output_tps_per_user", i, b.Metric)
+		}
+		if !(b.P >= 0 && b.P <= 1) {
+			bad("objectives.bounds[%d].p %v: want a quantile level in [0, 1]", i, b.P)
+		}
+		if b.Max == 0 && b.Min == 0 {
+			bad("objectives.bounds[%d]: set max or min", i)
+		}
+	}
+	return errors.Join(errs...)
+}
