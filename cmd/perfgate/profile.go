@@ -224,6 +224,12 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if has("streaming") || f.config == "" {
 		sc.NoStream = !f.streaming
 	}
+	if !has("streaming") {
+		switch sc.EndpointType {
+		case loadgen.EndpointEmbeddings, loadgen.EndpointRankings, loadgen.EndpointRerank:
+			sc.NoStream = true // these do not stream; streaming is on by default only where it means something
+		}
+	}
 	if f.apiKey != "" {
 		sc.APIKey = loadgen.Secret(f.apiKey)
 	}
