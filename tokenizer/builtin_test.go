@@ -25,7 +25,7 @@ func TestBuiltinGPT2Basics(t *testing.T) {
 	}
 }
 
-func TestLossyUTF8(t *testing.T) {
+func TestTiktokenLossyDecodeCases(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"abc", "abc"},
 		{"\xe2\x82", "\ufffd"},                 // truncated 3-byte sequence: one replacement
@@ -38,8 +38,8 @@ func TestLossyUTF8(t *testing.T) {
 		{"a\xe2\x82\xacb", "a€b"},
 		{"\xe2\x82\xe2\x82\xac", "\ufffd€"},
 	} {
-		if got := lossyUTF8([]byte(c.in)); got != c.want {
-			t.Errorf("lossyUTF8(%q) = %q, want %q", c.in, got, c.want)
+		if got := toValidUTF8(c.in); got != c.want {
+			t.Errorf("toValidUTF8(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +46,21 @@ func TestLlama3TiktokenMatchesTokenizerJSON(t *testing.T) {
 			if !slices.Equal(got, want) {
 				if bad++; bad <= 5 {
 					t.Errorf("Encode(%s, %v)\n tiktoken.model  %v\n tokenizer.json  %v", shortQ(s), add, got, want)
+				}
+			}
+		}
+	}
+	// Decoding random ids (cutting characters, with special tokens) agrees too.
+	r := rand.New(rand.NewPCG(3, 3))
+	for range n / 2 {
+		ids := make([]int, 1+r.IntN(10))
+		for j := range ids {
+			ids[j] = r.IntN(tt.VocabSize())
+		}
+		for _, skip := range []bool{false, true} {
+			if got, want := tt.Decode(ids, skip), hf.Decode(ids, skip); got != want {
+				if bad++; bad <= 10 {
+					t.Errorf("Decode(%v, %v) = %q (tiktoken.model), %q (tokenizer.json)", ids, skip, got, want)
 				}
 			}
 		}

@@ -126,13 +126,13 @@ func (b *tiktokenBackend) decode(ids []int, skipSpecial bool) string {
 			buf = append(buf, s...)
 		}
 	}
-	return lossyUTF8(buf)
+	return toValidUTF8(string(buf))
 }
 
 func (b *tiktokenBackend) encode(text string, addSpecial bool) []int {
 	if !utf8.ValidString(text) {
 		// Tokenizers only ever see valid text: the Python and JS bindings convert first.
-		text = lossyUTF8([]byte(text))
+		text = toValidUTF8(text)
 	}
 	ids := make([]int, 0, len(text)/3+1)
 	if addSpecial {
@@ -353,70 +353,4 @@ func byteLevelByte(r rune) (byte, bool) {
 		return 0, false
 	}
 	return byte(byteLevelInv[r]), true
-}
-
-// lossyUTF8 converts b to a string, replacing each maximal invalid subsequence with one
-// U+FFFD (the Unicode "maximal subpart" practice that Python's errors="replace", Rust's
-// String::from_utf8_lossy and the WHATWG TextDecoder follow; Go's own conversions differ).
-func lossyUTF8(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	var sb strings.Builder
-	sb.Grow(len(b) + 8)
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			sb.WriteByte(c)
-			i++
-			continue
-		}
-		if r, w := utf8.DecodeRune(b[i:]); r != utf8.RuneError || w > 1 {
-			sb.Write(b[i : i+w])
-			i += w
-			continue
-		}
-		sb.WriteRune(utf8.RuneError)
-		i += invalidPrefixLen(b[i:])
-	}
-	return sb.String()
-}
-
-// invalidPrefixLen returns how many bytes of b (which does not start with a valid
-// sequence) form its maximal subpart: the longest prefix of a well-formed sequence, at
-// least 1 byte.
-func invalidPrefixLen(b []byte) int {
-	c := b[0]
-	var need int
-	lo, hi := byte(0x80), byte(0xBF)
-	switch {
-	case c >= 0xC2 && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		need, lo = 2, 0xA0
-	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
-		need = 2
-	case c == 0xED:
-		need, hi = 2, 0x9F
-	case c == 0xF0:
-		need, lo = 3, 0x90
-	case c >= 0xF1 && c <= 0xF3:
-		need = 3
-	case c == 0xF4:
-		need, hi = 3, 0x8F
-	default:
-		return 1
-	}
-	n := 1
-	for k := 0; k < need && n < len(b); k++ {
-		x := b[n]
-		if k > 0 {
-			lo, hi = 0x80, 0xBF
-		}
-		if x < lo || x > hi {
-			break
-		}
-		n++
-	}
-	return n
 }

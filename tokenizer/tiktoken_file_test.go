@@ -48,7 +48,7 @@ func TestTiktokenFileMatchesTiktoken(t *testing.T) {
 			texts := ttCorpus(11, n, specials)
 			sent := make([]string, len(texts))
 			for i, s := range texts {
-				sent[i] = lossyUTF8([]byte(s))
+				sent[i] = toValidUTF8(s)
 			}
 			r := rand.New(rand.NewPCG(5, 5))
 			decs := make([][]int, n/2)

@@ -79,7 +79,7 @@ func TestBuiltinMatchesTiktoken(t *testing.T) {
 			// The oracle takes JS strings: give it the lossy conversion Encode makes itself.
 			sent := make([]string, len(texts))
 			for i, s := range texts {
-				sent[i] = lossyUTF8([]byte(s))
+				sent[i] = toValidUTF8(s)
 			}
 			r := rand.New(rand.NewPCG(7, uint64(len(name))))
 			var valid []int
