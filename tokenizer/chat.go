@@ -528,12 +528,13 @@ func isPySpace(r rune) bool {
 //	<|im_start|>{role}\n{content}<|im_end|>\n   (per message)
 //	<|im_start|>assistant\n                      (if addGenerationPrompt)
 //
-// List content is the concatenation of its text parts. The overhead over the bare
-// contents is, per message, the markers, the role and two newlines: 5 tokens with
-// tokenizers that have <|im_start|> and <|im_end|> as special tokens (Qwen, …), and the
-// generation prompt adds 3. Tokenizers without those special tokens split the markers
-// into several ordinary tokens (with gpt2, <|im_start|> is 6 tokens), so the overhead is
-// larger; count the rendering with the tokenizer at hand.
+// List content is the concatenation of its text parts.
+//
+// Overhead over the bare contents (measured, pinned by a test): with Qwen3, whose
+// <|im_start|> and <|im_end|> are special tokens, 5 tokens per message (markers, role,
+// two newlines) and 3 for the generation prompt. Tokenizers without those special tokens
+// split the markers into ordinary tokens: Llama-3.1 13 per message and 8 for the prompt,
+// gpt2 about 16-17 per message and 10. Count the rendering with the tokenizer at hand.
 func RenderChatMLFallback(msgs []Message, addGenerationPrompt bool) string {
 	var b strings.Builder
 	for _, m := range msgs {

