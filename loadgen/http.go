@@ -64,7 +64,6 @@ func newTarget(raw string, d *dialer) (*target, error) {
 type conn struct {
 	net.Conn
 	br    *bufio.Reader
-	bw    *bufio.Writer
 	clock *runClock
 	armed bool
 	first time.Duration
@@ -115,7 +114,8 @@ func (d *dialer) dialConn(ctx context.Context, addr string, useTLS bool, host st
 	return c, nil
 }
 
-func (t *target) get(ctx context.Context, clock *runClock) (*conn, bool, error) {
+// get returns an idle connection (reused = true) or dials one, bounded by deadline.
+func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (*conn, bool, error) {
 	t.mu.Lock()
 	if n := len(t.idle); n > 0 {
 		c := t.idle[n-1]
@@ -124,14 +124,38 @@ func (t *target) get(ctx context.Context, clock *runClock) (*conn, bool, error) 
 		return c, true, nil
 	}
 	t.mu.Unlock()
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	nc, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
 	if err != nil {
 		return nil, false, err
 	}
 	c := &conn{Conn: nc, clock: clock}
-	c.br = bufio.NewReaderSize(c, 8<<10)
-	c.bw = bufio.NewWriterSize(nc, 8<<10)
+	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	return c, false, nil
+}
+
+// connReadBuffer is each connection's read buffer: response headers must fit in it.
+// Writes go through a pooled bufio.Writer held only while a request is written, so
+// an open stream costs one read buffer, not two.
+const connReadBuffer = 4 << 10
+
+var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 4<<10) }}
+
+// writeRequest writes req to c through a pooled buffered writer.
+func writeRequest(req *fasthttp.Request, c net.Conn) error {
+	bw := writerPool.Get().(*bufio.Writer)
+	bw.Reset(c)
+	err := req.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	writerPool.Put(bw)
+	return err
 }
 
 func (t *target) put(c *conn) {
@@ -239,7 +263,7 @@ type worker struct {
 }
 
 func newWorker() *worker {
-	return &worker{sse: sse.NewReaderSize(nil, 4096, 0)}
+	return &worker{sse: sse.NewReaderSize(nil, 1024, 0)}
 }
 
 // do performs c and fills rec (timestamps, status, error, chunks, usage) and res.
@@ -273,13 +297,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		err    error
 	)
 	for attempt := 0; ; attempt++ {
-		dctx := ctx
-		if !totalDeadline.IsZero() {
-			var cancel context.CancelFunc
-			dctx, cancel = context.WithDeadline(ctx, totalDeadline)
-			defer cancel()
-		}
-		cn, reused, err = c.target.get(dctx, clock)
+		cn, reused, err = c.target.get(ctx, clock, totalDeadline)
 		if err != nil {
 			rec.Sent = clock.now()
 			rec.Done = rec.Sent
@@ -295,10 +313,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			_ = cn.SetDeadline(totalDeadline)
 		}
 		rec.Sent = clock.now()
-		err = req.Write(cn.bw)
-		if err == nil {
-			err = cn.bw.Flush()
-		}
+		err = writeRequest(req, cn.Conn)
 		if err == nil {
 			break
 		}

@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -220,8 +219,16 @@ func streams(args []string) error {
 	n := fs.Int("n", 1000, "concurrent streams")
 	sources := fs.Int("sources", 4, "source addresses 127.0.0.1..N")
 	ramp := fs.Duration("ramp", 5*time.Second, "time to open all streams")
+	prof := fs.String("cpuprofile", "", "write a CPU profile")
 	_ = fs.Parse(args)
-	debug.SetGCPercent(400)
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			return err
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	var src []string
 	for i := 1; i <= *sources; i++ {
 		src = append(src, "127.0.0."+strconv.Itoa(i))
@@ -236,17 +243,25 @@ func streams(args []string) error {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
 	var peak atomic.Int64
 	stop := make(chan struct{})
-	go func() { // sample memory while streams are open
+	type sample struct {
+		at  time.Time
+		cpu time.Duration
+	}
+	var samples []sample
+	sampled := make(chan struct{})
+	go func() { // sample memory and CPU while streams are open
+		defer close(sampled)
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for {
 			select {
 			case <-stop:
 				return
-			case <-t.C:
+			case now := <-t.C:
 				if m := memNow() - base; m > peak.Load() {
 					peak.Store(m)
 				}
+				samples = append(samples, sample{now, cpuNow()})
 			}
 		}
 	}()
@@ -255,6 +270,7 @@ func streams(args []string) error {
 		SourceAddrs: src, ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 4}}, Timeout: 10 * time.Minute,
 	}, tok, nil)
 	close(stop)
+	<-sampled
 	if err != nil {
 		return err
 	}
@@ -273,6 +289,7 @@ func streams(args []string) error {
 	ok, tokens := 0, 0
 	var errs []float64
 	kinds := map[string]int{}
+	big := map[int]int{} // second of the run → ITL errors beyond ±2 ms
 	for _, r := range out.Records {
 		if !r.OK() {
 			kinds[r.ErrorKind]++
@@ -292,10 +309,43 @@ func streams(args []string) error {
 			}
 			c := r.RunStartUnixNano + int64(ch.T)
 			if k > 0 {
-				errs = append(errs, float64((c-prevC)-(e[k]-prevE))/1e6)
+				x := float64((c-prevC)-(e[k]-prevE)) / 1e6
+				errs = append(errs, x)
+				if x > 2 || x < -2 {
+					big[int((c-r.RunStartUnixNano)/1e9)]++
+				}
 			}
 			prevC, prevE = c, e[k]
 			k++
+		}
+	}
+	// Steady-state CPU per token: from 1 s after the ramp to 1 s before the end, the
+	// CPU the process used over the tokens that arrived in that window.
+	var perTok float64
+	if len(out.Records) > 0 && len(samples) > 2 {
+		from := out.Start.Add(*ramp + time.Second)
+		to := out.Start.Add(out.Elapsed - time.Second)
+		var s0, s1 *sample
+		for i := range samples {
+			if s0 == nil && samples[i].at.After(from) {
+				s0 = &samples[i]
+			}
+			if samples[i].at.Before(to) {
+				s1 = &samples[i]
+			}
+		}
+		if s0 != nil && s1 != nil && s1.at.After(s0.at) {
+			n := 0
+			for _, r := range out.Records {
+				for _, ch := range r.Chunks {
+					if at := out.Start.Add(ch.T); ch.Tokens > 0 && at.After(s0.at) && !at.After(s1.at) {
+						n += ch.Tokens
+					}
+				}
+			}
+			if n > 0 {
+				perTok = float64((s1.cpu - s0.cpu).Microseconds()) / float64(n)
+			}
 		}
 	}
 	abs := make([]float64, len(errs))
@@ -312,9 +362,19 @@ func streams(args []string) error {
 		}
 		return distribution.PercentileSorted(abs, p)
 	}
-	fmt.Printf("streams n=%d ok=%d errors=%v itl_err_ms p50=%.3f p99=%.3f max=%.3f mem_per_stream_kb=%.1f cpu_per_token_us=%.1f tokens=%d\n",
-		*n, ok, kinds, q(0.5), q(0.99), q(1), float64(peak.Load())/float64(*n)/1024, float64(cpu.Microseconds())/float64(max(tokens, 1)), tokens)
+	if os.Getenv("LG_DEBUG") != "" {
+		fmt.Fprintln(os.Stderr, "ITL errors beyond 2 ms by second of the run:", big)
+	}
+	fmt.Printf("streams n=%d ok=%d errors=%v itl_err_ms p50=%.3f p99=%.3f max=%.3f mem_per_stream_kb=%.1f cpu_per_token_us=%.1f steady_cpu_per_token_us=%.1f tokens=%d\n",
+		*n, ok, kinds, q(0.5), q(0.99), q(1), float64(peak.Load())/float64(*n)/1024, float64(cpu.Microseconds())/float64(max(tokens, 1)), perTok, tokens)
 	return nil
+}
+
+// cpuNow returns the process's user + system CPU time.
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // memNow returns the resident set size in bytes (VmRSS).
