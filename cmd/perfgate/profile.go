@@ -396,16 +396,14 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 			return sc, invalidf("--sweep-rate/--search-rate and --fixed-schedule conflict")
 		}
 	}
-	// Let the load generator check the rest (every problem at once), before anything runs.
-	cfg := sc.LoadConfig(cmpOr(sc.Endpoint, "http://127.0.0.1:1"))
-	if cfg.Requests == 0 && cfg.Duration == 0 && cfg.InputFile == "" {
-		cfg.Requests = scenario.DefaultRequests
-	}
-	if err := cfg.Validate(); err != nil {
-		return sc, invalid(fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "loadgen: invalid config: ", "")))
-	}
-	if err := sc.Mock.Validate(); err != nil {
-		return sc, invalid(fmt.Errorf("mock: %w", err))
+	// Let the scenario check the rest (load generator, mock, objectives; every problem
+	// at once), before anything runs.
+	if err := sc.Validate(); err != nil {
+		msg := err.Error()
+		for _, p := range []string{"scenario: invalid scenario: ", "loadgen: invalid config: "} {
+			msg = strings.ReplaceAll(msg, p, "")
+		}
+		return sc, invalid(errors.New(msg))
 	}
 	return sc, nil
 }
@@ -635,10 +633,8 @@ func readScenario(path string) (scenario.Scenario, error) {
 	if err != nil {
 		return sc, invalidf("--config %s: %v", path, err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(j)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sc); err != nil {
-		return sc, invalidf("--config %s: %v", path, firstLine(err.Error()))
+	if sc, err = scenario.Parse(j); err != nil {
+		return sc, invalidf("--config %s: %v", path, firstLine(strings.TrimPrefix(err.Error(), "scenario: ")))
 	}
 	if err := checkKnownKeys(j); err != nil {
 		return sc, invalidf("--config %s: %v", path, err)
