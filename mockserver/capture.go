@@ -175,7 +175,7 @@ func (c *Capture) Start() error {
 	}
 	c.ln, c.url = ln, "http://"+ln.Addr().String()
 	c.fs = &fasthttp.Server{Handler: c.handle, Name: "perfgate-capture", MaxRequestBodySize: orInt(c.cfg.BodyLimit, DefaultBodyLimit),
-		NoDefaultContentType: true, CloseOnShutdown: true}
+		NoDefaultContentType: true, CloseOnShutdown: true, Logger: writerLogger{c.logw}}
 	go c.fs.Serve(ln)
 	if c.logw != nil {
 		fmt.Fprintf(c.logw, "mockserver: capturing on %s to %s\n", c.url, c.cfg.Out)
@@ -327,5 +327,14 @@ func minimalAnswer(ctx *fasthttp.RequestCtx, cp Captured) {
 		jsonBody(map[string]string{"status": "ok"})
 	default:
 		jsonBody(map[string]any{})
+	}
+}
+
+// writerLogger sends fasthttp's log lines to w, or nowhere when w is nil.
+type writerLogger struct{ w io.Writer }
+
+func (l writerLogger) Printf(format string, args ...any) {
+	if l.w != nil {
+		fmt.Fprintf(l.w, "mockserver: fasthttp: "+format+"\n", args...)
 	}
 }

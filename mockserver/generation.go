@@ -166,6 +166,9 @@ func (p *pacer) wait(upto int) bool {
 	}
 }
 
+// disconnectLag is how long an injected disconnect waits after its last chunk.
+const disconnectLag = 50 * time.Millisecond
+
 // gonePoll is how often a long wait checks whether the client has gone.
 const gonePoll = 50 * time.Millisecond
 
@@ -286,7 +289,10 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 			return
 		}
 		if disconnectAt >= 0 && g.i > disconnectAt {
+			// Let the connection goroutine put what was flushed on the wire first, so
+			// the client sees a stream that stops mid-way, not a refused request.
 			r.Fault = "disconnect"
+			time.Sleep(disconnectLag)
 			conn.Close()
 			return
 		}

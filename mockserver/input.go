@@ -39,7 +39,8 @@ type job struct {
 	maxOut       int // resolved output cap
 	ignoreEOS    bool
 	minTokens    int
-	ids          []int // input token ids (vocabulary statistics)
+	ids          []int  // input token ids (vocabulary statistics)
+	seed         *int64 // the request's "seed": outputs depend on it instead of the body
 }
 
 // apiError is a request refused with an OpenAI error body.
@@ -201,7 +202,7 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
 	}
-	j.model, j.stream = req.Model, req.Stream
+	j.model, j.stream, j.seed = req.Model, req.Stream, req.Seed
 	rec.Model, rec.Stream, rec.ReasoningEffort = req.Model, req.Stream, req.ReasoningEffort
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	j.stop = req.Stop
@@ -288,7 +289,7 @@ func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiEr
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
 	}
-	j.model, j.stream, j.echo, j.stop = req.Model, req.Stream, req.Echo, req.Stop
+	j.model, j.stream, j.echo, j.stop, j.seed = req.Model, req.Stream, req.Echo, req.Stop, req.Seed
 	rec.Model, rec.Stream = req.Model, req.Stream
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {

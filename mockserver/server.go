@@ -139,6 +139,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 		NoDefaultContentType:          true,
 		DisableHeaderNamesNormalizing: false,
 		CloseOnShutdown:               true,
+		Logger:                        fhLogger{s},
 		ReduceMemoryUsage:             false,
 	}
 	go func() { s.served <- s.fs.Serve(ln) }()
@@ -277,8 +278,12 @@ func (s *Server) ResetLateness() { s.late.reset() }
 
 // reqRNG returns the request's generator: seeded by the server seed, a hash of the body
 // and how many identical bodies came before, so a seed reproduces every output however
-// requests interleave.
-func (s *Server) reqRNG(body []byte) *rand.Rand {
+// requests interleave. A request that sends "seed" gets a generator from the server
+// seed and that value alone (same seed, same output, whatever else it asks).
+func (s *Server) reqRNG(body []byte, seed *int64) *rand.Rand {
+	if seed != nil {
+		return rand.New(rand.NewPCG(s.cfg.Seed, uint64(*seed)*0x9E3779B97F4A7C15+1))
+	}
 	h := crc64.Checksum(body, crcTable)
 	s.occMu.Lock()
 	n := s.occ[h]
@@ -423,7 +428,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.reject(ctx, c, e)
 		return
 	}
-	rng := s.reqRNG(body)
+	rng := s.reqRNG(body, j.seed)
 	if s.injectError(ctx, c, rng) {
 		return
 	}
@@ -511,3 +516,8 @@ func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("application/json")
 	ctx.SetBody(b)
 }
+
+// fhLogger routes fasthttp's own log lines to the server's log writer (never stdout).
+type fhLogger struct{ s *Server }
+
+func (l fhLogger) Printf(format string, args ...any) { l.s.logf("fasthttp: "+format, args...) }
