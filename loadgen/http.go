@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -497,6 +498,9 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 	res.text = append(res.text, ch.Text...)
 	res.text = append(res.text, ch.Reasoning...)
 	res.reasoning += len(ch.Reasoning)
+	if c.endpoint == EndpointResponses && len(ch.Text) == 0 {
+		res.text = append(res.text, responsesOutputText(body)...)
+	}
 	res.ends = append(res.ends, len(res.text))
 	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: ch.Choices > 0})
 	if ch.FinishReason != nil {
@@ -505,4 +509,29 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 	if ch.HasUsage {
 		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
 	}
+}
+
+// responsesOutputText extracts the text of a non-streaming Responses API body
+// (output[].content[] parts of type "output_text"), concatenated.
+func responsesOutputText(body []byte) string {
+	var r struct {
+		Output []struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"output"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return ""
+	}
+	var sb strings.Builder
+	for _, o := range r.Output {
+		for _, c := range o.Content {
+			if c.Type == "output_text" {
+				sb.WriteString(c.Text)
+			}
+		}
+	}
+	return sb.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,5 +268,93 @@ func TestSecretNeverPrints(t *testing.T) {
 		if strings.Contains(s, "sk-123") {
 			t.Errorf("secret printed: %s", s)
 		}
+	}
+}
+
+func TestRunEndpoints(t *testing.T) {
+	g := newGroundTruth(t)
+	g.Tokens = 3
+	for _, tc := range []struct {
+		e      Endpoint
+		stream bool
+		osl    int
+		check  func(body map[string]any) string
+	}{
+		{EndpointCompletions, true, 3, func(b map[string]any) string {
+			if _, ok := b["prompt"].(string); !ok || b["max_tokens"] != 3.0 {
+				return "want a string prompt and max_tokens 3"
+			}
+			return ""
+		}},
+		{EndpointCompletions, false, 3, nil},
+		{EndpointResponses, true, 3, func(b map[string]any) string {
+			if _, ok := b["input"].(string); !ok || b["max_output_tokens"] != 3.0 {
+				return "want a string input and max_output_tokens 3"
+			}
+			return ""
+		}},
+		{EndpointResponses, false, 3, nil},
+		{EndpointEmbeddings, false, 0, func(b map[string]any) string {
+			if _, ok := b["input"].(string); !ok || b["max_tokens"] != nil {
+				return "want an input and no output cap"
+			}
+			return ""
+		}},
+		{EndpointRankings, false, 0, func(b map[string]any) string {
+			q, _ := b["query"].(map[string]any)
+			p, _ := b["passages"].([]any)
+			if q["text"] == nil || len(p) != 3 {
+				return "want query.text and 3 passages"
+			}
+			return ""
+		}},
+		{EndpointRerank, false, 0, func(b map[string]any) string {
+			if _, ok := b["query"].(string); !ok || len(b["documents"].([]any)) != 3 {
+				return "want a query string and 3 documents"
+			}
+			return ""
+		}},
+	} {
+		t.Run(fmt.Sprintf("%s/stream=%v", tc.e, tc.stream), func(t *testing.T) {
+			out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Endpoint: tc.e, Stream: tc.stream, Requests: 2,
+				OSL: fixed(3), Passages: 3, Model: "ok"}, gpt2(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, bodies := g.snapshot()
+			for _, r := range out.Records {
+				if !r.OK() {
+					t.Fatalf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
+				}
+				if r.OSL != tc.osl || r.Endpoint != string(tc.e) || !strings.HasSuffix(r.URL, tc.e.Path()) {
+					t.Errorf("record %d: OSL %d endpoint %s url %s; want OSL %d at %s", r.Index, r.OSL, r.Endpoint, r.URL, tc.osl, tc.e.Path())
+				}
+				if tc.check != nil {
+					var b map[string]any
+					if err := json.Unmarshal(bodies[r.RequestID], &b); err != nil {
+						t.Fatal(err)
+					}
+					if msg := tc.check(b); msg != "" {
+						t.Errorf("body %s: %s", bodies[r.RequestID], msg)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestLeastOutstandingPrefersTheFreeServer(t *testing.T) {
+	slow, fast := newGroundTruth(t), newGroundTruth(t)
+	slow.Tokens, slow.ITL = 10, 20*time.Millisecond
+	fast.Tokens = 10
+	_, err := Run(context.Background(), Config{URLs: []string{slow.URL, fast.URL}, Routing: RouteLeastOutstanding,
+		Model: "ok", Stream: true, Requests: 40, Concurrency: 4}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := slow.snapshot()
+	b, _, _ := fast.snapshot()
+	if len(a)+len(b) != 40 || len(b) <= 2*len(a) {
+		t.Errorf("least outstanding: slow server got %d, fast %d; want the fast one to get most", len(a), len(b))
 	}
 }

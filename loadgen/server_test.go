@@ -76,6 +76,49 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	stream := bytes.Contains(body, []byte(`"stream":true`))
+	words := string(bytes.Repeat([]byte(" hello"), g.Tokens))
+	switch path := string(ctx.Path()); path {
+	case "/v1/embeddings":
+		ctx.SetBodyString(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],"usage":{"prompt_tokens":5,"total_tokens":5}}`)
+		return
+	case "/v1/ranking":
+		ctx.SetBodyString(`{"rankings":[{"index":1,"logit":0.9},{"index":0,"logit":0.1}]}`)
+		return
+	case "/v1/rerank":
+		ctx.SetBodyString(`{"results":[{"index":0,"relevance_score":0.9}],"usage":{"total_tokens":9}}`)
+		return
+	case "/v1/completions":
+		if !stream {
+			ctx.SetBodyString(`{"object":"text_completion","choices":[{"index":0,"text":"` + words + `","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":` + strconv.Itoa(g.Tokens) + `,"total_tokens":9}}`)
+			return
+		}
+		ctx.SetContentType("text/event-stream")
+		n := g.Tokens
+		ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+			for range n {
+				fmt.Fprint(w, `data: {"object":"text_completion","choices":[{"index":0,"text":" hello"}]}`+"\n\n")
+				_ = w.Flush()
+			}
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		})
+		return
+	case "/v1/responses":
+		if !stream {
+			ctx.SetBodyString(`{"object":"response","output":[{"type":"message","content":[{"type":"output_text","text":"` + words + `"}]}],"usage":{"input_tokens":3,"output_tokens":` + strconv.Itoa(g.Tokens) + `}}`)
+			return
+		}
+		ctx.SetContentType("text/event-stream")
+		n := g.Tokens
+		ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+			fmt.Fprint(w, "event: response.created\ndata: {\"type\":\"response.created\"}\n\n")
+			for range n {
+				fmt.Fprint(w, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\" hello\"}\n\n")
+				_ = w.Flush()
+			}
+			fmt.Fprintf(w, "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":%d}}}\n\n", n)
+		})
+		return
+	}
 	if !stream {
 		ctx.SetContentType("application/json")
 		ctx.SetBodyString(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` +
