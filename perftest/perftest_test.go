@@ -108,7 +108,7 @@ func TestAssertionsFail(t *testing.T) {
 			return r.AssertISL(t, distribution.Normal{Mu: 128, Sigma: 5})
 		}, "perftest: ISL (server count) does not fit length(normal:128,5, min=1): KS D="},
 		{"osl", healthy.result("healthy"), func(r *Result, t testing.TB) bool { return r.AssertOSL(t, distribution.Fixed{Value: 24}) },
-			"perftest: OSL (server count) does not fit length(fixed:24, min=1): KS D=1 "},
+			"perftest: OSL (server count) does not fit length(fixed:24, min=1): 200 of 200 lengths cannot come from it (e.g. 20)  ["},
 		{"regression", slower.result("slower"), func(r *Result, t testing.TB) bool {
 			return r.AssertNoRegression(t, healthy.result("baseline"), TTFT)
 		}, "perftest: TTFT regressed: p50 "},

@@ -38,6 +38,9 @@ func LengthFit(name string, sample []int, target distribution.Length, alpha floa
 		v.Summary = fmt.Sprintf("%s fits %s: %s, p=%s >= alpha=%g (n=%d)", name, target, stat, pvalue(p), alpha, len(sample))
 	} else {
 		v.Summary = fmt.Sprintf("%s does not fit %s: %s (n=%d), p=%s < alpha=%g", name, target, stat, len(sample), pvalue(p), alpha)
+		if strings.Contains(stat, "cannot come from it") {
+			v.Summary = fmt.Sprintf("%s does not fit %s: %s", name, target, stat)
+		}
 	}
 	v.Evidence = append(v.Evidence, Line{"test", method})
 	v.Evidence = append(v.Evidence, quantileRows(xs, target)...)
@@ -45,45 +48,19 @@ func LengthFit(name string, sample []int, target distribution.Length, alpha floa
 	return v
 }
 
-// fitLength runs the goodness-of-fit test: the Kolmogorov–Smirnov distance between
-// the sample's ECDF and the target's exact CDF, both step functions compared at every
-// integer where either steps, with the p-value of the continuous Kolmogorov
-// distribution, which is conservative for a discrete target: a rejection is real.
+// fitLength runs distribution.FitLength: the Kolmogorov–Smirnov distance between the
+// sample's ECDF and the target's exact CDF over the integers, with a p-value simulated
+// under the target itself, so the test keeps its level on discrete data.
 func fitLength(sample []int, xs []float64, target distribution.Length) (stat string, p float64, method string) {
-	s := sorted(xs)
-	n := float64(len(s))
-	d, at, e, f := 0.0, 0, 0.0, 0.0
-	check := func(k int) {
-		// ECDF at k: the number of sample values <= k.
-		lo, hi := 0, len(s)
-		for lo < hi {
-			m := (lo + hi) / 2
-			if s[m] <= float64(k) {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		ek, fk := float64(lo)/n, target.CDF(k)
-		if g := math.Abs(ek - fk); g > d {
-			d, at, e, f = g, k, ek, fk
-		}
+	r := distribution.FitLength(sample, target)
+	stat = fmt.Sprintf("KS D=%.3g", r.Statistic)
+	method = fmt.Sprintf("%s against the exact length distribution; largest gap at %g: sample CDF %.3f, target CDF %.3f",
+		r.Method, r.At, r.CDF1, r.CDF2)
+	if r.Impossible > 0 {
+		stat = fmt.Sprintf("%d of %d lengths cannot come from it (e.g. %g)", r.Impossible, len(sample), r.ImpossibleExample)
+		method = "discrete KS against the exact length distribution: an impossible length is an outright rejection"
 	}
-	a, b := int(s[0]), int(s[len(s)-1])
-	a, b = min(a, target.Quantile(0.0005)), max(b, target.Quantile(0.9995))
-	if b-a <= 1<<16 {
-		for k := a - 1; k <= b; k++ {
-			check(k)
-		}
-	} else {
-		for _, x := range s {
-			check(int(x))
-			check(int(x) - 1)
-		}
-	}
-	p = distribution.KolmogorovSF(len(s), d)
-	return fmt.Sprintf("KS D=%.3g", d), p,
-		fmt.Sprintf("discrete Kolmogorov–Smirnov against the exact length distribution (p-value conservative for integers); largest gap at %d: sample CDF %.3f, target CDF %.3f", at, e, f)
+	return stat, r.PValue, method
 }
 
 // quantileRows prints observed and target quantiles in aligned columns.

@@ -62,8 +62,9 @@ type Regression struct {
 }
 
 // NoRegression checks a current sample against a baseline of the same metric: it
-// fails only if the change is both significant (two-sample Kolmogorov–Smirnov test,
-// p < Alpha) and large (the Quantile moved the wrong way by at least MinEffect).
+// fails only if the change is both significant (two-sided Mann–Whitney U test, which is
+// sensitive to a shift, p < Alpha) and large (the Quantile moved the wrong way by at
+// least MinEffect). The two-sample Kolmogorov–Smirnov test is shown as evidence.
 // A 10% slowdown over a few hundred requests fails; run-to-run noise passes.
 func NoRegression(baseline, current Sample, r Regression) Verdict {
 	const check = "regression"
@@ -97,13 +98,14 @@ func NoRegression(baseline, current Sample, r Regression) Verdict {
 		worse = -effect
 	}
 	ks := distribution.KS2(b.Values, c.Values)
-	sig := ks.Reject(r.Alpha)
+	mw := distribution.MannWhitney(c.Values, b.Values)
+	sig := mw.Reject(r.Alpha)
 	big := worse >= r.MinEffect
 	u := current.Unit
 	pn := pname(r.Quantile)
 	v := Verdict{Check: check, Value: effect, Unit: Fraction, Pass: !(sig && big)}
 	change := fmt.Sprintf("%s %s vs baseline %s (%+.1f%%)", pn, u.Format(qc), u.Format(qb), effect*100)
-	test := fmt.Sprintf("KS D=%.3g, p=%s", ks.Statistic, pvalue(ks.PValue))
+	test := fmt.Sprintf("Mann-Whitney p=%s", pvalue(mw.PValue))
 	switch {
 	case !v.Pass:
 		v.Summary = fmt.Sprintf("%s regressed: %s, want a change under %s; %s < alpha=%g", name, change, pct(r.MinEffect), test, r.Alpha)
@@ -115,8 +117,9 @@ func NoRegression(baseline, current Sample, r Regression) Verdict {
 	v.Evidence = []Line{
 		{"baseline", fmt.Sprintf("%s   (n=%d)", quantileLine(b.Values, u), len(b.Values))},
 		{"current", fmt.Sprintf("%s   (n=%d)", quantileLine(c.Values, u), len(c.Values))},
-		{"test", fmt.Sprintf("%s; largest ECDF gap at %s: baseline %.3f, current %.3f", test, u.Format(ks.At), ks.CDF1, ks.CDF2)},
-		{"rule", fmt.Sprintf("fail when p < %g and %s moves the wrong way by >= %s", r.Alpha, pn, pct(r.MinEffect))},
+		{"test", fmt.Sprintf("Mann-Whitney U=%.0f, p=%s (%s), P(current > baseline)=%.2f; KS D=%.3g, p=%s, largest ECDF gap at %s: baseline %.3f, current %.3f",
+			mw.U, pvalue(mw.PValue), mw.Method, mw.Effect, ks.Statistic, pvalue(ks.PValue), u.Format(ks.At), ks.CDF1, ks.CDF2)},
+		{"rule", fmt.Sprintf("fail when Mann-Whitney p < %g and %s moves the wrong way by >= %s", r.Alpha, pn, pct(r.MinEffect))},
 	}
 	if !v.Pass {
 		v.Evidence = append(v.Evidence, Line{"histogram", histogram2(b.Values, c.Values, u, "baseline", "current")})
