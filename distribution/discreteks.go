@@ -45,11 +45,18 @@ func FitLengthChiSquare(sample []int, target Length) FitResult {
 // DiscreteKS is the Kolmogorov–Smirnov test of integer lengths against the exact
 // discrete distribution of target: D = max_k |F_n(k) - F(k)| over the integers, with a
 // Monte Carlo p-value (1 + #{D* >= D})/(B + 1) from B = resamples (0 =
-// [DefaultResamples]) samples of the same size drawn from target. Such a p-value gives
-// an exact-level test for any B (averaged over the simulation). The null samples come from a PCG seeded with
-// [DefaultSeed] and a hash of (target, n, B), so results are reproducible, and the
-// simulated null distribution is cached per (target, n, B) for the life of the process
-// (up to 64 entries), so repeated tests against one target are cheap.
+// [DefaultResamples]) values of D simulated under the target:
+//
+//   - n <= [DiscreteKSExactN]: samples of size n drawn from the target itself, so the
+//     test has exact level (averaged over the simulation);
+//   - larger n: the limit of √n·D for a discrete F, the maximum of |Brownian bridge|
+//     over the target's CDF values F(k), scaled by Stephens' finite-n factor
+//     √n + 0.12 + 0.11/√n; this null depends on the target only, so it is simulated once
+//     for every n. When the target has more than 8192 atoms, each of tiny mass, the
+//     continuous Kolmogorov limit is used instead (slightly conservative).
+//
+// The simulations are seeded with [DefaultSeed] and a hash of the target, so results
+// are reproducible, and cached for the life of the process (up to 64 entries).
 // Lengths the target cannot produce make it an outright rejection (PValue 0).
 // It panics on an empty sample.
 func DiscreteKS(sample []int, target Length, resamples int) FitResult {
@@ -61,10 +68,7 @@ func DiscreteKS(sample []int, target Length, resamples int) FitResult {
 	if resamples <= 0 {
 		resamples = DefaultResamples
 	}
-	r := FitResult{
-		Method: fmt.Sprintf("discrete KS, Monte Carlo p (%d resamples)", resamples),
-		N:      n, Target: target.String(),
-	}
+	r := FitResult{N: n, Target: target.String()}
 	x := slices.Clone(sample)
 	slices.Sort(x)
 	lo, hi := target.support()
@@ -81,6 +85,7 @@ func DiscreteKS(sample []int, target Length, resamples int) FitResult {
 		}
 	}
 	if r.Impossible > 0 {
+		r.Method = "discrete KS"
 		r.Statistic = 1
 		r.PValue = 0
 		return r
@@ -103,16 +108,42 @@ func DiscreteKS(sample []int, target Length, resamples int) FitResult {
 			r.Statistic, r.At, r.CDF1, r.CDF2 = g, float64(k), float64(j)/nf, F
 		}
 	}
-	null := nullKS(target, cdf, n, resamples)
-	// count null statistics >= D (with a relative tolerance for rounding)
-	idx, _ := slices.BinarySearch(null, r.Statistic*(1-1e-12))
+	atoms := 0
+	for i, F := range cdf {
+		if F < 1 && (i == 0 || F > cdf[i-1]) {
+			atoms++
+		}
+	}
+	var null []float64
+	stat := r.Statistic
+	switch {
+	case n <= DiscreteKSExactN:
+		r.Method = fmt.Sprintf("discrete KS, Monte Carlo p (%d resamples)", resamples)
+		null = nullKSExact(target, cdf, n, resamples)
+	case atoms <= maxBridgeGrid:
+		r.Method = fmt.Sprintf("discrete KS, Monte Carlo p (%d Brownian-bridge resamples)", resamples)
+		null = nullKSBridge(target, cdf, resamples)
+		stat *= math.Sqrt(nf) + 0.12 + 0.11/math.Sqrt(nf)
+	default:
+		r.Method = "KS, asymptotic p (near-continuous target)"
+		r.PValue = KolmogorovAsympSF(stat * (math.Sqrt(nf) + 0.12 + 0.11/math.Sqrt(nf)))
+		return r
+	}
+	// count simulated statistics >= D (with a relative tolerance for rounding)
+	idx, _ := slices.BinarySearch(null, stat*(1-1e-12))
 	r.PValue = float64(1+len(null)-idx) / float64(resamples+1)
 	return r
 }
 
+// DiscreteKSExactN is the largest sample size for which [DiscreteKS] simulates samples
+// of the actual size; above it, it simulates the large-n limit.
+const DiscreteKSExactN = 1000
+
+const maxBridgeGrid = 8192
+
 type nullKey struct {
 	target    string
-	n, resamp int
+	n, resamp int // n = 0 for the Brownian-bridge limit
 }
 
 var nullCache struct {
@@ -121,9 +152,7 @@ var nullCache struct {
 	order []nullKey
 }
 
-// nullKS returns the sorted simulated null distribution of D for samples of size n.
-func nullKS(target Length, cdf []float64, n, resamples int) []float64 {
-	key := nullKey{target.String(), n, resamples}
+func cachedNull(key nullKey, sim func(r *rand.Rand) []float64) []float64 {
 	nullCache.Lock()
 	if d, ok := nullCache.m[key]; ok {
 		nullCache.Unlock()
@@ -132,28 +161,8 @@ func nullKS(target Length, cdf []float64, n, resamples int) []float64 {
 	nullCache.Unlock()
 
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%d", key.target, n, resamples)
-	r := rand.New(rand.NewPCG(DefaultSeed, h.Sum64()))
-	ds := make([]float64, resamples)
-	u := make([]float64, n)
-	nf := float64(n)
-	for b := range ds {
-		for i := range u {
-			u[i] = r.Float64()
-		}
-		sortFloats(u)
-		// A draw from the target is the smallest k with F(k) > U (inverse CDF), so
-		// #{X <= k} = #{U < F(k)}.
-		j := 0
-		d := 0.0
-		for _, F := range cdf {
-			for j < n && u[j] < F {
-				j++
-			}
-			d = math.Max(d, math.Abs(float64(j)/nf-F))
-		}
-		ds[b] = d
-	}
+	fmt.Fprintf(h, "%s|%d|%d", key.target, key.n, key.resamp)
+	ds := sim(rand.New(rand.NewPCG(DefaultSeed, h.Sum64())))
 	slices.Sort(ds)
 
 	nullCache.Lock()
@@ -170,4 +179,73 @@ func nullKS(target Length, cdf []float64, n, resamples int) []float64 {
 		nullCache.order = append(nullCache.order, key)
 	}
 	return ds
+}
+
+// nullKSExact simulates D for samples of size n drawn from the target (by inverse
+// CDF of sorted uniforms). Between consecutive distinct sample values F_n is constant
+// and F increasing, so the gap is largest at the ends of the run: only the atoms at
+// and just below sample values are visited.
+func nullKSExact(target Length, cdf []float64, n, resamples int) []float64 {
+	return cachedNull(nullKey{target.String(), n, resamples}, func(r *rand.Rand) []float64 {
+		ds := make([]float64, resamples)
+		u := make([]float64, n)
+		nf := float64(n)
+		for b := range ds {
+			for i := range u {
+				u[i] = r.Float64()
+			}
+			sortFloats(u)
+			d := 0.0
+			for i := 0; i < n; {
+				// the draw is the smallest atom k with F(k) > u
+				k, _ := slices.BinarySearch(cdf, math.Nextafter(u[i], 2))
+				k = min(k, len(cdf)-1)
+				// the run of atoms before k shares F_n = i/n; its largest gap is at k-1
+				if k > 0 {
+					d = math.Max(d, math.Abs(float64(i)/nf-cdf[k-1]))
+				}
+				for i < n && u[i] < cdf[k] {
+					i++
+				}
+				d = math.Max(d, math.Abs(float64(i)/nf-cdf[k]))
+			}
+			ds[b] = d
+		}
+		return ds
+	})
+}
+
+// nullKSBridge simulates max_k |B(F(k))| for a Brownian bridge B.
+func nullKSBridge(target Length, cdf []float64, resamples int) []float64 {
+	var grid []float64
+	for i, F := range cdf {
+		if F < 1 && (i == 0 || F > cdf[i-1]) {
+			grid = append(grid, F)
+		}
+	}
+	return cachedNull(nullKey{target.String(), 0, resamples}, func(r *rand.Rand) []float64 {
+		ds := make([]float64, resamples)
+		w := make([]float64, len(grid))
+		steps := make([]float64, len(grid)+1)
+		prev := 0.0
+		for i, t := range grid {
+			steps[i] = math.Sqrt(t - prev)
+			prev = t
+		}
+		steps[len(grid)] = math.Sqrt(1 - prev)
+		for b := range ds {
+			acc := 0.0
+			for i := range grid {
+				acc += steps[i] * r.NormFloat64()
+				w[i] = acc
+			}
+			w1 := acc + steps[len(grid)]*r.NormFloat64()
+			d := 0.0
+			for i, t := range grid {
+				d = math.Max(d, math.Abs(w[i]-t*w1))
+			}
+			ds[b] = d
+		}
+		return ds
+	})
 }

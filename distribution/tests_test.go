@@ -205,3 +205,37 @@ func TestSortFloats(t *testing.T) {
 		}
 	}
 }
+
+// The simulated null of the exact path and a brute-force D over every atom agree.
+func TestDiscreteKSStatistic(t *testing.T) {
+	t.Parallel()
+	l := Length{Dist: Normal{Mu: 6, Sigma: 3}, Min: 2, Max: 12}
+	x := lengths(l, newRand(4), 200)
+	r := DiscreteKS(x, l, 199)
+	want := 0.0
+	for k := 0; k <= 13; k++ {
+		c := 0
+		for _, v := range x {
+			if v <= k {
+				c++
+			}
+		}
+		want = math.Max(want, math.Abs(float64(c)/200-l.CDF(k)))
+	}
+	if math.Abs(r.Statistic-want) > 1e-15 {
+		t.Errorf("DiscreteKS D = %v, want %v", r.Statistic, want)
+	}
+	if r.PValue < 0.005 || r.PValue > 1 || !strings.Contains(r.Method, "199 resamples") {
+		t.Errorf("DiscreteKS of its own sample = %v", r)
+	}
+	// Large n takes the Brownian-bridge path; the same target's null is reused for any n.
+	big := lengths(l, newRand(5), 5000)
+	if r := DiscreteKS(big, l, 0); r.Reject(0.01) || !strings.Contains(r.Method, "Brownian-bridge") {
+		t.Errorf("DiscreteKS large n = %v", r)
+	}
+	// A near-continuous target with many atoms uses the continuous limit.
+	wide := Length{Dist: Normal{Mu: 1e6, Sigma: 1e5}}
+	if r := DiscreteKS(lengths(wide, newRand(6), 3000), wide, 0); r.Reject(0.01) || !strings.Contains(r.Method, "asymptotic") {
+		t.Errorf("DiscreteKS wide target = %v", r)
+	}
+}
