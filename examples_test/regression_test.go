@@ -36,7 +36,7 @@ func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // TestRegressionGate compares runs with a baseline recording committed in
 // testdata/baseline (re-record it with `go test -run TestRegressionGate -update
 // ./examples_test`). The gate fails a metric only if its median moved by at least 5%
-// and a two-sample KS test says the change is real at alpha = 0.01.
+// and a Mann-Whitney U test says the change is real at alpha = 0.01.
 func TestRegressionGate(t *testing.T) {
 	if *update {
 		out, err := scenario.Run(t.Context(), server(40, 4, 1), "testdata/baseline")

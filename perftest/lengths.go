@@ -118,7 +118,7 @@ type Regression = check.Regression
 
 // AssertNoRegression compares r with a baseline run (typically perftest.Load(t,
 // "testdata/baseline")) on TTFT, ITL and request latency, or on the given metrics: each
-// fails only if its median rose by at least 5% and a two-sample KS test says the change
+// fails only if its median rose by at least 5% and a Mann-Whitney U test says the change
 // is real at alpha = 0.01. Noise passes; a 10% slowdown over a few hundred requests
 // fails.
 func (r *Result) AssertNoRegression(t testing.TB, baseline *Result, metrics ...check.Metric) bool {
