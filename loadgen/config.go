@@ -300,13 +300,21 @@ func (c *Config) Validate() error {
 		if c.Requests <= 0 {
 			bad("corpus vllm: requests must be set (vLLM draws all lengths up front)")
 		}
+		var ratios []float64
 		for _, s := range []struct {
 			name string
 			spec distribution.Spec
 		}{{"isl", c.ISL}, {"osl", c.OSL}} {
-			if _, _, err := vllmLen(s.spec); err != nil {
+			_, r, err := vllmLen(s.spec)
+			if err != nil {
 				bad("corpus vllm: %s: %v", s.name, err)
 			}
+			if _, ok := s.spec.Distribution.(distribution.VLLMRange); ok {
+				ratios = append(ratios, r)
+			}
+		}
+		if len(ratios) == 2 && ratios[0] != ratios[1] {
+			bad("corpus vllm: isl and osl range ratios differ (%v, %v); vLLM has one --random-range-ratio", ratios[0], ratios[1])
 		}
 	}
 	if c.PrefixTokens < 0 {

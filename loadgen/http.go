@@ -197,7 +197,7 @@ type call struct {
 type result struct {
 	text      []byte // generated text (content then reasoning appended per chunk)
 	ends      []int  // per chunk: end offset of its text in text
-	reasoning int    // bytes of reasoning text
+	reasoning []byte // the reasoning part of text, alone
 }
 
 // errKind classifies err for a record: cancellation wins, then timeouts.
@@ -424,7 +424,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		}
 		res.text = append(res.text, ch.Text...)
 		res.text = append(res.text, ch.Reasoning...)
-		res.reasoning += len(ch.Reasoning)
+		res.reasoning = append(res.reasoning, ch.Reasoning...)
 		res.ends = append(res.ends, len(res.text))
 		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: ch.Choices > 0})
 		if ch.FinishReason != nil {
@@ -497,7 +497,7 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 	ch := &w.chunk
 	res.text = append(res.text, ch.Text...)
 	res.text = append(res.text, ch.Reasoning...)
-	res.reasoning += len(ch.Reasoning)
+	res.reasoning = append(res.reasoning, ch.Reasoning...)
 	if c.endpoint == EndpointResponses && len(ch.Text) == 0 {
 		res.text = append(res.text, responsesOutputText(body)...)
 	}

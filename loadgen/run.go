@@ -576,6 +576,9 @@ func (r *runner) count(rec *record.Client, res *result) {
 	if len(res.text) > 0 {
 		rec.OSL = r.countText(res.text)
 	}
+	if len(res.reasoning) > 0 {
+		rec.ReasoningTokens = r.countText(res.reasoning)
+	}
 }
 
 // finish hands a finished record to the collector.
