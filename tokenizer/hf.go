@@ -130,9 +130,18 @@ func newHFBackend(tokenizerJSON []byte, path string) (backend, error) {
 
 func buildHF(data []byte) (*hfBackend, error) {
 	var j jsonTokenizer
-	if err := json.Unmarshal(data, &j); err != nil {
+	fields, err := jsonFields(data)
+	if err != nil {
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, fmt.Errorf("invalid tokenizer.json: %w", err)
+		}
+		return nil, errors.New("invalid tokenizer.json: not a JSON object")
+	}
+	if err := unmarshalWithout(fields, &j, "model"); err != nil {
 		return nil, fmt.Errorf("invalid tokenizer.json: %w", err)
 	}
+	j.Model = fields["model"]
 	if j.Version != "" && j.Version != "1.0" {
 		return nil, fmt.Errorf("unknown tokenizer version %q", j.Version)
 	}
@@ -140,7 +149,6 @@ func buildHF(data []byte) (*hfBackend, error) {
 		return nil, errors.New("tokenizer.json has no model")
 	}
 	b := &hfBackend{}
-	var err error
 	if !isNull(j.Normalizer) {
 		if b.norm, err = buildNormalizer(j.Normalizer); err != nil {
 			return nil, fmt.Errorf("normalizer: %w", err)

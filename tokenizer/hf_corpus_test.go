@@ -70,7 +70,8 @@ func (g *corpusGen) prose() string {
 		case 0:
 			w = strings.ToUpper(w)
 		case 1:
-			w = strings.ToUpper(w[:1]) + w[1:]
+			_, n := utf8.DecodeRuneInString(w)
+			w = strings.ToUpper(w[:n]) + w[n:]
 		}
 		b.WriteString(w)
 	}

@@ -35,9 +35,17 @@ type jsonModel struct {
 
 func buildModel(raw json.RawMessage) (model, error) {
 	var j jsonModel
-	if err := json.Unmarshal(raw, &j); err != nil {
+	fields, err := jsonFields(raw)
+	if err != nil {
+		if err := json.Unmarshal(raw, &j); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("model is not a JSON object")
+	}
+	if err := unmarshalWithout(fields, &j, "vocab", "merges"); err != nil {
 		return nil, err
 	}
+	j.Vocab, j.Merges = fields["vocab"], fields["merges"]
 	typ := j.Type
 	if typ == "" {
 		// Hugging Face deserializes an untagged model by its fields.
@@ -141,8 +149,8 @@ func buildBPE(j *jsonModel) (*bpeModel, error) {
 	if j.Dropout != nil && *j.Dropout != 0 {
 		return nil, fmt.Errorf("BPE dropout %v is not supported (it makes encoding random)", *j.Dropout)
 	}
-	var vm map[string]int
-	if err := json.Unmarshal(j.Vocab, &vm); err != nil {
+	vm, err := parseVocab(j.Vocab)
+	if err != nil {
 		return nil, fmt.Errorf("BPE vocab: %w", err)
 	}
 	vt, err := newVocabTable(vm)
@@ -208,6 +216,16 @@ func parseMerges(raw json.RawMessage) ([][2]string, error) {
 	if isNull(raw) {
 		return nil, errors.New("BPE has no merges")
 	}
+	if out, legacy, err := parseMergesFast(raw); err == nil {
+		if !legacy {
+			return out, nil
+		}
+		lines := make([]string, len(out))
+		for i, p := range out {
+			lines[i] = p[0]
+		}
+		return splitMergeLines(lines)
+	}
 	var tuples [][2]string
 	if err := json.Unmarshal(raw, &tuples); err == nil {
 		return tuples, nil
@@ -216,6 +234,11 @@ func parseMerges(raw json.RawMessage) ([][2]string, error) {
 	if err := json.Unmarshal(raw, &lines); err != nil {
 		return nil, fmt.Errorf("BPE merges: %w", err)
 	}
+	return splitMergeLines(lines)
+}
+
+// splitMergeLines parses legacy "a b" merges (skipping "#version" lines).
+func splitMergeLines(lines []string) ([][2]string, error) {
 	out := make([][2]string, 0, len(lines))
 	for _, l := range lines {
 		if strings.HasPrefix(l, "#version") {

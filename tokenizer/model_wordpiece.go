@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"encoding/json"
 	"fmt"
 	"unicode/utf8"
 )
@@ -15,8 +14,8 @@ type wordPieceModel struct {
 }
 
 func buildWordPiece(j *jsonModel) (*wordPieceModel, error) {
-	var vm map[string]int
-	if err := json.Unmarshal(j.Vocab, &vm); err != nil {
+	vm, err := parseVocab(j.Vocab)
+	if err != nil {
 		return nil, fmt.Errorf("WordPiece vocab: %w", err)
 	}
 	vt, err := newVocabTable(vm)
@@ -87,8 +86,8 @@ type wordLevelModel struct {
 }
 
 func buildWordLevel(j *jsonModel) (*wordLevelModel, error) {
-	var vm map[string]int
-	if err := json.Unmarshal(j.Vocab, &vm); err != nil {
+	vm, err := parseVocab(j.Vocab)
+	if err != nil {
 		return nil, fmt.Errorf("WordLevel vocab: %w", err)
 	}
 	vt, err := newVocabTable(vm)

