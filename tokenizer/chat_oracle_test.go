@@ -242,6 +242,9 @@ func chatJobs(t *testing.T, templates []chatNamedTemplate, cases []chatCase) []c
 // apt-get install python3-jinja2). It is the ground truth the reference only
 // approximates: here every render, and every failure, must agree.
 func TestChatTemplatesMatchPython(t *testing.T) {
+	if testutil.Short() {
+		t.Skip("optional Python cross-check skipped in -short mode")
+	}
 	py, err := exec.LookPath("python3")
 	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
 		t.Skip("python3 with jinja2 is not installed (optional cross-check; apt-get install python3-jinja2)")

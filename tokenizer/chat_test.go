@@ -326,3 +326,35 @@ func TestChatMLFallbackOverhead(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyChatTemplateConcurrent renders one tokenizer's template from many goroutines
+// (run with -race): the compiled template and config are shared read-only.
+func TestApplyChatTemplateConcurrent(t *testing.T) {
+	tok := &Tokenizer{chat: &chatConfig{templates: map[string]*chatTemplate{"default": {src: "{% set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}{{ m.content }}{% endfor %}{{ ns.n }}"}}}}
+	msgs := benchConversation()
+	want, err := tok.ApplyChatTemplate(msgs, ChatOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 50 {
+				got, err := tok.ApplyChatTemplate(msgs, ChatOptions{})
+				if err == nil && got != want {
+					err = errors.New("concurrent render differs: " + got)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package jinja
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"os/exec"
 	"strings"
 	"testing"
@@ -152,6 +153,9 @@ func must(v any, _ bool) any { return v }
 // jinja2 set up as transformers sets it up (tokenizer/testdata/chat/python_oracle.py),
 // when python3 has jinja2 installed.
 func TestRenderCasesMatchPython(t *testing.T) {
+	if testutil.Short() {
+		t.Skip("optional Python cross-check skipped in -short mode")
+	}
 	py, err := exec.LookPath("python3")
 	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
 		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
