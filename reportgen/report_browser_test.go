@@ -27,6 +27,7 @@ func TestReportsInBrowser(t *testing.T) {
 	}{
 		{"run_report", func(f *os.File) error { return WriteRunReport(f, run.Records, &run.Manifest, RunReportOptions{}) }, 11, 20, 5, []string{"#summary", "#errors"}},
 		{"compare_report", func(f *os.File) error { return WriteCompareReport(f, a, bb, CompareOptions{}) }, 2, 20, 0, []string{"#tests", "#modes", "#vocab"}},
+		{"sweep_report", func(f *os.File) error { return WriteSweepReport(f, dir, "sweep", "concurrency", sweepPoints()) }, 5, 0, 7, []string{"#sweep"}},
 	}
 	for _, r := range reports {
 		t.Run(r.name, func(t *testing.T) {

@@ -22,6 +22,15 @@ type RunReportOptions struct {
 	// Metrics, when set, fills the summary tables (the same numbers as the console
 	// table and the exports); nil computes a summary from the records.
 	Metrics *record.Metrics
+	// Verdicts are the run's assertion outcomes, shown first (failed ones first).
+	Verdicts []Verdict
+}
+
+// Verdict is one assertion outcome as the report shows it: pass or fail and its text
+// (perftest/check.Verdict.String(): the verdict line, then the evidence).
+type Verdict struct {
+	Pass bool
+	Text string
 }
 
 // metricRows turns metrics into the report's summary rows (every distribution metric
@@ -207,6 +216,8 @@ type runPage struct {
 	OverTime        []figure
 	Errors          []figure
 	ErrRows         []errRow
+	Verdicts        []Verdict
+	Passed, Failed  int
 }
 
 type kv struct{ K, V string }
@@ -219,6 +230,8 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{with .Tokenizer}}<tr><th class="l">tokenizer</th><td class="l">{{.Name}} <code>{{.Fingerprint}}</code></td></tr>{{end}}
 <tr><th class="l">host</th><td class="l">{{.Host.Hostname}} {{.Host.OS}}/{{.Host.Arch}}, {{.Host.CPUs}} CPUs, {{.Host.GoVersion}}</td></tr>
 </tbody></table>{{end}}
+{{if .Verdicts}}<h2>Assertions: {{if .Failed}}<span class="fail">{{.Failed}} failed</span>, {{end}}<span class="pass">{{.Passed}} passed</span></h2>
+<div id="verdicts">{{range .Verdicts}}<pre class="{{if .Pass}}pass-v{{else}}fail-v{{end}}"><b class="{{if .Pass}}pass{{else}}fail{{end}}">{{if .Pass}}PASS{{else}}FAIL{{end}}</b> {{.Text}}</pre>{{end}}</div>{{end}}
 <h2>Summary</h2>
 <table id="summary"><thead><tr><th class="l">metric</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
 {{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
@@ -263,6 +276,23 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 		CSS:      css,
 		Manifest: m,
 	}
+	for _, v := range opts.Verdicts {
+		if v.Pass {
+			page.Passed++
+		} else {
+			page.Failed++
+		}
+	}
+	page.Verdicts = slices.Clone(opts.Verdicts)
+	slices.SortStableFunc(page.Verdicts, func(a, b Verdict) int {
+		if a.Pass == b.Pass {
+			return 0
+		}
+		if !a.Pass {
+			return -1
+		}
+		return 1
+	})
 	if opts.Metrics != nil {
 		page.Rows, page.Counts = metricRows(*opts.Metrics)
 	} else {

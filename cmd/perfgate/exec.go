@@ -259,8 +259,12 @@ func writeArtifacts(e *env, dir string, r *runResult, interrupted bool) ([]strin
 	if r.load != nil && !r.load.Start.IsZero() {
 		man.Created = r.load.Start.UTC()
 	}
+	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")"}
+	for _, v := range r.verdicts {
+		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
+	}
 	paths, err := reportgen.WriteExports(dir, reportgen.Run{Records: r.out.Client, Metrics: r.out.Metrics, Manifest: man, Cancelled: interrupted},
-		reportgen.ExportOptions{Report: reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")"}})
+		reportgen.ExportOptions{Report: ro})
 	files = append(files, paths...)
 	if err != nil {
 		return files, runtimef("%v", err)
@@ -488,10 +492,11 @@ func profileSweep(ctx context.Context, e *env, sc scenario.Scenario, o profileOp
 	if !o.quiet {
 		_ = sweep.WriteSweepTable(e.stdout, loadName, pts)
 	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(o.artifactDir, "sweep.csv"), func(w io.Writer) error { return sweep.WriteSweepCSV(w, loadName, pts) }); err != nil {
-		return runtimef("%v", err)
+	if err := writeSweepFiles(o.artifactDir, "sweep", fmt.Sprintf("perfgate: %s sweep of %s", loadName, cmpOr(sc.Name, "profile")), loadName, pts); err != nil {
+		return err
 	}
-	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per level, sweep.csv)\n", artifactPath(o.artifactDir))
+	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per level, sweep.csv)\nreport:    %s\n", artifactPath(o.artifactDir),
+		filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	if o.hasAsserts && anyFail {
 		return errAssertFailed
 	}
@@ -530,8 +535,11 @@ func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if !o.quiet {
 		_ = sweep.WriteSweepTable(e.stdout, loadName, res.Probes)
 	}
-	_ = reportgen.WriteFileAtomic(filepath.Join(o.artifactDir, "search.csv"), func(w io.Writer) error { return sweep.WriteSweepCSV(w, loadName, res.Probes) })
-	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per probe, search.csv)\n", artifactPath(o.artifactDir))
+	if err := writeSweepFiles(o.artifactDir, "search", fmt.Sprintf("perfgate: %s search for %s", loadName, cmpOr(sc.Name, "profile")), loadName, res.Probes); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per probe, search.csv)\nreport:    %s\n", artifactPath(o.artifactDir),
+		filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	if !res.Found {
 		fmt.Fprintf(e.stdout, "FAIL: no %s in [%g, %g] meets the assertions (%g fails)\n", loadName, lo, hi, res.FailedAt)
 		return errAssertFailed
@@ -540,6 +548,22 @@ func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (%g fails)\n", loadName, res.Best, res.FailedAt)
 	} else {
 		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (the top of the range)\n", loadName, res.Best)
+	}
+	return nil
+}
+
+// writeSweepFiles writes NAME.csv and the sweep HTML report of the points into dir.
+func writeSweepFiles(dir, name, title, loadName string, pts []sweep.Point) error {
+	if err := reportgen.WriteFileAtomic(filepath.Join(dir, name+".csv"), func(w io.Writer) error { return sweep.WriteSweepCSV(w, loadName, pts) }); err != nil {
+		return runtimef("%v", err)
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	if err := reportgen.WriteFileAtomic(filepath.Join(dir, reportgen.SweepReportFile), func(w io.Writer) error {
+		return reportgen.WriteSweepReport(w, dir, title, loadName, pts)
+	}); err != nil {
+		return runtimef("%v", err)
 	}
 	return nil
 }

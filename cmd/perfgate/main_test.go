@@ -291,6 +291,11 @@ func TestRepeatAndSweep(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "concurrency") || strings.Count(out, "PASS") < 2 {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errOut)
 	}
+	for _, f := range []string{"sweep.csv", reportgen.SweepReportFile, filepath.Join("concurrency-4", reportgen.RunReportFile)} {
+		if _, err := os.Stat(filepath.Join(dir, "sw", f)); err != nil {
+			t.Errorf("sweep artifact: %v", err)
+		}
+	}
 	// search: the top of the range passes (the bisection itself is tested in reportgen/sweep)
 	code, out, errOut = cli(t, "profile", "--mock", "--request-count", "12", "--osl", "8", "-q",
 		"--search-concurrency", "1:8", "--artifact-dir", filepath.Join(dir, "se"), "--assert", "osl_p50>=8")
