@@ -16,13 +16,22 @@ type Fixed struct {
 	Src   rand.Source
 }
 
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d Fixed) Rand() float64               { return d.Value }
 func (d Fixed) randWith(*rand.Rand) float64 { return d.Value }
-func (d Fixed) Mean() float64               { return d.Value }
-func (d Fixed) StdDev() float64             { return 0 }
-func (d Fixed) String() string              { return "fixed:" + fmtFloat(d.Value) }
-func (d Fixed) validate() error             { return finite("fixed value", d.Value) }
-func (d Fixed) Quantile(p float64) float64  { checkProb(p); return d.Value }
+
+// Mean returns the mean.
+func (d Fixed) Mean() float64 { return d.Value }
+
+// StdDev returns the standard deviation.
+func (d Fixed) StdDev() float64 { return 0 }
+
+// String returns the text form that [Parse] reads.
+func (d Fixed) String() string  { return "fixed:" + fmtFloat(d.Value) }
+func (d Fixed) validate() error { return finite("fixed value", d.Value) }
+
+// Quantile returns the inverse CDF at p; it panics unless 0 <= p <= 1.
+func (d Fixed) Quantile(p float64) float64 { checkProb(p); return d.Value }
 
 // CDF returns 1 for x >= Value, else 0.
 func (d Fixed) CDF(x float64) float64 {
@@ -57,6 +66,7 @@ func (d Uniform) validate() error {
 	return nil
 }
 
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d Uniform) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Uniform) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())
@@ -81,9 +91,15 @@ func (d Uniform) Quantile(p float64) float64 {
 	mustOK(d.validate())
 	return d.Min + p*(d.Max-d.Min)
 }
-func (d Uniform) Mean() float64   { return (d.Min + d.Max) / 2 }
+
+// Mean returns the mean.
+func (d Uniform) Mean() float64 { return (d.Min + d.Max) / 2 }
+
+// StdDev returns the standard deviation.
 func (d Uniform) StdDev() float64 { return (d.Max - d.Min) / math.Sqrt(12) }
-func (d Uniform) String() string  { return "uniform:" + fmtFloat(d.Min) + "," + fmtFloat(d.Max) }
+
+// String returns the text form that [Parse] reads.
+func (d Uniform) String() string { return "uniform:" + fmtFloat(d.Min) + "," + fmtFloat(d.Max) }
 
 // Normal is the normal (Gaussian) distribution with mean Mu and standard deviation Sigma.
 // Sigma = 0 is the point mass at Mu. It panics if Sigma < 0.
@@ -101,6 +117,8 @@ func (d Normal) validate() error {
 	}
 	return nil
 }
+
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d Normal) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Normal) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())
@@ -122,9 +140,15 @@ func (d Normal) Quantile(p float64) float64 {
 	mustOK(d.validate())
 	return d.Mu + d.Sigma*stdNormalQuantile(p)
 }
-func (d Normal) Mean() float64   { return d.Mu }
+
+// Mean returns the mean.
+func (d Normal) Mean() float64 { return d.Mu }
+
+// StdDev returns the standard deviation.
 func (d Normal) StdDev() float64 { return d.Sigma }
-func (d Normal) String() string  { return "normal:" + fmtFloat(d.Mu) + "," + fmtFloat(d.Sigma) }
+
+// String returns the text form that [Parse] reads.
+func (d Normal) String() string { return "normal:" + fmtFloat(d.Mu) + "," + fmtFloat(d.Sigma) }
 
 func stdNormalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 
@@ -163,6 +187,8 @@ func (d LogNormal) validate() error {
 	}
 	return nil
 }
+
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d LogNormal) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d LogNormal) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())
@@ -184,7 +210,11 @@ func (d LogNormal) Quantile(p float64) float64 {
 	mustOK(d.validate())
 	return math.Exp(d.Mu + d.Sigma*stdNormalQuantile(p))
 }
+
+// Mean returns the mean.
 func (d LogNormal) Mean() float64 { return math.Exp(d.Mu + d.Sigma*d.Sigma/2) }
+
+// StdDev returns the standard deviation.
 func (d LogNormal) StdDev() float64 {
 	return math.Sqrt(math.Expm1(d.Sigma*d.Sigma)) * d.Mean()
 }
@@ -214,6 +244,8 @@ func (d Exponential) validate() error {
 	}
 	return nil
 }
+
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d Exponential) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Exponential) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())
@@ -235,9 +267,15 @@ func (d Exponential) Quantile(p float64) float64 {
 	mustOK(d.validate())
 	return -math.Log1p(-p) / d.Rate
 }
-func (d Exponential) Mean() float64   { return 1 / d.Rate }
+
+// Mean returns the mean.
+func (d Exponential) Mean() float64 { return 1 / d.Rate }
+
+// StdDev returns the standard deviation.
 func (d Exponential) StdDev() float64 { return 1 / d.Rate }
-func (d Exponential) String() string  { return "exponential:" + fmtFloat(d.Rate) }
+
+// String returns the text form that [Parse] reads.
+func (d Exponential) String() string { return "exponential:" + fmtFloat(d.Rate) }
 
 // Gamma is the gamma distribution with shape Shape (k) and rate Rate (1/scale), mean
 // Shape/Rate. vLLM's bursty arrivals at request rate λ with burstiness b are
@@ -257,6 +295,8 @@ func (d Gamma) validate() error {
 	}
 	return nil
 }
+
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d Gamma) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Gamma) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())
@@ -278,9 +318,15 @@ func (d Gamma) Quantile(p float64) float64 {
 	mustOK(d.validate())
 	return mathext.GammaIncRegInv(d.Shape, p) / d.Rate
 }
-func (d Gamma) Mean() float64   { return d.Shape / d.Rate }
+
+// Mean returns the mean.
+func (d Gamma) Mean() float64 { return d.Shape / d.Rate }
+
+// StdDev returns the standard deviation.
 func (d Gamma) StdDev() float64 { return math.Sqrt(d.Shape) / d.Rate }
-func (d Gamma) String() string  { return "gamma:" + fmtFloat(d.Shape) + "," + fmtFloat(d.Rate) }
+
+// String returns the text form that [Parse] reads.
+func (d Gamma) String() string { return "gamma:" + fmtFloat(d.Shape) + "," + fmtFloat(d.Rate) }
 
 type validator interface{ validate() error }
 

@@ -20,6 +20,8 @@ func (d UniformInt) validate() error {
 	}
 	return nil
 }
+
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d UniformInt) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d UniformInt) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())
@@ -62,11 +64,17 @@ func (d UniformInt) Quantile(p float64) float64 {
 	}
 	return float64(d.Min) + k
 }
+
+// Mean returns the mean.
 func (d UniformInt) Mean() float64 { return (float64(d.Min) + float64(d.Max)) / 2 }
+
+// StdDev returns the standard deviation.
 func (d UniformInt) StdDev() float64 {
 	n := float64(d.Max-d.Min) + 1
 	return math.Sqrt((n*n - 1) / 12)
 }
+
+// String returns the text form that [Parse] reads.
 func (d UniformInt) String() string {
 	return "uniformint:" + strconv.Itoa(d.Min) + "," + strconv.Itoa(d.Max)
 }
@@ -99,13 +107,27 @@ func (d VLLMRange) Int() UniformInt {
 	hi := int(math.Ceil(x * (1 + d.Ratio)))
 	return UniformInt{Min: lo, Max: hi, Src: d.Src}
 }
+
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d VLLMRange) Rand() float64                 { return d.Int().Rand() }
 func (d VLLMRange) randWith(r *rand.Rand) float64 { return d.Int().randWith(r) }
-func (d VLLMRange) CDF(x float64) float64         { return d.Int().CDF(x) }
-func (d VLLMRange) Prob(x float64) float64        { return d.Int().Prob(x) }
-func (d VLLMRange) Quantile(p float64) float64    { return d.Int().Quantile(p) }
-func (d VLLMRange) Mean() float64                 { return d.Int().Mean() }
-func (d VLLMRange) StdDev() float64               { return d.Int().StdDev() }
+
+// CDF returns P(X <= x).
+func (d VLLMRange) CDF(x float64) float64 { return d.Int().CDF(x) }
+
+// Prob returns P(X = x).
+func (d VLLMRange) Prob(x float64) float64 { return d.Int().Prob(x) }
+
+// Quantile returns the inverse CDF at p; it panics unless 0 <= p <= 1.
+func (d VLLMRange) Quantile(p float64) float64 { return d.Int().Quantile(p) }
+
+// Mean returns the mean.
+func (d VLLMRange) Mean() float64 { return d.Int().Mean() }
+
+// StdDev returns the standard deviation.
+func (d VLLMRange) StdDev() float64 { return d.Int().StdDev() }
+
+// String returns the text form that [Parse] reads.
 func (d VLLMRange) String() string {
 	return "vllm-range:" + strconv.Itoa(d.Len) + "," + fmtFloat(d.Ratio)
 }
@@ -134,13 +156,27 @@ func (d SGLangRange) Int() UniformInt {
 	lo := max(int(math.Floor(float64(d.Len)*d.Ratio)), 1)
 	return UniformInt{Min: lo, Max: d.Len, Src: d.Src}
 }
+
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d SGLangRange) Rand() float64                 { return d.Int().Rand() }
 func (d SGLangRange) randWith(r *rand.Rand) float64 { return d.Int().randWith(r) }
-func (d SGLangRange) CDF(x float64) float64         { return d.Int().CDF(x) }
-func (d SGLangRange) Prob(x float64) float64        { return d.Int().Prob(x) }
-func (d SGLangRange) Quantile(p float64) float64    { return d.Int().Quantile(p) }
-func (d SGLangRange) Mean() float64                 { return d.Int().Mean() }
-func (d SGLangRange) StdDev() float64               { return d.Int().StdDev() }
+
+// CDF returns P(X <= x).
+func (d SGLangRange) CDF(x float64) float64 { return d.Int().CDF(x) }
+
+// Prob returns P(X = x).
+func (d SGLangRange) Prob(x float64) float64 { return d.Int().Prob(x) }
+
+// Quantile returns the inverse CDF at p; it panics unless 0 <= p <= 1.
+func (d SGLangRange) Quantile(p float64) float64 { return d.Int().Quantile(p) }
+
+// Mean returns the mean.
+func (d SGLangRange) Mean() float64 { return d.Int().Mean() }
+
+// StdDev returns the standard deviation.
+func (d SGLangRange) StdDev() float64 { return d.Int().StdDev() }
+
+// String returns the text form that [Parse] reads.
 func (d SGLangRange) String() string {
 	return "sglang-range:" + strconv.Itoa(d.Len) + "," + fmtFloat(d.Ratio)
 }

@@ -11,7 +11,8 @@
 // # Samplers
 //
 // Samplers are value structs in the style of gonum's stat/distuv, with parameters
-// named as in the maths and a Src (math/rand/v2) field: [Fixed], [Uniform],
+// named as in the maths and a Src (math/rand/v2) field (safe for concurrent use when
+// Src is; a nil Src is): [Fixed], [Uniform],
 // [UniformInt], [Normal], [LogNormal] ([LogNormalFromMeanStd]), [Exponential],
 // [Gamma], [Mixture], [Empirical] (from samples, a histogram or a recording column),
 // and the two range-ratio rules users know from benchmark tools, [VLLMRange] and
@@ -33,11 +34,30 @@
 // # Tests that decide
 //
 // Every test returns a result value (statistic, p-value, sample sizes, where the
-// largest gap is) whose String is a failure message, and a Reject(alpha) method:
-// [KS1] and [KS2] (Kolmogorov–Smirnov, p-values as SciPy's kstest/ks_2samp),
-// [FitLength] for integer lengths, [ChiSquare], [AndersonDarling] and
-// [AndersonDarlingKSamp], [MannWhitney]; and intervals: [Wilson], [StudentTCI],
-// [BootstrapQuantileCI].
+// largest gap is) whose String is a failure message, and a Reject(alpha) method.
+// p-values follow SciPy (testdata/gen_scipy.py holds the reference values the tests
+// compare against, to 1e-9 where the method is exact):
+//
+//   - [KS1] one-sample Kolmogorov–Smirnov against a continuous CDF: exact p-value
+//     (SciPy's kstwo, Simard & L'Ecuyer's choice among Durbin/Marsaglia–Tsang–Wang,
+//     Pomeranz, Pelz–Good and Smirnov) for n <= 10000, asymptotic above;
+//   - [KS2] two-sample KS with ties (scipy.stats.ks_2samp);
+//   - [FitLength] for integer lengths against a [Length]: by default [DiscreteKS], the
+//     KS statistic on the exact discrete CDF with a seeded Monte Carlo p-value;
+//     [FitLengthChiSquare], [FitDiscrete] and [ChiSquare] for chi-square;
+//   - [AndersonDarling] (one sample, fully specified law, Marsaglia & Marsaglia 2004
+//     p-value) and [AndersonDarlingKSamp] (scipy.stats.anderson_ksamp);
+//   - [MannWhitney] (scipy.stats.mannwhitneyu, two-sided);
+//   - intervals: [Wilson], [StudentTCI], [BootstrapQuantileCI].
+//
+// Discrete targets. Token lengths are integers, and a KS p-value computed as if their
+// distribution were continuous is conservative: the test rejects less often than alpha
+// says, badly so for a narrow support, and misses real shifts. Chi-square on bins merged
+// to expected counts >= 5 keeps its level but spreads its power over many bins: at
+// n = 5000 it catches a 2% shift of normal:512,128 lengths about 60% of the time. The
+// default, [DiscreteKS], compares the KS statistic with its null distribution simulated
+// from the target itself (exact-size samples up to n = 1000, the Brownian-bridge limit
+// above), which keeps the exact level and KS's power (100% in the same case).
 //
 // Percentiles have one definition in perfgate, numpy's default linear interpolation
 // with p in [0, 1]: [Percentile], [Quantiles].

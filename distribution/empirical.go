@@ -176,6 +176,7 @@ func (d Empirical) total() float64 { return d.cum[len(d.cum)-1] }
 // Len returns the number of distinct values.
 func (d Empirical) Len() int { return len(d.x) }
 
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d Empirical) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Empirical) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())

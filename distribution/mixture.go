@@ -48,6 +48,7 @@ func (d Mixture) total() float64 {
 	return s
 }
 
+// Rand returns a random sample, drawn from Src (the shared default source if nil).
 func (d Mixture) Rand() float64 { return d.randWith(rng(d.Src)) }
 func (d Mixture) randWith(r *rand.Rand) float64 {
 	mustOK(d.validate())
