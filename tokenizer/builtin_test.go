@@ -56,7 +56,7 @@ func TestMergeLongMatchesShort(t *testing.T) {
 		for len(s) > 0 {
 			p := s[:min(len(s), 64)]
 			s = s[len(p):]
-			short := b.encodePiece(nil, p)
+			short := b.mergeShort(nil, p)
 			long := b.mergeLong(nil, p)
 			if !slices.Equal(short, long) {
 				t.Fatalf("mergeLong(%q) = %v, want %v", p, long, short)

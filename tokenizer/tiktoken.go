@@ -29,8 +29,9 @@ type tiktokenBackend struct {
 	// specFirst marks the bytes that start a special token, to skip quickly past text
 	// that cannot contain one.
 	specFirst [256]bool
-	specByLen []string // special tokens, longest first
-	bos       []int    // ids Encode(…, true) puts in front; none for the OpenAI encodings
+	specByLen []string  // special tokens, longest first
+	bos       []int     // ids Encode(…, true) puts in front; none for the OpenAI encodings
+	cache     wordCache // pieces of more than one token → their ids
 }
 
 // newTiktokenBackend builds a backend from tokens in rank order (tokens[i] has rank i; a
@@ -174,9 +175,33 @@ func (b *tiktokenBackend) encodePiece(ids []int, piece string) []int {
 	if id, ok := b.ranks[piece]; ok {
 		return append(ids, id)
 	}
+	if len(piece) <= maxCachedPiece {
+		if c, ok := b.cache.get(piece); ok {
+			for _, id := range c {
+				ids = append(ids, int(id))
+			}
+			return ids
+		}
+		n := len(ids)
+		ids = b.mergeShort(ids, piece)
+		c := make([]int32, len(ids)-n)
+		for i, id := range ids[n:] {
+			c[i] = int32(id)
+		}
+		b.cache.put(piece, c)
+		return ids
+	}
 	if len(piece) > 64 {
 		return b.mergeLong(ids, piece)
 	}
+	return b.mergeShort(ids, piece)
+}
+
+// maxCachedPiece is the longest piece kept in the cache, in bytes.
+const maxCachedPiece = 32
+
+// mergeShort is tiktoken's byte_pair_merge for pieces of at most 64 bytes.
+func (b *tiktokenBackend) mergeShort(ids []int, piece string) []int {
 	// tiktoken's byte_pair_merge: parts[i] starts a part; rank[i] is the rank of the pair
 	// parts i and i+1 would make (noRank if none). Merge the lowest, leftmost first.
 	var startBuf [66]int
