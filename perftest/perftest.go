@@ -45,12 +45,16 @@ type Result struct {
 }
 
 // Run runs sc and returns its result. It calls t.Fatalf if the scenario is invalid or
-// the run cannot start (the mock server, the tokenizer, the endpoint), never because
-// of what the run measured: check that with the Result's methods.
+// the run cannot be set up (the tokenizer, the mock server), never because of what the
+// run measured: check that with the Result's methods. Requests that fail, even all of
+// them, are part of the result.
 //
-// Load stops when t's context is cancelled. Artifacts (client recording, server
-// recording and summary with the mock, metrics, the scenario) go to t.ArtifactDir(),
-// whose path is logged; run `go test -artifacts -outputdir=DIR` to keep them. Headline
+// Load stops when t's context is cancelled, before cleanups run; the mock server, if
+// one was started, is stopped before Run returns. Artifacts (client recording, server
+// recording and summary with the mock, metrics, the scenario, the objectives' verdicts,
+// AIPerf-compatible exports and an HTML report) go to t.ArtifactDir(), whose path is
+// logged, and logged again at cleanup if the test failed; run `go test -artifacts
+// -outputdir=DIR` to keep them. Headline
 // numbers are emitted as test attributes (perftest.ttft_p99_ms, perftest.itl_p99_ms,
 // perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
 func Run(t testing.TB, sc Scenario) *Result {
@@ -62,6 +66,12 @@ func Run(t testing.TB, sc Scenario) *Result {
 		return nil
 	}
 	r := &Result{Outcome: out, rerun: rerunHint(t, out.Scenario.Seed)}
+	t.Cleanup(func() {
+		// Point at the recordings once more, after the failures they explain.
+		if t.Failed() {
+			t.Logf("perftest: scenario %q failed; its recordings and report are in %s (kept with go test -artifacts -outputdir=DIR)", out.Scenario.Name, dir)
+		}
+	})
 	ctx := out.Context("")
 	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts in %s", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir)
 	attrs(t, out.Metrics)

@@ -1,2 +1,25 @@
-// Package scenario is under construction.
+// Package scenario runs perfgate benchmark scenarios without the testing package, so
+// that perftest (inside go test) and cmd/perfgate (in a shell or CI step) run the same
+// [Scenario] the same way.
+//
+//	sc, err := scenario.ReadFile("chat.yaml")             // or a Scenario literal
+//	out, err := scenario.Run(ctx, sc, "artifacts/chat")     // mock started when sc.Endpoint == ""
+//	for _, v := range out.Check() {                         // the scenario's Objectives
+//		if !v.Pass {
+//			fmt.Fprintln(os.Stderr, v)
+//		}
+//	}
+//
+// A [Scenario] is plain data (JSON and YAML with the same field names; durations as
+// "30s", distributions as "normal:128,20"). [Run] loads the tokenizer, starts the
+// in-process mock server on 127.0.0.1 at a free port when no endpoint is given, drives
+// package loadgen, stops the mock so its recording is complete, and writes the artifacts
+// (client and server recordings, metrics, the scenario with its API key redacted, the
+// objectives' verdicts, and reportgen's AIPerf-compatible exports and HTML report).
+// [Load] reads such a directory back, e.g. a baseline kept in testdata.
+//
+// [Outcome.Requests] joins the client recording with the server's input-token counts
+// (the mock's usage.prompt_tokens or its recording) and the chat template's overhead,
+// in the form package perftest/check decides on. The package does not decide
+// pass/fail by itself beyond [Outcome.Check], and it never prints.
 package scenario
