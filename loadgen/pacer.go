@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
 )
 
 // A Pacer decides when the open-loop send loop fires its next request. It is pure in
@@ -273,4 +276,22 @@ func (p TracePacer) String() string {
 		span = p.Offsets[n-1] - p.Offsets[0]
 	}
 	return fmt.Sprintf("Trace{%d requests over %v, speed-up %g}", len(p.Offsets), span, p.speed())
+}
+
+// NewTracePacer returns a TracePacer that replays the send times of a client
+// recording (record.Client.Sent, relative to the earliest), sped up by speedup, so a
+// recorded run's arrivals can be sent again. Records are taken in send order.
+func NewTracePacer(recs []record.Client, speedup float64) TracePacer {
+	offs := make([]time.Duration, 0, len(recs))
+	for _, r := range recs {
+		offs = append(offs, r.Sent)
+	}
+	slices.Sort(offs)
+	if len(offs) > 0 {
+		first := offs[0]
+		for i := range offs {
+			offs[i] -= first
+		}
+	}
+	return TracePacer{Offsets: offs, Speedup: speedup}
 }

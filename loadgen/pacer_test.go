@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/record"
 )
 
 type paceCase struct {
@@ -126,5 +128,19 @@ func TestRenewalMeans(t *testing.T) {
 		if math.Abs(cv-tc.wantCV) > 0.1*tc.wantCV {
 			t.Errorf("%v: gap CV = %.3f; want %.3f", tc.p, cv, tc.wantCV)
 		}
+	}
+}
+
+func TestNewTracePacerFromRecording(t *testing.T) {
+	recs := []record.Client{{Sent: 300 * time.Millisecond}, {Sent: 100 * time.Millisecond}, {Sent: 150 * time.Millisecond}}
+	p := NewTracePacer(recs, 1)
+	want := []time.Duration{0, 50 * time.Millisecond, 200 * time.Millisecond}
+	for i, w := range want {
+		if got, _ := p.Pace(0, uint64(i)); got != w {
+			t.Errorf("replayed request %d due at %v; want %v", i, got, w)
+		}
+	}
+	if _, stop := p.Pace(0, 3); !stop {
+		t.Error("the replay did not stop after the recording")
 	}
 }

@@ -2,7 +2,11 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/loadgen/dataset"
 )
 
 // fakeSender answers every request after latency of virtual time, with one token
@@ -191,6 +196,55 @@ func TestMultiTurnDelays(t *testing.T) {
 		}
 		if r.Turn > 0 && r.ISL <= 8 {
 			t.Errorf("turn %d ISL %d; want history counted", r.Turn, r.ISL)
+		}
+	}
+}
+
+// TestScheduleReplaysTrace runs a mooncake trace on its own timestamps at speed-up 2.
+func TestScheduleReplaysTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	trace := `{"timestamp": 1000, "input_length": 20, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 1400, "input_length": 30, "output_length": 4, "hash_ids": [1, 2]}
+{"timestamp": 3000, "input_length": 25, "output_length": 4, "hash_ids": [3]}
+`
+	if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, fs := runFake(t, Config{InputFile: path, InputFormat: FormatMooncake, Schedule: true, Speedup: 2, BlockTokens: 16}, 10*time.Millisecond)
+	got := slices.Clone(fs.sent)
+	slices.Sort(got)
+	want := []time.Duration{0, 200 * time.Millisecond, 1000 * time.Millisecond}
+	if !slices.Equal(got, want) {
+		t.Errorf("send times = %v; want %v (trace offsets / 2)", got, want)
+	}
+	for _, r := range out.Records {
+		if !r.ISLExact || r.RequestedOSL != 4 {
+			t.Errorf("record %d: exact %v, requested OSL %d", r.Index, r.ISLExact, r.RequestedOSL)
+		}
+	}
+	if !strings.HasPrefix(out.Mode, "Trace{3 requests") {
+		t.Errorf("mode = %q", out.Mode)
+	}
+}
+
+// TestVLLMCorpusThroughRun checks that corpus "vllm" sends vLLM's lengths.
+func TestVLLMCorpusThroughRun(t *testing.T) {
+	var cfg Config
+	if err := json.Unmarshal([]byte(`{"corpus":"vllm","isl":"vllm-range:64,0.5","osl":"vllm-range:16,0.5","requests":20,"concurrency":2,"seed":3}`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runFake(t, cfg, time.Millisecond)
+	items, err := dataset.VLLMRandomRequests(dataset.VLLMRandom{Tok: gpt2(t), NumRequests: 20, InputLen: 64, OutputLen: 16, RangeRatio: 0.5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]bool{}
+	for _, c := range items {
+		want[c.Turns[0].RequestedISL*1000+c.Turns[0].OSL] = true
+	}
+	for _, r := range out.Records {
+		if !want[r.RequestedISL*1000+r.RequestedOSL] || r.RequestedISL < 32 || r.RequestedISL > 96 {
+			t.Errorf("record %d: ISL %d OSL %d not among vLLM's requests", r.Index, r.RequestedISL, r.RequestedOSL)
 		}
 	}
 }

@@ -115,9 +115,14 @@ func (s *SyntheticSource) Next() (Conversation, bool) {
 		}
 		t.Prompt, t.ISL = s.w.Text(s.prefix, t.RequestedISL)
 		t.Exact = t.ISL == t.RequestedISL
+		// Rankings/rerank: the input is the query plus every passage (as servers count it).
 		for range s.cfg.Docs {
-			d, _ := s.w.Text("", s.isl.Rand())
+			want := s.isl.Rand()
+			d, got := s.w.Text("", want)
 			t.Docs = append(t.Docs, d)
+			t.ISL += got
+			t.RequestedISL += want
+			t.Exact = t.Exact && got == want
 		}
 	}
 	return c, true
