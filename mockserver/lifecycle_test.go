@@ -153,7 +153,9 @@ func TestClientDisconnectFreesStream(t *testing.T) {
 	}
 }
 
-func fixedMs(ms float64) distribution.Spec { return distribution.Spec{Distribution: distribution.Fixed{Value: ms}} }
+func fixedMs(ms float64) distribution.Spec {
+	return distribution.Spec{Distribution: distribution.Fixed{Value: ms}}
+}
 
 func TestFaults(t *testing.T) {
 	s := start(t, Config{Fast: true, Seed: 11, Faults: Faults{ErrorRate: 0.3, ErrorStatuses: []int{429, 500, 503}, RetryAfterSeconds: 7,

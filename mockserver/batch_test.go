@@ -1,0 +1,70 @@
+package mockserver
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/record"
+)
+
+// TestBatchingQueues: with room for two sequences, the third and fourth requests get
+// their first token only after an earlier one has finished — the queueing that gives
+// latency its knee.
+func TestBatchingQueues(t *testing.T) {
+	s := start(t, Config{Batch: BatchConfig{Enabled: true, StepMs: 5, MaxBatch: 2}})
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"%d"}],"max_tokens":6,"ignore_eos":true,"stream":true}`, i)
+			resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	s.Close()
+	recs := s.Records()
+	if len(recs) != 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	slices.SortFunc(recs, func(a, b record.Server) int { return int(a.FirstTokenNS - b.FirstTokenNS) })
+	firstDone := min(recs[0].LastTokenNS, recs[1].LastTokenNS)
+	for _, r := range recs[2:] {
+		if r.OSL != 6 {
+			t.Errorf("OSL %d, want 6", r.OSL)
+		}
+		if r.FirstTokenNS < firstDone {
+			t.Errorf("a queued request got its first token %v before the first running one finished",
+				float64(firstDone-r.FirstTokenNS)/1e6)
+		}
+	}
+	if s.sched.steps.Load() < 12 {
+		t.Errorf("%d scheduler steps; 2 batches of 6 tokens need at least 12", s.sched.steps.Load())
+	}
+}
+
+// TestBatchingPrefillChunks: a long prompt is prefilled over several steps of at most
+// PrefillBudget tokens, so its first token comes after ceil(ISL/budget) steps.
+func TestBatchingPrefillChunks(t *testing.T) {
+	s := start(t, Config{Batch: BatchConfig{Enabled: true, StepMs: 1, PrefillBudget: 10}})
+	prompt := strings.Repeat("word ", 95) // ~95 tokens → 10 prefill steps
+	resp, b := post(t, s.URL()+"/v1/completions", `{"model":"m","prompt":"`+prompt+`","max_tokens":3,"ignore_eos":true}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	s.Close()
+	isl := s.Records()[0].ISL
+	want := uint64((isl+9)/10 + 2) // prefill steps (the last emits token 1) + 2 decode steps
+	if got := s.sched.steps.Load(); got != want {
+		t.Errorf("steps = %d, want %d for ISL %d with prefill budget 10 and 3 output tokens", got, want, isl)
+	}
+}
