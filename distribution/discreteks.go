@@ -90,24 +90,37 @@ func DiscreteKS(sample []int, target Length, resamples int) FitResult {
 		r.PValue = 0
 		return r
 	}
-	// Observed values beyond the numerical support's upper end extend it.
+	// D over all integers: between consecutive distinct sample values F_n is constant
+	// and F increasing, so the largest gap of each run is at its ends.
+	nf := float64(n)
+	for i := 0; i < n; {
+		v := x[i]
+		below := float64(i) / nf
+		if g, F := gap(below, target.CDF(v-1)); g > r.Statistic {
+			r.Statistic, r.At, r.CDF1, r.CDF2 = g, float64(v-1), below, F
+		}
+		for i < n && x[i] == v {
+			i++
+		}
+		after := float64(i) / nf
+		if g, F := gap(after, target.CDF(v)); g > r.Statistic {
+			r.Statistic, r.At, r.CDF1, r.CDF2 = g, float64(v), after, F
+		}
+	}
+	// The null simulations need the CDF at every integer of the support; a support too
+	// wide to tabulate is near-continuous (or nearly empty between a few atoms), and the
+	// continuous limit is used.
 	hi = max(hi, x[n-1])
+	if hi-lo > maxSupportSpan {
+		r.Method = "KS, asymptotic p (support too wide to simulate)"
+		r.PValue = KolmogorovAsympSF(r.Statistic * (math.Sqrt(nf) + 0.12 + 0.11/math.Sqrt(nf)))
+		return r
+	}
 	cdf := make([]float64, hi-lo+1)
 	for k := lo; k <= hi; k++ {
 		cdf[k-lo] = target.CDF(k)
 	}
 	cdf[len(cdf)-1] = 1
-	nf := float64(n)
-	j := 0
-	for i, F := range cdf {
-		k := lo + i
-		for j < n && x[j] <= k {
-			j++
-		}
-		if g := math.Abs(float64(j)/nf - F); g > r.Statistic {
-			r.Statistic, r.At, r.CDF1, r.CDF2 = g, float64(k), float64(j)/nf, F
-		}
-	}
 	atoms := 0
 	for i, F := range cdf {
 		if F < 1 && (i == 0 || F > cdf[i-1]) {
@@ -140,6 +153,11 @@ func DiscreteKS(sample []int, target Length, resamples int) FitResult {
 const DiscreteKSExactN = 1000
 
 const maxBridgeGrid = 8192
+
+// maxSupportSpan bounds the integers DiscreteKS tabulates the CDF over (32 MB).
+const maxSupportSpan = 1 << 22
+
+func gap(ecdf, F float64) (float64, float64) { return math.Abs(ecdf - F), F }
 
 type nullKey struct {
 	target    string

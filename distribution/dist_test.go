@@ -173,6 +173,14 @@ func TestConsistency(t *testing.T) {
 					t.Errorf("CDF just below Quantile(%v)=%v is %v, want <= p", p, q, c)
 				}
 			}
+			if sv, ok := d.(interface{ Survival(float64) float64 }); ok {
+				for _, p := range []float64{0.01, 0.5, 0.99} {
+					x := d.Quantile(p)
+					if got, want := sv.Survival(x), 1-d.CDF(x); math.Abs(got-want) > 1e-12 {
+						t.Errorf("Survival(%v) = %v, want 1-CDF = %v", x, got, want)
+					}
+				}
+			}
 			const n = 20000
 			xs := make([]float64, n)
 			for i := range xs {

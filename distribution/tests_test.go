@@ -233,6 +233,11 @@ func TestDiscreteKSStatistic(t *testing.T) {
 	if r := DiscreteKS(big, l, 0); r.Reject(0.01) || !strings.Contains(r.Method, "Brownian-bridge") {
 		t.Errorf("DiscreteKS large n = %v", r)
 	}
+	// A support too wide to tabulate uses the continuous limit without allocating it.
+	heavy := Length{Dist: LogNormal{Mu: 10, Sigma: 4}}
+	if r := DiscreteKS(lengths(heavy, newRand(7), 500), heavy, 0); r.Reject(0.01) || !strings.Contains(r.Method, "too wide") {
+		t.Errorf("DiscreteKS heavy-tailed target = %v", r)
+	}
 	// A near-continuous target with many atoms uses the continuous limit.
 	wide := Length{Dist: Normal{Mu: 1e6, Sigma: 1e5}}
 	if r := DiscreteKS(lengths(wide, newRand(6), 3000), wide, 0); r.Reject(0.01) || !strings.Contains(r.Method, "asymptotic") {
