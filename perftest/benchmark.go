@@ -40,7 +40,10 @@ func Benchmark(b *testing.B, sc Scenario) *Result {
 	sums := make([]float64, len(benchMetrics))
 	runs := 0
 	var last *scenario.Outcome
-	dir := b.ArtifactDir()
+	dir, err := artifactDir(b.ArtifactDir(), sc.Name)
+	if err != nil {
+		b.Fatalf("perftest: scenario %q: artifacts: %v", sc.Name, err)
+	}
 	for b.Loop() {
 		out, err := scenario.Run(b.Context(), sc, dir)
 		if err != nil {

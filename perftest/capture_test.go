@@ -47,3 +47,19 @@ func TestRunSetupErrorIsFatal(t *testing.T) {
 		t.Errorf("message = %q, want it to name the scenario and the bad field", msg)
 	}
 }
+
+func TestArtifactDirPerRun(t *testing.T) {
+	base := t.TempDir()
+	var got []string
+	for _, name := range []string{"chat", "chat", "", "a/b", ".."} {
+		d, err := artifactDir(base, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimPrefix(d, base+"/"))
+	}
+	want := []string{"chat", "chat-2", "scenario", "a_b", "scenario-2"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("artifact dirs = %q, want %q", got, want)
+	}
+}

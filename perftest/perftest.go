@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,7 +60,11 @@ type Result struct {
 // perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
 func Run(t testing.TB, sc Scenario) *Result {
 	t.Helper()
-	dir := t.ArtifactDir()
+	dir, err := artifactDir(t.ArtifactDir(), sc.Name)
+	if err != nil {
+		t.Fatalf("perftest: scenario %q: artifacts: %v", sc.Name, err)
+		return nil
+	}
 	out, err := scenario.Run(t.Context(), sc, dir)
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
@@ -69,13 +74,40 @@ func Run(t testing.TB, sc Scenario) *Result {
 	t.Cleanup(func() {
 		// Point at the recordings once more, after the failures they explain.
 		if t.Failed() {
-			t.Logf("perftest: scenario %q failed; its recordings and report are in %s (kept with go test -artifacts -outputdir=DIR)", out.Scenario.Name, dir)
+			t.Logf("perftest: after the failures above: scenario %q's recordings and report are in %s (kept with go test -artifacts -outputdir=DIR)", out.Scenario.Name, dir)
 		}
 	})
 	ctx := out.Context("")
 	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts in %s", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir)
 	attrs(t, out.Metrics)
 	return r
+}
+
+// artifactDir claims a fresh subdirectory of base named after the scenario ("quickstart",
+// then "quickstart-2", …), so several runs in one test keep their own artifacts.
+func artifactDir(base, name string) (string, error) {
+	name = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == os.PathSeparator || r < ' ' {
+			return '_'
+		}
+		return r
+	}, cmp.Or(name, scenario.DefaultName))
+	if name == "." || name == ".." {
+		name = scenario.DefaultName
+	}
+	for i := 1; ; i++ {
+		d := filepath.Join(base, name)
+		if i > 1 {
+			d = filepath.Join(base, fmt.Sprintf("%s-%d", name, i))
+		}
+		err := os.Mkdir(d, 0o755)
+		if err == nil {
+			return d, nil
+		}
+		if !os.IsExist(err) {
+			return "", err
+		}
+	}
 }
 
 // attrs emits the run's headline numbers as test attributes.
