@@ -607,6 +607,9 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 		}
 		return s, nil
 	}
+	if f, ok := l.(string); ok && op == "%" {
+		return percentFormat(f, rv)
+	}
 	if _, ok := l.(Undefined); ok {
 		return nil, undefErr(l, nil)
 	}
@@ -716,6 +719,16 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 			return nil, errorf("can only concatenate list (not \"%s\") to list", typeName(rv))
 		}
 	case "*":
+		if t, ok := l.(Tuple); ok {
+			v, err := r.binop(op, []any(t), rv)
+			if lst, ok := v.([]any); ok {
+				return Tuple(lst), err
+			}
+			return v, err
+		}
+		if _, ok := rv.(Tuple); ok {
+			return r.binop(op, rv, l)
+		}
 		s, n := unTuple(l), unTuple(rv)
 		if _, ok := asInt(s); ok {
 			s, n = n, s
@@ -799,6 +812,10 @@ func contains(container, item any) (bool, error) {
 		}
 		return false, nil
 	case *Dict:
+		switch item.(type) {
+		case []any, *Dict:
+			return false, errorf("unhashable type: '%s'", typeName(item))
+		}
 		_, ok := c.Get(item)
 		return ok, nil
 	case *namespace:
@@ -927,7 +944,8 @@ func slice(obj, start, stop, step any) (any, error) {
 	case Undefined:
 		return nil, undefErr(x, nil)
 	}
-	return nil, errorf("'%s' object is not subscriptable", typeName(obj))
+	// jinja2's getitem turns the TypeError into an undefined value
+	return Undefined{Hint: "'" + typeName(obj) + "' object is not subscriptable"}, nil
 }
 
 // call evaluates a call expression; caller is set for {% call %} blocks.

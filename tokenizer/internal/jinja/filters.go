@@ -232,6 +232,9 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		return items[len(items)-1], nil
 	case "float":
 		def := arg(0, "default", 0.0)
+		if _, u := v.(Undefined); u {
+			return nil, undefErr(v, nil)
+		}
 		switch x := v.(type) {
 		case float64:
 			return x, nil
@@ -247,6 +250,9 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		return def, nil
 	case "int":
 		def := arg(0, "default", 0)
+		if _, u := v.(Undefined); u {
+			return nil, undefErr(v, nil)
+		}
 		base, _ := asInt(arg(1, "base", 10))
 		switch x := v.(type) {
 		case int:
@@ -275,6 +281,9 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		}
 		return percentFormat(toStr(v), Tuple(args))
 	case "indent":
+		if _, ok := v.(string); !ok {
+			return nil, undefErr(v, errorf("indent expects a string, got %s", typeName(v)))
+		}
 		return indentFilter(toStr(v), arg(0, "width", 4), truthy(arg(1, "first", false)), truthy(arg(2, "blank", false)))
 	case "items":
 		switch x := v.(type) {
@@ -318,6 +327,9 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 	case "upper":
 		return strings.ToUpper(toStr(v)), nil
 	case "map":
+		if !truthy(v) {
+			return []any{}, nil
+		}
 		items, err := iterate(v)
 		if err != nil {
 			return nil, err
@@ -378,6 +390,9 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		}
 		return best, nil
 	case "select", "reject", "selectattr", "rejectattr":
+		if !truthy(v) {
+			return []any{}, nil
+		}
 		items, err := iterate(v)
 		if err != nil {
 			return nil, err
@@ -448,6 +463,9 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		if !isNumber(v) {
 			return nil, undefErr(v, errorf("round filter expects a number, got %s", typeName(v)))
 		}
+		if i, isInt := asInt(v); isInt && method == "common" {
+			return i, nil // Python's round(int, n) is an int
+		}
 		p := math.Pow(10, float64(prec))
 		switch method {
 		case "common": // Python's round: half to even
@@ -472,6 +490,7 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		err = sortValues(out, func(x any) any {
 			if attr != nil {
 				x, _ = getPath(x, attr)
+				return []any{foldCase(x, cs)} // jinja2 compares a list of attribute values
 			}
 			return foldCase(x, cs)
 		}, rev)
@@ -527,6 +546,10 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 				}
 			}
 			k = foldCase(k, cs)
+			switch k.(type) {
+			case []any, *Dict:
+				return nil, errorf("unhashable type: '%s'", typeName(k))
+			}
 			if hk, ok := hashKey(k); ok {
 				if _, dup := hashed[hk]; !dup {
 					hashed[hk] = struct{}{}

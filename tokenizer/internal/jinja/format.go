@@ -109,10 +109,8 @@ func percentFormat(f string, args any) (any, error) {
 		s = pad(s, spec)
 		b.WriteString(s)
 	}
-	if n < len(list) && mapping == nil && len(list) > 0 {
-		if _, isTuple := args.(Tuple); isTuple {
-			return nil, errorf("not all arguments converted during string formatting")
-		}
+	if n < len(list) && mapping == nil {
+		return nil, errorf("not all arguments converted during string formatting")
 	}
 	return b.String(), nil
 }

@@ -57,16 +57,19 @@ func (r *renderer) runTest(name string, v any, args []any) (bool, error) {
 		return false, nil
 	case "callable":
 		switch v.(type) {
-		case Func, builtinFunc, *macroVal, boundMethod:
+		case Func, builtinFunc, *macroVal, boundMethod, Undefined:
 			return true, nil
 		}
 		return false, nil
 	case "odd", "even":
-		i, ok := asInt(v)
-		if !ok {
-			return false, undefErr(v, errorf("test '%s' expects an integer, got %s", name, typeName(v)))
+		m, err := r.binop("%", v, 2)
+		if err != nil {
+			return false, err
 		}
-		return (i%2 != 0) == (name == "odd"), nil
+		if name == "odd" {
+			return equal(m, 1), nil
+		}
+		return equal(m, 0), nil
 	case "divisibleby":
 		a, err := arg()
 		if err != nil {

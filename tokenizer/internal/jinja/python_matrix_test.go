@@ -1,0 +1,106 @@
+package jinja
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/testutil"
+)
+
+// matrixValues × matrixOps are expressions whose rendering (or failure) must match
+// Python jinja2's: every value kind through every filter, test and common method.
+var matrixValues = []string{
+	`'Hello World'`, `'  a b\n c  '`, `'x'`, `''`, `'ÉtÉ über'`, `'<b>x</b>'`,
+	`[3, 1, 2]`, `['b', 'A', 'a']`, `[]`, `[[1, 'a'], [0, 'b']]`, `[{'k': 1, 'n': 'x'}, {'k': 0, 'n': 'y'}]`,
+	`{'b': 1, 'a': 2}`, `{}`, `(1, 'a')`, `none`, `true`, `false`, `0`, `7`, `-2.5`, `1.0`, `undefined_var`,
+}
+
+var matrixOps = []string{
+	"{{ V }}", "{{ V | length }}", "{{ V | first }}", "{{ V | last }}", "{{ V | list }}",
+	"{{ V | sort }}", "{{ V | sort(reverse=true) }}", "{{ V | reverse | list }}", "{{ V | unique | list }}",
+	"{{ V | join(',') }}", "{{ V | tojson }}", "{{ V | tojson(indent=2) }}", "{{ V | string }}",
+	"{{ V | upper }}", "{{ V | lower }}", "{{ V | title }}", "{{ V | capitalize }}", "{{ V | trim }}",
+	"{{ V | int }}", "{{ V | float }}", "{{ V | abs }}", "{{ V | default('d') }}", "{{ V | default('d', true) }}",
+	"{{ V | items | list }}", "{{ V | dictsort }}", "{{ V | sum }}", "{{ V | min }}", "{{ V | max }}",
+	"{{ V | select | list }}", "{{ V | reject | list }}", "{{ V | map('string') | list }}", "{{ V | count }}",
+	"{{ V | wordcount }}", "{{ V | striptags }}", "{{ V | indent(2) }}", "{{ V | round }}", "{{ V | e }}",
+	"{{ V | batch(2) | list }}", "{{ V | map(attribute='k') | list }}", "{{ V | selectattr('k') | list }}",
+	"{{ V | sort(attribute='k') }}", "{{ V | replace('a', 'Z') }}", "{{ V | center(9) }}",
+	"{{ V is defined }}", "{{ V is none }}", "{{ V is string }}", "{{ V is number }}", "{{ V is integer }}",
+	"{{ V is float }}", "{{ V is mapping }}", "{{ V is iterable }}", "{{ V is sequence }}", "{{ V is boolean }}",
+	"{{ V is true }}", "{{ V is false }}", "{{ V is odd }}", "{{ V is lower }}", "{{ V is upper }}",
+	"{{ V is callable }}", "{{ V is in [1, 'x', 0] }}", "{{ V is eq 7 }}",
+	"{{ V ~ '|' }}", "{{ V + V }}", "{{ V * 2 }}", "{{ V == V }}", "{{ V < 1 }}", "{{ 'a' in V }}", "{{ 1 in V }}",
+	"{{ V[0] }}", "{{ V[1:] }}", "{{ V[::-1] }}", "{{ V.k }}", "{{ V['a'] }}", "{{ V.0 }}", "{{ not V }}",
+	"{{ V if V else 'falsy' }}", "{% for x in V %}{{ x }};{% else %}empty{% endfor %}",
+	"{{ V.strip() }}", "{{ V.split() }}", "{{ V.upper() }}", "{{ V.startswith('H') }}", "{{ V.title() }}",
+	"{{ V.items() | list }}", "{{ V.keys() | list }}", "{{ V.get('a') }}", "{{ V.count(1) }}", "{{ V.index(1) }}",
+	"{{ V.replace(' ', '_') }}", "{{ V.split(' ') }}", "{{ V.lstrip() }}", "{{ V.endswith('d') }}",
+	"{{ 2 * V }}", "{{ V | tojson(sort_keys=true) }}", "{{ V | join(', ', attribute='n') }}", "{{ V | list | length }}",
+	"{{ V | dictsort(reverse=true) }}", "{{ V | sort(case_sensitive=true) }}", "{{ V | unique(attribute='k') | list }}",
+	"{{ V | rejectattr('k', 'eq', 0) | list }}", "{{ V.split(',') }}", "{{ V | first is string }}", "{{ V | min(attribute='k') }}",
+	"{{ '%s' % V }}", "{{ '{}'.format(V) }}", "{{ V | format }}", "{{ -V }}", "{{ V // 2 }}", "{{ V % 2 }}",
+}
+
+func TestMatrixMatchesPython(t *testing.T) {
+	if testutil.Short() {
+		t.Skip("optional Python cross-check skipped in -short mode")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
+		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
+	}
+	var srcs []string
+	for _, v := range matrixValues {
+		for _, op := range matrixOps {
+			srcs = append(srcs, strings.ReplaceAll(op, "V", v))
+		}
+	}
+	pairValues := []string{`'x'`, `''`, `[3, 1, 2]`, `[]`, `{'b': 1, 'a': 2}`, `(1, 'a')`, `none`, `true`, `0`, `7`, `-2.5`, `undefined_var`}
+	for _, a := range pairValues {
+		for _, b := range pairValues {
+			for _, op := range []string{"+", "-", "==", "!=", "<", ">=", "in", "not in", "~", "and", "or", "*", "//"} {
+				srcs = append(srcs, "{{ "+a+" "+op+" "+b+" }}")
+			}
+		}
+	}
+	var jobs []map[string]any
+	for _, s := range srcs {
+		jobs = append(jobs, map[string]any{"template": s, "contexts": []json.RawMessage{json.RawMessage(`{}`)}})
+	}
+	req, _ := json.Marshal(map[string]any{"now": "2024-07-26T00:00:00Z", "jobs": jobs})
+	cmd := exec.Command(py, "../../testdata/chat/python_oracle.py")
+	cmd.Stdin = bytes.NewReader(req)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python oracle: %v", err)
+	}
+	var res [][]struct {
+		Out   *string `json:"out"`
+		Error string  `json:"error"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	same, bothFail := 0, 0
+	for i, s := range srcs {
+		want := res[i][0]
+		got, err := Render(s, nil)
+		switch {
+		case want.Out == nil && err != nil:
+			bothFail++
+		case want.Out == nil:
+			t.Errorf("%s: python fails (%s), we render %q", s, want.Error, got)
+		case err != nil:
+			t.Errorf("%s: we fail (%v), python renders %q", s, err, *want.Out)
+		case got != *want.Out:
+			t.Errorf("%s: got %q, python %q", s, got, *want.Out)
+		default:
+			same++
+		}
+	}
+	t.Logf("%d expressions: %d identical, %d failing in both", len(srcs), same, bothFail)
+}
