@@ -93,3 +93,26 @@ func ExampleNewGenerator() {
 	// Output:
 	// [1383 1164 1035 788]
 }
+
+func ExampleFitLength() {
+	// Prompt lengths a load generator produced, tested against the configured rule.
+	want := distribution.Length{Dist: distribution.Normal{Mu: 512, Sigma: 64}, Max: 1024}
+	gen := want
+	gen.Dist = distribution.Normal{Mu: 540, Sigma: 64, Src: rand.NewPCG(7, 7)} // 5% too long
+	got := make([]int, 2000)
+	for i := range got {
+		got[i] = gen.Rand()
+	}
+	res := distribution.FitLength(got, want)
+	fmt.Printf("reject: %v, D=%.3f at %g\n", res.Reject(0.01), res.Statistic, res.At)
+	// Output:
+	// reject: true, D=0.187 at 527
+}
+
+func ExampleWilson() {
+	// Goodput: 1890 of 2000 requests met their SLO. Is 95% plausible?
+	lo, hi := distribution.Wilson(1890, 2000, 0.99)
+	fmt.Printf("[%.4f, %.4f] contains 0.95: %v\n", lo, hi, lo <= 0.95 && 0.95 <= hi)
+	// Output:
+	// [0.9303, 0.9567] contains 0.95: true
+}

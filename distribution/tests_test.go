@@ -244,3 +244,19 @@ func TestDiscreteKSStatistic(t *testing.T) {
 		t.Errorf("DiscreteKS wide target = %v", r)
 	}
 }
+
+func TestLengthMomentsWideSupport(t *testing.T) {
+	t.Parallel()
+	d := LogNormal{Mu: 10, Sigma: 2}
+	l := Length{Dist: d}
+	if got, want := l.Mean(), d.Mean(); math.Abs(got-want)/want > 0.05 {
+		t.Errorf("Length{%v}.Mean() = %v, want about %v", d, got, want)
+	}
+	small := Length{Dist: Normal{Mu: 100, Sigma: 10}}
+	if got := small.Mean(); math.Abs(got-100) > 1e-6 {
+		t.Errorf("Length{normal:100,10}.Mean() = %v, want 100", got)
+	}
+	if got := small.StdDev(); math.Abs(got-math.Sqrt(100+1.0/12)) > 1e-3 {
+		t.Errorf("Length{normal:100,10}.StdDev() = %v, want ~%v (rounding adds 1/12)", got, math.Sqrt(100+1.0/12))
+	}
+}
