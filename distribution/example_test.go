@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/distribution/nprand"
 )
 
 func ExampleNormal() {
@@ -84,14 +83,6 @@ func ExampleLength() {
 	fmt.Println()
 	// Output:
 	// P(1)=0.135 P(2)=0.195 P(3)=0.221 P(4)=0.195 P(5)=0.135 P(6)=0.118
-}
-
-func ExampleNewGenerator() {
-	// vLLM's random dataset: np.random.default_rng(0).integers(512, 1537, size=4)
-	g := nprand.NewGenerator(0)
-	fmt.Println(g.IntegersN(512, 1537, 4))
-	// Output:
-	// [1383 1164 1035 788]
 }
 
 func ExampleFitLength() {
