@@ -223,6 +223,12 @@ func errKind(ctx context.Context, err error, totalDeadline time.Time) (string, s
 	return record.ErrReset, "loadgen: " + err.Error()
 }
 
+// isClosed reports errors of a connection the peer closed.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE)
+}
+
 // timedReader sets the connection's read deadline before each read (the idle
 // deadline, capped by the total one) and notes when each read returned.
 type timedReader struct {
@@ -297,6 +303,10 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		reused bool
 		err    error
 	)
+	var (
+		stop func() bool
+		resp = &w.resp
+	)
 	for attempt := 0; ; attempt++ {
 		cn, reused, err = c.target.get(ctx, clock, totalDeadline)
 		if err != nil {
@@ -315,19 +325,29 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		}
 		rec.Sent = clock.now()
 		err = writeRequest(req, cn.Conn)
-		if err == nil {
-			break
+		if err != nil {
+			cn.Close()
+			if !reused || attempt > 0 {
+				rec.Done = clock.now()
+				rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+err.Error()
+				return
+			}
+			continue // a stale keep-alive connection: retry once on a fresh one
 		}
-		cn.Close()
-		if !reused || attempt > 0 {
-			rec.Done = clock.now()
-			rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+err.Error()
-			return
+		// Cancellation interrupts blocked reads by moving the deadline into the past.
+		stop = context.AfterFunc(ctx, func() { _ = cn.SetDeadline(time.Unix(1, 0)) })
+		resp.Reset()
+		resp.StreamBody = c.stream
+		err = resp.Read(cn.br)
+		if err != nil && reused && attempt == 0 && cn.first == 0 && ctx.Err() == nil && isClosed(err) {
+			// The server closed the idle connection as we reused it (nothing came
+			// back): retry once on a fresh connection, as net/http does.
+			stop()
+			cn.Close()
+			continue
 		}
-		// A stale keep-alive connection: retry once on a fresh one.
+		break
 	}
-	// Cancellation interrupts blocked reads by moving the deadline into the past.
-	stop := context.AfterFunc(ctx, func() { _ = cn.SetDeadline(time.Unix(1, 0)) })
 	keep := false
 	defer func() {
 		if stop() && keep {
@@ -336,17 +356,11 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			cn.Close()
 		}
 	}()
-
-	resp := &w.resp
-	resp.Reset()
-	resp.StreamBody = c.stream
-	err = resp.Read(cn.br)
 	if cn.first > 0 {
 		rec.FirstByte = cn.first
 	}
 	if err != nil {
 		rec.Done = clock.now()
-		// A reused connection the server had closed: the request never reached it.
 		rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
 		return
 	}

@@ -1,20 +1,24 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/tokenizer"
+	"github.com/valyala/fasthttp"
 )
 
 var (
@@ -356,5 +360,48 @@ func TestLeastOutstandingPrefersTheFreeServer(t *testing.T) {
 	b, _, _ := fast.snapshot()
 	if len(a)+len(b) != 40 || len(b) <= 2*len(a) {
 		t.Errorf("least outstanding: slow server got %d, fast %d; want the fast one to get most", len(a), len(b))
+	}
+}
+
+// TestStaleKeepAliveIsRetried: a server that closes every connection after one
+// response (without saying so) must not produce errors: the reused connection's
+// failure is retried once on a fresh one.
+func TestStaleKeepAliveIsRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var conns atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				var req fasthttp.Request
+				if req.Read(br) != nil {
+					return
+				}
+				body := `{"choices":[{"index":0,"message":{"role":"assistant","content":" hello"}}]}`
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			}()
+		}
+	}()
+	out, err := Run(context.Background(), Config{URLs: []string{"http://" + ln.Addr().String()}, Requests: 6, Concurrency: 1}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Errorf("record %d: %s %s; want the stale connection retried", r.Index, r.ErrorKind, r.Error)
+		}
+	}
+	if n := conns.Load(); n < 6 {
+		t.Errorf("server saw %d connections; want one per request (6)", n)
 	}
 }
