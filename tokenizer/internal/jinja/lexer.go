@@ -301,7 +301,7 @@ func (lx *lexer) tag(p int, close byte) error {
 			return lx.errAt(p, "unexpected end of template, expected end of tag")
 		}
 		// end of tag: "-%}", "+%}", "%}" (or with '}')
-		if c := s[p]; c == '-' || c == '+' {
+		if c := s[p]; c == '-' || c == '+' && close == '%' { // "+}}" is not an end in jinja2
 			if p+2 < len(s) && s[p+1] == close && s[p+2] == '}' {
 				kind := tBlockEnd
 				if close == '}' {

@@ -104,3 +104,75 @@ func TestMatrixMatchesPython(t *testing.T) {
 	}
 	t.Logf("%d expressions: %d identical, %d failing in both", len(srcs), same, bothFail)
 }
+
+// TestWhitespaceMatrixMatchesPython renders every combination of tag kind, left and right
+// whitespace modifiers and surrounding text through both engines.
+func TestWhitespaceMatrixMatchesPython(t *testing.T) {
+	if testutil.Short() {
+		t.Skip("optional Python cross-check skipped in -short mode")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
+		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
+	}
+	contexts := []string{"", "\n", "  ", "\n  ", "x ", " \t\n\n", "\n\t", "a\n  b  "}
+	var srcs []string
+	for _, kind := range []string{"block", "comment", "var", "raw"} {
+		for _, lm := range []string{"", "-", "+"} {
+			for _, rm := range []string{"", "-", "+"} {
+				var tag string
+				switch kind {
+				case "block":
+					tag = "{%" + lm + " if true " + rm + "%}T{%" + lm + " endif " + rm + "%}"
+				case "comment":
+					tag = "{#" + lm + " c " + rm + "#}"
+				case "var":
+					tag = "{{" + lm + " 'v' " + rm + "}}"
+				case "raw":
+					tag = "{%" + lm + " raw " + rm + "%} r {%" + lm + " endraw " + rm + "%}"
+				}
+				for _, before := range contexts {
+					for _, after := range contexts {
+						srcs = append(srcs, before+tag+after, before+tag+after+tag+before)
+					}
+				}
+			}
+		}
+	}
+	var jobs []map[string]any
+	for _, s := range srcs {
+		jobs = append(jobs, map[string]any{"template": s, "contexts": []json.RawMessage{json.RawMessage(`{}`)}})
+	}
+	req, _ := json.Marshal(map[string]any{"now": "2024-07-26T00:00:00Z", "jobs": jobs})
+	cmd := exec.Command(py, "../../testdata/chat/python_oracle.py")
+	cmd.Stdin = bytes.NewReader(req)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python oracle: %v", err)
+	}
+	var res [][]struct {
+		Out   *string `json:"out"`
+		Error string  `json:"error"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	same, bothFail := 0, 0
+	for i, s := range srcs {
+		want := res[i][0]
+		got, err := Render(s, nil)
+		switch {
+		case want.Out == nil && err != nil:
+			bothFail++
+		case want.Out == nil:
+			t.Errorf("%q: python fails (%s), we render %q", s, want.Error, got)
+		case err != nil:
+			t.Errorf("%q: we fail (%v), python renders %q", s, err, *want.Out)
+		case got != *want.Out:
+			t.Errorf("%q: got %q, python %q", s, got, *want.Out)
+		default:
+			same++
+		}
+	}
+	t.Logf("%d templates: %d identical, %d failing in both", len(srcs), same, bothFail)
+}
