@@ -75,6 +75,7 @@ func TestParseForms(t *testing.T) {
 		{" normal : mu=128, sigma=20 ", Normal{Mu: 128, Sigma: 20}},
 		{"lognormal:mu=6,sigma=0.5", LogNormal{Mu: 6, Sigma: 0.5}},
 		{"gamma:shape=2,scale=0.5", Gamma{Shape: 2, Rate: 2}},
+		{"exponential:mean=0.05", Exponential{Rate: 20}},
 		{"mix:1*normal:1e+3,20+2*fixed:5", Mixture{Weights: []float64{1, 2}, Components: []Distribution{Normal{Mu: 1000, Sigma: 20}, Fixed{Value: 5}}}},
 	}
 	for _, tt := range tests {
@@ -103,6 +104,8 @@ func TestParseErrors(t *testing.T) {
 		{"uniformint:1.5,3", `bounds must be integers`},
 		{"vllm-range:100,1.5", `want len >= 0 and 0 <= ratio < 1`},
 		{"", `no NAME: prefix`},
+		{"exponential:mean=0", `give either rate or mean (> 0)`},
+		{"exponential:1,2", `too many parameters`},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.text)

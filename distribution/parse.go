@@ -13,7 +13,7 @@ var forms = map[string]string{
 	"uniformint":   "uniformint:MIN,MAX (integers, both included; e.g. uniformint:100,200)",
 	"normal":       "normal:MU,SIGMA (e.g. normal:128,20)",
 	"lognormal":    "lognormal:MU,SIGMA or lognormal:mean=M,stddev=S (e.g. lognormal:mean=512,stddev=128)",
-	"exponential":  "exponential:RATE (e.g. exponential:20)",
+	"exponential":  "exponential:RATE or exponential:mean=M (e.g. exponential:20)",
 	"gamma":        "gamma:SHAPE,RATE (e.g. gamma:0.5,10)",
 	"mix":          "mix:W1*DIST1+W2*DIST2… (e.g. mix:0.7*normal:128,10+0.3*normal:1024,50)",
 	"empirical":    "empirical:FILE.jsonl#FIELD or empirical:V1,V2,… (e.g. empirical:run.jsonl#isl)",
@@ -28,7 +28,7 @@ const formList = "fixed, uniform, uniformint, normal, lognormal, exponential, ga
 //	fixed:128            (a bare number such as 128 also means fixed:128)
 //	uniform:100,200      uniformint:100,200
 //	normal:128,20        lognormal:6.2,0.25   lognormal:mean=512,stddev=128
-//	exponential:20       gamma:0.5,10         (shape, rate)
+//	exponential:20       exponential:mean=0.05   gamma:0.5,10   (shape, rate)
 //	mix:0.7*normal:128,10+0.3*normal:1024,50
 //	empirical:run.jsonl#isl                   empirical:100,200*3,300
 //	vllm-range:1024,0.5  sglang-range:1024,0.5
@@ -128,7 +128,16 @@ func parse(text string, top bool) (Distribution, error) {
 			return nil, fail("give either mu and sigma or mean and stddev")
 		}
 	case "exponential":
-		d = Exponential{Rate: vals["rate"]}
+		_, hasRate := vals["rate"]
+		m, hasMean := vals["mean"]
+		switch {
+		case hasRate && !hasMean:
+			d = Exponential{Rate: vals["rate"]}
+		case hasMean && !hasRate && m > 0:
+			d = Exponential{Rate: 1 / m}
+		default:
+			return nil, fail("give either rate or mean (> 0)")
+		}
 	case "gamma":
 		_, hasRate := vals["rate"]
 		_, hasScale := vals["scale"]
@@ -168,7 +177,7 @@ var paramNames = map[string]params{
 	"uniformint":   {positional: []string{"min", "max"}},
 	"normal":       {positional: []string{"mu", "sigma"}},
 	"lognormal":    {positional: []string{"mu", "sigma"}, optional: []string{"mean", "stddev"}},
-	"exponential":  {positional: []string{"rate"}},
+	"exponential":  {positional: []string{"rate"}, optional: []string{"mean"}},
 	"gamma":        {positional: []string{"shape", "rate"}, optional: []string{"scale"}},
 	"vllm-range":   {positional: []string{"len", "ratio"}},
 	"sglang-range": {positional: []string{"len", "ratio"}},
@@ -331,7 +340,9 @@ func parseEmpirical(args string, fail func(string) error) (Distribution, error) 
 }
 
 // Spec holds a Distribution in configuration structs: it marshals to and from the
-// [Parse] text form, so JSON and YAML configs carry "normal:128,20". The zero Spec
+// [Parse] text form, so JSON and YAML configs carry "normal:128,20". An
+// "empirical:FILE#FIELD" spec reads FILE when unmarshalled, relative to the working
+// directory (use an absolute path in configs that move). The zero Spec
 // (nil Distribution) means "unset": it marshals to "" and IsZero reports true (so
 // `json:",omitzero"` drops it); "" unmarshals to the zero Spec.
 type Spec struct{ Distribution }
