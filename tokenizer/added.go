@@ -230,12 +230,12 @@ func (m *addedMatcher) split(s string, yield func(a, b, id int)) {
 	}
 }
 
-// isWordRune is Rust regex's Unicode \w: Alphabetic, marks, decimal digits, connector
-// punctuation and Join_Control.
+// isWordRune is the regex crate's Unicode \w (Hugging Face's tables).
 func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.Is(unicode.Other_Alphabetic, r) || unicode.Is(unicode.Nl, r) ||
-		unicode.IsMark(r) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r) ||
-		unicode.Is(unicode.Join_Control, r)
+	if r < 0x80 {
+		return (r|0x20 >= 'a' && r|0x20 <= 'z') || (r >= '0' && r <= '9') || r == '_'
+	}
+	return unicode.Is(rustWord, r)
 }
 
 func endsWithWord(s string) bool {

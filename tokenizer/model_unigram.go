@@ -57,6 +57,15 @@ func buildUnigram(j *jsonModel) (*unigramModel, error) {
 	if err != nil {
 		return nil, err
 	}
+	// ids come from the list: a duplicated piece keeps both ids (the later wins for
+	// token → id, as in Hugging Face).
+	vt.sparse = nil
+	vt.toTok = make([]string, len(list))
+	vt.has = make([]bool, len(list))
+	for id, e := range list {
+		_ = json.Unmarshal(e[0], &vt.toTok[id])
+		vt.has[id] = true
+	}
 	m.vocabTable = vt
 	for b := 0; b < 256; b++ {
 		id, ok := vm[fmt.Sprintf("<0x%02X>", b)]

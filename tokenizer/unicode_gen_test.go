@@ -33,6 +33,7 @@ var unicodeClasses = []struct{ oracle, goName, doc string }{
 	{"onig_s", "hfSpace", `\s`},
 	{"rust_whitespace", "rustWhiteSpace", "char::is_whitespace"},
 	{"rust_numeric", "rustNumeric", "char::is_numeric"},
+	{"rust_word", "rustWord", `the regex crate's \w`},
 	{"bert_punct", "bertPunct", "BertPreTokenizer/Punctuation punctuation"},
 	{"bert_removed", "bertRemoved", "characters BertNormalizer's clean_text removes"},
 	{"bert_to_space", "bertToSpace", "characters BertNormalizer's clean_text turns into a space"},

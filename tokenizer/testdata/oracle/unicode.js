@@ -14,7 +14,7 @@ for (let c = 0; c <= 0x10ffff; c++) {
 const str = (cps) => cps.map((c) => String.fromCodePoint(c)).join("");
 
 function ranges(set) {
-  const cps = [...set].sort((a, b) => a - b);
+  const cps = [...new Set(set)].sort((a, b) => a - b);
   const out = [];
   for (const c of cps) {
     if (out.length && out[out.length - 1][1] === c - 1) out[out.length - 1][1] = c;
@@ -50,6 +50,20 @@ for (const cls of ["L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo", "Nd"])
 }
 out["onig_s"] = ranges(removedBy(regexSplit("\\s")));
 out["rust_whitespace"] = ranges(removedBy(tk.whitespaceSplitPreTokenizer()));
+// Rust regex \w (Whitespace pre-tokenizer, added tokens' single_word): with every
+// character between two "a"s, a non-word character comes out as a piece of its own.
+{
+  const nonWord = new Set();
+  const pre = tk.whitespacePreTokenizer();
+  const chunk = 32768;
+  for (let i = 0; i < all.length; i += chunk) {
+    const part = all.slice(i, i + chunk).filter((c) => c !== 0x61);
+    const s = "a" + part.map((c) => String.fromCodePoint(c)).join("a") + "a";
+    for (const [p] of pre.preTokenizeString(s)) if (!p.includes("a")) for (const ch of p) nonWord.add(ch.codePointAt(0));
+  }
+  const space = new Set(removedBy(tk.whitespaceSplitPreTokenizer()));
+  out["rust_word"] = ranges(all.filter((c) => !space.has(c) && (c === 0x61 || !nonWord.has(c))));
+}
 out["bert_punct"] = ranges(removedBy(tk.punctuationPreTokenizer("removed")));
 
 // Per-character normalizer results, joined with a separator the normalizers keep.
