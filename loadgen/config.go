@@ -176,6 +176,10 @@ type Config struct {
 	// "ts") as the arrival schedule, divided by Speedup (zero = 1).
 	Schedule bool    `json:"schedule,omitempty"`
 	Speedup  float64 `json:"speedup,omitempty"`
+	// VLLMVocabSize overrides the vocabulary size the vllm corpus draws offsets and
+	// padding from (vLLM uses Hugging Face's tokenizer.vocab_size, which excludes added
+	// tokens, e.g. 128000 for Llama 3); zero = the tokenizer's VocabSize().
+	VLLMVocabSize int `json:"vllm_vocab_size,omitempty"`
 	// BlockTokens is the token count of one mooncake hash block; zero = 512.
 	BlockTokens int `json:"block_tokens,omitempty"`
 
@@ -387,6 +391,9 @@ func (c *Config) Validate() error {
 		if net.ParseIP(a) == nil {
 			bad("source_addrs: %q is not an IP", a)
 		}
+	}
+	if c.VLLMVocabSize < 0 {
+		bad("vllm_vocab_size %d < 0", c.VLLMVocabSize)
 	}
 	if c.BlockTokens < 0 {
 		bad("block_tokens %d < 0", c.BlockTokens)

@@ -66,7 +66,7 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 		ratio := max(inRatio, outRatio)
 		return dataset.NewVLLMRandom(dataset.VLLMRandom{
 			Tok: tok, NumRequests: cfg.Requests + cfg.WarmupRequests, InputLen: inLen, OutputLen: outLen,
-			RangeRatio: ratio, PrefixLen: cfg.PrefixTokens, Seed: cfg.Seed,
+			RangeRatio: ratio, PrefixLen: cfg.PrefixTokens, Seed: cfg.Seed, VocabSize: cfg.VLLMVocabSize,
 		})
 	}
 	syn := dataset.Synthetic{
