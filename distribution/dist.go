@@ -2,7 +2,6 @@ package distribution
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 )
@@ -147,4 +146,22 @@ func bisect(cdf func(float64) float64, p, lo, hi float64) float64 {
 	return hi
 }
 
-var _ = math.Inf
+// Compile-time checks: every sampler is a Distribution; the discrete ones are Probers.
+var (
+	_ Distribution = Fixed{}
+	_ Distribution = Uniform{}
+	_ Distribution = UniformInt{}
+	_ Distribution = Normal{}
+	_ Distribution = LogNormal{}
+	_ Distribution = Exponential{}
+	_ Distribution = Gamma{}
+	_ Distribution = Mixture{}
+	_ Distribution = Empirical{}
+	_ Distribution = VLLMRange{}
+	_ Distribution = SGLangRange{}
+	_ Prober       = Fixed{}
+	_ Prober       = UniformInt{}
+	_ Prober       = Empirical{}
+	_ Prober       = VLLMRange{}
+	_ Prober       = SGLangRange{}
+)
