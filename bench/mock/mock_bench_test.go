@@ -1,0 +1,209 @@
+package mockbench
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// compare drives a and b alternately in `rounds` slices of d/rounds each and sums the
+// results, so that load from elsewhere on the machine hits both sides alike.
+func compare(a, b func(d time.Duration) Result, d time.Duration, rounds int) (Result, Result) {
+	var ra, rb Result
+	add := func(x *Result, y Result) {
+		x.Tokens += y.Tokens
+		x.Requests += y.Requests
+		x.Errors += y.Errors
+		x.Elapsed += y.Elapsed
+	}
+	for range rounds {
+		add(&ra, a(d/time.Duration(rounds)))
+		add(&rb, b(d/time.Duration(rounds)))
+	}
+	return ra, rb
+}
+
+// seconds is how long each measured phase runs (MOCKBENCH_SECONDS, default 2).
+func seconds() time.Duration {
+	if v, err := strconv.ParseFloat(os.Getenv("MOCKBENCH_SECONDS"), 64); err == nil && v > 0 {
+		return time.Duration(v * float64(time.Second))
+	}
+	return 2 * time.Second
+}
+
+var (
+	tokOnce sync.Once
+	tok     *tokenizer.Tokenizer
+)
+
+func startMock(b *testing.B, cfg mockserver.Config) *mockserver.Server {
+	b.Helper()
+	tokOnce.Do(func() {
+		var err error
+		if tok, err = tokenizer.Load("gpt2"); err != nil {
+			panic(err)
+		}
+	})
+	s, err := mockserver.New(mockserver.WithConfig(cfg), mockserver.WithTokenizer(tok))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+const osl = 500
+
+func chatBody(stream bool) []byte {
+	return []byte(fmt.Sprintf(`{"model":"mock-model","messages":[{"role":"user","content":"Tell me a story about a benchmark that measured itself."}],"max_tokens":%d,"ignore_eos":true,"stream":%v}`, osl, stream))
+}
+
+// BenchmarkStream compares streamed tokens/s of the mock (gpt2 tokens, zero latency,
+// recording to a file) with the minimal fasthttp SSE loop, same client, same run.
+func BenchmarkStream(b *testing.B) {
+	for _, conc := range []int{1, 100, 1000} {
+		b.Run("streams="+strconv.Itoa(conc), func(b *testing.B) {
+			refURL, stop, err := StartRef(osl)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer stop()
+			m := startMock(b, mockserver.Config{Fast: true, RecordFile: filepath.Join(b.TempDir(), "rec.jsonl"), DiscardRecords: true})
+			var ref, mock Result
+			for b.Loop() {
+				ref, mock = compare(
+					func(d time.Duration) Result { return Drive(refURL+"/v1/chat/completions", chatBody(true), conc, d, true) },
+					func(d time.Duration) Result { return Drive(m.URL()+"/v1/chat/completions", chatBody(true), conc, d, true) },
+					seconds(), 4)
+			}
+			b.ReportMetric(ref.TokensPerSec(), "ref-tok/s")
+			b.ReportMetric(mock.TokensPerSec(), "mock-tok/s")
+			b.ReportMetric(mock.TokensPerSec()/ref.TokensPerSec(), "ratio")
+			if mock.Errors+ref.Errors > 0 {
+				b.Logf("errors: ref %d, mock %d", ref.Errors, mock.Errors)
+			}
+		})
+	}
+}
+
+// BenchmarkNonStreaming reports non-streaming requests/s (16 output tokens) with and
+// without recording to a file; the ratio is the recording's cost.
+func BenchmarkNonStreaming(b *testing.B) {
+	body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Short question?"}],"max_tokens":16,"ignore_eos":true}`)
+	plain := startMock(b, mockserver.Config{Fast: true, DiscardRecords: true})
+	rec := startMock(b, mockserver.Config{Fast: true, DiscardRecords: true, RecordFile: filepath.Join(b.TempDir(), "rec.jsonl")})
+	var p, r Result
+	for b.Loop() {
+		p, r = compare(
+			func(d time.Duration) Result { return Drive(plain.URL()+"/v1/chat/completions", body, 64, d, false) },
+			func(d time.Duration) Result { return Drive(rec.URL()+"/v1/chat/completions", body, 64, d, false) },
+			seconds(), 4)
+	}
+	b.ReportMetric(p.RequestsPerSec(), "req/s")
+	b.ReportMetric(r.RequestsPerSec(), "recorded-req/s")
+	b.ReportMetric(r.RequestsPerSec()/p.RequestsPerSec(), "recording-ratio")
+}
+
+// BenchmarkRecordingCost compares streamed tokens/s at 100 streams with and without
+// --record-requests (short outputs, so per-request recording work matters).
+func BenchmarkRecordingCost(b *testing.B) {
+	body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Tell me a story."}],"max_tokens":50,"ignore_eos":true,"stream":true}`)
+	plain := startMock(b, mockserver.Config{Fast: true, DiscardRecords: true})
+	rec := startMock(b, mockserver.Config{Fast: true, DiscardRecords: true, RecordFile: filepath.Join(b.TempDir(), "rec.jsonl")})
+	var p, r Result
+	for b.Loop() {
+		p, r = compare(
+			func(d time.Duration) Result { return Drive(plain.URL()+"/v1/chat/completions", body, 100, d, true) },
+			func(d time.Duration) Result { return Drive(rec.URL()+"/v1/chat/completions", body, 100, d, true) },
+			seconds(), 4)
+	}
+	b.ReportMetric(p.TokensPerSec(), "tok/s")
+	b.ReportMetric(r.TokensPerSec(), "recorded-tok/s")
+	b.ReportMetric(r.TokensPerSec()/p.TokensPerSec(), "recording-ratio")
+}
+
+// BenchmarkMemoryPerStream opens N streams that wait (ITL 60 s) and reports the Go heap
+// + stack growth per open stream. Clients are raw connections that send the request and
+// read nothing more, so almost all of the growth is the server's.
+func BenchmarkMemoryPerStream(b *testing.B) {
+	const n = 1000
+	m := startMock(b, mockserver.Config{TTFT: fixed(0), ITL: fixed(60000), DiscardRecords: true, GracePeriod: time.Millisecond})
+	body := string(chatBody(true))
+	var per float64
+	for b.Loop() {
+		before := memInUse()
+		conns := make([]net.Conn, 0, n)
+		for range n {
+			c, err := net.Dial("tcp", m.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			conns = append(conns, c)
+		}
+		// Wait until every stream has sent its first token.
+		for _, c := range conns {
+			br := bufio.NewReaderSize(c, 512)
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(line) > 20 && line[:6] == "data: " {
+					break
+				}
+			}
+		}
+		per = float64(memInUse()-before) / n
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	b.ReportMetric(per/1024, "KiB/stream")
+}
+
+func memInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapInuse + ms.StackInuse)
+}
+
+func fixed(ms float64) distribution.Spec { return distribution.Spec{Distribution: distribution.Fixed{Value: ms}} }
+
+// BenchmarkLateness paces streams at ITL 10 ms and reports how late chunks were
+// written relative to their absolute deadlines (p50/p99, µs, quarter-octave
+// resolution) from 5k to 100k paced tokens/s.
+func BenchmarkLateness(b *testing.B) {
+	for _, streams := range []int{50, 100, 500, 1000} {
+		b.Run(fmt.Sprintf("tok/s=%dk", streams/10), func(b *testing.B) {
+			m := startMock(b, mockserver.Config{TTFT: fixed(10), ITL: fixed(10), DiscardRecords: true})
+			body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Pace me."}],"max_tokens":100,"ignore_eos":true,"stream":true}`)
+			var res Result
+			var q []float64
+			for b.Loop() {
+				m.ResetLateness()
+				res = Drive(m.URL()+"/v1/chat/completions", body, streams, seconds(), true)
+				q = m.Lateness(0.5, 0.9, 0.99)
+			}
+			b.ReportMetric(res.TokensPerSec(), "tok/s")
+			b.ReportMetric(q[0], "p50-late-µs")
+			b.ReportMetric(q[1], "p90-late-µs")
+			b.ReportMetric(q[2], "p99-late-µs")
+		})
+	}
+}
