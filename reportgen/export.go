@@ -63,6 +63,11 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reportgen: %w", err)
 	}
+	// A manifest from an earlier export would vouch for files about to be replaced:
+	// remove it first, so only a finished export has one.
+	if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reportgen: %w", err)
+	}
 	man := run.Manifest
 	if man.Version == "" {
 		man.Version = ModuleVersion()

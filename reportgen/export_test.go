@@ -164,3 +164,21 @@ func TestWriteFileAtomicFailure(t *testing.T) {
 		t.Errorf("dir has %d entries after a failed write, want 0", len(entries))
 	}
 }
+
+// TestWriteExportsStaleManifest: a failing export into a directory that held an earlier
+// complete export leaves no manifest vouching for the mixed files.
+func TestWriteExportsStaleManifest(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := WriteExports(dir, testRun(), ExportOptions{NoHTML: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Make the second export fail part-way: a directory where the CSV file goes.
+	os.Remove(filepath.Join(dir, AIPerfCSVFile))
+	os.Mkdir(filepath.Join(dir, AIPerfCSVFile), 0o755)
+	if _, err := WriteExports(dir, testRun(), ExportOptions{NoHTML: true}); err == nil {
+		t.Fatal("export over a directory named like a file = nil error, want one")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("manifest after a failed export: %v, want it gone", err)
+	}
+}

@@ -51,7 +51,7 @@ type profileFlags struct {
 	url, models, tokenizer, endpointType, apiKey, corpus, inputFile, inputFormat string
 	streaming, fixedSchedule, ignoreEOS                                          bool
 	rangeRatio, rate, burstiness, duration, timeout                              float64
-	islMean, islStd, oslMean, oslStd                                             float64
+	islMean, islStd, oslMean, oslStd, turnMean, turnStd                          float64
 	concurrency, requests, conversations, warmup                                 int
 	seed                                                                         uint64
 	goodput, islDist, oslDist, arrival, config, name                             string
@@ -95,7 +95,9 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	integer(&f.concurrency, 0, "closed loop: requests in flight; with --request-rate: the ceiling", "concurrency")
 	flt(&f.rate, 0, "open loop: requests per second", "request-rate")
 	integer(&f.requests, 0, "measured requests to send", "request-count", "num-requests")
-	integer(&f.conversations, 0, "conversations to send (single-turn: the request count)", "conversation-num", "num-conversations")
+	integer(&f.conversations, 0, "conversations to send (with --conversation-turn-mean T: about N·T requests)", "conversation-num", "num-conversations")
+	flt(&f.turnMean, 0, "mean turns per conversation (history carried)", "conversation-turn-mean", "session-turns-mean")
+	flt(&f.turnStd, 0, "stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
 	integer(&f.warmup, 0, "warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
 	fs.Uint64Var(&f.seed, "random-seed", 0, "seed of every random choice (same seed, same workload)")
 	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms)", "goodput")
@@ -283,6 +285,22 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if sc.OSL, err = lengthSpec("osl", f.oslDist, f.oslMean, f.oslStd, f.rangeRatio, sc.OSL, has("osl-dist", "prompt-output-tokens-mean", "output-tokens-mean", "osl")); err != nil {
 		return sc, err
 	}
+	if has("conversation-turn-mean", "session-turns-mean") {
+		if !(f.turnMean >= 1) || f.turnStd < 0 {
+			return sc, invalidf("--conversation-turn-mean %g / -stddev %g: want a mean >= 1 and a stddev >= 0", f.turnMean, f.turnStd)
+		}
+		text := fmt.Sprintf("fixed:%g", f.turnMean)
+		if f.turnStd > 0 {
+			text = fmt.Sprintf("normal:%g,%g", f.turnMean, f.turnStd)
+		}
+		d, err := distribution.Parse(text)
+		if err != nil {
+			return sc, invalidf("--conversation-turn-mean: %v", err)
+		}
+		sc.Turns = distribution.Spec{Distribution: d}
+	} else if has("conversation-turn-stddev", "session-turns-stddev") {
+		return sc, invalidf("--conversation-turn-stddev needs --conversation-turn-mean")
+	}
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -303,7 +321,12 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Requests = f.requests
 	}
 	if f.conversations > 0 {
+		// The load generator stops on a request count: N conversations of T turns on
+		// average are about N·T requests.
 		sc.Requests = f.conversations
+		if f.turnMean > 1 {
+			sc.Requests = int(math.Round(float64(f.conversations) * f.turnMean))
+		}
 	}
 	if f.warmup > 0 {
 		sc.WarmupRequests = f.warmup
