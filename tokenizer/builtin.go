@@ -162,21 +162,38 @@ func readBuiltin(file string) (*builtinData, error) {
 		}
 		d.tokens = base.tokens
 	}
+	// All tokens share one buffer: one allocation instead of one per token.
+	type span struct{ rank, off, end int }
+	var arena []byte
+	var spans []span
 	nseg := uv()
 	for range nseg {
 		first, n := uv(), uv()
 		if err != nil || first+n > 1<<24 {
 			return bad(fmt.Errorf("segment at rank %d: %v", first, err))
 		}
-		if len(d.tokens) < first+n {
-			d.tokens = append(d.tokens, make([][]byte, first+n-len(d.tokens))...)
-		}
+		arena = slices.Grow(arena, 8*n) // tokens average under 8 bytes
 		for i := range n {
-			d.tokens[first+i] = str()
+			l := uv()
+			if err != nil || l > 1<<16 {
+				return bad(fmt.Errorf("rank %d: %v", first+i, err))
+			}
+			off := len(arena)
+			arena = append(arena, make([]byte, l)...)
+			if _, e := io.ReadFull(r, arena[off:]); e != nil {
+				return bad(e)
+			}
+			spans = append(spans, span{first + i, off, off + l})
 		}
 	}
 	if err != nil {
 		return bad(err)
+	}
+	for _, sp := range spans {
+		if len(d.tokens) <= sp.rank {
+			d.tokens = append(d.tokens, make([][]byte, sp.rank+1-len(d.tokens))...)
+		}
+		d.tokens[sp.rank] = arena[sp.off:sp.end:sp.end]
 	}
 	return d, nil
 }

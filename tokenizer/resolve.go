@@ -220,4 +220,3 @@ func newBackend(data []byte, path, which string) (backend, error) {
 
 // newRustBackend is set by hftokenizers.go when built with -tags hftokenizers.
 var newRustBackend func(data []byte, path string) (backend, error)
-

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // tiktokenBackend is a byte-pair encoder over tiktoken-style mergeable ranks: each token is
@@ -54,10 +55,12 @@ func newTiktokenBackend(tokens [][]byte, pattern string, special map[string]int,
 		if t == nil {
 			continue
 		}
-		if _, dup := b.ranks[string(t)]; dup {
+		// The key shares t's bytes, which are never modified after loading.
+		k := unsafe.String(unsafe.SliceData(t), len(t))
+		if _, dup := b.ranks[k]; dup {
 			return nil, fmt.Errorf("tokenizer: tiktoken rank %d: token %q appears twice", id, t)
 		}
-		b.ranks[string(t)] = id
+		b.ranks[k] = id
 	}
 	for s, id := range special {
 		if s == "" {

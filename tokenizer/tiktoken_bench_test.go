@@ -64,3 +64,18 @@ func BenchmarkBuiltinEncode(b *testing.B) {
 }
 
 func jsonEncode(w *os.File, v any) error { return json.NewEncoder(w).Encode(v) }
+
+// BenchmarkBuiltinLoad measures the first-use cost of a built-in: decompressing the
+// embedded ranks and building the backend (the result is cached after the first Builtin).
+func BenchmarkBuiltinLoad(b *testing.B) {
+	for _, name := range []string{"gpt2", "cl100k_base", "o200k_base"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := loadBuiltin(builtinFiles[name]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
