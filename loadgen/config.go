@@ -196,9 +196,10 @@ type Config struct {
 	RampFrom float64       `json:"ramp_from,omitempty"`
 	Ramp     time.Duration `json:"ramp,omitempty"`
 
-	// Requests stops after this many requests (warmup not included); Duration stops
-	// after this long (measured from the end of warmup). Both zero with no input file:
-	// invalid. With both set, whichever comes first.
+	// Requests stops after this many requests (warmup requests not included); Duration
+	// stops sending after this long (after WarmupDuration, when that is set; requests
+	// in flight then finish). Both zero with no input file: invalid. With both set,
+	// whichever comes first.
 	Requests int           `json:"requests,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
 	// WarmupRequests / WarmupDuration: the first requests (by count) or those sent in

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -433,7 +434,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			continue
 		}
 		ch := &w.chunk
-		if bad := errorEvent(ch, ev.Type); bad != "" && rec.ErrorKind == "" {
+		if bad := errorEvent(ch, ev.Type, ev.Data); bad != "" && rec.ErrorKind == "" {
 			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: error event: "+snippet(ev.Data)
 		}
 		res.text = append(res.text, ch.Text...)
@@ -451,9 +452,13 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 }
 
 // errorEvent reports an in-stream error ("error" event type or Responses "error"/"response.failed").
-func errorEvent(ch *openai.StreamChunk, typ []byte) string {
+func errorEvent(ch *openai.StreamChunk, typ, data []byte) string {
 	switch string(typ) {
 	case "error":
+		return "error"
+	}
+	// vLLM, SGLang and OpenAI send {"error": {...}} as a data event.
+	if ch.Choices == 0 && !ch.HasUsage && len(ch.Text) == 0 && bytes.HasPrefix(bytes.TrimSpace(data), []byte(`{"error"`)) {
 		return "error"
 	}
 	switch string(ch.Type) {

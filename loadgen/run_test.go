@@ -132,6 +132,7 @@ func TestRunErrorKinds(t *testing.T) {
 		{"truncate", record.ErrReset, 0},
 		{"nonjson", record.ErrMalformed, 0},
 		{"nodone", record.ErrMalformed, 0},
+		{"errorevent", record.ErrMalformed, 0},
 		{"stall", record.ErrTimeout, 100 * time.Millisecond},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
@@ -146,6 +147,9 @@ func TestRunErrorKinds(t *testing.T) {
 			for _, r := range out.Records {
 				if r.ErrorKind != tc.kind {
 					t.Errorf("model %s: error kind %q (%s); want %q", tc.model, r.ErrorKind, r.Error, tc.kind)
+				}
+				if tc.model == "errorevent" && !strings.Contains(r.Error, "engine died") {
+					t.Errorf("error event: error %q does not carry the server's message", r.Error)
 				}
 			}
 			if got := out.Metrics.Errors[tc.kind]; got != 3 {

@@ -17,7 +17,8 @@ import (
 // fixed schedule and logs the real time each chunk was flushed, so client timings can
 // be checked against what was actually emitted. The body's "model" selects a
 // behaviour: "ok" (default), "fail500", "truncate" (no [DONE], closes), "nonjson",
-// "nodone" (ends cleanly without [DONE]), "stall" (sends one chunk, then waits 5 s).
+// "nodone" (ends cleanly without [DONE]), "stall" (sends one chunk, then waits 5 s),
+// "errorevent" (an {"error": …} data event mid-stream).
 type groundTruth struct {
 	t      testing.TB
 	ln     net.Listener
@@ -148,6 +149,8 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 			switch {
 			case model == "nonjson" && i == 1:
 				fmt.Fprint(w, "data: {not json\n\n")
+			case model == "errorevent" && i == 1:
+				fmt.Fprint(w, `data: {"error":{"message":"engine died","code":500}}`+"\n\n")
 			default:
 				fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hello"}}]}`+"\n\n")
 			}
