@@ -388,3 +388,19 @@ func TestProfileEmbeddings(t *testing.T) {
 		t.Errorf("embeddings with --streaming: exit %d, %q; want 2 and a message that it does not stream", code, errOut)
 	}
 }
+
+// TestProfileAllFail: when no request succeeds the run is a runtime error (exit 1),
+// with the first error named, and the artifacts are still written for diagnosis.
+func TestProfileAllFail(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "faulty.json")
+	os.WriteFile(cfg, []byte(`{"requests": 6, "mock": {"faults": {"error_rate": 1, "error_statuses": [503]}}}`), 0o644)
+	art := filepath.Join(dir, "out")
+	code, out, errOut := cli(t, "profile", "--mock", "--config", cfg, "-q", "--artifact-dir", art)
+	if code != ExitRuntime || !strings.Contains(errOut, "no request succeeded") || !strings.Contains(errOut, "503") {
+		t.Errorf("exit %d, stderr %q; want 1 and the first error (503)\nstdout:\n%s", code, errOut, out)
+	}
+	if _, err := os.Stat(filepath.Join(art, reportgen.RunReportFile)); err != nil {
+		t.Errorf("no report for the failed run: %v", err)
+	}
+}
