@@ -85,6 +85,10 @@ func (t *Template) Render(vars map[string]any, lim Limits) (out string, err erro
 	return b.String(), nil
 }
 
+// errOverflow reports an int result beyond 64 bits (Python's ints are unbounded; this
+// engine's are not, and it never wraps silently).
+var errOverflow = &Error{Msg: "integer overflow: this engine's integers are 64-bit"}
+
 var (
 	errBreak    = errors.New("break")
 	errContinue = errors.New("continue")
@@ -627,17 +631,32 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 		switch op {
 		case "+":
 			if ints {
-				return li + ri, nil
+				s := li + ri
+				if (s > li) != (ri > 0) {
+					return nil, errOverflow
+				}
+				return s, nil
 			}
 			return lf + rf, nil
 		case "-":
 			if ints {
-				return li - ri, nil
+				s := li - ri
+				if (s < li) != (ri > 0) {
+					return nil, errOverflow
+				}
+				return s, nil
 			}
 			return lf - rf, nil
 		case "*":
 			if ints {
-				return li * ri, nil
+				if li != 0 && ri != 0 {
+					p := li * ri
+					if p/ri != li || (li == -1 && ri == math.MinInt) || (ri == -1 && li == math.MinInt) {
+						return nil, errOverflow
+					}
+					return p, nil
+				}
+				return 0, nil
 			}
 			return lf * rf, nil
 		case "/":
@@ -675,12 +694,25 @@ func (r *renderer) binop(op string, l, rv any) (any, error) {
 			return m, nil
 		case "**":
 			if ints && ri >= 0 {
-				res := 1
-				for range min(ri, 64) {
-					res *= li
+				switch {
+				case li == 0 || li == 1:
+					if ri == 0 {
+						return 1, nil
+					}
+					return li, nil
+				case li == -1:
+					if ri%2 == 0 {
+						return 1, nil
+					}
+					return -1, nil
 				}
-				if ri > 64 && li != 0 && li != 1 && li != -1 {
-					return math.Pow(lf, rf), nil
+				res := 1
+				for range ri {
+					p := res * li
+					if p/li != res {
+						return nil, errOverflow
+					}
+					res = p
 				}
 				return res, nil
 			}

@@ -134,6 +134,10 @@ func TestErrors(t *testing.T) {
 		{"{% for i in range(1000000) %}{% endfor %}", "Range too big"},
 		{"{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "nested deeper"},
 		{"{% include 'x' %}", "unknown tag 'include'"},
+		{"{{ 10 ** 20 }}", "integer overflow"},
+		{"{{ 9223372036854775807 + 1 }}", "integer overflow"},
+		{"{{ 12345678901234567890 }}", "out of range"},
+		{"{{ '\\N{BULLET}' }}", "named unicode escapes"},
 		{"{{ (((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1 }}", "too deeply"},
 	}
 	for _, c := range cases {

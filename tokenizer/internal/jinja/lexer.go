@@ -331,34 +331,7 @@ func (lx *lexer) tag(p int, close byte) error {
 			lx.toks = append(lx.toks, token{kind: tName, val: s[p:q], pos: p})
 			p = q
 		case c >= '0' && c <= '9':
-			q := p
-			for q < len(s) && (s[q] >= '0' && s[q] <= '9' || s[q] == '_') {
-				q++
-			}
-			kind := tInt
-			afterDot := p > 0 && s[p-1] == '.'
-			if !afterDot {
-				if q+1 < len(s) && s[q] == '.' && s[q+1] >= '0' && s[q+1] <= '9' {
-					kind = tFloat
-					q++
-					for q < len(s) && (s[q] >= '0' && s[q] <= '9' || s[q] == '_') {
-						q++
-					}
-				}
-				if q < len(s) && (s[q] == 'e' || s[q] == 'E') {
-					r := q + 1
-					if r < len(s) && (s[r] == '+' || s[r] == '-') {
-						r++
-					}
-					if r < len(s) && s[r] >= '0' && s[r] <= '9' {
-						for r < len(s) && s[r] >= '0' && s[r] <= '9' {
-							r++
-						}
-						kind = tFloat
-						q = r
-					}
-				}
-			}
+			kind, q := lexNumber(s, p)
 			lx.toks = append(lx.toks, token{kind: kind, val: strings.ReplaceAll(s[p:q], "_", ""), pos: p})
 			p = q
 		case c == '\'' || c == '"':
@@ -431,8 +404,15 @@ func (lx *lexer) stringLit(p int) (string, int, error) {
 			b.WriteByte('\f')
 		case 'v':
 			b.WriteByte('\v')
-		case '0':
-			b.WriteByte(0)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v := int(e - '0')
+			for k := 0; k < 2 && i < len(s) && s[i] >= '0' && s[i] <= '7'; k++ {
+				v = v*8 + int(s[i]-'0')
+				i++
+			}
+			b.WriteRune(rune(v))
+		case 'N':
+			return "", 0, lx.errAt(i-2, "named unicode escapes (\\N{...}) are not supported")
 		case '\n':
 			// line continuation
 		case 'x', 'u', 'U':
@@ -452,4 +432,75 @@ func (lx *lexer) stringLit(p int) (string, int, error) {
 		}
 	}
 	return "", 0, lx.errAt(p, "unterminated string literal")
+}
+
+// digitRun matches (\d+_)*\d+ (or the same over another digit set) at i and returns its
+// end, or i if there is none.
+func digitRun(s string, i int, isDigit func(byte) bool) int {
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+		if j+1 < len(s) && s[j] == '_' && isDigit(s[j+1]) {
+			j++
+		}
+	}
+	return j
+}
+
+func isDec(c byte) bool { return c >= '0' && c <= '9' }
+
+// lexNumber lexes a number literal at p with jinja2's rules: float
+// (\d+_)*\d+((\.(\d+_)*\d+)?e[+-]?(\d+_)*\d+|\.(\d+_)*\d+) (not right after a '.'),
+// else integer 0b…|0o…|0x…|[1-9](_?\d)*|0(_?0)*.
+func lexNumber(s string, p int) (tokKind, int) {
+	afterDot := p > 0 && s[p-1] == '.'
+	if !afterDot {
+		m := digitRun(s, p, isDec)
+		q := m
+		frac := false
+		if q+1 < len(s) && s[q] == '.' && isDec(s[q+1]) {
+			q = digitRun(s, q+1, isDec)
+			frac = true
+		}
+		if q < len(s) && (s[q] == 'e' || s[q] == 'E') {
+			r := q + 1
+			if r < len(s) && (s[r] == '+' || s[r] == '-') {
+				r++
+			}
+			if r < len(s) && isDec(s[r]) {
+				return tFloat, digitRun(s, r, isDec)
+			}
+		}
+		if frac {
+			return tFloat, q
+		}
+	}
+	if s[p] == '0' && p+2 < len(s) {
+		var set func(byte) bool
+		switch s[p+1] | 0x20 {
+		case 'b':
+			set = func(c byte) bool { return c == '0' || c == '1' }
+		case 'o':
+			set = func(c byte) bool { return c >= '0' && c <= '7' }
+		case 'x':
+			set = func(c byte) bool { return isDec(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
+		}
+		if set != nil {
+			q := p + 2
+			if q < len(s) && s[q] == '_' {
+				q++
+			}
+			if q < len(s) && set(s[q]) {
+				return tInt, digitRun(s, q, set)
+			}
+		}
+	}
+	if s[p] == '0' {
+		q := p + 1
+		for q < len(s) && (s[q] == '0' || s[q] == '_' && q+1 < len(s) && s[q+1] == '0') {
+			q++
+		}
+		return tInt, q
+	}
+	return tInt, digitRun(s, p, isDec)
 }

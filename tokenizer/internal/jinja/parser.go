@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -707,7 +708,7 @@ func (p *parser) parsePrimary() (expr, error) {
 		return &literal{s}, nil
 	case tInt:
 		p.next()
-		v, err := strconv.ParseInt(t.val, 10, 64)
+		v, err := strconv.ParseInt(t.val, 0, 64)
 		if err != nil {
 			return nil, p.errAt(t.pos, "integer literal out of range: %s", t.val)
 		}
@@ -715,7 +716,7 @@ func (p *parser) parsePrimary() (expr, error) {
 	case tFloat:
 		p.next()
 		v, err := strconv.ParseFloat(t.val, 64)
-		if err != nil {
+		if err != nil && !errors.Is(err, strconv.ErrRange) { // 1e400 is inf, as in Python
 			return nil, p.errAt(t.pos, "bad float literal: %s", t.val)
 		}
 		return &literal{v}, nil

@@ -59,6 +59,7 @@ func TestMatrixMatchesPython(t *testing.T) {
 			srcs = append(srcs, strings.ReplaceAll(op, "V", v))
 		}
 	}
+	srcs = append(srcs, literalCases...)
 	pairValues := []string{`'x'`, `''`, `[3, 1, 2]`, `[]`, `{'b': 1, 'a': 2}`, `(1, 'a')`, `none`, `true`, `0`, `7`, `-2.5`, `undefined_var`}
 	for _, a := range pairValues {
 		for _, b := range pairValues {
@@ -115,7 +116,7 @@ func TestWhitespaceMatrixMatchesPython(t *testing.T) {
 	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
 		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
 	}
-	contexts := []string{"", "\n", "  ", "\n  ", "x ", " \t\n\n", "\n\t", "a\n  b  "}
+	contexts := []string{"", "\n", "  ", "\n  ", " \t\n\n", "a\n  b  "}
 	var srcs []string
 	for _, kind := range []string{"block", "comment", "var", "raw"} {
 		for _, lm := range []string{"", "-", "+"} {
@@ -175,4 +176,21 @@ func TestWhitespaceMatrixMatchesPython(t *testing.T) {
 		}
 	}
 	t.Logf("%d templates: %d identical, %d failing in both", len(srcs), same, bothFail)
+}
+
+// literalCases exercise the lexer: number forms, string escapes, names and keywords.
+// Known limits, left out (each is an error here, never a different text): integers
+// beyond 64 bits (Python's are unbounded), \N{NAME} escapes, attributes of numbers
+// such as .real.
+var literalCases = []string{
+	"{{ 1_000 }}", "{{ 9223372036854775807 }}", "{{ 0x1F }}", "{{ 0o17 }}", "{{ 0b101 }}", "{{ 1e3 }}", "{{ 1E-2 }}", "{{ 2.5e+3 }}", "{{ 1. }}",
+	"{{ .5 }}", "{{ 007 }}", "{{ 1__0 }}", "{{ 3.14_15 }}", "{{ -0.0 }}", "{{ 1e400 }}",
+	`{{ '\u00e9\x41\101\q' }}`, `{{ "a\"b" }}`, `{{ 'a\'b' }}`, `{{ '\\' }}`, `{{ 'tab\there' }}`,
+	`{{ 'multi
+line' }}`, "{{ True }}{{ False }}{{ None }}{{ TRUE }}", "{{ none is none }}{{ NONE is defined }}",
+	"{{ [1, 2,] }}{{ {'a': 1,} }}{{ (1, 2,) }}{{ (1) }}{{ () }}", "{{ 1 if true }}", "{{ [] if false }}",
+	"{{ 'a' 'b' \"c\" }}", "{{ 'x'[0] }}{{ 'xy'.0 }}", "{{ 1.5.0 }}", "{{ 2 ** 0.5 }}",
+	"{{ 7 / 0 }}", "{{ 7 // 0 }}", "{{ 7 % 0 }}", "{{ -7 // 2.0 }}", "{{ 7.5 % 2 }}", "{{ -7.5 % 2 }}", "{{ 1 / 3 * 3 }}",
+	"{{ 0.1 * 3 }}", "{{ 1e16 }}", "{{ 1e15 + 0.5 }}", "{{ 123456789.123456789 }}", "{{ 5e-324 }}", "{{ 2 ** 62 }}",
+	"{{ 'abc' * -1 }}", "{{ [1] * 0 }}", "{{ true + true }}", "{{ 'é' | length }}", "{{ '👩‍💻' | length }}", "{{ '日本'[1] }}",
 }
