@@ -74,7 +74,25 @@ func RecordingFromClient(label string, recs []record.Client) Recording {
 // AIPerf's profile_export.jsonl. For a server recording it also reads the summary
 // companion (FILE.summary.json, or FILE without .jsonl plus .summary.json) if present.
 // label "" uses the file's base name.
+//
+// path may also be a run's artifact directory: its server.jsonl (the mock's recording)
+// is used if present, else client.jsonl, perfgate_records.jsonl or profile_export.jsonl;
+// the label then defaults to the directory's name.
 func LoadRecording(path, label string) (Recording, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		label = cmp.Or(label, filepath.Base(filepath.Clean(path)))
+		found := ""
+		for _, name := range []string{"server.jsonl", "client.jsonl", RecordsFile, AIPerfJSONLFile} {
+			if _, err := os.Stat(filepath.Join(path, name)); err == nil {
+				found = filepath.Join(path, name)
+				break
+			}
+		}
+		if found == "" {
+			return Recording{}, fmt.Errorf("reportgen: %s: a directory without a recording (server.jsonl, client.jsonl, %s or %s)", path, RecordsFile, AIPerfJSONLFile)
+		}
+		path = found
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Recording{}, fmt.Errorf("reportgen: %w", err)

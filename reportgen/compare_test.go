@@ -119,6 +119,17 @@ func TestLoadRecording(t *testing.T) {
 				filepath.Base(tc.path), r.Kind, len(r.ISL), r.Summary != nil, r.Label, tc.kind, tc.n, tc.summary)
 		}
 	}
+	// a run directory: the mock's recording wins, labelled with the directory's name
+	runDir := filepath.Join(dir, "run7")
+	os.Mkdir(runDir, 0o755)
+	os.WriteFile(filepath.Join(runDir, "server.jsonl"), sb.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(runDir, RecordsFile), []byte("{}\n"), 0o644)
+	if r, err := LoadRecording(runDir, ""); err != nil || r.Kind != "server" || r.Label != "run7" {
+		t.Errorf("LoadRecording(dir) = %s %q, %v; want the server recording labelled run7", r.Kind, r.Label, err)
+	}
+	if _, err := LoadRecording(t.TempDir(), ""); err == nil || !strings.Contains(err.Error(), "without a recording") {
+		t.Errorf("LoadRecording(empty dir) error = %v, want one saying there is no recording", err)
+	}
 	for _, p := range []string{bad, filepath.Join(dir, "missing.jsonl")} {
 		if _, err := LoadRecording(p, ""); err == nil || !strings.Contains(err.Error(), filepath.Base(p)) {
 			t.Errorf("LoadRecording(%s) error = %v, want one naming the file", filepath.Base(p), err)

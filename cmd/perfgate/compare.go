@@ -11,7 +11,7 @@ import (
 
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "compare", "--a FILE --b FILE [--label-a A] [--label-b B] [--out compare.html]")
-	a := fs.String("a", "", "first recording: a mock-server recording (with its .summary.json companion if present), perfgate_records.jsonl/client.jsonl, or AIPerf's profile_export.jsonl")
+	a := fs.String("a", "", "first recording: a mock-server recording (with its .summary.json companion if present), perfgate_records.jsonl/client.jsonl, AIPerf's profile_export.jsonl, or a run's artifact directory")
 	b := fs.String("b", "", "second recording (same kinds as --a)")
 	la := fs.String("label-a", "", "label of --a in the report (default: its file name)")
 	lb := fs.String("label-b", "", "label of --b in the report (default: its file name)")

@@ -265,7 +265,7 @@ func TestCompareCLI(t *testing.T) {
 		}
 	}
 	html := filepath.Join(dir, "cmp.html")
-	code, out, errOut := cli(t, "compare", "--a", filepath.Join(dir, "0", "server.jsonl"), "--b", filepath.Join(dir, "1", "server.jsonl"),
+	code, out, errOut := cli(t, "compare", "--a", filepath.Join(dir, "0"), "--b", filepath.Join(dir, "1", "server.jsonl"),
 		"--label-a", "base", "--label-b", "new", "--out", html)
 	if code != ExitOK {
 		t.Fatalf("compare exit %d\n%s\n%s", code, out, errOut)
