@@ -43,7 +43,7 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	n := len(ps)
 	tol := "exactly"
 	if tolerance > 0 {
-		tol = fmt.Sprintf("within %d tokens", tolerance)
+		tol = "within " + ntokens(tolerance)
 	}
 	v := Verdict{Check: name, Pass: len(off) == 0, Value: float64(len(off)), Unit: None}
 	var tmpl []Line
@@ -78,8 +78,8 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 		for _, p := range off {
 			worstD = max(worstD, abs(diff(p)))
 		}
-		v.Summary = fmt.Sprintf("tokenizer mismatch: %d of %d requests counted differently by client and server (max |server-client| = %d tokens), want %s",
-			len(off), n, worstD, want)
+		v.Summary = fmt.Sprintf("tokenizer mismatch: %d of %d requests counted differently by client and server (max |server-client| = %s), want %s",
+			len(off), n, ntokens(worstD), want)
 	}
 	v.Evidence = append(v.Evidence, tmpl...)
 	s := sorted(diffs)
@@ -100,4 +100,12 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 		v.Evidence = append(v.Evidence, Line{"hint", "varying offsets usually mean different tokenizers (vocabulary, normalizer or pre-tokenizer)"})
 	}
 	return v
+}
+
+// ntokens prints "1 token", "2 tokens".
+func ntokens(n int) string {
+	if n == 1 || n == -1 {
+		return fmt.Sprintf("%d token", n)
+	}
+	return fmt.Sprintf("%d tokens", n)
 }
