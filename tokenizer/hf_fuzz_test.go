@@ -60,3 +60,23 @@ func FuzzEncodeHF(f *testing.F) {
 		}
 	})
 }
+
+// TestHFConcurrentEncode encodes from many goroutines at once (run with -race): results
+// must equal the sequential ones, whatever the shared word cache holds.
+func TestHFConcurrentEncode(t *testing.T) {
+	b, _ := loadHFFixture(t, relQwen3)
+	texts := newCorpusGen(9, []string{"<|im_start|>"}).corpus(300, 0, 0)
+	want := make([][]int, len(texts))
+	for i, s := range texts {
+		want[i] = b.encode(s, true)
+	}
+	tok := &Tokenizer{b: b}
+	for round := range 4 {
+		got := tok.EncodeBatch(texts, true)
+		for i := range texts {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("round %d: EncodeBatch()[%d] = %v, want %v", round, i, got[i], want[i])
+			}
+		}
+	}
+}

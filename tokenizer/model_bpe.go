@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -309,6 +310,12 @@ func (m *bpeModel) tokenize(s string, out []int) []int {
 	}
 	w := getWord()
 	defer putWord(w)
+	if len(s) > 64 {
+		w.id = slices.Grow(w.id, len(s))
+		w.prev = slices.Grow(w.prev, len(s))
+		w.next = slices.Grow(w.next, len(s))
+		w.heap = slices.Grow(w.heap, len(s))
+	}
 	if m.raw {
 		for i := 0; i < len(s); i++ {
 			w.add(m.byteID[s[i]])
