@@ -67,6 +67,8 @@ type assignTarget struct {
 	names []string // one name, or several for tuple unpacking
 	attr  string   // if set: names[0].attr = value
 	tuple bool
+	// nested[i], when not nil, unpacks item i further (for a, (b, c) in …)
+	nested []*assignTarget
 }
 
 type macro struct {

@@ -307,6 +307,12 @@ func (r *renderer) assign(t assignTarget, v any, sc *scope, pos int) error {
 		return r.at(pos, errorf("cannot unpack %d values into %d names", len(items), len(t.names)))
 	}
 	for i, n := range t.names {
+		if i < len(t.nested) && t.nested[i] != nil {
+			if err := r.assign(*t.nested[i], items[i], sc, pos); err != nil {
+				return err
+			}
+			continue
+		}
 		sc.set(n, items[i])
 	}
 	return nil
@@ -1116,7 +1122,7 @@ func (r *renderer) callMacro(m *macroVal, args []any, kw *Dict, caller *macroVal
 	if len(args) > len(params) {
 		varargs = args[len(params):]
 	}
-	sc.set("varargs", orEmpty(varargs))
+	sc.set("varargs", Tuple(orEmpty(varargs)))
 	extra := NewDict(0)
 	for i, k := range kw.Keys() {
 		if s, ok := k.(string); ok && !containsStr(params, s) {

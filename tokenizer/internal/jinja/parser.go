@@ -214,6 +214,33 @@ func (p *parser) parseAssignTarget(allowAttr bool) (assignTarget, error) {
 		p.next()
 	}
 	for {
+		if paren || len(t.names) > 0 {
+			if p.isOp("(") {
+				p.depth++
+				if p.depth > maxParseDepth {
+					return t, p.errAt(p.cur().pos, "assignment target nested too deeply")
+				}
+				sub, err := p.parseAssignTarget(false)
+				p.depth--
+				if err != nil {
+					return t, err
+				}
+				for len(t.nested) < len(t.names) {
+					t.nested = append(t.nested, nil)
+				}
+				t.names = append(t.names, "")
+				t.nested = append(t.nested, &sub)
+				if !p.isOp(",") {
+					break
+				}
+				p.next()
+				t.tuple = true
+				if paren && p.isOp(")") {
+					break
+				}
+				continue
+			}
+		}
 		nt, err := p.expectName()
 		if err != nil {
 			return t, err

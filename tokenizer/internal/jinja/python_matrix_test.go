@@ -194,3 +194,86 @@ line' }}`, "{{ True }}{{ False }}{{ None }}{{ TRUE }}", "{{ none is none }}{{ NO
 	"{{ 0.1 * 3 }}", "{{ 1e16 }}", "{{ 1e15 + 0.5 }}", "{{ 123456789.123456789 }}", "{{ 5e-324 }}", "{{ 2 ** 62 }}",
 	"{{ 'abc' * -1 }}", "{{ [1] * 0 }}", "{{ true + true }}", "{{ 'é' | length }}", "{{ '👩‍💻' | length }}", "{{ '日本'[1] }}",
 }
+
+// statementCases exercise statements: scoping, loops, macros, call blocks, set blocks.
+var statementCases = []string{
+	"{% set x = 1 %}{% for i in [1] %}{{ x }}{% set x = 2 %}{{ x }}{% endfor %}{{ x }}",
+	"{% for i in [1, 2] %}{% if i == 2 %}{{ y }}{% endif %}{% set y = i %}{% endfor %}|{{ y }}",
+	"{% for i in [1, 2] %}{% for j in 'ab' %}{{ loop.index }}{{ i }}{{ j }}{% if loop.last %};{% endif %}{% endfor %}{{ loop.index }}{% endfor %}",
+	"{% for k in {'b': 1, 'a': 2} %}{{ k }}{% endfor %}{% for k, v in {'b': 1}.items() %}{{ k }}{{ v }}{% endfor %}",
+	"{% for x in [1, 2, 3] if x > 5 %}{{ x }}{% else %}none{% endfor %}",
+	"{% for x in [1, 2, 3] if x > 1 %}{{ loop.index }}/{{ loop.length }}{{ loop.first }}{{ loop.last }}{% endfor %}",
+	"{% for x in [] %}{% else %}{{ loop is defined }}{% endfor %}",
+	"{% for x in range(3) %}{{ loop.previtem }}-{{ loop.nextitem }};{% endfor %}",
+	"{% for x in range(5) %}{% if x == 1 %}{% continue %}{% endif %}{% if x == 3 %}{% break %}{% endif %}{{ x }}{% else %}E{% endfor %}",
+	"{% for x in range(2) %}{% for y in range(3) %}{% if y == 1 %}{% break %}{% endif %}{{ x }}{{ y }}{% endfor %}{% endfor %}",
+	"{% set ns = namespace(a=[], n=0) %}{% for i in range(3) %}{% set ns.n = ns.n + i %}{% set ns.a = ns.a + [i] %}{% endfor %}{{ ns.n }}{{ ns.a }}",
+	"{% set ns = namespace({'x': 1}, y=2) %}{{ ns.x }}{{ ns.y }}{{ ns.z is defined }}",
+	"{% macro m(a, b=a * 2, c='C') %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1) }}|{{ m(1, c=3) }}|{{ m(b=5, a=4) }}",
+	"{% macro m(a) %}{{ a }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, 3, k=4) }}",
+	"{% macro m() %}{{ caller('x', 2) }}{% endmacro %}{% call(p, q) m() %}[{{ p }}{{ q }}]{% endcall %}",
+	"{% macro f(n) %}{% if n > 0 %}{{ n }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(4) }}",
+	"{% set x = 'outer' %}{% macro m() %}{{ x }}{% endmacro %}{% set x = 'later' %}{{ m() }}",
+	"{% macro m() %}{% set x = 'inner' %}{{ x }}{% endmacro %}{% set x = 'outer' %}{{ m() }}{{ x }}",
+	"{% set s | upper %}ab{{ 'c' }}{% endset %}{{ s }}{% set t %}  t  {% endset %}[{{ t }}]",
+	"{% filter upper | replace('A', '4') %}abc{% endfilter %}",
+	"{% if false %}a{% elif none %}b{% elif 0 %}c{% else %}d{% endif %}{% if [] %}x{% elif {} %}y{% endif %}",
+	"{% set a, b = 'xy' %}{{ b }}{{ a }}{% set c, d = [1, 2] %}{{ c + d }}",
+	"{% for a, b in [('x', 1), ('y', 2)] %}{{ a }}={{ b }} {% endfor %}",
+	"{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}",
+	"{{ messages is defined }}{{ range(3) | list }}{{ range(1, 10, 3) | list }}{{ range(5, 0, -2) | list }}",
+	"{% set d = dict(a=1, b=2) %}{{ d }}{{ dict() }}{{ namespace() is defined }}",
+	"{% for m in [{'role': 'user'}, {'role': 'tool'}] %}{% if m.role != 'tool' %}{{ m.role }}{% endif %}{{ loop.cycle('a', 'b') }}{% endfor %}",
+	"{%- for i in range(3) -%}\n  {{ i }}\n{%- endfor %}",
+	"{% for i in range(2) %}\n  {% if i %}\n    x{{ i }}\n  {% endif %}\n{% endfor %}",
+	"{% macro m(x) -%}\n  [{{ x }}]\n{%- endmacro %}\n{{ m(1) }}\n{{ m(2) }}",
+	"{% generation %}\n  gen {{ 1 }}\n{% endgeneration %}\n",
+	"{{ raise_exception('boom') if false }}ok",
+	"{% if true %}{{ raise_exception('custom: ' ~ 42) }}{% endif %}",
+	"{% set x = [1, 2] %}{% set y = x %}{{ y is sameas x }}{{ [1] is sameas [1] }}{{ none is sameas none }}",
+}
+
+func TestStatementsMatchPython(t *testing.T) {
+	if testutil.Short() {
+		t.Skip("optional Python cross-check skipped in -short mode")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
+		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
+	}
+	var jobs []map[string]any
+	for _, s := range statementCases {
+		jobs = append(jobs, map[string]any{"template": s, "contexts": []json.RawMessage{json.RawMessage(`{"messages": []}`)}})
+	}
+	req, _ := json.Marshal(map[string]any{"now": "2024-07-26T00:00:00Z", "jobs": jobs})
+	cmd := exec.Command(py, "../../testdata/chat/python_oracle.py")
+	cmd.Stdin = bytes.NewReader(req)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python oracle: %v", err)
+	}
+	var res [][]struct {
+		Out   *string `json:"out"`
+		Error string  `json:"error"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	raise := Func(func(args []any, _ *Dict) (any, error) { return nil, &RaiseError{Msg: toStr(args[0])} })
+	for i, s := range statementCases {
+		want := res[i][0]
+		got, err := Render(s, map[string]any{"messages": []any{}, "raise_exception": raise})
+		switch {
+		case want.Out == nil && err != nil:
+			if strings.HasPrefix(want.Error, "TemplateError: ") && !strings.Contains(err.Error(), strings.TrimPrefix(want.Error, "TemplateError: ")) {
+				t.Errorf("%q: raised %v, python raised %s", s, err, want.Error)
+			}
+		case want.Out == nil:
+			t.Errorf("%q: python fails (%s), we render %q", s, want.Error, got)
+		case err != nil:
+			t.Errorf("%q: we fail (%v), python renders %q", s, err, *want.Out)
+		case got != *want.Out:
+			t.Errorf("%q:\n got %q\nwant %q", s, got, *want.Out)
+		}
+	}
+}
