@@ -15,11 +15,11 @@ import (
 // timingErrors runs streams concurrent paced streams against a ground-truth server and
 // returns the client's per-chunk timestamp errors (client read time − server flush
 // time) and ITL errors (client gap − server gap), in milliseconds.
-func timingErrors(t testing.TB, streams, tokens int, itl time.Duration) (chunkErr, itlErr []float64) {
+func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bool) (chunkErr, itlErr []float64) {
 	g := newGroundTruth(t)
 	g.Tokens, g.TTFT, g.ITL = tokens, 20*time.Millisecond, itl
 	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true,
-		Requests: streams, Concurrency: streams, ISL: fixed(16)}, gpt2(t), nil)
+		Requests: streams, Concurrency: streams, ISL: fixed(16), AppTimestamps: appTS}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,34 +66,52 @@ func TestTimingAccuracy(t *testing.T) {
 	if testutil.Short() {
 		streams = 10
 	}
-	ce, ie := timingErrors(t, streams, 20, 10*time.Millisecond)
-	c, i := absAll(ce), absAll(ie)
-	q := distribution.PercentileSorted
-	cm, c90, c99 := q(c, 0.5), q(c, 0.9), q(c, 0.99)
-	im, i90, i99 := q(i, 0.5), q(i, 0.9), q(i, 0.99)
-	t.Logf("chunk timestamp |error|: median %.3f ms, p90 %.3f, p99 %.3f ms; ITL |error|: median %.3f ms, p90 %.3f, p99 %.3f ms (n=%d)",
-		cm, c90, c99, im, i90, i99, len(c))
-	// The machine is shared (2 cores, other test binaries running): bound the median
-	// and p90 only, loosely; p99 is printed for the record.
-	if cm > 2 || c90 > 20 || im > 2 || i90 > 20 {
-		t.Errorf("timing error too large: chunk median %.3f p90 %.3f ms, ITL median %.3f p90 %.3f ms; want medians < 2 ms, p90 < 20 ms", cm, c90, im, i90)
+	for _, tc := range []struct {
+		name   string
+		appTS  bool
+		median float64 // ms
+	}{
+		// Kernel receive timestamps (the default on Linux): the spec's 0.2 ms median.
+		{"kernel", false, 0.2},
+		// Times taken when reads return: bounded loosely, the process may be descheduled.
+		{"app", true, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ce, ie := timingErrors(t, streams, 20, 10*time.Millisecond, tc.appTS)
+			c, i := absAll(ce), absAll(ie)
+			q := distribution.PercentileSorted
+			cm, c90, c99 := q(c, 0.5), q(c, 0.9), q(c, 0.99)
+			im, i90, i99 := q(i, 0.5), q(i, 0.9), q(i, 0.99)
+			t.Logf("chunk timestamp |error|: median %.3f ms, p90 %.3f, p99 %.3f ms; ITL |error|: median %.3f ms, p90 %.3f, p99 %.3f ms (n=%d)",
+				cm, c90, c99, im, i90, i99, len(c))
+			// The machine is shared (2 cores, other test binaries running): the median is
+			// bounded as specified, p90 loosely (gross errors only); p99 is printed.
+			if cm > tc.median || c90 > 20 || im > tc.median || i90 > 20 {
+				t.Errorf("timing error too large: chunk median %.3f p90 %.3f ms, ITL median %.3f p90 %.3f ms; want medians < %v ms, p90 < 20 ms",
+					cm, c90, im, i90, tc.median)
+			}
+		})
 	}
 }
 
-// BenchmarkTimingAccuracy prints the error curve as load rises: streams × 100 tokens/s.
+// BenchmarkTimingAccuracy prints the error curve as load rises: streams × 100 tokens/s,
+// with kernel receive timestamps and with times taken when reads return.
 func BenchmarkTimingAccuracy(b *testing.B) {
-	for _, streams := range []int{10, 50, 100, 200} {
-		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
-			var ce, ie []float64
-			for b.Loop() {
-				ce, ie = timingErrors(b, streams, 50, 10*time.Millisecond)
-			}
-			c, i := absAll(ce), absAll(ie)
-			b.ReportMetric(float64(streams)*100, "tokens/s")
-			b.ReportMetric(distribution.PercentileSorted(c, 0.5), "chunk-err-p50-ms")
-			b.ReportMetric(distribution.PercentileSorted(c, 0.99), "chunk-err-p99-ms")
-			b.ReportMetric(distribution.PercentileSorted(i, 0.5), "itl-err-p50-ms")
-			b.ReportMetric(distribution.PercentileSorted(i, 0.99), "itl-err-p99-ms")
-		})
+	for _, clock := range []string{"kernel", "app"} {
+		for _, streams := range []int{10, 50, 100, 200} {
+			appTS := clock == "app"
+			b.Run(fmt.Sprintf("clock=%s/streams=%d", clock, streams), func(b *testing.B) {
+				var ce, ie []float64
+				for b.Loop() {
+					ce, ie = timingErrors(b, streams, 50, 10*time.Millisecond, appTS)
+				}
+				c, i := absAll(ce), absAll(ie)
+				b.ReportMetric(float64(streams)*100, "tokens/s")
+				b.ReportMetric(distribution.PercentileSorted(c, 0.5), "chunk-err-p50-ms")
+				b.ReportMetric(distribution.PercentileSorted(c, 0.99), "chunk-err-p99-ms")
+				b.ReportMetric(distribution.PercentileSorted(i, 0.5), "itl-err-p50-ms")
+				b.ReportMetric(distribution.PercentileSorted(i, 0.99), "itl-err-p99-ms")
+			})
+		}
 	}
 }

@@ -220,6 +220,11 @@ type Config struct {
 	// pass the ephemeral-port limit of one source address).
 	SourceAddrs []string `json:"source_addrs,omitempty"`
 
+	// AppTimestamps times chunks when the client's read returns, instead of with the
+	// kernel's receive timestamp of the bytes (SO_TIMESTAMPING; Linux, plain TCP). The
+	// kernel's time does not include the client process's own scheduling delays, which
+	// on a busy machine dominate the measurement error.
+	AppTimestamps bool `json:"app_timestamps,omitempty"`
 	// CoarseTimer turns off the spin before each open-loop send (see DefaultSpin):
 	// less CPU, but arrivals are only as precise as Go's ~1 ms timers.
 	CoarseTimer bool `json:"coarse_timer,omitempty"`

@@ -28,12 +28,13 @@ import (
 // loadgen (not fasthttp.Client) so each request can set its own read deadlines: an
 // idle deadline between chunks and a total deadline, independently.
 type target struct {
-	url     string // full endpoint URL
-	host    string // Host header
-	addr    string // host:port to dial
-	tls     bool
-	dialer  *dialer
-	pending atomic.Int64 // requests in flight (least-outstanding routing)
+	url      string // full endpoint URL
+	host     string // Host header
+	addr     string // host:port to dial
+	tls      bool
+	kernelTS bool // take chunk times from the kernel's receive timestamps (Linux, plain TCP)
+	dialer   *dialer
+	pending  atomic.Int64 // requests in flight (least-outstanding routing)
 
 	mu   sync.Mutex
 	idle []*conn
@@ -67,15 +68,31 @@ type conn struct {
 	net.Conn
 	br    *bufio.Reader
 	clock *runClock
+	ks    *kernelStamper // nil: timestamps are taken when reads return
 	armed bool
 	first time.Duration
-	reads int
+	last  time.Duration // run-clock time of the bytes of the latest read
 }
 
 func (c *conn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
+	var (
+		n   int
+		err error
+	)
+	if c.ks != nil {
+		var ts time.Time
+		n, ts, err = c.ks.read(p)
+		if n > 0 {
+			c.last = c.clock.fromWall(ts)
+		}
+	} else {
+		n, err = c.Conn.Read(p)
+		if n > 0 {
+			c.last = c.clock.now()
+		}
+	}
 	if n > 0 && c.armed && c.first == 0 {
-		c.first = c.clock.now()
+		c.first = c.last
 		c.armed = false
 	}
 	return n, err
@@ -136,6 +153,9 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 		return nil, false, err
 	}
 	c := &conn{Conn: nc, clock: clock}
+	if t.kernelTS {
+		c.ks = newKernelStamper(nc)
+	}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	return c, false, nil
 }
@@ -181,6 +201,17 @@ func (t *target) closeIdle() {
 type runClock struct{ start time.Time }
 
 func (c *runClock) now() time.Duration { return time.Since(c.start) }
+
+// fromWall converts a wall-clock instant (a kernel timestamp) to the run clock. The
+// wall/monotonic offset is taken now, so clock slewing over a long run does not
+// accumulate. A zero ts means "now".
+func (c *runClock) fromWall(ts time.Time) time.Duration {
+	now := time.Now()
+	if ts.IsZero() {
+		return now.Sub(c.start)
+	}
+	return now.Sub(c.start) - now.Round(0).Sub(ts)
+}
 
 // call is one HTTP exchange to perform.
 type call struct {
@@ -251,7 +282,9 @@ func (t *timedReader) Read(p []byte) (int, error) {
 	}
 	n, err := t.r.Read(p)
 	if n > 0 {
-		t.last = t.clock.now()
+		// The event completed by these bytes arrived with the connection's latest read
+		// (bytes already buffered arrived with it or before).
+		t.last = t.c.last
 	}
 	return n, err
 }
@@ -359,6 +392,9 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	}()
 	if cn.first > 0 {
 		rec.FirstByte = cn.first
+	}
+	if cn.ks != nil {
+		rec.Clock = record.ClockKernel
 	}
 	if err != nil {
 		rec.Done = clock.now()

@@ -144,6 +144,7 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 		if err != nil {
 			return nil, err
 		}
+		t.kernelTS = !cfg.AppTimestamps
 		r.targets = append(r.targets, t)
 	}
 	r.sender = &httpSender{clock: r.clock}

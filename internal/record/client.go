@@ -16,9 +16,13 @@ const (
 	ErrInvalidBody = "invalid_body" // reserved: the request body could not be built
 )
 
+// ClockKernel marks records whose chunk times are kernel receive timestamps.
+const ClockKernel = "kernel"
+
 // Chunk is one received SSE data event (or, for a non-streaming response, the whole
-// body). T is the monotonic time since the run started at which the read that
-// completed the event returned, taken before the event was parsed.
+// body). T is the time since the run started at which the event's last bytes arrived:
+// the kernel's receive timestamp when the record's Clock is ClockKernel, else when the
+// read that completed the event returned; either way taken before parsing.
 type Chunk struct {
 	// T is when the event's last byte was read, relative to the run start.
 	T time.Duration `json:"t"`
@@ -71,6 +75,9 @@ type Client struct {
 	Done time.Duration `json:"done"`
 	// Chunks are the received SSE events in order (one for a non-streaming body).
 	Chunks []Chunk `json:"chunks,omitempty"`
+	// Clock says what FirstByte and the chunk times measure: ClockKernel (the kernel's
+	// receive timestamp of the bytes) or "" (when the client's read returned).
+	Clock string `json:"clock,omitempty"`
 
 	// Status is the HTTP status code; 0 if no response arrived.
 	Status int `json:"status"`
@@ -217,6 +224,10 @@ func (c *Client) AppendJSON(b []byte) []byte {
 			b = append(b, '}')
 		}
 		b = append(b, ']')
+	}
+	if c.Clock != "" {
+		b = append(b, `,"clock":`...)
+		b = appendString(b, c.Clock)
 	}
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(c.Status), 10)

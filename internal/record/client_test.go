@@ -119,7 +119,7 @@ func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full := sample()
 	full.Conversation, full.Model, full.Warmup, full.FirstByte = "c1", "m\"odel\n\u2028", true, 12
 	full.ErrorKind, full.Error, full.RequestedISL, full.RequestedOSL = ErrMalformed, "bad <html> & \x01 \xff", 100, 8
-	full.ReasoningTokens, full.FinishReason = 2, "length"
+	full.ReasoningTokens, full.FinishReason, full.Clock = 2, "length", ClockKernel
 	for i, c := range []Client{{}, sample(), full} {
 		var wb bytes.Buffer
 		je := json.NewEncoder(&wb)
