@@ -107,6 +107,7 @@ func execute(ctx context.Context, sc scenario.Scenario, tok *tokenizer.Tokenizer
 	}
 	res.load = lo
 	res.out.Client, res.out.Metrics = lo.Records, lo.Metrics
+	res.out.TemplateOverhead = chatOverhead(tok, cfg, lo)
 	if res.out.Mocked {
 		sc.Endpoint = ""
 	}
@@ -183,6 +184,9 @@ func judge(r *runResult, o profileOpts) []check.Verdict {
 		return nil
 	}
 	vs := r.out.Check()
+	if o.tokenizerMatch >= 0 {
+		vs = append(vs, check.TokenizerMatch(r.out.Requests(), o.tokenizerMatch).With(r.out.Context("")))
+	}
 	for _, lf := range []struct {
 		m    check.Metric
 		text string
@@ -566,4 +570,49 @@ func writeSweepFiles(dir, name, title, loadName string, pts []sweep.Point) error
 		return runtimef("%v", err)
 	}
 	return nil
+}
+
+// chatOverhead computes, per turn, how many input tokens the chat template adds around
+// the message contents (the client counts contents, the server the rendering), as
+// perftest/scenario.Run does for its Outcome: a probe conversation rendered with the
+// tokenizer's template, or ChatML as the mock and vLLM do without one, minus the
+// contents' counts. nil unless the endpoint is chat with synthetic prompts.
+func chatOverhead(tok *tokenizer.Tokenizer, cfg loadgen.Config, lo *loadgen.Outcome) []int {
+	if cfg.Endpoint != "" && cfg.Endpoint != loadgen.EndpointChat || cfg.InputFile != "" {
+		return nil
+	}
+	turns := 1
+	for i := range lo.Records {
+		turns = max(turns, lo.Records[i].Turn+1)
+	}
+	const probe = "The quick brown fox jumps over the lazy dog."
+	out := make([]int, turns)
+	for k := range turns {
+		var msgs []tokenizer.Message
+		contents := 0
+		if cfg.SystemPrompt != "" || cfg.PrefixTokens > 0 {
+			msgs = append(msgs, tokenizer.Message{Role: "system", Content: probe})
+			contents += tok.Count(probe, false)
+		}
+		for j := range 2*k + 1 {
+			role := "user"
+			if j%2 == 1 {
+				role = "assistant"
+			}
+			msgs = append(msgs, tokenizer.Message{Role: role, Content: probe})
+			contents += tok.Count(probe, false)
+		}
+		var n int
+		if tok.HasChatTemplate() {
+			s, err := tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: true})
+			if err != nil {
+				return nil
+			}
+			n = tok.Count(s, false)
+		} else {
+			n = tok.Count(tokenizer.RenderChatMLFallback(msgs, true), false)
+		}
+		out[k] = n - contents
+	}
+	return out
 }

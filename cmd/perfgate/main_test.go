@@ -91,6 +91,7 @@ func TestBadInput(t *testing.T) {
 		{"bad url", []string{"profile", "--url", "ftp://x"}, []string{"--url", "http(s) URL"}},
 		{"bad assert", []string{"profile", "--mock", "--assert", "ttft_p99<=soon"}, []string{"--assert", "ttft_p99<=soon", "duration"}},
 		{"unknown assert", []string{"profile", "--mock", "--assert", "vibes>=3"}, []string{"--assert", "vibes"}},
+		{"bad tokenizer match", []string{"profile", "--mock", "--assert", "tokenizer_match<=-2"}, []string{"--assert", "tokenizer_match<=TOKENS"}},
 		{"bad goodput", []string{"profile", "--mock", "--goodput", "ttft=3"}, []string{"--goodput", "metric:milliseconds"}},
 		{"bad endpoint", []string{"profile", "--mock", "--endpoint-type", "telepathy"}, []string{"--endpoint-type", "telepathy"}},
 		{"two sweeps", []string{"profile", "--mock", "--sweep-rate", "1,2", "--search-concurrency", "1:4"}, []string{"conflict"}},
@@ -150,11 +151,12 @@ func TestProfileMockPasses(t *testing.T) {
 	art := filepath.Join(t.TempDir(), "run")
 	code, out, errOut := cli(t, "profile", "--mock", "--request-count", "40", "--concurrency", "4", "--isl-dist", "normal:64,8",
 		"--osl", "16", "--extra-inputs", "ignore_eos:true", "--random-seed", "7", "--artifact-dir", art,
-		"--assert", "goodput>=0.9", "--assert", "osl_p50>=16", "--assert", "isl_p50>=32", "--assert", "error_rate<=0.05")
+		"--assert", "goodput>=0.9", "--assert", "osl_p50>=16", "--assert", "isl_p50>=32", "--assert", "error_rate<=0.05",
+		"--assert", "tokenizer_match<=2") // gpt2 + ChatML fallback: the markup merges with the content's last character
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Time to First Token (ms)", "PASS", "artifacts:", "report:"} {
+	for _, want := range []string{"Time to First Token (ms)", "PASS", "artifacts:", "report:", "PASS tokenizer match"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

@@ -44,6 +44,9 @@ type profileOpts struct {
 	searchTol   float64
 	hasAsserts  bool
 	label       string // progress label
+	// tokenizerMatch >= 0 asserts that client and server count the same input tokens
+	// within that many tokens; -1 = not asserted.
+	tokenizerMatch int
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -116,7 +119,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	boolean(&f.ignoreEOS, false, "send ignore_eos so the server generates exactly the OSL", "ignore-eos")
 	str(&f.arrival, "", "open-loop arrivals: poisson, constant or gamma", "arrival")
 	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness")
-	fs.Var(&f.asserts, "assert", "assertion (repeatable): goodput>=0.95, ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10")
+	fs.Var(&f.asserts, "assert", "assertion (repeatable): goodput>=0.95, ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10, tokenizer_match (or tokenizer_match<=N tokens)")
 	str(&o.assertISL, "", "assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
 	str(&o.assertOSL, "", "assert the output lengths fit this distribution", "assert-osl")
 	flt(&o.alpha, check.DefaultAlpha, "significance level of --assert-isl / --assert-osl", "alpha")
@@ -388,7 +391,21 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Objectives.SLO = slo
 		sc.Client.SLO = ms
 	}
+	o.tokenizerMatch = -1
 	for _, a := range f.asserts {
+		expr := strings.ReplaceAll(a, " ", "")
+		if expr == "tokenizer_match" || strings.HasPrefix(expr, "tokenizer_match<=") {
+			tol := 0
+			if v, ok := strings.CutPrefix(expr, "tokenizer_match<="); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 {
+					return sc, invalidf("--assert %q: want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)", a)
+				}
+				tol = n
+			}
+			o.tokenizerMatch = tol
+			continue
+		}
 		if err := applyAssert(&sc, a); err != nil {
 			return sc, err
 		}
