@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Fast paths for the big parts of tokenizer.json (the vocabulary and the merges, often
@@ -287,6 +288,32 @@ func parseVocabFast(data []byte) (map[string]int, error) {
 	}
 }
 
+// jsonStrView is jsonStr without a copy when the string has no escapes: the result
+// aliases data, so it must not outlive it (merges are only looked up while loading).
+func jsonStrView(data []byte, i int) (string, int, error) {
+	i = jsonSpace(data, i)
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, errJSON
+	}
+	for j := i + 1; j < len(data); j++ {
+		c := data[j]
+		if c == '"' {
+			if j == i+1 {
+				return "", j + 1, nil
+			}
+			v := unsafe.String(&data[i+1], j-i-1)
+			if !utf8.ValidString(v) {
+				return jsonStr(data, i)
+			}
+			return v, j + 1, nil
+		}
+		if c == '\\' || c < 0x20 {
+			return jsonStr(data, i)
+		}
+	}
+	return "", 0, errJSON
+}
+
 // parseMergesFast reads ["a b", ...] or [["a", "b"], ...].
 func parseMergesFast(data []byte) ([][2]string, bool, error) {
 	i := jsonSpace(data, 0)
@@ -305,7 +332,7 @@ func parseMergesFast(data []byte) ([][2]string, bool, error) {
 			return nil, false, errJSON
 		}
 		if data[i] == '"' {
-			s, j, err := jsonStr(data, i)
+			s, j, err := jsonStrView(data, i)
 			if err != nil {
 				return nil, false, err
 			}
@@ -313,7 +340,7 @@ func parseMergesFast(data []byte) ([][2]string, bool, error) {
 			out = append(out, [2]string{s, ""})
 			i = j
 		} else if data[i] == '[' {
-			a, j, err := jsonStr(data, i+1)
+			a, j, err := jsonStrView(data, i+1)
 			if err != nil {
 				return nil, false, err
 			}
@@ -321,7 +348,7 @@ func parseMergesFast(data []byte) ([][2]string, bool, error) {
 			if j >= len(data) || data[j] != ',' {
 				return nil, false, errJSON
 			}
-			b, k, err := jsonStr(data, j+1)
+			b, k, err := jsonStrView(data, j+1)
 			if err != nil {
 				return nil, false, err
 			}

@@ -188,6 +188,7 @@ func buildBPE(j *jsonModel) (*bpeModel, error) {
 		return nil, err
 	}
 	m.merges = make(map[uint64]uint64, len(pairs))
+	var buf []byte
 	for rank, p := range pairs {
 		a, ok := vm[p[0]]
 		if !ok {
@@ -203,9 +204,10 @@ func buildBPE(j *jsonModel) (*bpeModel, error) {
 		} else {
 			return nil, fmt.Errorf("merge %d: %q is shorter than the subword prefix", rank, p[1])
 		}
-		n, ok := vm[p[0]+second]
+		buf = append(append(buf[:0], p[0]...), second...)
+		n, ok := vm[string(buf)] // no allocation
 		if !ok {
-			return nil, fmt.Errorf("merge %d: token %q is not in the vocab", rank, p[0]+second)
+			return nil, fmt.Errorf("merge %d: token %q is not in the vocab", rank, buf)
 		}
 		m.merges[uint64(a)<<32|uint64(b)] = uint64(rank)<<32 | uint64(n)
 	}
