@@ -54,7 +54,11 @@ func ExampleResult_AssertTTFT() {
 	// perftest: TTFT p99 = 46ms, want <= 25ms  [scenario "example", concurrency=2, n=20, errors=0]
 	//     quantiles:  p50=24.5ms  p90=35.8ms  p95=38.3ms  p99=46ms  max=47.9ms   (n=20, numpy linear)
 	//     beyond:     9 of 20 requests > 25ms (45%)
-	//     worst:      #req-2 47.9ms  #req-6 37.8ms  #req-1 35.5ms  #req-7 32.6ms  #req-9 32ms
+	//     worst:      #req-2 47.9ms (prompt 64 tok)
+	//                 #req-6 37.8ms (prompt 64 tok)
+	//                 #req-1 35.5ms (prompt 64 tok)
+	//                 #req-7 32.6ms (prompt 64 tok)
+	//                 #req-9 32ms (prompt 64 tok)
 	//     note:       n=20 is too small to estimate p99: it is interpolated from the extreme values
 	//     artifacts:  testdata/example/client.jsonl
 	//     seed:       1   re-run: go test -run '^TestChat$' -count=1 ./perftest

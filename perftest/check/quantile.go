@@ -14,6 +14,7 @@ type Sample struct {
 	Unit   Unit      // the values' unit
 	Values []float64 // one per request; NaN values are dropped
 	IDs    []string  // optional: request ids parallel to Values, for the worst list
+	Notes  []string  // optional: a note per value for the worst list, e.g. "prompt 3.1k tok"
 }
 
 // clean returns the non-NaN values with their ids.
@@ -24,6 +25,9 @@ func (s Sample) clean() Sample {
 			continue
 		}
 		out.Values = append(out.Values, v)
+		if i < len(s.Notes) {
+			out.Notes = append(out.Notes, s.Notes[i])
+		}
 		if i < len(s.IDs) {
 			out.IDs = append(out.IDs, s.IDs[i])
 		} else {
@@ -60,10 +64,16 @@ func worst(s Sample, k int, low bool) string {
 		return cmp.Compare(s.Values[b], s.Values[a])
 	})
 	var parts []string
+	sep := "  "
 	for _, i := range idx[:min(k, len(idx))] {
-		parts = append(parts, "#"+s.IDs[i]+" "+s.Unit.Format(s.Values[i]))
+		p := "#" + s.IDs[i] + " " + s.Unit.Format(s.Values[i])
+		if i < len(s.Notes) && s.Notes[i] != "" {
+			p += " (" + s.Notes[i] + ")"
+			sep = "\n" // annotated entries, one per line
+		}
+		parts = append(parts, p)
 	}
-	return strings.Join(parts, "  ")
+	return strings.Join(parts, sep)
 }
 
 // QuantileAtMost checks that the p-quantile of s is at most limit (in s.Unit), e.g.

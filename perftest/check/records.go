@@ -123,6 +123,12 @@ func (m Metric) Sample(reqs []Request) Sample {
 		if ok {
 			s.Values = append(s.Values, v)
 			s.IDs = append(s.IDs, r.ID)
+			switch m {
+			case TTFT, Latency:
+				s.Notes = append(s.Notes, "prompt "+Tokens.Format(float64(r.ISL))+" tok")
+			default:
+				s.Notes = append(s.Notes, "")
+			}
 		}
 	}
 	return s
