@@ -883,6 +883,14 @@ func (r *renderer) evalSlice(n *sliceExpr, sc *scope) (any, error) {
 	if err != nil {
 		return nil, r.at(n.pos, err)
 	}
+	if u, ok := v.(Undefined); ok && !isConst(n.x) {
+		// jinja2 compiles a slice to a plain Python subscript, which raises; only
+		// constant-folded literals become undefined
+		if _, isDict := obj.(*Dict); isDict {
+			return nil, r.at(n.pos, errorf("unhashable type: 'slice'"))
+		}
+		return nil, r.at(n.pos, errorf("%s", u.Hint))
+	}
 	return v, nil
 }
 
@@ -1225,4 +1233,34 @@ func (r *renderer) evalChain(n *chainExpr, sc *scope, w *strings.Builder) (any, 
 		}
 	}
 	return acc, nil
+}
+
+// isConst reports whether x is made of literals only (jinja2 folds those at compile time).
+func isConst(x expr) bool {
+	switch n := x.(type) {
+	case *literal:
+		return true
+	case *listExpr:
+		for _, it := range n.items {
+			if !isConst(it) {
+				return false
+			}
+		}
+		return true
+	case *tupleExpr:
+		for _, it := range n.items {
+			if !isConst(it) {
+				return false
+			}
+		}
+		return true
+	case *dictExpr:
+		for i := range n.keys {
+			if !isConst(n.keys[i]) || !isConst(n.vals[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

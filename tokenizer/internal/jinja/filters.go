@@ -672,7 +672,7 @@ func indentFilter(s string, width any, first, blank bool) (any, error) {
 		}
 		ind = strings.Repeat(" ", max(n, 0))
 	}
-	lines := strings.Split(normalizeSource(s+"\n"), "\n") // str.splitlines of s+"\n", as jinja2
+	lines := pySplitlines(s + "\n") // as jinja2
 	if blank {
 		s = strings.Join(lines, "\n"+ind)
 	} else {

@@ -98,6 +98,7 @@ var renderCases = []struct{ src, want string }{
 	{"{%- if true %} a {%- endif -%} \n b", " ab"},
 	{"line\r\nnext\r\n{% if true %}\r\nz\r\n{% endif %}\r\n", "line\nnext\nz\n"},
 	{"{% raw -%}  {{ x }}  {%- endraw %}|", "{{ x }}|"},
+	{"a\n  {#", "a\n"}, {"a{#-", "a"}, {"a{# {# #}b", "ab"},
 	{"  {% raw %}r{% endraw %}\n", "r"},
 	{"{{ 'a' 'b' }}{{ \"\\u00e9\\x41\\t|\" }}{{ '{{' }}", "abéA\t|{{"},
 	{"{% macro m() %}[{{ caller() }}]{% endmacro %}{% call m() %}inner{% endcall %}", "[inner]"},

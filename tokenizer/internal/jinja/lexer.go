@@ -44,43 +44,43 @@ func (e *Error) Error() string {
 	return "jinja: " + e.Msg
 }
 
-// normalizeSource does what jinja2's lexer does with keep_trailing_newline=False: split
-// on Python's str.splitlines boundaries and join with "\n", which also drops one final
-// newline.
+// normalizeSource does what jinja2's lexer does with keep_trailing_newline=False: turn
+// "\r\n" and "\r" into "\n" and drop one final newline.
 func normalizeSource(src string) string {
-	var b strings.Builder
-	b.Grow(len(src))
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch c {
+	if strings.IndexByte(src, '\r') >= 0 {
+		src = strings.ReplaceAll(src, "\r\n", "\n")
+		src = strings.ReplaceAll(src, "\r", "\n")
+	}
+	return strings.TrimSuffix(src, "\n")
+}
+
+// pySplitlines is Python's str.splitlines() (no keepends).
+func pySplitlines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			out = append(out, s[start:i])
+			i += n
+			start = i
+			continue
 		case '\r':
-			b.WriteByte('\n')
-			if i+1 < len(src) && src[i+1] == '\n' {
+			out = append(out, s[start:i])
+			i += n
+			if i < len(s) && s[i] == '\n' {
 				i++
 			}
-			i++
-			continue
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e:
-			b.WriteByte('\n')
-			i++
+			start = i
 			continue
 		}
-		if c >= 0x80 {
-			r, n := utf8.DecodeRuneInString(src[i:])
-			if r == 0x85 || r == 0x2028 || r == 0x2029 {
-				b.WriteByte('\n')
-				i += n
-				continue
-			}
-			b.WriteString(src[i : i+n])
-			i += n
-			continue
-		}
-		b.WriteByte(c)
-		i++
+		i += n
 	}
-	s := b.String()
-	return strings.TrimSuffix(s, "\n")
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
 }
 
 type lexer struct {
@@ -209,6 +209,10 @@ func (lx *lexer) afterEnd(p int, mod byte, trim bool) int {
 }
 
 func (lx *lexer) comment(start, p int) error {
+	if p >= len(lx.src) { // jinja2 quirk: a "{#" ending the template is dropped silently
+		lx.pos = len(lx.src)
+		return nil
+	}
 	j := strings.Index(lx.src[p:], "#}")
 	if j < 0 {
 		return lx.errAt(start, "missing end of comment tag")

@@ -426,11 +426,8 @@ func strMethod(r *renderer, s, name string, args []any, kw *Dict) (any, error) {
 		return s == pyTitle(s) && strings.IndexFunc(s, unicode.IsLetter) >= 0, nil
 	case "splitlines":
 		var out []any
-		for _, l := range strings.Split(normalizeSource(s+"\n"), "\n") {
+		for _, l := range pySplitlines(s) {
 			out = append(out, l)
-		}
-		if s == "" {
-			out = nil
 		}
 		return orEmpty(out), nil
 	case "partition", "rpartition":

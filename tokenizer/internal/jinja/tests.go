@@ -5,6 +5,9 @@ import (
 )
 
 func (r *renderer) runTest(name string, v any, args []any) (bool, error) {
+	if len(args) > 0 && noArgTests[name] {
+		return false, errorf("test_%s() takes 1 positional argument but %d were given", name, len(args)+1)
+	}
 	arg := func() (any, error) {
 		if len(args) == 0 {
 			return nil, errorf("test '%s' needs an argument", name)
@@ -137,5 +140,15 @@ func init() {
 		float mapping iterable sequence callable odd even divisibleby eq equalto ne lt lessthan le gt
 		greaterthan ge in sameas lower upper escaped filter test`) {
 		knownTests[n] = true
+	}
+}
+
+// noArgTests are the tests that take no argument besides the value.
+var noArgTests = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`defined undefined none boolean true false string number integer
+		float mapping iterable sequence callable odd even lower upper escaped filter test`) {
+		noArgTests[n] = true
 	}
 }
