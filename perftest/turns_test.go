@@ -1,0 +1,29 @@
+package perftest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+)
+
+// TestMultiTurnTemplateOverhead checks the per-turn template accounting on a
+// three-turn chat with gpt2 (no chat template: the mock renders ChatML, whose markers
+// are ordinary text to gpt2 and merge with the contents at the edges). The overhead
+// grows with the messages; client and server agree within about a token per message
+// edge, and an exact check fails with a hint that says why.
+func TestMultiTurnTemplateOverhead(t *testing.T) {
+	res := Run(t, Scenario{Name: "turns", Turns: distribution.Spec{Distribution: distribution.Fixed{Value: 3}},
+		ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 32}}, OSL: distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+		Requests: 12, Concurrency: 2, Seed: 2, Mock: mockserver.Config{Fast: true}})
+	o := res.TemplateOverhead
+	if len(o) != 3 || !(0 < o[0] && o[0] < o[1] && o[1] < o[2]) {
+		t.Fatalf("TemplateOverhead = %v, want 3 growing overheads", o)
+	}
+	res.AssertTokenizerMatchWithin(t, 6)
+	c := Capture(t, func(t testing.TB) { res.AssertTokenizerMatch(t) })
+	if c.Failed() && !strings.Contains(c.Text(), "merging across the template's edges") {
+		t.Errorf("exact match failed without the template hint:\n%s", c.Text())
+	}
+}
