@@ -10,7 +10,8 @@ import (
 )
 
 // TestBuiltinUnicodeTables checks the split patterns' character classes (\p{L}, \p{N},
-// \p{Lu}…, \p{M}, \s) on every code point of the planes in use, against tiktoken: each
+// \p{Lu}…, \p{M}, \s) on every code point of planes 0, 1 and 14 (and every 16th of
+// planes 2 and 3), against tiktoken: each
 // code point appears next to a letter, a digit, a space and itself, so that a class that
 // differs between our tables and tiktoken's (Rust regex crate) changes the split.
 func TestBuiltinUnicodeTables(t *testing.T) {
@@ -28,7 +29,9 @@ func TestBuiltinUnicodeTables(t *testing.T) {
 		}
 	}
 	for c := rune(0); c < 0x40000; c++ {
-		if utf8.ValidRune(c) {
+		// Planes 2 and 3 are CJK ideographs (Lo) and unassigned code points in large
+		// blocks: every 16th code point finds a block our tables place differently.
+		if utf8.ValidRune(c) && (c < 0x20000 || c%16 == 0) {
 			add(c)
 		}
 	}
