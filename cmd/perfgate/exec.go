@@ -303,6 +303,9 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 	case o.numRuns > 1:
 		return profileRepeat(ctx, e, sc, o)
 	}
+	if !o.quiet {
+		fmt.Fprintln(e.stdout, describe(sc))
+	}
 	r, err := runOne(ctx, e, sc, o, o.artifactDir, "")
 	if err != nil {
 		return err
@@ -615,4 +618,37 @@ func chatOverhead(tok *tokenizer.Tokenizer, cfg loadgen.Config, lo *loadgen.Outc
 		out[k] = n - contents
 	}
 	return out
+}
+
+// describe is the one-line summary of what a profile is about to do.
+func describe(sc scenario.Scenario) string {
+	d := withDefaults(sc)
+	target := "the in-process mock server"
+	if d.Endpoint != "" {
+		target = d.Endpoint
+	}
+	var stop string
+	switch {
+	case d.InputFile != "":
+		stop = "the requests of " + d.InputFile
+	case d.Duration > 0 && d.Requests > 0:
+		stop = fmt.Sprintf("%d requests or %s", d.Requests, d.Duration)
+	case d.Duration > 0:
+		stop = d.Duration.String()
+	default:
+		stop = fmt.Sprintf("%d requests", d.Requests)
+	}
+	isl, osl := "fixed:128", "server default"
+	if d.ISL.Distribution != nil {
+		isl = d.ISL.String()
+	}
+	if d.OSL.Distribution != nil {
+		osl = d.OSL.String()
+	}
+	ep := string(d.EndpointType)
+	if ep == "" {
+		ep = "chat"
+	}
+	return fmt.Sprintf("perfgate profile: %s (%s), %s, %s, ISL %s, OSL %s, tokenizer %s, seed %d",
+		target, ep, d.LoadString(), stop, isl, osl, d.Tokenizer, d.Seed)
 }

@@ -156,7 +156,8 @@ func TestProfileMockPasses(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Time to First Token (ms)", "PASS", "artifacts:", "report:", "PASS tokenizer match"} {
+	for _, want := range []string{"perfgate profile: the in-process mock server (chat), concurrency=4, 40 requests, ISL normal:64,8, OSL fixed:16",
+		"Time to First Token (ms)", "PASS", "artifacts:", "report:", "PASS tokenizer match"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
