@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -16,6 +17,8 @@ import (
 // over the tokenizer's id order (BPE ids roughly follow frequency).
 type generator struct {
 	tok    *tokenizer.Tokenizer
+	fcum   []uint64 // Zipf cumulative thresholds over first, scaled to 2^63
+	wcum   []uint64 // same over words
 	first  []int    // ids allowed as the first output token
 	words  []int    // ids allowed after the first
 	fpiece []string // text of first[i] at the start of an output
@@ -106,6 +109,7 @@ func newGenerator(tok *tokenizer.Tokenizer) (*generator, error) {
 		for i, id := range first {
 			g.fpiece[i] = tok.Decode([]int{id}, false)
 		}
+		g.fcum, g.wcum = zipfTable(len(first)), zipfTable(len(words))
 		g.wpiece = make([]string, len(words))
 		for i, id := range words {
 			g.wpiece[i] = pieceAfter(id)
@@ -152,22 +156,51 @@ func (g *generator) sample(rng *rand.Rand, k int) ([]int, string) {
 	return ids, sb.String()
 }
 
-type zipfPair struct{ first, words *rand.Zipf }
+// zipfPair is kept for the call sites' shape; the tables live in the generator.
+type zipfPair struct{}
 
-func (g *generator) newZipf(rng *rand.Rand) zipfPair {
-	return zipfPair{
-		first: rand.NewZipf(rng, zipfS, zipfV, uint64(len(g.first)-1)),
-		words: rand.NewZipf(rng, zipfS, zipfV, uint64(len(g.words)-1)),
+func (g *generator) newZipf(*rand.Rand) zipfPair { return zipfPair{} }
+
+// zipfTable returns cumulative thresholds of P(k) ∝ 1/(k+v)^s, k in [0, n), scaled so
+// the last is 2^63: a draw is the first k whose threshold exceeds a uniform 63-bit value.
+func zipfTable(n int) []uint64 {
+	w := make([]float64, n)
+	total := 0.0
+	for k := range w {
+		w[k] = math.Pow(float64(k)+zipfV, -zipfS)
+		total += w[k]
 	}
+	cum := make([]uint64, n)
+	acc := 0.0
+	for k := range w {
+		acc += w[k]
+		cum[k] = uint64(acc / total * (1 << 63))
+	}
+	cum[n-1] = 1 << 63
+	return cum
+}
+
+func draw(cum []uint64, rng *rand.Rand) int {
+	u := rng.Uint64() >> 1
+	lo, hi := 0, len(cum)-1
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cum[m] > u {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // next returns the i-th output token (i = 0 is the first) and its text.
-func (g *generator) next(rng *rand.Rand, z zipfPair, i int) (int, string) {
+func (g *generator) next(rng *rand.Rand, _ zipfPair, i int) (int, string) {
 	if i == 0 {
-		j := z.first.Uint64()
+		j := draw(g.fcum, rng)
 		return g.first[j], g.fpiece[j]
 	}
-	j := z.words.Uint64()
+	j := draw(g.wcum, rng)
 	return g.words[j], g.wpiece[j]
 }
 

@@ -246,3 +246,28 @@ func TestReadinessDelays(t *testing.T) {
 		t.Errorf("faults[not_ready] = %d, want 1", f)
 	}
 }
+
+// TestRecordingBackPressure: with a one-slot record queue and many concurrent
+// requests, handlers wait for the writer instead of dropping records.
+func TestRecordingBackPressure(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "r.jsonl")
+	s := start(t, Config{Fast: true, RecordQueue: 1, RecordFile: file})
+	const n = 200
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			post(t, s.URL()+"/v1/completions", fmt.Sprintf(`{"model":"m","prompt":"p %d","max_tokens":3,"stream":%v}`, i, i%2 == 0))
+		})
+	}
+	wg.Wait()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(b), "\n"); lines != n || len(s.Records()) != n || s.Summary().TotalRequests != n {
+		t.Errorf("lines %d, records %d, summary %d; want %d each", lines, len(s.Records()), s.Summary().TotalRequests, n)
+	}
+}
