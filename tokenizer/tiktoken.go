@@ -33,6 +33,10 @@ type tiktokenBackend struct {
 	specByLen []string  // special tokens, longest first
 	bos       []int     // ids Encode(…, true) puts in front; none for the OpenAI encodings
 	cache     wordCache // pieces of more than one token → their ids
+	// kimiRuns makes encode cut the text as Kimi's TikTokenTokenizer.encode does before
+	// calling tiktoken: into 400,000-character chunks, then wherever a run of
+	// whitespace or of non-whitespace exceeds 25,000 characters.
+	kimiRuns bool
 }
 
 // newTiktokenBackend builds a backend from tokens in rank order (tokens[i] has rank i; a
@@ -142,6 +146,58 @@ func (b *tiktokenBackend) encode(text string, addSpecial bool) []int {
 	if addSpecial {
 		ids = append(ids, b.bos...)
 	}
+	if b.kimiRuns {
+		kimiChunks(text, func(s string) { ids = b.encodeText(ids, s) })
+		return ids
+	}
+	return b.encodeText(ids, text)
+}
+
+// Kimi's limits (tokenization_kimi.py): characters per tiktoken call, and the longest run
+// of whitespace or non-whitespace characters encoded in one piece.
+const (
+	kimiMaxChars = 400_000
+	kimiMaxRun   = 25_000
+)
+
+// kimiChunks calls yield with the pieces Kimi's TikTokenTokenizer.encode cuts text into.
+// Lengths are in characters (code points), as Python counts them; whitespace is
+// Python's str.isspace.
+func kimiChunks(text string, yield func(string)) {
+	for len(text) > 0 {
+		chunk := text
+		n := 0
+		for i := range text {
+			if n == kimiMaxChars {
+				chunk = text[:i]
+				break
+			}
+			n++
+		}
+		text = text[len(chunk):]
+		start, run := 0, 0
+		space := false
+		for i, r := range chunk {
+			sp := isPySpace(r)
+			if i == 0 {
+				space = sp
+			}
+			if sp != space {
+				run, space = 1, sp
+				continue
+			}
+			if run++; run > kimiMaxRun {
+				yield(chunk[start:i])
+				start, run = i, 1
+			}
+		}
+		yield(chunk[start:])
+	}
+}
+
+// encodeText appends the ids of text: special tokens where they occur, the split
+// pattern's pieces in between.
+func (b *tiktokenBackend) encodeText(ids []int, text string) []int {
 	for len(text) > 0 {
 		at, sp := b.nextSpecial(text)
 		b.split.split(text[:at], func(piece string) { ids = b.encodePiece(ids, piece) })

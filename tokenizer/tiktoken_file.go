@@ -47,6 +47,11 @@ type tiktokenConfig struct {
 // pattern if tokenizer_config.json maps AutoTokenizer to tokenization_kimi; else the
 // Llama-3 (= cl100k_base) pattern, which is also transformers' default for tiktoken files.
 //
+// With Kimi's tokenizer class (TikTokenTokenizer), text is cut as its encode cuts it
+// before calling tiktoken: into 400,000-character chunks and wherever a run of
+// whitespace or non-whitespace exceeds 25,000 characters (Meta's own Llama-3 code does
+// the same, but Hugging Face's Llama-3 tokenizer.json, which servers use, does not).
+//
 // Added-token ids missing between the last rank and the highest added id are named
 // "<|reserved_token_ID|>", as tokenization_kimi.py names them. Encode(text, true) puts the
 // BOS token first if tokenizer_config.json says add_bos_token, or, when it is silent, if
@@ -109,6 +114,7 @@ func loadTiktokenFile(name, path string) (*Tokenizer, error) {
 		return nil, fmt.Errorf("tokenizer: %s: %w", path, err)
 	}
 	b.plain = plain
+	b.kimiRuns = cfg.TokenizerClass == "TikTokenTokenizer"
 	b.sorted = b.sorted[:0]
 	for id := range b.specIDs {
 		if !plain[id] {

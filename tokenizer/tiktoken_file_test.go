@@ -147,3 +147,43 @@ func mustWrite(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestKimiLongRuns checks that Kimi-K2 cuts runs of more than 25,000 whitespace or
+// non-whitespace characters before encoding, as tokenization_kimi.py does, and that
+// other tiktoken files do not.
+func TestKimiLongRuns(t *testing.T) {
+	kimi, err := LoadDir(testutil.Fixture(t, "daulet/kimi-k2-instruct"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(testutil.Fixture(t, "daulet/kimi-k2-instruct"), "tiktoken.model")
+	b := kimi.b.(*tiktokenBackend)
+	// Many short pieces (tiktoken is quadratic in a piece's length); 25,000 is not a
+	// multiple of 7, so the cut lands inside a piece.
+	a, sp := strings.Repeat("abcdef,", 30000/7+1)[:30000], strings.Repeat(" ", 26000)
+	text := a + "xy" + "hi" + sp + "yo"
+	// The runs are a…xyhi (30,004 non-space characters: cut after 25,000), then 26,000
+	// spaces (cut after 25,000).
+	parts := []string{a[:25000], a[25000:] + "xyhi" + sp[:25000], sp[25000:] + "yo"}
+	if testutil.Short() {
+		// A run of spaces is one piece, which tiktoken merges in quadratic time.
+		text = a + "xyhi"
+		parts = []string{a[:25000], a[25000:] + "xyhi"}
+	}
+	want := ttOracle(t, ttOracleReq{File: path, Special: b.special, PatStr: tiktokenPatternKimi, Texts: parts})
+	var flat []int
+	for _, ids := range want.IDs {
+		flat = append(flat, ids...)
+	}
+	if got := kimi.Encode(text, false); !slices.Equal(got, flat) {
+		t.Errorf("Encode(long runs) = %d ids, want %d (tiktoken on Kimi's pieces)", len(got), len(flat))
+	}
+	if slices.Equal(b.encodeText(nil, text), flat) {
+		t.Errorf("the cut made no difference: the test text does not exercise it")
+	}
+	var pieces []string
+	kimiChunks(text, func(s string) { pieces = append(pieces, s) })
+	if !slices.Equal(pieces, parts) {
+		t.Errorf("kimiChunks cut %d pieces, want %d", len(pieces), len(parts))
+	}
+}
