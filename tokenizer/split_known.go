@@ -11,10 +11,13 @@ const (
 	// patGPT2 is GPT-2's pattern (ByteLevel's use_regex, tiktoken r50k/p50k).
 	patGPT2 = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
 	// patLlama3 is Llama-3's (and, as tiktoken writes it, cl100k_base's) pattern.
-	patLlama3   = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	patCL100k   = `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+`
-	patQwen2    = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	patO200k    = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	patLlama3 = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	patCL100k = `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+`
+	patQwen2  = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	patO200k  = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	// patTekken is Mistral's Tekken (Mistral-Nemo, Pixtral…): o200k without contractions,
+	// single digits.
+	patTekken   = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 	patDigits3  = `\p{N}{1,3}`
 	patDSCJK    = `[一-龥぀-ゟ゠-ヿ]+`
 	patDeepSeek = "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
@@ -27,6 +30,7 @@ const (
 	kindLlama3
 	kindQwen2
 	kindO200k
+	kindTekken
 	kindDigits3
 	kindDSCJK
 	kindDeepSeek
@@ -38,6 +42,7 @@ var knownPatterns = map[string]knownKind{
 	patCL100k:   kindLlama3, // same matches: see TestKnownSplittersMatchRegexp
 	patQwen2:    kindQwen2,
 	patO200k:    kindO200k,
+	patTekken:   kindTekken,
 	patDigits3:  kindDigits3,
 	patDSCJK:    kindDSCJK,
 	patDeepSeek: kindDeepSeek,
@@ -81,7 +86,9 @@ func (k *knownSplitterImpl) matches(s string, yield func(a, b int)) {
 	case kindQwen2:
 		next = func(s string, i int) int { return nextLlama3(s, i, 1) }
 	case kindO200k:
-		next = nextO200k
+		next = func(s string, i int) int { return nextO200k(s, i, true, 3) }
+	case kindTekken:
+		next = func(s string, i int) int { return nextO200k(s, i, false, 1) }
 	case kindDigits3:
 		next = func(s string, i int) int { return runN(s, i, cN, 3) }
 	case kindDSCJK:
@@ -284,21 +291,23 @@ func o200kWord(s string, j int, upperFirst bool) int {
 	return last
 }
 
-func nextO200k(s string, i int) int {
+// nextO200k matches o200k's pattern; without contractions and with single digits it is
+// Tekken's.
+func nextO200k(s string, i int, contractions bool, digits int) int {
 	c, w := cls(s, i)
 	prefix := c&cLN == 0 && s[i] != '\r' && s[i] != '\n'
 	for _, upper := range [2]bool{false, true} {
 		if prefix && i+w < len(s) {
 			if e := o200kWord(s, i+w, upper); e > 0 {
-				return contractionOpt(s, e)
+				return contractionOpt(s, e, contractions)
 			}
 		}
 		if e := o200kWord(s, i, upper); e > 0 {
-			return contractionOpt(s, e)
+			return contractionOpt(s, e, contractions)
 		}
 	}
 	if c&cN != 0 {
-		return runN(s, i, cN, 3)
+		return runN(s, i, cN, digits)
 	}
 	j := i
 	if s[i] == ' ' && i+1 < len(s) {
@@ -315,7 +324,10 @@ func nextO200k(s string, i int) int {
 	return i
 }
 
-func contractionOpt(s string, e int) int {
+func contractionOpt(s string, e int, on bool) int {
+	if !on {
+		return e
+	}
 	if x := contraction(s, e, true); x > e {
 		return x
 	}
