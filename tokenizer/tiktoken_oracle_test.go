@@ -148,3 +148,22 @@ func shortQ(s string) string {
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestTiktokenOracleCanDisagree is the failure path of the differential tests: the oracle
+// answers for the encoding it was asked for, so a wrong tokenizer is caught.
+func TestTiktokenOracleCanDisagree(t *testing.T) {
+	gpt2, err := Builtin("gpt2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"Hello world", "1234567"}
+	want := ttOracle(t, ttOracleReq{Encoding: "cl100k_base", Texts: texts, Decode: [][]int{{9906}}})
+	for i, s := range texts {
+		if got := gpt2.Encode(s, false); slices.Equal(got, want.IDs[i]) {
+			t.Errorf("gpt2 and cl100k_base agree on %q (%v): the oracle is not being consulted", s, got)
+		}
+	}
+	if want.Decoded[0] != "Hello" {
+		t.Errorf("oracle Decode([9906]) = %q, want Hello", want.Decoded[0])
+	}
+}
