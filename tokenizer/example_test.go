@@ -57,3 +57,17 @@ func ExampleEncodeJSONL() {
 	// {"ids":[9906,1917],"count":2}
 	// {"ids":[31666,11,31094],"count":3}
 }
+
+func ExampleLoadWith() {
+	// A gated model from the Hub at a given revision, with a token; the files land in the
+	// Hugging Face cache (HF_HUB_CACHE), where the next Load finds them without network.
+	tok, err := tokenizer.LoadWith("meta-llama/Llama-3.1-8B-Instruct", tokenizer.Options{
+		Revision: "main",
+		Token:    os.Getenv("HF_TOKEN"), // the default too; never logged
+	})
+	if err != nil {
+		fmt.Println(err) // lists every place tried: built-ins, path, cache, Hub URLs
+		return
+	}
+	fmt.Println(tok.Count("Hello world", true), tok.Fingerprint())
+}
