@@ -129,15 +129,13 @@ func buildPreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 type preSequence []preTokenizer
 
 func (q preSequence) split(p piece, emit func(piece)) {
-	q.run(0, p, emit)
-}
-
-func (q preSequence) run(i int, p piece, emit func(piece)) {
-	if i == len(q) {
-		emit(p)
-		return
+	// One closure per stage per call, not per intermediate piece.
+	next := emit
+	for i := len(q) - 1; i >= 0; i-- {
+		stage, out := q[i], next
+		next = func(r piece) { stage.split(r, out) }
 	}
-	q[i].split(p, func(r piece) { q.run(i+1, r, emit) })
+	next(p)
 }
 
 // matcher yields the byte ranges of the matches of a pattern, in order.
