@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -93,5 +94,33 @@ func TestBuiltinTokenRoundTrip(t *testing.T) {
 	}
 	if got := tok.Decode([]int{200018, 1000}, true); got != tok.Decode([]int{1000}, false) {
 		t.Errorf("Decode(skipSpecial) kept the special token: %q", got)
+	}
+}
+
+// TestBuiltinConcurrent loads and encodes from many goroutines at once (run with -race):
+// the lazy load, the piece cache and the splitter are shared.
+func TestBuiltinConcurrent(t *testing.T) {
+	texts := ttCorpus(21, 200, []string{"<|endoftext|>"})
+	var wg sync.WaitGroup
+	results := make([][][]int, 4)
+	for g := range results {
+		wg.Go(func() {
+			tok, err := Builtin("p50k_base")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results[g] = tok.EncodeBatch(texts, false)
+		})
+	}
+	wg.Wait()
+	tok, _ := Builtin("p50k_base")
+	for i, s := range texts {
+		want := tok.Encode(s, false)
+		for g := range results {
+			if !slices.Equal(results[g][i], want) {
+				t.Fatalf("goroutine %d: Encode(%s) = %v, want %v", g, shortQ(s), results[g][i], want)
+			}
+		}
 	}
 }
