@@ -15,6 +15,35 @@ var builtinGlobals = map[string]any{
 	"range":     builtinFunc(globalRange),
 	"namespace": builtinFunc(globalNamespace),
 	"dict":      builtinFunc(globalDict),
+	"joiner":    builtinFunc(globalJoiner),
+	"cycler":    builtinFunc(globalCycler),
+}
+
+// globalJoiner is jinja2's joiner(sep=", "): a callable returning "" the first time and
+// sep afterwards.
+func globalJoiner(r *renderer, args []any, kw *Dict) (any, error) {
+	sep := toStr(argN(args, kw, 0, "sep", ", "))
+	used := false
+	return Func(func([]any, *Dict) (any, error) {
+		if !used {
+			used = true
+			return "", nil
+		}
+		return sep, nil
+	}), nil
+}
+
+// cycler is jinja2's cycler(*items): next() returns the items in turn, current the next one.
+type cycler struct {
+	items []any
+	pos   int
+}
+
+func globalCycler(r *renderer, args []any, kw *Dict) (any, error) {
+	if len(args) == 0 {
+		return nil, errorf("at least one item has to be provided")
+	}
+	return &cycler{items: args}, nil
 }
 
 func globalRange(r *renderer, args []any, kw *Dict) (any, error) {
@@ -142,7 +171,7 @@ func init() {
 	for _, n := range strings.Fields(`abs attr capitalize center count d default dictsort e escape
 		first float format indent int items join last length list lower map max min reject
 		rejectattr replace reverse round safe select selectattr sort string striptags sum title
-		tojson trim unique upper wordcount batch forceescape`) {
+		tojson trim unique upper wordcount batch forceescape truncate slice filesizeformat`) {
 		knownFilters[n] = true
 	}
 }
@@ -589,6 +618,108 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		return len(strings.FieldsFunc(toStr(v), func(r rune) bool {
 			return !(r == '_' || r >= '0' && r <= '9' || isWordRune(r))
 		})), nil
+	case "truncate":
+		length, _ := asInt(arg(0, "length", 255))
+		leeway, ok := asInt(arg(3, "leeway", nil))
+		if !ok {
+			leeway = 5 // jinja2's truncate.leeway policy
+		}
+		str, isStr := v.(string)
+		if !isStr { // jinja2 truncates the value itself: only strings can be cut
+			n := 0
+			switch x := unTuple(v).(type) {
+			case []any:
+				n = len(x)
+			case *Dict:
+				n = x.Len()
+			case Undefined:
+			default:
+				return nil, errorf("object of type '%s' has no len()", typeName(v))
+			}
+			if n <= length+leeway {
+				return v, nil
+			}
+			return nil, errorf("truncate expects a string, got %s", typeName(v))
+		}
+		s := []rune(str)
+		kill := truthy(arg(1, "killwords", false))
+		end := []rune(toStr(arg(2, "end", "...")))
+		if length < len(end) || leeway < 0 {
+			return nil, errorf("expected length >= %d and leeway >= 0", len(end))
+		}
+		if len(s) <= length+leeway {
+			return string(s), nil
+		}
+		head := string(s[:length-len(end)])
+		if !kill {
+			if i := strings.LastIndexByte(head, ' '); i >= 0 {
+				head = head[:i]
+			}
+		}
+		return head + string(end), nil
+	case "slice":
+		items, err := iterate(v)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := asInt(arg(0, "slices", nil))
+		if !ok || n <= 0 {
+			return nil, errorf("slice needs a positive number of slices")
+		}
+		fill, hasFill := kw.Get("fill_with")
+		if len(args) > 1 {
+			fill, hasFill = args[1], true
+		}
+		per, extra := len(items)/n, len(items)%n
+		out := make([]any, 0, n)
+		offset := 0
+		for k := range n {
+			start := offset + k*per
+			if k < extra {
+				offset++
+			}
+			end := offset + (k+1)*per
+			part := append([]any{}, items[start:end]...)
+			if hasFill && fill != nil && k >= extra {
+				part = append(part, fill)
+			}
+			out = append(out, part)
+		}
+		return out, nil
+	case "filesizeformat":
+		if !isNumber(v) {
+			if s, ok := v.(string); ok {
+				f, err := strconv.ParseFloat(strings.TrimFunc(s, pyIsSpace), 64)
+				if err != nil {
+					return nil, errorf("could not convert string to float: %s", pyRepr(s))
+				}
+				v = f
+			} else {
+				return nil, undefErr(v, errorf("float() argument must be a string or a real number, not '%s'", typeName(v)))
+			}
+		}
+		bytes := toFloat(v)
+		binary := truthy(arg(0, "binary", false))
+		base := 1000.0
+		prefixes := []string{"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"}
+		if binary {
+			base = 1024
+			prefixes = []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"}
+		}
+		switch {
+		case bytes == 1:
+			return "1 Byte", nil
+		case bytes < base:
+			return strconv.Itoa(int(bytes)) + " Bytes", nil
+		}
+		unit := base
+		for i, p := range prefixes {
+			unit = math.Pow(base, float64(i+2))
+			if bytes < unit || i == len(prefixes)-1 {
+				return strconv.FormatFloat(base*bytes/unit, 'f', 1, 64) + " " + p, nil
+			}
+		}
+		return nil, nil
 	case "batch":
 		items, err := iterate(v)
 		if err != nil {

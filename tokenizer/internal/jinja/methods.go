@@ -50,7 +50,9 @@ func hasMethod(obj any, name string) bool {
 	case []any:
 		return listMethods[name]
 	case *loopVar:
-		return name == "cycle"
+		return name == "cycle" || name == "changed"
+	case *cycler:
+		return name == "next" || name == "reset"
 	}
 	return false
 }
@@ -72,6 +74,10 @@ func getAttr(obj any, name string) (any, error) {
 		}
 	case *loopVar:
 		return x.attr(name), nil
+	case *cycler:
+		if name == "current" {
+			return x.items[x.pos], nil
+		}
 	case Undefined:
 		return nil, errorf("%s", x.Hint)
 	}
@@ -236,11 +242,29 @@ func callMethod(r *renderer, recv any, name string, args []any, kw *Dict) (any, 
 			return append([]any{}, x...), nil
 		}
 	case *loopVar:
-		if name == "cycle" {
+		switch name {
+		case "cycle":
 			if len(args) == 0 {
 				return nil, errorf("no items for cycling given")
 			}
 			return args[x.i%len(args)], nil
+		case "changed":
+			v := Tuple(append([]any{}, args...))
+			if x.hasLast && equal(x.last, v) {
+				return false, nil
+			}
+			x.last, x.hasLast = v, true
+			return true, nil
+		}
+	case *cycler:
+		switch name {
+		case "next":
+			v := x.items[x.pos]
+			x.pos = (x.pos + 1) % len(x.items)
+			return v, nil
+		case "reset":
+			x.pos = 0
+			return nil, nil
 		}
 	}
 	return nil, errorf("'%s' object has no attribute '%s'", typeName(recv), name)

@@ -42,6 +42,8 @@ var matrixOps = []string{
 	"{{ 2 * V }}", "{{ V | tojson(sort_keys=true) }}", "{{ V | join(', ', attribute='n') }}", "{{ V | list | length }}",
 	"{{ V | dictsort(reverse=true) }}", "{{ V | sort(case_sensitive=true) }}", "{{ V | unique(attribute='k') | list }}",
 	"{{ V | rejectattr('k', 'eq', 0) | list }}", "{{ V.split(',') }}", "{{ V | first is string }}", "{{ V | min(attribute='k') }}",
+	"{{ V | truncate(9) }}", "{{ V | truncate(5, true, '~', 0) }}", "{{ V | slice(2) | list }}", "{{ V | slice(2, 'F') | list }}",
+	"{{ V | filesizeformat }}", "{{ V | filesizeformat(true) }}",
 	"{{ '%s' % V }}", "{{ '{}'.format(V) }}", "{{ V | format }}", "{{ -V }}", "{{ V // 2 }}", "{{ V % 2 }}",
 }
 
@@ -221,6 +223,9 @@ var statementCases = []string{
 	"{% set a, b = 'xy' %}{{ b }}{{ a }}{% set c, d = [1, 2] %}{{ c + d }}",
 	"{% for a, b in [('x', 1), ('y', 2)] %}{{ a }}={{ b }} {% endfor %}",
 	"{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}",
+	"{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.current }}{{ c.next() }}{{ c.reset() }}{{ c.current }}",
+	"{% for x in [1, 1, 2, 1] %}{% if loop.changed(x) %}{{ x }}{% endif %}{% endfor %}",
+	"{{ 'Hello big wide world' | truncate(12) }}|{{ 'Hello big wide world' | truncate(12, leeway=0) }}|{{ 123456789 | filesizeformat }}|{{ 1 | filesizeformat }}|{{ 10 ** 30 | filesizeformat }}",
 	"{{ messages is defined }}{{ range(3) | list }}{{ range(1, 10, 3) | list }}{{ range(5, 0, -2) | list }}",
 	"{% set d = dict(a=1, b=2) %}{{ d }}{{ dict() }}{{ namespace() is defined }}",
 	"{% for m in [{'role': 'user'}, {'role': 'tool'}] %}{% if m.role != 'tool' %}{{ m.role }}{% endif %}{{ loop.cycle('a', 'b') }}{% endfor %}",

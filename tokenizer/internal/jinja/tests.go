@@ -60,7 +60,7 @@ func (r *renderer) runTest(name string, v any, args []any) (bool, error) {
 		return false, nil
 	case "callable":
 		switch v.(type) {
-		case Func, builtinFunc, *macroVal, boundMethod, Undefined:
+		case Func, builtinFunc, *macroVal, boundMethod, Undefined, *cycler:
 			return true, nil
 		}
 		return false, nil

@@ -136,8 +136,10 @@ type namespace struct{ d *Dict }
 
 // loopVar is the "loop" variable inside for loops.
 type loopVar struct {
-	items []any
-	i     int
+	items   []any
+	i       int
+	last    any // last value passed to loop.changed
+	hasLast bool
 }
 
 // Func is a Go function callable from templates.
