@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/record"
 )
@@ -66,5 +67,31 @@ func TestBatchingPrefillChunks(t *testing.T) {
 	want := uint64((isl+9)/10 + 2) // prefill steps (the last emits token 1) + 2 decode steps
 	if got := s.sched.steps.Load(); got != want {
 		t.Errorf("steps = %d, want %d for ISL %d with prefill budget 10 and 3 output tokens", got, want, isl)
+	}
+}
+
+// TestPacerAbsoluteDeadlines: chunk deadlines are receive time + TTFT + k·ITL exactly
+// (absolute, so lateness of one wake-up never shifts the next), and no chunk is written
+// before its deadline.
+func TestPacerAbsoluteDeadlines(t *testing.T) {
+	s, err := New(WithConfig(Config{TTFT: fixedMs(2), ITL: fixedMs(0.25)}), WithTokenizer(gpt2(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.abort = make(chan struct{})
+	c := &call{recv: time.Now()}
+	g := &gen{s: s, samp: s.lat.sampler(nil, &s.inflight, &s.streams)}
+	p := &pacer{s: s, c: c, g: g}
+	for k := 1; k <= 40; k += 3 { // chunks of 3 tokens
+		if !p.wait(k) {
+			t.Fatal("wait returned false")
+		}
+		want := c.recv.Add(2*time.Millisecond + time.Duration(k-1)*250*time.Microsecond)
+		if !p.deadline.Equal(want) {
+			t.Fatalf("deadline for token %d = +%v, want +%v", k, p.deadline.Sub(c.recv), want.Sub(c.recv))
+		}
+		if now := time.Now(); now.Before(want) {
+			t.Fatalf("token %d released %v before its deadline", k, want.Sub(now))
+		}
 	}
 }

@@ -116,7 +116,7 @@ func (r *reqSampler) nextToken() time.Duration {
 // lateness is a log-scale histogram of how late tokens were written relative to their
 // scheduled deadlines, in microseconds. Lock-free.
 type lateness struct {
-	buckets [64]atomic.Uint64 // bucket i: [2^(i/4)…) µs, quarter-octaves
+	buckets [100]atomic.Uint64 // bucket i: (2^((i-1)/4), 2^(i/4)] µs, quarter-octaves, up to ~33 s
 	n       atomic.Uint64
 }
 
@@ -125,7 +125,7 @@ func latBucket(us float64) int {
 		return 0
 	}
 	b := int(4*math.Log2(us)) + 1
-	return min(b, 63)
+	return min(b, 99)
 }
 
 func latUpper(b int) float64 {
@@ -154,7 +154,7 @@ func (l *lateness) quantile(p float64) float64 {
 			return latUpper(i)
 		}
 	}
-	return latUpper(63)
+	return latUpper(99)
 }
 
 func (l *lateness) reset() {

@@ -33,6 +33,8 @@ type recorder struct {
 	err      error
 	written  int
 	closeOne sync.Once
+	qmu      sync.RWMutex // put holds it shared; close exclusively, so no put sends on a closed queue
+	closed   bool
 }
 
 func newRecorder(path string, queue int, keep bool, agg *aggregator) (*recorder, error) {
@@ -48,8 +50,15 @@ func newRecorder(path string, queue int, keep bool, agg *aggregator) (*recorder,
 	return r, nil
 }
 
-// put queues one record, blocking while the queue is full.
-func (r *recorder) put(it recItem) { r.q <- it }
+// put queues one record, blocking while the queue is full. After close it is a no-op
+// (only a request answered after Close returned can get there).
+func (r *recorder) put(it recItem) {
+	r.qmu.RLock()
+	defer r.qmu.RUnlock()
+	if !r.closed {
+		r.q <- it
+	}
+}
 
 func (r *recorder) loop() {
 	defer close(r.done)
@@ -80,7 +89,12 @@ func (r *recorder) loop() {
 
 // close drains the queue, flushes and closes the file, and writes the summary file.
 func (r *recorder) close(sum func() record.ServerSummary) error {
-	r.closeOne.Do(func() { close(r.q) })
+	r.closeOne.Do(func() {
+		r.qmu.Lock()
+		r.closed = true
+		close(r.q)
+		r.qmu.Unlock()
+	})
 	<-r.done
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -367,6 +367,12 @@ var (
 )
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if s.aborted() {
+		// Past the grace period: answer, but outside the recording that is being closed.
+		ctx.SetConnectionClose()
+		s.writeError(ctx, &apiError{status: 503, typ: openai.ErrOverloaded, msg: "server shutting down"})
+		return
+	}
 	path := string(ctx.Path())
 	switch path {
 	case "/health", "/healthz", "/v1/health":
