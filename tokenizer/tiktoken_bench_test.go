@@ -45,21 +45,38 @@ func BenchmarkBuiltinEncode(b *testing.B) {
 		bytes += len(d)
 	}
 	for _, name := range []string{"gpt2", "cl100k_base", "o200k_base"} {
-		b.Run(name, func(b *testing.B) {
-			tok, err := Builtin(name)
-			if err != nil {
-				b.Fatal(err)
+		for _, cold := range []bool{false, true} {
+			sub := name
+			if cold {
+				sub += "/cold" // piece cache emptied before every run: every piece merged
 			}
-			b.SetBytes(int64(bytes))
-			tokens := 0
-			for b.Loop() {
-				tokens = 0
-				for _, d := range docs {
-					tokens += len(tok.Encode(d, false))
+			b.Run(sub, func(b *testing.B) {
+				tok, err := Builtin(name)
+				if err != nil {
+					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
-		})
+				tb := tok.b.(*tiktokenBackend)
+				b.SetBytes(int64(bytes))
+				tokens, cpu := 0, 0.0
+				for b.Loop() {
+					if cold {
+						b.StopTimer()
+						tb.cache = wordCache{}
+						b.StartTimer()
+					}
+					c0 := cpuSeconds()
+					tokens = 0
+					for _, d := range docs {
+						tokens += len(tok.Encode(d, false))
+					}
+					cpu += cpuSeconds() - c0
+				}
+				if cpu > 0 {
+					b.ReportMetric(float64(tokens)*float64(b.N)/cpu, "tokens/cpu-s")
+				}
+				b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+			})
+		}
 	}
 }
 

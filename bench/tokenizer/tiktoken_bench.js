@@ -1,6 +1,7 @@
 // Peer benchmark: OpenAI's tiktoken (npm, Rust compiled to WASM) encoding the corpus that
 // BenchmarkBuiltinEncode writes (a JSON array of documents), single-threaded.
-// Usage: node tiktoken_bench.js CORPUS.json [encoding ...]; prints "NAME tokens/s".
+// Usage: node tiktoken_bench.js CORPUS.json [encoding ...]
+// Prints "NAME TOKENS_PER_S TOKENS_PER_CPU_S" per encoding.
 const { get_encoding } = require("tiktoken");
 const fs = require("fs");
 
@@ -11,9 +12,12 @@ for (const name of names) {
   let tokens = 0;
   for (const d of docs) tokens += enc.encode(d, "all").length; // warm-up
   const rounds = 2;
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   for (let r = 0; r < rounds; r++) for (const d of docs) enc.encode(d, "all");
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  console.log(`${name} ${Math.round((tokens * rounds) / secs)}`);
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  console.log(`${name} ${Math.round((tokens * rounds) / secs)} ${Math.round((tokens * rounds) / cpu)}`);
   enc.free();
 }
