@@ -13,8 +13,22 @@ import (
 )
 
 // timingErrors runs streams concurrent paced streams against a ground-truth server and
-// returns the client's per-chunk timestamp errors (client read time − server flush
-// time) and ITL errors (client gap − server gap), in milliseconds.
+// returns the client's per-chunk timestamp errors (client time − server write time) and
+// ITL errors (client gap − server gap), in milliseconds. The server knows each write
+// only within [Before, After] (see emit); a client time inside that window is exact.
+//
+// outside returns how far a client time lies outside the window, given its distance
+// from Before and from After, in ms (0 inside).
+func outside(fromBefore, fromAfter time.Duration) float64 {
+	switch {
+	case fromBefore < 0:
+		return float64(fromBefore) / 1e6
+	case fromAfter > 0:
+		return float64(fromAfter) / 1e6
+	}
+	return 0
+}
+
 func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bool) (chunkErr, itlErr []float64) {
 	g := newGroundTruth(t)
 	g.Tokens, g.TTFT, g.ITL = tokens, 20*time.Millisecond, itl
@@ -39,9 +53,11 @@ func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bo
 			t.Fatalf("record %d: %d content chunks, server emitted %d", r.Index, len(got), len(e))
 		}
 		for i := range got {
-			chunkErr = append(chunkErr, float64(got[i].Sub(e[i]))/1e6)
+			chunkErr = append(chunkErr, outside(got[i].Sub(e[i].Before), got[i].Sub(e[i].After)))
 			if i > 0 {
-				itlErr = append(itlErr, float64(got[i].Sub(got[i-1])-e[i].Sub(e[i-1]))/1e6)
+				gap := got[i].Sub(got[i-1])
+				chunkGapLo, chunkGapHi := e[i].Before.Sub(e[i-1].After), e[i].After.Sub(e[i-1].Before)
+				itlErr = append(itlErr, outside(gap-chunkGapLo, gap-chunkGapHi))
 			}
 		}
 	}

@@ -38,11 +38,12 @@ func TestServerSeesPoissonArrivals(t *testing.T) {
 	if ks := distribution.KS1(sg, distribution.Exponential{Rate: 1000}); ks.Reject(0.01) {
 		t.Errorf("scheduled inter-arrivals do not fit Exponential{Rate: 1000}: %v (alpha 0.01)", ks)
 	}
-	// At the server, arrivals also carry the machine's scheduling noise. If the
-	// process was starved of CPU (other processes on a shared 2-core machine), the
-	// send lag says so and the server-side test is not meaningful.
-	if lag := distribution.Percentile(lags, 0.9); lag > 1 {
-		t.Skipf("send lag p90 = %.2f ms (> 1 ms): the process was starved of CPU; server-side KS skipped", lag)
+	// The server stamps arrivals with the kernel's receive time, so its own scheduling
+	// does not blur them; the client's send lag (Sent − Scheduled) still does. If the
+	// process was starved of CPU (other processes on a shared 2-core machine), the lag
+	// says so and the server-side test is not meaningful: skip, saying why.
+	if lag := distribution.Percentile(lags, 0.99); lag > 0.25 {
+		t.Skipf("send lag p99 = %.2f ms (> 0.25 ms): the process was starved of CPU; server-side KS skipped", lag)
 	}
 	arr, _, _ := g.snapshot()
 	if len(arr) != n {
@@ -68,9 +69,19 @@ func TestAchievedRate(t *testing.T) {
 	}
 	g := newGroundTruth(t)
 	const n = 2000
-	_, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Rate: 1000, Arrival: ArrivalConstant, Requests: n, ISL: fixed(8)}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Rate: 1000, Arrival: ArrivalConstant, Requests: n, ISL: fixed(8)}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A stall of the whole process (other processes on a shared 2-core machine) delays
+	// requests no generator could send on time; 10 ms at either end of the 2 s span is
+	// 0.5%. Skip, saying why, when the client saw one.
+	var maxLag time.Duration
+	for _, r := range out.Records {
+		maxLag = max(maxLag, r.Sent-r.Scheduled)
+	}
+	if maxLag > 10*time.Millisecond {
+		t.Skipf("max send lag %v (> 10 ms): the process was starved of CPU; achieved-rate check skipped", maxLag)
 	}
 	arr, _, _ := g.snapshot()
 	slices.SortFunc(arr, func(a, b time.Time) int { return a.Compare(b) })

@@ -31,20 +31,21 @@ type groundTruth struct {
 	done     chan struct{}
 	mu       sync.Mutex
 	arrivals []time.Time
-	emits    map[string][]time.Time // request id → flush time of each content chunk
+	emits    map[string][]emit // request id → when each content chunk was written
 	bodies   map[string][]byte
 	conns    map[uint64]bool
 }
 
 func newGroundTruth(t testing.TB) *groundTruth {
 	t.Helper()
-	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]time.Time{}, bodies: map[string][]byte{}, conns: map[uint64]bool{}}
+	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]emit{}, bodies: map[string][]byte{}, conns: map[uint64]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln = &tsListener{Listener: ln}
 	g.ln = ln
-	g.srv = &fasthttp.Server{Handler: g.handle, Concurrency: 1 << 20, ReadBufferSize: 16 << 10}
+	g.srv = &fasthttp.Server{Handler: g.handle, Concurrency: 1 << 20, ReadBufferSize: 16 << 10, Logger: quiet{}}
 	go g.srv.Serve(ln) //nolint:errcheck
 	g.URL = "http://" + ln.Addr().String()
 	t.Cleanup(func() { close(g.done); _ = g.srv.Shutdown(); ln.Close() })
@@ -63,6 +64,9 @@ func modelOf(body []byte) string {
 
 func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	now := time.Now()
+	if c, ok := ctx.Conn().(*tsConn); ok && !c.last.IsZero() {
+		now = c.last // when the request's bytes reached the host, not when we got the CPU
+	}
 	id := string(ctx.Request.Header.Peek("X-Request-Id"))
 	body := append([]byte(nil), ctx.PostBody()...)
 	g.mu.Lock()
@@ -130,7 +134,7 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/event-stream")
 	n, ttft, itl := g.Tokens, g.TTFT, g.ITL
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		emits := make([]time.Time, 0, n)
+		emits := make([]emit, 0, n)
 		defer func() {
 			g.mu.Lock()
 			g.emits[id] = emits
@@ -146,6 +150,7 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 			if d := time.Until(due); d > 0 {
 				time.Sleep(d)
 			}
+			before := time.Now()
 			switch {
 			case model == "nonjson" && i == 1:
 				fmt.Fprint(w, "data: {not json\n\n")
@@ -157,7 +162,7 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 			if w.Flush() != nil {
 				return
 			}
-			emits = append(emits, time.Now())
+			emits = append(emits, emit{before, time.Now()})
 			if model == "stall" {
 				select {
 				case <-g.done:
@@ -179,11 +184,16 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	})
 }
 
-func (g *groundTruth) snapshot() ([]time.Time, map[string][]time.Time, map[string][]byte) {
+// emit brackets one chunk's write: the bytes left between Before (formatting began)
+// and After (Flush returned). On a busy machine the writer can be descheduled inside
+// that window, so it is the ground truth's own uncertainty.
+type emit struct{ Before, After time.Time }
+
+func (g *groundTruth) snapshot() ([]time.Time, map[string][]emit, map[string][]byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	a := append([]time.Time(nil), g.arrivals...)
-	e := map[string][]time.Time{}
+	e := map[string][]emit{}
 	for k, v := range g.emits {
 		e[k] = v
 	}
@@ -193,3 +203,44 @@ func (g *groundTruth) snapshot() ([]time.Time, map[string][]time.Time, map[strin
 	}
 	return a, e, b
 }
+
+// tsListener hands out connections that note the kernel receive time of their latest
+// read, so the ground truth records arrivals free of its own scheduling delays.
+type tsListener struct{ net.Listener }
+
+func (l *tsListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &tsConn{Conn: c, ks: newKernelStamper(c)}, nil
+}
+
+type tsConn struct {
+	net.Conn
+	ks   *kernelStamper
+	last time.Time
+}
+
+func (c *tsConn) Read(p []byte) (int, error) {
+	if c.ks == nil {
+		n, err := c.Conn.Read(p)
+		if n > 0 {
+			c.last = time.Now()
+		}
+		return n, err
+	}
+	n, ts, err := c.ks.read(p)
+	if n > 0 {
+		c.last = ts
+		if ts.IsZero() {
+			c.last = time.Now()
+		}
+	}
+	return n, err
+}
+
+// quiet discards fasthttp's log lines (connections closed by the client under test).
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}

@@ -64,7 +64,7 @@ var trivialBody = []byte(`{"id":"c","object":"chat.completion","created":1,"mode
 
 type emitLog struct {
 	mu sync.Mutex
-	m  map[string][]int64 // request id → unix ns of each content chunk flush
+	m  map[string][]int64 // request id → unix ns before and after each content chunk's write, flattened
 }
 
 func serve(args []string) error {
@@ -97,7 +97,7 @@ func serve(args []string) error {
 		start := time.Now()
 		ctx.SetContentType("text/event-stream")
 		ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-			emits := make([]int64, 0, *tokens)
+			emits := make([]int64, 0, 2**tokens)
 			defer func() {
 				logs.mu.Lock()
 				logs.m[id] = emits
@@ -107,11 +107,12 @@ func serve(args []string) error {
 				if d := time.Until(start.Add(time.Duration(i+1) * *itl)); d > 0 {
 					time.Sleep(d)
 				}
+				before := time.Now().UnixNano()
 				w.WriteString(`data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hello"}}]}` + "\n\n")
 				if w.Flush() != nil {
 					return
 				}
-				emits = append(emits, time.Now().UnixNano())
+				emits = append(emits, before, time.Now().UnixNano())
 			}
 			w.WriteString("data: [DONE]\n\n")
 			_ = w.Flush()
@@ -298,24 +299,33 @@ func streams(args []string) error {
 		ok++
 		e := emits[r.RequestID]
 		k := 0
-		var prevC, prevE int64
+		var prevC int64
 		for _, ch := range r.Chunks {
 			if ch.Tokens == 0 {
 				continue
 			}
 			tokens += ch.Tokens
-			if k >= len(e) {
+			if 2*k+1 >= len(e) {
 				break
 			}
 			c := r.RunStartUnixNano + int64(ch.T)
 			if k > 0 {
-				x := float64((c-prevC)-(e[k]-prevE)) / 1e6
+				// The server knows its write only within [before, after]: the ITL error
+				// is how far the client's gap lies outside the server's possible gaps.
+				gap := c - prevC
+				lo, hi := e[2*k]-e[2*k-1], e[2*k+1]-e[2*k-2]
+				var x float64
+				if gap < lo {
+					x = float64(gap-lo) / 1e6
+				} else if gap > hi {
+					x = float64(gap-hi) / 1e6
+				}
 				errs = append(errs, x)
 				if x > 2 || x < -2 {
 					big[int((c-r.RunStartUnixNano)/1e9)]++
 				}
 			}
-			prevC, prevE = c, e[k]
+			prevC = c
 			k++
 		}
 	}
