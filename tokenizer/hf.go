@@ -263,6 +263,34 @@ func (b *hfBackend) encode(text string, addSpecial bool) []int {
 	return ids
 }
 
+// count returns len(encode(text, addSpecial)) without keeping the ids: memory stays
+// bounded by the longest piece, however long text is. (Tokenizer.Count may use it through
+// an interface check: `if c, ok := t.b.(interface{ count(string, bool) int }); ok`.)
+func (b *hfBackend) count(text string, addSpecial bool) int {
+	text = toValidUTF8(text)
+	n := 0
+	var scratch []int
+	b.added.extract(text, b.norm, func(p piece, id int) {
+		if id >= 0 {
+			n++
+			return
+		}
+		if b.pre == nil {
+			scratch = b.model.tokenize(p.s, scratch[:0])
+			n += len(scratch)
+			return
+		}
+		b.pre.split(p, func(q piece) {
+			scratch = b.model.tokenize(q.s, scratch[:0])
+			n += len(scratch)
+		})
+	})
+	if addSpecial {
+		n += b.numSpecialTokensToAdd()
+	}
+	return n
+}
+
 // decode maps ids to tokens (skipping unknown ids and, if asked, special tokens) and runs
 // the decoder.
 func (b *hfBackend) decode(ids []int, skipSpecial bool) string {

@@ -45,7 +45,13 @@ func FuzzEncodeHF(f *testing.F) {
 			if !slices.Equal(ids, again) {
 				t.Fatalf("encode(%q) not deterministic: %v then %v", s, ids, again)
 			}
+			if c := b.count(s, false); c != len(ids) {
+				t.Fatalf("count(%q) = %d, want len(encode) = %d", s, c, len(ids))
+			}
 			withSpecial := b.encode(s, true)
+			if c := b.count(s, true); c != len(withSpecial) {
+				t.Fatalf("count(%q, true) = %d, want %d", s, c, len(withSpecial))
+			}
 			if len(withSpecial) != len(ids)+b.numSpecialTokensToAdd() {
 				t.Fatalf("encode(%q, true) has %d ids, want %d+%d", s, len(withSpecial), len(ids), b.numSpecialTokensToAdd())
 			}

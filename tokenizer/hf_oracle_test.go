@@ -222,6 +222,9 @@ func checkAgainstOracle(t *testing.T, b *hfBackend, texts []string, dec [][]int,
 		if got := b.encode(s, true); !slices.Equal(got, want.EncSpecial[i]) {
 			report("encode(%s, true) differs:\n%s", short(s), idDiff(b, got, want.EncSpecial[i]))
 		}
+		if got := b.count(s, true); got != len(want.EncSpecial[i]) {
+			report("count(%s, true) = %d, want %d", short(s), got, len(want.EncSpecial[i]))
+		}
 	}
 	for i, ids := range dec {
 		if got := b.decode(ids, false); got != want.Dec[i] {
