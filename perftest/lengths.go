@@ -7,49 +7,12 @@ import (
 	"github.com/perfgate/perfgate/perftest/check"
 )
 
-// Lengths returns the input (m = ISL) or output (m = OSL) lengths the length checks
-// measure, warm-up excluded, and where they come from: with the mock, what the server
-// received and generated ("server"); with a real endpoint, what the client counted
-// ("client"). Failed requests are left out.
-func (r *Result) Lengths(m check.Metric) (source string, lengths []int) {
-	warm := map[string]bool{}
-	for i := range r.Client {
-		if r.Client[i].Warmup {
-			warm[r.Client[i].RequestID] = true
-		}
-	}
-	if r.Server != nil {
-		for i := range r.Server {
-			s := &r.Server[i]
-			if s.Rejected != "" || s.Fault != "" || s.Status != 200 || warm[s.RequestID] {
-				continue
-			}
-			if m == check.OSL {
-				lengths = append(lengths, s.OSL)
-			} else {
-				lengths = append(lengths, s.ISL)
-			}
-		}
-		return "server", lengths
-	}
-	for _, q := range r.Requests() {
-		if q.Err != "" {
-			continue
-		}
-		if m == check.OSL {
-			lengths = append(lengths, q.OSL)
-		} else {
-			lengths = append(lengths, q.ISL)
-		}
-	}
-	return "client", lengths
-}
-
 // AssertISL checks that the input lengths fit target (e.g. distribution.Normal{Mu:
 // 128, Sigma: 20}) turned into token lengths by distribution.Length's rounding rule,
 // with a discrete-aware goodness-of-fit test at alpha = 0.01. With the mock it tests
-// what the server received (its own tokenizer's count of the rendered prompt); with a
-// real endpoint, what the client sent.
+// what the server received (its own tokenizer's count of the rendered prompt, less the
+// chat template's overhead on single-turn chat); with a real endpoint, what the client
+// sent. See [scenario.Outcome.Lengths].
 func (r *Result) AssertISL(t testing.TB, target distribution.Distribution) bool {
 	t.Helper()
 	return r.AssertLengthFit(t, ISL, distribution.Length{Dist: target}, 0)
@@ -85,7 +48,7 @@ func (r *Result) AssertLengthFit(t testing.TB, m check.Metric, target distributi
 func (r *Result) lengthFit(t testing.TB, m check.Metric, target distribution.Length, alpha float64, fatal bool) bool {
 	t.Helper()
 	src, xs := r.Lengths(m)
-	v := check.LengthFit(m.Label()+" ("+src+" count)", xs, target, alpha)
+	v := check.LengthFit(m.Label()+" ("+src+")", xs, target, alpha)
 	return r.report(t, v, fatal)
 }
 

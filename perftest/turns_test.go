@@ -12,7 +12,7 @@ import (
 // three-turn chat with gpt2 (no chat template: the mock renders ChatML, whose markers
 // are ordinary text to gpt2 and merge with the contents at the edges). The overhead
 // grows with the messages; client and server agree within about a token per message
-// edge, and an exact check fails with a hint that says why.
+// edge (often exactly), and if an exact check fails, its hint says why.
 func TestMultiTurnTemplateOverhead(t *testing.T) {
 	res := Run(t, Scenario{Name: "turns", Turns: distribution.Spec{Distribution: distribution.Fixed{Value: 3}},
 		ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 32}}, OSL: distribution.Spec{Distribution: distribution.Fixed{Value: 8}},

@@ -1,7 +1,10 @@
 package scenario
 
 import (
+	"cmp"
+	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/perftest/check"
@@ -50,7 +53,11 @@ func (o *Outcome) Requests() []check.Request {
 			}
 		}
 		// The mock reports its own count in usage.prompt_tokens; requests without
-		// usage are joined with the server recording by request id.
+		// usage are joined with the server recording by request id, if the server kept
+		// the client's ids.
+		if !o.sharedIDs() {
+			return rs
+		}
 		for i := range rs {
 			if rs[i].ServerISL >= 0 {
 				continue
@@ -103,4 +110,85 @@ func (o *Outcome) Check() []check.Verdict {
 		vs[i] = vs[i].With(c)
 	}
 	return vs
+}
+
+// Lengths returns the input (m = check.ISL) or output (m = check.OSL) lengths the
+// length checks measure, warm-up and failed requests excluded, and where they come
+// from. With the mock they are what the server received and generated ("server
+// count"); on a single-turn chat endpoint the chat template's overhead
+// (TemplateOverhead[0]) is taken off the server's input counts, so they compare with
+// the configured ISL (multi-turn inputs include the history and are left whole). With
+// a real endpoint they are the client's counts ("client count").
+//
+// Server records are matched to the client's warm-up requests by request id when the
+// server kept the client's ids, else by arrival order (the first WarmupRequests).
+func (o *Outcome) Lengths(m check.Metric) (source string, lengths []int) {
+	if o.Server == nil {
+		for _, q := range o.Requests() {
+			if q.Err != "" {
+				continue
+			}
+			if m == check.OSL {
+				lengths = append(lengths, q.OSL)
+			} else {
+				lengths = append(lengths, q.ISL)
+			}
+		}
+		return "client count", lengths
+	}
+	ids, warm := map[string]bool{}, map[string]bool{}
+	nWarm := 0
+	for i := range o.Client {
+		ids[o.Client[i].RequestID] = true
+		if o.Client[i].Warmup {
+			warm[o.Client[i].RequestID] = true
+			nWarm++
+		}
+	}
+	byID := o.sharedIDs()
+	recs := slices.Clone(o.Server)
+	slices.SortStableFunc(recs, func(a, b record.Server) int { return cmp.Compare(a.Seq, b.Seq) })
+	if !byID {
+		recs = recs[min(nWarm, len(recs)):]
+	}
+	overhead := 0
+	source = "server count"
+	if m == check.ISL && len(o.TemplateOverhead) == 1 && o.TemplateOverhead[0] != 0 {
+		overhead = o.TemplateOverhead[0]
+		source = fmt.Sprintf("server count less the chat template's %d tokens", overhead)
+	}
+	for i := range recs {
+		s := &recs[i]
+		if s.Rejected != "" || s.Fault != "" || s.Status != 200 || (byID && warm[s.RequestID]) {
+			continue
+		}
+		if m == check.OSL {
+			lengths = append(lengths, s.OSL)
+			continue
+		}
+		n := s.ISL
+		if s.TokenizationMode == record.ModeChatTemplate || s.TokenizationMode == record.ModeChatTemplateFallback {
+			n -= overhead
+		}
+		lengths = append(lengths, n)
+	}
+	return source, lengths
+}
+
+// sharedIDs reports whether the server recording uses the client's request ids: every
+// successful client request has a server record with its id.
+func (o *Outcome) sharedIDs() bool {
+	if len(o.Server) == 0 {
+		return false
+	}
+	ids := make(map[string]bool, len(o.Server))
+	for i := range o.Server {
+		ids[o.Server[i].RequestID] = true
+	}
+	for i := range o.Client {
+		if o.Client[i].OK() && !ids[o.Client[i].RequestID] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,10 @@
 package scenario
 
 import (
+	"fmt"
 	"testing"
+
+	"github.com/perfgate/perfgate/perftest/check"
 
 	"github.com/perfgate/perfgate/internal/record"
 )
@@ -9,9 +12,9 @@ import (
 func TestRequestsJoin(t *testing.T) {
 	o := &Outcome{
 		Client: []record.Client{
-			{Index: 0, RequestID: "a", ISL: 10, UsagePromptTokens: 17},          // usage wins
-			{Index: 1, RequestID: "b", ISL: 10, UsagePromptTokens: -1},          // joined by id
-			{Index: 2, RequestID: "c", ISL: 10, UsagePromptTokens: -1, Turn: 1}, // unknown
+			{Index: 0, RequestID: "a", ISL: 10, UsagePromptTokens: 17},                                        // usage wins
+			{Index: 1, RequestID: "b", ISL: 10, UsagePromptTokens: -1},                                        // joined by id
+			{Index: 2, RequestID: "c", ISL: 10, UsagePromptTokens: -1, Turn: 1, ErrorKind: record.ErrConnect}, // never reached the server
 		},
 		Server: []record.Server{
 			{RequestID: "a", ISL: 99},
@@ -27,5 +30,28 @@ func TestRequestsJoin(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("server ISLs and overheads = %v, want %v", got, want)
 		}
+	}
+}
+
+// TestLengthsWarmupAndTemplate checks the server-side lengths when the server numbered
+// the requests itself (ids shifted by one): warm-up is left out by arrival order, and
+// the chat template's overhead is taken off.
+func TestLengthsWarmupAndTemplate(t *testing.T) {
+	o := &Outcome{TemplateOverhead: []int{5}}
+	for i := range 6 {
+		o.Client = append(o.Client, record.Client{Index: i, RequestID: fmt.Sprintf("req-%d", i), Warmup: i < 2, ISL: 100 + i, OSL: 7})
+		o.Server = append(o.Server, record.Server{Seq: uint64(i + 1), RequestID: fmt.Sprintf("req-%d", i+1), ISL: 105 + i, OSL: 7,
+			Status: 200, TokenizationMode: record.ModeChatTemplate})
+	}
+	src, isl := o.Lengths(check.ISL)
+	if fmt.Sprint(isl) != "[102 103 104 105]" || src != "server count less the chat template's 5 tokens" {
+		t.Errorf("Lengths(ISL) = %q, %v; want the last 4 requests less 5 tokens", src, isl)
+	}
+	if _, osl := o.Lengths(check.OSL); len(osl) != 4 {
+		t.Errorf("Lengths(OSL) has %d values, want 4", len(osl))
+	}
+	o.Server = nil
+	if src, isl := o.Lengths(check.ISL); src != "client count" || fmt.Sprint(isl) != "[102 103 104 105]" {
+		t.Errorf("without a server recording: Lengths(ISL) = %q, %v", src, isl)
 	}
 }

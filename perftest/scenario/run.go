@@ -199,7 +199,7 @@ func templateOverhead(tok *tokenizer.Tokenizer, cfg loadgen.Config, lo *loadgen.
 			turns = max(turns, lo.Records[i].Turn+1)
 		}
 	}
-	const probe = "The quick brown fox jumps over the lazy dog."
+	const probe = "The quick brown fox jumps over the lazy dog" // no edge punctuation, as most cut text
 	out := make([]int, turns)
 	for k := range turns {
 		var msgs []tokenizer.Message
