@@ -268,10 +268,3 @@ func idDiff(b *hfBackend, got, want []int) string {
 	}
 	return fmt.Sprintf("  at id %d (got %d ids, want %d)\n  got  %s\n  want %s\n  text near: %q", i, len(got), len(want), toks(got), toks(want), b.decode(want[lo:min(len(want), i+6)], false))
 }
-
-func head(ids []int) string {
-	if len(ids) > 40 {
-		return fmt.Sprintf("%v… (%d ids)", ids[:40], len(ids))
-	}
-	return fmt.Sprint(ids)
-}

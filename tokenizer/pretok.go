@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -362,7 +363,8 @@ type preByteLevel struct {
 	raw                      bool
 }
 
-var gpt2Matcher matcher = mustMatcher(`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`)
+// gpt2Matcher is built on first use (it needs the Unicode class table).
+var gpt2Matcher = sync.OnceValue(func() matcher { return mustMatcher(patGPT2) })
 
 func mustMatcher(p string) matcher {
 	m, err := newMatcher(p)
@@ -388,7 +390,7 @@ func (bl *preByteLevel) split(p piece, emit func(piece)) {
 		return
 	}
 	prev := 0
-	gpt2Matcher.matches(p.s, func(a, b int) {
+	gpt2Matcher().matches(p.s, func(a, b int) {
 		if prev < a {
 			out(piece{s: p.s[prev:a], first: p.first && prev == 0})
 		}
