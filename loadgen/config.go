@@ -94,6 +94,7 @@ const (
 // file can carry it; prefer APIKeyEnv.
 type Secret string
 
+// String returns "[redacted]", or "" for an empty secret.
 func (s Secret) String() string {
 	if s == "" {
 		return ""

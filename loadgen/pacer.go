@@ -70,6 +70,7 @@ func (p ConstantPacer) Rate(time.Duration) float64 {
 	return p.Freq
 }
 
+// String implements [Pacer], e.g. "Constant{20 req/s}".
 func (p ConstantPacer) String() string {
 	if p.Freq <= 0 {
 		return "Constant{unlimited}"
@@ -119,6 +120,7 @@ func (p *PoissonPacer) Pace(elapsed time.Duration, sent uint64) (time.Duration, 
 // Rate implements [Pacer].
 func (p *PoissonPacer) Rate(time.Duration) float64 { return p.Freq }
 
+// String implements [Pacer], e.g. "Poisson{20 req/s}".
 func (p *PoissonPacer) String() string { return fmt.Sprintf("Poisson{%g req/s}", p.Freq) }
 
 // GammaPacer sends requests with Gamma-distributed gaps of mean 1/Freq and shape
@@ -151,6 +153,7 @@ func (p *GammaPacer) shape() float64 {
 // Rate implements [Pacer].
 func (p *GammaPacer) Rate(time.Duration) float64 { return p.Freq }
 
+// String implements [Pacer], e.g. "Gamma{20 req/s, burstiness 0.5}".
 func (p *GammaPacer) String() string {
 	return fmt.Sprintf("Gamma{%g req/s, burstiness %g}", p.Freq, p.shape())
 }
@@ -233,6 +236,7 @@ func (p RampPacer) Rate(elapsed time.Duration) float64 {
 	return p.From + (p.To-p.From)*elapsed.Seconds()/p.Over.Seconds()
 }
 
+// String implements [Pacer], e.g. "Ramp{0→100 req/s over 10s}".
 func (p RampPacer) String() string {
 	return fmt.Sprintf("Ramp{%g→%g req/s over %v}", p.From, p.To, p.Over)
 }
@@ -270,6 +274,7 @@ func (p TracePacer) Rate(elapsed time.Duration) float64 {
 	return float64(at(elapsed) - at(elapsed-time.Second))
 }
 
+// String implements [Pacer], e.g. "Trace{3 requests over 2s, speed-up 2}".
 func (p TracePacer) String() string {
 	var span time.Duration
 	if n := len(p.Offsets); n > 0 {
