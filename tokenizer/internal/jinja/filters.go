@@ -171,7 +171,7 @@ func init() {
 	for _, n := range strings.Fields(`abs attr capitalize center count d default dictsort e escape
 		first float format indent int items join last length list lower map max min reject
 		rejectattr replace reverse round safe select selectattr sort string striptags sum title
-		tojson trim unique upper wordcount batch forceescape truncate slice filesizeformat`) {
+		tojson trim unique upper wordcount batch forceescape truncate slice filesizeformat groupby`) {
 		knownFilters[n] = true
 	}
 }
@@ -618,6 +618,37 @@ func (r *renderer) filter(name string, v any, args []any, kw *Dict) (any, error)
 		return len(strings.FieldsFunc(toStr(v), func(r rune) bool {
 			return !(r == '_' || r >= '0' && r <= '9' || isWordRune(r))
 		})), nil
+	case "groupby":
+		items, err := iterate(v)
+		if err != nil {
+			return nil, err
+		}
+		attr := arg(0, "attribute", nil)
+		def := arg(1, "default", nil)
+		cs := truthy(arg(2, "case_sensitive", false))
+		get := func(x any) any {
+			g, _ := getPath(x, attr)
+			if _, u := g.(Undefined); u && def != nil {
+				g = def
+			}
+			return g
+		}
+		sorted := append([]any{}, items...)
+		if err := sortValues(sorted, func(x any) any { return foldCase(get(x), cs) }, false); err != nil {
+			return nil, err
+		}
+		out := []any{}
+		for i := 0; i < len(sorted); {
+			k := foldCase(get(sorted[i]), cs)
+			j := i + 1
+			for j < len(sorted) && equal(foldCase(get(sorted[j]), cs), k) {
+				j++
+			}
+			group := append([]any{}, sorted[i:j]...)
+			out = append(out, Tuple{get(group[0]), group}) // (grouper, list)
+			i = j
+		}
+		return out, nil
 	case "truncate":
 		length, _ := asInt(arg(0, "length", 255))
 		leeway, ok := asInt(arg(3, "leeway", nil))

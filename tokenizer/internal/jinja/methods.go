@@ -72,6 +72,14 @@ func getAttr(obj any, name string) (any, error) {
 		if v, ok := x.d.Get(name); ok {
 			return v, nil
 		}
+	case Tuple:
+		// groupby's items are (grouper, list) named tuples
+		if len(x) == 2 && name == "grouper" {
+			return x[0], nil
+		}
+		if len(x) == 2 && name == "list" {
+			return x[1], nil
+		}
 	case *loopVar:
 		return x.attr(name), nil
 	case *cycler:

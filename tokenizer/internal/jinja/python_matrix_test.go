@@ -43,6 +43,7 @@ var matrixOps = []string{
 	"{{ V | dictsort(reverse=true) }}", "{{ V | sort(case_sensitive=true) }}", "{{ V | unique(attribute='k') | list }}",
 	"{{ V | rejectattr('k', 'eq', 0) | list }}", "{{ V.split(',') }}", "{{ V | first is string }}", "{{ V | min(attribute='k') }}",
 	"{{ V | truncate(9) }}", "{{ V | truncate(5, true, '~', 0) }}", "{{ V | slice(2) | list }}", "{{ V | slice(2, 'F') | list }}",
+	"{{ V | groupby('k') }}", "{% for g in V | groupby('n') %}{{ g.grouper }}:{{ g.list | length }};{% endfor %}",
 	"{{ V | filesizeformat }}", "{{ V | filesizeformat(true) }}",
 	"{{ '%s' % V }}", "{{ '{}'.format(V) }}", "{{ V | format }}", "{{ -V }}", "{{ V // 2 }}", "{{ V % 2 }}",
 }
@@ -224,6 +225,8 @@ var statementCases = []string{
 	"{% for a, b in [('x', 1), ('y', 2)] %}{{ a }}={{ b }} {% endfor %}",
 	"{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}",
 	"{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.current }}{{ c.next() }}{{ c.reset() }}{{ c.current }}",
+	"{% for g, items in [{'c': 'B', 'v': 1}, {'c': 'a', 'v': 2}, {'c': 'b', 'v': 3}] | groupby('c') %}{{ g }}={{ items | map(attribute='v') | list }};{% endfor %}",
+	"{{ [{'c': 'B'}, {'c': 'b'}, {}] | groupby('c', default='z', case_sensitive=true) }}",
 	"{% for x in [1, 1, 2, 1] %}{% if loop.changed(x) %}{{ x }}{% endif %}{% endfor %}",
 	"{{ 'Hello big wide world' | truncate(12) }}|{{ 'Hello big wide world' | truncate(12, leeway=0) }}|{{ 123456789 | filesizeformat }}|{{ 1 | filesizeformat }}|{{ 10 ** 30 | filesizeformat }}",
 	"{{ messages is defined }}{{ range(3) | list }}{{ range(1, 10, 3) | list }}{{ range(5, 0, -2) | list }}",
