@@ -589,9 +589,16 @@ func (r *runner) finish(rec record.Client) { r.done <- rec }
 // completion order: senders never contend on a lock for it.
 func (r *runner) collect() {
 	defer close(r.collected)
+	var flushed time.Time
 	for rec := range r.done {
 		if r.enc != nil {
 			_ = r.enc.Encode(&rec)
+			// Push records out at least once a second when the queue is drained, so a
+			// long run's file can be followed and a killed process loses little.
+			if len(r.done) == 0 && time.Since(flushed) > time.Second {
+				_ = r.enc.Flush()
+				flushed = time.Now()
+			}
 		}
 		r.out.Sent++
 		if !rec.ISLExact && rec.RequestedISL > 0 {
