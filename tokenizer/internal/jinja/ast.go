@@ -46,6 +46,12 @@ type (
 		body    []stmt
 		pos     int
 	}
+	withNode struct {
+		targets []assignTarget
+		vals    []expr // evaluated in the enclosing scope
+		body    []stmt
+		pos     int
+	}
 	breakNode    struct{}
 	continueNode struct{}
 )
@@ -60,6 +66,7 @@ func (macroNode) isStmt()       {}
 func (callBlockNode) isStmt()   {}
 func (filterBlockNode) isStmt() {}
 func (breakNode) isStmt()       {}
+func (withNode) isStmt()        {}
 func (continueNode) isStmt()    {}
 
 // assignTarget is a name, a tuple of names, or an attribute of a name (ns.attr).

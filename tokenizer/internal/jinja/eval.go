@@ -276,6 +276,20 @@ func (r *renderer) exec(body []stmt, sc *scope, w *strings.Builder) error {
 				}
 			}
 			w.WriteString(toStr(v))
+		case *withNode:
+			inner := &scope{parent: sc}
+			vals, err := r.evalList(n.vals, sc)
+			if err != nil {
+				return err
+			}
+			for i, t := range n.targets {
+				if err := r.assign(t, vals[i], inner, n.pos); err != nil {
+					return err
+				}
+			}
+			if err := r.exec(n.body, inner, w); err != nil {
+				return err
+			}
 		case *breakNode:
 			return errBreak
 		case *continueNode:

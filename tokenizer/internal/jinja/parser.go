@@ -167,6 +167,35 @@ func (p *parser) parseStatement() ([]stmt, error) {
 			return nil, err
 		}
 		return body, p.expectBlockEnd()
+	case "with":
+		n := &withNode{pos: t.pos}
+		for p.cur().kind != tBlockEnd {
+			if len(n.targets) > 0 {
+				if err := p.expectOp(","); err != nil {
+					return nil, err
+				}
+			}
+			target, err := p.parseAssignTarget(false)
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectOp("="); err != nil {
+				return nil, err
+			}
+			x, err := p.parseExpression(true)
+			if err != nil {
+				return nil, err
+			}
+			n.targets = append(n.targets, target)
+			n.vals = append(n.vals, x)
+		}
+		p.next()
+		body, _, err := p.subparse("endwith")
+		if err != nil {
+			return nil, err
+		}
+		n.body = body
+		return []stmt{n}, p.expectBlockEnd()
 	case "break":
 		return []stmt{&breakNode{}}, p.expectBlockEnd()
 	case "continue":

@@ -227,6 +227,8 @@ var statementCases = []string{
 	"{% set j = joiner('|') %}{% for x in 'abc' %}{{ j() }}{{ x }}{% endfor %}{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.current }}{{ c.next() }}{{ c.reset() }}{{ c.current }}",
 	"{% for g, items in [{'c': 'B', 'v': 1}, {'c': 'a', 'v': 2}, {'c': 'b', 'v': 3}] | groupby('c') %}{{ g }}={{ items | map(attribute='v') | list }};{% endfor %}",
 	"{{ [{'c': 'B'}, {'c': 'b'}, {}] | groupby('c', default='z', case_sensitive=true) }}",
+	"{% set a = 5 %}{% with a = 1, b = a %}{{ a }}{{ b }}{% endwith %}{{ a }}",
+	"{% with %}{% set x = 1 %}{{ x }}{% endwith %}{{ x }}{% with a, b = [1, 2] %}{{ a }}{{ b }}{% endwith %}",
 	"{% for x in [1, 1, 2, 1] %}{% if loop.changed(x) %}{{ x }}{% endif %}{% endfor %}",
 	"{{ 'Hello big wide world' | truncate(12) }}|{{ 'Hello big wide world' | truncate(12, leeway=0) }}|{{ 123456789 | filesizeformat }}|{{ 1 | filesizeformat }}|{{ 10 ** 30 | filesizeformat }}",
 	"{{ messages is defined }}{{ range(3) | list }}{{ range(1, 10, 3) | list }}{{ range(5, 0, -2) | list }}",
