@@ -48,6 +48,7 @@ func TestBadInput(t *testing.T) {
 		{"max_tokens zero", chat, `{"model":"m",` + msgs + `,"max_tokens":0}`, 400, "max_tokens", "invalid_value"},
 		{"max_tokens above cap", chat, `{"model":"m",` + msgs + `,"max_tokens":1001}`, 400, "max_tokens", "invalid_value"},
 		{"max_completion_tokens zero", chat, `{"model":"m",` + msgs + `,"max_completion_tokens":0}`, 400, "max_completion_tokens", "invalid_value"},
+		{"n above 1", chat, `{"model":"m",` + msgs + `,"n":2}`, 400, "n", "invalid_value"},
 		{"min_tokens above max", chat, `{"model":"m",` + msgs + `,"max_tokens":5,"min_tokens":6}`, 400, "min_tokens", "invalid_value"},
 		{"invalid UTF-8", chat, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\"}]}", 400, "body", "invalid_utf8"},
 		{"body over limit", chat, `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("a", 1<<16) + `"}]}`, 413, "body", "body_too_large"},

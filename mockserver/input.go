@@ -209,6 +209,9 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
+	if req.N != nil && *req.N != 1 {
+		return badRequest("invalid_value", "n", "n = %d is not supported by the mock server; only one choice (n = 1)", *req.N)
+	}
 	if req.PromptTokenIDs != nil {
 		if e := s.checkIDs(req.PromptTokenIDs, "prompt_token_ids"); e != nil {
 			return e
@@ -294,6 +297,9 @@ func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiEr
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
+	}
+	if req.N != nil && *req.N != 1 {
+		return badRequest("invalid_value", "n", "n = %d is not supported by the mock server; only one choice (n = 1)", *req.N)
 	}
 	if req.Prompt.Empty() {
 		return badRequest("missing_field", "prompt", "you must provide a prompt parameter")

@@ -207,3 +207,30 @@ func BenchmarkLateness(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBatchKnee drives the batching model (step 10 ms + 0.1 ms per decoding
+// sequence, max batch 32) at rising concurrency and reports throughput and the mean
+// server-side TTFT: throughput flattens near the batch limit while TTFT climbs — the knee
+// capacity searches look for.
+func BenchmarkBatchKnee(b *testing.B) {
+	body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Knee?"}],"max_tokens":50,"ignore_eos":true,"stream":true}`)
+	for _, conc := range []int{8, 16, 32, 64, 128} {
+		b.Run("conc="+strconv.Itoa(conc), func(b *testing.B) {
+			m := startMock(b, mockserver.Config{Batch: mockserver.BatchConfig{Enabled: true, StepMs: 10, DecodeTokenMs: 0.1, MaxBatch: 32}})
+			var res Result
+			for b.Loop() {
+				res = Drive(m.URL()+"/v1/chat/completions", body, conc, seconds(), true)
+			}
+			m.Close()
+			var ttft, n float64
+			for _, r := range m.Records() {
+				if r.FirstTokenNS > 0 {
+					ttft += float64(r.FirstTokenNS-r.RecvNS) / 1e6
+					n++
+				}
+			}
+			b.ReportMetric(res.TokensPerSec(), "tok/s")
+			b.ReportMetric(ttft/max(n, 1), "mean-ttft-ms")
+		})
+	}
+}
