@@ -409,3 +409,26 @@ func TestStaleKeepAliveIsRetried(t *testing.T) {
 		t.Errorf("server saw %d connections; want one per request (6)", n)
 	}
 }
+
+func TestSourceAddrsAndAPIKey(t *testing.T) {
+	g := newGroundTruth(t)
+	t.Setenv("PERFGATE_TEST_KEY", "sk-from-env")
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Requests: 8, Concurrency: 4,
+		SourceAddrs: []string{"127.0.0.2", "127.0.0.3"}, APIKeyEnv: "PERFGATE_TEST_KEY"}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.sources["127.0.0.2"] == 0 || g.sources["127.0.0.3"] == 0 || g.sources["127.0.0.1"] != 0 {
+		t.Errorf("requests by source address = %v; want both 127.0.0.2 and 127.0.0.3, not 127.0.0.1", g.sources)
+	}
+	if g.auth != "Bearer sk-from-env" {
+		t.Errorf("Authorization = %q; want the key from the environment", g.auth)
+	}
+	for _, r := range out.Records {
+		if !r.OK() || strings.Contains(r.Error, "sk-") {
+			t.Errorf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
+		}
+	}
+}

@@ -34,11 +34,13 @@ type groundTruth struct {
 	emits    map[string][]emit // request id → when each content chunk was written
 	bodies   map[string][]byte
 	conns    map[uint64]bool
+	sources  map[string]int // remote IP → requests
+	auth     string         // the last Authorization header
 }
 
 func newGroundTruth(t testing.TB) *groundTruth {
 	t.Helper()
-	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]emit{}, bodies: map[string][]byte{}, conns: map[uint64]bool{}}
+	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]emit{}, bodies: map[string][]byte{}, conns: map[uint64]bool{}, sources: map[string]int{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,8 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	g.mu.Lock()
 	g.arrivals = append(g.arrivals, now)
 	g.conns[ctx.ConnID()] = true
+	g.sources[ctx.RemoteIP().String()]++
+	g.auth = string(ctx.Request.Header.Peek("Authorization"))
 	g.bodies[id] = body
 	g.mu.Unlock()
 	model := modelOf(body)
