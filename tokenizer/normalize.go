@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -85,7 +86,79 @@ func (q normSequence) normalize(s string) string {
 
 type normForm struct{ f norm.Form }
 
-func (n normForm) normalize(s string) string { return n.f.String(s) }
+func (n normForm) normalize(s string) string { return normString(n.f, s) }
+
+// cgj is U+034F COMBINING GRAPHEME JOINER, which golang.org/x/text/unicode/norm inserts
+// after every 30 consecutive non-starters (the Stream-Safe Text Format of UAX #15), and
+// then reorders and composes each 30-mark segment on its own. Rust's unicode-normalization
+// (Hugging Face) does neither: it reorders whole runs.
+const cgj = "\u034f"
+
+// normString normalizes s as Hugging Face does: f.String, unless that had to insert
+// joiners (a run of more than 30 combining marks, as in "Zalgo" text); then the text is
+// normalized by the book: full decomposition, canonical ordering of whole runs, and for
+// the composed forms canonical composition.
+func normString(f norm.Form, s string) string {
+	out := f.String(s)
+	if !strings.Contains(out, cgj) || strings.Contains(s, cgj) {
+		return out
+	}
+	decomp := norm.NFD
+	if f == norm.NFKC || f == norm.NFKD {
+		decomp = norm.NFKD
+	}
+	// 1. Full decomposition, rune by rune (one rune never needs a joiner).
+	var rs []rune
+	for _, r := range s {
+		rs = append(rs, []rune(decomp.String(string(r)))...)
+	}
+	ccc := func(r rune) uint8 { return norm.NFD.PropertiesString(string(r)).CCC() }
+	// 2. Canonical ordering: stable sort of each run of non-starters by class.
+	for i := 0; i < len(rs); {
+		if ccc(rs[i]) == 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && ccc(rs[j]) != 0 {
+			j++
+		}
+		run := rs[i:j]
+		sort.SliceStable(run, func(a, b int) bool { return ccc(run[a]) < ccc(run[b]) })
+		i = j
+	}
+	if f == norm.NFD || f == norm.NFKD {
+		return string(rs)
+	}
+	// 3. Canonical composition.
+	compose := func(a, b rune) (rune, bool) {
+		c := []rune(norm.NFC.String(string(a) + string(b)))
+		if len(c) == 1 {
+			return c[0], true
+		}
+		return 0, false
+	}
+	out2 := make([]rune, 0, len(rs))
+	starter := -1
+	last := uint8(0) // class of the last rune kept after the starter
+	for _, r := range rs {
+		c := ccc(r)
+		if starter >= 0 && (last < c || (last == 0 && len(out2)-1 == starter)) {
+			if x, ok := compose(out2[starter], r); ok {
+				out2[starter] = x
+				continue
+			}
+		}
+		if c == 0 {
+			starter = len(out2)
+			last = 0
+		} else {
+			last = c
+		}
+		out2 = append(out2, r)
+	}
+	return string(out2)
+}
 
 type normLowercase struct{}
 
@@ -231,7 +304,7 @@ func (n normBert) normalize(s string) string {
 	}
 	s = b.String()
 	if n.strip {
-		s = norm.NFD.String(s)
+		s = normString(norm.NFD, s)
 		s = strings.Map(func(r rune) rune {
 			if unicode.Is(bertMn, r) {
 				return -1
