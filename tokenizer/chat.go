@@ -409,14 +409,15 @@ func listValue(what string, maps []map[string]any, raw json.RawMessage) (any, er
 // messagesValue converts messages to the dicts a template sees.
 func messagesValue(msgs []Message) []any {
 	out := make([]any, len(msgs))
+	dicts := jinja.NewDicts(len(msgs), 2)
 	for i := range msgs {
-		out[i] = msgs[i].value()
+		out[i] = msgs[i].value(&dicts[i])
 	}
 	return out
 }
 
-func (m *Message) value() *jinja.Dict {
-	d := jinja.NewDict(6)
+// value fills d (empty) with the message's template dict.
+func (m *Message) value(d *jinja.Dict) *jinja.Dict {
 	d.Set("role", m.Role)
 	if m.Parts != nil {
 		parts := make([]any, len(m.Parts))

@@ -29,6 +29,19 @@ func NewDict(n int) *Dict {
 	return &Dict{keys: buf[:0:n], vals: buf[n : n : 2*n]}
 }
 
+// NewDicts returns n empty dicts with room for size entries each, allocated together
+// (for building many small dicts, such as chat messages, cheaply).
+func NewDicts(n, size int) []Dict {
+	ds := make([]Dict, n)
+	buf := make([]any, 2*n*size)
+	for i := range ds {
+		b := buf[2*i*size : 2*(i+1)*size]
+		ds[i].keys = b[:0:size]
+		ds[i].vals = b[size:size:2*size]
+	}
+	return ds
+}
+
 // Len returns the number of entries.
 func (d *Dict) Len() int {
 	if d == nil {
