@@ -37,7 +37,7 @@ func NewDicts(n, size int) []Dict {
 	for i := range ds {
 		b := buf[2*i*size : 2*(i+1)*size]
 		ds[i].keys = b[:0:size]
-		ds[i].vals = b[size:size:2*size]
+		ds[i].vals = b[size : size : 2*size]
 	}
 	return ds
 }
