@@ -31,7 +31,7 @@ func outside(fromBefore, fromAfter time.Duration) float64 {
 
 func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bool) (chunkErr, itlErr []float64) {
 	g := newGroundTruth(t)
-	g.Tokens, g.TTFT, g.ITL = tokens, 20*time.Millisecond, itl
+	g.set(func(c *groundTruth) { c.Tokens, c.TTFT, c.ITL = tokens, 20*time.Millisecond, itl })
 	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true,
 		Requests: streams, Concurrency: streams, ISL: fixed(16), AppTimestamps: appTS}, gpt2(t), nil)
 	if err != nil {

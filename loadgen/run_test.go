@@ -42,7 +42,7 @@ func fixed(v float64) distribution.Spec {
 
 func TestRunStreamingChat(t *testing.T) {
 	g := newGroundTruth(t)
-	g.Tokens = 8
+	g.set(func(c *groundTruth) { c.Tokens = 8 })
 	dir := t.TempDir()
 	cfg := Config{
 		URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 20, Concurrency: 4,
@@ -108,7 +108,7 @@ func TestRunStreamingChat(t *testing.T) {
 
 func TestRunNonStreaming(t *testing.T) {
 	g := newGroundTruth(t)
-	g.Tokens = 5
+	g.set(func(c *groundTruth) { c.Tokens = 5 })
 	out, err := Run(context.Background(), Config{URLs: []string{g.URL + "/v1"}, Requests: 10, Concurrency: 2, OSL: fixed(5)}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestRunNonStreaming(t *testing.T) {
 
 func TestRunErrorKinds(t *testing.T) {
 	g := newGroundTruth(t)
-	g.Tokens = 4
+	g.set(func(c *groundTruth) { c.Tokens = 4 })
 	for _, tc := range []struct {
 		model string
 		kind  string
@@ -180,7 +180,7 @@ func TestRunTotalTimeoutAndConnect(t *testing.T) {
 
 func TestRunCancelFraction(t *testing.T) {
 	g := newGroundTruth(t)
-	g.Tokens, g.ITL = 20, 10*time.Millisecond
+	g.set(func(c *groundTruth) { c.Tokens, c.ITL = 20, 10*time.Millisecond })
 	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 20, Concurrency: 10,
 		CancelFraction: 0.5, CancelAfter: 30 * time.Millisecond, Seed: 3}, gpt2(t), nil)
 	if err != nil {
@@ -203,7 +203,7 @@ func TestRunCancelFraction(t *testing.T) {
 
 func TestRunInterruptedKeepsRecords(t *testing.T) {
 	g := newGroundTruth(t)
-	g.Tokens, g.ITL = 5, 5*time.Millisecond
+	g.set(func(c *groundTruth) { c.Tokens, c.ITL = 5, 5*time.Millisecond })
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
 	n := 0
@@ -281,7 +281,7 @@ func TestSecretNeverPrints(t *testing.T) {
 
 func TestRunEndpoints(t *testing.T) {
 	g := newGroundTruth(t)
-	g.Tokens = 3
+	g.set(func(c *groundTruth) { c.Tokens = 3 })
 	for _, tc := range []struct {
 		e      Endpoint
 		stream bool
@@ -353,8 +353,8 @@ func TestRunEndpoints(t *testing.T) {
 
 func TestLeastOutstandingPrefersTheFreeServer(t *testing.T) {
 	slow, fast := newGroundTruth(t), newGroundTruth(t)
-	slow.Tokens, slow.ITL = 10, 20*time.Millisecond
-	fast.Tokens = 10
+	slow.set(func(c *groundTruth) { c.Tokens, c.ITL = 10, 20*time.Millisecond })
+	fast.set(func(c *groundTruth) { c.Tokens = 10 })
 	_, err := Run(context.Background(), Config{URLs: []string{slow.URL, fast.URL}, Routing: RouteLeastOutstanding,
 		Model: "ok", Stream: true, Requests: 40, Concurrency: 4}, gpt2(t), nil)
 	if err != nil {

@@ -72,6 +72,7 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	id := string(ctx.Request.Header.Peek("X-Request-Id"))
 	body := append([]byte(nil), ctx.PostBody()...)
 	g.mu.Lock()
+	tokens, ttft, itl := g.Tokens, g.TTFT, g.ITL
 	g.arrivals = append(g.arrivals, now)
 	g.conns[ctx.ConnID()] = true
 	g.sources[ctx.RemoteIP().String()]++
@@ -85,7 +86,7 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	stream := bytes.Contains(body, []byte(`"stream":true`))
-	words := string(bytes.Repeat([]byte(" hello"), g.Tokens))
+	words := string(bytes.Repeat([]byte(" hello"), tokens))
 	switch path := string(ctx.Path()); path {
 	case "/v1/embeddings":
 		ctx.SetBodyString(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],"usage":{"prompt_tokens":5,"total_tokens":5}}`)
@@ -98,11 +99,11 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 		return
 	case "/v1/completions":
 		if !stream {
-			ctx.SetBodyString(`{"object":"text_completion","choices":[{"index":0,"text":"` + words + `","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":` + strconv.Itoa(g.Tokens) + `,"total_tokens":9}}`)
+			ctx.SetBodyString(`{"object":"text_completion","choices":[{"index":0,"text":"` + words + `","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":` + strconv.Itoa(tokens) + `,"total_tokens":9}}`)
 			return
 		}
 		ctx.SetContentType("text/event-stream")
-		n := g.Tokens
+		n := tokens
 		ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 			for range n {
 				fmt.Fprint(w, `data: {"object":"text_completion","choices":[{"index":0,"text":" hello"}]}`+"\n\n")
@@ -113,11 +114,11 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 		return
 	case "/v1/responses":
 		if !stream {
-			ctx.SetBodyString(`{"object":"response","output":[{"type":"message","content":[{"type":"output_text","text":"` + words + `"}]}],"usage":{"input_tokens":3,"output_tokens":` + strconv.Itoa(g.Tokens) + `}}`)
+			ctx.SetBodyString(`{"object":"response","output":[{"type":"message","content":[{"type":"output_text","text":"` + words + `"}]}],"usage":{"input_tokens":3,"output_tokens":` + strconv.Itoa(tokens) + `}}`)
 			return
 		}
 		ctx.SetContentType("text/event-stream")
-		n := g.Tokens
+		n := tokens
 		ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 			fmt.Fprint(w, "event: response.created\ndata: {\"type\":\"response.created\"}\n\n")
 			for range n {
@@ -131,12 +132,12 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	if !stream {
 		ctx.SetContentType("application/json")
 		ctx.SetBodyString(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` +
-			string(bytes.Repeat([]byte(" hello"), g.Tokens)) + `"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":` +
-			strconv.Itoa(g.Tokens) + `,"total_tokens":7}}`)
+			string(bytes.Repeat([]byte(" hello"), tokens)) + `"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":` +
+			strconv.Itoa(tokens) + `,"total_tokens":7}}`)
 		return
 	}
 	ctx.SetContentType("text/event-stream")
-	n, ttft, itl := g.Tokens, g.TTFT, g.ITL
+	n := tokens
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		emits := make([]emit, 0, n)
 		defer func() {
@@ -192,6 +193,14 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 // and After (Flush returned). On a busy machine the writer can be descheduled inside
 // that window, so it is the ground truth's own uncertainty.
 type emit struct{ Before, After time.Time }
+
+// set changes the server's behaviour under its lock (the handler reads it under the
+// same lock; a TCP round trip is no happens-before edge for the race detector).
+func (g *groundTruth) set(f func(*groundTruth)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f(g)
+}
 
 func (g *groundTruth) snapshot() ([]time.Time, map[string][]emit, map[string][]byte) {
 	g.mu.Lock()
