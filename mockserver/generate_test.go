@@ -137,3 +137,16 @@ func TestStopMatcher(t *testing.T) {
 		t.Errorf("only empty stops should give no matcher")
 	}
 }
+
+// TestInexactFallback: if a tokenizer's words did not re-encode exactly, the server
+// streams through the incremental detokenizer and reports the re-encoded count.
+func TestInexactFallback(t *testing.T) {
+	s := start(t, Config{Fast: true})
+	s.gen.exact = false
+	tok := gpt2(t)
+	_, b := post(t, s.URL()+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":40,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`)
+	text, _, _, usage := streamText(t, b)
+	if usage == nil || usage.CompletionTokens != tok.Count(text, false) || !utf8.ValidString(text) {
+		t.Errorf("usage %+v, re-count %d", usage, tok.Count(text, false))
+	}
+}

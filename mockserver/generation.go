@@ -34,6 +34,25 @@ type gen struct {
 	i       int    // tokens drawn so far
 	stopped bool   // a stop sequence ended the output early
 	ids     []int  // output ids (kept only for the inexact-tokenizer fallback)
+	detok   *detokenizer
+}
+
+// tail returns text the detokenizer still holds at the end of the output.
+func (g *gen) tail() string {
+	if g.detok == nil {
+		return ""
+	}
+	return g.detok.flush()
+}
+
+// reportedOSL is the output length reported in usage and the record: the tokens sent,
+// or, for a tokenizer whose words do not re-encode exactly, the re-encoded count of the
+// text sent.
+func (g *gen) reportedOSL() int {
+	if g.detok == nil {
+		return g.i
+	}
+	return g.s.tok.Count(g.s.tok.Decode(g.ids, false), false)
 }
 
 // decideOSL applies the output-length rules: ignore_eos → exactly the cap; otherwise a
@@ -63,8 +82,11 @@ func (g *gen) next() (string, bool) {
 		return "", false
 	}
 	g.i++
-	if !g.s.gen.exact {
+	if g.detok != nil {
+		// Inexact tokenizer: stream through the incremental detokenizer, so no chunk
+		// splits a character; the count is corrected at the end (see reportedOSL).
 		g.ids = append(g.ids, id)
+		piece = g.detok.add(id)
 	}
 	return piece, true
 }
@@ -74,6 +96,9 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 	g := &gen{s: s, j: j, rng: rng, target: target, finish: finish, stop: newStopMatcher(j.stop),
 		samp: s.lat.sampler(rng, &s.inflight, &s.streams)}
 	g.z = s.gen.newZipf(rng)
+	if !s.gen.exact {
+		g.detok = &detokenizer{tok: s.tok}
+	}
 	c.rec.TargetOSL = target
 	f := s.cfg.Faults
 	disconnectAt, malformedAt := -1, -1
@@ -297,13 +322,14 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 			return
 		}
 	}
-	r.OSL = g.i
-	r.FinishReason = g.finish
-	if !s.gen.exact {
-		r.OSL = s.tok.Count(s.tok.Decode(g.ids, false), false)
-	}
-	usage := openai.Usage{PromptTokens: r.ISL, CompletionTokens: r.OSL, TotalTokens: r.ISL + r.OSL}
 	buf = buf[:0]
+	if tail := g.tail(); tail != "" {
+		buf = s.appendChunk(buf, j, h, rs, first, tail, "")
+		first = false
+	}
+	r.OSL = g.reportedOSL()
+	r.FinishReason = g.finish
+	usage := openai.Usage{PromptTokens: r.ISL, CompletionTokens: r.OSL, TotalTokens: r.ISL + r.OSL}
 	switch j.kind {
 	case kindResponses:
 		buf = rs.finish(buf, g, usage)
@@ -462,10 +488,8 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	if g.i > 0 {
 		r.FirstTokenNS, r.LastTokenNS = now, now
 	}
-	r.Status, r.OSL, r.FinishReason, r.Chunks = 200, g.i, g.finish, 0
-	if !s.gen.exact {
-		r.OSL = s.tok.Count(s.tok.Decode(g.ids, false), false)
-	}
+	sb.WriteString(g.tail())
+	r.Status, r.OSL, r.FinishReason, r.Chunks = 200, g.reportedOSL(), g.finish, 0
 	text := sb.String()
 	usage := openai.Usage{PromptTokens: r.ISL, CompletionTokens: r.OSL, TotalTokens: r.ISL + r.OSL}
 	h := openai.ChunkHeader{ID: chunkID(j.kind, c), Created: c.recv.Unix(), Model: j.model}
