@@ -113,7 +113,8 @@ func (s *Secret) UnmarshalText(b []byte) error { *s = Secret(b); return nil }
 
 // Config is a load generation run, as plain data (JSON/YAML-able; distributions are
 // distribution.Spec text such as "normal:512,64"). The zero value of each field is
-// documented; a zero Config is invalid only because it has no URL.
+// documented; a valid Config needs at least a URL and a stop condition (Requests,
+// Duration or an InputFile).
 //
 // Load mode: Rate > 0 is open loop (Arrival process, Concurrency then caps requests
 // in flight and the wait shows as client_queue_time); Rate == 0 is closed loop with
