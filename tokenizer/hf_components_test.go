@@ -62,8 +62,8 @@ var bertVariants = []variant{
 		"normalizer":    `{"type":"Lowercase"}`,
 		"pre_tokenizer": `{"type":"Sequence","pretokenizers":[{"type":"WhitespaceSplit"},{"type":"Digits","individual_digits":true},{"type":"CharDelimiterSplit","delimiter":"-"},{"type":"Digits","individual_digits":false}]}`}},
 	{name: "split-behaviors", set: map[string]string{
-		"normalizer":    `{"type":"Lowercase"}`,
-		"pre_tokenizer": `{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithNext","invert":false},{"type":"Split","pattern":{"Regex":"\\d+"},"behavior":"Contiguous","invert":true},{"type":"Split","pattern":{"Regex":"[aeiou]"},"behavior":"MergedWithPrevious","invert":false},{"type":"Split","pattern":{"String":"."},"behavior":"Removed","invert":false}]}`,
+		"normalizer":     `{"type":"Lowercase"}`,
+		"pre_tokenizer":  `{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithNext","invert":false},{"type":"Split","pattern":{"Regex":"\\d+"},"behavior":"Contiguous","invert":true},{"type":"Split","pattern":{"Regex":"[aeiou]"},"behavior":"MergedWithPrevious","invert":false},{"type":"Split","pattern":{"String":"."},"behavior":"Removed","invert":false}]}`,
 		"post_processor": `{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",101]}`}},
 	{name: "roberta-decoders", set: map[string]string{
 		"normalizer":     `{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":false,"strip_accents":true,"lowercase":true}`,

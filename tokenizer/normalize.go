@@ -317,4 +317,3 @@ func (n normBert) normalize(s string) string {
 	}
 	return s
 }
-
