@@ -29,7 +29,7 @@ func outside(fromBefore, fromAfter time.Duration) float64 {
 	return 0
 }
 
-func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bool) (chunkErr, itlErr []float64) {
+func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bool) (chunkErr, itlErr []float64, batched float64) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens, c.TTFT, c.ITL = tokens, 20*time.Millisecond, itl })
 	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true,
@@ -47,6 +47,9 @@ func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bo
 		for _, ch := range r.Chunks {
 			if ch.Tokens > 0 {
 				got = append(got, out.Start.Add(ch.T))
+				if ch.Batched {
+					batched++
+				}
 			}
 		}
 		if len(got) != len(e) {
@@ -61,7 +64,7 @@ func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bo
 			}
 		}
 	}
-	return chunkErr, itlErr
+	return chunkErr, itlErr, batched / float64(max(len(chunkErr), 1))
 }
 
 func absAll(xs []float64) []float64 {
@@ -93,13 +96,13 @@ func TestTimingAccuracy(t *testing.T) {
 		{"app", true, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ce, ie := timingErrors(t, streams, 20, 10*time.Millisecond, tc.appTS)
+			ce, ie, batched := timingErrors(t, streams, 20, 10*time.Millisecond, tc.appTS)
 			c, i := absAll(ce), absAll(ie)
 			q := distribution.PercentileSorted
 			cm, c90, c99 := q(c, 0.5), q(c, 0.9), q(c, 0.99)
 			im, i90, i99 := q(i, 0.5), q(i, 0.9), q(i, 0.99)
-			t.Logf("chunk timestamp |error|: median %.3f ms, p90 %.3f, p99 %.3f ms; ITL |error|: median %.3f ms, p90 %.3f, p99 %.3f ms (n=%d)",
-				cm, c90, c99, im, i90, i99, len(c))
+			t.Logf("chunk timestamp |error|: median %.3f ms, p90 %.3f, p99 %.3f ms; ITL |error|: median %.3f ms, p90 %.3f, p99 %.3f ms (n=%d, %.1f%% batched)",
+				cm, c90, c99, im, i90, i99, len(c), 100*batched)
 			// The machine is shared (2 cores, other test binaries running): the median is
 			// bounded as specified, p90 loosely (gross errors only); p99 is printed.
 			if cm > tc.median || c90 > 20 || im > tc.median || i90 > 20 {
@@ -118,11 +121,13 @@ func BenchmarkTimingAccuracy(b *testing.B) {
 			appTS := clock == "app"
 			b.Run(fmt.Sprintf("clock=%s/streams=%d", clock, streams), func(b *testing.B) {
 				var ce, ie []float64
+				var batched float64
 				for b.Loop() {
-					ce, ie = timingErrors(b, streams, 50, 10*time.Millisecond, appTS)
+					ce, ie, batched = timingErrors(b, streams, 50, 10*time.Millisecond, appTS)
 				}
 				c, i := absAll(ce), absAll(ie)
 				b.ReportMetric(float64(streams)*100, "tokens/s")
+				b.ReportMetric(100*batched, "batched-%")
 				b.ReportMetric(distribution.PercentileSorted(c, 0.5), "chunk-err-p50-ms")
 				b.ReportMetric(distribution.PercentileSorted(c, 0.99), "chunk-err-p99-ms")
 				b.ReportMetric(distribution.PercentileSorted(i, 0.5), "itl-err-p50-ms")

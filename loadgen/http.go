@@ -72,6 +72,7 @@ type conn struct {
 	armed bool
 	first time.Duration
 	last  time.Duration // run-clock time of the bytes of the latest read
+	reads int           // reads that returned data (events parsed between two share a time)
 }
 
 func (c *conn) Read(p []byte) (int, error) {
@@ -90,6 +91,9 @@ func (c *conn) Read(p []byte) (int, error) {
 		if n > 0 {
 			c.last = c.clock.now()
 		}
+	}
+	if n > 0 {
+		c.reads++
 	}
 	if n > 0 && c.armed && c.first == 0 {
 		c.first = c.last
@@ -436,6 +440,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	_ = cn.SetReadDeadline(totalDeadline)
 	w.sse.Reset(tr)
 	sawDone := false
+	prevRead := -1
 	for {
 		ev, err := w.sse.Next()
 		if err != nil {
@@ -477,7 +482,8 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		res.text = append(res.text, ch.Reasoning...)
 		res.reasoning = append(res.reasoning, ch.Reasoning...)
 		res.ends = append(res.ends, len(res.text))
-		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: ch.Choices > 0})
+		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: ch.Choices > 0, Batched: cn.reads == prevRead})
+		prevRead = cn.reads
 		if ch.FinishReason != nil {
 			rec.FinishReason = string(ch.FinishReason)
 		}

@@ -32,6 +32,10 @@ type Chunk struct {
 	// Choices reports whether the event carried a non-empty "choices" array (vLLM's
 	// TTFT and ITL count such events even when their text is empty).
 	Choices bool `json:"c,omitempty"`
+	// Batched reports that the event arrived in the same read as the previous one, so
+	// its T is that read's time: the gap to the previous event is a bound, not a
+	// measurement (the client read late, or the server sent them together).
+	Batched bool `json:"b,omitempty"`
 }
 
 // Client is the client's record of one request, written as one JSON line when the
@@ -220,6 +224,9 @@ func (c *Client) AppendJSON(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(ch.Tokens), 10)
 			if ch.Choices {
 				b = append(b, `,"c":true`...)
+			}
+			if ch.Batched {
+				b = append(b, `,"b":true`...)
 			}
 			b = append(b, '}')
 		}

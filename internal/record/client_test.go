@@ -120,6 +120,7 @@ func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full.Conversation, full.Model, full.Warmup, full.FirstByte = "c1", "m\"odel\n\u2028", true, 12
 	full.ErrorKind, full.Error, full.RequestedISL, full.RequestedOSL = ErrMalformed, "bad <html> & \x01 \xff", 100, 8
 	full.ReasoningTokens, full.FinishReason, full.Clock = 2, "length", ClockKernel
+	full.Chunks = append(full.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
 	for i, c := range []Client{{}, sample(), full} {
 		var wb bytes.Buffer
 		je := json.NewEncoder(&wb)
