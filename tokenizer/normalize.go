@@ -98,9 +98,12 @@ const cgj = "\u034f"
 // joiners (a run of more than 30 combining marks, as in "Zalgo" text); then the text is
 // normalized by the book: full decomposition, canonical ordering of whole runs, and for
 // the composed forms canonical composition.
+//
+// Marks newer than Hugging Face's Unicode tables (hfStarters: Go gives them a combining
+// class, HF does not) also take the by-the-book path, with class 0 for them.
 func normString(f norm.Form, s string) string {
 	out := f.String(s)
-	if !strings.Contains(out, cgj) || strings.Contains(s, cgj) {
+	if (!strings.Contains(out, cgj) || strings.Contains(s, cgj)) && !hasHFStarter(s) {
 		return out
 	}
 	decomp := norm.NFD
@@ -112,7 +115,12 @@ func normString(f norm.Form, s string) string {
 	for _, r := range s {
 		rs = append(rs, []rune(decomp.String(string(r)))...)
 	}
-	ccc := func(r rune) uint8 { return norm.NFD.PropertiesString(string(r)).CCC() }
+	ccc := func(r rune) uint8 {
+		if r >= 0x7fd && unicode.Is(hfStarters, r) {
+			return 0
+		}
+		return norm.NFD.PropertiesString(string(r)).CCC()
+	}
 	// 2. Canonical ordering: stable sort of each run of non-starters by class.
 	for i := 0; i < len(rs); {
 		if ccc(rs[i]) == 0 {
@@ -158,6 +166,21 @@ func normString(f norm.Form, s string) string {
 		out2 = append(out2, r)
 	}
 	return string(out2)
+}
+
+// hasHFStarter reports whether s has a rune of hfStarters (all are above U+07FC).
+func hasHFStarter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xDF { // lead byte of U+07C0 and above
+			for _, r := range s[i:] {
+				if r >= 0x7fd && unicode.Is(hfStarters, r) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 type normLowercase struct{}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/perfgate/perfgate/internal/testutil"
 )
 
@@ -88,6 +90,25 @@ func writeUnicodeTables(t *testing.T, data []byte) {
 		}
 		b.WriteString("\n})\n\n")
 	}
+	// Starters to Hugging Face's normalizer that Go gives a nonzero combining class.
+	var starters [][2]rune
+	if err := json.Unmarshal(raw["nfd_starter"], &starters); err != nil {
+		t.Fatalf("nfd_starter: %v", err)
+	}
+	b.WriteString("// hfStarters are the runes Go's norm gives a nonzero canonical combining class but\n// Hugging Face's normalizers (an older Unicode) treat as starters.\nvar hfStarters = mkTable([]rune{")
+	k := 0
+	for _, r := range starters {
+		for c := r[0]; c <= r[1]; c++ {
+			if norm.NFD.PropertiesString(string(c)).CCC() != 0 {
+				if k%8 == 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "0x%x, 0x%x, ", c, c)
+				k++
+			}
+		}
+	}
+	b.WriteString("\n})\n\n")
 	var lower [][2]json.RawMessage
 	if err := json.Unmarshal(raw["lower_map"], &lower); err != nil {
 		t.Fatal(err)

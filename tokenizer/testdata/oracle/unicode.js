@@ -82,6 +82,21 @@ function perChar(norm, sep) {
 const clean = perChar(tk.bertNormalizer({ cleanText: true, handleChineseChars: false, stripAccents: false, lowercase: false }), "a");
 out["bert_removed"] = ranges(all.filter((c) => clean.get(c) === ""));
 out["bert_to_space"] = ranges(all.filter((c) => c !== 0x20 && clean.get(c) === " "));
+// Canonical combining class 0 as the normalizers see it: in "a\u0301 c \u0316" the two
+// marks (classes 230, 220) are reordered unless c, between them, is a starter.
+{
+  const nfd = tk.nfdNormalizer();
+  const res = new Map();
+  const sep = "\u0001";
+  const chunk = 32768;
+  for (let i = 0; i < all.length; i += chunk) {
+    const part = all.slice(i, i + chunk).filter((c) => c !== 1);
+    const got = nfd.normalizeString(part.map((c) => sep + "a\u0301" + String.fromCodePoint(c) + "\u0316").join("") + sep).split(sep);
+    if (got.length !== part.length + 2) throw new Error("separator not preserved");
+    part.forEach((c, k) => res.set(c, got[k + 1] === "a\u0301" + String.fromCodePoint(c) + "\u0316"));
+  }
+  out["nfd_starter"] = ranges(all.filter((c) => res.get(c)));
+}
 const bertStrip = perChar(tk.bertNormalizer({ cleanText: false, handleChineseChars: false, stripAccents: true, lowercase: false }), "\u0001");
 out["bert_mn"] = ranges(all.filter((c) => bertStrip.get(c) === ""));
 const strip = perChar(tk.stripAccentsNormalizer(), "a");
