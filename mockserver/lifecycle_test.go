@@ -166,7 +166,10 @@ func TestFaults(t *testing.T) {
 		body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"%d"}],"max_tokens":20,"ignore_eos":true,"stream":true}`, i)
 		resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json", strings.NewReader(body))
 		if err != nil {
-			t.Fatal(err)
+			// An injected disconnect can beat the response headers to the wire on a
+			// starved machine: the client still saw its connection cut.
+			cut++
+			continue
 		}
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -217,7 +220,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestReadinessDelays(t *testing.T) {
-	s := start(t, Config{Fast: true, Faults: Faults{ModelsReadyDelay: 300 * time.Millisecond, InferenceReadyDelay: 400 * time.Millisecond}})
+	s := start(t, Config{Fast: true, Faults: Faults{ModelsReadyDelay: time.Second, InferenceReadyDelay: 1200 * time.Millisecond}})
 	if st, _ := get(t, s.URL()+"/health"); st != 503 {
 		t.Errorf("/health right after start = %d, want 503", st)
 	}
