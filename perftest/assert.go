@@ -9,17 +9,18 @@ import (
 )
 
 // AssertObjectives checks every objective the scenario declares (its Objectives field):
-// error rate, goodput, bounds and throughput floors. It reports each breach with
+// error rate, goodput, bounds, throughput floors, tokenizer match and length fits
+// (see scenario.Outcome.Verdicts). It reports each breach with
 // t.Errorf and returns whether all held.
 func (r *Result) AssertObjectives(t testing.TB) bool {
 	t.Helper()
-	return r.each(t, r.Scenario.Objectives.Check(r.Requests(), r.Metrics), false)
+	return r.each(t, r.Verdicts(), false)
 }
 
 // RequireObjectives is AssertObjectives, then t.FailNow if any objective was breached.
 func (r *Result) RequireObjectives(t testing.TB) {
 	t.Helper()
-	r.each(t, r.Scenario.Objectives.Check(r.Requests(), r.Metrics), true)
+	r.each(t, r.Verdicts(), true)
 }
 
 // AssertGoodput checks that at least minFraction of the requests met slo (succeeded and

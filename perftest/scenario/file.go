@@ -52,7 +52,7 @@ func Parse(data []byte) (Scenario, error) {
 // [ErrInvalidScenario]: the load generator's and the mock's configuration, and the
 // objectives. It sends nothing and loads no tokenizer.
 func (s Scenario) Validate() error {
-	s = s.withDefaults()
+	s = s.WithDefaults()
 	var errs []error
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidScenario}, a...)...))
@@ -77,6 +77,12 @@ func (s Scenario) Validate() error {
 	}
 	if math.IsNaN(o.MaxErrorRate) || o.MaxErrorRate > 1 {
 		bad("objectives.max_error_rate %v: want a fraction <= 1", o.MaxErrorRate)
+	}
+	if !(o.Alpha >= 0 && o.Alpha < 1) {
+		bad("objectives.alpha %v: want a level in (0, 1)", o.Alpha)
+	}
+	if o.TokenizerTolerance < 0 {
+		bad("objectives.tokenizer_tolerance %d: want a number of tokens >= 0", o.TokenizerTolerance)
 	}
 	for i, b := range o.Bounds {
 		switch b.Metric {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/perftest/check"
 )
@@ -28,10 +29,24 @@ type Objectives struct {
 	MinOutputTokenThroughput float64 `json:"min_output_token_throughput,omitzero" yaml:"min_output_token_throughput,omitempty"`
 	// MinRequestThroughput is a floor on successful requests/s over the run; 0 = not checked.
 	MinRequestThroughput float64 `json:"min_request_throughput,omitzero" yaml:"min_request_throughput,omitempty"`
+	// TokenizerMatch checks that the server counted each successful request's input
+	// tokens as the client did (the mock's count, or usage.prompt_tokens), within
+	// TokenizerTolerance tokens after the chat template's overhead; false = not checked.
+	TokenizerMatch     bool `json:"tokenizer_match,omitempty" yaml:"tokenizer_match,omitempty"`
+	TokenizerTolerance int  `json:"tokenizer_tolerance,omitempty" yaml:"tokenizer_tolerance,omitempty"`
+	// ISLFit and OSLFit check that the input and output lengths (see
+	// [Outcome.Lengths]) fit these distributions, rounded to token lengths as
+	// distribution.Length does, with a discrete-aware goodness-of-fit test at level
+	// Alpha (0 = check.DefaultAlpha). Zero = not checked. They need the run's lengths,
+	// so [Outcome.Verdicts] checks them, not [Objectives.Check].
+	ISLFit distribution.Spec `json:"isl_fit,omitzero" yaml:"isl_fit,omitempty"`
+	OSLFit distribution.Spec `json:"osl_fit,omitzero" yaml:"osl_fit,omitempty"`
+	Alpha  float64           `json:"alpha,omitzero" yaml:"alpha,omitempty"`
 }
 
 // Check evaluates the objectives on a run's requests and metrics, in a fixed order:
-// error rate, goodput, bounds, throughputs.
+// error rate, goodput, bounds, throughputs, tokenizer match. ISLFit and OSLFit are
+// left to [Outcome.Verdicts], which has the lengths they test.
 func (o Objectives) Check(reqs []check.Request, m record.Metrics) []check.Verdict {
 	var vs []check.Verdict
 	if o.MaxErrorRate >= 0 {
@@ -51,6 +66,9 @@ func (o Objectives) Check(reqs []check.Request, m record.Metrics) []check.Verdic
 	if o.MinRequestThroughput > 0 {
 		vs = append(vs, check.ThroughputAtLeast("request throughput", check.ReqPerSec,
 			m.Value(record.MetricRequestThroughput), o.MinRequestThroughput, check.Line{Label: "duration", Text: dur}))
+	}
+	if o.TokenizerMatch {
+		vs = append(vs, check.TokenizerMatch(reqs, o.TokenizerTolerance))
 	}
 	return vs
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/perftest/check"
 )
@@ -18,6 +19,9 @@ type Outcome struct {
 	Scenario Scenario
 	// Mocked reports whether Run started the in-process mock server.
 	Mocked bool
+	// Interrupted reports that the run was stopped (its context cancelled) before it
+	// reached its request count or duration; the records are those that finished.
+	Interrupted bool
 	// Client is the client recording, warm-up requests included (marked Warmup).
 	Client []record.Client
 	// Server is the mock server's recording (nil for a real endpoint, whose
@@ -101,10 +105,36 @@ func (o *Outcome) File(name string) string {
 	return ""
 }
 
-// Check evaluates the scenario's [Objectives] on the run, each verdict with the run's
-// context attached.
+// Verdicts evaluates every objective of the scenario ([Objectives]) on the run:
+// [Objectives.Check] on its requests and metrics, then the length fits (ISLFit,
+// OSLFit) on [Outcome.Lengths]. The verdicts carry no run context; [Outcome.Check]
+// adds it.
+func (o *Outcome) Verdicts() []check.Verdict {
+	obj := o.Scenario.Objectives
+	vs := obj.Check(o.Requests(), o.Metrics)
+	for _, f := range []struct {
+		m    check.Metric
+		spec distribution.Spec
+	}{{check.ISL, obj.ISLFit}, {check.OSL, obj.OSLFit}} {
+		if f.spec.Distribution != nil {
+			vs = append(vs, o.LengthFit(f.m, distribution.Length{Dist: f.spec.Distribution}, obj.Alpha))
+		}
+	}
+	return vs
+}
+
+// LengthFit tests whether the run's input (m = check.ISL) or output (check.OSL)
+// lengths, as [Outcome.Lengths] gives them, fit target at level alpha (0 =
+// check.DefaultAlpha), with check.LengthFit's discrete-aware test.
+func (o *Outcome) LengthFit(m check.Metric, target distribution.Length, alpha float64) check.Verdict {
+	src, xs := o.Lengths(m)
+	return check.LengthFit(m.Label()+" ("+src+")", xs, target, alpha)
+}
+
+// Check is [Outcome.Verdicts] with the run's context (scenario, load, n, errors,
+// artifacts) attached to each verdict.
 func (o *Outcome) Check() []check.Verdict {
-	vs := o.Scenario.Objectives.Check(o.Requests(), o.Metrics)
+	vs := o.Verdicts()
 	c := o.Context("")
 	for i := range vs {
 		vs[i] = vs[i].With(c)

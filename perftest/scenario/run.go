@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/tokenizer"
 )
@@ -23,23 +25,36 @@ var ErrInvalidScenario = errors.New("scenario: invalid scenario")
 // when sc.Endpoint is empty, drives the load generator until the request count or
 // duration is reached or ctx is done, stops the mock (so its recording is complete),
 // and writes the artifacts into artifactDir ("" = write none): the client recording,
-// the mock's recording and summary, the metrics, and the scenario (API key redacted).
+// the mock's recording and summary, the metrics, the scenario (API key redacted), the
+// objectives' verdicts, and reportgen's exports (AIPerf JSON, CSV and JSONL, the HTML
+// report, and the manifest, written last). Each file is written under a temporary
+// name and renamed when complete. opts add a progress callback ([OnRecord]), a
+// preloaded tokenizer ([WithTokenizer]) or the command line for the manifest
+// ([WithCommand]).
 //
-// Run returns an error only if the run could not be set up or carried out (an invalid
-// scenario, an unloadable tokenizer, a mock that cannot bind, an unwritable artifact
-// directory). Requests that fail are part of the outcome, not errors. If ctx is
-// cancelled mid-run, Run returns what was recorded so far.
-func Run(ctx context.Context, sc Scenario, artifactDir string) (*Outcome, error) {
-	sc = sc.withDefaults()
+// Run returns an error without an Outcome if the run could not be set up: an invalid
+// scenario, an unloadable tokenizer, a mock configuration the mock rejects, or an
+// input the load generator rejects when it reads it (these wrap [ErrInvalidScenario]),
+// a mock that cannot bind, or an unwritable artifact directory. Requests that fail are part of the outcome, not errors. If ctx
+// is cancelled mid-run, Run returns what was recorded so far with Interrupted set and
+// a nil error (the exports are marked was_cancelled). If the run was carried out but
+// ended by another error (the mock failing to shut down, an artifact that cannot be
+// written), Run returns the Outcome and the error.
+func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption) (*Outcome, error) {
+	rc := newRunConfig(opts)
+	sc = sc.WithDefaults()
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
 	if sc.Endpoint == "" && sc.Client.URLs != nil {
 		return nil, fmt.Errorf("%w: client.urls is set but endpoint is empty; set endpoint (or neither, for the mock)", ErrInvalidScenario)
 	}
-	tok, err := tokenizer.Load(sc.Tokenizer)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %q: tokenizer: %w", sc.Name, err)
+	tok := rc.tok
+	if tok == nil {
+		var err error
+		if tok, err = tokenizer.Load(sc.Tokenizer); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w: tokenizer: %w", sc.Name, ErrInvalidScenario, err)
+		}
 	}
 	if artifactDir != "" {
 		if err := os.MkdirAll(artifactDir, 0o755); err != nil {
@@ -55,13 +70,13 @@ func Run(ctx context.Context, sc Scenario, artifactDir string) (*Outcome, error)
 		if artifactDir != "" && mc.RecordFile == "" {
 			mc.RecordFile = filepath.Join(artifactDir, ServerFile)
 		}
-		opts := []mockserver.Option{mockserver.WithConfig(mc)}
+		mopts := []mockserver.Option{mockserver.WithConfig(mc)}
 		if mc.Tokenizer == sc.Tokenizer {
-			opts = append(opts, mockserver.WithTokenizer(tok)) // load it once
+			mopts = append(mopts, mockserver.WithTokenizer(tok)) // load it once
 		}
-		srv, err = mockserver.New(opts...)
-		if err != nil {
-			return nil, fmt.Errorf("scenario %q: mock server: %w", sc.Name, err)
+		var err error
+		if srv, err = mockserver.New(mopts...); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w: mock server: %w", sc.Name, ErrInvalidScenario, err)
 		}
 		if err := srv.Start(); err != nil {
 			return nil, fmt.Errorf("scenario %q: mock server: %w", sc.Name, err)
@@ -74,7 +89,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string) (*Outcome, error)
 		}
 	}
 	cfg := sc.LoadConfig(url)
-	lo, runErr := loadgen.Run(ctx, cfg, tok, nil)
+	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
 	if srv != nil {
 		if err := srv.Close(); err != nil && runErr == nil {
 			runErr = fmt.Errorf("mock server: %w", err)
@@ -84,56 +99,41 @@ func Run(ctx context.Context, sc Scenario, artifactDir string) (*Outcome, error)
 			out.Server = []record.Server{}
 		}
 	}
-	if lo != nil {
-		out.Client = lo.Records
-		out.Metrics = lo.Metrics
-	}
-	if runErr != nil && lo == nil {
+	if lo == nil {
+		if errors.Is(runErr, loadgen.ErrInvalidConfig) {
+			return nil, fmt.Errorf("scenario %q: %w: %w", sc.Name, ErrInvalidScenario, runErr)
+		}
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
+	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
+	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
+		runErr = nil // the run stopped early: Interrupted says so
+	}
 	out.TemplateOverhead = templateOverhead(tok, cfg, lo)
-	sc.Endpoint = url
 	if out.Mocked {
 		sc.Endpoint = "" // as written: the mock, on whatever port it had
 	}
 	sc.APIKey = ""
 	out.Scenario = sc
 	if artifactDir != "" {
-		if err := out.writeArtifacts(); err != nil {
-			return out, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		if err := out.writeArtifacts(tok, lo.Start, rc.command); err != nil && runErr == nil {
+			runErr = err
 		}
-		run := reportgen.Run{Records: out.Client, Metrics: out.Metrics, Manifest: reportgen.Manifest{
-			Scenario: sc.Name, Config: sc, Seed: sc.Seed,
-			Tokenizer: &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()},
-		}}
-		if lo != nil {
-			run.Manifest.Created, run.Cancelled = lo.Start, lo.Interrupted
-		}
-		files, err := reportgen.WriteExports(artifactDir, run, reportgen.ExportOptions{NoRecords: true,
-			Report: reportgen.RunReportOptions{Title: "perfgate: " + sc.Name}})
-		out.Files = append(out.Files, files...)
-		if err != nil {
-			return out, fmt.Errorf("scenario %q: reports: %w", sc.Name, err)
-		}
+	}
+	if runErr != nil {
+		return out, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
 	return out, nil
 }
 
-// writeArtifacts writes the client recording, metrics and scenario into o.Dir, and
-// lists them (with the mock's files) in o.Files.
-func (o *Outcome) writeArtifacts() error {
+// writeArtifacts writes the client recording, metrics, scenario, verdicts and
+// reportgen's exports into o.Dir, each atomically, and lists them (with the mock's
+// files) in o.Files.
+func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, command []string) error {
 	write := func(name string, f func(w io.Writer) error) error {
 		p := filepath.Join(o.Dir, name)
-		fh, err := os.Create(p)
-		if err != nil {
-			return fmt.Errorf("artifacts: %w", err)
-		}
-		if err := f(fh); err != nil {
-			fh.Close()
+		if err := reportgen.WriteFileAtomic(p, f); err != nil {
 			return fmt.Errorf("artifacts: %s: %w", name, err)
-		}
-		if err := fh.Close(); err != nil {
-			return fmt.Errorf("artifacts: %w", err)
 		}
 		o.Files = append(o.Files, p)
 		return nil
@@ -156,27 +156,51 @@ func (o *Outcome) writeArtifacts() error {
 	if err := write(ScenarioFile, func(w io.Writer) error { return writeJSON(w, o.Scenario) }); err != nil {
 		return err
 	}
-	err = write(VerdictsFile, func(w io.Writer) error {
-		for _, v := range o.Check() {
-			status := "PASS"
-			if !v.Pass {
-				status = "FAIL"
+	vs := o.Check()
+	if len(vs) > 0 {
+		err = write(VerdictsFile, func(w io.Writer) error {
+			for _, v := range vs {
+				if _, err := fmt.Fprintf(w, "%s %s\n\n", status(v), v); err != nil {
+					return err
+				}
 			}
-			if _, err := fmt.Fprintf(w, "%s %s\n\n", status, v); err != nil {
-				return err
-			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if o.Mocked {
 		// The mock wrote its recording and FILE.summary.json itself.
 		matches, _ := filepath.Glob(filepath.Join(o.Dir, "server*"))
 		o.Files = append(o.Files, matches...)
 	}
+	sc := o.Scenario
+	run := reportgen.Run{Records: o.Client, Metrics: o.Metrics, Cancelled: o.Interrupted, Manifest: reportgen.Manifest{
+		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
+		Tokenizer: &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()},
+	}}
+	if !start.IsZero() {
+		run.Manifest.Created = start.UTC()
+	}
+	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")"}
+	for _, v := range vs {
+		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
+	}
+	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro})
+	o.Files = append(o.Files, files...)
+	if err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
 	return nil
+}
+
+// status is "PASS" or "FAIL".
+func status(v check.Verdict) string {
+	if v.Pass {
+		return "PASS"
+	}
+	return "FAIL"
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -119,8 +119,10 @@ type Scenario struct {
 	Client loadgen.Config `json:"client,omitzero" yaml:"client,omitempty"`
 }
 
-// withDefaults returns s with the documented defaults filled in.
-func (s Scenario) withDefaults() Scenario {
+// WithDefaults returns s with the documented defaults of its zero fields filled in,
+// as [Run] runs it: Name, Tokenizer, Requests (when no other stop is set), and the
+// mock's Tokenizer and Seed.
+func (s Scenario) WithDefaults() Scenario {
 	if s.Name == "" {
 		s.Name = DefaultName
 	}
@@ -203,6 +205,43 @@ func (s Scenario) LoadConfig(url string) loadgen.Config {
 	}
 	c.RecordFile = "" // Run writes the recording itself
 	return c
+}
+
+// Describe is a one-line summary of what the scenario runs, defaults filled in: the
+// target, the API, the load, when it stops, the lengths, the tokenizer and the seed.
+// For example "the in-process mock server (chat), concurrency=4, 40 requests, ISL
+// normal:64,8, OSL fixed:16, tokenizer gpt2, seed 7".
+func (s Scenario) Describe() string {
+	d := s.WithDefaults()
+	target := "the in-process mock server"
+	if d.Endpoint != "" {
+		target = d.Endpoint
+	}
+	c := d.LoadConfig(d.Endpoint)
+	var stop string
+	switch {
+	case c.InputFile != "":
+		stop = "the requests of " + c.InputFile
+	case c.Duration > 0 && c.Requests > 0:
+		stop = fmt.Sprintf("%d requests or %s", c.Requests, c.Duration)
+	case c.Duration > 0:
+		stop = c.Duration.String()
+	default:
+		stop = fmt.Sprintf("%d requests", c.Requests)
+	}
+	isl, osl := "fixed:128", "server default"
+	if c.ISL.Distribution != nil {
+		isl = c.ISL.String()
+	}
+	if c.OSL.Distribution != nil {
+		osl = c.OSL.String()
+	}
+	ep := string(c.Endpoint)
+	if ep == "" {
+		ep = string(loadgen.EndpointChat)
+	}
+	return fmt.Sprintf("%s (%s), %s, %s, ISL %s, OSL %s, tokenizer %s, seed %d",
+		target, ep, d.LoadString(), stop, isl, osl, d.Tokenizer, c.Seed)
 }
 
 // LoadString describes the load mode, e.g. "concurrency=10" or "Poisson{20 req/s}, concurrency<=64".

@@ -1,0 +1,193 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/reportgen"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+func fixed(v float64) distribution.Spec {
+	return distribution.Spec{Distribution: distribution.Fixed{Value: v}}
+}
+
+// TestRunOnRecord: OnRecord sees every request, warm-up flagged, one call at a time;
+// WithTokenizer's tokenizer is used; WithCommand reaches the manifest.
+func TestRunOnRecord(t *testing.T) {
+	tok, err := tokenizer.Load("gpt2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, warm, inside, overlap atomic.Int64
+	onRec := func(r record.Client) {
+		if inside.Add(1) > 1 {
+			overlap.Add(1)
+		}
+		calls.Add(1)
+		if r.Warmup {
+			warm.Add(1)
+		}
+		inside.Add(-1)
+	}
+	dir := t.TempDir()
+	sc := Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(16), OSL: fixed(4), Concurrency: 4,
+		Requests: 12, WarmupRequests: 3, Seed: 2, Mock: mockserver.Config{Fast: true}}
+	out, err := Run(context.Background(), sc, dir, OnRecord(onRec), WithTokenizer(tok), WithCommand("perfgate", "profile"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := calls.Load(), int64(len(out.Client)); got != want || got != 15 {
+		t.Errorf("OnRecord calls = %d, want %d (= 12 measured + 3 warm-up)", got, want)
+	}
+	if got := warm.Load(); got != 3 {
+		t.Errorf("OnRecord warm-up calls = %d, want 3", got)
+	}
+	if overlap.Load() != 0 {
+		t.Errorf("OnRecord was called concurrently %d times, want never", overlap.Load())
+	}
+	if out.Interrupted {
+		t.Error("Interrupted = true on a complete run")
+	}
+	var m reportgen.Manifest
+	b, err := os.ReadFile(filepath.Join(dir, reportgen.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(m.Command, " ") != "perfgate profile" || m.Tokenizer == nil || m.Tokenizer.Fingerprint != tok.Fingerprint() {
+		t.Errorf("manifest command %q, tokenizer %+v; want \"perfgate profile\" and gpt2's fingerprint", m.Command, m.Tokenizer)
+	}
+	for _, f := range []string{reportgen.AIPerfJSONLFile, reportgen.AIPerfCSVFile, ServerFile} {
+		if out.File(f) == "" {
+			t.Errorf("Outcome.Files lacks %s: %v", f, out.Files)
+		}
+	}
+	if s := OnRecord(onRec).(interface{ String() string }).String(); !strings.Contains(s, "OnRecord") {
+		t.Errorf("OnRecord option prints as %q", s)
+	}
+}
+
+// TestRunInterrupted: a run whose context is cancelled returns what finished, with
+// Interrupted set and no error, and its exports say was_cancelled.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var n atomic.Int64
+	dir := t.TempDir()
+	sc := Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(16), OSL: fixed(4), Concurrency: 2,
+		Requests: 100000, Mock: mockserver.Config{Fast: true}}
+	out, err := Run(ctx, sc, dir, OnRecord(func(record.Client) {
+		if n.Add(1) == 5 {
+			cancel()
+		}
+	}))
+	if err != nil {
+		t.Fatalf("Run after cancel: %v, want nil (Interrupted)", err)
+	}
+	if !out.Interrupted || len(out.Client) < 5 || len(out.Client) >= 100000 {
+		t.Errorf("Interrupted = %v with %d records, want true with 5 to 99999", out.Interrupted, len(out.Client))
+	}
+	var agg map[string]json.RawMessage
+	b, err := os.ReadFile(filepath.Join(dir, reportgen.AIPerfJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &agg); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(agg["was_cancelled"]); got != "true" {
+		t.Errorf("was_cancelled = %s, want true", got)
+	}
+}
+
+// TestObjectivesFitsAndTokenizer: the length fits and the tokenizer match are
+// objectives like the others — checked by Verdicts, written into verdicts.txt — and
+// each can fail.
+func TestObjectivesFitsAndTokenizer(t *testing.T) {
+	dir := t.TempDir()
+	sc := Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(32), OSL: fixed(8), IgnoreEOS: true, Concurrency: 4,
+		Requests: 20, Seed: 1, Mock: mockserver.Config{Fast: true},
+		Objectives: Objectives{TokenizerMatch: true, ISLFit: fixed(32), OSLFit: fixed(500), Alpha: 0.05}}
+	out, err := Run(context.Background(), sc, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := out.Verdicts()
+	var got []string
+	for _, v := range vs {
+		got = append(got, status(v)+" "+v.Summary)
+	}
+	want := []string{"PASS", "PASS tokenizer match", "PASS ISL", "FAIL OSL"} // error rate first
+	if len(got) != len(want) {
+		t.Fatalf("verdicts = %q, want %d", got, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("verdict %d = %q, want it to start with %q", i, got[i], want[i])
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, VerdictsFile))
+	if err != nil || !strings.Contains(string(b), "FAIL OSL") || !strings.Contains(string(b), "does not fit") {
+		t.Errorf("%s (%v) lacks the failed OSL fit:\n%s", VerdictsFile, err, b)
+	}
+	// A server that counts differently fails the tokenizer match.
+	out.Server[0].ISL += 3
+	for i := range out.Client {
+		out.Client[i].UsagePromptTokens = -1
+	}
+	v := out.Scenario.Objectives.Check(out.Requests(), out.Metrics)
+	if last := v[len(v)-1]; last.Pass {
+		t.Errorf("tokenizer match passed with a server count off by 3:\n%s", last)
+	}
+	// No objectives at all (error-rate gate off): no verdicts, no verdicts.txt.
+	dir2 := t.TempDir()
+	sc.Objectives = Objectives{MaxErrorRate: -1}
+	if out, err = Run(context.Background(), sc, dir2); err != nil {
+		t.Fatal(err)
+	}
+	if vs := out.Check(); len(vs) != 0 {
+		t.Errorf("Check() with no objectives = %d verdicts, want 0", len(vs))
+	}
+	if _, err := os.Stat(filepath.Join(dir2, VerdictsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s written with no objectives (stat: %v)", VerdictsFile, err)
+	}
+}
+
+func TestValidateObjectiveFields(t *testing.T) {
+	err := Scenario{Objectives: Objectives{Alpha: 2, TokenizerTolerance: -1}}.Validate()
+	for _, want := range []string{"objectives.alpha 2", "objectives.tokenizer_tolerance -1"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to mention %q", err, want)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, c := range []struct {
+		s    Scenario
+		want string
+	}{
+		{Scenario{}, "the in-process mock server (chat), concurrency=1, 100 requests, ISL fixed:128, OSL server default, tokenizer gpt2, seed 0"},
+		{Scenario{Endpoint: "http://127.0.0.1:8000", EndpointType: loadgen.EndpointCompletions, Rate: 5, Requests: 40,
+			Duration: 30e9, ISL: fixed(64), OSL: fixed(16), Seed: 7, Tokenizer: "cl100k_base"},
+			"http://127.0.0.1:8000 (completions), Poisson{5 req/s}, 40 requests or 30s, ISL fixed:64, OSL fixed:16, tokenizer cl100k_base, seed 7"},
+	} {
+		if got := c.s.Describe(); got != c.want {
+			t.Errorf("Describe() = %q\nwant          %q", got, c.want)
+		}
+	}
+}
+
