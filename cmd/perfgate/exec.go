@@ -11,10 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
-	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
@@ -22,106 +19,16 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-// withDefaults fills the zero fields of sc as scenario.Run documents them.
-func withDefaults(sc scenario.Scenario) scenario.Scenario {
-	if sc.Name == "" {
-		sc.Name = "profile"
-	}
-	if sc.Tokenizer == "" {
-		sc.Tokenizer = scenario.DefaultTokenizer
-	}
-	if sc.Requests == 0 && sc.Duration == 0 && sc.InputFile == "" && sc.Client.Requests == 0 && sc.Client.Duration == 0 && sc.Client.InputFile == "" {
-		sc.Requests = scenario.DefaultRequests
-	}
-	if sc.Endpoint == "" {
-		if sc.Mock.Tokenizer == "" {
-			sc.Mock.Tokenizer = sc.Tokenizer
-		}
-		if sc.Mock.Seed == 0 {
-			sc.Mock.Seed = sc.Seed
-		}
-	}
-	return sc
-}
-
-// runResult is one executed run.
+// runResult is one finished run: scenario.Run's outcome and its verdicts.
 type runResult struct {
 	out      *scenario.Outcome
-	load     *loadgen.Outcome
-	tok      *tokenizer.Tokenizer
 	verdicts []check.Verdict
-	files    []string
 }
 
-// execute runs sc as scenario.Run does (tokenizer, optional in-process mock on
-// 127.0.0.1, load generator, mock closed so its recording is complete), calling sink
-// with each finished request for the progress display. Nothing is written here.
-func execute(ctx context.Context, sc scenario.Scenario, tok *tokenizer.Tokenizer, recordDir string, sink func(record.Client)) (*runResult, error) {
-	sc = withDefaults(sc)
-	var err error
-	res := &runResult{tok: tok, out: &scenario.Outcome{}}
-	url := sc.Endpoint
-	var srv *mockserver.Server
-	if url == "" {
-		mc := sc.Mock
-		mc.Host, mc.Port = "127.0.0.1", 0 // loopback only, a free port
-		if recordDir != "" && mc.RecordFile == "" {
-			mc.RecordFile = filepath.Join(recordDir, scenario.ServerFile)
-		}
-		opts := []mockserver.Option{mockserver.WithConfig(mc)}
-		if mc.Tokenizer == sc.Tokenizer {
-			opts = append(opts, mockserver.WithTokenizer(tok))
-		}
-		if srv, err = mockserver.New(opts...); err != nil {
-			return nil, invalid(fmt.Errorf("mock server: %w", err))
-		}
-		if err := srv.Start(); err != nil {
-			return nil, runtimef("mock server: %v", err)
-		}
-		defer srv.Close()
-		url = srv.URL()
-		res.out.Mocked = true
-		if sc.Model == "" && sc.Client.Model == "" && len(mc.Models) > 0 {
-			sc.Model = mc.Models[0]
-		}
-	}
-	cfg := sc.LoadConfig(url)
-	if err := cfg.Validate(); err != nil {
-		return nil, invalid(err)
-	}
-	lo, runErr := loadgen.Run(ctx, cfg, tok, sink)
-	if srv != nil {
-		if err := srv.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("mock server: %w", err)
-		}
-		res.out.Server = srv.Records()
-		if res.out.Server == nil {
-			res.out.Server = []record.Server{}
-		}
-	}
-	if lo == nil {
-		if errors.Is(runErr, loadgen.ErrInvalidConfig) {
-			return nil, invalid(runErr)
-		}
-		return nil, runtimef("%v", runErr)
-	}
-	res.load = lo
-	res.out.Client, res.out.Metrics = lo.Records, lo.Metrics
-	res.out.TemplateOverhead = chatOverhead(tok, cfg, lo)
-	if res.out.Mocked {
-		sc.Endpoint = ""
-	}
-	sc.APIKey = ""
-	res.out.Scenario = sc
-	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
-		return res, runtimef("%v", runErr)
-	}
-	return res, nil
-}
-
-// loadTokenizer loads the scenario's tokenizer (once per name: sweeps reuse it).
+// loadTokenizer loads the scenario's tokenizer once per name (sweeps and repeated runs
+// reuse it through scenario.WithTokenizer), naming the flag when it cannot.
 func loadTokenizer(sc scenario.Scenario) (*tokenizer.Tokenizer, error) {
-	name := cmpOr(sc.Tokenizer, scenario.DefaultTokenizer)
+	name := sc.WithDefaults().Tokenizer
 	tokMu.Lock()
 	defer tokMu.Unlock()
 	if t, ok := tokCache[name]; ok {
@@ -140,140 +47,50 @@ var (
 	tokCache = map[string]*tokenizer.Tokenizer{}
 )
 
-// lengths returns the ISL or OSL sample the length checks use: with the mock what the
-// server received and generated, else what the client counted (as perftest does).
-func lengths(o *scenario.Outcome, m check.Metric) (string, []int) {
-	warm := map[string]bool{}
-	for i := range o.Client {
-		if o.Client[i].Warmup {
-			warm[o.Client[i].RequestID] = true
-		}
+// runOne runs sc through scenario.Run into dir, with the live progress display fed by
+// scenario.OnRecord, and maps what went wrong onto an exit code: a scenario Run
+// rejects is invalid configuration (2), a run that broke is a runtime error (1), an
+// interrupted run (partial exports, marked was_cancelled) is 130.
+func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, dir, label string) (*runResult, error) {
+	tok, err := loadTokenizer(sc)
+	if err != nil {
+		return nil, err
 	}
-	var out []int
-	if o.Mocked {
-		for i := range o.Server {
-			s := &o.Server[i]
-			if s.Rejected != "" || s.Fault != "" || s.Status != 200 || warm[s.RequestID] {
-				continue
-			}
-			if m == check.OSL {
-				out = append(out, s.OSL)
-			} else {
-				out = append(out, s.ISL)
-			}
-		}
-		return "server", out
-	}
-	for i := range o.Client {
-		c := &o.Client[i]
-		if c.Warmup || !c.OK() {
-			continue
-		}
-		if m == check.OSL {
-			out = append(out, c.OSL)
-		} else {
-			out = append(out, c.ISL)
-		}
-	}
-	return "client", out
-}
-
-// judge evaluates the objectives and the length fits of a run.
-func judge(r *runResult, o profileOpts) []check.Verdict {
-	if !o.hasAsserts {
-		return nil
-	}
-	vs := r.out.Check()
-	if o.tokenizerMatch >= 0 {
-		vs = append(vs, check.TokenizerMatch(r.out.Requests(), o.tokenizerMatch).With(r.out.Context("")))
-	}
-	for _, lf := range []struct {
-		m    check.Metric
-		text string
-	}{{check.ISL, o.assertISL}, {check.OSL, o.assertOSL}} {
-		if lf.text == "" {
-			continue
-		}
-		d, _ := distribution.Parse(lf.text) // validated when the flags were read
-		src, xs := lengths(r.out, lf.m)
-		v := check.LengthFit(lf.m.Label()+" ("+src+" count)", xs, distribution.Length{Dist: d}, o.alpha)
-		vs = append(vs, v.With(r.out.Context("")))
-	}
-	return vs
-}
-
-// writeArtifacts writes the run's files into dir: the scenario's own artifacts
-// (client.jsonl, metrics.json, scenario.json; the mock wrote server.jsonl) and
-// reportgen's exports (AIPerf files, HTML report, manifest last). Every file is written
-// under a temporary name and renamed when complete.
-func writeArtifacts(e *env, dir string, r *runResult, interrupted bool) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, invalidf("--artifact-dir %s: %v", dir, unwrapPath(err))
 	}
-	var files []string
-	write := func(name string, f func(io.Writer) error) error {
-		p := filepath.Join(dir, name)
-		if err := reportgen.WriteFileAtomic(p, f); err != nil {
-			return runtimef("%v", err)
-		}
-		files = append(files, p)
-		return nil
+	opts := []scenario.RunOption{scenario.WithTokenizer(tok), scenario.WithCommand(e.args...)}
+	var pr *progress
+	if !o.quiet {
+		d := sc.WithDefaults()
+		pr = newProgress(e.stderr, e.tty, d.LoadConfig(d.Endpoint).Requests, cmpOr(label, d.Name))
+		pr.width = e.width
+		opts = append(opts, scenario.OnRecord(pr.sink))
+		pr.begin()
 	}
-	if err := write(scenario.MetricsFile, func(w io.Writer) error { return jsonTo(w, r.out.Metrics) }); err != nil {
-		return files, err
+	out, err := scenario.Run(ctx, sc, dir, opts...)
+	if pr != nil {
+		pr.end()
 	}
-	if err := write(scenario.ScenarioFile, func(w io.Writer) error { return jsonTo(w, r.out.Scenario) }); err != nil {
-		return files, err
-	}
-	if err := write(scenario.ClientFile, func(w io.Writer) error {
-		enc := record.NewEncoder(w)
-		for i := range r.out.Client {
-			if err := enc.Encode(&r.out.Client[i]); err != nil {
-				return err
-			}
-		}
-		return enc.Flush()
-	}); err != nil {
-		return files, err
-	}
-	if len(r.verdicts) > 0 {
-		if err := write(scenario.VerdictsFile, func(w io.Writer) error {
-			for _, v := range r.verdicts {
-				mark := "PASS"
-				if !v.Pass {
-					mark = "FAIL"
-				}
-				if _, err := fmt.Fprintf(w, "%s %s\n\n", mark, v.String()); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			return files, err
-		}
-	}
-	sc := r.out.Scenario
-	man := reportgen.Manifest{
-		Command:   e.args,
-		Scenario:  sc.Name,
-		Config:    sc,
-		Seed:      sc.Seed,
-		Tokenizer: &reportgen.TokenizerInfo{Name: r.tok.Name(), Source: r.tok.Source(), Fingerprint: r.tok.Fingerprint()},
-	}
-	if r.load != nil && !r.load.Start.IsZero() {
-		man.Created = r.load.Start.UTC()
-	}
-	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")"}
-	for _, v := range r.verdicts {
-		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
-	}
-	paths, err := reportgen.WriteExports(dir, reportgen.Run{Records: r.out.Client, Metrics: r.out.Metrics, Manifest: man, Cancelled: interrupted},
-		reportgen.ExportOptions{Report: ro})
-	files = append(files, paths...)
 	if err != nil {
-		return files, runtimef("%v", err)
+		if errors.Is(err, scenario.ErrInvalidScenario) {
+			return nil, invalid(errors.New(trimInvalid(err.Error())))
+		}
+		return nil, runtimef("%v", err)
 	}
-	return files, nil
+	r := &runResult{out: out, verdicts: out.Check()}
+	if out.Interrupted {
+		return r, &exitError{ExitInterrupted, fmt.Errorf("interrupted after %d requests; partial results in %s (marked was_cancelled)", len(out.Client), artifactPath(dir))}
+	}
+	return r, nil
+}
+
+// trimInvalid drops the sentinel prefixes from a configuration error, leaving what is wrong.
+func trimInvalid(msg string) string {
+	for _, p := range []string{"scenario: invalid scenario: ", "loadgen: invalid config: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	return msg
 }
 
 // printVerdicts prints each verdict with PASS/FAIL and returns whether all passed.
@@ -304,7 +121,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		return profileRepeat(ctx, e, sc, o)
 	}
 	if !o.quiet {
-		fmt.Fprintln(e.stdout, describe(sc))
+		fmt.Fprintln(e.stdout, "perfgate profile: "+sc.Describe())
 	}
 	r, err := runOne(ctx, e, sc, o, o.artifactDir, "")
 	if err != nil {
@@ -314,47 +131,6 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		_ = reportgen.WriteTable(e.stdout, r.out.Metrics, reportgen.TableOptions{Width: e.width})
 	}
 	return finish(ctx, e, r, o, o.artifactDir)
-}
-
-// runOne executes one run with progress and writes its artifacts.
-func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, dir, label string) (*runResult, error) {
-	tok, err := loadTokenizer(sc)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, invalidf("--artifact-dir %s: %v", dir, unwrapPath(err))
-	}
-	total := sc.Requests
-	if total == 0 && sc.Duration == 0 && sc.InputFile == "" {
-		total = scenario.DefaultRequests
-	}
-	var sink func(record.Client)
-	var pr *progress
-	if !o.quiet {
-		pr = newProgress(e.stderr, e.tty, total, cmpOr(label, cmpOr(sc.Name, "profile")))
-		pr.width = e.width
-		sink = pr.sink
-		pr.begin()
-	}
-	r, err := execute(ctx, sc, tok, dir, sink)
-	if pr != nil {
-		pr.end()
-	}
-	if r == nil {
-		return nil, err
-	}
-	interrupted := r.load != nil && r.load.Interrupted
-	r.verdicts = judge(r, o)
-	files, werr := writeArtifacts(e, dir, r, interrupted)
-	r.files = files
-	if err == nil {
-		err = werr
-	}
-	if err == nil && interrupted {
-		err = &exitError{ExitInterrupted, fmt.Errorf("interrupted after %d requests; partial results in %s (marked was_cancelled)", len(r.out.Client), artifactPath(dir))}
-	}
-	return r, err
 }
 
 // finish prints the verdicts and where the artifacts are, and returns the exit error.
@@ -573,82 +349,4 @@ func writeSweepFiles(dir, name, title, loadName string, pts []sweep.Point) error
 		return runtimef("%v", err)
 	}
 	return nil
-}
-
-// chatOverhead computes, per turn, how many input tokens the chat template adds around
-// the message contents (the client counts contents, the server the rendering), as
-// perftest/scenario.Run does for its Outcome: a probe conversation rendered with the
-// tokenizer's template, or ChatML as the mock and vLLM do without one, minus the
-// contents' counts. nil unless the endpoint is chat with synthetic prompts.
-func chatOverhead(tok *tokenizer.Tokenizer, cfg loadgen.Config, lo *loadgen.Outcome) []int {
-	if cfg.Endpoint != "" && cfg.Endpoint != loadgen.EndpointChat || cfg.InputFile != "" {
-		return nil
-	}
-	turns := 1
-	for i := range lo.Records {
-		turns = max(turns, lo.Records[i].Turn+1)
-	}
-	const probe = "The quick brown fox jumps over the lazy dog."
-	out := make([]int, turns)
-	for k := range turns {
-		var msgs []tokenizer.Message
-		contents := 0
-		if cfg.SystemPrompt != "" || cfg.PrefixTokens > 0 {
-			msgs = append(msgs, tokenizer.Message{Role: "system", Content: probe})
-			contents += tok.Count(probe, false)
-		}
-		for j := range 2*k + 1 {
-			role := "user"
-			if j%2 == 1 {
-				role = "assistant"
-			}
-			msgs = append(msgs, tokenizer.Message{Role: role, Content: probe})
-			contents += tok.Count(probe, false)
-		}
-		var n int
-		if tok.HasChatTemplate() {
-			s, err := tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: true})
-			if err != nil {
-				return nil
-			}
-			n = tok.Count(s, false)
-		} else {
-			n = tok.Count(tokenizer.RenderChatMLFallback(msgs, true), false)
-		}
-		out[k] = n - contents
-	}
-	return out
-}
-
-// describe is the one-line summary of what a profile is about to do.
-func describe(sc scenario.Scenario) string {
-	d := withDefaults(sc)
-	target := "the in-process mock server"
-	if d.Endpoint != "" {
-		target = d.Endpoint
-	}
-	var stop string
-	switch {
-	case d.InputFile != "":
-		stop = "the requests of " + d.InputFile
-	case d.Duration > 0 && d.Requests > 0:
-		stop = fmt.Sprintf("%d requests or %s", d.Requests, d.Duration)
-	case d.Duration > 0:
-		stop = d.Duration.String()
-	default:
-		stop = fmt.Sprintf("%d requests", d.Requests)
-	}
-	isl, osl := "fixed:128", "server default"
-	if d.ISL.Distribution != nil {
-		isl = d.ISL.String()
-	}
-	if d.OSL.Distribution != nil {
-		osl = d.OSL.String()
-	}
-	ep := string(d.EndpointType)
-	if ep == "" {
-		ep = "chat"
-	}
-	return fmt.Sprintf("perfgate profile: %s (%s), %s, %s, ISL %s, OSL %s, tokenizer %s, seed %d",
-		target, ep, d.LoadString(), stop, isl, osl, d.Tokenizer, d.Seed)
 }

@@ -407,3 +407,28 @@ func TestProfileAllFail(t *testing.T) {
 		t.Errorf("no report for the failed run: %v", err)
 	}
 }
+
+// TestProfileInterrupted: a profile stopped by SIGINT (its context cancelled) exits
+// 130 with one line saying so, and leaves its partial exports marked was_cancelled.
+func TestProfileInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "slow.yaml")
+	os.WriteFile(cfg, []byte("requests: 100000\nconcurrency: 2\nosl: fixed:4\nmock: {ttft_ms: \"fixed:50\"}\n"), 0o644)
+	art := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(700*time.Millisecond, cancel) // when does not matter: any point mid-run
+	var out, errb bytes.Buffer
+	code := runWith(ctx, []string{"profile", "--mock", "--config", cfg, "-q", "--artifact-dir", art}, nil, &out, &errb)
+	if code != ExitInterrupted || !strings.Contains(errb.String(), "interrupted after") || strings.Count(errb.String(), "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want %d and one line saying it was interrupted\nstdout:\n%s", code, errb.String(), ExitInterrupted, out.String())
+	}
+	var agg map[string]json.RawMessage
+	readJSON(t, filepath.Join(art, reportgen.AIPerfJSONFile), &agg)
+	if got := string(agg["was_cancelled"]); got != "true" {
+		t.Errorf("was_cancelled = %s, want true", got)
+	}
+	if _, err := os.Stat(filepath.Join(art, reportgen.ManifestFile)); err != nil {
+		t.Errorf("manifest of the partial run: %v", err)
+	}
+}

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
@@ -43,10 +41,6 @@ type profileOpts struct {
 	searchRate  string
 	searchTol   float64
 	hasAsserts  bool
-	label       string // progress label
-	// tokenizerMatch >= 0 asserts that client and server count the same input tokens
-	// within that many tokens; -1 = not asserted.
-	tokenizerMatch int
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -391,32 +385,38 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Objectives.SLO = slo
 		sc.Client.SLO = ms
 	}
-	o.tokenizerMatch = -1
 	for _, a := range f.asserts {
 		expr := strings.ReplaceAll(a, " ", "")
 		if expr == "tokenizer_match" || strings.HasPrefix(expr, "tokenizer_match<=") {
-			tol := 0
 			if v, ok := strings.CutPrefix(expr, "tokenizer_match<="); ok {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 0 {
 					return sc, invalidf("--assert %q: want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)", a)
 				}
-				tol = n
+				sc.Objectives.TokenizerTolerance = n
 			}
-			o.tokenizerMatch = tol
+			sc.Objectives.TokenizerMatch = true
 			continue
 		}
 		if err := applyAssert(&sc, a); err != nil {
 			return sc, err
 		}
 	}
-	for _, d := range []struct{ flag, text string }{{"--assert-isl", o.assertISL}, {"--assert-osl", o.assertOSL}} {
+	for _, d := range []struct {
+		flag, text string
+		dst        *distribution.Spec
+	}{{"--assert-isl", o.assertISL, &sc.Objectives.ISLFit}, {"--assert-osl", o.assertOSL, &sc.Objectives.OSLFit}} {
 		if d.text == "" {
 			continue
 		}
-		if _, err := distribution.Parse(d.text); err != nil {
+		dist, err := distribution.Parse(d.text)
+		if err != nil {
 			return sc, invalidf("%s %q: %v", d.flag, d.text, err)
 		}
+		*d.dst = distribution.Spec{Distribution: dist}
+	}
+	if has("alpha") {
+		sc.Objectives.Alpha = o.alpha
 	}
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return sc, invalidf("--alpha: want a level in (0, 1), got %g", o.alpha)
@@ -427,7 +427,15 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if !(o.confidence > 0 && o.confidence < 1) {
 		return sc, invalidf("--confidence: want a level in (0, 1), got %g", o.confidence)
 	}
-	o.hasAsserts = len(f.asserts) > 0 || o.assertISL != "" || o.assertOSL != "" || objectivesSet(sc.Objectives)
+	o.hasAsserts = objectivesSet(sc.Objectives)
+	if !o.hasAsserts {
+		// Gate only on what was asked for: without assertions, failed requests are
+		// reported in the metrics, not a failed verdict.
+		sc.Objectives.MaxErrorRate = -1
+	}
+	if sc.Name == "" {
+		sc.Name = "profile"
+	}
 	if (o.searchConc != "" || o.searchRate != "") && !o.hasAsserts {
 		return sc, invalidf("--search-* needs assertions to search against, e.g. --assert goodput>=0.95 --goodput \"time_to_first_token:200\"")
 	}
@@ -439,11 +447,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	// Let the scenario check the rest (load generator, mock, objectives; every problem
 	// at once), before anything runs.
 	if err := sc.Validate(); err != nil {
-		msg := err.Error()
-		for _, p := range []string{"scenario: invalid scenario: ", "loadgen: invalid config: "} {
-			msg = strings.ReplaceAll(msg, p, "")
-		}
-		return sc, invalid(errors.New(msg))
+		return sc, invalid(errors.New(trimInvalid(err.Error())))
 	}
 	return sc, nil
 }
@@ -455,8 +459,11 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// objectivesSet reports whether any objective was declared (the error-rate gate's
+// zero value, "no failed request", does not count as declared).
 func objectivesSet(o scenario.Objectives) bool {
-	return o.Goodput > 0 || len(o.Bounds) > 0 || o.MaxErrorRate > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0
+	return o.Goodput > 0 || len(o.Bounds) > 0 || o.MaxErrorRate > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0 ||
+		o.TokenizerMatch || o.ISLFit.Distribution != nil || o.OSLFit.Distribution != nil
 }
 
 func unwrapPath(err error) error {
@@ -656,76 +663,14 @@ func applyAssert(sc *scenario.Scenario, a string) error {
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
 
-// readScenario reads a scenario file, YAML or JSON, into the same Scenario perftest uses.
+// readScenario reads a scenario file (YAML, or JSON) with scenario.ReadFile, naming
+// the flag in its errors.
 func readScenario(path string) (scenario.Scenario, error) {
-	var sc scenario.Scenario
-	b, err := os.ReadFile(path)
+	sc, err := scenario.ReadFile(path)
 	if err != nil {
-		return sc, invalidf("--config %s: %v", path, unwrapPath(err))
-	}
-	// YAML is a superset of JSON: read it generically, then decode through the
-	// Scenario's JSON form (durations as "30s", distributions as text).
-	var generic any
-	if err := yaml.Unmarshal(b, &generic); err != nil {
-		return sc, invalidf("--config %s: not YAML or JSON: %v", path, firstLine(err.Error()))
-	}
-	j, err := json.Marshal(normalizeYAML(generic))
-	if err != nil {
-		return sc, invalidf("--config %s: %v", path, err)
-	}
-	if sc, err = scenario.Parse(j); err != nil {
-		return sc, invalidf("--config %s: %v", path, firstLine(strings.TrimPrefix(err.Error(), "scenario: ")))
-	}
-	if err := checkKnownKeys(j); err != nil {
-		return sc, invalidf("--config %s: %v", path, err)
+		return sc, invalidf("--config %s: %v", path, firstLine(strings.ReplaceAll(unwrapPath(err).Error(), "scenario: ", "")))
 	}
 	return sc, nil
-}
-
-// checkKnownKeys rejects top-level keys the Scenario does not have (typos would
-// otherwise be silently ignored).
-func checkKnownKeys(j []byte) error {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(j, &top) != nil {
-		return errors.New("the scenario must be a mapping")
-	}
-	known, _ := json.Marshal(scenario.Scenario{})
-	var k map[string]any
-	_ = json.Unmarshal(known, &k)
-	allowed := map[string]bool{"name": true, "endpoint": true, "api_key": true, "model": true, "endpoint_type": true, "no_stream": true,
-		"tokenizer": true, "isl": true, "osl": true, "ignore_eos": true, "corpus": true, "prefix_tokens": true, "system_prompt": true,
-		"turns": true, "input_file": true, "input_format": true, "concurrency": true, "rate": true, "arrival": true, "burstiness": true,
-		"ramp_from": true, "ramp": true, "schedule": true, "warmup_requests": true, "requests": true, "duration": true, "seed": true,
-		"mock": true, "objectives": true, "client": true}
-	for key := range top {
-		if !allowed[key] && k[key] == nil {
-			return fmt.Errorf("unknown field %q", key)
-		}
-	}
-	return nil
-}
-
-// normalizeYAML turns yaml's map[string]any / []any trees into JSON-marshalable values.
-func normalizeYAML(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			t[k] = normalizeYAML(x)
-		}
-		return t
-	case map[any]any:
-		m := map[string]any{}
-		for k, x := range t {
-			m[fmt.Sprint(k)] = normalizeYAML(x)
-		}
-		return m
-	case []any:
-		for i, x := range t {
-			t[i] = normalizeYAML(x)
-		}
-		return t
-	}
-	return v
 }
 
 // preflight checks that the server accepts connections before a run starts, so a
