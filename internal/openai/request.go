@@ -411,4 +411,5 @@ type FieldError struct {
 	Message string
 }
 
+// Error returns "openai: PARAM: MESSAGE".
 func (e *FieldError) Error() string { return fmt.Sprintf("openai: %s: %s", e.Param, e.Message) }
