@@ -103,16 +103,23 @@ const cgj = "\u034f"
 // class, HF does not) also take the by-the-book path, with class 0 for them.
 func normString(f norm.Form, s string) string {
 	out := f.String(s)
-	if (!strings.Contains(out, cgj) || strings.Contains(s, cgj)) && !hasHFStarter(s) {
+	decomp, keep := norm.NFD, hfKeepCanonical
+	if f == norm.NFKC || f == norm.NFKD {
+		decomp, keep = norm.NFKD, hfKeepCompat
+	}
+	composed := f == norm.NFC || f == norm.NFKC
+	if (!strings.Contains(out, cgj) || strings.Contains(s, cgj)) && !hasHFStarter(s) && !hasRuneOf(s, keep) &&
+		!(composed && hasRuneOf(out, hfKeepCanonical)) {
 		return out
 	}
-	decomp := norm.NFD
-	if f == norm.NFKC || f == norm.NFKD {
-		decomp = norm.NFKD
-	}
-	// 1. Full decomposition, rune by rune (one rune never needs a joiner).
+	// 1. Full decomposition, rune by rune (one rune never needs a joiner), except for
+	// the runes Hugging Face's tables do not decompose.
 	var rs []rune
 	for _, r := range s {
+		if r >= 0xA0 && unicode.Is(keep, r) {
+			rs = append(rs, r)
+			continue
+		}
 		rs = append(rs, []rune(decomp.String(string(r)))...)
 	}
 	ccc := func(r rune) uint8 {
@@ -141,7 +148,7 @@ func normString(f norm.Form, s string) string {
 	// 3. Canonical composition.
 	compose := func(a, b rune) (rune, bool) {
 		c := []rune(norm.NFC.String(string(a) + string(b)))
-		if len(c) == 1 {
+		if len(c) == 1 && !unicode.Is(hfKeepCanonical, c[0]) { // HF does not know it
 			return c[0], true
 		}
 		return 0, false
@@ -174,6 +181,21 @@ func hasHFStarter(s string) bool {
 		if s[i] >= 0xDF { // lead byte of U+07C0 and above
 			for _, r := range s[i:] {
 				if r >= 0x7fd && unicode.Is(hfStarters, r) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// hasRuneOf reports whether s has a rune of t (all of whose runes are >= U+00A0).
+func hasRuneOf(s string, t *unicode.RangeTable) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xC2 {
+			for _, r := range s[i:] {
+				if r >= 0xA0 && unicode.Is(t, r) {
 					return true
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -24,7 +25,19 @@ func TestNormalizationMatchesOracle(t *testing.T) {
 			texts = append(texts, "a"+m+"\u0316"+m+"\u0301", "e\u0301"+m+"\u0316b\u0316\u0301"+m)
 		}
 	}
-	texts = append(texts, "x"+strings.Repeat("\u0301", 40), "e"+strings.Repeat("\u0316\u0301", 40), "\u1100\u1161\u11a8 한글",
+	for _, tab := range []*unicode.RangeTable{hfKeepCanonical, hfKeepCompat} {
+		for _, r := range tab.R16 {
+			for c := rune(r.Lo); c <= rune(r.Hi); c++ {
+				texts = append(texts, "a"+string(c)+"\u0301b")
+			}
+		}
+		for _, r := range tab.R32 {
+			for c := rune(r.Lo); c <= rune(r.Hi); c++ {
+				texts = append(texts, "a"+string(c)+"\u0301b")
+			}
+		}
+	}
+	texts = append(texts, "\U00011935\U00011930", "x"+strings.Repeat("\u0301", 40), "e"+strings.Repeat("\u0316\u0301", 40), "\u1100\u1161\u11a8 한글",
 		"A"+strings.Repeat("\u0316", 31)+"\u030a", "ﬁ ① Å Ω ｱ")
 	in, err := json.Marshal(texts)
 	if err != nil {

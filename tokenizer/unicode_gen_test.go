@@ -109,6 +109,47 @@ func writeUnicodeTables(t *testing.T, data []byte) {
 		}
 	}
 	b.WriteString("\n})\n\n")
+	// Characters Go decomposes and Hugging Face (older tables) leaves alone.
+	for _, x := range []struct {
+		key, name string
+		f         norm.Form
+	}{{"nfd_map", "hfKeepCanonical", norm.NFD}, {"nfkd_map", "hfKeepCompat", norm.NFKD}} {
+		var entries [][2]json.RawMessage
+		if err := json.Unmarshal(raw[x.key], &entries); err != nil {
+			t.Fatalf("%s: %v", x.key, err)
+		}
+		hf := map[rune]string{}
+		for _, e := range entries {
+			var r rune
+			var s string
+			if json.Unmarshal(e[0], &r) != nil || json.Unmarshal(e[1], &s) != nil {
+				t.Fatalf("bad %s entry", x.key)
+			}
+			hf[r] = s
+		}
+		fmt.Fprintf(&b, "// %s are the runes whose %v Go changes but Hugging Face's tables leave alone.\nvar %s = mkTable([]rune{", x.name, x.f, x.name)
+		k := 0
+		for r := rune(0); r <= unicode.MaxRune; r++ {
+			if (r >= 0xD800 && r <= 0xDFFF) || r == 1 {
+				continue
+			}
+			want, ok := hf[r]
+			if !ok {
+				want = string(r)
+			}
+			if got := x.f.String(string(r)); got != want {
+				if want != string(r) {
+					t.Fatalf("%v(U+%04X): Hugging Face gives %+q, Go %+q: only unchanged runes are handled", x.f, r, want, got)
+				}
+				if k%8 == 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "0x%x, 0x%x, ", r, r)
+				k++
+			}
+		}
+		b.WriteString("\n})\n\n")
+	}
 	var lower [][2]json.RawMessage
 	if err := json.Unmarshal(raw["lower_map"], &lower); err != nil {
 		t.Fatal(err)

@@ -97,6 +97,12 @@ out["bert_to_space"] = ranges(all.filter((c) => c !== 0x20 && clean.get(c) === "
   }
   out["nfd_starter"] = ranges(all.filter((c) => res.get(c)));
 }
+// Per-character NFD and NFKD as Hugging Face's (older) tables give them: [c, result] for
+// every character they change.
+for (const [name, n] of [["nfd_map", tk.nfdNormalizer()], ["nfkd_map", tk.nfkdNormalizer()]]) {
+  const m = perChar(n, "\u0001");
+  out[name] = all.filter((c) => c !== 1 && m.get(c) !== String.fromCodePoint(c)).map((c) => [c, m.get(c)]);
+}
 const bertStrip = perChar(tk.bertNormalizer({ cleanText: false, handleChineseChars: false, stripAccents: true, lowercase: false }), "\u0001");
 out["bert_mn"] = ranges(all.filter((c) => bertStrip.get(c) === ""));
 const strip = perChar(tk.stripAccentsNormalizer(), "a");
