@@ -82,6 +82,9 @@ type runner struct {
 	sink    func(record.Client)
 	src     dataset.Source
 	convs   chan dataset.Conversation
+	direct  *dataset.Slice // src when it is a slice: drawn under srcMu, no producer
+	srcMu   sync.Mutex
+	taken   int64
 	targets []*target
 	rr      atomic.Uint64
 	bodies  *bodyBuilder
@@ -221,8 +224,18 @@ func (r *runner) claim(ctx context.Context) int {
 	return int(i)
 }
 
-// next returns the next conversation from the producer (see produce).
+// next returns the next conversation: from a slice directly (cheap), else from the
+// producer goroutine (see produce).
 func (r *runner) next() (dataset.Conversation, bool) {
+	if r.direct != nil {
+		r.srcMu.Lock()
+		defer r.srcMu.Unlock()
+		if r.limit > 0 && r.taken >= r.limit {
+			return dataset.Conversation{}, false
+		}
+		r.taken++
+		return r.direct.Next()
+	}
 	c, ok := <-r.convs
 	return c, ok
 }
@@ -256,10 +269,14 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	r.done, r.collected = make(chan record.Client, 4096), make(chan struct{})
 	go r.collect()
-	r.convs = make(chan dataset.Conversation, 256)
-	stop := make(chan struct{})
-	defer close(stop)
-	go r.produce(stop)
+	if sl, ok := r.src.(*dataset.Slice); ok {
+		r.direct = sl // cheap to draw: no producer goroutine to wake per request
+	} else {
+		r.convs = make(chan dataset.Conversation, 256)
+		stop := make(chan struct{})
+		defer close(stop)
+		go r.produce(stop)
+	}
 	r.clock.start = time.Now()
 	r.out.Start = r.clock.start
 	if r.pacer != nil {
