@@ -172,42 +172,53 @@ func firstError(cs []record.Client) string {
 	return ""
 }
 
-func allPass(vs []check.Verdict) (bool, string) {
-	for _, v := range vs {
-		if !v.Pass {
-			return false, v.Summary
+// runner is scenario.Runner over runOne: each run of a repeat, sweep or search gets
+// its own progress line, labelled with its directory under the artifact root.
+func runner(e *env, o profileOpts) scenario.Runner {
+	return func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+		label, err := filepath.Rel(o.artifactDir, dir)
+		if err != nil {
+			label = dir
 		}
+		r, err := runOne(ctx, e, sc, o, dir, label)
+		if err != nil {
+			return nil, err
+		}
+		return r.out, nil
 	}
-	return true, ""
 }
 
-// profileRepeat runs the scenario N times (seeds seed, seed+1, …) into run-001, …
-// and reports each metric as a mean with a confidence interval.
+// libError maps an error of scenario.Repeat, Sweep or Search: a run's error already
+// carries its exit code; a rejected setting is invalid configuration, named by flag.
+func libError(flag string, err error) error {
+	var ee *exitError
+	switch {
+	case err == nil || errors.As(err, &ee):
+		return err
+	case errors.Is(err, scenario.ErrInvalidScenario):
+		return invalidf("%s: %s", flag, trimInvalid(err.Error()))
+	}
+	return runtimef("%v", err)
+}
+
+// profileRepeat runs the scenario N times (scenario.Repeat) and reports each metric as
+// a mean with a confidence interval.
 func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	var ms []record.Metrics
+	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, runner(e, o))
+	if err != nil {
+		return libError("--num-runs", err)
+	}
 	failed := 0
-	for i := range o.numRuns {
-		s := sc
-		s.Seed = sc.Seed + uint64(i)
-		dir := filepath.Join(o.artifactDir, fmt.Sprintf("run-%03d", i+1))
-		r, err := runOne(ctx, e, s, o, dir, fmt.Sprintf("run %d/%d", i+1, o.numRuns))
-		if err != nil {
-			return err
-		}
-		ms = append(ms, r.out.Metrics)
-		if ok, _ := allPass(r.verdicts); !ok {
+	for _, out := range outs {
+		if ok, _ := out.Passed(); !ok {
 			failed++
-			printVerdicts(e.stdout, r.verdicts)
+			printVerdicts(e.stdout, out.Check())
 		}
 	}
-	est := sweep.Repeat(ms, o.confidence)
 	if !o.quiet {
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(o.artifactDir, "repeat.json"), func(w io.Writer) error { return jsonTo(w, est) }); err != nil {
-		return runtimef("%v", err)
-	}
-	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, repeat.json)\n", artifactPath(o.artifactDir), o.numRuns)
+	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
 	if o.hasAsserts {
 		if failed > 0 {
 			fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
@@ -218,65 +229,31 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	return nil
 }
 
-// levelScenario returns sc at one load level.
-func levelScenario(sc scenario.Scenario, rate bool, load float64) scenario.Scenario {
+// axis returns the load axis and flag of a sweep or search.
+func axis(rate bool, kind string) (scenario.Axis, string) {
 	if rate {
-		sc.Rate = load
-	} else {
-		sc.Concurrency = int(load)
+		return scenario.Rate, "--" + kind + "-rate"
 	}
-	return sc
+	return scenario.Concurrency, "--" + kind + "-concurrency"
 }
 
-func levelName(rate bool, load float64) string {
-	if rate {
-		return "rate-" + strconv.FormatFloat(load, 'g', 6, 64)
-	}
-	return fmt.Sprintf("concurrency-%d", int(load))
-}
-
-// profileSweep runs every level (times --num-runs) and prints a table.
+// profileSweep runs every level (times --num-runs) with scenario.Sweep and prints a table.
 func profileSweep(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	rate := o.sweepRate != ""
-	spec, flagName, loadName := o.sweepConc, "--sweep-concurrency", "concurrency"
-	if rate {
-		spec, flagName, loadName = o.sweepRate, "--sweep-rate", "rate"
-	}
-	levels, err := sweep.Levels(spec)
+	a, flagName := axis(o.sweepRate != "", "sweep")
+	levels, err := sweep.Levels(cmpOr(o.sweepRate, o.sweepConc))
 	if err != nil {
 		return invalidf("%s: %v", flagName, strings.TrimPrefix(err.Error(), "sweep: "))
 	}
-	if !rate {
-		for _, l := range levels {
-			if l != float64(int(l)) {
-				return invalidf("%s: concurrency %g is not a whole number", flagName, l)
-			}
-		}
+	pts, err := scenario.Sweep(ctx, sc, a, levels, o.numRuns, o.artifactDir, runner(e, o))
+	if err != nil {
+		return libError(flagName, err)
 	}
-	var pts []sweep.Point
 	anyFail := false
-	for _, l := range levels {
-		for rep := range o.numRuns {
-			s := levelScenario(sc, rate, l)
-			s.Seed = sc.Seed + uint64(rep)
-			dir := filepath.Join(o.artifactDir, levelName(rate, l))
-			if o.numRuns > 1 {
-				dir = filepath.Join(dir, fmt.Sprintf("run-%03d", rep+1))
-			}
-			r, err := runOne(ctx, e, s, o, dir, fmt.Sprintf("%s %g", loadName, l))
-			if err != nil {
-				return err
-			}
-			ok, note := allPass(r.verdicts)
-			anyFail = anyFail || !ok
-			pts = append(pts, sweep.Point{Load: l, Repeat: rep, Metrics: r.out.Metrics, Pass: ok, Note: note, Dir: dir})
-		}
+	for _, p := range pts {
+		anyFail = anyFail || !p.Pass
 	}
 	if !o.quiet {
-		_ = sweep.WriteSweepTable(e.stdout, loadName, pts)
-	}
-	if err := writeSweepFiles(o.artifactDir, "sweep", fmt.Sprintf("perfgate: %s sweep of %s", loadName, cmpOr(sc.Name, "profile")), loadName, pts); err != nil {
-		return err
+		_ = sweep.WriteSweepTable(e.stdout, string(a), pts)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per level, sweep.csv)\nreport:    %s\n", artifactPath(o.artifactDir),
 		filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
@@ -286,13 +263,10 @@ func profileSweep(ctx context.Context, e *env, sc scenario.Scenario, o profileOp
 	return nil
 }
 
-// profileSearch bisects for the highest load meeting every assertion.
+// profileSearch bisects for the highest load meeting every assertion (scenario.Search).
 func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	rate := o.searchRate != ""
-	spec, flagName, loadName := o.searchConc, "--search-concurrency", "concurrency"
-	if rate {
-		spec, flagName, loadName = o.searchRate, "--search-rate", "rate"
-	}
+	a, flagName := axis(o.searchRate != "", "search")
+	spec := cmpOr(o.searchRate, o.searchConc)
 	los, his, ok := strings.Cut(spec, ":")
 	lo, err1 := strconv.ParseFloat(los, 64)
 	hi, err2 := strconv.ParseFloat(his, 64)
@@ -302,51 +276,23 @@ func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if !(o.searchTol > 0 && o.searchTol < 1) {
 		return invalidf("--search-tolerance: want a fraction in (0, 1), got %g", o.searchTol)
 	}
-	res, err := sweep.Search(ctx, sweep.SearchOptions{Lo: lo, Hi: hi, Tolerance: o.searchTol, Integer: !rate},
-		func(ctx context.Context, load float64) (sweep.Point, error) {
-			dir := filepath.Join(o.artifactDir, levelName(rate, load))
-			r, err := runOne(ctx, e, levelScenario(sc, rate, load), o, dir, fmt.Sprintf("%s %g", loadName, load))
-			if err != nil {
-				return sweep.Point{}, err
-			}
-			ok, note := allPass(r.verdicts)
-			return sweep.Point{Metrics: r.out.Metrics, Pass: ok, Note: note, Dir: dir}, nil
-		})
+	res, err := scenario.Search(ctx, sc, a, sweep.SearchOptions{Lo: lo, Hi: hi, Tolerance: o.searchTol}, o.artifactDir, runner(e, o))
 	if err != nil {
-		return err
+		return libError(flagName, err)
 	}
 	if !o.quiet {
-		_ = sweep.WriteSweepTable(e.stdout, loadName, res.Probes)
-	}
-	if err := writeSweepFiles(o.artifactDir, "search", fmt.Sprintf("perfgate: %s search for %s", loadName, cmpOr(sc.Name, "profile")), loadName, res.Probes); err != nil {
-		return err
+		_ = sweep.WriteSweepTable(e.stdout, string(a), res.Probes)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per probe, search.csv)\nreport:    %s\n", artifactPath(o.artifactDir),
 		filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	if !res.Found {
-		fmt.Fprintf(e.stdout, "FAIL: no %s in [%g, %g] meets the assertions (%g fails)\n", loadName, lo, hi, res.FailedAt)
+		fmt.Fprintf(e.stdout, "FAIL: no %s in [%g, %g] meets the assertions (%g fails)\n", a, lo, hi, res.FailedAt)
 		return errAssertFailed
 	}
 	if res.FailedAt > 0 {
-		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (%g fails)\n", loadName, res.Best, res.FailedAt)
+		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (%g fails)\n", a, res.Best, res.FailedAt)
 	} else {
-		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (the top of the range)\n", loadName, res.Best)
-	}
-	return nil
-}
-
-// writeSweepFiles writes NAME.csv and the sweep HTML report of the points into dir.
-func writeSweepFiles(dir, name, title, loadName string, pts []sweep.Point) error {
-	if err := reportgen.WriteFileAtomic(filepath.Join(dir, name+".csv"), func(w io.Writer) error { return sweep.WriteSweepCSV(w, loadName, pts) }); err != nil {
-		return runtimef("%v", err)
-	}
-	if len(pts) == 0 {
-		return nil
-	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(dir, reportgen.SweepReportFile), func(w io.Writer) error {
-		return reportgen.WriteSweepReport(w, dir, title, loadName, pts)
-	}); err != nil {
-		return runtimef("%v", err)
+		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (the top of the range)\n", a, res.Best)
 	}
 	return nil
 }

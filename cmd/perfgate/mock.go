@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 
 	"github.com/perfgate/perfgate/mockserver"
 )
@@ -26,11 +24,4 @@ func cmdMock(ctx context.Context, e *env, args []string) error {
 		return runtimef("%v", err)
 	}
 	return nil
-}
-
-func jsonTo(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

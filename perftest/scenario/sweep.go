@@ -1,0 +1,180 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/reportgen"
+	"github.com/perfgate/perfgate/reportgen/sweep"
+)
+
+// A Runner runs one scenario into an artifact directory, as [Run] does. [Repeat],
+// [Sweep] and [Search] call it once per run, so a caller can bind options (progress,
+// a shared tokenizer) or map errors around Run. nil = Run without options.
+type Runner func(ctx context.Context, sc Scenario, dir string) (*Outcome, error)
+
+func (r Runner) orRun() Runner {
+	if r != nil {
+		return r
+	}
+	return func(ctx context.Context, sc Scenario, dir string) (*Outcome, error) { return Run(ctx, sc, dir) }
+}
+
+// Axis is the load a sweep or a search varies.
+type Axis string
+
+// Axes.
+const (
+	Concurrency Axis = "concurrency" // closed-loop workers (whole numbers)
+	Rate        Axis = "rate"        // open-loop requests per second
+)
+
+// AtLoad returns s with its load on axis a set to x: Concurrency = int(x), or Rate = x.
+func (s Scenario) AtLoad(a Axis, x float64) Scenario {
+	if a == Rate {
+		s.Rate = x
+	} else {
+		s.Concurrency = int(x)
+	}
+	return s
+}
+
+// dir names the artifact directory of load x on a: "concurrency-8", "rate-2.5".
+func (a Axis) dir(x float64) string {
+	if a == Rate {
+		return "rate-" + strconv.FormatFloat(x, 'g', 6, 64)
+	}
+	return fmt.Sprintf("concurrency-%d", int(x))
+}
+
+func (a Axis) check(levels ...float64) error {
+	if a != Concurrency && a != Rate {
+		return fmt.Errorf("%w: load axis %q: want concurrency or rate", ErrInvalidScenario, a)
+	}
+	for _, x := range levels {
+		if !(x > 0) || a == Concurrency && x != float64(int(x)) {
+			return fmt.Errorf("%w: %s %g: want a positive%s number", ErrInvalidScenario, a, x, map[bool]string{true: " whole"}[a == Concurrency])
+		}
+	}
+	return nil
+}
+
+// Passed reports whether every verdict of [Outcome.Check] passed, and if not, the
+// first failure's summary.
+func (o *Outcome) Passed() (bool, string) {
+	for _, v := range o.Verdicts() {
+		if !v.Pass {
+			return false, v.Summary
+		}
+	}
+	return true, ""
+}
+
+// RepeatFile is the file [Repeat] writes its estimates into.
+const RepeatFile = "repeat.json"
+
+// Repeat runs sc n times, with seeds sc.Seed, sc.Seed+1, …, into dir/run-001,
+// dir/run-002, …, and writes dir/repeat.json: each metric's mean across the runs with
+// a Student-t interval at confidence (sweep.Repeat). A run's error stops it and is
+// returned with the outcomes so far.
+func Repeat(ctx context.Context, sc Scenario, n int, confidence float64, dir string, run Runner) ([]*Outcome, []sweep.Estimate, error) {
+	if n < 1 || !(confidence > 0 && confidence < 1) {
+		return nil, nil, fmt.Errorf("%w: repeat %d runs at confidence %g: want n >= 1 and a level in (0, 1)", ErrInvalidScenario, n, confidence)
+	}
+	run = run.orRun()
+	var outs []*Outcome
+	var ms []record.Metrics
+	for i := range n {
+		s := sc
+		s.Seed = sc.Seed + uint64(i)
+		out, err := run(ctx, s, filepath.Join(dir, fmt.Sprintf("run-%03d", i+1)))
+		if err != nil {
+			return outs, nil, err
+		}
+		outs = append(outs, out)
+		ms = append(ms, out.Metrics)
+	}
+	est := sweep.Repeat(ms, confidence)
+	if err := reportgen.WriteFileAtomic(filepath.Join(dir, RepeatFile), func(w io.Writer) error { return writeJSON(w, est) }); err != nil {
+		return outs, est, fmt.Errorf("scenario %q: %w", sc.WithDefaults().Name, err)
+	}
+	return outs, est, nil
+}
+
+// Sweep runs sc at each load level on axis a, repeats times each (seeds sc.Seed,
+// sc.Seed+1, …), into dir/concurrency-4 (dir/concurrency-4/run-001, … when repeats >
+// 1), and writes dir/sweep.csv and the sweep HTML report (reportgen.SweepReportFile).
+// Each point passes when its run met every objective. A run's error stops the sweep
+// and is returned with the points so far.
+func Sweep(ctx context.Context, sc Scenario, a Axis, levels []float64, repeats int, dir string, run Runner) ([]sweep.Point, error) {
+	if err := a.check(levels...); err != nil {
+		return nil, err
+	}
+	run = run.orRun()
+	repeats = max(repeats, 1)
+	var pts []sweep.Point
+	for _, l := range levels {
+		for rep := range repeats {
+			s := sc.AtLoad(a, l)
+			s.Seed = sc.Seed + uint64(rep)
+			d := filepath.Join(dir, a.dir(l))
+			if repeats > 1 {
+				d = filepath.Join(d, fmt.Sprintf("run-%03d", rep+1))
+			}
+			out, err := run(ctx, s, d)
+			if err != nil {
+				return pts, err
+			}
+			ok, note := out.Passed()
+			pts = append(pts, sweep.Point{Load: l, Repeat: rep, Metrics: out.Metrics, Pass: ok, Note: note, Dir: d})
+		}
+	}
+	return pts, writeSweep(dir, "sweep", fmt.Sprintf("perfgate: %s sweep of %s", a, sc.WithDefaults().Name), a, pts)
+}
+
+// Search bisects (sweep.Search) for the highest load on axis a in [so.Lo, so.Hi] at
+// which a run of sc meets every objective, one run per probe into dir/concurrency-N,
+// and writes dir/search.csv and the sweep HTML report of the probes. Concurrency
+// probes are whole numbers. A run's error stops the search and is returned with the
+// probes so far.
+func Search(ctx context.Context, sc Scenario, a Axis, so sweep.SearchOptions, dir string, run Runner) (sweep.SearchResult, error) {
+	if err := a.check(); err != nil {
+		return sweep.SearchResult{}, err
+	}
+	run = run.orRun()
+	so.Integer = a == Concurrency
+	res, err := sweep.Search(ctx, so, func(ctx context.Context, load float64) (sweep.Point, error) {
+		d := filepath.Join(dir, a.dir(load))
+		out, err := run(ctx, sc.AtLoad(a, load), d)
+		if err != nil {
+			return sweep.Point{}, err
+		}
+		ok, note := out.Passed()
+		return sweep.Point{Metrics: out.Metrics, Pass: ok, Note: note, Dir: d}, nil
+	})
+	if err != nil {
+		return res, err
+	}
+	return res, writeSweep(dir, "search", fmt.Sprintf("perfgate: %s search for %s", a, sc.WithDefaults().Name), a, res.Probes)
+}
+
+// writeSweep writes NAME.csv and the sweep HTML report of pts into dir.
+func writeSweep(dir, name, title string, a Axis, pts []sweep.Point) error {
+	if err := reportgen.WriteFileAtomic(filepath.Join(dir, name+".csv"), func(w io.Writer) error { return sweep.WriteSweepCSV(w, string(a), pts) }); err != nil {
+		return fmt.Errorf("scenario: %s: %w", name, err)
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	err := reportgen.WriteFileAtomic(filepath.Join(dir, reportgen.SweepReportFile), func(w io.Writer) error {
+		return reportgen.WriteSweepReport(w, dir, title, string(a), pts)
+	})
+	if err != nil {
+		return fmt.Errorf("scenario: %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/reportgen"
+	"github.com/perfgate/perfgate/reportgen/sweep"
+)
+
+func sweepScenario() Scenario {
+	return Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(16), OSL: fixed(4), Requests: 8, Seed: 5,
+		Mock: mockserver.Config{Fast: true}}
+}
+
+func TestRepeat(t *testing.T) {
+	dir := t.TempDir()
+	outs, est, err := Repeat(context.Background(), sweepScenario(), 2, 0.95, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 2 || outs[0].Scenario.Seed != 5 || outs[1].Scenario.Seed != 6 || len(est) == 0 {
+		t.Fatalf("Repeat: %d outcomes, %d estimates; want 2 runs with seeds 5 and 6", len(outs), len(est))
+	}
+	for _, f := range []string{RepeatFile, filepath.Join("run-002", ClientFile)} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("artifact: %v", err)
+		}
+	}
+	if _, _, err := Repeat(context.Background(), sweepScenario(), 0, 0.95, dir, nil); !errors.Is(err, ErrInvalidScenario) {
+		t.Errorf("Repeat(n=0) = %v, want ErrInvalidScenario", err)
+	}
+}
+
+// TestSweepAndSearch: a sweep point fails when its run breaks an objective, and the
+// search finds the highest load that meets them (here every load does: OSL p50 >= 4).
+func TestSweepAndSearch(t *testing.T) {
+	dir := t.TempDir()
+	sc := sweepScenario()
+	sc.Objectives.Bounds = []check.Bound{{Metric: check.OSL, P: 0.5, Min: 4}}
+	var seen []int
+	run := func(ctx context.Context, s Scenario, d string) (*Outcome, error) {
+		seen = append(seen, s.Concurrency)
+		if s.Concurrency == 3 {
+			s.Objectives.Bounds = []check.Bound{{Metric: check.OSL, P: 0.5, Min: 5}} // this level fails
+		}
+		return Run(ctx, s, d)
+	}
+	pts, err := Sweep(context.Background(), sc, Concurrency, []float64{1, 3}, 1, dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 || !pts[0].Pass || pts[1].Pass || pts[1].Note == "" || len(seen) != 2 || seen[1] != 3 {
+		t.Errorf("Sweep points = %+v (levels run %v), want level 1 passing and level 3 failing with a note", pts, seen)
+	}
+	for _, f := range []string{"sweep.csv", reportgen.SweepReportFile, filepath.Join("concurrency-3", ClientFile)} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("sweep artifact: %v", err)
+		}
+	}
+	if _, err := Sweep(context.Background(), sc, Concurrency, []float64{1.5}, 1, dir, nil); !errors.Is(err, ErrInvalidScenario) {
+		t.Errorf("Sweep(concurrency 1.5) = %v, want ErrInvalidScenario", err)
+	}
+	res, err := Search(context.Background(), sc, Rate, sweep.SearchOptions{Lo: 50, Hi: 400}, filepath.Join(dir, "se"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.Best != 400 || len(res.Probes) != 1 {
+		t.Errorf("Search = %+v, want the top of the range (400) on the first probe", res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "se", "rate-400", ClientFile)); err != nil {
+		t.Errorf("search artifact: %v", err)
+	}
+}
