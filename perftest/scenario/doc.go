@@ -16,7 +16,13 @@
 // package loadgen, stops the mock so its recording is complete, and writes the artifacts
 // (client and server recordings, metrics, the scenario with its API key redacted, the
 // objectives' verdicts, and reportgen's AIPerf-compatible exports and HTML report).
-// [Load] reads such a directory back, e.g. a baseline kept in testdata.
+// [Load] reads such a directory back, e.g. a baseline kept in testdata. [RunOption]s
+// change how Run runs without changing the scenario: [OnRecord] sees each request as it
+// finishes (progress), [WithTokenizer] shares a loaded tokenizer, [WithCommand] records
+// the command line. [Repeat], [Sweep] and [Search] make several runs (repeats with
+// consecutive seeds, load levels, a bisection for the highest load that meets the
+// objectives), each through a [Runner], and write their summaries beside the runs;
+// cmd/perfgate's --num-runs, --sweep-* and --search-* are these calls.
 //
 // [Outcome.Requests] joins the client recording with the server's input-token counts
 // (the mock's usage.prompt_tokens or its recording) and the chat template's overhead,

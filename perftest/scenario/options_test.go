@@ -22,6 +22,17 @@ func fixed(v float64) distribution.Spec {
 	return distribution.Spec{Distribution: distribution.Fixed{Value: v}}
 }
 
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
 // TestRunOnRecord: OnRecord sees every request, warm-up flagged, one call at a time;
 // WithTokenizer's tokenizer is used; WithCommand reaches the manifest.
 func TestRunOnRecord(t *testing.T) {
@@ -60,13 +71,7 @@ func TestRunOnRecord(t *testing.T) {
 		t.Error("Interrupted = true on a complete run")
 	}
 	var m reportgen.Manifest
-	b, err := os.ReadFile(filepath.Join(dir, reportgen.ManifestFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, reportgen.ManifestFile), &m)
 	if strings.Join(m.Command, " ") != "perfgate profile" || m.Tokenizer == nil || m.Tokenizer.Fingerprint != tok.Fingerprint() {
 		t.Errorf("manifest command %q, tokenizer %+v; want \"perfgate profile\" and gpt2's fingerprint", m.Command, m.Tokenizer)
 	}
@@ -101,13 +106,7 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("Interrupted = %v with %d records, want true with 5 to 99999", out.Interrupted, len(out.Client))
 	}
 	var agg map[string]json.RawMessage
-	b, err := os.ReadFile(filepath.Join(dir, reportgen.AIPerfJSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &agg); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, reportgen.AIPerfJSONFile), &agg)
 	if got := string(agg["was_cancelled"]); got != "true" {
 		t.Errorf("was_cancelled = %s, want true", got)
 	}
