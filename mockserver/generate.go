@@ -17,13 +17,13 @@ import (
 // over the tokenizer's id order (BPE ids roughly follow frequency).
 type generator struct {
 	tok    *tokenizer.Tokenizer
-	fcum   []uint64 // Zipf cumulative thresholds over first, scaled to 2^63
-	wcum   []uint64 // same over words
-	first  []int    // ids allowed as the first output token
-	words  []int    // ids allowed after the first
-	fpiece []string // text of first[i] at the start of an output
-	wpiece []string // text of words[i] after another word
-	exact  bool     // sequences re-encode to their length (verified)
+	fcum   aliasTable // Zipf draw over first
+	wcum   aliasTable // Zipf draw over words
+	first  []int      // ids allowed as the first output token
+	words  []int      // ids allowed after the first
+	fpiece []string   // text of first[i] at the start of an output
+	wpiece []string   // text of words[i] after another word
+	exact  bool       // sequences re-encode to their length (verified)
 }
 
 const (
@@ -161,37 +161,56 @@ type zipfPair struct{}
 
 func (g *generator) newZipf(*rand.Rand) zipfPair { return zipfPair{} }
 
-// zipfTable returns cumulative thresholds of P(k) ∝ 1/(k+v)^s, k in [0, n), scaled so
-// the last is 2^63: a draw is the first k whose threshold exceeds a uniform 63-bit value.
-func zipfTable(n int) []uint64 {
+// aliasTable is Vose's alias method for P(k) ∝ 1/(k+v)^s, k in [0, n): a draw costs
+// one 64-bit random number and no search.
+type aliasTable struct {
+	prob  []uint32 // threshold on a 32-bit uniform for keeping column k
+	alias []int32
+}
+
+func zipfTable(n int) aliasTable {
 	w := make([]float64, n)
 	total := 0.0
 	for k := range w {
 		w[k] = math.Pow(float64(k)+zipfV, -zipfS)
 		total += w[k]
 	}
-	cum := make([]uint64, n)
-	acc := 0.0
+	scaled := make([]float64, n)
+	var small, large []int
 	for k := range w {
-		acc += w[k]
-		cum[k] = uint64(acc / total * (1 << 63))
-	}
-	cum[n-1] = 1 << 63
-	return cum
-}
-
-func draw(cum []uint64, rng *rand.Rand) int {
-	u := rng.Uint64() >> 1
-	lo, hi := 0, len(cum)-1
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if cum[m] > u {
-			hi = m
+		scaled[k] = w[k] / total * float64(n)
+		if scaled[k] < 1 {
+			small = append(small, k)
 		} else {
-			lo = m + 1
+			large = append(large, k)
 		}
 	}
-	return lo
+	t := aliasTable{prob: make([]uint32, n), alias: make([]int32, n)}
+	for len(small) > 0 && len(large) > 0 {
+		l, g := small[len(small)-1], large[len(large)-1]
+		small = small[:len(small)-1]
+		t.prob[l] = uint32(scaled[l] * (1 << 32))
+		t.alias[l] = int32(g)
+		scaled[g] += scaled[l] - 1
+		if scaled[g] < 1 {
+			large = large[:len(large)-1]
+			small = append(small, g)
+		}
+	}
+	for _, k := range append(small, large...) {
+		t.prob[k] = math.MaxUint32
+		t.alias[k] = int32(k)
+	}
+	return t
+}
+
+func draw(t aliasTable, rng *rand.Rand) int {
+	u := rng.Uint64()
+	k := int((u >> 32) * uint64(len(t.prob)) >> 32)
+	if uint32(u) < t.prob[k] {
+		return k
+	}
+	return int(t.alias[k])
 }
 
 // next returns the i-th output token (i = 0 is the first) and its text.

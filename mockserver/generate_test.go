@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/tokenizer"
 )
@@ -148,5 +150,48 @@ func TestInexactFallback(t *testing.T) {
 	text, _, _, usage := streamText(t, b)
 	if usage == nil || usage.CompletionTokens != tok.Count(text, false) || !utf8.ValidString(text) {
 		t.Errorf("usage %+v, re-count %d", usage, tok.Count(text, false))
+	}
+}
+
+func TestChunkTemplateMatchesAppend(t *testing.T) {
+	h := openai.ChunkHeader{ID: "chatcmpl-req-9", Created: 1700000000, Model: "org/model \"x\""}
+	for _, usage := range []bool{false, true} {
+		for _, text := range []string{" the", "", "quo\"te\n", "日本"} {
+			j := &job{kind: kindChat, includeUsage: usage}
+			want := append([]byte("data: "), openai.AppendChatChunk(nil, h, "", text, "", usage)...)
+			want = append(want, "\n\n"...)
+			if got := newChunkTemplate(j, h).append(nil, text); string(got) != string(want) && text != "" {
+				t.Errorf("chat template chunk\n got %s\nwant %s", got, want)
+			}
+			j.kind = kindCompletion
+			want = append([]byte("data: "), openai.AppendCompletionChunk(nil, h, text, "", usage)...)
+			want = append(want, "\n\n"...)
+			if got := newChunkTemplate(j, h).append(nil, text); string(got) != string(want) {
+				t.Errorf("completion template chunk\n got %s\nwant %s", got, want)
+			}
+		}
+	}
+}
+
+// TestZipfAliasTable: alias-method draws follow P(k) ∝ 1/(k+2)^1.07 (n = 1e6 draws,
+// seed fixed; every bucket within 5 standard errors).
+func TestZipfAliasTable(t *testing.T) {
+	const n, draws = 40, 1_000_000
+	tab := zipfTable(n)
+	rng := rand.New(rand.NewPCG(5, 5))
+	counts := make([]int, n)
+	for range draws {
+		counts[draw(tab, rng)]++
+	}
+	total := 0.0
+	for k := range n {
+		total += math.Pow(float64(k)+zipfV, -zipfS)
+	}
+	for k := range n {
+		p := math.Pow(float64(k)+zipfV, -zipfS) / total
+		se := math.Sqrt(p * (1 - p) / draws)
+		if got := float64(counts[k]) / draws; math.Abs(got-p) > 5*se {
+			t.Errorf("P(%d) = %.5f, want %.5f ± %.5f", k, got, p, 5*se)
+		}
 	}
 }

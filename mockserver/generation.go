@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -250,6 +251,7 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 	}()
 	h := openai.ChunkHeader{ID: chunkID(j.kind, c), Created: c.recv.Unix(), Model: j.model}
 	tpc := orInt(s.cfg.TokensPerChunk, DefaultTokensPerChunk)
+	tmpl := newChunkTemplate(j, h)
 	rs := &respStream{h: h, itemID: "msg_" + r.RequestID}
 	if j.kind == kindResponses {
 		buf = rs.preamble(buf[:0])
@@ -293,7 +295,11 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 			r.Fault = "malformed_chunk"
 			malformedAt = -1
 		}
-		buf = s.appendChunk(buf, j, h, rs, first, unsafeString(text), "")
+		if tmpl != nil && !first {
+			buf = tmpl.append(buf, unsafeString(text))
+		} else {
+			buf = s.appendChunk(buf, j, h, rs, first, unsafeString(text), "")
+		}
 		first = false
 		if _, err := w.Write(buf); err == nil {
 			err = w.Flush()
@@ -303,11 +309,15 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 		} else {
 			r.ClientGone = true
 		}
-		now := time.Now().UnixNano()
-		if r.FirstTokenNS == 0 {
-			r.FirstTokenNS = now
+		// The clock is read for the first chunk and, when pacing, for every chunk; at
+		// zero latency the last chunk's time is taken once after the loop.
+		if r.FirstTokenNS == 0 || !s.lat.fast {
+			now := time.Now().UnixNano()
+			if r.FirstTokenNS == 0 {
+				r.FirstTokenNS = now
+			}
+			r.LastTokenNS = now
 		}
-		r.LastTokenNS = now
 		r.Chunks++
 		r.OSL = g.i
 		if r.ClientGone {
@@ -321,6 +331,9 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 			conn.Close()
 			return
 		}
+	}
+	if s.lat.fast && r.Chunks > 0 {
+		r.LastTokenNS = time.Now().UnixNano()
 	}
 	buf = buf[:0]
 	if tail := g.tail(); tail != "" {
@@ -375,6 +388,37 @@ func (s *Server) aborted() bool {
 
 // unsafeString views b as a string for the duration of a call that does not keep it.
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// chunkTemplate is a stream's content chunk split around its text, so each token costs
+// one escaped append: prefix + JSON string + suffix is byte for byte what
+// openai.AppendChatChunk / AppendCompletionChunk produce for a content-only chunk.
+type chunkTemplate struct{ prefix, suffix []byte }
+
+const chunkMarker = "\u00a7marker\u00a7"
+
+func newChunkTemplate(j *job, h openai.ChunkHeader) *chunkTemplate {
+	var b []byte
+	switch j.kind {
+	case kindChat:
+		b = openai.AppendChatChunk(nil, h, "", "§marker§", "", j.includeUsage)
+	case kindCompletion:
+		b = openai.AppendCompletionChunk(nil, h, "§marker§", "", j.includeUsage)
+	default:
+		return nil
+	}
+	i := bytes.Index(b, []byte(`"§marker§"`))
+	if i < 0 {
+		return nil
+	}
+	t := &chunkTemplate{prefix: append([]byte("data: "), b[:i]...), suffix: append(b[i+len(`"§marker§"`):], "\n\n"...)}
+	return t
+}
+
+func (t *chunkTemplate) append(buf []byte, text string) []byte {
+	buf = append(buf, t.prefix...)
+	buf = openai.AppendString(buf, text)
+	return append(buf, t.suffix...)
+}
 
 // appendChunk appends one content chunk as an SSE event.
 func (s *Server) appendChunk(buf []byte, j *job, h openai.ChunkHeader, rs *respStream, first bool, text, finish string) []byte {
