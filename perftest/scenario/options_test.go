@@ -189,4 +189,3 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
-
