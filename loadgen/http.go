@@ -482,7 +482,11 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		res.text = append(res.text, ch.Reasoning...)
 		res.reasoning = append(res.reasoning, ch.Reasoning...)
 		res.ends = append(res.ends, len(res.text))
-		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: ch.Choices > 0, Batched: cn.reads == prevRead})
+		if cn.reads == prevRead && len(rec.Chunks) > 0 {
+			// Same read as the previous event: that one's time is only an upper bound.
+			rec.Chunks[len(rec.Chunks)-1].Batched = true
+		}
+		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: ch.Choices > 0})
 		prevRead = cn.reads
 		if ch.FinishReason != nil {
 			rec.FinishReason = string(ch.FinishReason)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -430,5 +431,28 @@ func TestSourceAddrsAndAPIKey(t *testing.T) {
 		if !r.OK() || strings.Contains(r.Error, "sk-") {
 			t.Errorf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
 		}
+	}
+}
+
+func TestBatchedEventsAreMarked(t *testing.T) {
+	g := newGroundTruth(t)
+	g.set(func(c *groundTruth) { c.Tokens, c.ITL = 4, 20*time.Millisecond })
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "pairs", Stream: true, Requests: 1}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Records[0]
+	var got []bool
+	for _, ch := range r.Chunks {
+		if ch.Tokens > 0 {
+			got = append(got, ch.Batched)
+		}
+	}
+	// Writes: [pair] [single] [pair] [single] → the first event of each pair is batched.
+	// The last content event may share a read with the usage event written right after
+	// it, so it is not compared.
+	want := []bool{true, false, false, true, false}
+	if len(got) != 6 || !slices.Equal(got[:5], want) {
+		t.Errorf("Batched flags of the content chunks = %v; want %v", got, want)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // be checked against what was actually emitted. The body's "model" selects a
 // behaviour: "ok" (default), "fail500", "truncate" (no [DONE], closes), "nonjson",
 // "nodone" (ends cleanly without [DONE]), "stall" (sends one chunk, then waits 5 s),
-// "errorevent" (an {"error": …} data event mid-stream).
+// "errorevent" (an {"error": …} data event mid-stream), "pairs" (every other write
+// carries two content events).
 type groundTruth struct {
 	t      testing.TB
 	ln     net.Listener
@@ -159,6 +160,10 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 			switch {
 			case model == "nonjson" && i == 1:
 				fmt.Fprint(w, "data: {not json\n\n")
+			case model == "pairs" && i%2 == 0:
+				// Two content events in one write: the first's time can only be bounded.
+				fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hello"}}]}`+"\n\n")
+				w.WriteString(`data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hello"}}]}` + "\n\n")
 			case model == "errorevent" && i == 1:
 				fmt.Fprint(w, `data: {"error":{"message":"engine died","code":500}}`+"\n\n")
 			default:

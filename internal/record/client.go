@@ -32,9 +32,9 @@ type Chunk struct {
 	// Choices reports whether the event carried a non-empty "choices" array (vLLM's
 	// TTFT and ITL count such events even when their text is empty).
 	Choices bool `json:"c,omitempty"`
-	// Batched reports that the event arrived in the same read as the previous one, so
-	// its T is that read's time: the gap to the previous event is a bound, not a
-	// measurement (the client read late, or the server sent them together).
+	// Batched reports that a later event arrived in the same read, so T (that read's
+	// time) is only an upper bound for this event: the client read late, or the server
+	// sent them together. The last event of a read has an exact T.
 	Batched bool `json:"b,omitempty"`
 }
 
