@@ -97,10 +97,14 @@ func (v *addedVocab) extract(text string, norm normalizer, emit func(p piece, id
 		if s == "" {
 			return
 		}
-		if norm != nil {
-			s = norm.normalize(s)
-		}
 		first := a == 0
+		if norm != nil {
+			if first {
+				s, first = normalizeFirst(norm, s)
+			} else {
+				s = norm.normalize(s)
+			}
+		}
 		v.norm.split(s, func(c, d, id int) {
 			if c == d {
 				return

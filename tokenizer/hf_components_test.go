@@ -55,6 +55,10 @@ var bertVariants = []variant{
 		"normalizer":    `{"type":"Sequence","normalizers":[{"type":"NFC"},{"type":"Lowercase"}]}`,
 		"pre_tokenizer": `{"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":true}`,
 		"decoder":       `{"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":true}`}},
+	{name: "strip-metaspace-first", set: map[string]string{
+		"normalizer":    `{"type":"Sequence","normalizers":[{"type":"Strip","strip_left":true,"strip_right":false},{"type":"Replace","pattern":{"Regex":"^x+"},"content":""},{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":true,"lowercase":true}]}`,
+		"pre_tokenizer": `{"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":true}`,
+		"decoder":       `{"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":true}`}},
 	{name: "metaspace-never-nosplit", set: map[string]string{
 		"normalizer":    `{"type":"NFKD"}`,
 		"pre_tokenizer": `{"type":"Metaspace","replacement":"▁","prepend_scheme":"never","split":false}`}},
@@ -96,7 +100,8 @@ var llamaVariants = []variant{
 func variantTexts(n int) []string {
 	g := newCorpusGen(77, []string{"hello world", "<tag>", "ZZ", "Cat", "is", "[MASK]", "[CLS]"})
 	texts := g.corpus(n, 0, 0)
-	return append(texts, "say hello world now", "  hello world  ", "x<tag>y", "a <tag> b", "ZZ top", "aZZ",
+	return append(texts, "  leading", "xxhello", "x", "\x01\x02abc", "\u0301abc", "́é", " \u0301a", "xx  y",
+		"say hello world now", "  hello world  ", "x<tag>y", "a <tag> b", "ZZ top", "aZZ",
 		"   ZZ", "Cat cat CAT", "Catalog Cat.", "this is it", "isis", "12-34-56 7-8", "a--b", "... .. .", "  ")
 }
 

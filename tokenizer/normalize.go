@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -361,4 +362,60 @@ func (n normBert) normalize(s string) string {
 		s = lowercase(s)
 	}
 	return s
+}
+
+// normalizeFirst normalizes the piece at the start of the input and reports whether its
+// first character still comes from original offset 0 (Metaspace's prepend_scheme
+// "first" looks at that): normalizers that delete leading characters (Strip,
+// StripAccents, BertNormalizer's cleaning and accent stripping, Replace with "") move it.
+func normalizeFirst(n normalizer, s string) (string, bool) {
+	if seq, ok := n.(normSequence); ok {
+		atZero := true
+		for _, x := range seq {
+			var z bool
+			s, z = normalizeFirst(x, s)
+			atZero = atZero && z
+		}
+		return s, atZero
+	}
+	out := n.normalize(s)
+	if out == "" || s == "" {
+		return out, true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	switch x := n.(type) {
+	case normStrip:
+		return out, !(x.left && isWhiteSpace(r))
+	case normStripAccents:
+		return out, !unicode.Is(combiningMark, r)
+	case normBert:
+		if x.clean && unicode.Is(bertRemoved, r) {
+			return out, false
+		}
+		if x.strip {
+			d, _ := utf8.DecodeRuneInString(normString(norm.NFD, string(r)))
+			if unicode.Is(bertMn, d) {
+				return out, false
+			}
+		}
+	case *replacer:
+		if x.content == "" {
+			if x.re == nil {
+				return out, !(x.lit != "" && strings.HasPrefix(s, x.lit))
+			}
+			atZero := true
+			x.re.split(s, func(m string) {
+				if m != "" && len(m) <= len(s) && unsafeSameStart(m, s) {
+					atZero = false
+				}
+			})
+			return out, atZero
+		}
+	}
+	return out, true
+}
+
+// unsafeSameStart reports whether m is a substring of s starting at s's first byte.
+func unsafeSameStart(m, s string) bool {
+	return len(m) > 0 && len(s) > 0 && unsafe.StringData(m) == unsafe.StringData(s)
 }
