@@ -372,7 +372,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		}
 	}
 	if sc.InputFile != "" && sc.InputFormat == "" {
-		sc.InputFormat = guessFormat(sc.InputFile)
+		sc.InputFormat = scenario.GuessInputFormat(sc.InputFile)
 	}
 	if f.fixedSchedule {
 		sc.Schedule = true
@@ -472,23 +472,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func guessFormat(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return loadgen.FormatPayloads
-	}
-	line := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
-	switch {
-	case strings.Contains(line, `"hash_ids"`) || strings.Contains(line, `"input_length"`):
-		return loadgen.FormatMooncake
-	case strings.Contains(line, `"tokenization_mode"`):
-		return loadgen.FormatRecording
-	case strings.Contains(line, `"conversations"`):
-		return loadgen.FormatShareGPT
-	}
-	return loadgen.FormatPayloads
 }
 
 // lengthSpec turns a length's flags into a distribution: the text form wins, else

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
 )
 
@@ -98,4 +100,27 @@ func (s Scenario) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// GuessInputFormat returns the loadgen input format of the file at path from its first
+// line: loadgen.FormatMooncake for a mooncake trace (hash_ids or input_length),
+// loadgen.FormatRecording for a mock server recording (tokenization_mode),
+// loadgen.FormatShareGPT for ShareGPT conversations, else loadgen.FormatPayloads (also
+// when the file cannot be read: the load generator then reports the file).
+func GuessInputFormat(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return loadgen.FormatPayloads
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	switch {
+	case strings.Contains(line, `"hash_ids"`) || strings.Contains(line, `"input_length"`):
+		return loadgen.FormatMooncake
+	case strings.Contains(line, `"tokenization_mode"`):
+		return loadgen.FormatRecording
+	case strings.Contains(line, `"conversations"`):
+		return loadgen.FormatShareGPT
+	}
+	return loadgen.FormatPayloads
 }

@@ -170,3 +170,24 @@ func TestValidate(t *testing.T) {
 		t.Errorf("zero Scenario: Validate() = %v", err)
 	}
 }
+
+func TestGuessInputFormat(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ first, want string }{
+		{`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`, loadgen.FormatMooncake},
+		{`{"request_id": "a", "tokenization_mode": "chat_template", "isl": 3}`, loadgen.FormatRecording},
+		{`{"conversations": [{"from": "human", "value": "hi"}]}`, loadgen.FormatShareGPT},
+		{`{"messages": [{"role": "user", "content": "hi"}]}`, loadgen.FormatPayloads},
+	} {
+		p := filepath.Join(dir, c.want+".jsonl")
+		if err := os.WriteFile(p, []byte(c.first+"\n{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := GuessInputFormat(p); got != c.want {
+			t.Errorf("GuessInputFormat(%s) = %q, want %q", c.first, got, c.want)
+		}
+	}
+	if got := GuessInputFormat(filepath.Join(dir, "missing")); got != loadgen.FormatPayloads {
+		t.Errorf("GuessInputFormat(missing) = %q, want %q", got, loadgen.FormatPayloads)
+	}
+}
