@@ -448,11 +448,14 @@ func TestBatchedEventsAreMarked(t *testing.T) {
 			got = append(got, ch.Batched)
 		}
 	}
-	// Writes: [pair] [single] [pair] [single] → the first event of each pair is batched.
-	// The last content event may share a read with the usage event written right after
-	// it, so it is not compared.
-	want := []bool{true, false, false, true, false}
-	if len(got) != 6 || !slices.Equal(got[:5], want) {
-		t.Errorf("Batched flags of the content chunks = %v; want %v", got, want)
+	// Writes: [pair] [single] [pair] [single] → the first event of each pair always
+	// shares its read. (Other events may too when the client reads late on a busy
+	// machine, so only the pairs are asserted; with an idle client the flags are
+	// [true false false true false ·].)
+	if len(got) != 6 || !got[0] || !got[3] {
+		t.Errorf("Batched flags of the content chunks = %v; want the first of each pair (0 and 3) batched", got)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(got), func(b bool) bool { return !b })); n == len(got) {
+		t.Errorf("every chunk batched (%v): the flag marks nothing", got)
 	}
 }
