@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
 )
 
@@ -258,7 +259,7 @@ func Summarize(xs []float64, unit string) record.Stat {
 	}
 	s.Avg, s.Std = mean, math.Sqrt(ss/float64(len(sorted)))
 	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
-	q := func(p float64) float64 { return percentileSorted(sorted, p) }
+	q := func(p float64) float64 { return distribution.PercentileSorted(sorted, p) }
 	s.P1, s.P5, s.P10, s.P25, s.P50 = q(0.01), q(0.05), q(0.10), q(0.25), q(0.50)
 	s.P75, s.P90, s.P95, s.P99 = q(0.75), q(0.90), q(0.95), q(0.99)
 	return s
