@@ -317,11 +317,35 @@ func (s *Server) begin(ctx *fasthttp.RequestCtx) *call {
 	s.inflight.Add(1)
 	now := time.Now()
 	seq := s.seq.Add(1)
+	id := clientRequestID(ctx.Request.Header.Peek("X-Request-Id"))
+	if id == "" {
+		id = "req-" + strconv.FormatUint(seq, 10)
+	} else {
+		ctx.Response.Header.Set("X-Request-Id", id)
+	}
 	return &call{recv: now, rec: record.Server{
 		TS: float64(now.UnixNano()) / 1e9, RecvNS: now.UnixNano(), Seq: seq,
-		RequestID: "req-" + strconv.FormatUint(seq, 10), Endpoint: string(ctx.Path()),
+		RequestID: id, Endpoint: string(ctx.Path()),
 		TokenizationMode: record.ModeNone,
 	}}
+}
+
+// maxRequestIDLen bounds a client's X-Request-Id kept in the recording.
+const maxRequestIDLen = 128
+
+// clientRequestID returns the client's X-Request-Id if it is a usable id (1 to
+// maxRequestIDLen printable ASCII characters), so the server's recording joins the client's
+// records by id; otherwise "" and the server numbers the request itself.
+func clientRequestID(h []byte) string {
+	if len(h) == 0 || len(h) > maxRequestIDLen {
+		return ""
+	}
+	for _, c := range h {
+		if c <= ' ' || c > '~' {
+			return ""
+		}
+	}
+	return string(h)
 }
 
 // finish hands the record to the recorder and the metrics.

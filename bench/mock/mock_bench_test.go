@@ -86,8 +86,12 @@ func BenchmarkStream(b *testing.B) {
 			var ref, mock Result
 			for b.Loop() {
 				ref, mock = compare(
-					func(d time.Duration) Result { return Drive(refURL+"/v1/chat/completions", chatBody(true), conc, d, true) },
-					func(d time.Duration) Result { return Drive(m.URL()+"/v1/chat/completions", chatBody(true), conc, d, true) },
+					func(d time.Duration) Result {
+						return Drive(refURL+"/v1/chat/completions", chatBody(true), conc, d, true)
+					},
+					func(d time.Duration) Result {
+						return Drive(m.URL()+"/v1/chat/completions", chatBody(true), conc, d, true)
+					},
 					seconds(), 4)
 			}
 			b.ReportMetric(ref.TokensPerSec(), "ref-tok/s")
@@ -183,7 +187,9 @@ func memInUse() int64 {
 	return int64(ms.HeapInuse + ms.StackInuse)
 }
 
-func fixed(ms float64) distribution.Spec { return distribution.Spec{Distribution: distribution.Fixed{Value: ms}} }
+func fixed(ms float64) distribution.Spec {
+	return distribution.Spec{Distribution: distribution.Fixed{Value: ms}}
+}
 
 // BenchmarkLateness paces streams at ITL 10 ms and reports how late chunks were
 // written relative to their absolute deadlines (p50/p99, µs, quarter-octave
