@@ -526,9 +526,47 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	}
 	var res result
 	r.sender.send(rctx, c, &rec, &res)
+	// Counted after the send, so rendering never delays a request; tc and t are
+	// unchanged until this function returns, so these are the messages sent.
+	if t.Body == nil {
+		r.templateCount(e, t, tc, &rec)
+	}
 	r.count(&rec, &res)
 	r.finish(rec)
 	return string(res.text)
+}
+
+// templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
+// input is a list of messages (chat, or Responses with a system prompt or history):
+// the messages as sent, rendered with the tokenizer's chat template and the
+// generation prompt (the ChatML fallback without one) and encoded without special
+// tokens, as the mock server and vLLM count a chat prompt. A render error leaves
+// both unset.
+func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client) {
+	switch {
+	case e == EndpointChat:
+	case e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+	default:
+		return
+	}
+	msgs := make([]tokenizer.Message, 0, len(tc.history)+2)
+	if tc.system != "" {
+		msgs = append(msgs, tokenizer.Message{Role: "system", Content: tc.system})
+	}
+	for _, m := range tc.history {
+		msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
+	}
+	msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
+	if r.tok.HasChatTemplate() {
+		s, err := r.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: true})
+		if err != nil {
+			return
+		}
+		rec.ISLTemplate, rec.TokenizationMode = r.tok.Count(s, false), record.ModeChatTemplate
+		return
+	}
+	rec.ISLTemplate = r.tok.Count(tokenizer.RenderChatMLFallback(msgs, true), false)
+	rec.TokenizationMode = record.ModeChatTemplateFallback
 }
 
 // pick chooses a target by the routing policy.

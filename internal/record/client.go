@@ -90,9 +90,23 @@ type Client struct {
 	// Error is the error text; empty on success.
 	Error string `json:"error,omitempty"`
 
-	// ISL is the prompt's token count under the client tokenizer (chat template
-	// applied when the client renders one), as sent.
+	// ISL is the prompt's token count under the client tokenizer, as sent. For chat
+	// requests it counts the message contents (history and system prompt included),
+	// not the chat template around them: see ISLTemplate.
 	ISL int `json:"isl"`
+	// ISLTemplate is, for chat requests (chat completions, and Responses requests
+	// sent as a message list), the client tokenizer's count of the exact messages sent
+	// (system prompt and history included) rendered by its chat template with the
+	// generation prompt, or by the ChatML fallback when it has none, encoded without
+	// special tokens: what a server that tokenizes the conversation counts, as the mock
+	// server does. ISLTemplate - ISL is the request's chat-template overhead. 0 =
+	// not computed (not a chat request, a custom payload, a failed render, or a
+	// recording made before the field existed).
+	ISLTemplate int `json:"isl_template,omitempty"`
+	// TokenizationMode says how ISLTemplate was counted, in AIPerf's tokenization_mode
+	// names: "chat_template" or "chat_template_fallback" (see [ModeChatTemplate]);
+	// empty when ISLTemplate is 0.
+	TokenizationMode string `json:"tokenization_mode,omitempty"`
 	// ISLExact is false when the synthetic prompt could not be made exactly the
 	// requested length (the requested length is then in RequestedISL).
 	ISLExact bool `json:"isl_exact"`
@@ -112,6 +126,16 @@ type Client struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	// ResponseBytes counts the response body bytes received.
 	ResponseBytes int `json:"response_bytes"`
+}
+
+// TemplateOverhead returns ISLTemplate - ISL, the input tokens the chat template adds
+// around the message contents of this request, and whether it is known (ISLTemplate
+// was computed).
+func (c *Client) TemplateOverhead() (n int, ok bool) {
+	if c.ISLTemplate <= 0 {
+		return 0, false
+	}
+	return c.ISLTemplate - c.ISL, true
 }
 
 // OK reports whether the request succeeded.

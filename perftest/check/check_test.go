@@ -219,6 +219,25 @@ func TestTokenizerMatch(t *testing.T) {
 		t.Fatalf("scattered offsets passed")
 	}
 	golden(t, "tokenizer_scattered", v.String())
+
+	// Per-request chat template overheads (7 or 8 tokens, as the client rendered
+	// them): exact when the server counted the same rendering…
+	chat := reqs(50, func(i int, r *Request) { r.Overhead = 7 + i%2; r.ServerISL = r.ISL + r.Overhead })
+	if v := TokenizerMatch(chat, 0); !v.Pass || !strings.Contains(v.String(), "+7/+8 tokens beyond the message contents") {
+		t.Errorf("per-request overheads: got\n%s\nwant a pass naming +7/+8", v)
+	}
+	// …and off by one where the server counted one more.
+	chat[3].ServerISL++
+	if v := TokenizerMatch(chat, 0); v.Pass || !strings.Contains(v.Summary, "1 of 50 requests") {
+		t.Errorf("one request off by one: got\n%s\nwant a failure naming 1 of 50", v)
+	}
+	// An old chat recording without the client's rendered count: said so.
+	old := reqs(50, func(_ int, r *Request) { r.OverheadUnknown = true; r.ServerISL = r.ISL + 7 })
+	v = TokenizerMatch(old, 0)
+	if v.Pass {
+		t.Fatalf("old chat recording with +7 passed")
+	}
+	golden(t, "tokenizer_template_unknown", v.String())
 }
 
 func TestSLOJSON(t *testing.T) {

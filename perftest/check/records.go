@@ -9,7 +9,9 @@ import (
 // FromClient converts a client recording into [Request]s, leaving warm-up requests out.
 // ServerISL is the server's usage.prompt_tokens (-1 when the server sent no usage);
 // callers holding a server recording overwrite it with the server's own count.
-// IDs are the request ids, or the send index when a record has none.
+// IDs are the request ids, or the send index when a record has none. Overhead is the
+// record's chat-template overhead (ISLTemplate - ISL) when it was counted; a chat
+// record without it is marked OverheadUnknown.
 func FromClient(cs []record.Client) []Request {
 	out := make([]Request, 0, len(cs))
 	for i := range cs {
@@ -27,6 +29,11 @@ func FromClient(cs []record.Client) []Request {
 		}
 		if r.ID == "" {
 			r.ID = strconv.Itoa(c.Index)
+		}
+		if n, ok := c.TemplateOverhead(); ok {
+			r.Overhead = n
+		} else if c.Endpoint == "chat" && c.ISL > 0 {
+			r.OverheadUnknown = true
 		}
 		if c.UsagePromptTokens < 0 {
 			r.ServerISL = -1

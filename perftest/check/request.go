@@ -20,9 +20,14 @@ type Request struct {
 	OSL       int       // output tokens
 	Turn      int       // 0-based turn within a conversation
 	// Overhead is how many more input tokens the server is expected to count than the
-	// client's ISL: the chat template's tokens when the client counts message contents
-	// only. TokenizerMatch compares ServerISL with ISL + Overhead.
+	// client's ISL: for chat requests, the chat template's tokens around the message
+	// contents (record.Client.ISLTemplate - ISL, exact per request). TokenizerMatch
+	// compares ServerISL with ISL + Overhead.
 	Overhead int
+	// OverheadUnknown marks a chat request whose recording has no rendered-template
+	// count (record.Client.ISLTemplate: recorded before it existed, or a custom
+	// payload), so ISL is the message contents only; TokenizerMatch says so.
+	OverheadUnknown bool
 }
 
 // ITL returns the request's inter-token latency in seconds: the p-quantile of its gaps,

@@ -21,10 +21,14 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	}
 	var ps []pair
 	overheads := map[int]int{}
+	unknown := 0
 	for _, r := range reqs {
 		if r.Err == "" && r.ServerISL >= 0 {
 			ps = append(ps, pair{r.ID, r.ISL + r.Overhead, r.ServerISL, r.Overhead})
 			overheads[r.Overhead]++
+			if r.OverheadUnknown {
+				unknown++
+			}
 		}
 	}
 	if len(ps) == 0 {
@@ -47,15 +51,25 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	}
 	v := Verdict{Check: name, Pass: len(off) == 0, Value: float64(len(off)), Unit: None}
 	var tmpl []Line
-	var kinds []string
+	var ks []int
 	for k := range overheads {
 		if k != 0 {
-			kinds = append(kinds, fmt.Sprintf("%+d", k))
+			ks = append(ks, k)
 		}
 	}
+	slices.Sort(ks)
+	kinds := make([]string, len(ks))
+	for i, k := range ks {
+		kinds[i] = fmt.Sprintf("%+d", k)
+	}
+	if len(kinds) > 4 {
+		kinds = []string{kinds[0] + ".." + kinds[len(kinds)-1]}
+	}
 	if len(kinds) > 0 {
-		slices.Sort(kinds)
-		tmpl = []Line{{"chat template", fmt.Sprintf("the server counts %s tokens of chat template per request beyond the message contents the client counted; they are added to the client's count", strings.Join(kinds, "/"))}}
+		tmpl = []Line{{"chat template", fmt.Sprintf("the client rendered each request's messages with the chat template: %s tokens beyond the message contents; the client's count includes them", strings.Join(kinds, "/"))}}
+	}
+	if unknown > 0 {
+		tmpl = append(tmpl, Line{"chat template", fmt.Sprintf("unknown for %d chat requests (their recording has no isl_template: made before the client counted the rendered template, or a custom payload): their client count is the message contents only", unknown)})
 	}
 	if v.Pass {
 		v.Summary = fmt.Sprintf("tokenizer match: client and server counted the input of all %d requests %s", n, tol)
@@ -94,23 +108,15 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 		}
 	}
 	v.Evidence = append(v.Evidence, Line{"worst", strings.Join(parts, "  ")})
-	if constant {
+	switch {
+	case unknown > 0:
+		v.Evidence = append(v.Evidence, Line{"hint", "re-record with a current client (it counts each request's rendered chat template), or allow a tolerance"})
+	case constant:
 		v.Evidence = append(v.Evidence, Line{"hint", "a constant offset usually means a chat template or special tokens (BOS) counted on one side only"})
-	} else if len(kinds) > 0 && worstAbs(off, diff) <= 2*len(kinds)+1 {
-		v.Evidence = append(v.Evidence, Line{"hint", "small varying offsets with a chat template usually come from tokens merging across the template's edges " +
-			"(about one per message edge): allow them with a tolerance, or count the rendered prompt on the client"})
-	} else {
+	default:
 		v.Evidence = append(v.Evidence, Line{"hint", "varying offsets usually mean different tokenizers (vocabulary, normalizer or pre-tokenizer)"})
 	}
 	return v
-}
-
-func worstAbs[P any](ps []P, diff func(P) int) int {
-	w := 0
-	for _, p := range ps {
-		w = max(w, diff(p), -diff(p))
-	}
-	return w
 }
 
 // ntokens prints "1 token", "2 tokens".

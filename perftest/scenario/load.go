@@ -49,6 +49,7 @@ func Load(dir string) (*Outcome, error) {
 		o.Files = append(o.Files, filepath.Join(dir, ServerFile))
 	}
 	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{})
+	o.TemplateOverhead = templateOverheads(o.Client)
 	return o, nil
 }
 

@@ -27,11 +27,11 @@ type Outcome struct {
 	// Server is the mock server's recording (nil for a real endpoint, whose
 	// usage.prompt_tokens is in the client records instead).
 	Server []record.Server
-	// TemplateOverhead[k] is how many input tokens the chat template adds, beyond the
-	// message contents, to a request at turn k (nil when the endpoint is not chat or the
-	// tokenizer could not be loaded). The client counts contents; the server (mock or
-	// usage.prompt_tokens) counts the rendered template, so the tokenizer-match check
-	// expects this difference.
+	// TemplateOverhead[k] is the median, over the requests at turn k, of the input
+	// tokens the chat template adds around the message contents (the client records
+	// each request's exact count, record.Client.ISLTemplate - ISL, which the checks
+	// use); nil when no record has it (not a chat endpoint, or an old recording).
+	// For display: the template's cost at a glance.
 	TemplateOverhead []int
 	// Metrics summarises Client (warm-up excluded).
 	Metrics record.Metrics
@@ -44,11 +44,6 @@ type Outcome struct {
 // server's input-token counts joined by request id.
 func (o *Outcome) Requests() []check.Request {
 	rs := check.FromClient(o.Client)
-	for i := range rs {
-		if t := rs[i].Turn; t >= 0 && t < len(o.TemplateOverhead) {
-			rs[i].Overhead = o.TemplateOverhead[t]
-		}
-	}
 	if o.Server != nil {
 		isl := make(map[string]int, len(o.Server))
 		for i := range o.Server {
@@ -145,10 +140,12 @@ func (o *Outcome) Check() []check.Verdict {
 // Lengths returns the input (m = check.ISL) or output (m = check.OSL) lengths the
 // length checks measure, warm-up and failed requests excluded, and where they come
 // from. With the mock they are what the server received and generated ("server
-// count"); on a single-turn chat endpoint the chat template's overhead
-// (TemplateOverhead[0]) is taken off the server's input counts, so they compare with
-// the configured ISL (multi-turn inputs include the history and are left whole). With
-// a real endpoint they are the client's counts ("client count").
+// count"); for chat requests each request's chat-template tokens (as the client
+// counted them, record.Client.ISLTemplate - ISL) are taken off the server's input
+// count, so single-turn inputs compare with the configured ISL (multi-turn inputs
+// still include the history); requests whose overhead is unknown (recordings made
+// before the client counted it) are left whole. With a real endpoint they are the
+// client's counts ("client count").
 //
 // Server records are matched to the client's warm-up requests by request id when the
 // server kept the client's ids, else by arrival order (the first WarmupRequests).
@@ -181,12 +178,10 @@ func (o *Outcome) Lengths(m check.Metric) (source string, lengths []int) {
 	if !byID {
 		recs = recs[min(nWarm, len(recs)):]
 	}
-	overhead := 0
-	source = "server count"
-	if m == check.ISL && len(o.TemplateOverhead) == 1 && o.TemplateOverhead[0] != 0 {
-		overhead = o.TemplateOverhead[0]
-		source = fmt.Sprintf("server count less the chat template's %d tokens", overhead)
+	if m == check.ISL && slices.ContainsFunc(o.Client, func(c record.Client) bool { _, ok := c.TemplateOverhead(); return ok }) {
+		return o.chatLengths(recs, byID)
 	}
+	source = "server count"
 	for i := range recs {
 		s := &recs[i]
 		if s.Rejected != "" || s.Fault != "" || s.Status != 200 || (byID && warm[s.RequestID]) {
@@ -196,11 +191,48 @@ func (o *Outcome) Lengths(m check.Metric) (source string, lengths []int) {
 			lengths = append(lengths, s.OSL)
 			continue
 		}
-		n := s.ISL
-		if s.TokenizationMode == record.ModeChatTemplate || s.TokenizationMode == record.ModeChatTemplateFallback {
-			n -= overhead
+		lengths = append(lengths, s.ISL)
+	}
+	return source, lengths
+}
+
+// chatLengths is Lengths(check.ISL) when the client recorded chat-template overheads:
+// per measured request, the server's count (its usage.prompt_tokens, which the mock
+// fills with its own count, else its recording joined by request id) less that
+// request's overhead. The join goes through the client's record, because the mock
+// numbers requests itself and its ids need not be the client's.
+func (o *Outcome) chatLengths(recs []record.Server, byID bool) (source string, lengths []int) {
+	isl := map[string]int{}
+	if byID {
+		for i := range recs {
+			if recs[i].Rejected == "" && recs[i].Status == 200 {
+				isl[recs[i].RequestID] = recs[i].ISL
+			}
+		}
+	}
+	unknown := 0
+	for i := range o.Client {
+		c := &o.Client[i]
+		if c.Warmup || !c.OK() {
+			continue
+		}
+		n := c.UsagePromptTokens
+		if n < 0 {
+			var ok bool
+			if n, ok = isl[c.RequestID]; !ok {
+				continue
+			}
+		}
+		if d, ok := c.TemplateOverhead(); ok {
+			n -= d
+		} else {
+			unknown++
 		}
 		lengths = append(lengths, n)
+	}
+	source = "server count less each request's chat template"
+	if unknown > 0 {
+		source += fmt.Sprintf(" (unknown for %d requests, left whole)", unknown)
 	}
 	return source, lengths
 }
@@ -221,4 +253,31 @@ func (o *Outcome) sharedIDs() bool {
 		}
 	}
 	return true
+}
+
+// templateOverheads returns, per turn, the median chat-template overhead of the
+// measured requests that recorded one (see [Outcome.TemplateOverhead]); nil if none did.
+func templateOverheads(cs []record.Client) []int {
+	var byTurn [][]int
+	for i := range cs {
+		n, ok := cs[i].TemplateOverhead()
+		if !ok || cs[i].Warmup || cs[i].Turn < 0 {
+			continue
+		}
+		for len(byTurn) <= cs[i].Turn {
+			byTurn = append(byTurn, nil)
+		}
+		byTurn[cs[i].Turn] = append(byTurn[cs[i].Turn], n)
+	}
+	if len(byTurn) == 0 {
+		return nil
+	}
+	out := make([]int, len(byTurn))
+	for k, ns := range byTurn {
+		if len(ns) > 0 {
+			slices.Sort(ns)
+			out[k] = ns[len(ns)/2]
+		}
+	}
+	return out
 }

@@ -12,16 +12,15 @@ import (
 func TestRequestsJoin(t *testing.T) {
 	o := &Outcome{
 		Client: []record.Client{
-			{Index: 0, RequestID: "a", ISL: 10, UsagePromptTokens: 17},                                        // usage wins
-			{Index: 1, RequestID: "b", ISL: 10, UsagePromptTokens: -1},                                        // joined by id
-			{Index: 2, RequestID: "c", ISL: 10, UsagePromptTokens: -1, Turn: 1, ErrorKind: record.ErrConnect}, // never reached the server
+			{Index: 0, RequestID: "a", ISL: 10, ISLTemplate: 17, UsagePromptTokens: 17},                                        // usage wins
+			{Index: 1, RequestID: "b", ISL: 10, UsagePromptTokens: -1},                                                         // joined by id
+			{Index: 2, RequestID: "c", ISL: 10, ISLTemplate: 22, UsagePromptTokens: -1, Turn: 1, ErrorKind: record.ErrConnect}, // never reached the server
 		},
 		Server: []record.Server{
 			{RequestID: "a", ISL: 99},
 			{RequestID: "b", ISL: 18},
 			{RequestID: "x", ISL: 50},
 		},
-		TemplateOverhead: []int{7, 12},
 	}
 	rs := o.Requests()
 	got := []int{rs[0].ServerISL, rs[1].ServerISL, rs[2].ServerISL, rs[0].Overhead, rs[2].Overhead}
@@ -34,19 +33,29 @@ func TestRequestsJoin(t *testing.T) {
 }
 
 // TestLengthsWarmupAndTemplate checks the server-side lengths when the server numbered
-// the requests itself (ids shifted by one): warm-up is left out by arrival order, and
-// the chat template's overhead is taken off.
+// the requests itself (ids shifted by one): warm-up is left out, and each request's
+// chat template overhead is taken off its server count (usage.prompt_tokens).
 func TestLengthsWarmupAndTemplate(t *testing.T) {
-	o := &Outcome{TemplateOverhead: []int{5}}
+	o := &Outcome{}
 	for i := range 6 {
-		o.Client = append(o.Client, record.Client{Index: i, RequestID: fmt.Sprintf("req-%d", i), Warmup: i < 2, ISL: 100 + i, OSL: 7})
+		o.Client = append(o.Client, record.Client{Index: i, RequestID: fmt.Sprintf("req-%d", i), Warmup: i < 2, ISL: 100 + i, OSL: 7,
+			ISLTemplate: 105 + i + i%2, UsagePromptTokens: 105 + i + i%2})
 		o.Server = append(o.Server, record.Server{Seq: uint64(i + 1), RequestID: fmt.Sprintf("req-%d", i+1), ISL: 105 + i, OSL: 7,
 			Status: 200, TokenizationMode: record.ModeChatTemplate})
 	}
 	src, isl := o.Lengths(check.ISL)
-	if fmt.Sprint(isl) != "[102 103 104 105]" || src != "server count less the chat template's 5 tokens" {
-		t.Errorf("Lengths(ISL) = %q, %v; want the last 4 requests less 5 tokens", src, isl)
+	if fmt.Sprint(isl) != "[102 103 104 105]" || src != "server count less each request's chat template" {
+		t.Errorf("Lengths(ISL) = %q, %v; want the last 4 requests less their overheads", src, isl)
 	}
+	if got := templateOverheads(o.Client); fmt.Sprint(got) != "[6]" {
+		t.Errorf("templateOverheads = %v, want [6] (median of 5, 6, 5, 6)", got)
+	}
+	old := append([]record.Client(nil), o.Client...)
+	o.Client[5].ISLTemplate = 0 // recorded before the field existed: left whole
+	if src, isl := o.Lengths(check.ISL); fmt.Sprint(isl) != "[102 103 104 111]" || src != "server count less each request's chat template (unknown for 1 requests, left whole)" {
+		t.Errorf("with one overhead unknown: Lengths(ISL) = %q, %v", src, isl)
+	}
+	o.Client = old
 	if _, osl := o.Lengths(check.OSL); len(osl) != 4 {
 		t.Errorf("Lengths(OSL) has %d values, want 4", len(osl))
 	}

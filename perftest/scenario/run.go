@@ -109,7 +109,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
 		runErr = nil // the run stopped early: Interrupted says so
 	}
-	out.TemplateOverhead = templateOverhead(tok, cfg, lo)
+	out.TemplateOverhead = templateOverheads(out.Client)
 	if out.Mocked {
 		sc.Endpoint = "" // as written: the mock, on whatever port it had
 	}
@@ -207,50 +207,4 @@ func writeJSON(w io.Writer, v any) error {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
 	return e.Encode(v)
-}
-
-// templateOverhead computes, per turn, how many tokens the chat template adds around
-// the message contents (the client counts contents; the server the rendering): the
-// rendering of a probe conversation minus its contents' counts, with the tokenizer's
-// template or, as the mock and vLLM do without one, ChatML. nil unless the endpoint is chat.
-func templateOverhead(tok *tokenizer.Tokenizer, cfg loadgen.Config, lo *loadgen.Outcome) []int {
-	if cfg.Endpoint != "" && cfg.Endpoint != loadgen.EndpointChat || cfg.InputFile != "" {
-		return nil
-	}
-	turns := 1
-	if lo != nil {
-		for i := range lo.Records {
-			turns = max(turns, lo.Records[i].Turn+1)
-		}
-	}
-	const probe = "The quick brown fox jumps over the lazy dog" // no edge punctuation, as most cut text
-	out := make([]int, turns)
-	for k := range turns {
-		var msgs []tokenizer.Message
-		contents := 0
-		if cfg.SystemPrompt != "" || cfg.PrefixTokens > 0 {
-			msgs = append(msgs, tokenizer.Message{Role: "system", Content: probe})
-			contents += tok.Count(probe, false)
-		}
-		for j := range 2*k + 1 {
-			role := "user"
-			if j%2 == 1 {
-				role = "assistant"
-			}
-			msgs = append(msgs, tokenizer.Message{Role: role, Content: probe})
-			contents += tok.Count(probe, false)
-		}
-		var n int
-		if tok.HasChatTemplate() {
-			s, err := tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: true})
-			if err != nil {
-				return nil
-			}
-			n = tok.Count(s, false)
-		} else {
-			n = tok.Count(tokenizer.RenderChatMLFallback(msgs, true), false)
-		}
-		out[k] = n - contents
-	}
-	return out
 }
