@@ -179,8 +179,8 @@ type Config struct {
 	Schedule bool    `json:"schedule,omitempty"`
 	Speedup  float64 `json:"speedup,omitempty"`
 	// VLLMVocabSize overrides the vocabulary size the vllm corpus draws offsets and
-	// padding from (vLLM uses Hugging Face's tokenizer.vocab_size, which excludes added
-	// tokens, e.g. 128000 for Llama 3); zero = the tokenizer's VocabSize().
+	// padding from; zero = the tokenizer's BaseVocabSize(), which is what vLLM uses
+	// (Hugging Face's tokenizer.vocab_size, excluding added tokens: 128000 for Llama 3).
 	VLLMVocabSize int `json:"vllm_vocab_size,omitempty"`
 	// BlockTokens is the token count of one mooncake hash block; zero = 512.
 	BlockTokens int `json:"block_tokens,omitempty"`

@@ -77,7 +77,11 @@ func Builtin(name string) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tokenizer{name: name, source: "builtin:" + name, digest: l.digest, b: l.b}, nil
+	t := &Tokenizer{name: name, source: "builtin:" + name, digest: l.digest, b: l.b}
+	if name == "gpt2" {
+		t.base = l.b.vocabSize() // Hugging Face's gpt2 vocab.json includes <|endoftext|>: 50257
+	}
+	return t, nil
 }
 
 type builtinData struct {

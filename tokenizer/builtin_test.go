@@ -15,6 +15,17 @@ func TestBuiltinGPT2Basics(t *testing.T) {
 	if got, want := tok.VocabSize(), 50257; got != want {
 		t.Errorf("VocabSize() = %d, want %d", got, want)
 	}
+	// transformers' GPT2TokenizerFast.vocab_size: <|endoftext|> is in vocab.json.
+	if got, want := tok.BaseVocabSize(), 50257; got != want {
+		t.Errorf("BaseVocabSize() = %d, want %d", got, want)
+	}
+	r50k, err := Builtin("r50k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r50k.BaseVocabSize(), 50256; got != want {
+		t.Errorf("r50k_base BaseVocabSize() = %d, want %d (mergeable tokens; <|endoftext|> is special)", got, want)
+	}
 	if got, want := tok.Encode("Hello world<|endoftext|>", false), []int{15496, 995, 50256}; !slices.Equal(got, want) {
 		t.Errorf("Encode = %v, want %v", got, want)
 	}

@@ -216,6 +216,10 @@ func (b *hfBackend) optimize() {
 
 func (b *hfBackend) vocabSize() int { return b.vocabN }
 
+// baseVocabSize is the model's own vocabulary (added tokens not in it left out), as
+// Hugging Face's get_vocab_size(false).
+func (b *hfBackend) baseVocabSize() int { return b.model.vocabSize() }
+
 func (b *hfBackend) idToToken(id int) (string, bool) {
 	if t, ok := b.added.byID[id]; ok {
 		return t.content, true

@@ -49,6 +49,7 @@ type oracleRequest struct {
 
 type oracleResponse struct {
 	VocabSize  int      `json:"vocab_size"`
+	BaseVocab  int      `json:"base_vocab_size"`
 	Enc        [][]int  `json:"enc"`
 	EncSpecial [][]int  `json:"enc_special"`
 	Dec        []string `json:"dec"`
@@ -208,6 +209,9 @@ func checkAgainstOracle(t *testing.T, b *hfBackend, texts []string, dec [][]int,
 	if got := b.vocabSize(); got != want.VocabSize {
 		t.Errorf("vocabSize() = %d, want %d", got, want.VocabSize)
 	}
+	if got := b.baseVocabSize(); got != want.BaseVocab {
+		t.Errorf("baseVocabSize() = %d, want %d (getVocabSize(false))", got, want.BaseVocab)
+	}
 	bad := 0
 	report := func(format string, args ...any) {
 		bad++
@@ -267,4 +271,30 @@ func idDiff(b *hfBackend, got, want []int) string {
 		return fmt.Sprint(out)
 	}
 	return fmt.Sprintf("  at id %d (got %d ids, want %d)\n  got  %s\n  want %s\n  text near: %q", i, len(got), len(want), toks(got), toks(want), b.decode(want[lo:min(len(want), i+6)], false))
+}
+
+// TestBaseVocabSizeMatchesOracle checks BaseVocabSize (Hugging Face's vocab_size,
+// get_vocab_size(false)) and VocabSize (len(tokenizer)) on every fixture (-short: the
+// short ones).
+func TestBaseVocabSizeMatchesOracle(t *testing.T) {
+	for _, fx := range hfFixtures {
+		if testutil.Short() && !fx.short {
+			continue
+		}
+		t.Run(fx.name, func(t *testing.T) {
+			path := testutil.Fixture(t, fx.rel)
+			tok, err := LoadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runOracle(t, path, "", nil, nil)
+			if got := tok.BaseVocabSize(); got != want.BaseVocab {
+				t.Errorf("BaseVocabSize() = %d, want %d", got, want.BaseVocab)
+			}
+			if got := tok.VocabSize(); got != want.VocabSize {
+				t.Errorf("VocabSize() = %d, want %d", got, want.VocabSize)
+			}
+			t.Logf("vocab_size %d, with added tokens %d", want.BaseVocab, want.VocabSize)
+		})
+	}
 }

@@ -70,6 +70,15 @@ func (b *rustBackend) decode(ids []int, skipSpecial bool) string {
 
 func (b *rustBackend) vocabSize() int { return int(b.t.VocabSize()) }
 
+// baseVocabSize comes from the Go parse of the same file: the binding only reports the
+// size with added tokens, which is the fallback.
+func (b *rustBackend) baseVocabSize() int {
+	if b.vocab != nil {
+		return b.vocab.baseVocabSize()
+	}
+	return b.vocabSize()
+}
+
 func (b *rustBackend) idToToken(id int) (string, bool) {
 	if b.vocab != nil {
 		return b.vocab.idToToken(id)

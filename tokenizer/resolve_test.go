@@ -29,6 +29,9 @@ func TestLlama3TiktokenMatchesTokenizerJSON(t *testing.T) {
 	if got, want := tt.VocabSize(), hf.VocabSize(); got != want {
 		t.Errorf("VocabSize() = %d (tiktoken), %d (tokenizer.json)", got, want)
 	}
+	if got, want := tt.BaseVocabSize(), hf.BaseVocabSize(); got != want || got != 128000 {
+		t.Errorf("BaseVocabSize() = %d (tiktoken), %d (tokenizer.json), want 128000", got, want)
+	}
 	if got, want := tt.SpecialIDs(), hf.SpecialIDs(); !slices.Equal(got, want) {
 		t.Errorf("SpecialIDs() differ: %d vs %d ids", len(got), len(want))
 	}

@@ -85,6 +85,7 @@ func newTiktokenBackend(tokens [][]byte, pattern string, special map[string]int,
 }
 
 func (b *tiktokenBackend) vocabSize() int             { return b.nVocab }
+func (b *tiktokenBackend) baseVocabSize() int         { return len(b.ranks) }
 func (b *tiktokenBackend) specialIDs() []int          { return slices.Clone(b.sorted) }
 func (b *tiktokenBackend) numSpecialTokensToAdd() int { return len(b.bos) }
 

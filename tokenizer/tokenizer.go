@@ -13,6 +13,7 @@ type backend interface {
 	encode(text string, addSpecial bool) []int
 	decode(ids []int, skipSpecial bool) string
 	vocabSize() int
+	baseVocabSize() int
 	idToToken(id int) (string, bool)
 	tokenToID(tok string) (int, bool)
 	specialIDs() []int
@@ -27,6 +28,7 @@ type Tokenizer struct {
 	digest string // hex sha256 of the files it was built from (see Fingerprint)
 	b      backend
 	chat   *chatConfig // chat template and special-token strings; nil if none
+	base   int         // BaseVocabSize when it differs from the backend's (gpt2); 0 = the backend's
 }
 
 // Name returns the name the tokenizer was loaded by.
@@ -60,6 +62,19 @@ func (t *Tokenizer) Decode(ids []int, skipSpecial bool) string { return t.b.deco
 // VocabSize returns the vocabulary size including added tokens (Hugging Face's
 // get_vocab_size(with_added_tokens=True), i.e. len(tokenizer)).
 func (t *Tokenizer) VocabSize() int { return t.b.vocabSize() }
+
+// BaseVocabSize returns the vocabulary size without added tokens: Hugging Face's
+// tokenizer.vocab_size (get_vocab_size(with_added_tokens=False)), the number of entries
+// in the model's vocabulary. It is what vLLM's RandomDataset draws token ids from, and
+// is at most VocabSize. For tiktoken encodings it is the number of mergeable tokens
+// (special tokens are added tokens in Hugging Face's conversions), except for "gpt2",
+// whose Hugging Face vocab.json also holds <|endoftext|>: 50257, as transformers reports.
+func (t *Tokenizer) BaseVocabSize() int {
+	if t.base > 0 {
+		return t.base
+	}
+	return t.b.baseVocabSize()
+}
 
 // IDToToken returns the vocabulary string of id.
 func (t *Tokenizer) IDToToken(id int) (string, bool) { return t.b.idToToken(id) }

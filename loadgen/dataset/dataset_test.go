@@ -8,6 +8,7 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/distribution/nprand"
 	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
@@ -121,7 +122,7 @@ func TestVLLMRandomStream(t *testing.T) {
 	}
 	in := rng.IntegersN(50, 150+1, n) // real = 100: [floor(100·0.5), ceil(100·1.5)]
 	out := rng.IntegersN(10, 31, n)
-	_ = rng.IntegersN(0, int64(tk.VocabSize()), n) // offsets
+	_ = rng.IntegersN(0, int64(tk.BaseVocabSize()), n) // offsets
 	allowed := AllowedTokens(tk)
 	var prefix []int
 	for _, k := range rng.IntegersN(0, int64(len(allowed)), 5) {
@@ -252,5 +253,37 @@ func TestAllowedTokens(t *testing.T) {
 	a := AllowedTokens(tk)
 	if len(a) != tk.VocabSize()-len(tk.SpecialIDs()) {
 		t.Errorf("len(AllowedTokens) = %d; want vocab %d - %d special", len(a), tk.VocabSize(), len(tk.SpecialIDs()))
+	}
+}
+
+// TestVLLMRandomUsesBaseVocabSize checks that, as vLLM does with tokenizer.vocab_size,
+// the vllm corpus draws from the vocabulary without added tokens: for Llama 3, 128000
+// ids rather than len(tokenizer) = 128256. An explicit VocabSize still overrides it.
+func TestVLLMRandomUsesBaseVocabSize(t *testing.T) {
+	tk, err := tokenizer.LoadFile(testutil.Fixture(t, "daulet/Meta-Llama-3-8B-Instruct.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.BaseVocabSize() != 128000 || tk.VocabSize() != 128256 {
+		t.Fatalf("Llama 3: BaseVocabSize() = %d, VocabSize() = %d; want 128000, 128256", tk.BaseVocabSize(), tk.VocabSize())
+	}
+	gen := func(vocab int) string {
+		items, err := VLLMRandomRequests(VLLMRandom{Tok: tk, NumRequests: 6, InputLen: 64, OutputLen: 8, Seed: 1, VocabSize: vocab})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		for _, c := range items {
+			sb.WriteString(c.Turns[0].Prompt)
+			sb.WriteString("\x00")
+		}
+		return sb.String()
+	}
+	def, base, full := gen(0), gen(128000), gen(128256)
+	if def != base {
+		t.Error("VocabSize 0 gave other prompts than VocabSize 128000 (BaseVocabSize)")
+	}
+	if def == full {
+		t.Error("VocabSize 0 gave the same prompts as 128256 (len(tokenizer)); want vLLM's 128000")
 	}
 }

@@ -24,10 +24,9 @@ import (
 //     rng.integers(0, vocab_size, size=missing) from the same stream or truncate, until
 //     the count matches; the final prompt's length is the request's ISL.
 //
-// Differences that remain: vocab_size is tok.VocabSize() unless VocabSize is set
-// (Hugging Face's tokenizer.vocab_size excludes added tokens; set VocabSize to it for
-// models with added tokens, e.g. 128000 for Llama 3), and the special ids are
-// tok.SpecialIDs().
+// vocab_size is tok.BaseVocabSize(), Hugging Face's tokenizer.vocab_size, which
+// excludes added tokens (128000 for Llama 3, whose len(tokenizer) is 128256), unless
+// VocabSize is set. A difference that remains: the special ids are tok.SpecialIDs().
 type VLLMRandom struct {
 	Tok                 *tokenizer.Tokenizer
 	NumRequests         int
@@ -35,7 +34,7 @@ type VLLMRandom struct {
 	RangeRatio          float64
 	PrefixLen           int
 	Seed                uint64
-	// VocabSize overrides tok.VocabSize() (0 = use it).
+	// VocabSize overrides tok.BaseVocabSize() (0 = use it).
 	VocabSize int
 }
 
@@ -76,7 +75,7 @@ func VLLMRandomRequests(c VLLMRandom) ([]Conversation, error) {
 	outHi := max(int64(math.Ceil(float64(c.OutputLen)*(1+r))), 1)
 	vocab := c.VocabSize
 	if vocab == 0 {
-		vocab = tok.VocabSize()
+		vocab = tok.BaseVocabSize()
 	}
 	rng := nprand.NewGenerator(c.Seed)
 	n := c.NumRequests

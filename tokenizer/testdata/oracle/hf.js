@@ -5,7 +5,7 @@
 //   {"file": "path/to/tokenizer.json",          // or "json": "<tokenizer.json text>"
 //    "texts": ["<base64 of UTF-8 bytes>", ...],  // encoded with and without special tokens
 //    "decode": [[ids...], ...]}                  // decoded with skip_special_tokens false and true
-// stdout: {"vocab_size": N, "enc": [[...]], "enc_special": [[...]],
+// stdout: {"vocab_size": N, "base_vocab_size": N, "enc": [[...]], "enc_special": [[...]],
 //          "dec": ["..."], "dec_skip": ["..."]}
 //
 // Texts travel as base64 bytes because JSON strings cannot carry invalid UTF-8; they are
@@ -21,7 +21,7 @@ async function main() {
   tok.disableTruncation();
   tok.disablePadding();
   const texts = (req.texts || []).map((b) => Buffer.from(b, "base64").toString("utf8"));
-  const out = { vocab_size: tok.getVocabSize(true), enc: [], enc_special: [], dec: [], dec_skip: [] };
+  const out = { vocab_size: tok.getVocabSize(true), base_vocab_size: tok.getVocabSize(false), enc: [], enc_special: [], dec: [], dec_skip: [] };
   const batch = 256;
   for (let i = 0; i < texts.length; i += batch) {
     const part = texts.slice(i, i + batch);
