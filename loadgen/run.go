@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/tokenizer"
@@ -528,9 +530,7 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	r.sender.send(rctx, c, &rec, &res)
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
-	if t.Body == nil {
-		r.templateCount(e, t, tc, &rec)
-	}
+	r.templateCount(e, t, tc, &rec)
 	r.count(&rec, &res)
 	r.finish(rec)
 	return string(res.text)
@@ -538,34 +538,56 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 
 // templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
 // input is a list of messages (chat, or Responses with a system prompt or history):
-// the messages as sent, rendered with the tokenizer's chat template and the
-// generation prompt (the ChatML fallback without one) and encoded without special
-// tokens, as the mock server and vLLM count a chat prompt. A render error leaves
-// both unset.
+// the messages as sent, rendered with the tokenizer's chat template (the ChatML
+// fallback without one) and the generation prompt unless the body turns it off
+// (add_generation_prompt, a vLLM extension), and encoded without special tokens, as
+// the mock server and vLLM count a chat prompt. A chat payload sent as it is (an
+// input file) is parsed for its messages, and its ISL becomes their contents' count.
+// A render error or an unreadable payload leaves both unset.
 func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client) {
+	var msgs []tokenizer.Message
+	addGen := true
 	switch {
-	case e == EndpointChat:
-	case e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+	case t.Body != nil:
+		var req openai.ChatRequest
+		if e != EndpointChat || json.Unmarshal(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
+			return
+		}
+		contents := 0
+		for _, m := range req.Messages {
+			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
+			contents += r.tok.Count(m.Content.Text, false)
+		}
+		if req.AddGenerationPrompt != nil {
+			addGen = *req.AddGenerationPrompt
+		}
+		if rec.ISL == 0 {
+			rec.ISL = contents
+		}
+	case e == EndpointChat, e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+		msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
+		if tc.system != "" {
+			msgs = append(msgs, tokenizer.Message{Role: "system", Content: tc.system})
+		}
+		for _, m := range tc.history {
+			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
+		}
+		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
+		if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok && e == EndpointChat {
+			addGen = v
+		}
 	default:
 		return
 	}
-	msgs := make([]tokenizer.Message, 0, len(tc.history)+2)
-	if tc.system != "" {
-		msgs = append(msgs, tokenizer.Message{Role: "system", Content: tc.system})
-	}
-	for _, m := range tc.history {
-		msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
-	}
-	msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
 	if r.tok.HasChatTemplate() {
-		s, err := r.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: true})
+		s, err := r.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 		if err != nil {
 			return
 		}
 		rec.ISLTemplate, rec.TokenizationMode = r.tok.Count(s, false), record.ModeChatTemplate
 		return
 	}
-	rec.ISLTemplate = r.tok.Count(tokenizer.RenderChatMLFallback(msgs, true), false)
+	rec.ISLTemplate = r.tok.Count(tokenizer.RenderChatMLFallback(msgs, addGen), false)
 	rec.TokenizationMode = record.ModeChatTemplateFallback
 }
 

@@ -1,6 +1,9 @@
 package perftest
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -23,6 +26,29 @@ func TestMultiTurnTemplateOverhead(t *testing.T) {
 	for _, c := range res.Client {
 		if c.OK() && c.TokenizationMode != "chat_template_fallback" {
 			t.Errorf("request %s: TokenizationMode = %q, want chat_template_fallback", c.RequestID, c.TokenizationMode)
+		}
+	}
+	res.AssertTokenizerMatch(t)
+}
+
+// TestChatPayloadsMatchExactly sends chat bodies from a payload file as they are —
+// a system prompt, list-of-parts content with an image, add_generation_prompt off —
+// and checks that the client's count of each rendered conversation equals the mock's.
+func TestChatPayloadsMatchExactly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "payloads.jsonl")
+	lines := []string{
+		`{"model":"m","messages":[{"role":"user","content":"Hello there, how are you today?"}],"max_tokens":4}`,
+		`{"model":"m","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Name three rivers.\n"}],"max_tokens":4}`,
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"What is in "},{"type":"image_url","image_url":{"url":"data:,x"}},{"type":"text","text":" this picture?"}]}],"max_tokens":4}`,
+		`{"model":"m","add_generation_prompt":false,"messages":[{"role":"user","content":"  spaces at the edges  "}],"max_tokens":4}`,
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := Run(t, Scenario{Name: "payloads", InputFile: path, InputFormat: "payloads", Concurrency: 1, Mock: mockserver.Config{Fast: true}})
+	for _, c := range res.Client {
+		if !c.OK() || c.ISL <= 0 || c.ISLTemplate <= c.ISL {
+			t.Errorf("request %s: ok=%v ISL=%d ISLTemplate=%d; want contents counted and the template on top", c.RequestID, c.OK(), c.ISL, c.ISLTemplate)
 		}
 	}
 	res.AssertTokenizerMatch(t)

@@ -31,7 +31,9 @@ type Objectives struct {
 	MinRequestThroughput float64 `json:"min_request_throughput,omitzero" yaml:"min_request_throughput,omitempty"`
 	// TokenizerMatch checks that the server counted each successful request's input
 	// tokens as the client did (the mock's count, or usage.prompt_tokens), within
-	// TokenizerTolerance tokens after the chat template's overhead; false = not checked.
+	// TokenizerTolerance tokens (0 = exactly); for chat requests the client's count is
+	// of the messages rendered by the chat template (record.Client.ISLTemplate); false =
+	// not checked.
 	TokenizerMatch     bool `json:"tokenizer_match,omitempty" yaml:"tokenizer_match,omitempty"`
 	TokenizerTolerance int  `json:"tokenizer_tolerance,omitempty" yaml:"tokenizer_tolerance,omitempty"`
 	// ISLFit and OSLFit check that the input and output lengths (see
