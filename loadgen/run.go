@@ -96,6 +96,7 @@ type runner struct {
 	spin    time.Duration
 	memoMu  sync.RWMutex
 	memo    map[string]int
+	tmemo   map[string]templated // templateCount's results for short single-turn inputs, under memoMu
 	apiKey  string
 	headers [][2]string
 
@@ -126,7 +127,7 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 			return nil, fmt.Errorf("loadgen: default tokenizer: %w", err)
 		}
 	}
-	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}, spin: DefaultSpin, memo: map[string]int{}}
+	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}, spin: DefaultSpin, memo: map[string]int{}, tmemo: map[string]templated{}}
 	if cfg.CoarseTimer {
 		r.spin = 0
 	}
@@ -536,6 +537,12 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	return string(res.text)
 }
 
+// templated is what templateCount found for one input.
+type templated struct {
+	isl, tmpl int // contents (payloads only) and rendered counts
+	mode      string
+}
+
 // templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
 // input is a list of messages (chat, or Responses with a system prompt or history):
 // the messages as sent, rendered with the tokenizer's chat template (the ChatML
@@ -543,28 +550,74 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 // (add_generation_prompt, a vLLM extension), and encoded without special tokens, as
 // the mock server and vLLM count a chat prompt. A chat payload sent as it is (an
 // input file) is parsed for its messages, and its ISL becomes their contents' count.
-// A render error or an unreadable payload leaves both unset.
+// A render error or an unreadable payload leaves both unset. Results for short
+// single-turn inputs are memoised: payload files and small prompts repeat, and at
+// tens of thousands of requests per second the render is a visible CPU cost.
 func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client) {
-	var msgs []tokenizer.Message
 	addGen := true
+	if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok && e == EndpointChat && t.Body == nil {
+		addGen = v
+	}
+	var key string
 	switch {
-	case t.Body != nil:
-		var req openai.ChatRequest
-		if e != EndpointChat || json.Unmarshal(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
+	case t.Body != nil && e == EndpointChat:
+		key = "b" + string(t.Body)
+	case e == EndpointChat && len(tc.history) == 0:
+		key = fmt.Sprintf("p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
+	case e == EndpointChat, e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+	default:
+		return
+	}
+	if len(key) > 1024 {
+		key = ""
+	}
+	if key != "" {
+		r.memoMu.RLock()
+		v, ok := r.tmemo[key]
+		r.memoMu.RUnlock()
+		if ok {
+			r.setTemplated(rec, v)
 			return
 		}
-		contents := 0
+	}
+	v, ok := r.render(t, tc, addGen)
+	if !ok {
+		return
+	}
+	if key != "" {
+		r.memoMu.Lock()
+		if len(r.tmemo) < 8192 {
+			r.tmemo[key] = v
+		}
+		r.memoMu.Unlock()
+	}
+	r.setTemplated(rec, v)
+}
+
+func (r *runner) setTemplated(rec *record.Client, v templated) {
+	rec.ISLTemplate, rec.TokenizationMode = v.tmpl, v.mode
+	if rec.ISL == 0 {
+		rec.ISL = v.isl
+	}
+}
+
+// render counts t's messages (its payload's, or the system prompt, history and
+// prompt) rendered as templateCount describes; ok is false if it could not.
+func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated, ok bool) {
+	var msgs []tokenizer.Message
+	if t.Body != nil {
+		var req openai.ChatRequest
+		if json.Unmarshal(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
+			return v, false
+		}
 		for _, m := range req.Messages {
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
-			contents += r.tok.Count(m.Content.Text, false)
+			v.isl += r.tok.Count(m.Content.Text, false)
 		}
 		if req.AddGenerationPrompt != nil {
 			addGen = *req.AddGenerationPrompt
 		}
-		if rec.ISL == 0 {
-			rec.ISL = contents
-		}
-	case e == EndpointChat, e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+	} else {
 		msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
 		if tc.system != "" {
 			msgs = append(msgs, tokenizer.Message{Role: "system", Content: tc.system})
@@ -573,22 +626,17 @@ func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *re
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
 		}
 		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
-		if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok && e == EndpointChat {
-			addGen = v
-		}
-	default:
-		return
 	}
 	if r.tok.HasChatTemplate() {
 		s, err := r.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 		if err != nil {
-			return
+			return v, false
 		}
-		rec.ISLTemplate, rec.TokenizationMode = r.tok.Count(s, false), record.ModeChatTemplate
-		return
+		v.tmpl, v.mode = r.tok.Count(s, false), record.ModeChatTemplate
+		return v, true
 	}
-	rec.ISLTemplate = r.tok.Count(tokenizer.RenderChatMLFallback(msgs, addGen), false)
-	rec.TokenizationMode = record.ModeChatTemplateFallback
+	v.tmpl, v.mode = r.tok.Count(tokenizer.RenderChatMLFallback(msgs, addGen), false), record.ModeChatTemplateFallback
+	return v, true
 }
 
 // pick chooses a target by the routing policy.

@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/tokenizer"
 	"github.com/valyala/fasthttp"
 )
@@ -515,5 +516,35 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 		if r.ISLTemplate != 0 || r.TokenizationMode != "" {
 			t.Errorf("completions request %s: ISLTemplate = %d (%q), want unset", r.RequestID, r.ISLTemplate, r.TokenizationMode)
 		}
+	}
+}
+
+// TestTemplateCountMemo checks that a memoised count (a repeated payload or short
+// prompt) equals a fresh one, and that the key tells add_generation_prompt and the
+// system prompt apart.
+func TestTemplateCountMemo(t *testing.T) {
+	r := &runner{tok: gpt2(t), tmemo: map[string]templated{}}
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)
+	count := func(tt *dataset.Turn, tc *turnCtx, e Endpoint) record.Client {
+		var rec record.Client
+		r.templateCount(e, tt, tc, &rec)
+		return rec
+	}
+	fresh := count(&dataset.Turn{Body: body}, &turnCtx{}, EndpointChat)
+	again := count(&dataset.Turn{Body: body}, &turnCtx{}, EndpointChat)
+	want := gpt2(t).Count(tokenizer.RenderChatMLFallback([]tokenizer.Message{{Role: "user", Content: "hello"}}, true), false)
+	if fresh.ISLTemplate != want || again.ISLTemplate != fresh.ISLTemplate || again.ISL != fresh.ISL || again.TokenizationMode != fresh.TokenizationMode || fresh.ISL != 1 {
+		t.Errorf("payload: fresh %d/%d, memoised %d/%d; want ISL 1, ISLTemplate %d", fresh.ISL, fresh.ISLTemplate, again.ISL, again.ISLTemplate, want)
+	}
+	plain := count(&dataset.Turn{Prompt: "hello"}, &turnCtx{}, EndpointChat)
+	sys := count(&dataset.Turn{Prompt: "hello"}, &turnCtx{system: "Be brief."}, EndpointChat)
+	r.cfg.ExtraBody = map[string]any{"add_generation_prompt": false}
+	noGen := count(&dataset.Turn{Prompt: "hello"}, &turnCtx{}, EndpointChat)
+	if plain.ISLTemplate != want || sys.ISLTemplate <= want || noGen.ISLTemplate >= want {
+		t.Errorf("ISLTemplate plain %d, with system %d, without generation prompt %d; want %d, more, less",
+			plain.ISLTemplate, sys.ISLTemplate, noGen.ISLTemplate, want)
+	}
+	if len(r.tmemo) != 4 {
+		t.Errorf("memo holds %d entries, want 4 (payload, plain, system, no generation prompt)", len(r.tmemo))
 	}
 }
