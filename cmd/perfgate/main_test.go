@@ -46,6 +46,14 @@ func TestVersionAndHelp(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "--model-names, --m, -m") && !strings.Contains(out, "--model-names") {
 		t.Errorf("profile -h = %d:\n%s", code, out)
 	}
+	if n := strings.Count(out, "Usage: perfgate profile"); n != 1 {
+		t.Errorf("profile -h printed its usage %d times, want once", n)
+	}
+	// A bad flag is one line on stderr and nothing on stdout (no flag list dump).
+	code, out, errOut := cli(t, "profile", "--frob", "1")
+	if code != ExitInvalidConfig || out != "" || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
+		t.Errorf("profile --frob 1 = exit %d, stdout %q, stderr %q; want exit %d, no stdout, one stderr line", code, out, errOut, ExitInvalidConfig)
+	}
 }
 
 // freePort returns a loopback port nothing listens on.

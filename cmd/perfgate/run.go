@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/term"
 )
@@ -132,11 +133,25 @@ func usage(w io.Writer) {
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
+	// The flag package calls Usage on every parse error too; a bad flag must give one
+	// line on stderr, not the whole flag list, so Usage stays silent and parseFlags prints
+	// the help only when it was asked for.
+	fs.Usage = func() {}
+	helpers.Store(fs, func() {
 		fmt.Fprintf(e.stdout, "Usage: perfgate %s %s\n\nFlags (one or two dashes):\n", name, synopsis)
 		printDefaults(e.stdout, fs)
-	}
+	})
 	return fs
+}
+
+// helpers maps a flag set made by newFlags to the function that prints its help.
+var helpers sync.Map // *flag.FlagSet → func()
+
+// printHelp prints the help of a flag set made by newFlags.
+func printHelp(fs *flag.FlagSet) {
+	if h, ok := helpers.Load(fs); ok {
+		h.(func())()
+	}
 }
 
 // printDefaults lists flags with aliases grouped ("--model-names, --model, -m").
@@ -182,7 +197,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	switch {
 	case err == nil:
 	case errors.Is(err, flag.ErrHelp):
-		fs.Usage()
+		printHelp(fs)
 		return flag.ErrHelp
 	default:
 		msg := err.Error()
