@@ -35,16 +35,20 @@ func TestServerSeesPoissonArrivals(t *testing.T) {
 	for i := range sg {
 		sg[i] = (sched[i+1] - sched[i]).Seconds()
 	}
-	if ks := distribution.KS1(sg, distribution.Exponential{Rate: 1000}); ks.Reject(0.01) {
-		t.Errorf("scheduled inter-arrivals do not fit Exponential{Rate: 1000}: %v (alpha 0.01)", ks)
+	sks := distribution.KS1(sg, distribution.Exponential{Rate: 1000})
+	t.Logf("scheduled inter-arrivals vs Exponential{1000}: %v", sks)
+	if sks.Reject(0.01) {
+		t.Errorf("scheduled inter-arrivals do not fit Exponential{Rate: 1000}: %v (alpha 0.01)", sks)
 	}
 	// The server stamps arrivals with the kernel's receive time, so its own scheduling
-	// does not blur them; the client's send lag (Sent − Scheduled) still does. If the
-	// process was starved of CPU (other processes on a shared 2-core machine), the lag
-	// says so and the server-side test is not meaningful: skip, saying why.
-	if lag := distribution.Percentile(lags, 0.99); lag > 0.25 {
-		t.Skipf("send lag p99 = %.2f ms (> 0.25 ms): the process was starved of CPU; server-side KS skipped", lag)
-	}
+	// does not blur them; the client's send lag (Sent − Scheduled) still can. On a
+	// quiet 2-core machine the lag is p50 ~10 µs, p99 ~0.2–1 ms (a GC or a neighbour
+	// taking both cores for a moment). A p99 above 2 ms means the process was starved
+	// of CPU for a sizeable part of the run (other processes on the shared machine),
+	// which no generator can pace through: only then is the server-side test skipped.
+	slices.Sort(lags)
+	lp := func(q float64) float64 { return distribution.PercentileSorted(lags, q) }
+	t.Logf("send lag (Sent − Scheduled): p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms", lp(0.5), lp(0.9), lp(0.99), lags[len(lags)-1])
 	arr, _, _ := g.snapshot()
 	if len(arr) != n {
 		t.Fatalf("server saw %d requests; want %d", len(arr), n)
@@ -56,6 +60,9 @@ func TestServerSeesPoissonArrivals(t *testing.T) {
 	}
 	ks := distribution.KS1(gaps, distribution.Exponential{Rate: 1000})
 	t.Logf("server inter-arrivals vs Exponential{1000}: %v", ks)
+	if lag := lp(0.99); lag > 2 {
+		t.Skipf("send lag p99 = %.2f ms (> 2 ms): the process was starved of CPU; server-side KS not judged (%v)", lag, ks)
+	}
 	if ks.Reject(0.01) {
 		t.Errorf("server inter-arrival times do not fit Exponential{Rate: 1000}: %v (alpha 0.01)", ks)
 	}

@@ -416,7 +416,11 @@ func TestStaleKeepAliveIsRetried(t *testing.T) {
 func TestSourceAddrsAndAPIKey(t *testing.T) {
 	g := newGroundTruth(t)
 	t.Setenv("PERFGATE_TEST_KEY", "sk-from-env")
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Requests: 8, Concurrency: 4,
+	// Streams that last 20 ms keep the 4 workers' requests overlapping, so 4
+	// connections are dialed (round-robin over the 2 addresses) rather than one being
+	// reused by every worker when responses come back at once.
+	g.set(func(c *groundTruth) { c.TTFT = 20 * time.Millisecond })
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 8, Concurrency: 4,
 		SourceAddrs: []string{"127.0.0.2", "127.0.0.3"}, APIKeyEnv: "PERFGATE_TEST_KEY"}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
