@@ -32,7 +32,8 @@ type groundTruth struct {
 	done     chan struct{}
 	mu       sync.Mutex
 	arrivals []time.Time
-	emits    map[string][]emit // request id → when each content chunk was written
+	arrived  map[string]time.Time // request id → arrival time (as in arrivals)
+	emits    map[string][]emit    // request id → when each content chunk was written
 	bodies   map[string][]byte
 	conns    map[uint64]bool
 	sources  map[string]int // remote IP → requests
@@ -41,7 +42,7 @@ type groundTruth struct {
 
 func newGroundTruth(t testing.TB) *groundTruth {
 	t.Helper()
-	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]emit{}, bodies: map[string][]byte{}, conns: map[uint64]bool{}, sources: map[string]int{}}
+	g := &groundTruth{t: t, Tokens: 4, done: make(chan struct{}), emits: map[string][]emit{}, arrived: map[string]time.Time{}, bodies: map[string][]byte{}, conns: map[uint64]bool{}, sources: map[string]int{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +76,7 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	g.mu.Lock()
 	tokens, ttft, itl := g.Tokens, g.TTFT, g.ITL
 	g.arrivals = append(g.arrivals, now)
+	g.arrived[id] = now
 	g.conns[ctx.ConnID()] = true
 	g.sources[ctx.RemoteIP().String()]++
 	g.auth = string(ctx.Request.Header.Peek("Authorization"))
