@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 
 // thirdParty lists the non-stdlib module prefixes each package family may use.
 var thirdParty = map[string][]string{
-	"tokenizer":    {"github.com/dlclark/regexp2", "github.com/ardanlabs/jinja", "golang.org/x/text", "github.com/daulet/tokenizers"},
+	"tokenizer":    {"github.com/dlclark/regexp2", "golang.org/x/text", "github.com/daulet/tokenizers"},
 	"distribution": {"gonum.org/v1/gonum", "github.com/montanaflynn/stats", "golang.org/x/"},
 	"internal":     {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
 }
