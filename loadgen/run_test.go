@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,20 +23,8 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-var (
-	gpt2Once sync.Once
-	gpt2Tok  *tokenizer.Tokenizer
-	gpt2Err  error
-)
-
-func gpt2(t testing.TB) *tokenizer.Tokenizer {
-	t.Helper()
-	gpt2Once.Do(func() { gpt2Tok, gpt2Err = tokenizer.Load("gpt2") })
-	if gpt2Err != nil {
-		t.Fatalf("tokenizer.Load(gpt2): %v", gpt2Err)
-	}
-	return gpt2Tok
-}
+// gpt2 returns the shared gpt2 built-in.
+func gpt2(t testing.TB) *tokenizer.Tokenizer { return testutil.Tokenizer(t, "gpt2") }
 
 func fixed(v float64) distribution.Spec {
 	return distribution.Spec{Distribution: distribution.Fixed{Value: v}}

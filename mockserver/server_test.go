@@ -10,29 +10,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/internal/sse"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-var (
-	gpt2Once sync.Once
-	gpt2Tok  *tokenizer.Tokenizer
-	gpt2Err  error
-)
-
-func gpt2(t testing.TB) *tokenizer.Tokenizer {
-	t.Helper()
-	gpt2Once.Do(func() { gpt2Tok, gpt2Err = tokenizer.Load("gpt2") })
-	if gpt2Err != nil {
-		t.Fatalf("tokenizer.Load(gpt2): %v", gpt2Err)
-	}
-	return gpt2Tok
-}
+// gpt2 returns the shared gpt2 built-in.
+func gpt2(t testing.TB) *tokenizer.Tokenizer { return testutil.Tokenizer(t, "gpt2") }
 
 // start runs a server for the test and closes it at cleanup.
 func start(t testing.TB, cfg Config, opts ...Option) *Server {

@@ -8,13 +8,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // compare drives a and b alternately in `rounds` slices of d/rounds each and sums the
@@ -42,20 +41,9 @@ func seconds() time.Duration {
 	return 2 * time.Second
 }
 
-var (
-	tokOnce sync.Once
-	tok     *tokenizer.Tokenizer
-)
-
 func startMock(b *testing.B, cfg mockserver.Config) *mockserver.Server {
 	b.Helper()
-	tokOnce.Do(func() {
-		var err error
-		if tok, err = tokenizer.Load("gpt2"); err != nil {
-			panic(err)
-		}
-	})
-	s, err := mockserver.New(mockserver.WithConfig(cfg), mockserver.WithTokenizer(tok))
+	s, err := mockserver.New(mockserver.WithConfig(cfg), mockserver.WithTokenizer(testutil.Tokenizer(b, "gpt2")))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -12,20 +11,8 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-var (
-	tokOnce sync.Once
-	tok     *tokenizer.Tokenizer
-	tokErr  error
-)
-
-func gpt2(t testing.TB) *tokenizer.Tokenizer {
-	t.Helper()
-	tokOnce.Do(func() { tok, tokErr = tokenizer.Load("gpt2") })
-	if tokErr != nil {
-		t.Fatalf("tokenizer.Load(gpt2): %v", tokErr)
-	}
-	return tok
-}
+// gpt2 returns the shared gpt2 built-in.
+func gpt2(t testing.TB) *tokenizer.Tokenizer { return testutil.Tokenizer(t, "gpt2") }
 
 // TestTextExact re-encodes every prompt: its count must be the requested length.
 func TestTextExact(t *testing.T) {
