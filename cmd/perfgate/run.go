@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 
 	"golang.org/x/term"
 )
@@ -133,25 +132,11 @@ func usage(w io.Writer) {
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	// The flag package calls Usage on every parse error too; a bad flag must give one
-	// line on stderr, not the whole flag list, so Usage stays silent and parseFlags prints
-	// the help only when it was asked for.
-	fs.Usage = func() {}
-	helpers.Store(fs, func() {
+	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "Usage: perfgate %s %s\n\nFlags (one or two dashes):\n", name, synopsis)
 		printDefaults(e.stdout, fs)
-	})
-	return fs
-}
-
-// helpers maps a flag set made by newFlags to the function that prints its help.
-var helpers sync.Map // *flag.FlagSet → func()
-
-// printHelp prints the help of a flag set made by newFlags.
-func printHelp(fs *flag.FlagSet) {
-	if h, ok := helpers.Load(fs); ok {
-		h.(func())()
 	}
+	return fs
 }
 
 // printDefaults lists flags with aliases grouped ("--model-names, --model, -m").
@@ -193,11 +178,17 @@ func printDefaults(w io.Writer, fs *flag.FlagSet) {
 // parseFlags parses args and turns flag errors into one-line invalid-config errors that
 // name the flag.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	// The flag package calls Usage on every parse error too; a bad flag must give one
+	// line on stderr, not the whole flag list, so Usage is silenced while parsing and
+	// called only when help was asked for.
+	usage := fs.Usage
+	fs.Usage = func() {}
 	err := fs.Parse(args)
+	fs.Usage = usage
 	switch {
 	case err == nil:
 	case errors.Is(err, flag.ErrHelp):
-		printHelp(fs)
+		fs.Usage()
 		return flag.ErrHelp
 	default:
 		msg := err.Error()
