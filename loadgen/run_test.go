@@ -18,13 +18,14 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/internal/testutil/toktest"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/tokenizer"
 	"github.com/valyala/fasthttp"
 )
 
 // gpt2 returns the shared gpt2 built-in.
-func gpt2(t testing.TB) *tokenizer.Tokenizer { return testutil.Tokenizer(t, "gpt2") }
+func gpt2(t testing.TB) *tokenizer.Tokenizer { return toktest.Load(t, "gpt2") }
 
 func fixed(v float64) distribution.Spec {
 	return distribution.Spec{Distribution: distribution.Fixed{Value: v}}

@@ -15,12 +15,12 @@ import (
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/internal/sse"
-	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/internal/testutil/toktest"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // gpt2 returns the shared gpt2 built-in.
-func gpt2(t testing.TB) *tokenizer.Tokenizer { return testutil.Tokenizer(t, "gpt2") }
+func gpt2(t testing.TB) *tokenizer.Tokenizer { return toktest.Load(t, "gpt2") }
 
 // start runs a server for the test and closes it at cleanup.
 func start(t testing.TB, cfg Config, opts ...Option) *Server {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/internal/testutil/toktest"
 	"github.com/perfgate/perfgate/mockserver"
 )
 
@@ -43,7 +43,7 @@ func seconds() time.Duration {
 
 func startMock(b *testing.B, cfg mockserver.Config) *mockserver.Server {
 	b.Helper()
-	s, err := mockserver.New(mockserver.WithConfig(cfg), mockserver.WithTokenizer(testutil.Tokenizer(b, "gpt2")))
+	s, err := mockserver.New(mockserver.WithConfig(cfg), mockserver.WithTokenizer(toktest.Load(b, "gpt2")))
 	if err != nil {
 		b.Fatal(err)
 	}

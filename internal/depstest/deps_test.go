@@ -16,26 +16,27 @@ const module = "github.com/perfgate/perfgate"
 // allowed maps a package (relative to the module, "..." = any subpackage) to the module
 // packages it may import, directly or not. Third-party imports are checked by thirdParty.
 var allowed = map[string][]string{
-	"tokenizer":         {"tokenizer/..."},
-	"tokenizer/...":     {"tokenizer/..."},
-	"distribution":      {"distribution/..."},
-	"distribution/...":  {"distribution/..."},
-	"internal/openai":   {},
-	"internal/sse":      {},
-	"internal/record":   {},
-	"internal/testutil": {"tokenizer/..."}, // test helpers: may load tokenizers
-	"internal/depstest": {},
-	"mockserver":        {"mockserver/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
-	"mockserver/...":    {"mockserver/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
-	"loadgen":           {"loadgen/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
-	"loadgen/...":       {"loadgen/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
-	"reportgen":         {"reportgen/...", "distribution/...", "internal/record"},
-	"reportgen/...":     {"reportgen/...", "distribution/...", "internal/record"},
-	"perftest/check":    {"distribution/...", "internal/record"},
-	"perftest/scenario": {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
-	"perftest":          {"perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
-	"cmd/perfgate":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
-	"bench/...":         {"..."},
+	"tokenizer":                 {"tokenizer/..."},
+	"tokenizer/...":             {"tokenizer/..."},
+	"distribution":              {"distribution/..."},
+	"distribution/...":          {"distribution/..."},
+	"internal/openai":           {},
+	"internal/sse":              {},
+	"internal/record":           {},
+	"internal/testutil":         {},
+	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
+	"internal/depstest":         {},
+	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "internal/openai", "internal/sse", "internal/record"},
+	"reportgen":                 {"reportgen/...", "distribution/...", "internal/record"},
+	"reportgen/...":             {"reportgen/...", "distribution/...", "internal/record"},
+	"perftest/check":            {"distribution/...", "internal/record"},
+	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
+	"perftest":                  {"perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
+	"cmd/perfgate":              {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "tokenizer/...", "internal/openai", "internal/sse", "internal/record"},
+	"bench/...":                 {"..."},
 }
 
 // thirdParty lists the non-stdlib module prefixes each package family may use.
@@ -137,7 +138,7 @@ func TestPackageGraph(t *testing.T) {
 func TestOnlyPerftestImportsTesting(t *testing.T) {
 	for _, p := range listPackages(t) {
 		r, ok := rel(p.ImportPath)
-		if !ok || r == "perftest" || r == "internal/testutil" || r == "internal/depstest" || strings.HasPrefix(r, "examples_test") {
+		if !ok || r == "perftest" || r == "internal/testutil" || r == "internal/testutil/toktest" || r == "internal/depstest" || strings.HasPrefix(r, "examples_test") {
 			continue
 		}
 		if slices.Contains(p.Deps, "testing") {

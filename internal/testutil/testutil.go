@@ -10,10 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
-
-	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // CacheDir returns the fixture cache directory.
@@ -70,20 +67,4 @@ func Node(t testing.TB, script string, args ...string) *exec.Cmd {
 // Short reports whether heavy tests should be trimmed: -short, unless CI=true.
 func Short() bool {
 	return testing.Short() && os.Getenv("CI") != "true"
-}
-
-// tokenizers caches one load per name for the whole test binary: built-ins are cheap
-// to share, and a model file takes a second to parse.
-var tokenizers sync.Map // name → func() (*tokenizer.Tokenizer, error)
-
-// Tokenizer returns the tokenizer name resolves to (tokenizer.Load), loaded once per test
-// binary, and fails the test if it cannot be loaded.
-func Tokenizer(t testing.TB, name string) *tokenizer.Tokenizer {
-	t.Helper()
-	load, _ := tokenizers.LoadOrStore(name, sync.OnceValues(func() (*tokenizer.Tokenizer, error) { return tokenizer.Load(name) }))
-	tok, err := load.(func() (*tokenizer.Tokenizer, error))()
-	if err != nil {
-		t.Fatalf("tokenizer.Load(%q): %v", name, err)
-	}
-	return tok
 }

@@ -8,11 +8,12 @@ import (
 	"github.com/perfgate/perfgate/distribution/nprand"
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/internal/testutil/toktest"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // gpt2 returns the shared gpt2 built-in.
-func gpt2(t testing.TB) *tokenizer.Tokenizer { return testutil.Tokenizer(t, "gpt2") }
+func gpt2(t testing.TB) *tokenizer.Tokenizer { return toktest.Load(t, "gpt2") }
 
 // TestTextExact re-encodes every prompt: its count must be the requested length.
 func TestTextExact(t *testing.T) {
