@@ -326,7 +326,8 @@ func pomeranz(n int, x float64) float64 {
 		}
 		return max(j1+2, 0), min(j2, n)
 	}
-	j1, j2 := bounds(0)
+	j1, _ := bounds(0)
+	var j2 int
 	conv := make([]float64, 2*npw)
 	for i := 1; i < 2*n+2; i++ {
 		k1 := j1

@@ -394,8 +394,6 @@ func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), l
 // openai.AppendChatChunk / AppendCompletionChunk produce for a content-only chunk.
 type chunkTemplate struct{ prefix, suffix []byte }
 
-const chunkMarker = "\u00a7marker\u00a7"
-
 func newChunkTemplate(j *job, h openai.ChunkHeader) *chunkTemplate {
 	var b []byte
 	switch j.kind {

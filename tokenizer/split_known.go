@@ -154,8 +154,6 @@ func contraction(s string, i int, fold bool) int {
 	return i
 }
 
-// spaceEnd returns the end of the run of \s from i.
-func spaceEnd(s string, i int) int { return runN(s, i, cSpace, 0) }
 
 // whitespace handles \s*[\r\n]+|\s+(?!\S)|\s+ at i (where s[i] is \s), given whether the
 // \s*[\r\n]+ alternative is part of the pattern.
