@@ -62,7 +62,7 @@ type capturedWire struct {
 // MarshalJSON writes the wire form described at [Captured].
 func (c Captured) MarshalJSON() ([]byte, error) {
 	w := capturedWire{Seq: c.Seq, TS: c.TS, Method: c.Method, Path: c.Path, Query: c.Query, Headers: c.Headers, BodyLen: len(c.Body)}
-	if len(c.Body) > 0 && json.Valid(c.Body) && bytes.IndexAny(c.Body, "\r\n") < 0 && !startsOrEndsWithSpace(c.Body) {
+	if len(c.Body) > 0 && json.Valid(c.Body) && !bytes.ContainsAny(c.Body, "\r\n") && !startsOrEndsWithSpace(c.Body) {
 		w.Body = c.Body
 	} else if len(c.Body) > 0 {
 		w.BodyBase64 = base64.StdEncoding.EncodeToString(c.Body)

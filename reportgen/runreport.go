@@ -265,9 +265,7 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 	}
 	rel := func(t []float64) []float64 {
 		out := make([]float64, len(t))
-		for i, v := range t {
-			out[i] = v
-		}
+		copy(out, t)
 		return out
 	}
 	page := runPage{

@@ -231,7 +231,7 @@ var promptType = reflectTypeOf[Prompt]()
 // MarshalJSON writes a single string or id list unwrapped, lists otherwise.
 func (p Prompt) MarshalJSON() ([]byte, error) {
 	switch {
-	case p.IDs != nil && len(p.IDs) == 1:
+	case len(p.IDs) == 1:
 		return json.Marshal(p.IDs[0])
 	case p.IDs != nil:
 		return json.Marshal(p.IDs)
