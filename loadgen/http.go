@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,7 @@ import (
 // idle deadline between chunks and a total deadline, independently.
 type target struct {
 	url      string // full endpoint URL
+	uri      string // request target: path and query
 	host     string // Host header
 	addr     string // host:port to dial
 	tls      bool
@@ -59,7 +61,7 @@ func newTarget(raw string, d *dialer) (*target, error) {
 			addr += ":80"
 		}
 	}
-	return &target{url: raw, host: u.Host, addr: addr, tls: u.Scheme == "https", dialer: d}, nil
+	return &target{url: raw, uri: u.RequestURI(), host: u.Host, addr: addr, tls: u.Scheme == "https", dialer: d}, nil
 }
 
 // conn is a pooled connection. first is the run-clock time of the first byte read
@@ -68,11 +70,29 @@ type conn struct {
 	net.Conn
 	br    *bufio.Reader
 	clock *runClock
-	ks    *kernelStamper // nil: timestamps are taken when reads return
-	armed bool
-	first time.Duration
-	last  time.Duration // run-clock time of the bytes of the latest read
-	reads int           // reads that returned data (events parsed between two share a time)
+	// ks reads with the kernel's receive timestamps. It is set up the first time the
+	// connection carries a streaming request, and used (stamp) only for those: a
+	// non-streaming response is timed by its first and last reads, and a plain read is
+	// cheaper than recvmsg with control messages.
+	ks       *kernelStamper
+	noKS     bool // the kernel refused timestamps on this connection
+	stamp    bool // this request's reads use ks
+	deadline bool // a deadline is set on the connection
+	armed    bool
+	first    time.Duration
+	last     time.Duration // run-clock time of the bytes of the latest read
+	reads    int           // reads that returned data (events parsed between two share a time)
+}
+
+// useKernelTimestamps makes this request's reads use kernel receive timestamps when
+// on is true and the kernel supports them; it reports whether they are used.
+func (c *conn) useKernelTimestamps(on bool) bool {
+	if on && c.ks == nil && !c.noKS {
+		c.ks = newKernelStamper(c.Conn)
+		c.noKS = c.ks == nil
+	}
+	c.stamp = on && c.ks != nil
+	return c.stamp
 }
 
 func (c *conn) Read(p []byte) (int, error) {
@@ -80,7 +100,7 @@ func (c *conn) Read(p []byte) (int, error) {
 		n   int
 		err error
 	)
-	if c.ks != nil {
+	if c.stamp {
 		var ts time.Time
 		n, ts, err = c.ks.read(p)
 		if n > 0 {
@@ -157,35 +177,93 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 		return nil, false, err
 	}
 	c := &conn{Conn: nc, clock: clock}
-	if t.kernelTS {
-		c.ks = newKernelStamper(nc)
-	}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	return c, false, nil
 }
 
 // connReadBuffer is each connection's read buffer: response headers must fit in it.
-// Writes go through a pooled bufio.Writer held only while a request is written, so
-// an open stream costs one read buffer, not two.
+// A request is rendered into its worker's buffer and written with one system call,
+// so an open stream costs one read buffer and no write buffer.
 const connReadBuffer = 4 << 10
 
-var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 4<<10) }}
+// inlineBody is the largest body copied behind the headers into one buffer; a larger
+// one is written from where it is, with the headers, in one writev.
+const inlineBody = 64 << 10
 
-// writeRequest writes req to c through a pooled buffered writer.
-func writeRequest(req *fasthttp.Request, c net.Conn) error {
-	bw := writerPool.Get().(*bufio.Writer)
-	bw.Reset(c)
-	err := req.Write(bw)
-	if err == nil {
-		err = bw.Flush()
+// headerBlock is the part of the request headers every request of a run shares,
+// rendered once: the configured headers (and API key), and which of the headers
+// loadgen sets itself they replace (a configured header wins, as with Header.Set).
+type headerBlock struct {
+	lines                      []byte // "Name: value\r\n" each
+	host, ctype, accept, reqID bool
+}
+
+// newHeaderBlock renders hs. Content-Length is always the body's length, so a
+// configured one is dropped; CR and LF in values become spaces (no header injection).
+func newHeaderBlock(hs [][2]string) *headerBlock {
+	h := &headerBlock{}
+	clean := strings.NewReplacer("\r", " ", "\n", " ")
+	for _, kv := range hs {
+		k, v := clean.Replace(strings.TrimSpace(kv[0])), clean.Replace(kv[1])
+		switch {
+		case k == "", strings.EqualFold(k, "Content-Length"), strings.EqualFold(k, "Transfer-Encoding"):
+			continue
+		case strings.EqualFold(k, "Host"):
+			h.host = true
+		case strings.EqualFold(k, "Content-Type"):
+			h.ctype = true
+		case strings.EqualFold(k, "Accept"):
+			h.accept = true
+		case strings.EqualFold(k, "X-Request-Id"):
+			h.reqID = true
+		}
+		h.lines = append(append(append(append(h.lines, k...), ": "...), v...), "\r\n"...)
 	}
-	bw.Reset(nil)
-	writerPool.Put(bw)
+	return h
+}
+
+var noHeaders = &headerBlock{}
+
+// appendHead appends c's request line and headers (up to the blank line) to dst.
+func appendHead(dst []byte, c *call) []byte {
+	h := c.hdr
+	if h == nil {
+		h = noHeaders
+	}
+	dst = append(append(append(dst, "POST "...), c.target.uri...), " HTTP/1.1\r\n"...)
+	if !h.host {
+		dst = append(append(append(dst, "Host: "...), c.target.host...), "\r\n"...)
+	}
+	if !h.ctype {
+		dst = append(dst, "Content-Type: application/json\r\n"...)
+	}
+	if c.stream && !h.accept {
+		dst = append(dst, "Accept: text/event-stream\r\n"...)
+	}
+	if c.requestID != "" && !h.reqID {
+		dst = append(append(append(dst, "X-Request-Id: "...), c.requestID...), "\r\n"...)
+	}
+	dst = append(dst, h.lines...)
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(len(c.body)), 10)
+	return append(dst, "\r\n\r\n"...)
+}
+
+// writeRequest writes c's request to cn in one system call (on plain TCP): the
+// headers and body rendered into w.wbuf, or the headers and a large body in one writev.
+func (w *worker) writeRequest(cn net.Conn, c *call) error {
+	w.wbuf = appendHead(w.wbuf[:0], c)
+	if len(c.body) > inlineBody {
+		bufs := net.Buffers{w.wbuf, c.body}
+		_, err := bufs.WriteTo(cn)
+		return err
+	}
+	w.wbuf = append(w.wbuf, c.body...)
+	_, err := cn.Write(w.wbuf)
 	return err
 }
 
 func (t *target) put(c *conn) {
-	_ = c.SetDeadline(time.Time{})
 	t.mu.Lock()
 	t.idle = append(t.idle, c)
 	t.mu.Unlock()
@@ -224,7 +302,7 @@ type call struct {
 	requestID string
 	stream    bool
 	endpoint  Endpoint
-	headers   [][2]string
+	hdr       *headerBlock  // shared headers; nil = none
 	timeout   time.Duration // total; 0 = none
 	idle      time.Duration // between chunks once the first byte arrived; 0 = none
 }
@@ -295,7 +373,7 @@ func (t *timedReader) Read(p []byte) (int, error) {
 
 // exchange state reused per worker.
 type worker struct {
-	req    fasthttp.Request
+	wbuf   []byte // the request being written
 	resp   fasthttp.Response
 	sse    *sse.Reader
 	parser openai.ChunkParser
@@ -319,27 +397,11 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	if c.timeout > 0 {
 		totalDeadline = time.Now().Add(c.timeout)
 	}
-	req := &w.req
-	req.Reset()
-	req.Header.SetMethod("POST")
-	req.SetRequestURI(c.target.url)
-	req.Header.SetHost(c.target.host)
-	req.Header.SetContentType("application/json")
-	if c.stream {
-		req.Header.Set("Accept", "text/event-stream")
-	}
-	if c.requestID != "" {
-		req.Header.Set("X-Request-Id", c.requestID)
-	}
-	for _, h := range c.headers {
-		req.Header.Set(h[0], h[1])
-	}
-	req.SetBodyRaw(c.body)
-
 	var (
-		cn     *conn
-		reused bool
-		err    error
+		cn      *conn
+		reused  bool
+		stamped bool
+		err     error
 	)
 	var (
 		stop func() bool
@@ -358,11 +420,13 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			return
 		}
 		cn.armed, cn.first = true, 0
-		if !totalDeadline.IsZero() {
+		if !totalDeadline.IsZero() || cn.deadline {
 			_ = cn.SetDeadline(totalDeadline)
+			cn.deadline = !totalDeadline.IsZero()
 		}
+		stamped = cn.useKernelTimestamps(c.stream && c.target.kernelTS)
 		rec.Sent = clock.now()
-		err = writeRequest(req, cn.Conn)
+		err = w.writeRequest(cn.Conn, c)
 		if err != nil {
 			cn.Close()
 			if !reused || attempt > 0 {
@@ -373,7 +437,10 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			continue // a stale keep-alive connection: retry once on a fresh one
 		}
 		// Cancellation interrupts blocked reads by moving the deadline into the past.
-		stop = context.AfterFunc(ctx, func() { _ = cn.SetDeadline(time.Unix(1, 0)) })
+		stop = noStop
+		if ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, cn.cancelReads)
+		}
 		resp.Reset()
 		resp.StreamBody = c.stream
 		err = resp.Read(cn.br)
@@ -397,7 +464,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	if cn.first > 0 {
 		rec.FirstByte = cn.first
 	}
-	if cn.ks != nil {
+	if stamped {
 		rec.Clock = record.ClockKernel
 	}
 	if err != nil {
@@ -438,6 +505,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	tr := &w.tr
 	*tr = timedReader{r: resp.BodyStream(), c: cn, clock: clock, idle: c.idle, total: totalDeadline}
 	_ = cn.SetReadDeadline(totalDeadline)
+	cn.deadline = cn.deadline || c.idle > 0
 	w.sse.Reset(tr)
 	sawDone := false
 	prevRead := -1
@@ -495,6 +563,15 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
 		}
 	}
+}
+
+// noStop stands for context.AfterFunc's stop when the context cannot be cancelled.
+func noStop() bool { return true }
+
+// cancelReads makes blocked and future reads fail at once (the deadline moves into
+// the past); the connection is then closed, never reused.
+func (c *conn) cancelReads() {
+	_ = c.SetDeadline(time.Unix(1, 0))
 }
 
 // errorEvent reports an in-stream error ("error" event type or Responses "error"/"response.failed").

@@ -22,6 +22,12 @@ const (
 type kernelStamper struct {
 	rc  syscall.RawConn
 	oob []byte
+	// The current read's buffer and results, for recv (a method value made once, so
+	// a read allocates no closure).
+	p        []byte
+	n, oobn  int
+	rerr     error
+	recvFunc func(fd uintptr) bool
 }
 
 // newKernelStamper enables receive timestamps on c; nil if c is not TCP or the kernel
@@ -41,17 +47,22 @@ func newKernelStamper(c net.Conn) *kernelStamper {
 	}); err != nil || serr != nil {
 		return nil
 	}
-	return &kernelStamper{rc: rc, oob: make([]byte, 128)}
+	k := &kernelStamper{rc: rc, oob: make([]byte, 128)}
+	k.recvFunc = k.recv
+	return k
+}
+
+func (k *kernelStamper) recv(fd uintptr) bool {
+	k.n, k.oobn, _, _, k.rerr = syscall.Recvmsg(int(fd), k.p, k.oob, 0)
+	return k.rerr != syscall.EAGAIN
 }
 
 // read reads into p; ts is the receive time (zero if the kernel gave none).
 func (k *kernelStamper) read(p []byte) (n int, ts time.Time, err error) {
-	var oobn int
-	var rerr error
-	err = k.rc.Read(func(fd uintptr) bool {
-		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), p, k.oob, 0)
-		return rerr != syscall.EAGAIN
-	})
+	k.p = p
+	err = k.rc.Read(k.recvFunc)
+	k.p = nil
+	n, oobn, rerr := k.n, k.oobn, k.rerr
 	if err == nil {
 		err = rerr
 	}

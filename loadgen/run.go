@@ -100,6 +100,12 @@ type runner struct {
 	tmemo   map[string]templated // templateCount's results for short single-turn inputs, under memoMu
 	apiKey  string
 	headers [][2]string
+	hdr     *headerBlock // headers rendered once
+	scratch sync.Pool    // *scratch
+	recs    sync.Pool    // *record.Client, returned by the collector
+	// reuseChunks: records are neither kept nor given to a sink, so a recycled
+	// record's Chunks array can be reused.
+	reuseChunks bool
 
 	issued   atomic.Int64 // requests claimed (warmup included)
 	limit    int64        // total requests allowed; <= 0 = unlimited
@@ -109,7 +115,7 @@ type runner struct {
 	cancelMu  sync.Mutex
 	cancelRng *rand.Rand
 
-	done      chan record.Client
+	done      chan *record.Client
 	collected chan struct{}
 	out       Outcome
 	acc       *accumulator
@@ -165,6 +171,8 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 	if r.apiKey != "" {
 		r.headers = append(r.headers, [2]string{"Authorization", "Bearer " + r.apiKey})
 	}
+	r.hdr = newHeaderBlock(r.headers)
+	r.reuseChunks = cfg.DiscardRecords && sink == nil
 	r.pacer, err = r.makePacer()
 	if err != nil {
 		return nil, err
@@ -271,7 +279,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		}
 		r.file, r.enc = f, record.NewEncoder(f)
 	}
-	r.done, r.collected = make(chan record.Client, 4096), make(chan struct{})
+	r.done, r.collected = make(chan *record.Client, 4096), make(chan struct{})
 	go r.collect()
 	if sl, ok := r.src.(*dataset.Slice); ok {
 		r.direct = sl // cheap to draw: no producer goroutine to wake per request
@@ -481,18 +489,29 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 				held = true
 			}
 		}
-		text := r.request(ctx, conv.ID, len(conv.Turns), ti, idx, due, t, &tc)
+		last := ti == len(conv.Turns)-1
+		text := r.request(ctx, conv.ID, len(conv.Turns), ti, idx, due, t, &tc, !last)
 		if held {
 			<-r.sem
 			held = false
 		}
-		tc.history = append(tc.history, message{Role: "user", Content: t.Prompt}, message{Role: "assistant", Content: text})
+		if !last {
+			tc.history = append(tc.history, message{Role: "user", Content: t.Prompt}, message{Role: "assistant", Content: text})
+		}
 	}
 	return ctx.Err() == nil
 }
 
-// request sends one turn and records it; it returns the generated text.
-func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx int, due time.Duration, t *dataset.Turn, tc *turnCtx) string {
+// scratch is one request's reusable working state.
+type scratch struct {
+	call call
+	res  result
+	key  []byte // memo key
+}
+
+// request sends one turn and records it; it returns the generated text when
+// wantText is true (a later turn carries it in its history).
+func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx int, due time.Duration, t *dataset.Turn, tc *turnCtx, wantText bool) string {
 	cfg := &r.cfg
 	e := cfg.endpoint()
 	if t.Endpoint != "" {
@@ -508,10 +527,15 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	tg := r.pick()
 	tg.pending.Add(1)
 	defer tg.pending.Add(-1)
-	rec := record.Client{
+	rec, _ := r.recs.Get().(*record.Client)
+	if rec == nil {
+		rec = &record.Client{}
+	}
+	*rec = record.Client{
 		Index: idx, RequestID: "req-" + strconv.Itoa(idx), Turn: turn, URL: tg.url, Endpoint: string(e),
 		Model: cfg.Model, Stream: stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: due,
 		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL,
+		Chunks: rec.Chunks[:0],
 	}
 	if nTurns > 1 {
 		rec.Conversation = convID
@@ -538,9 +562,15 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	}
 	warm := (cfg.WarmupRequests > 0 && idx < cfg.WarmupRequests) || (cfg.WarmupDuration > 0 && due < cfg.WarmupDuration)
 	rec.Warmup = warm
-	c := &call{
+	sc, _ := r.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer r.scratch.Put(sc)
+	c := &sc.call
+	*c = call{
 		target: tg, body: r.bodies.build(e, t, tc, stream), requestID: rec.RequestID, stream: stream,
-		endpoint: e, headers: r.headers, timeout: cfg.timeout(), idle: cfg.IdleTimeout,
+		endpoint: e, hdr: r.hdr, timeout: cfg.timeout(), idle: cfg.IdleTimeout,
 	}
 	rctx := ctx
 	if cfg.CancelFraction > 0 {
@@ -553,14 +583,19 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 			defer stop()
 		}
 	}
-	var res result
-	r.sender.send(rctx, c, &rec, &res)
+	res := &sc.res
+	res.text, res.ends, res.reasoning = res.text[:0], res.ends[:0], res.reasoning[:0]
+	r.sender.send(rctx, c, rec, res)
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
-	r.templateCount(e, t, tc, &rec)
-	r.count(&rec, &res)
-	r.finish(rec)
-	return string(res.text)
+	r.templateCount(e, t, tc, rec, sc)
+	r.count(rec, res)
+	c.body = nil
+	r.done <- rec
+	if wantText {
+		return string(res.text)
+	}
+	return ""
 }
 
 // templated is what templateCount found for one input.
@@ -579,27 +614,29 @@ type templated struct {
 // A render error or an unreadable payload leaves both unset. Results for short
 // single-turn inputs are memoised: payload files and small prompts repeat, and at
 // tens of thousands of requests per second the render is a visible CPU cost.
-func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client) {
+func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
 	addGen := true
 	if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok && e == EndpointChat && t.Body == nil {
 		addGen = v
 	}
-	var key string
+	key := sc.key[:0]
 	switch {
 	case t.Body != nil && e == EndpointChat:
-		key = "b" + string(t.Body)
+		key = append(append(key, 'b'), t.Body...)
 	case e == EndpointChat && len(tc.history) == 0:
-		key = fmt.Sprintf("p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
+		key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
 	case e == EndpointChat, e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
 	default:
 		return
 	}
-	if len(key) > 1024 {
-		key = ""
+	if len(key) <= 1024 {
+		sc.key = key
+	} else {
+		key = nil
 	}
-	if key != "" {
+	if len(key) > 0 {
 		r.memoMu.RLock()
-		v, ok := r.tmemo[key]
+		v, ok := r.tmemo[string(key)] // no copy: the conversion only indexes
 		r.memoMu.RUnlock()
 		if ok {
 			r.setTemplated(rec, v)
@@ -610,10 +647,10 @@ func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *re
 	if !ok {
 		return
 	}
-	if key != "" {
+	if len(key) > 0 {
 		r.memoMu.Lock()
 		if len(r.tmemo) < 8192 {
-			r.tmemo[key] = v
+			r.tmemo[string(key)] = v
 		}
 		r.memoMu.Unlock()
 	}
@@ -733,9 +770,6 @@ func (r *runner) count(rec *record.Client, res *result) {
 	}
 }
 
-// finish hands a finished record to the collector.
-func (r *runner) finish(rec record.Client) { r.done <- rec }
-
 // collect is the single goroutine that writes, sinks and summarises records, in
 // completion order: senders never contend on a lock for it.
 func (r *runner) collect() {
@@ -743,7 +777,7 @@ func (r *runner) collect() {
 	var flushed time.Time
 	for rec := range r.done {
 		if r.enc != nil {
-			_ = r.enc.Encode(&rec)
+			_ = r.enc.Encode(rec)
 			// Push records out at least once a second when the queue is drained, so a
 			// long run's file can be followed and a killed process loses little.
 			if len(r.done) == 0 && time.Since(flushed) > time.Second {
@@ -756,11 +790,18 @@ func (r *runner) collect() {
 			r.out.Inexact = append(r.out.Inexact, rec.Index)
 		}
 		if r.sink != nil {
-			r.sink(rec)
+			r.sink(*rec)
 		}
-		r.acc.add(&rec)
+		r.acc.add(rec)
 		if !r.cfg.DiscardRecords {
-			r.out.Records = append(r.out.Records, rec)
+			r.out.Records = append(r.out.Records, *rec)
 		}
+		// Recycle the record; its Chunks array only when nobody else holds it.
+		var chunks []record.Chunk
+		if r.reuseChunks {
+			chunks = rec.Chunks[:0]
+		}
+		*rec = record.Client{Chunks: chunks}
+		r.recs.Put(rec)
 	}
 }

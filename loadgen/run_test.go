@@ -517,9 +517,10 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 func TestTemplateCountMemo(t *testing.T) {
 	r := &runner{tok: gpt2(t), tmemo: map[string]templated{}}
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)
+	sc := &scratch{} // shared, as a pooled one is: a reused key buffer must not leak
 	count := func(tt *dataset.Turn, tc *turnCtx, e Endpoint) record.Client {
 		var rec record.Client
-		r.templateCount(e, tt, tc, &rec)
+		r.templateCount(e, tt, tc, &rec, sc)
 		return rec
 	}
 	fresh := count(&dataset.Turn{Body: body}, &turnCtx{}, EndpointChat)

@@ -168,6 +168,7 @@ func runLoadgen(args []string) error {
 	d := fs.Duration("d", 5*time.Second, "duration")
 	rec := fs.String("record", "", "record file (recording on)")
 	prof := fs.String("cpuprofile", "", "write a CPU profile")
+	memprof := fs.String("memprofile", "", "write an allocation profile")
 	payloads := fs.Bool("payloads", false, "send a fixed JSONL payload (as wrk does) instead of synthetic prompts")
 	_ = fs.Parse(args)
 	if *prof != "" {
@@ -182,6 +183,14 @@ func runLoadgen(args []string) error {
 			mf, _ := os.Create(*prof + ".mutex")
 			_ = pprof.Lookup("mutex").WriteTo(mf, 0)
 			mf.Close()
+		}()
+	}
+	if *memprof != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			f, _ := os.Create(*memprof)
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
 		}()
 	}
 	tok, err := tokenizer.Load("gpt2")

@@ -13,13 +13,16 @@
 #      server's own emission log, CPU per token). LG_STREAMS=18000 for the full scale run
 #      (needs `ulimit -n` >= 20000 in both processes).
 #
-# Knobs: LG_DURATION (3s), LG_CONC (64), LG_ROUNDS (3), LG_STREAMS (2000), LG_PORT (18080).
+# Knobs: LG_DURATION (3s), LG_CONC (64), LG_ROUNDS (3), LG_STREAMS (2000), LG_PORT (18080),
+# LG_PHASES (phases to run, default "123").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p bench/out
 OUT=bench/out/loadgen.txt
+: > "$OUT"
 D=${LG_DURATION:-3s}; C=${LG_CONC:-64}; ROUNDS=${LG_ROUNDS:-3}; STREAMS=${LG_STREAMS:-2000}
-PORT=${LG_PORT:-18080}; SPORT=$((PORT + 1))
+PORT=${LG_PORT:-18080}; SPORT=$((PORT + 1)); PHASES=${LG_PHASES:-123}
+phase() { [[ "$PHASES" == *"$1"* ]]; }
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
@@ -48,6 +51,7 @@ wrk.body   = '{"model":"m","messages":[{"role":"user","content":"hello"}]}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
+if phase 1; then
 declare -A R
 add() { R[$1]="${R[$1]:-} $2"; }
 for round in $(seq "$ROUNDS"); do
@@ -71,12 +75,17 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR
     [ -n "${R[$k]:-}" ] || continue
     printf "ratio loadgen/%-8s %.2f\n" "$k" "$(awk -v a="$lg" -v b="$(echo "${R[$k]}" | median)" 'BEGIN {print (b ? a/b : 0)}')"
   done
-} | tee "$OUT"
+} | tee -a "$OUT"
+fi
 
+if phase 2; then
 echo "== timing accuracy vs load (client − server emission, |error|)" | tee -a "$OUT"
 go test -run '^$' -bench TimingAccuracy -benchtime 1x ./loadgen 2>&1 | grep -E 'Benchmark' | tee -a "$OUT"
+fi
 
+if phase 3; then
 echo "== $STREAMS concurrent SSE streams at 1 token/s (4 source addresses)" | tee -a "$OUT"
 "$TMP/lgbench" server -addr "127.0.0.1:$SPORT" -stream -itl 1s -tokens "${LG_STREAM_TOKENS:-10}" 2>/dev/null & PIDS+=($!)
 sleep 0.5
 "$TMP/lgbench" streams -url "http://127.0.0.1:$SPORT" -n "$STREAMS" -sources 4 -ramp "${LG_RAMP:-5s}" | tee -a "$OUT"
+fi

@@ -1,0 +1,110 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/record"
+	"github.com/valyala/fasthttp"
+)
+
+// TestAppendHead checks the hand-rendered request against fasthttp's parser: a
+// configured header replaces the one loadgen sets (once, not twice), CR/LF in a value
+// cannot inject a header, and Content-Length is always the body's.
+func TestAppendHead(t *testing.T) {
+	tg, err := newTarget("http://127.0.0.1:8000/v1/chat/completions?x=1", &dialer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"model":"m"}`)
+	hdr := newHeaderBlock([][2]string{
+		{"content-type", "application/json; charset=utf-8"},
+		{"X-Evil", "a\r\nInjected: yes"},
+		{"Content-Length", "999"},
+		{"Authorization", "Bearer k"},
+	})
+	for _, stream := range []bool{false, true} {
+		c := &call{target: tg, body: body, requestID: "req-7", stream: stream, hdr: hdr}
+		raw := append(appendHead(nil, c), body...)
+		var req fasthttp.Request
+		if err := req.Read(bufio.NewReader(bytes.NewReader(raw))); err != nil {
+			t.Fatalf("stream=%v: fasthttp cannot parse %q: %v", stream, raw, err)
+		}
+		got := map[string]string{
+			"method": string(req.Header.Method()), "uri": string(req.Header.RequestURI()), "host": string(req.Host()),
+			"type": string(req.Header.ContentType()), "id": string(req.Header.Peek("X-Request-Id")),
+			"auth": string(req.Header.Peek("Authorization")), "injected": string(req.Header.Peek("Injected")),
+			"accept": string(req.Header.Peek("Accept")), "body": string(req.Body()),
+		}
+		want := map[string]string{
+			"method": "POST", "uri": "/v1/chat/completions?x=1", "host": "127.0.0.1:8000",
+			"type": "application/json; charset=utf-8", "id": "req-7", "auth": "Bearer k", "injected": "",
+			"accept": "", "body": string(body),
+		}
+		if stream {
+			want["accept"] = "text/event-stream"
+		}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("stream=%v: %s = %q; want %q", stream, k, got[k], w)
+			}
+		}
+		if n := strings.Count(strings.ToLower(string(raw)), "content-type:"); n != 1 {
+			t.Errorf("stream=%v: %d Content-Type headers in %q; want 1", stream, n, raw)
+		}
+	}
+}
+
+// TestLargeBodyIsSentWhole sends a body past inlineBody (written with writev, not
+// copied) and checks the server got it byte for byte.
+func TestLargeBodyIsSentWhole(t *testing.T) {
+	g := newGroundTruth(t)
+	dir := t.TempDir()
+	big := strings.Repeat("x", 3*inlineBody)
+	payload := `{"model":"ok","messages":[{"role":"user","content":"` + big + `"}]}`
+	f := filepath.Join(dir, "p.jsonl")
+	if err := os.WriteFile(f, []byte(payload+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, InputFile: f, InputFormat: FormatPayloads, Requests: 2}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, bodies := g.snapshot()
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Fatalf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
+		}
+		if got := string(bodies[r.RequestID]); got != payload {
+			t.Errorf("record %d: server got %d bytes; want the %d-byte payload", r.Index, len(got), len(payload))
+		}
+	}
+}
+
+// TestClockByRequestKind checks what a record's times measure: kernel receive
+// timestamps for streamed responses (Linux), the client's reads for non-streaming ones.
+func TestClockByRequestKind(t *testing.T) {
+	g := newGroundTruth(t)
+	for _, stream := range []bool{false, true} {
+		out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: stream, Requests: 4, Concurrency: 1}, gpt2(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if stream && runtime.GOOS == "linux" {
+			want = record.ClockKernel
+		}
+		for _, r := range out.Records {
+			if !r.OK() || r.Clock != want || r.FirstByte <= r.Sent || r.Done < r.FirstByte {
+				t.Errorf("stream=%v record %d: %s clock=%q sent=%v first=%v done=%v; want ok, clock %q, sent < first byte <= done",
+					stream, r.Index, r.ErrorKind, r.Clock, r.Sent, r.FirstByte, r.Done, want)
+			}
+		}
+	}
+}
