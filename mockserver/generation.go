@@ -117,9 +117,17 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 	ctx.SetContentType(sse.ContentType)
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
 	s.streams.Add(1)
+	if directOK(ctx) {
+		s.streamDirect(ctx, func(out streamOut) bool {
+			defer s.streams.Add(-1)
+			s.runStream(out, conn, c, g, disconnectAt, malformedAt)
+			return !c.rec.ClientGone && c.rec.Fault != "disconnect" && c.rec.Fault != "shutdown"
+		})
+		return
+	}
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer s.streams.Add(-1)
-		s.runStream(w, conn, c, g, disconnectAt, malformedAt)
+		s.runStream(pipeOut{w}, conn, c, g, disconnectAt, malformedAt)
 	})
 }
 
@@ -132,6 +140,7 @@ type pacer struct {
 	c        *call
 	g        *gen
 	conn     net.Conn
+	out      streamOut // flushed before each sleep (nil: nothing to flush)
 	timer    *time.Timer
 	deadline time.Time
 	q        *bseq
@@ -147,6 +156,9 @@ func (p *pacer) wait(upto int) bool {
 	}
 	if p.q != nil {
 		for int(p.q.produced.Load()) < upto {
+			if !p.flush() {
+				return false
+			}
 			select {
 			case <-p.q.notify:
 			case <-p.s.abort:
@@ -175,6 +187,9 @@ func (p *pacer) wait(upto int) bool {
 			p.s.late.observe(-left)
 			return true
 		}
+		if !p.flush() {
+			return false
+		}
 		step := min(left, gonePoll)
 		if p.timer == nil {
 			p.timer = time.NewTimer(step)
@@ -197,6 +212,19 @@ const disconnectLag = 50 * time.Millisecond
 
 // gonePoll is how often a long wait checks whether the client has gone.
 const gonePoll = 50 * time.Millisecond
+
+// flush puts queued chunks on the wire before the pacer sleeps; false if the client
+// has gone.
+func (p *pacer) flush() bool {
+	if p.out == nil {
+		return true
+	}
+	if err := p.out.flush(); err != nil {
+		p.c.rec.ClientGone = true
+		return false
+	}
+	return true
+}
 
 func (p *pacer) tick() <-chan time.Time {
 	if p.timer == nil {
@@ -235,7 +263,7 @@ func chunkID(k kind, c *call) string {
 }
 
 // runStream writes one SSE response.
-func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disconnectAt, malformedAt int) {
+func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, disconnectAt, malformedAt int) {
 	r := &c.rec
 	j := g.j
 	r.Status = 200
@@ -243,6 +271,7 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 	buf := (*bp)[:0]
 	var text []byte
 	p := s.newPacer(c, g, conn)
+	p.out = out
 	defer func() {
 		p.close()
 		*bp = buf[:0]
@@ -255,7 +284,7 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 	rs := &respStream{h: h, itemID: "msg_" + r.RequestID}
 	if j.kind == kindResponses {
 		buf = rs.preamble(buf[:0])
-		if _, err := w.Write(buf); err != nil || w.Flush() != nil {
+		if out.send(buf) != nil {
 			r.ClientGone = true
 			return
 		}
@@ -301,12 +330,7 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 			buf = s.appendChunk(buf, j, h, rs, first, unsafeString(text), "")
 		}
 		first = false
-		if _, err := w.Write(buf); err == nil {
-			err = w.Flush()
-			if err != nil {
-				r.ClientGone = true
-			}
-		} else {
+		if out.send(buf) != nil {
 			r.ClientGone = true
 		}
 		// The clock is read for the first chunk and, when pacing, for every chunk; at
@@ -327,6 +351,7 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 			// Let the connection goroutine put what was flushed on the wire first, so
 			// the client sees a stream that stops mid-way, not a refused request.
 			r.Fault = "disconnect"
+			_ = out.flush()
 			time.Sleep(disconnectLag)
 			conn.Close()
 			return
@@ -372,7 +397,7 @@ func (s *Server) runStream(w *bufio.Writer, conn net.Conn, c *call, g *gen, disc
 		}
 		buf = append(buf, sse.Done...)
 	}
-	if _, err := w.Write(buf); err != nil || w.Flush() != nil {
+	if out.end(buf) != nil {
 		r.ClientGone = true
 	}
 }

@@ -50,6 +50,7 @@ type Server struct {
 	wg       sync.WaitGroup
 	abort    chan struct{}
 	closing  atomic.Bool
+	live     liveConns // connections taken over by streams
 
 	occMu sync.Mutex
 	occ   map[uint64]uint32
@@ -131,7 +132,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 	s.fs = &fasthttp.Server{
 		Handler:                       s.handle,
 		ErrorHandler:                  s.handleError,
-		Name:                          "perfgate-mock",
+		Name:                          serverName,
 		MaxRequestBodySize:            orInt(s.cfg.BodyLimit, DefaultBodyLimit),
 		ReadBufferSize:                4096,
 		WriteBufferSize:               2048,
@@ -141,6 +142,8 @@ func (s *Server) serveOn(ln net.Listener) error {
 		CloseOnShutdown:               true,
 		Logger:                        fhLogger{s},
 		ReduceMemoryUsage:             false,
+		KeepHijackedConns:             true, // streams take their connection over, then hand it back (direct.go)
+		ConnState:                     connState,
 	}
 	go func() { s.served <- s.fs.Serve(ln) }()
 	s.logf("listening on %s (tokenizer %s, seed %d)", s.url, s.tok.Name(), s.cfg.Seed)
@@ -181,6 +184,22 @@ func (s *Server) shutdown(ctx context.Context) error {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- s.fs.ShutdownWithContext(gctx) }()
+	// fasthttp closes the idle connections it accepted; the ones streams handed back
+	// are closed here as they go idle, until every handler has finished.
+	sweepDone := make(chan struct{})
+	defer close(sweepDone)
+	go func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			s.live.close(true)
+			select {
+			case <-sweepDone:
+				return
+			case <-t.C:
+			}
+		}
+	}()
 	var errs []error
 	select {
 	case err := <-done:
@@ -189,15 +208,29 @@ func (s *Server) shutdown(ctx context.Context) error {
 		}
 	case <-gctx.Done():
 	}
+	// Streams that took their connection over are not fasthttp's to wait for.
+	for s.streams.Load() > 0 && gctx.Err() == nil {
+		select {
+		case <-gctx.Done():
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 	close(s.abort) // cut whatever is still streaming
-	// Wait for every handler to hand in its record.
+	// Wait for every handler to hand in its record. A stream stuck writing to a client
+	// that stopped reading is freed by closing its connection.
 	waited := make(chan struct{})
 	go func() { s.wg.Wait(); close(waited) }()
 	select {
 	case <-waited:
-	case <-time.After(grace + 5*time.Second):
-		errs = append(errs, errors.New("mockserver: handlers did not finish after the grace period"))
+	case <-time.After(time.Second):
+		s.live.close(false)
+		select {
+		case <-waited:
+		case <-time.After(grace + 5*time.Second):
+			errs = append(errs, errors.New("mockserver: handlers did not finish after the grace period"))
+		}
 	}
+	s.live.close(false) // keep-alive connections handed back to fasthttp after it shut down
 	if s.sched != nil {
 		s.sched.stop()
 	}

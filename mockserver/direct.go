@@ -1,0 +1,258 @@
+package mockserver
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// A stream's body goes out through a streamOut. send queues one piece of the body (one
+// SSE chunk, or several tokens' worth when tokens per chunk > 1); flush puts what is
+// queued on the wire. The pacer flushes right before it sleeps, so a paced chunk leaves
+// the moment its deadline passes, while chunks that are already due (zero latency, or a
+// pacer running behind) share one write — as fasthttp's buffered writer coalesces them.
+// end queues the last piece, ends the body and flushes.
+type streamOut interface {
+	send(p []byte) error
+	flush() error
+	end(p []byte) error
+}
+
+// coalesceLimit is how many queued bytes make send flush by itself.
+const coalesceLimit = 4096
+
+// pipeOut is fasthttp's body-stream writer: the handler's writer goroutine fills a pipe
+// that the connection goroutine copies to the socket. It serves what directOut cannot
+// (HTTP/1.0 clients).
+type pipeOut struct{ w *bufio.Writer }
+
+func (o pipeOut) send(p []byte) error {
+	_, err := o.w.Write(p)
+	return err
+}
+
+func (o pipeOut) flush() error { return o.w.Flush() }
+
+func (o pipeOut) end(p []byte) error {
+	if err := o.send(p); err != nil {
+		return err
+	}
+	return o.w.Flush()
+}
+
+// directOut writes an HTTP/1.1 chunked response straight to the connection the stream
+// took over (see [Server.streamDirect]), from the goroutine that paces it: a paced
+// token wakes one server goroutine instead of two and reaches the socket with one
+// write system call. The response header goes out with the first write.
+type directOut struct {
+	c   net.Conn
+	buf []byte // header (until the first write) and queued chunks
+	err error
+}
+
+func (o *directOut) frame(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	o.buf = strconv.AppendUint(o.buf, uint64(len(p)), 16)
+	o.buf = append(o.buf, "\r\n"...)
+	o.buf = append(o.buf, p...)
+	o.buf = append(o.buf, "\r\n"...)
+}
+
+func (o *directOut) send(p []byte) error {
+	if o.err != nil {
+		return o.err
+	}
+	o.frame(p)
+	if len(o.buf) >= coalesceLimit {
+		return o.flush()
+	}
+	return nil
+}
+
+func (o *directOut) flush() error {
+	if o.err != nil || len(o.buf) == 0 {
+		return o.err
+	}
+	_, o.err = o.c.Write(o.buf)
+	o.buf = o.buf[:0]
+	return o.err
+}
+
+func (o *directOut) end(p []byte) error {
+	if o.err != nil {
+		return o.err
+	}
+	o.frame(p)
+	o.buf = append(o.buf, "0\r\n\r\n"...)
+	return o.flush()
+}
+
+// directOK reports whether a stream can take its connection over: plain HTTP/1.1 (the
+// chunked framing is HTTP/1.1's) on a TCP connection.
+func directOK(ctx *fasthttp.RequestCtx) bool {
+	if !ctx.Request.Header.IsHTTP11() {
+		return false
+	}
+	switch ctx.Conn().(type) {
+	case *net.TCPConn, *handedBack:
+		return true
+	}
+	return false
+}
+
+// streamDirect answers a streaming request by taking its connection over (fasthttp's
+// hijack, with the connection kept): run writes the body through a directOut, and when
+// it is done the connection goes back to fasthttp for the client's next request
+// (keep-alive), unless the client asked to close, the stream was cut, or the server is
+// shutting down.
+func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) (reusable bool)) {
+	ctx.Response.Header.SetServer(serverName)
+	ctx.Response.Header.SetContentLength(-1)
+	keep := !ctx.Request.Header.ConnectionClose()
+	if !keep {
+		ctx.Response.Header.SetConnectionClose()
+	}
+	head := ctx.Response.Header.AppendBytes(nil)
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(hc net.Conn) {
+		s.live.add(hc)
+		defer s.live.remove(hc)
+		out := &directOut{c: hc, buf: head}
+		if !run(out) || out.err != nil || !keep || s.closing.Load() {
+			hc.Close()
+			return
+		}
+		next, err := handBack(hc)
+		if err != nil {
+			hc.Close()
+			return
+		}
+		s.live.swap(hc, next)
+		defer s.live.remove(next)
+		_ = s.fs.ServeConn(next)
+	})
+}
+
+// serverName is the Server header of every response.
+const serverName = "perfgate-mock"
+
+// handedBack is a connection a stream gives back to fasthttp. It carries the request
+// bytes fasthttp had read ahead before the stream took the connection (a pipelining
+// client), and whether fasthttp is waiting for the next request on it (idle), so that
+// shutdown can close it at once: fasthttp itself would treat it as new, and so busy,
+// for five seconds.
+type handedBack struct {
+	*net.TCPConn
+	rest []byte
+	idle atomic.Bool
+}
+
+func (c *handedBack) Read(p []byte) (int, error) {
+	if len(c.rest) > 0 {
+		n := copy(p, c.rest)
+		c.rest = c.rest[n:]
+		return n, nil
+	}
+	return c.TCPConn.Read(p)
+}
+
+// connState follows fasthttp's view of handed-back connections.
+func connState(c net.Conn, st fasthttp.ConnState) {
+	if hb, ok := c.(*handedBack); ok {
+		hb.idle.Store(st == fasthttp.StateIdle)
+	}
+}
+
+// handBack unwraps fasthttp's hijacked connection: the TCP connection, plus whatever
+// the wrapper's read buffer still held. Serving the unwrapped connection again does not
+// stack one more buffered reader per stream.
+func handBack(hc net.Conn) (*handedBack, error) {
+	u, ok := hc.(interface{ UnsafeConn() net.Conn })
+	if !ok {
+		return nil, errors.New("mockserver: hijacked connection does not expose its connection")
+	}
+	var hb *handedBack
+	switch raw := u.UnsafeConn().(type) {
+	case *net.TCPConn:
+		hb = &handedBack{TCPConn: raw}
+	case *handedBack:
+		hb = raw
+	default:
+		return nil, fmt.Errorf("mockserver: cannot hand back a %T", raw)
+	}
+	// A deadline in the past makes the wrapper return only what it has buffered: the
+	// socket itself is not read.
+	if err := hb.TCPConn.SetReadDeadline(time.Unix(1, 0)); err != nil {
+		return nil, err
+	}
+	var ahead []byte
+	buf := make([]byte, 16<<10)
+	for {
+		n, err := hc.Read(buf)
+		ahead = append(ahead, buf[:n]...)
+		if err != nil {
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, err
+			}
+			break
+		}
+	}
+	if err := hb.TCPConn.SetReadDeadline(time.Time{}); err != nil {
+		return nil, err
+	}
+	// What the wrapper buffered came out of rest or the socket before what rest holds.
+	hb.rest = append(ahead, hb.rest...)
+	hb.idle.Store(len(hb.rest) == 0)
+	return hb, nil
+}
+
+// liveConns is the set of connections streams have taken over, so that shutdown can
+// close the idle ones at once and the rest after the grace period.
+type liveConns struct {
+	mu sync.Mutex
+	m  map[net.Conn]struct{}
+}
+
+func (l *liveConns) add(c net.Conn) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[net.Conn]struct{}{}
+	}
+	l.m[c] = struct{}{}
+	l.mu.Unlock()
+}
+
+func (l *liveConns) remove(c net.Conn) {
+	l.mu.Lock()
+	delete(l.m, c)
+	l.mu.Unlock()
+}
+
+func (l *liveConns) swap(old, c net.Conn) {
+	l.mu.Lock()
+	delete(l.m, old)
+	l.m[c] = struct{}{}
+	l.mu.Unlock()
+}
+
+// close closes every connection in the set; with idleOnly, only handed-back
+// connections waiting for a request.
+func (l *liveConns) close(idleOnly bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.m {
+		if hb, ok := c.(*handedBack); !idleOnly || ok && hb.idle.Load() {
+			c.Close()
+		}
+	}
+}
