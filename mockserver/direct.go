@@ -122,13 +122,17 @@ func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) 
 	if !keep {
 		ctx.Response.Header.SetConnectionClose()
 	}
-	head := ctx.Response.Header.AppendBytes(nil)
+	bp := bufPool.Get().(*[]byte)
+	head := ctx.Response.Header.AppendBytes((*bp)[:0])
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(hc net.Conn) {
 		s.live.add(hc)
 		defer s.live.remove(hc)
 		out := &directOut{c: hc, buf: head}
-		if !run(out) || out.err != nil || !keep || s.closing.Load() {
+		reusable := run(out)
+		*bp = out.buf[:0]
+		bufPool.Put(bp)
+		if !reusable || out.err != nil || !keep || s.closing.Load() {
 			hc.Close()
 			return
 		}
@@ -196,7 +200,9 @@ func handBack(hc net.Conn) (*handedBack, error) {
 		return nil, err
 	}
 	var ahead []byte
-	buf := make([]byte, 16<<10)
+	bp := aheadPool.Get().(*[]byte)
+	defer aheadPool.Put(bp)
+	buf := *bp
 	for {
 		n, err := hc.Read(buf)
 		ahead = append(ahead, buf[:n]...)
@@ -215,6 +221,10 @@ func handBack(hc net.Conn) (*handedBack, error) {
 	hb.idle.Store(len(hb.rest) == 0)
 	return hb, nil
 }
+
+// aheadPool holds handBack's read buffers: as large as fasthttp's read buffer, so a
+// read finds whatever it holds or goes to the socket (which the past deadline stops).
+var aheadPool = sync.Pool{New: func() any { b := make([]byte, readBufferSize); return &b }}
 
 // liveConns is the set of connections streams have taken over, so that shutdown can
 // close the idle ones at once and the rest after the grace period.

@@ -140,7 +140,8 @@ type pacer struct {
 	c        *call
 	g        *gen
 	conn     net.Conn
-	out      streamOut // flushed before each sleep (nil: nothing to flush)
+	out      streamOut   // flushed before each sleep (nil: nothing to flush)
+	dues     []time.Time // deadlines of the chunks queued in out, for the lateness histogram
 	timer    *time.Timer
 	deadline time.Time
 	q        *bseq
@@ -169,7 +170,7 @@ func (p *pacer) wait(upto int) bool {
 				}
 			}
 		}
-		p.s.late.observe(time.Since(time.Unix(0, p.q.stepEnd.Load())))
+		p.due(time.Unix(0, p.q.stepEnd.Load()))
 		return true
 	}
 	if !p.started {
@@ -184,7 +185,7 @@ func (p *pacer) wait(upto int) bool {
 	for {
 		left := time.Until(p.deadline)
 		if left <= 0 {
-			p.s.late.observe(-left)
+			p.due(p.deadline)
 			return true
 		}
 		if !p.flush() {
@@ -213,6 +214,28 @@ const disconnectLag = 50 * time.Millisecond
 // gonePoll is how often a long wait checks whether the client has gone.
 const gonePoll = 50 * time.Millisecond
 
+// due notes the deadline of a chunk about to be queued; its lateness is taken when it
+// is written (see emitted).
+func (p *pacer) due(t time.Time) {
+	if p.out == nil {
+		p.s.late.observe(time.Since(t))
+		return
+	}
+	p.dues = append(p.dues, t)
+}
+
+// emitted observes the lateness of the chunks just written: write time minus deadline.
+func (p *pacer) emitted() {
+	if len(p.dues) == 0 {
+		return
+	}
+	now := time.Now()
+	for _, t := range p.dues {
+		p.s.late.observe(now.Sub(t))
+	}
+	p.dues = p.dues[:0]
+}
+
 // flush puts queued chunks on the wire before the pacer sleeps; false if the client
 // has gone.
 func (p *pacer) flush() bool {
@@ -223,6 +246,7 @@ func (p *pacer) flush() bool {
 		p.c.rec.ClientGone = true
 		return false
 	}
+	p.emitted()
 	return true
 }
 
@@ -399,7 +423,9 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 	}
 	if out.end(buf) != nil {
 		r.ClientGone = true
+		return
 	}
+	p.emitted()
 }
 
 func (s *Server) aborted() bool {

@@ -134,7 +134,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 		ErrorHandler:                  s.handleError,
 		Name:                          serverName,
 		MaxRequestBodySize:            orInt(s.cfg.BodyLimit, DefaultBodyLimit),
-		ReadBufferSize:                4096,
+		ReadBufferSize:                readBufferSize,
 		WriteBufferSize:               2048,
 		NoDefaultServerHeader:         false,
 		NoDefaultContentType:          true,
@@ -164,6 +164,9 @@ func (s *Server) Addr() net.Addr {
 	}
 	return s.ln.Addr()
 }
+
+// readBufferSize is fasthttp's per-connection read buffer.
+const readBufferSize = 4096
 
 // Close stops accepting connections, lets in-flight responses finish for up to
 // Config.GracePeriod (then cuts them), flushes and closes the recording and writes

@@ -38,6 +38,13 @@ func (r Result) RequestsPerSec() float64 { return float64(r.Requests) / r.Elapse
 // counts as a token. The client is a minimal HTTP/1.1 one (no pooling layer, no pipes),
 // so that the server, not the client, is what the numbers compare.
 func Drive(rawURL string, body []byte, conc int, d time.Duration, stream bool) Result {
+	return DriveSpread(rawURL, body, conc, d, stream, 0)
+}
+
+// DriveSpread is [Drive] with the workers' first requests spread evenly over spread
+// (worker i starts at i·spread/conc), so that paced streams tick out of phase as
+// independent users' would, instead of all at once.
+func DriveSpread(rawURL string, body []byte, conc int, d time.Duration, stream bool, spread time.Duration) Result {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return Result{Errors: 1}
@@ -48,8 +55,9 @@ func Drive(rawURL string, body []byte, conc int, d time.Duration, stream bool) R
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for range conc {
+	for i := range conc {
 		wg.Go(func() {
+			time.Sleep(time.Duration(i) * spread / time.Duration(conc))
 			var c *conn
 			var p openai.ChunkParser
 			var ch openai.StreamChunk
