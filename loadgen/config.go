@@ -210,6 +210,8 @@ type Config struct {
 	WarmupDuration time.Duration `json:"warmup_duration,omitempty"`
 
 	// Timeout bounds a request from send to last byte; zero = DefaultTimeout, < 0 = none.
+	// It fires at most Timeout/1024 late (a keep-alive connection's deadline is moved
+	// only when it would otherwise be that much early or late).
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// IdleTimeout bounds the gap between received chunks after the first byte; zero = none.
 	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`

@@ -74,14 +74,36 @@ type conn struct {
 	// connection carries a streaming request, and used (stamp) only for those: a
 	// non-streaming response is timed by its first and last reads, and a plain read is
 	// cheaper than recvmsg with control messages.
-	ks       *kernelStamper
-	noKS     bool // the kernel refused timestamps on this connection
-	stamp    bool // this request's reads use ks
-	deadline bool // a deadline is set on the connection
-	armed    bool
-	first    time.Duration
-	last     time.Duration // run-clock time of the bytes of the latest read
-	reads    int           // reads that returned data (events parsed between two share a time)
+	ks    *kernelStamper
+	noKS  bool // the kernel refused timestamps on this connection
+	stamp bool // this request's reads use ks
+	// deadlineAt is the connection's read and write deadline (zero = none);
+	// deadlineUnknown: a stream's reads have moved the read deadline since.
+	deadlineAt      time.Time
+	deadlineUnknown bool
+	armed           bool
+	first           time.Duration
+	last            time.Duration // run-clock time of the bytes of the latest read
+	reads           int           // reads that returned data (events parsed between two share a time)
+}
+
+// setTotalDeadline makes the connection's deadline at least d and at most timeout/1024
+// after it (zero d: no deadline). A keep-alive connection keeps its deadline while it
+// stays within that window, which spares a runtime timer update per request.
+func (c *conn) setTotalDeadline(d time.Time, timeout time.Duration) {
+	if d.IsZero() {
+		if !c.deadlineAt.IsZero() || c.deadlineUnknown {
+			_ = c.SetDeadline(time.Time{})
+			c.deadlineAt, c.deadlineUnknown = time.Time{}, false
+		}
+		return
+	}
+	slack := timeout / 1024
+	if !c.deadlineUnknown && !c.deadlineAt.IsZero() && !c.deadlineAt.Before(d) && c.deadlineAt.Sub(d) <= slack {
+		return
+	}
+	c.deadlineAt, c.deadlineUnknown = d.Add(slack), false
+	_ = c.SetDeadline(c.deadlineAt)
 }
 
 // useKernelTimestamps makes this request's reads use kernel receive timestamps when
@@ -420,10 +442,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			return
 		}
 		cn.armed, cn.first = true, 0
-		if !totalDeadline.IsZero() || cn.deadline {
-			_ = cn.SetDeadline(totalDeadline)
-			cn.deadline = !totalDeadline.IsZero()
-		}
+		cn.setTotalDeadline(totalDeadline, c.timeout)
 		stamped = cn.useKernelTimestamps(c.stream && c.target.kernelTS)
 		rec.Sent = clock.now()
 		err = w.writeRequest(cn.Conn, c)
@@ -505,7 +524,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	tr := &w.tr
 	*tr = timedReader{r: resp.BodyStream(), c: cn, clock: clock, idle: c.idle, total: totalDeadline}
 	_ = cn.SetReadDeadline(totalDeadline)
-	cn.deadline = cn.deadline || c.idle > 0
+	cn.deadlineUnknown = true
 	w.sse.Reset(tr)
 	sawDone := false
 	prevRead := -1

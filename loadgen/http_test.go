@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/record"
 	"github.com/valyala/fasthttp"
@@ -106,5 +108,37 @@ func TestClockByRequestKind(t *testing.T) {
 					stream, r.Index, r.ErrorKind, r.Clock, r.Sent, r.FirstByte, r.Done, want)
 			}
 		}
+	}
+}
+
+// TestTotalDeadlineWindow checks that a keep-alive connection's deadline is kept only
+// while it lies within [d, d+timeout/1024] of the request's own deadline d.
+func TestTotalDeadlineWindow(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	c := &conn{Conn: a}
+	const timeout = 1024 * time.Millisecond // slack 1 ms
+	d := time.Now().Add(timeout)
+	steps := []struct {
+		d    time.Time
+		want time.Time
+	}{
+		{d, d.Add(time.Millisecond)},                               // set with the slack
+		{d.Add(time.Millisecond / 2), d.Add(time.Millisecond)},     // still within the window: kept
+		{d.Add(time.Millisecond), d.Add(time.Millisecond)},         // at the window's end: kept
+		{d.Add(2 * time.Millisecond), d.Add(3 * time.Millisecond)}, // would be early: moved
+		{time.Time{}, time.Time{}},                                 // no timeout: cleared
+	}
+	for i, s := range steps {
+		c.setTotalDeadline(s.d, timeout)
+		if !c.deadlineAt.Equal(s.want) {
+			t.Errorf("step %d: deadline = %v; want %v", i, c.deadlineAt.Sub(d), s.want.Sub(d))
+		}
+	}
+	c.deadlineUnknown = true // a stream moved the read deadline
+	c.setTotalDeadline(d, timeout)
+	if c.deadlineUnknown || !c.deadlineAt.Equal(d.Add(time.Millisecond)) {
+		t.Errorf("after a stream: deadline %v, unknown %v; want reset to d+1ms", c.deadlineAt.Sub(d), c.deadlineUnknown)
 	}
 }

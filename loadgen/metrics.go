@@ -49,7 +49,7 @@ func ComputeMetrics(recs []record.Client, opt MetricsOptions) record.Metrics {
 type accumulator struct {
 	opt              MetricsOptions
 	m                record.Metrics
-	series           map[string][]float64
+	series           map[string]*series
 	ok, errs, good   int
 	first            time.Duration
 	last             time.Duration
@@ -58,7 +58,7 @@ type accumulator struct {
 }
 
 func newAccumulator(opt MetricsOptions) *accumulator {
-	a := &accumulator{opt: opt, series: map[string][]float64{}, first: -1}
+	a := &accumulator{opt: opt, series: map[string]*series{}, first: -1}
 	a.m = record.Metrics{
 		Stats:   map[string]record.Stat{},
 		Scalars: map[string]record.Scalar{},
@@ -74,8 +74,44 @@ func newAccumulator(opt MetricsOptions) *accumulator {
 
 func (a *accumulator) add1(name string, v float64) {
 	if !math.IsNaN(v) && !math.IsInf(v, 0) {
-		a.series[name] = append(a.series[name], v)
+		s := a.series[name]
+		if s == nil {
+			s = &series{}
+			a.series[name] = s
+		}
+		s.add(v)
 	}
+}
+
+// series holds one metric's values in blocks, so a long run's series grows without
+// copying what it holds (one value per request, at tens of thousands a second).
+type series struct{ blocks [][]float64 }
+
+const maxSeriesBlock = 8192
+
+func (s *series) add(v float64) {
+	n := len(s.blocks)
+	if n == 0 || len(s.blocks[n-1]) == cap(s.blocks[n-1]) {
+		s.blocks = append(s.blocks, make([]float64, 0, min(maxSeriesBlock, 64<<n)))
+		n++
+	}
+	s.blocks[n-1] = append(s.blocks[n-1], v)
+}
+
+// values returns the values in the order added.
+func (s *series) values() []float64 {
+	if len(s.blocks) == 1 {
+		return s.blocks[0]
+	}
+	var n int
+	for _, b := range s.blocks {
+		n += len(b)
+	}
+	xs := make([]float64, 0, n)
+	for _, b := range s.blocks {
+		xs = append(xs, b...)
+	}
+	return xs
 }
 
 func (a *accumulator) add(r *record.Client) {
@@ -184,8 +220,8 @@ var metricUnits = map[string]string{
 func (a *accumulator) metrics() record.Metrics {
 	m := a.m
 	m.Stats = map[string]record.Stat{}
-	for name, xs := range a.series {
-		m.Stats[name] = Summarize(xs, metricUnits[name])
+	for name, s := range a.series {
+		m.Stats[name] = Summarize(s.values(), metricUnits[name])
 	}
 	m.Scalars = map[string]record.Scalar{}
 	ok, errs := a.ok, a.errs

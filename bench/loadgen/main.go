@@ -3,10 +3,10 @@
 // perfgate's loadgen.Run with recording on, and a scale run of concurrent SSE streams
 // (memory per stream, ITL error against the server's own emission times, CPU per token).
 //
-//	loadgen-bench server  -addr 127.0.0.1:18080 [-stream -itl 1s -tokens 10]
+//	loadgen-bench server  -addr 127.0.0.1:18080 [-stream -itl 1s -tokens 10] [-reuseport]
 //	loadgen-bench bare    -url http://127.0.0.1:18080/v1/chat/completions -c 64 -d 5s
 //	loadgen-bench loadgen -url http://127.0.0.1:18080 -c 64 -d 5s -record /tmp/rec.jsonl
-//	loadgen-bench streams -url http://127.0.0.1:18081 -n 18000 -sources 4
+//	loadgen-bench streams -url http://127.0.0.1:18081 -n 18000 -sources 4 [-emits=false]
 package main
 
 import (
@@ -73,8 +73,13 @@ func serve(args []string) error {
 	stream := fs.Bool("stream", false, "stream SSE tokens instead of the trivial JSON body")
 	itl := fs.Duration("itl", time.Second, "gap between streamed tokens")
 	tokens := fs.Int("tokens", 10, "tokens per stream")
+	reuse := fs.Bool("reuseport", false, "listen with SO_REUSEPORT (several servers share the port)")
 	_ = fs.Parse(args)
-	ln, err := net.Listen("tcp", *addr)
+	var lc net.ListenConfig
+	if *reuse {
+		lc.Control = reusePort
+	}
+	ln, err := lc.Listen(context.Background(), "tcp", *addr)
 	if err != nil {
 		return err
 	}
@@ -227,7 +232,9 @@ func streams(args []string) error {
 	fs := flag.NewFlagSet("streams", flag.ExitOnError)
 	url := fs.String("url", "", "streaming server base URL")
 	n := fs.Int("n", 1000, "concurrent streams")
-	sources := fs.Int("sources", 4, "source addresses 127.0.0.1..N")
+	sources := fs.Int("sources", 4, "source addresses 127.0.0.F..F+N-1 (0: none set, the kernel picks)")
+	from := fs.Int("source-from", 1, "first source address's last byte F")
+	withEmits := fs.Bool("emits", true, "fetch the server's emission log and report ITL error (one server only)")
 	ramp := fs.Duration("ramp", 5*time.Second, "time to open all streams")
 	prof := fs.String("cpuprofile", "", "write a CPU profile")
 	_ = fs.Parse(args)
@@ -240,8 +247,8 @@ func streams(args []string) error {
 		defer pprof.StopCPUProfile()
 	}
 	var src []string
-	for i := 1; i <= *sources; i++ {
-		src = append(src, "127.0.0."+strconv.Itoa(i))
+	for i := range *sources {
+		src = append(src, "127.0.0."+strconv.Itoa(*from+i))
 	}
 	tok, err := tokenizer.Load("gpt2")
 	if err != nil {
@@ -288,20 +295,25 @@ func streams(args []string) error {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
 	cpu := time.Duration(cpu1.Utime.Nano()+cpu1.Stime.Nano()-cpu0.Utime.Nano()-cpu0.Stime.Nano()) - 0
 	// Fetch the server's emission log and compare.
-	resp, err := fasthttpGet(strings.TrimSuffix(*url, "/") + "/emits")
-	if err != nil {
-		return err
-	}
 	var emits map[string][]int64
-	if err := json.Unmarshal(resp, &emits); err != nil {
-		return err
+	if *withEmits {
+		resp, err := fasthttpGet(strings.TrimSuffix(*url, "/") + "/emits")
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(resp, &emits); err != nil {
+			return err
+		}
 	}
-	ok, tokens := 0, 0
+	ok, tokens, connected := 0, 0, 0
 	var errs []float64
 	kinds := map[string]int{}
 	big := map[int]int{} // second of the run → ITL errors beyond ±2 ms
 	batched := 0         // tokens read together with the previous event (their gap is a bound)
 	for _, r := range out.Records {
+		if r.ErrorKind != record.ErrConnect {
+			connected++
+		}
 		if !r.OK() {
 			kinds[r.ErrorKind]++
 			continue
@@ -317,7 +329,7 @@ func streams(args []string) error {
 			}
 			tokens += ch.Tokens
 			if 2*k+1 >= len(e) {
-				break
+				continue // no emission log for this token (-emits=false): count it only
 			}
 			c := r.RunStartUnixNano + int64(ch.T)
 			if ch.Batched {
@@ -389,8 +401,8 @@ func streams(args []string) error {
 	if os.Getenv("LG_DEBUG") != "" {
 		fmt.Fprintln(os.Stderr, "ITL errors beyond 2 ms by second of the run:", big)
 	}
-	fmt.Printf("streams n=%d ok=%d errors=%v batched=%.2f%% itl_err_ms(unbatched) p50=%.3f p99=%.3f max=%.3f mem_per_stream_kb=%.1f cpu_per_token_us=%.1f steady_cpu_per_token_us=%.1f tokens=%d\n",
-		*n, ok, kinds, 100*float64(batched)/float64(max(tokens, 1)), q(0.5), q(0.99), q(1), float64(peak.Load())/float64(*n)/1024, float64(cpu.Microseconds())/float64(max(tokens, 1)), perTok, tokens)
+	fmt.Printf("streams n=%d connected=%d ok=%d errors=%v batched=%.2f%% itl_err_ms(unbatched) p50=%.3f p99=%.3f max=%.3f mem_per_stream_kb=%.1f cpu_per_token_us=%.1f steady_cpu_per_token_us=%.1f tokens=%d\n",
+		*n, connected, ok, kinds, 100*float64(batched)/float64(max(tokens, 1)), q(0.5), q(0.99), q(1), float64(peak.Load())/float64(*n)/1024, float64(cpu.Microseconds())/float64(max(tokens, 1)), perTok, tokens)
 	return nil
 }
 

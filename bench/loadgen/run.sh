@@ -12,9 +12,16 @@
 #   3. concurrent SSE streams at 1 token/s (memory per stream, ITL error against the
 #      server's own emission log, CPU per token). LG_STREAMS=18000 for the full scale run
 #      (needs `ulimit -n` >= 20000 in both processes).
+#   4. (opt-in: LG_PORTS_RUN=1, or 4 in LG_PHASES) past the ephemeral ports of one source
+#      address: two loadgen processes of LG_PORTS_STREAMS (15000) slow SSE streams each
+#      (a process may hold 20,000 open files here) against one address:port served by
+#      two server processes sharing it (SO_REUSEPORT); first from one source address
+#      (127.0.0.5), then from four (SourceAddrs 127.0.0.1-4). Prints connected / ok /
+#      errors per case and the peak of established connections seen by `ss`.
 #
 # Knobs: LG_DURATION (3s), LG_CONC (64), LG_ROUNDS (3), LG_STREAMS (2000), LG_PORT (18080),
-# LG_PHASES (phases to run, default "123").
+# LG_PHASES (phases to run, default "123"), LG_PORTS_RUN (0), LG_PORTS_STREAMS (15000 per
+# process), LG_PORTS_ITL (3s), LG_PORTS_TOKENS (6), LG_PORTS_RAMP (8s).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p bench/out
@@ -88,4 +95,39 @@ echo "== $STREAMS concurrent SSE streams at 1 token/s (4 source addresses)" | te
 "$TMP/lgbench" server -addr "127.0.0.1:$SPORT" -stream -itl 1s -tokens "${LG_STREAM_TOKENS:-10}" 2>/dev/null & PIDS+=($!)
 sleep 0.5
 "$TMP/lgbench" streams -url "http://127.0.0.1:$SPORT" -n "$STREAMS" -sources 4 -ramp "${LG_RAMP:-5s}" | tee -a "$OUT"
+fi
+
+if phase 4 || [ "${LG_PORTS_RUN:-0}" = 1 ]; then
+PPORT=$((PORT + 2)); PN=${LG_PORTS_STREAMS:-15000}; PITL=${LG_PORTS_ITL:-3s}; PTOK=${LG_PORTS_TOKENS:-6}
+PRAMP=${LG_PORTS_RAMP:-8s}
+read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range
+{
+  echo "== past the port limit: 2 loadgen processes x $PN SSE streams ($PTOK tokens, one per $PITL, opened over $PRAMP)"
+  echo "   to one address 127.0.0.1:$PPORT served by 2 processes (SO_REUSEPORT); ephemeral ports $lo-$hi ($((hi - lo + 1)) per source address); open files per process $(ulimit -n)"
+} | tee -a "$OUT"
+for _ in 1 2; do
+  "$TMP/lgbench" server -addr "127.0.0.1:$PPORT" -reuseport -stream -itl "$PITL" -tokens "$PTOK" 2>/dev/null & PIDS+=($!)
+done
+sleep 0.5
+established() { ss -Htn state established "( dport = :$PPORT )" 2>/dev/null | wc -l; }
+timewait() { ss -Htn state time-wait "( dport = :$PPORT or sport = :$PPORT )" 2>/dev/null | wc -l; }
+# TIME_WAIT sockets of an earlier run still hold their ports (60 s on Linux). The two
+# cases use disjoint source addresses, so one cannot take ports from the other.
+for _ in $(seq 90); do [ "$(timewait)" -eq 0 ] && break; sleep 1; done
+for S in "1 5" "4 1"; do
+  read -r n from <<< "$S"
+  "$TMP/lgbench" streams -url "http://127.0.0.1:$PPORT" -n "$PN" -sources "$n" -source-from "$from" -ramp "$PRAMP" -emits=false > "$TMP/ports1.txt" & A=$!
+  "$TMP/lgbench" streams -url "http://127.0.0.1:$PPORT" -n "$PN" -sources "$n" -source-from "$from" -ramp "$PRAMP" -emits=false > "$TMP/ports2.txt" & B=$!
+  peak=0
+  while kill -0 "$A" 2>/dev/null || kill -0 "$B" 2>/dev/null; do
+    c=$(established); [ "$c" -gt "$peak" ] && peak=$c; sleep 1
+  done
+  wait "$A" "$B" || true
+  printf "%-32s " "$n source address(es) from 127.0.0.$from:" | tee -a "$OUT"
+  cat "$TMP/ports1.txt" "$TMP/ports2.txt" | awk -v peak="$peak" '
+    { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "n") n += kv[2]; if (kv[1] == "connected") c += kv[2]; if (kv[1] == "ok") o += kv[2] }
+      if (match($0, /errors=map\[[^]]*\]/)) { m = split(substr($0, RSTART + 11, RLENGTH - 12), ps, " "); for (j = 1; j <= m; j++) { split(ps[j], q, ":"); E[q[1]] += q[2] } } }
+    END { e = ""; for (k in E) e = e k ":" E[k] " "; printf "streams=%d connected=%d ok=%d errors=[%s] peak_established=%d\n", n, c, o, e, peak }' | tee -a "$OUT"
+  sed 's/^/    /' "$TMP/ports1.txt" "$TMP/ports2.txt" >> "$OUT"
+done
 fi
