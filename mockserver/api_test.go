@@ -345,3 +345,47 @@ func TestDeterministicPerSeed(t *testing.T) {
 		t.Errorf("repeated identical request got the same output %q; each occurrence should differ", a[0])
 	}
 }
+
+// TestCompletionsEcho: with echo the prompt leads the output, streamed (in the first
+// chunk, as vLLM sends it) and not, for a text prompt and for token ids; usage counts
+// only the generated tokens.
+func TestCompletionsEcho(t *testing.T) {
+	s := start(t, Config{Fast: true})
+	tok := gpt2(t)
+	prompt := "Once upon a time"
+	ids, _ := json.Marshal(tok.Encode(prompt, false))
+	for _, p := range []string{`"` + prompt + `"`, string(ids)} {
+		for _, stream := range []bool{true, false} {
+			body := fmt.Sprintf(`{"model":"m","prompt":%s,"echo":true,"max_tokens":6,"ignore_eos":true,"stream":%v,"stream_options":{"include_usage":%v}}`, p, stream, stream)
+			resp, b := post(t, s.URL()+"/v1/completions", body)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, b)
+			}
+			var text string
+			var usage *openai.Usage
+			if stream {
+				var chunks int
+				text, chunks, _, usage = streamText(t, b)
+				if chunks != 6 {
+					t.Errorf("prompt %s: content chunks = %d, want 6 (the echo rides on the first)", p, chunks)
+				}
+			} else {
+				var c openai.Completion
+				if err := json.Unmarshal(b, &c); err != nil || len(c.Choices) != 1 {
+					t.Fatalf("body %s: %v", b, err)
+				}
+				text, usage = c.Choices[0].Text, c.Usage
+			}
+			out, found := strings.CutPrefix(text, prompt)
+			if !found {
+				t.Errorf("prompt %s stream=%v: text %q does not start with the prompt", p, stream, text)
+			}
+			if got := tok.Count(out, false); got != 6 {
+				t.Errorf("prompt %s stream=%v: generated part counts %d tokens, want 6", p, stream, got)
+			}
+			if usage == nil || usage.CompletionTokens != 6 || usage.PromptTokens != 4 {
+				t.Errorf("prompt %s stream=%v: usage = %+v, want prompt 4, completion 6", p, stream, usage)
+			}
+		}
+	}
+}

@@ -396,6 +396,9 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 	case kindResponses:
 		buf = rs.finish(buf, g, usage)
 	case kindCompletion:
+		if first && j.echo && j.prompt != "" { // no output at all: the echo still goes out
+			buf = s.appendChunk(buf, j, h, rs, true, "", "")
+		}
 		buf = append(buf, "data: "...)
 		buf = openai.AppendCompletionChunk(buf, h, "", g.finish, j.includeUsage)
 		buf = append(buf, "\n\n"...)
@@ -473,6 +476,10 @@ func (t *chunkTemplate) append(buf []byte, text string) []byte {
 func (s *Server) appendChunk(buf []byte, j *job, h openai.ChunkHeader, rs *respStream, first bool, text, finish string) []byte {
 	switch j.kind {
 	case kindCompletion:
+		if first && j.echo {
+			// echo: the prompt leads the first chunk's text, as vLLM streams it.
+			text = j.prompt + text
+		}
 		buf = append(buf, "data: "...)
 		buf = openai.AppendCompletionChunk(buf, h, text, finish, j.includeUsage)
 		return append(buf, "\n\n"...)

@@ -313,6 +313,8 @@ func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiEr
 	}
 	if len(req.Prompt.Texts) == 1 {
 		j.prompt = req.Prompt.Texts[0]
+	} else if j.echo {
+		j.prompt = s.tok.Decode(ids, false)
 	}
 	j.ids, rec.ISL = ids, len(ids)
 	return nil
