@@ -220,8 +220,10 @@ type Config struct {
 	// CancelFraction of requests (chosen with Seed) are cancelled CancelAfter after sending.
 	CancelFraction float64       `json:"cancel_fraction,omitempty"`
 	CancelAfter    time.Duration `json:"cancel_after,omitempty"`
-	// SourceAddrs are local IPs to dial from, round-robin (e.g. 127.0.0.2, 127.0.0.3 to
-	// pass the ephemeral-port limit of one source address).
+	// SourceAddrs are local IPs to dial from, round-robin (e.g. 127.0.0.1 … 127.0.0.4
+	// to pass the ephemeral-port limit of one source address toward one destination).
+	// On Linux the source port is picked at connect time (IP_BIND_ADDRESS_NO_PORT), so
+	// each address gives a full ephemeral range per destination.
 	SourceAddrs []string `json:"source_addrs,omitempty"`
 
 	// AppTimestamps times chunks when the client's read returns, instead of with the

@@ -159,6 +159,7 @@ func (d *dialer) dialConn(ctx context.Context, addr string, useTLS bool, host st
 	nd := net.Dialer{Timeout: d.timeout}
 	if len(d.local) > 0 {
 		nd.LocalAddr = d.local[d.next.Add(1)%uint64(len(d.local))]
+		nd.Control = bindNoPort
 	}
 	c, err := nd.DialContext(ctx, "tcp", addr)
 	if err != nil {

@@ -306,6 +306,8 @@ func streams(args []string) error {
 		}
 	}
 	ok, tokens, connected := 0, 0, 0
+	var lastSent time.Duration // when the last request went out (after its dial)
+	errText := map[string]int{} // error text (digits dropped) → count, for LG_DEBUG
 	var errs []float64
 	kinds := map[string]int{}
 	big := map[int]int{} // second of the run → ITL errors beyond ±2 ms
@@ -313,8 +315,15 @@ func streams(args []string) error {
 	for _, r := range out.Records {
 		if r.ErrorKind != record.ErrConnect {
 			connected++
+			lastSent = max(lastSent, r.Sent)
 		}
 		if !r.OK() {
+			errText[strings.Map(func(c rune) rune {
+				if c >= '0' && c <= '9' {
+					return -1
+				}
+				return c
+			}, r.Error)]++
 			kinds[r.ErrorKind]++
 			continue
 		}
@@ -400,9 +409,10 @@ func streams(args []string) error {
 	}
 	if os.Getenv("LG_DEBUG") != "" {
 		fmt.Fprintln(os.Stderr, "ITL errors beyond 2 ms by second of the run:", big)
+		fmt.Fprintln(os.Stderr, "errors by text (digits dropped):", errText)
 	}
-	fmt.Printf("streams n=%d connected=%d ok=%d errors=%v batched=%.2f%% itl_err_ms(unbatched) p50=%.3f p99=%.3f max=%.3f mem_per_stream_kb=%.1f cpu_per_token_us=%.1f steady_cpu_per_token_us=%.1f tokens=%d\n",
-		*n, connected, ok, kinds, 100*float64(batched)/float64(max(tokens, 1)), q(0.5), q(0.99), q(1), float64(peak.Load())/float64(*n)/1024, float64(cpu.Microseconds())/float64(max(tokens, 1)), perTok, tokens)
+	fmt.Printf("streams n=%d connected=%d last_connected_s=%.1f ok=%d errors=%v batched=%.2f%% itl_err_ms(unbatched) p50=%.3f p99=%.3f max=%.3f mem_per_stream_kb=%.1f cpu_per_token_us=%.1f steady_cpu_per_token_us=%.1f tokens=%d\n",
+		*n, connected, lastSent.Seconds(), ok, kinds, 100*float64(batched)/float64(max(tokens, 1)), q(0.5), q(0.99), q(1), float64(peak.Load())/float64(*n)/1024, float64(cpu.Microseconds())/float64(max(tokens, 1)), perTok, tokens)
 	return nil
 }
 

@@ -21,7 +21,8 @@
 #
 # Knobs: LG_DURATION (3s), LG_CONC (64), LG_ROUNDS (3), LG_STREAMS (2000), LG_PORT (18080),
 # LG_PHASES (phases to run, default "123"), LG_PORTS_RUN (0), LG_PORTS_STREAMS (15000 per
-# process), LG_PORTS_ITL (3s), LG_PORTS_TOKENS (6), LG_PORTS_RAMP (8s).
+# process), LG_PORTS_ITL (3s), LG_PORTS_TOKENS (10), LG_PORTS_RAMP (8s), LG_PORTS_CASES
+# ("1:5 4:1": N:F = N source addresses from 127.0.0.F).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p bench/out
@@ -98,7 +99,7 @@ sleep 0.5
 fi
 
 if phase 4 || [ "${LG_PORTS_RUN:-0}" = 1 ]; then
-PPORT=$((PORT + 2)); PN=${LG_PORTS_STREAMS:-15000}; PITL=${LG_PORTS_ITL:-3s}; PTOK=${LG_PORTS_TOKENS:-6}
+PPORT=$((PORT + 2)); PN=${LG_PORTS_STREAMS:-15000}; PITL=${LG_PORTS_ITL:-3s}; PTOK=${LG_PORTS_TOKENS:-10}
 PRAMP=${LG_PORTS_RAMP:-8s}
 read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range
 {
@@ -114,10 +115,10 @@ timewait() { ss -Htn state time-wait "( dport = :$PPORT or sport = :$PPORT )" 2>
 # TIME_WAIT sockets of an earlier run still hold their ports (60 s on Linux). The two
 # cases use disjoint source addresses, so one cannot take ports from the other.
 for _ in $(seq 90); do [ "$(timewait)" -eq 0 ] && break; sleep 1; done
-for S in "1 5" "4 1"; do
-  read -r n from <<< "$S"
-  "$TMP/lgbench" streams -url "http://127.0.0.1:$PPORT" -n "$PN" -sources "$n" -source-from "$from" -ramp "$PRAMP" -emits=false > "$TMP/ports1.txt" & A=$!
-  "$TMP/lgbench" streams -url "http://127.0.0.1:$PPORT" -n "$PN" -sources "$n" -source-from "$from" -ramp "$PRAMP" -emits=false > "$TMP/ports2.txt" & B=$!
+for S in ${LG_PORTS_CASES:-1:5 4:1}; do
+  n=${S%%:*}; from=${S#*:}
+  "$TMP/lgbench" streams -url "http://127.0.0.1:$PPORT" -n "$PN" -sources "$n" -source-from "$from" -ramp "$PRAMP" -emits=false > "$TMP/ports1.txt" 2> "$TMP/ports1.err" & A=$!
+  "$TMP/lgbench" streams -url "http://127.0.0.1:$PPORT" -n "$PN" -sources "$n" -source-from "$from" -ramp "$PRAMP" -emits=false > "$TMP/ports2.txt" 2> "$TMP/ports2.err" & B=$!
   peak=0
   while kill -0 "$A" 2>/dev/null || kill -0 "$B" 2>/dev/null; do
     c=$(established); [ "$c" -gt "$peak" ] && peak=$c; sleep 1
@@ -125,9 +126,9 @@ for S in "1 5" "4 1"; do
   wait "$A" "$B" || true
   printf "%-32s " "$n source address(es) from 127.0.0.$from:" | tee -a "$OUT"
   cat "$TMP/ports1.txt" "$TMP/ports2.txt" | awk -v peak="$peak" '
-    { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "n") n += kv[2]; if (kv[1] == "connected") c += kv[2]; if (kv[1] == "ok") o += kv[2] }
+    { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "n") n += kv[2]; if (kv[1] == "connected") c += kv[2]; if (kv[1] == "ok") o += kv[2]; if (kv[1] == "last_connected_s" && kv[2] > last) last = kv[2] }
       if (match($0, /errors=map\[[^]]*\]/)) { m = split(substr($0, RSTART + 11, RLENGTH - 12), ps, " "); for (j = 1; j <= m; j++) { split(ps[j], q, ":"); E[q[1]] += q[2] } } }
-    END { e = ""; for (k in E) e = e k ":" E[k] " "; printf "streams=%d connected=%d ok=%d errors=[%s] peak_established=%d\n", n, c, o, e, peak }' | tee -a "$OUT"
-  sed 's/^/    /' "$TMP/ports1.txt" "$TMP/ports2.txt" >> "$OUT"
+    END { e = ""; for (k in E) e = e k ":" E[k] " "; printf "streams=%d connected=%d ok=%d errors=[%s] peak_established=%d last_connected_s=%s\n", n, c, o, e, peak, last }' | tee -a "$OUT"
+  sed 's/^/    /' "$TMP/ports1.txt" "$TMP/ports2.txt" "$TMP/ports1.err" "$TMP/ports2.err" >> "$OUT"
 done
 fi
