@@ -151,3 +151,35 @@ func TestCloseDropsIdleHandedBackConns(t *testing.T) {
 		t.Errorf("after Close read %d bytes, err %v; want EOF", n, err)
 	}
 }
+
+// TestLatenessCountsEveryWrittenChunk: each paced chunk's lateness is taken once, when
+// it is written (the last chunk with the end of the stream), over both the direct and
+// the pipe (HTTP/1.0) paths; zero latency observes nothing.
+func TestLatenessCountsEveryWrittenChunk(t *testing.T) {
+	for _, proto := range []string{"HTTP/1.1", "HTTP/1.0"} {
+		s := start(t, Config{TTFT: fixedMs(2), ITL: fixedMs(1)})
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(c, rawRequest(proto, "", 20)); err != nil {
+			t.Fatal(err)
+		}
+		readStream(t, bufio.NewReader(c))
+		c.Close()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.late.n.Load(); got != 20 {
+			t.Errorf("%s: lateness observations = %d, want 20 (one per chunk)", proto, got)
+		}
+		if q := s.Lateness(0.5); q[0] <= 0 {
+			t.Errorf("%s: median lateness = %v µs, want > 0", proto, q[0])
+		}
+	}
+	s := start(t, Config{Fast: true})
+	post(t, s.URL()+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Hi"}],"stream":true,"max_tokens":20}`)
+	if got := s.late.n.Load(); got != 0 {
+		t.Errorf("zero latency: lateness observations = %d, want 0", got)
+	}
+}

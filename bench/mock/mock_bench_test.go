@@ -186,7 +186,7 @@ func fixed(ms float64) distribution.Spec {
 // same instant each ITL, a burst whose CPU work alone (about 20 µs per token for server
 // and client) takes milliseconds to drain on two cores.
 func BenchmarkLateness(b *testing.B) {
-	for _, streams := range []int{50, 100, 500, 1000} {
+	for _, streams := range []int{50, 100, 200, 300, 500, 1000} {
 		b.Run(fmt.Sprintf("tok/s=%dk", streams/10), func(b *testing.B) {
 			m := startMock(b, mockserver.Config{TTFT: fixed(10), ITL: fixed(10), DiscardRecords: true})
 			body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Pace me."}],"max_tokens":100,"ignore_eos":true,"stream":true}`)
