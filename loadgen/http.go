@@ -409,8 +409,15 @@ type worker struct {
 }
 
 func newWorker() *worker {
-	return &worker{sse: sse.NewReaderSize(nil, 1024, 0)}
+	w := &worker{sse: sse.NewReaderSize(nil, 1024, 0)}
+	// Keep the body buffer between responses (not a pool round trip per response);
+	// one past keptBody is let go after use.
+	w.resp.KeepBodyBuffer = true
+	return w
 }
+
+// keptBody is the largest response body buffer a worker keeps for the next response.
+const keptBody = 64 << 10
 
 // do performs c and fills rec (timestamps, status, error, chunks, usage) and res.
 // It never returns an error: every failure is recorded in rec.
@@ -518,6 +525,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		rec.ResponseBytes = len(body)
 		keep = !resp.ConnectionClose()
 		w.parseBody(body, c, rec, res)
+		resp.ReleaseBody(keptBody)
 		return
 	}
 
