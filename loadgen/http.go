@@ -37,6 +37,9 @@ type target struct {
 	kernelTS bool // take chunk times from the kernel's receive timestamps (Linux, plain TCP)
 	dialer   *dialer
 	pending  atomic.Int64 // requests in flight (least-outstanding routing)
+	// runCtx is the run's context: each connection watches it once (see conn.watch)
+	// instead of each request registering and removing a callback.
+	runCtx context.Context
 
 	mu   sync.Mutex
 	idle []*conn
@@ -81,10 +84,14 @@ type conn struct {
 	// deadlineUnknown: a stream's reads have moved the read deadline since.
 	deadlineAt      time.Time
 	deadlineUnknown bool
-	armed           bool
-	first           time.Duration
-	last            time.Duration // run-clock time of the bytes of the latest read
-	reads           int           // reads that returned data (events parsed between two share a time)
+	// watch is the run context whose cancellation cancels this connection's reads
+	// (for its whole life); unwatch deregisters that.
+	watch   context.Context
+	unwatch func() bool
+	armed   bool
+	first   time.Duration
+	last    time.Duration // run-clock time of the bytes of the latest read
+	reads   int           // reads that returned data (events parsed between two share a time)
 }
 
 // setTotalDeadline makes the connection's deadline at least d and at most timeout/1024
@@ -201,7 +208,19 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 	}
 	c := &conn{Conn: nc, clock: clock}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
+	if t.runCtx != nil && t.runCtx.Done() != nil {
+		c.watch, c.unwatch = t.runCtx, context.AfterFunc(t.runCtx, c.cancelReads)
+	}
 	return c, false, nil
+}
+
+// Close stops watching the run context and closes the connection.
+func (c *conn) Close() error {
+	if c.unwatch != nil {
+		c.unwatch()
+		c.unwatch = nil
+	}
+	return c.Conn.Close()
 }
 
 // connReadBuffer is each connection's read buffer: response headers must fit in it.
@@ -369,6 +388,7 @@ func isClosed(err error) bool {
 // timedReader sets the connection's read deadline before each read (the idle
 // deadline, capped by the total one) and notes when each read returned.
 type timedReader struct {
+	ctx   context.Context
 	r     io.Reader
 	c     *conn
 	clock *runClock
@@ -378,6 +398,11 @@ type timedReader struct {
 }
 
 func (t *timedReader) Read(p []byte) (int, error) {
+	if err := t.ctx.Err(); err != nil {
+		// Cancelled between reads: the idle deadline set below would replace the one
+		// in the past that cancellation set.
+		return 0, err
+	}
 	if t.idle > 0 {
 		d := time.Now().Add(t.idle)
 		if !t.total.IsZero() && t.total.Before(d) {
@@ -451,11 +476,25 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		}
 		cn.armed, cn.first = true, 0
 		cn.setTotalDeadline(totalDeadline, c.timeout)
+		if ctx.Err() != nil {
+			// Cancelled, perhaps before the deadline just set replaced the one in the
+			// past that cancellation set (a later cancellation sets it again).
+			cn.Close()
+			rec.Sent = clock.now()
+			rec.Done = rec.Sent
+			rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before sending"
+			return
+		}
 		stamped = cn.useKernelTimestamps(c.stream && c.target.kernelTS)
 		rec.Sent = clock.now()
 		err = w.writeRequest(cn.Conn, c)
 		if err != nil {
 			cn.Close()
+			if ctx.Err() != nil {
+				rec.Done = clock.now()
+				rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
+				return
+			}
 			if !reused || attempt > 0 {
 				rec.Done = clock.now()
 				rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+err.Error()
@@ -463,9 +502,11 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			}
 			continue // a stale keep-alive connection: retry once on a fresh one
 		}
-		// Cancellation interrupts blocked reads by moving the deadline into the past.
+		// Cancellation interrupts blocked reads by moving the deadline into the past:
+		// the connection watches the run's context; a request's own context (see
+		// Config.CancelFraction) is watched for this request.
 		stop = noStop
-		if ctx.Done() != nil {
+		if ctx.Done() != nil && ctx != cn.watch {
 			stop = context.AfterFunc(ctx, cn.cancelReads)
 		}
 		resp.Reset()
@@ -482,7 +523,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	}
 	keep := false
 	defer func() {
-		if stop() && keep {
+		if stop() && keep && ctx.Err() == nil {
 			c.target.put(cn)
 		} else {
 			cn.Close()
@@ -531,7 +572,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 
 	// Streaming: timestamp every read, then split and parse events.
 	tr := &w.tr
-	*tr = timedReader{r: resp.BodyStream(), c: cn, clock: clock, idle: c.idle, total: totalDeadline}
+	*tr = timedReader{ctx: ctx, r: resp.BodyStream(), c: cn, clock: clock, idle: c.idle, total: totalDeadline}
 	_ = cn.SetReadDeadline(totalDeadline)
 	cn.deadlineUnknown = true
 	w.sse.Reset(tr)

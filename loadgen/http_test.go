@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -140,5 +141,63 @@ func TestTotalDeadlineWindow(t *testing.T) {
 	c.setTotalDeadline(d, timeout)
 	if c.deadlineUnknown || !c.deadlineAt.Equal(d.Add(time.Millisecond)) {
 		t.Errorf("after a stream: deadline %v, unknown %v; want reset to d+1ms", c.deadlineAt.Sub(d), c.deadlineUnknown)
+	}
+}
+
+// staller accepts connections and never answers, holding them until the test ends.
+func staller(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				go io.Copy(io.Discard, c) //nolint:errcheck
+				<-done
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// TestCancelInterruptsBlockedReads checks that cancelling the run's context (watched
+// once per connection) and a request's own context (cancel_fraction, watched per
+// request) both end reads that would otherwise wait for the total timeout.
+func TestCancelInterruptsBlockedReads(t *testing.T) {
+	url := staller(t)
+	for _, tc := range []struct {
+		name   string
+		stream bool
+		frac   bool
+	}{{"run/stream", true, false}, {"run/nonstream", false, false}, {"request/nonstream", false, true}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cfg := Config{URLs: []string{url}, Stream: tc.stream, Requests: 4, Concurrency: 2, Timeout: 10 * time.Second}
+		if tc.frac {
+			cfg.CancelFraction, cfg.CancelAfter = 1, 50*time.Millisecond
+		} else {
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+		out, _ := Run(ctx, cfg, gpt2(t), nil)
+		cancel()
+		if out == nil || len(out.Records) == 0 {
+			t.Fatalf("%s: no records", tc.name)
+		}
+		for _, r := range out.Records {
+			// A read left waiting would end at the total timeout, also as "cancelled"
+			// (the context is done by then): the latency tells the two apart.
+			if r.ErrorKind != record.ErrCancelled || r.Latency() >= cfg.Timeout/2 {
+				t.Errorf("%s: record %d: kind %q (%s) after %v; want %q well before the %v timeout",
+					tc.name, r.Index, r.ErrorKind, r.Error, r.Latency(), record.ErrCancelled, cfg.Timeout)
+			}
+		}
 	}
 }

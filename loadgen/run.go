@@ -289,6 +289,9 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		defer close(stop)
 		go r.produce(stop)
 	}
+	for _, t := range r.targets {
+		t.runCtx = ctx
+	}
 	r.clock.start = time.Now()
 	r.out.Start = r.clock.start
 	if r.pacer != nil {

@@ -216,7 +216,11 @@ func runLoadgen(args []string) error {
 		f.Close()
 		cfg.InputFile, cfg.InputFormat, cfg.ISL = f.Name(), loadgen.FormatPayloads, distribution.Spec{}
 	}
-	out, err := loadgen.Run(context.Background(), cfg, tok, nil)
+	// A cancellable context, as the perfgate CLI (signal.NotifyContext) and perftest
+	// (t.Context()) pass: cancellation support is part of the measured cost.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out, err := loadgen.Run(ctx, cfg, tok, nil)
 	if err != nil {
 		return err
 	}
@@ -306,7 +310,7 @@ func streams(args []string) error {
 		}
 	}
 	ok, tokens, connected := 0, 0, 0
-	var lastSent time.Duration // when the last request went out (after its dial)
+	var lastSent time.Duration  // when the last request went out (after its dial)
 	errText := map[string]int{} // error text (digits dropped) → count, for LG_DEBUG
 	var errs []float64
 	kinds := map[string]int{}
