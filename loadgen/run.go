@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -510,6 +511,14 @@ type scratch struct {
 	call call
 	res  result
 	key  []byte // memo key
+	// The last memo entries this scratch saw: payloads and mock responses repeat,
+	// and a hit here needs no lock (the shared memos' read locks are atomic writes
+	// to one cache line that every processor contends for).
+	lastKey   []byte
+	lastTmpl  templated
+	lastText  []byte
+	lastCount int
+	lastOK    [2]bool // lastKey, lastText valid
 }
 
 // request sends one turn and records it; it returns the generated text when
@@ -528,8 +537,10 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 		stream = false
 	}
 	tg := r.pick()
-	tg.pending.Add(1)
-	defer tg.pending.Add(-1)
+	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
+		tg.pending.Add(1) // only this routing reads it: spare the shared counter
+		defer tg.pending.Add(-1)
+	}
 	rec, _ := r.recs.Get().(*record.Client)
 	if rec == nil {
 		rec = &record.Client{}
@@ -592,7 +603,7 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(e, t, tc, rec, sc)
-	r.count(rec, res)
+	r.count(rec, res, sc)
 	c.body = nil
 	r.done <- rec
 	if wantText {
@@ -638,10 +649,15 @@ func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *re
 		key = nil
 	}
 	if len(key) > 0 {
+		if sc.lastOK[0] && bytes.Equal(sc.lastKey, key) {
+			r.setTemplated(rec, sc.lastTmpl)
+			return
+		}
 		r.memoMu.RLock()
 		v, ok := r.tmemo[string(key)] // no copy: the conversion only indexes
 		r.memoMu.RUnlock()
 		if ok {
+			sc.lastKey, sc.lastTmpl, sc.lastOK[0] = append(sc.lastKey[:0], key...), v, true
 			r.setTemplated(rec, v)
 			return
 		}
@@ -656,6 +672,7 @@ func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *re
 			r.tmemo[string(key)] = v
 		}
 		r.memoMu.Unlock()
+		sc.lastKey, sc.lastTmpl, sc.lastOK[0] = append(sc.lastKey[:0], key...), v, true
 	}
 	r.setTemplated(rec, v)
 }
@@ -724,31 +741,34 @@ func (r *runner) pick() *target {
 
 // countText is tok.Count(text, false), memoised for short texts: responses of mock
 // servers repeat, and counting is the largest CPU cost per request after I/O.
-func (r *runner) countText(b []byte) int {
+func (r *runner) countText(b []byte, sc *scratch) int {
 	if len(b) > 512 {
 		return r.tok.Count(string(b), false)
+	}
+	if sc.lastOK[1] && bytes.Equal(sc.lastText, b) {
+		return sc.lastCount
 	}
 	r.memoMu.RLock()
 	n, ok := r.memo[string(b)]
 	r.memoMu.RUnlock()
-	if ok {
-		return n
+	if !ok {
+		s := string(b)
+		n = r.tok.Count(s, false)
+		r.memoMu.Lock()
+		if len(r.memo) < 8192 {
+			r.memo[s] = n
+		}
+		r.memoMu.Unlock()
 	}
-	s := string(b)
-	n = r.tok.Count(s, false)
-	r.memoMu.Lock()
-	if len(r.memo) < 8192 {
-		r.memo[s] = n
-	}
-	r.memoMu.Unlock()
+	sc.lastText, sc.lastCount, sc.lastOK[1] = append(sc.lastText[:0], b...), n, true
 	return n
 }
 
 // count fills token counts from the received text: per chunk, and OSL over all text.
-func (r *runner) count(rec *record.Client, res *result) {
+func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
 	if len(rec.Chunks) == 1 && len(res.ends) == 1 {
 		if len(res.text) > 0 {
-			rec.OSL = r.countText(res.text)
+			rec.OSL = r.countText(res.text, sc)
 		}
 		rec.Chunks[0].Tokens = rec.OSL
 		return
@@ -760,16 +780,16 @@ func (r *runner) count(rec *record.Client, res *result) {
 		}
 		end := res.ends[i]
 		if end > prev {
-			n := r.countText(res.text[prev:end])
+			n := r.countText(res.text[prev:end], sc)
 			rec.Chunks[i].Tokens = n
 		}
 		prev = end
 	}
 	if len(res.text) > 0 {
-		rec.OSL = r.countText(res.text)
+		rec.OSL = r.countText(res.text, sc)
 	}
 	if len(res.reasoning) > 0 {
-		rec.ReasoningTokens = r.countText(res.reasoning)
+		rec.ReasoningTokens = r.countText(res.reasoning, sc)
 	}
 }
 
