@@ -81,7 +81,12 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR
   lg=$(echo "${R[loadgen]}" | median)
   for k in wrk bare vegeta; do
     [ -n "${R[$k]:-}" ] || continue
-    printf "ratio loadgen/%-8s %.2f\n" "$k" "$(awk -v a="$lg" -v b="$(echo "${R[$k]}" | median)" 'BEGIN {print (b ? a/b : 0)}')"
+    # The ratio of the medians, and (the rounds being interleaved) the median of the
+    # ratios within each round, which a slow or fast spell of the machine moves less.
+    per=$(awk -v a="${R[loadgen]}" -v b="${R[$k]}" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
+      for (i = 1; i <= n; i++) printf "%.2f ", (y[i] ? x[i] / y[i] : 0) }')
+    printf "ratio loadgen/%-8s %.2f   (per round: %s; median %s)\n" "$k" \
+      "$(awk -v a="$lg" -v b="$(echo "${R[$k]}" | median)" 'BEGIN {print (b ? a/b : 0)}')" "$per" "$(echo "$per" | median)"
   done
 } | tee -a "$OUT"
 fi
