@@ -181,7 +181,9 @@ func fixed(ms float64) distribution.Spec {
 
 // BenchmarkLateness paces streams at ITL 10 ms and reports how late chunks were
 // written relative to their absolute deadlines (p50/p99, µs, quarter-octave
-// resolution) from 5k to 100k paced tokens/s. The streams start spread over one ITL, as
+// resolution) from 5k to 100k paced tokens/s, with the CPU each token cost (server and
+// client, one process) and the peer [TimerFloor]: bare Go timers at the same wake rate,
+// each wake burning that CPU. p99-ratio is the mock's p99 over the floor's. The streams start spread over one ITL, as
 // independent users' would: started together, every stream's tokens fall due in the
 // same instant each ITL, a burst whose CPU work alone (about 20 µs per token for server
 // and client) takes milliseconds to drain on two cores.
@@ -192,15 +194,25 @@ func BenchmarkLateness(b *testing.B) {
 			body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Pace me."}],"max_tokens":100,"ignore_eos":true,"stream":true}`)
 			var res Result
 			var q []float64
+			var cpu time.Duration
 			for b.Loop() {
 				m.ResetLateness()
+				c0 := CPUTime()
 				res = DriveSpread(m.URL()+"/v1/chat/completions", body, streams, seconds(), true, 10*time.Millisecond)
+				cpu = CPUTime() - c0
 				q = m.Lateness(0.5, 0.9, 0.99)
 			}
+			// The peer: Go timers alone at the same wake rate, each wake burning the CPU
+			// a token cost here (server and client together).
+			perTok := cpu / time.Duration(max(res.Tokens, 1))
+			floor := TimerFloor(streams, 10*time.Millisecond, perTok, seconds())
 			b.ReportMetric(res.TokensPerSec(), "tok/s")
+			b.ReportMetric(float64(perTok.Nanoseconds())/1e3, "cpu-µs/tok")
 			b.ReportMetric(q[0], "p50-late-µs")
 			b.ReportMetric(q[1], "p90-late-µs")
 			b.ReportMetric(q[2], "p99-late-µs")
+			b.ReportMetric(float64(Quantile(floor, 0.99).Nanoseconds())/1e3, "floor-p99-µs")
+			b.ReportMetric(q[2]/max(float64(Quantile(floor, 0.99).Nanoseconds())/1e3, 1), "p99-ratio")
 		})
 	}
 }
