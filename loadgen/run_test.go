@@ -315,16 +315,9 @@ func TestRunEndpoints(t *testing.T) {
 		}},
 	} {
 		t.Run(fmt.Sprintf("%s/stream=%v", tc.e, tc.stream), func(t *testing.T) {
-			out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Endpoint: tc.e, Stream: tc.stream, Requests: 2,
-				OSL: fixed(3), Passages: 3, Model: "ok"}, gpt2(t), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _, bodies := g.snapshot()
+			out, bodies := runOK(t, g, Config{URLs: []string{g.URL}, Endpoint: tc.e, Stream: tc.stream, Requests: 2,
+				OSL: fixed(3), Passages: 3, Model: "ok"})
 			for _, r := range out.Records {
-				if !r.OK() {
-					t.Fatalf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
-				}
 				if r.OSL != tc.osl || r.Endpoint != string(tc.e) || !strings.HasSuffix(r.URL, tc.e.Path()) {
 					t.Errorf("record %d: OSL %d endpoint %s url %s; want OSL %d at %s", r.Index, r.OSL, r.Endpoint, r.URL, tc.osl, tc.e.Path())
 				}

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -264,3 +265,20 @@ func (c *tsConn) Read(p []byte) (int, error) {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// runOK runs cfg with gpt2 and fails the test unless every request succeeded. It
+// returns the outcome and the bodies the ground-truth server received, by request id.
+func runOK(t *testing.T, g *groundTruth, cfg Config) (*Outcome, map[string][]byte) {
+	t.Helper()
+	out, err := Run(context.Background(), cfg, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Fatalf("record %d: %s %s", r.Index, r.ErrorKind, r.Error)
+		}
+	}
+	_, _, bodies := g.snapshot()
+	return out, bodies
+}
