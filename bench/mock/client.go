@@ -45,13 +45,21 @@ func Drive(rawURL string, body []byte, conc int, d time.Duration, stream bool) R
 // (worker i starts at i·spread/conc), so that paced streams tick out of phase as
 // independent users' would, instead of all at once.
 func DriveSpread(rawURL string, body []byte, conc int, d time.Duration, stream bool, spread time.Duration) Result {
+	var tokens atomic.Int64
+	return DriveCounting(rawURL, body, conc, d, stream, spread, &tokens)
+}
+
+// DriveCounting is [DriveSpread] adding every token it receives to tokens as it
+// arrives, so a caller can read the count mid-run (to leave a warm-up out).
+func DriveCounting(rawURL string, body []byte, conc int, d time.Duration, stream bool, spread time.Duration, tokens *atomic.Int64) Result {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return Result{Errors: 1}
 	}
 	head := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", u.RequestURI(), u.Host, len(body))
 	req := append(head, body...)
-	var tokens, reqs, errs atomic.Int64
+	t0 := tokens.Load()
+	var reqs, errs atomic.Int64
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -72,9 +80,7 @@ func DriveSpread(rawURL string, body []byte, conc int, d time.Duration, stream b
 					nc.SetDeadline(deadline) // a stream still running at the deadline is cut there
 					c = newConn(nc)
 				}
-				n, err := c.do(req, stream, &p, &ch)
-				tokens.Add(n)
-				if err != nil {
+				if err := c.do(req, stream, &p, &ch, tokens); err != nil {
 					if time.Now().Before(deadline) {
 						errs.Add(1)
 					}
@@ -90,7 +96,7 @@ func DriveSpread(rawURL string, body []byte, conc int, d time.Duration, stream b
 		})
 	}
 	wg.Wait()
-	return Result{Tokens: tokens.Load(), Requests: reqs.Load(), Errors: errs.Load(), Elapsed: min(time.Since(start), d)}
+	return Result{Tokens: tokens.Load() - t0, Requests: reqs.Load(), Errors: errs.Load(), Elapsed: min(time.Since(start), d)}
 }
 
 type conn struct {
@@ -109,17 +115,18 @@ func newConn(nc net.Conn) *conn {
 
 var errStatus = errors.New("mockbench: status is not 200")
 
-// do sends one request and reads its response, returning the tokens counted.
-func (c *conn) do(req []byte, stream bool, p *openai.ChunkParser, ch *openai.StreamChunk) (int64, error) {
+// do sends one request and reads its response, adding the tokens to tokens as they
+// arrive (a non-streaming answer's usage.completion_tokens at its end).
+func (c *conn) do(req []byte, stream bool, p *openai.ChunkParser, ch *openai.StreamChunk, tokens *atomic.Int64) error {
 	if _, err := c.nc.Write(req); err != nil {
-		return 0, err
+		return err
 	}
 	status, clen, isChunked, err := c.readHead()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if status != 200 {
-		return 0, errStatus
+		return errStatus
 	}
 	if !stream || !isChunked {
 		var b []byte
@@ -131,29 +138,29 @@ func (c *conn) do(req []byte, stream bool, p *openai.ChunkParser, ch *openai.Str
 			_, err = io.ReadFull(c.br, b)
 		}
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if p.Parse(b, ch) != nil {
-			return 0, nil
+			return nil
 		}
-		return int64(ch.Usage.CompletionTokens), nil
+		tokens.Add(int64(ch.Usage.CompletionTokens))
+		return nil
 	}
 	c.ck.reset()
 	c.sse.Reset(&c.ck)
-	n := int64(0)
 	for {
 		ev, err := c.sse.Next()
 		if err == io.EOF {
-			return n, nil
+			return nil
 		}
 		if err != nil {
-			return n, err
+			return err
 		}
 		if sse.IsDone(ev.Data) {
 			continue
 		}
 		if p.Parse(ev.Data, ch) == nil && len(ch.Text) > 0 {
-			n++
+			tokens.Add(1)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -179,7 +180,8 @@ func fixed(ms float64) distribution.Spec {
 	return distribution.Spec{Distribution: distribution.Fixed{Value: ms}}
 }
 
-// BenchmarkLateness paces streams at ITL 10 ms and reports how late chunks were
+// BenchmarkLateness paces streams at ITL 10 ms (and 5,000 streams at 100 ms) and
+// reports how late chunks were
 // written relative to their absolute deadlines (p50/p99, µs, quarter-octave
 // resolution) from 5k to 100k paced tokens/s, with the CPU each token cost (server and
 // client, one process) and the peer [TimerFloor]: bare Go timers at the same wake rate,
@@ -188,25 +190,52 @@ func fixed(ms float64) distribution.Spec {
 // same instant each ITL, a burst whose CPU work alone (about 20 µs per token for server
 // and client) takes milliseconds to drain on two cores.
 func BenchmarkLateness(b *testing.B) {
-	for _, streams := range []int{50, 100, 200, 300, 500, 1000} {
-		b.Run(fmt.Sprintf("tok/s=%dk", streams/10), func(b *testing.B) {
-			m := startMock(b, mockserver.Config{TTFT: fixed(10), ITL: fixed(10), DiscardRecords: true})
+	type load struct {
+		streams int
+		itl     time.Duration
+	}
+	loads := []load{{50, 10 * time.Millisecond}, {100, 10 * time.Millisecond}, {200, 10 * time.Millisecond},
+		{300, 10 * time.Millisecond}, {500, 10 * time.Millisecond}, {1000, 10 * time.Millisecond},
+		{5000, 100 * time.Millisecond}} // 50k tokens/s again, as ten times the streams at a tenth of the pace
+	for _, l := range loads {
+		streams, itl := l.streams, l.itl
+		name := fmt.Sprintf("tok/s=%dk", int(time.Second/itl)*streams/1000)
+		if itl != 10*time.Millisecond {
+			name += fmt.Sprintf("-itl=%v", itl)
+		}
+		b.Run(name, func(b *testing.B) {
+			ms := float64(itl) / float64(time.Millisecond)
+			m := startMock(b, mockserver.Config{TTFT: fixed(10), ITL: fixed(ms), DiscardRecords: true})
 			body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Pace me."}],"max_tokens":100,"ignore_eos":true,"stream":true}`)
-			var res Result
-			var q []float64
-			var cpu time.Duration
+			// Streams open at most 5,000 a second, spread over whole ITLs; what is measured
+			// starts once all are open and past their first token.
+			spread := max(itl, time.Duration(streams)*200*time.Microsecond).Truncate(itl)
+			warm := spread + 10*time.Millisecond + 2*itl
+			var (
+				q       []float64
+				cpu     time.Duration
+				n       int64
+				elapsed time.Duration
+			)
 			for b.Loop() {
-				m.ResetLateness()
-				c0 := CPUTime()
-				res = DriveSpread(m.URL()+"/v1/chat/completions", body, streams, seconds(), true, 10*time.Millisecond)
-				cpu = CPUTime() - c0
+				var tokens atomic.Int64
+				var c0 time.Duration
+				var n0 int64
+				var t0 time.Time
+				warmed := time.AfterFunc(warm, func() {
+					m.ResetLateness()
+					c0, n0, t0 = CPUTime(), tokens.Load(), time.Now()
+				})
+				DriveCounting(m.URL()+"/v1/chat/completions", body, streams, warm+seconds(), true, spread, &tokens)
+				warmed.Stop()
+				cpu, n, elapsed = CPUTime()-c0, tokens.Load()-n0, time.Since(t0)
 				q = m.Lateness(0.5, 0.9, 0.99)
 			}
 			// The peer: Go timers alone at the same wake rate, each wake burning the CPU
 			// a token cost here (server and client together).
-			perTok := cpu / time.Duration(max(res.Tokens, 1))
-			floor := TimerFloor(streams, 10*time.Millisecond, perTok, seconds())
-			b.ReportMetric(res.TokensPerSec(), "tok/s")
+			perTok := cpu / time.Duration(max(n, 1))
+			floor := TimerFloor(streams, itl, perTok, seconds())
+			b.ReportMetric(float64(n)/elapsed.Seconds(), "tok/s")
 			b.ReportMetric(float64(perTok.Nanoseconds())/1e3, "cpu-µs/tok")
 			b.ReportMetric(q[0], "p50-late-µs")
 			b.ReportMetric(q[1], "p90-late-µs")
