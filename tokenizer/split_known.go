@@ -154,7 +154,6 @@ func contraction(s string, i int, fold bool) int {
 	return i
 }
 
-
 // whitespace handles \s*[\r\n]+|\s+(?!\S)|\s+ at i (where s[i] is \s), given whether the
 // \s*[\r\n]+ alternative is part of the pattern.
 func whitespace(s string, i int, crlf bool) int {
