@@ -247,16 +247,25 @@ func nextLlama3(s string, i int, digits int) int {
 		return runN(s, i, cN, digits)
 	}
 	//  ?[^\s\p{L}\p{N}]+[\r\n]*
+	if e, ok := punctRun(s, i, c, false); ok {
+		return e
+	}
+	return whitespace(s, i, true)
+}
+
+// punctRun matches ` ?[^\s\p{L}\p{N}]+` at i (c is s[i]'s class) and the run of \r\n
+// (and / with slash) after it; ok is false if none starts at i.
+func punctRun(s string, i int, c uint16, slash bool) (end int, ok bool) {
 	j := i
 	if s[i] == ' ' && i+1 < len(s) {
 		if c2, _ := cls(s, i+1); c2&(cSpace|cLN) == 0 {
 			j, c = i+1, c2
 		}
 	}
-	if c&(cSpace|cLN) == 0 {
-		return crlfRun(s, runOther(s, j), false)
+	if c&(cSpace|cLN) != 0 {
+		return 0, false
 	}
-	return whitespace(s, i, true)
+	return crlfRun(s, runOther(s, j), slash), true
 }
 
 const (
@@ -306,14 +315,8 @@ func nextO200k(s string, i int, contractions bool, digits int) int {
 	if c&cN != 0 {
 		return runN(s, i, cN, digits)
 	}
-	j := i
-	if s[i] == ' ' && i+1 < len(s) {
-		if c2, _ := cls(s, i+1); c2&(cSpace|cLN) == 0 {
-			j, c = i+1, c2
-		}
-	}
-	if c&(cSpace|cLN) == 0 {
-		return crlfRun(s, runOther(s, j), true)
+	if e, ok := punctRun(s, i, c, true); ok {
+		return e
 	}
 	if c&cSpace != 0 {
 		return whitespace(s, i, true)
