@@ -144,13 +144,7 @@ func (m *addedMatcher) add(content string, id int, t addedToken) {
 	n := int32(0)
 	for i := 0; i < len(content); i++ {
 		c := content[i]
-		next := int32(-1)
-		for _, e := range m.nodes[n].edges {
-			if e.b == c {
-				next = e.next
-				break
-			}
-		}
+		next := m.child(n, c)
 		if next < 0 {
 			next = int32(len(m.nodes))
 			m.nodes = append(m.nodes, trieNode{})
@@ -165,19 +159,22 @@ func (m *addedMatcher) add(content string, id int, t addedToken) {
 	}
 }
 
+// child returns node n's child on byte c, or -1.
+func (m *addedMatcher) child(n int32, c byte) int32 {
+	for _, e := range m.nodes[n].edges {
+		if e.b == c {
+			return e.next
+		}
+	}
+	return -1
+}
+
 // longest returns the end and node of the longest token starting at s[i:], or -1.
 func (m *addedMatcher) longest(s string, i int) (end int, node int32) {
 	end, node = -1, -1
 	n := int32(0)
 	for j := i; j < len(s); j++ {
-		c := s[j]
-		next := int32(-1)
-		for _, e := range m.nodes[n].edges {
-			if e.b == c {
-				next = e.next
-				break
-			}
-		}
+		next := m.child(n, s[j])
 		if next < 0 {
 			break
 		}
