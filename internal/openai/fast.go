@@ -115,6 +115,12 @@ func AppendChatChunk(dst []byte, h ChunkHeader, role, content, finish string, in
 		dst = AppendString(dst, content)
 	}
 	dst = append(dst, '}')
+	return appendChoiceEnd(dst, finish, includeUsage)
+}
+
+// appendChoiceEnd closes a stream chunk's single choice (logprobs, finish_reason) and
+// the chunk, with "usage":null when the stream will end with a usage chunk.
+func appendChoiceEnd(dst []byte, finish string, includeUsage bool) []byte {
 	dst = append(dst, `,"logprobs":null`...)
 	dst = appendFinish(dst, finish)
 	dst = append(dst, "}]"...)
@@ -137,13 +143,7 @@ func AppendCompletionChunk(dst []byte, h ChunkHeader, text, finish string, inclu
 	dst = appendHeader(dst, h, "text_completion")
 	dst = append(dst, `,"choices":[{"index":0,"text":`...)
 	dst = AppendString(dst, text)
-	dst = append(dst, `,"logprobs":null`...)
-	dst = appendFinish(dst, finish)
-	dst = append(dst, "}]"...)
-	if includeUsage {
-		dst = append(dst, `,"usage":null`...)
-	}
-	return append(dst, '}')
+	return appendChoiceEnd(dst, finish, includeUsage)
 }
 
 // AppendCompletionUsageChunk appends the final usage chunk of a completions stream.
