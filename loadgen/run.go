@@ -239,6 +239,16 @@ func (r *runner) claim(ctx context.Context) int {
 
 // next returns the next conversation: from a slice directly (cheap), else from the
 // producer goroutine (see produce).
+// take claims the next request index and the conversation it starts; ok is false when
+// the run is over (count reached, context ended or the workload ran out).
+func (r *runner) take(ctx context.Context) (idx int, conv dataset.Conversation, ok bool) {
+	if idx = r.claim(ctx); idx < 0 {
+		return -1, conv, false
+	}
+	conv, ok = r.next()
+	return idx, conv, ok
+}
+
 func (r *runner) next() (dataset.Conversation, bool) {
 	if r.direct != nil {
 		r.srcMu.Lock()
@@ -412,11 +422,7 @@ func (r *runner) openLoop(ctx context.Context) {
 				return
 			}
 		}
-		idx := r.claim(ctx)
-		if idx < 0 {
-			return
-		}
-		conv, ok := r.next()
+		idx, conv, ok := r.take(ctx)
 		if !ok {
 			return
 		}
@@ -454,11 +460,7 @@ func (r *runner) closedLoop(ctx context.Context, n int) {
 				return
 			}
 			for {
-				idx := r.claim(ctx)
-				if idx < 0 {
-					return
-				}
-				conv, ok := r.next()
+				idx, conv, ok := r.take(ctx)
 				if !ok {
 					return
 				}
