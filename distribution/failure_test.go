@@ -3,9 +3,10 @@ package distribution
 import (
 	"flag"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
@@ -65,17 +66,5 @@ func TestFailureMessages(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("messages differ from %s (-update rewrites it)\n--- got:\n%s--- want:\n%s", path, got, want)
-	}
+	testutil.Golden(t, path, []byte(got), *update)
 }

@@ -1,16 +1,15 @@
 package reportgen
 
 import (
-	"bytes"
 	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -18,30 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden %s: %v (run go test -update to create it)", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test ./reportgen -update and review the diff)\n got: %s\nwant: %s", name, clip(got), clip(want))
-	}
-}
-
-func clip(b []byte) string {
-	if len(b) > 600 {
-		return string(b[:600]) + "…"
-	}
-	return string(b)
+	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // syntheticRun builds n deterministic client records: streaming chat requests at

@@ -7,6 +7,7 @@
 package testutil
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,4 +68,35 @@ func Node(t testing.TB, script string, args ...string) *exec.Cmd {
 // Short reports whether heavy tests should be trimmed: -short, unless CI=true.
 func Short() bool {
 	return testing.Short() && os.Getenv("CI") != "true"
+}
+
+// Golden compares got with the golden file at path; with update it writes got there
+// instead (creating the directory), for a test binary's -update flag. A mismatch shows
+// both, each cut to 2,000 bytes.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file: %v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it; review the diff)\n--- got:\n%s\n--- want:\n%s", path, clip(got), clip(want))
+	}
+}
+
+func clip(b []byte) string {
+	const limit = 2000
+	if len(b) > limit {
+		return string(b[:limit]) + "…"
+	}
+	return string(b)
 }
