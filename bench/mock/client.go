@@ -38,28 +38,23 @@ func (r Result) RequestsPerSec() float64 { return float64(r.Requests) / r.Elapse
 // counts as a token. The client is a minimal HTTP/1.1 one (no pooling layer, no pipes),
 // so that the server, not the client, is what the numbers compare.
 func Drive(rawURL string, body []byte, conc int, d time.Duration, stream bool) Result {
-	return DriveSpread(rawURL, body, conc, d, stream, 0)
+	return DriveCounting(rawURL, body, conc, d, stream, 0, nil)
 }
 
-// DriveSpread is [Drive] with the workers' first requests spread evenly over spread
+// DriveCounting is [Drive] with the workers' first requests spread evenly over spread
 // (worker i starts at i·spread/conc), so that paced streams tick out of phase as
-// independent users' would, instead of all at once.
-func DriveSpread(rawURL string, body []byte, conc int, d time.Duration, stream bool, spread time.Duration) Result {
-	var tokens atomic.Int64
-	return DriveCounting(rawURL, body, conc, d, stream, spread, &tokens)
-}
-
-// DriveCounting is [DriveSpread] adding every token it receives to tokens as it
-// arrives, so a caller can read the count mid-run (to leave a warm-up out).
-func DriveCounting(rawURL string, body []byte, conc int, d time.Duration, stream bool, spread time.Duration, tokens *atomic.Int64) Result {
+// independent users' would; and, when live is not nil, every streamed token added to
+// live as it arrives, so a caller can read the count mid-run (to leave a warm-up out).
+// Without live, tokens are summed per response, keeping shared counters off the
+// per-token path.
+func DriveCounting(rawURL string, body []byte, conc int, d time.Duration, stream bool, spread time.Duration, live *atomic.Int64) Result {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return Result{Errors: 1}
 	}
 	head := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", u.RequestURI(), u.Host, len(body))
 	req := append(head, body...)
-	t0 := tokens.Load()
-	var reqs, errs atomic.Int64
+	var tokens, reqs, errs atomic.Int64
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -80,7 +75,9 @@ func DriveCounting(rawURL string, body []byte, conc int, d time.Duration, stream
 					nc.SetDeadline(deadline) // a stream still running at the deadline is cut there
 					c = newConn(nc)
 				}
-				if err := c.do(req, stream, &p, &ch, tokens); err != nil {
+				n, err := c.do(req, stream, &p, &ch, live)
+				tokens.Add(n)
+				if err != nil {
 					if time.Now().Before(deadline) {
 						errs.Add(1)
 					}
@@ -96,7 +93,7 @@ func DriveCounting(rawURL string, body []byte, conc int, d time.Duration, stream
 		})
 	}
 	wg.Wait()
-	return Result{Tokens: tokens.Load() - t0, Requests: reqs.Load(), Errors: errs.Load(), Elapsed: min(time.Since(start), d)}
+	return Result{Tokens: tokens.Load(), Requests: reqs.Load(), Errors: errs.Load(), Elapsed: min(time.Since(start), d)}
 }
 
 type conn struct {
@@ -115,18 +112,19 @@ func newConn(nc net.Conn) *conn {
 
 var errStatus = errors.New("mockbench: status is not 200")
 
-// do sends one request and reads its response, adding the tokens to tokens as they
-// arrive (a non-streaming answer's usage.completion_tokens at its end).
-func (c *conn) do(req []byte, stream bool, p *openai.ChunkParser, ch *openai.StreamChunk, tokens *atomic.Int64) error {
+// do sends one request and reads its response, returning the tokens counted (a
+// non-streaming answer's usage.completion_tokens); a streamed token is also added to
+// live (if not nil) as it arrives.
+func (c *conn) do(req []byte, stream bool, p *openai.ChunkParser, ch *openai.StreamChunk, live *atomic.Int64) (int64, error) {
 	if _, err := c.nc.Write(req); err != nil {
-		return err
+		return 0, err
 	}
 	status, clen, isChunked, err := c.readHead()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if status != 200 {
-		return errStatus
+		return 0, errStatus
 	}
 	if !stream || !isChunked {
 		var b []byte
@@ -138,29 +136,32 @@ func (c *conn) do(req []byte, stream bool, p *openai.ChunkParser, ch *openai.Str
 			_, err = io.ReadFull(c.br, b)
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if p.Parse(b, ch) != nil {
-			return nil
+			return 0, nil
 		}
-		tokens.Add(int64(ch.Usage.CompletionTokens))
-		return nil
+		return int64(ch.Usage.CompletionTokens), nil
 	}
 	c.ck.reset()
 	c.sse.Reset(&c.ck)
+	n := int64(0)
 	for {
 		ev, err := c.sse.Next()
 		if err == io.EOF {
-			return nil
+			return n, nil
 		}
 		if err != nil {
-			return err
+			return n, err
 		}
 		if sse.IsDone(ev.Data) {
 			continue
 		}
 		if p.Parse(ev.Data, ch) == nil && len(ch.Text) > 0 {
-			tokens.Add(1)
+			n++
+			if live != nil {
+				live.Add(1)
+			}
 		}
 	}
 }
