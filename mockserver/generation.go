@@ -372,8 +372,9 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 			return
 		}
 		if disconnectAt >= 0 && g.i > disconnectAt {
-			// Let the connection goroutine put what was flushed on the wire first, so
-			// the client sees a stream that stops mid-way, not a refused request.
+			// Put what is queued on the wire first (on the pipe path the connection
+			// goroutine copies it, hence the lag), so the client sees a stream that
+			// stops mid-way, not a refused request.
 			r.Fault = "disconnect"
 			_ = out.flush()
 			time.Sleep(disconnectLag)
