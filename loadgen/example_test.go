@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/tokenizer"
 )

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/openai"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/internal/sse"
 	"github.com/valyala/fasthttp"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/valyala/fasthttp"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // A Pacer decides when the open-loop send loop fires its next request. It is pure in

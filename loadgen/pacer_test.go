@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 type paceCase struct {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/internal/testutil/toktest"
 	"github.com/perfgate/perfgate/loadgen/dataset"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // TestBatchingQueues: with room for two sequences, the third and fourth requests get

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/internal/openai"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 

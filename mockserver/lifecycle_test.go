@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // TestGracefulClose closes the server while streams are in flight: they finish within

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // latency histogram bucket upper bounds, seconds.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // recItem is what a handler hands to the recorder: the finished record and the input

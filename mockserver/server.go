@@ -17,7 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/perfgate/perfgate/internal/openai"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 

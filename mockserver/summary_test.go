@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 func TestSummaryContents(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 	"testing"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 

@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Recording is one side of a comparison: the input and output lengths of the requests

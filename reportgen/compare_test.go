@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // serverRecording makes n mock-server records with ISL ~ Normal(mu, 12) and OSL ~ U[20,60].

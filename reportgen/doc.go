@@ -17,6 +17,6 @@
 // linear interpolation; standard deviations are population ones (ddof=0), as AIPerf's.
 //
 // reportgen only reports: it does not run load or decide pass/fail (perftest/check
-// does). It imports only internal/record and distribution. Its functions are safe for
+// does). It imports only record and distribution. Its functions are safe for
 // concurrent use; they never print to stdout.
 package reportgen

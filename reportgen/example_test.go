@@ -3,7 +3,7 @@ package reportgen_test
 import (
 	"os"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Export file names, as AIPerf names them (so existing dashboards and scripts find

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/internal/testutil"
 )
 

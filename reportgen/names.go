@@ -3,7 +3,7 @@ package reportgen
 import (
 	"strings"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // metricInfo is how a metric is named and shown: AIPerf's tag in the JSON export,

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // RunReportOptions tunes [WriteRunReport]. The zero value is ready to use.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // progress shows a run's progress: on a terminal a live line redrawn in place (requests

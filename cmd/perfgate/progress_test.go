@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 func rec(ok bool, ttftMs int, warmup bool) record.Client {

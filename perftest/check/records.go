@@ -3,7 +3,7 @@ package check
 import (
 	"strconv"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // FromClient converts a client recording into [Request]s, leaving warm-up requests out.

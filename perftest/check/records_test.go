@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 func TestFromClient(t *testing.T) {

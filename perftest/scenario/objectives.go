@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/check"
 )
 

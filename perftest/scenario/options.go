@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/check"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 func TestRequestsJoin(t *testing.T) {

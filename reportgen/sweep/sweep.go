@@ -9,7 +9,7 @@
 //
 // sweep runs nothing itself: the caller's probe runs one load level (the CLI uses
 // perftest/scenario) and says whether it passed. That keeps this package pure and
-// testable with fake probes. Like reportgen it imports only internal/record and
+// testable with fake probes. Like reportgen it imports only record and
 // distribution.
 package sweep
 
@@ -26,7 +26,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/internal/record"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Point is the result of one run at one load level.
