@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/openai"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/internal/sse"
+	"github.com/perfgate/perfgate/record"
 	"github.com/valyala/fasthttp"
 )
 

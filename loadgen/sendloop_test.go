@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/record"
 )
 
 // fakeSender answers every request after latency of virtual time, with one token

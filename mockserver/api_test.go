@@ -10,8 +10,8 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 

@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/openai"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/internal/sse"
 	"github.com/perfgate/perfgate/internal/testutil/toktest"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 

@@ -4,8 +4,8 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 	"testing"
 
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
 )
 
 // benchMetrics are the metrics Benchmark reports: name in the record.Metrics, quantile

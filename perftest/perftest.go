@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Scenario describes one benchmark run; see [scenario.Scenario] for its fields.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/record"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

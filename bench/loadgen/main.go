@@ -29,8 +29,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 	"github.com/valyala/fasthttp"
 )

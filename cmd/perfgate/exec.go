@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/reportgen/sweep"
 	"github.com/perfgate/perfgate/tokenizer"

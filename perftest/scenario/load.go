@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Load reads a run's artifacts back from dir (as written by [Run]): the client

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Objectives are the pass/fail rules a scenario declares, so that `perfgate profile`

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/tokenizer"
 )

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Outcome is what [Run] returns: the scenario as run, both recordings, the metrics and
