@@ -4,7 +4,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${PERFGATE_CACHE:-$HOME/.cache/perfgate}"
-mkdir -p "$cache/npm" "$cache/daulet"
+mkdir -p "$cache/npm" "$cache/daulet" "$cache/ardanjinja"
 
 # npm oracles and tokenizer packages, pinned by scripts/fixtures/package.json + lock.
 want="$(sha256sum "$here/scripts/fixtures/package.json" | cut -c1-16)"
@@ -21,5 +21,14 @@ if [ ! -f "$cache/daulet/.stamp" ]; then
   cp -r "$dir/test/data/." "$cache/daulet/"
   chmod -R u+w "$cache/daulet"
   touch "$cache/daulet/.stamp"
+fi
+# Real chat templates and requests shipped as test data by github.com/ardanlabs/jinja
+# (not a dependency of the module: fetched by version, copied out of the module cache).
+if [ ! -f "$cache/ardanjinja/.stamp" ]; then
+  dir="$(cd "$here" && go mod download -json github.com/ardanlabs/jinja@v1.8.0 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+  [ -d "$dir/testdata" ] || { echo "fixtures: github.com/ardanlabs/jinja@v1.8.0 has no testdata" >&2; exit 1; }
+  cp -r "$dir/testdata/." "$cache/ardanjinja/"
+  chmod -R u+w "$cache/ardanjinja"
+  touch "$cache/ardanjinja/.stamp"
 fi
 echo "fixtures ready in $cache"

@@ -104,18 +104,13 @@ func kronkCases(t *testing.T) []chatCase {
 	return out
 }
 
-// ardanTestdata returns github.com/ardanlabs/jinja@v1.8.0's testdata directory in the
-// module cache ("" and a skip/fail if it is not there).
+// ardanTestdata returns the directory `make fixtures` copies github.com/ardanlabs/jinja@v1.8.0's
+// testdata into ("" and a skip, or a failure under CI, if it is not there).
 func ardanTestdata(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
-	if err != nil {
-		testutil.Missing(t, "go env GOMODCACHE")
-		return ""
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "github.com", "ardanlabs", "jinja@v1.8.0", "testdata")
-	if _, err := os.Stat(dir); err != nil {
-		testutil.Missing(t, dir+" (run `go mod download github.com/ardanlabs/jinja`)")
+	dir := filepath.Join(testutil.CacheDir(), "ardanjinja")
+	if _, err := os.Stat(filepath.Join(dir, "templates")); err != nil {
+		testutil.Missing(t, dir+" (github.com/ardanlabs/jinja@v1.8.0 testdata)")
 		return ""
 	}
 	return dir
@@ -245,10 +240,7 @@ func TestChatTemplatesMatchPython(t *testing.T) {
 	if testutil.Short() {
 		t.Skip("optional Python cross-check skipped in -short mode")
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
-		t.Skip("python3 with jinja2 is not installed (optional cross-check; apt-get install python3-jinja2)")
-	}
+	py := testutil.Python(t, "jinja2")
 	templates := chatOracleTemplates(t)
 	cases := chatCases(t)
 	res := runChatOracleCmd(t, exec.Command(py, filepath.Join("testdata", "chat", "python_oracle.py")), chatJobs(t, templates, cases))

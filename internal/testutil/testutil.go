@@ -8,9 +8,11 @@ package testutil
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -99,4 +101,27 @@ func clip(b []byte) string {
 		return string(b[:limit]) + "…"
 	}
 	return string(b)
+}
+
+// Python returns a python3 interpreter that can import every module in modules, or skips
+// (fails under CI=true) when none can. Debian's /usr/bin/python3 is tried first, because
+// that is where `apt-get install python3-jinja2 python3-scipy` puts the modules; a python3
+// earlier on PATH (pyenv, a venv) is tried next.
+func Python(t testing.TB, modules ...string) string {
+	t.Helper()
+	cands := []string{"/usr/bin/python3"}
+	if p, err := exec.LookPath("python3"); err == nil {
+		cands = append(cands, p)
+	}
+	imp := "import sys"
+	for _, m := range modules {
+		imp += "; import " + m
+	}
+	for _, py := range cands {
+		if exec.Command(py, "-c", imp).Run() == nil {
+			return py
+		}
+	}
+	Missing(t, fmt.Sprintf("python3 with %v (Debian: apt-get install python3-%s)", modules, strings.Join(modules, " python3-")))
+	return ""
 }

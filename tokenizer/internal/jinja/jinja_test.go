@@ -190,10 +190,7 @@ func TestRenderCasesMatchPython(t *testing.T) {
 	if testutil.Short() {
 		t.Skip("optional Python cross-check skipped in -short mode")
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
-		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
-	}
+	py := testutil.Python(t, "jinja2")
 	var jobs []map[string]any
 	for _, c := range renderCases {
 		jobs = append(jobs, map[string]any{"template": c.src, "contexts": []json.RawMessage{json.RawMessage(renderVarsJSON)}})

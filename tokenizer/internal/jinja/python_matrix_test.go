@@ -52,10 +52,7 @@ func TestMatrixMatchesPython(t *testing.T) {
 	if testutil.Short() {
 		t.Skip("optional Python cross-check skipped in -short mode")
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
-		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
-	}
+	py := testutil.Python(t, "jinja2")
 	var srcs []string
 	for _, v := range matrixValues {
 		for _, op := range matrixOps {
@@ -115,10 +112,7 @@ func TestWhitespaceMatrixMatchesPython(t *testing.T) {
 	if testutil.Short() {
 		t.Skip("optional Python cross-check skipped in -short mode")
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
-		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
-	}
+	py := testutil.Python(t, "jinja2")
 	contexts := []string{"", "\n", "  ", "\n  ", " \t\n\n", "a\n  b  "}
 	var srcs []string
 	for _, kind := range []string{"block", "comment", "var", "raw"} {
@@ -247,10 +241,7 @@ func TestStatementsMatchPython(t *testing.T) {
 	if testutil.Short() {
 		t.Skip("optional Python cross-check skipped in -short mode")
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil || exec.Command(py, "-c", "import jinja2").Run() != nil {
-		t.Skip("python3 with jinja2 is not installed (optional cross-check)")
-	}
+	py := testutil.Python(t, "jinja2")
 	var jobs []map[string]any
 	for _, s := range statementCases {
 		jobs = append(jobs, map[string]any{"template": s, "contexts": []json.RawMessage{json.RawMessage(`{"messages": []}`)}})
