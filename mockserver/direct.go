@@ -125,7 +125,18 @@ func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) 
 	bp := bufPool.Get().(*[]byte)
 	head := ctx.Response.Header.AppendBytes((*bp)[:0])
 	ctx.HijackSetNoResponse(true)
+	// fasthttp drops a hijack whose connection fails between the handler and the
+	// takeover (a flush or SetDeadline error on a connection the client or a shutdown
+	// sweep closed). The stream must still end and hand in its record, or shutdown
+	// waits for it for the whole grace period: the connection's StateClosed runs it
+	// against a dead output instead (see Server.connState). Whichever comes first wins.
+	raw := ctx.Conn()
+	s.pending.Store(raw, run)
 	ctx.Hijack(func(hc net.Conn) {
+		if _, mine := s.pending.LoadAndDelete(raw); !mine {
+			hc.Close()
+			return
+		}
 		s.live.add(hc)
 		defer s.live.remove(hc)
 		out := &directOut{c: hc, buf: head}
@@ -170,12 +181,26 @@ func (c *handedBack) Read(p []byte) (int, error) {
 	return c.TCPConn.Read(p)
 }
 
-// connState follows fasthttp's view of handed-back connections.
-func connState(c net.Conn, st fasthttp.ConnState) {
+// connState follows fasthttp's view of handed-back connections, and ends a stream
+// whose hijack fasthttp dropped when its connection closed.
+func (s *Server) connState(c net.Conn, st fasthttp.ConnState) {
 	if hb, ok := c.(*handedBack); ok {
 		hb.idle.Store(st == fasthttp.StateIdle)
 	}
+	if st == fasthttp.StateClosed {
+		if run, ok := s.pending.LoadAndDelete(c); ok {
+			run.(func(streamOut) bool)(deadOut{})
+		}
+	}
 }
+
+// deadOut is the output of a stream whose connection was gone before it started: every
+// write fails, so the stream records the client as gone.
+type deadOut struct{}
+
+func (deadOut) send([]byte) error { return net.ErrClosed }
+func (deadOut) flush() error      { return net.ErrClosed }
+func (deadOut) end([]byte) error  { return net.ErrClosed }
 
 // handBack unwraps fasthttp's hijacked connection: the TCP connection, plus whatever
 // the wrapper's read buffer still held. Serving the unwrapped connection again does not

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 	"time"
 )
 
@@ -181,5 +183,33 @@ func TestLatenessCountsEveryWrittenChunk(t *testing.T) {
 	post(t, s.URL()+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Hi"}],"stream":true,"max_tokens":20}`)
 	if got := s.late.n.Load(); got != 0 {
 		t.Errorf("zero latency: lateness observations = %d, want 0", got)
+	}
+}
+
+// TestDroppedHijackEndsStream: when fasthttp drops a stream's hijack (its connection
+// failed between the handler and the takeover), the connection's StateClosed runs the
+// stream against a dead output, once, so its record is handed in and shutdown does not
+// wait the grace period for it; a hijack arriving later finds nothing to run.
+func TestDroppedHijackEndsStream(t *testing.T) {
+	s := &Server{}
+	a, b := net.Pipe()
+	defer b.Close()
+	var outs []streamOut
+	run := func(out streamOut) bool { outs = append(outs, out); return false }
+	s.pending.Store(a, run)
+	s.connState(a, fasthttp.StateIdle)
+	if len(outs) != 0 {
+		t.Fatalf("an idle connection ran the pending stream")
+	}
+	s.connState(a, fasthttp.StateClosed)
+	s.connState(a, fasthttp.StateClosed)
+	if len(outs) != 1 {
+		t.Fatalf("StateClosed ran the pending stream %d times; want once", len(outs))
+	}
+	if err := outs[0].send([]byte("x")); err == nil {
+		t.Errorf("the dropped stream's output accepted a write")
+	}
+	if _, ok := s.pending.Load(a); ok {
+		t.Errorf("the dropped stream is still pending")
 	}
 }

@@ -51,6 +51,7 @@ type Server struct {
 	abort    chan struct{}
 	closing  atomic.Bool
 	live     liveConns // connections taken over by streams
+	pending  sync.Map  // raw connection → the stream waiting for its hijack (direct.go)
 
 	occMu sync.Mutex
 	occ   map[uint64]uint32
@@ -143,7 +144,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 		Logger:                        fhLogger{s},
 		ReduceMemoryUsage:             false,
 		KeepHijackedConns:             true, // streams take their connection over, then hand it back (direct.go)
-		ConnState:                     connState,
+		ConnState:                     s.connState,
 	}
 	go func() { s.served <- s.fs.Serve(ln) }()
 	s.logf("listening on %s (tokenizer %s, seed %d)", s.url, s.tok.Name(), s.cfg.Seed)
