@@ -84,9 +84,22 @@ const (
 // Defaults used when the corresponding Config field is zero.
 const (
 	DefaultTimeout     = 10 * time.Minute
+	DefaultIdleTimeout = 60 * time.Second
+	DefaultGracePeriod = 30 * time.Second
 	DefaultConcurrency = 1
 	DefaultConnectTime = 10 * time.Second
 	DefaultModel       = "perfgate-model"
+)
+
+// Limits checked by [Config.Validate] before anything is sent: a length no server
+// accepts, or more workers than any machine holds, is a configuration error, not a
+// run that exhausts memory first.
+const (
+	// MaxTokens bounds a configured input or output length (its mean, and for a
+	// fixed length the value itself): no served model takes 10M tokens in one request.
+	MaxTokens = 10_000_000
+	// MaxConcurrency bounds Concurrency (one goroutine and one connection per worker).
+	MaxConcurrency = 1_000_000
 )
 
 // Secret is a string that never prints or marshals: String and MarshalText give
@@ -200,10 +213,16 @@ type Config struct {
 
 	// Requests stops after this many requests (warmup requests not included); Duration
 	// stops sending after this long (after WarmupDuration, when that is set; requests
-	// in flight then finish). Both zero with no input file: invalid. With both set,
-	// whichever comes first.
+	// in flight then have GracePeriod to finish). Both zero with no input file:
+	// invalid. With both set, whichever comes first. With closed-loop concurrency
+	// above Requests, only Requests workers are started.
 	Requests int           `json:"requests,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
+	// GracePeriod is how long requests still in flight when Duration ends may run on;
+	// then they are cancelled and recorded as cancelled (AIPerf's
+	// --benchmark-grace-period). Zero = DefaultGracePeriod, < 0 = no grace (cancel at
+	// once). Only with Duration.
+	GracePeriod time.Duration `json:"grace_period,omitempty"`
 	// WarmupRequests / WarmupDuration: the first requests (by count) or those sent in
 	// the first WarmupDuration are marked warmup and excluded from metrics.
 	WarmupRequests int           `json:"warmup_requests,omitempty"`
@@ -213,7 +232,10 @@ type Config struct {
 	// It fires at most Timeout/1024 late (a keep-alive connection's deadline is moved
 	// only when it would otherwise be that much early or late).
 	Timeout time.Duration `json:"timeout,omitempty"`
-	// IdleTimeout bounds the gap between received chunks after the first byte; zero = none.
+	// IdleTimeout bounds, for a streamed request, the wait for the response headers
+	// and every gap between received chunks; zero = DefaultIdleTimeout, < 0 = none. A
+	// non-streaming answer is bounded by Timeout only (it is generated whole before its
+	// headers).
 	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
 	// ConnectTimeout bounds dialing; zero = DefaultConnectTime.
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
@@ -256,6 +278,26 @@ func (c *Config) endpoint() Endpoint {
 		return EndpointChat
 	}
 	return c.Endpoint
+}
+
+func (c *Config) idleTimeout() time.Duration {
+	switch {
+	case c.IdleTimeout == 0:
+		return DefaultIdleTimeout
+	case c.IdleTimeout < 0:
+		return 0
+	}
+	return c.IdleTimeout
+}
+
+func (c *Config) gracePeriod() time.Duration {
+	switch {
+	case c.GracePeriod == 0:
+		return DefaultGracePeriod
+	case c.GracePeriod < 0:
+		return 0
+	}
+	return c.GracePeriod
 }
 
 func (c *Config) timeout() time.Duration {
@@ -390,8 +432,19 @@ func (c *Config) Validate() error {
 	if c.Requests == 0 && c.Duration == 0 && c.InputFile == "" {
 		bad("no stop condition: set requests, duration or an input file")
 	}
-	if c.IdleTimeout < 0 || c.ConnectTimeout < 0 {
-		bad("idle_timeout and connect_timeout must be >= 0")
+	if c.ConnectTimeout < 0 {
+		bad("connect_timeout must be >= 0")
+	}
+	if c.Concurrency > MaxConcurrency {
+		bad("concurrency %d: more than %d workers (one goroutine and connection each)", c.Concurrency, MaxConcurrency)
+	}
+	for _, l := range []struct {
+		name string
+		spec distribution.Spec
+	}{{"isl", c.ISL}, {"osl", c.OSL}} {
+		if err := checkLength(l.spec); err != nil {
+			bad("%s %v: %v", l.name, l.spec.Distribution, err)
+		}
 	}
 	if !(c.CancelFraction >= 0 && c.CancelFraction <= 1) {
 		bad("cancel_fraction %v: want 0..1", c.CancelFraction)
@@ -416,6 +469,25 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkLength rejects a length distribution no server accepts: a mean (or, for a
+// fixed length, the value) above MaxTokens, or a mean that is not finite.
+func checkLength(s distribution.Spec) error {
+	if s.Distribution == nil {
+		return nil
+	}
+	m, ok := s.Distribution.(interface{ Mean() float64 })
+	if !ok {
+		return nil
+	}
+	switch mean := m.Mean(); {
+	case math.IsNaN(mean) || math.IsInf(mean, 0):
+		return fmt.Errorf("the mean is %v; want a finite token length", mean)
+	case mean > MaxTokens:
+		return fmt.Errorf("a mean of %.4g tokens; no server takes more than %d in one request", mean, MaxTokens)
+	}
+	return nil
 }
 
 // vllmLen extracts vLLM's (length, range ratio) from a Spec: fixed:N or vllm-range:N,R.

@@ -113,6 +113,16 @@ func (c *conn) setTotalDeadline(d time.Time, timeout time.Duration) {
 	_ = c.SetDeadline(c.deadlineAt)
 }
 
+// setHeaderDeadline bounds the wait for the response headers by d, or by total when
+// that comes first; the next request sets its own deadline afresh.
+func (c *conn) setHeaderDeadline(d, total time.Time) {
+	if !total.IsZero() && total.Before(d) {
+		d = total
+	}
+	_ = c.SetReadDeadline(d)
+	c.deadlineUnknown = true
+}
+
 // useKernelTimestamps makes this request's reads use kernel receive timestamps when
 // on is true and the kernel supports them; it reports whether they are used.
 func (c *conn) useKernelTimestamps(on bool) bool {
@@ -361,8 +371,7 @@ func errKind(ctx context.Context, err error, totalDeadline time.Time) (string, s
 	if ctx.Err() != nil {
 		return record.ErrCancelled, "loadgen: cancelled: " + context.Cause(ctx).Error()
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
+	if isTimeout(err) {
 		if !totalDeadline.IsZero() && !time.Now().Before(totalDeadline) {
 			return record.ErrTimeout, "loadgen: total timeout"
 		}
@@ -377,6 +386,14 @@ func errKind(ctx context.Context, err error, totalDeadline time.Time) (string, s
 		return record.ErrMalformed, "loadgen: broken chunked encoding: " + err.Error()
 	}
 	return record.ErrReset, "loadgen: " + err.Error()
+}
+
+// isTimeout reports a deadline that expired: a net.Error timeout, or fasthttp's own
+// ErrTimeout, which it returns for a read deadline hit while reading the response
+// headers and which is not a net.Error.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, fasthttp.ErrTimeout)
 }
 
 // isClosed reports errors of a connection the peer closed.
@@ -511,6 +528,12 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		}
 		resp.Reset()
 		resp.StreamBody = c.stream
+		if c.stream && c.idle > 0 {
+			// A stream's headers come before the first token: the idle timeout bounds
+			// the wait for them too (the total one still caps it). A non-streaming
+			// answer is generated whole before its headers, so only the total bounds it.
+			cn.setHeaderDeadline(time.Now().Add(c.idle), totalDeadline)
+		}
 		err = resp.Read(cn.br)
 		if err != nil && reused && attempt == 0 && cn.first == 0 && ctx.Err() == nil && isClosed(err) {
 			// The server closed the idle connection as we reused it (nothing came
@@ -538,6 +561,9 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	if err != nil {
 		rec.Done = clock.now()
 		rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
+		if rec.ErrorKind == record.ErrTimeout && rec.Error != "loadgen: total timeout" {
+			rec.Error = "loadgen: idle timeout waiting for the response headers"
+		}
 		return
 	}
 	rec.Status = resp.StatusCode()
@@ -613,7 +639,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		}
 		ch := &w.chunk
 		if bad := errorEvent(ch, ev.Type, ev.Data); bad != "" && rec.ErrorKind == "" {
-			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: error event: "+snippet(ev.Data)
+			rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error event: "+snippet(ev.Data)
 		}
 		res.text = append(res.text, ch.Text...)
 		res.text = append(res.text, ch.Reasoning...)
@@ -706,6 +732,12 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 		return
 	}
 	ch := &w.chunk
+	if errorEvent(ch, nil, body) != "" {
+		// A 2xx whose body is an error object: the server failed the request but said
+		// so in the body (seen from proxies and some servers), as a stream's error event.
+		rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error body with HTTP "+strconv.Itoa(rec.Status)+": "+snippet(body)
+		return
+	}
 	res.text = append(res.text, ch.Text...)
 	res.text = append(res.text, ch.Reasoning...)
 	res.reasoning = append(res.reasoning, ch.Reasoning...)

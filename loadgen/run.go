@@ -305,16 +305,29 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	r.clock.start = time.Now()
 	r.out.Start = r.clock.start
+	// Requests run under sendCtx: the run's context, and with a duration, the end of
+	// the grace period after it, which cancels whatever is still in flight then.
+	sendCtx := ctx
+	if r.deadline > 0 {
+		c, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		grace := time.AfterFunc(r.deadline+r.cfg.gracePeriod(), func() { cancel(errGraceOver) })
+		defer grace.Stop()
+		sendCtx = c
+	}
 	if r.pacer != nil {
 		r.out.Mode = r.pacer.String()
 		if r.sem != nil {
 			r.out.Mode += fmt.Sprintf(" ≤%d in flight", cap(r.sem))
 		}
-		r.openLoop(ctx)
+		r.openLoop(sendCtx)
 	} else {
 		n := max(r.cfg.Concurrency, DefaultConcurrency)
+		if r.limit > 0 && int64(n) > r.limit {
+			n = int(r.limit) // more workers than requests would only wait
+		}
 		r.out.Mode = fmt.Sprintf("Closed{%d workers}", n)
-		r.closedLoop(ctx, n)
+		r.closedLoop(sendCtx, n)
 	}
 	r.wg.Wait()
 	close(r.done)
@@ -338,6 +351,10 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	return &out, ferr
 }
+
+// errGraceOver is the cause of the cancellation of requests still in flight when the
+// grace period after the benchmark duration ends.
+var errGraceOver = errors.New("the grace period after the benchmark duration ended")
 
 // DefaultSpin is how long before a request's due time the open-loop sender stops
 // using Go timers (which on Linux wake up to ~1 ms late, bunching Poisson arrivals at
@@ -449,6 +466,9 @@ func (r *runner) openLoop(ctx context.Context) {
 
 func (r *runner) closedLoop(ctx context.Context, n int) {
 	for i := range n {
+		if ctx.Err() != nil {
+			return // interrupted while starting workers
+		}
 		var start time.Duration
 		if r.cfg.Ramp > 0 && n > 1 {
 			start = time.Duration(int64(r.cfg.Ramp) * int64(i) / int64(n))
@@ -586,7 +606,7 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	c := &sc.call
 	*c = call{
 		target: tg, body: r.bodies.build(e, t, tc, stream), requestID: rec.RequestID, stream: stream,
-		endpoint: e, hdr: r.hdr, timeout: cfg.timeout(), idle: cfg.IdleTimeout,
+		endpoint: e, hdr: r.hdr, timeout: cfg.timeout(), idle: cfg.idleTimeout(),
 	}
 	rctx := ctx
 	if cfg.CancelFraction > 0 {
@@ -606,6 +626,14 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(e, t, tc, rec, sc)
 	r.count(rec, res, sc)
+	if rec.OK() && stream && e.generates() && len(res.text) == 0 {
+		// A 200 stream without a single output token has no TTFT, ITL or OSL to
+		// measure: the server failed the request without saying so.
+		rec.ErrorKind, rec.Error = record.ErrEmptyOutput, "loadgen: the stream carried no output"
+		if rec.RequestedOSL > 0 {
+			rec.Error += fmt.Sprintf(" (%d tokens asked for)", rec.RequestedOSL)
+		}
+	}
 	c.body = nil
 	r.done <- rec
 	if wantText {

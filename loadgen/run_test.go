@@ -123,8 +123,11 @@ func TestRunErrorKinds(t *testing.T) {
 		{"truncate", record.ErrReset, 0},
 		{"nonjson", record.ErrMalformed, 0},
 		{"nodone", record.ErrMalformed, 0},
-		{"errorevent", record.ErrMalformed, 0},
+		{"errorevent", record.ErrErrorBody, 0},
+		{"errorbody", record.ErrErrorBody, 0},
+		{"empty", record.ErrEmptyOutput, 0},
 		{"stall", record.ErrTimeout, 100 * time.Millisecond},
+		{"noheaders", record.ErrTimeout, 100 * time.Millisecond},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
 			out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: tc.model, Stream: true,
@@ -532,5 +535,30 @@ func TestTemplateCountMemo(t *testing.T) {
 	}
 	if len(r.tmemo) != 4 {
 		t.Errorf("memo holds %d entries, want 4 (payload, plain, system, no generation prompt)", len(r.tmemo))
+	}
+}
+
+// TestRunErrorKindsNonStreaming: a non-streaming 200 whose body is an error object is
+// error_body, carrying the server's message; a server that never answers is bounded by
+// the total timeout only (the idle timeout does not apply before a whole answer).
+func TestRunErrorKindsNonStreaming(t *testing.T) {
+	g := newGroundTruth(t)
+	for _, tc := range []struct {
+		model, kind, text string
+		timeout           time.Duration
+	}{
+		{"errorbody", record.ErrErrorBody, "overloaded", 0},
+		{"noheaders", record.ErrTimeout, "total timeout", 150 * time.Millisecond},
+	} {
+		out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: tc.model, Requests: 2, Concurrency: 1,
+			Timeout: tc.timeout, IdleTimeout: time.Millisecond}, gpt2(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range out.Records {
+			if r.ErrorKind != tc.kind || !strings.Contains(r.Error, tc.text) {
+				t.Errorf("model %s: %s (%s); want %s mentioning %q", tc.model, r.ErrorKind, r.Error, tc.kind, tc.text)
+			}
+		}
 	}
 }

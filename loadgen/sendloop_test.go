@@ -248,3 +248,61 @@ func TestVLLMCorpusThroughRun(t *testing.T) {
 		}
 	}
 }
+
+// TestGracePeriodCancelsInFlight: a duration run against a server that never answers
+// (every request takes 10 s) ends at duration + grace: the requests still in flight are
+// cancelled then and recorded as cancelled, saying why; without a grace they are
+// cancelled at the duration's end. In virtual time (synctest), so the bound is exact.
+func TestGracePeriodCancelsInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		grace, want time.Duration
+	}{
+		{2 * time.Second, 3 * time.Second},
+		{-1, time.Second},
+		{0, time.Second + DefaultGracePeriod},
+	} {
+		out, _ := runFake(t, Config{Concurrency: 4, Duration: time.Second, GracePeriod: tc.grace}, 10*time.Minute)
+		if len(out.Records) != 4 {
+			t.Fatalf("grace %v: %d records; want 4 (one per worker)", tc.grace, len(out.Records))
+		}
+		if out.Elapsed != tc.want {
+			t.Errorf("grace %v: run took %v; want %v (duration + grace)", tc.grace, out.Elapsed, tc.want)
+		}
+		for _, r := range out.Records {
+			if r.ErrorKind != record.ErrCancelled || r.Done != tc.want {
+				t.Errorf("grace %v: record %d: %s at %v; want cancelled at %v", tc.grace, r.Index, r.ErrorKind, r.Done, tc.want)
+			}
+		}
+	}
+}
+
+// TestConcurrencyCappedToRequests: more workers than requests start only as many
+// workers as requests (a --concurrency 100000000 --request-count 5 run does not spawn
+// workers for minutes).
+func TestConcurrencyCappedToRequests(t *testing.T) {
+	out, fs := runFake(t, Config{Concurrency: MaxConcurrency, Requests: 5}, time.Millisecond)
+	if len(out.Records) != 5 || out.Mode != "Closed{5 workers}" || fs.maxIn.Load() > 5 {
+		t.Errorf("%d records, mode %q, %d in flight at most; want 5, Closed{5 workers}, <= 5", len(out.Records), out.Mode, fs.maxIn.Load())
+	}
+	if err := (&Config{URLs: []string{"http://127.0.0.1:1"}, Requests: 1, Concurrency: MaxConcurrency + 1}).Validate(); err == nil {
+		t.Errorf("concurrency %d validated; want an error", MaxConcurrency+1)
+	}
+}
+
+// TestLengthsBounded: an ISL or OSL no server accepts is invalid before anything runs.
+func TestLengthsBounded(t *testing.T) {
+	for _, spec := range []string{"fixed:1e12", "normal:2e7,10", "lognormal:mean=1e9,stddev=10"} {
+		c := Config{URLs: []string{"http://127.0.0.1:1"}, Requests: 1, ISL: distribution.Spec{Distribution: distribution.MustParse(spec)}}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "no server takes") {
+			t.Errorf("isl %s: Validate = %v; want a length error", spec, err)
+		}
+		c.ISL, c.OSL = fixed(128), distribution.Spec{Distribution: distribution.MustParse(spec)}
+		if err := c.Validate(); err == nil {
+			t.Errorf("osl %s validated; want an error", spec)
+		}
+	}
+	ok := Config{URLs: []string{"http://127.0.0.1:1"}, Requests: 1, ISL: fixed(MaxTokens)}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("isl fixed:%d: %v; want valid (the bound itself)", MaxTokens, err)
+	}
+}

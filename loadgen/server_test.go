@@ -19,7 +19,8 @@ import (
 // be checked against what was actually emitted. The body's "model" selects a
 // behaviour: "ok" (default), "fail500", "truncate" (no [DONE], closes), "nonjson",
 // "nodone" (ends cleanly without [DONE]), "stall" (sends one chunk, then waits 5 s),
-// "errorevent" (an {"error": …} data event mid-stream), "pairs" (every other write
+// "errorevent" (an {"error": …} data event mid-stream), "errorbody" (200 with an error
+// object as JSON), "noheaders" (never answers), "empty" (a stream without content), "pairs" (every other write
 // carries two content events).
 type groundTruth struct {
 	t      testing.TB
@@ -84,9 +85,20 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 	g.bodies[id] = body
 	g.mu.Unlock()
 	model := modelOf(body)
-	if model == "fail500" {
+	switch model {
+	case "fail500":
 		ctx.SetStatusCode(500)
 		ctx.SetBodyString(`{"error":{"message":"boom"}}`)
+		return
+	case "errorbody": // 200, but the body is an error object (streamed request or not)
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(`{"error":{"message":"overloaded","type":"server_error","code":503}}`)
+		return
+	case "noheaders": // never answers
+		select {
+		case <-g.done:
+		case <-time.After(5 * time.Second):
+		}
 		return
 	}
 	stream := bytes.Contains(body, []byte(`"stream":true`))
@@ -154,6 +166,9 @@ func (g *groundTruth) handle(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		start := now
+		if model == "empty" {
+			n = 0 // a well-formed stream without content
+		}
 		for i := range n {
 			due := start.Add(ttft + time.Duration(i)*itl)
 			if d := time.Until(due); d > 0 {

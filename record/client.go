@@ -8,12 +8,14 @@ import (
 // Error kinds recorded in [Client.ErrorKind]. An empty kind means the request succeeded.
 const (
 	ErrConnect     = "connect"      // dialing or writing the request failed
-	ErrTimeout     = "timeout"      // the total or the idle (between chunks) timeout expired
+	ErrTimeout     = "timeout"      // the total, header or idle (between chunks) timeout expired
 	ErrHTTPStatus  = "http_status"  // the server answered with a non-2xx status
 	ErrMalformed   = "malformed"    // a non-JSON SSE event, a truncated stream, a missing [DONE], an unparsable body
-	ErrCancelled   = "cancelled"    // cancelled by the run (context, or the configured cancel fraction)
+	ErrCancelled   = "cancelled"    // cancelled by the run (context, the grace period's end, or the configured cancel fraction)
 	ErrReset       = "reset"        // the connection was closed or reset mid-response
 	ErrInvalidBody = "invalid_body" // reserved: the request body could not be built
+	ErrErrorBody   = "error_body"   // a 2xx answer whose body is an error object ({"error": …}), streamed or not
+	ErrEmptyOutput = "empty_output" // a 2xx stream that carried no output although output tokens were asked for
 )
 
 // ClockKernel marks records whose chunk times are kernel receive timestamps.
