@@ -12,15 +12,38 @@ import (
 // error rate, goodput, bounds, throughput floors, tokenizer match and length fits
 // (see scenario.Outcome.Verdicts). It reports each breach with
 // t.Errorf and returns whether all held.
+//
+// The error-rate objective was already reported by [Run]; it is not reported again,
+// but its outcome is part of the result.
 func (r *Result) AssertObjectives(t testing.TB) bool {
 	t.Helper()
-	return r.each(t, r.Verdicts(), false)
+	vs, ok := r.objectives()
+	return r.each(t, vs, false) && ok
 }
 
 // RequireObjectives is AssertObjectives, then t.FailNow if any objective was breached.
 func (r *Result) RequireObjectives(t testing.TB) {
 	t.Helper()
-	r.each(t, r.Verdicts(), true)
+	vs, ok := r.objectives()
+	if !r.each(t, vs, true) || !ok {
+		t.FailNow()
+	}
+}
+
+// objectives returns the verdicts AssertObjectives reports, without the error-rate
+// verdict Run reported already, and whether that one passed.
+func (r *Result) objectives() ([]check.Verdict, bool) {
+	vs := r.Verdicts()
+	if r.errorRate == nil {
+		return vs, true
+	}
+	out := vs[:0]
+	for _, v := range vs {
+		if v.Check != "error-rate" {
+			out = append(out, v)
+		}
+	}
+	return out, r.errorRate.Pass
 }
 
 // AssertGoodput checks that at least minFraction of the requests met slo (succeeded and

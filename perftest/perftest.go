@@ -43,12 +43,19 @@ const (
 type Result struct {
 	*scenario.Outcome
 	rerun string // how to re-run the test that produced it
+	// errorRate is the error-rate verdict Run reported (nil: none, e.g. a Result from
+	// Load), so AssertObjectives does not report it twice.
+	errorRate *check.Verdict
 }
 
 // Run runs sc and returns its result. It calls t.Fatalf if the scenario is invalid or
 // the run cannot be set up (the tokenizer, the mock server), never because of what the
-// run measured: check that with the Result's methods. Requests that fail, even all of
-// them, are part of the result.
+// run measured: check that with the Result's methods. One gate is applied by Run
+// itself, as `perfgate profile` applies it ([scenario.Outcome.Health]): a run in which
+// no request succeeded, or with failed requests beyond the scenario's
+// Objectives.MaxErrorRate (zero: none may fail; set it to 1, or negative, to allow
+// failures, e.g. in fault-injection tests), fails the test with t.Errorf. The failed
+// requests are still part of the result.
 //
 // Load stops when t's context is cancelled, before cleanups run; the mock server, if
 // one was started, is stopped before Run returns. Artifacts (client recording, server
@@ -80,6 +87,14 @@ func Run(t testing.TB, sc Scenario) *Result {
 	ctx := out.Context("")
 	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts in %s", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir)
 	attrs(t, out.Metrics)
+	for _, v := range out.Health() {
+		if v.Check == "error-rate" {
+			r.errorRate = &v
+		}
+		if !v.Pass {
+			r.report(t, v, false)
+		}
+	}
 	return r
 }
 

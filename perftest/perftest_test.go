@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
@@ -186,5 +187,53 @@ func TestUpdateExampleRecording(t *testing.T) {
 	}
 	if _, err := scenario.Run(t.Context(), sc, "testdata/example"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunGatesRunHealth: Run fails the test, as `perfgate profile` fails the gate, when
+// requests failed beyond Objectives.MaxErrorRate (zero: none may fail) or when no
+// request was completed; MaxErrorRate 1 allows the failures, explicitly; and
+// AssertObjectives does not report the error rate a second time.
+func TestRunGatesRunHealth(t *testing.T) {
+	faulty := Scenario{Name: "faulty", EndpointType: loadgen.EndpointCompletions, Requests: 40, Concurrency: 2, Seed: 7,
+		ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 16}}, OSL: distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
+		Mock: mockserver.Config{Fast: true, Faults: mockserver.Faults{ErrorRate: 0.5}}}
+	for _, tc := range []struct {
+		name   string
+		sc     func(Scenario) Scenario
+		failed bool
+		want   string
+	}{
+		{"errors fail by default", func(s Scenario) Scenario { return s }, true, "perftest: error rate = "},
+		{"allowed explicitly", func(s Scenario) Scenario { s.Objectives.MaxErrorRate = 1; return s }, false, ""},
+		{"nothing completed", func(s Scenario) Scenario {
+			s.Mock.Faults = mockserver.Faults{}
+			s.Requests, s.Duration = 0, time.Nanosecond
+			return s
+		}, true, "perftest: no request was completed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var res *Result
+			c := Capture(t, func(tb testing.TB) { res = Run(tb, tc.sc(faulty)) })
+			if c.Failed() != tc.failed {
+				t.Fatalf("Run failed = %v, want %v:\n%s", c.Failed(), tc.failed, c.Text())
+			}
+			if c.Stopped() {
+				t.Errorf("Run stopped the test; a breached gate is t.Errorf, not Fatal")
+			}
+			if tc.want != "" && !strings.Contains(c.Text(), tc.want) {
+				t.Errorf("Run's failure lacks %q:\n%s", tc.want, c.Text())
+			}
+			if tc.name == "errors fail by default" {
+				again := Capture(t, func(tb testing.TB) {
+					if res.AssertObjectives(tb) {
+						tb.Errorf("AssertObjectives passed a run whose error rate failed")
+					}
+				})
+				if strings.Contains(again.Text(), "error rate =") {
+					t.Errorf("AssertObjectives reported the error rate again:\n%s", again.Text())
+				}
+			}
+		})
 	}
 }

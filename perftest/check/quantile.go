@@ -144,25 +144,55 @@ func ThroughputAtLeast(name string, u Unit, got, floor float64, evidence ...Line
 	return v
 }
 
+// Completed checks that at least one of reqs succeeded: a run that measured nothing,
+// or whose every request failed, proves nothing about the server and must not pass a
+// gate whatever its other objectives say.
+func Completed(reqs []Request) Verdict {
+	const name = "completed"
+	ok := 0
+	first := ""
+	for _, r := range reqs {
+		if r.Err == "" {
+			ok++
+		} else if first == "" {
+			first = "#" + r.ID + " " + r.Err
+		}
+	}
+	v := Verdict{Check: name, Value: float64(ok), Unit: None, Pass: ok > 0}
+	switch {
+	case len(reqs) == 0:
+		v.Summary = "no request was completed: nothing was measured"
+	case ok == 0:
+		v.Summary = fmt.Sprintf("no request succeeded: all %d failed", len(reqs))
+		v.Evidence = []Line{{"first error", first}}
+	default:
+		v.Summary = fmt.Sprintf("%d of %d requests succeeded", ok, len(reqs))
+	}
+	return v
+}
+
 // ErrorRate checks that the fraction of failed requests is at most maxRate (0 = no
-// error allowed). Evidence lists the most common error texts with their counts.
+// error allowed). Evidence counts the failures by kind (the text before the first
+// ": ", such as http_status or timeout), with the first request and message of each.
 func ErrorRate(reqs []Request, maxRate float64) Verdict {
 	const name = "error-rate"
 	if len(reqs) == 0 {
 		return invalid(name, "error rate <= %s: no requests", pct(maxRate))
 	}
+	// Errors are counted by kind (the text before the first ": ", e.g. http_status),
+	// each with its first request and message as the example.
 	kinds := map[string]int{}
-	var firstIDs = map[string]string{}
+	var firstIDs, examples = map[string]string{}, map[string]string{}
 	n := 0
 	for _, r := range reqs {
 		if r.Err != "" {
 			n++
-			k := r.Err
-			if len(k) > 120 {
-				k = k[:120] + "…"
-			}
+			k, msg, _ := strings.Cut(r.Err, ": ")
 			if kinds[k] == 0 {
-				firstIDs[k] = r.ID
+				if len(msg) > 120 {
+					msg = msg[:120] + "…"
+				}
+				firstIDs[k], examples[k] = r.ID, msg
 			}
 			kinds[k]++
 		}
@@ -197,7 +227,11 @@ func ErrorRate(reqs []Request, maxRate float64) Verdict {
 		if i == 0 {
 			label = "errors"
 		}
-		v.Evidence = append(v.Evidence, Line{label, fmt.Sprintf("%d× %s (first: #%s)", e.c, e.k, firstIDs[e.k])})
+		ex := ""
+		if examples[e.k] != "" {
+			ex = ": " + examples[e.k]
+		}
+		v.Evidence = append(v.Evidence, Line{label, fmt.Sprintf("%d× %s (first: #%s%s)", e.c, e.k, firstIDs[e.k], ex)})
 	}
 	return v
 }

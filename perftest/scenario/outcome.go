@@ -118,6 +118,20 @@ func (o *Outcome) Verdicts() []check.Verdict {
 	return vs
 }
 
+// Health is the gate every run must pass whatever its objectives: a request
+// completed ([check.Completed]), and, unless Objectives.MaxErrorRate is negative, the
+// error rate is within it ([check.ErrorRate]; zero: no request may fail). The same
+// error-rate verdict is the first of [Outcome.Verdicts]. perftest.Run reports Health
+// through t; `perfgate profile` exits 1 when nothing completed and 99 for errors.
+func (o *Outcome) Health() []check.Verdict {
+	reqs := o.Requests()
+	vs := []check.Verdict{check.Completed(reqs)}
+	if max := o.Scenario.Objectives.MaxErrorRate; max >= 0 {
+		vs = append(vs, check.ErrorRate(reqs, max))
+	}
+	return vs
+}
+
 // LengthFit tests whether the run's input (m = check.ISL) or output (check.OSL)
 // lengths, as [Outcome.Lengths] gives them, fit target at level alpha (0 =
 // check.DefaultAlpha), with check.LengthFit's discrete-aware test.
