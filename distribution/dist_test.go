@@ -76,7 +76,7 @@ func TestParseForms(t *testing.T) {
 		{"lognormal:mu=6,sigma=0.5", LogNormal{Mu: 6, Sigma: 0.5}},
 		{"gamma:shape=2,scale=0.5", Gamma{Shape: 2, Rate: 2}},
 		{"exponential:mean=0.05", Exponential{Rate: 20}},
-		{"mix:1*normal:1e+3,20+2*fixed:5", Mixture{Weights: []float64{1, 2}, Components: []Distribution{Normal{Mu: 1000, Sigma: 20}, Fixed{Value: 5}}}},
+		{"mix:0.25*normal:1e+3,20+0.75*fixed:5", Mixture{Weights: []float64{0.25, 0.75}, Components: []Distribution{Normal{Mu: 1000, Sigma: 20}, Fixed{Value: 5}}}},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.text)
@@ -99,6 +99,7 @@ func TestParseErrors(t *testing.T) {
 		{"lognormal:mean=512", `give either mu and sigma or mean and stddev; want lognormal:MU,SIGMA or lognormal:mean=M,stddev=S`},
 		{"mix:0.7*normal:1,2+0.3", `want mix:W1*DIST1+W2*DIST2`},
 		{"mix:1*mix:1*fixed:1", `mixtures cannot nest`},
+		{"mix:0.7*fixed:1+0.5*fixed:2", `weights sum to 1.2; they must sum to 1`},
 		{"empirical:nope.jsonl", `"nope.jsonl" is neither FILE#FIELD nor a number`},
 		{"empirical:/nonexistent.jsonl#isl", `no such file`},
 		{"uniformint:1.5,3", `bounds must be integers`},

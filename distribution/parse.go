@@ -2,6 +2,7 @@ package distribution
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -270,6 +271,11 @@ func parseMix(args string, fail func(string) error) (Distribution, error) {
 	}
 	if err := m.validate(); err != nil {
 		return nil, fail(err.Error())
+	}
+	if sum := m.total(); math.Abs(sum-1) > 1e-9 {
+		// Written weights are probabilities: a sum of 1.2 is a typo, not a wish to be
+		// normalised (the Mixture type itself normalises).
+		return nil, fail(fmt.Sprintf("weights sum to %g; they must sum to 1", sum))
 	}
 	return m, nil
 }

@@ -137,9 +137,12 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string) error {
 	ok := printVerdicts(e.stdout, r.verdicts)
 	m := r.out.Metrics
-	if m.Value(record.MetricRequestCount) == 0 && len(r.out.Client) > 0 {
+	if m.Value(record.MetricRequestCount) == 0 {
 		fmt.Fprintf(e.stdout, "artifacts: %s\n", artifactPath(dir))
-		return runtimef("no request succeeded (%d failed); first error: %s", len(r.out.Client), firstError(r.out.Client))
+		if measured := measuredCount(r.out.Client); measured > 0 {
+			return runtimef("no request succeeded (%d failed); first error: %s", measured, firstError(r.out.Client))
+		}
+		return runtimef("no request was completed: nothing measured (is --benchmark-duration shorter than one request, or the input empty?)")
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s\nreport:    %s\n", artifactPath(dir), filepath.Join(artifactPath(dir), reportgen.RunReportFile))
 	if len(r.verdicts) > 0 {
@@ -157,6 +160,17 @@ func countFailed(vs []check.Verdict) int {
 	n := 0
 	for _, v := range vs {
 		if !v.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// measuredCount counts the records that are not warm-up.
+func measuredCount(cs []record.Client) int {
+	n := 0
+	for i := range cs {
+		if !cs[i].Warmup {
 			n++
 		}
 	}
@@ -219,13 +233,11 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
-	if o.hasAsserts {
-		if failed > 0 {
-			fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
-			return errAssertFailed
-		}
-		fmt.Fprintf(e.stdout, "PASS: all %d runs met every assertion\n", o.numRuns)
+	if failed > 0 {
+		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
+		return errAssertFailed
 	}
+	fmt.Fprintf(e.stdout, "PASS: all %d runs met every assertion\n", o.numRuns)
 	return nil
 }
 
@@ -257,8 +269,8 @@ func profileSweep(ctx context.Context, e *env, sc scenario.Scenario, o profileOp
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per level, sweep.csv)\nreport:    %s\n", artifactPath(o.artifactDir),
 		filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
-	if o.hasAsserts && anyFail {
-		return errAssertFailed
+	if anyFail {
+		return errAssertFailed // failed requests fail a level even without --assert
 	}
 	return nil
 }

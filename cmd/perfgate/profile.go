@@ -47,7 +47,7 @@ type profileOpts struct {
 type profileFlags struct {
 	url, models, tokenizer, endpointType, apiKey, corpus, inputFile, inputFormat string
 	streaming, fixedSchedule, ignoreEOS                                          bool
-	rangeRatio, rate, burstiness, duration, timeout                              float64
+	rangeRatio, rate, burstiness, duration, timeout, idleTimeout, grace          float64
 	islMean, islStd, oslMean, oslStd, turnMean, turnStd                          float64
 	concurrency, requests, conversations, warmup                                 int
 	seed                                                                         uint64
@@ -103,7 +103,9 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&f.inputFormat, "", "format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
 	boolean(&f.fixedSchedule, false, "replay the input file's timestamps as the arrival schedule", "fixed-schedule")
 	flt(&f.duration, 0, "stop after this many seconds", "benchmark-duration")
-	flt(&f.timeout, 0, "per-request timeout in seconds", "request-timeout-seconds")
+	flt(&f.timeout, loadgen.DefaultTimeout.Seconds(), "per-request timeout in seconds, send to last byte", "request-timeout-seconds")
+	flt(&f.idleTimeout, loadgen.DefaultIdleTimeout.Seconds(), "streamed requests: the longest wait for the headers or between chunks, in seconds (0 = none)", "idle-timeout-seconds")
+	flt(&f.grace, loadgen.DefaultGracePeriod.Seconds(), "after --benchmark-duration, seconds requests in flight may still finish; then they are cancelled (0 = at once)", "benchmark-grace-period")
 	// perfgate's own.
 	boolean(&o.mock, false, "profile the in-process mock server (no --url needed)", "mock")
 	str(&f.config, "", "scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
@@ -303,7 +305,8 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		v    float64
 	}{{"--concurrency", float64(f.concurrency)}, {"--request-rate", f.rate}, {"--request-count", float64(f.requests)},
 		{"--conversation-num", float64(f.conversations)}, {"--warmup-request-count", float64(f.warmup)},
-		{"--benchmark-duration", f.duration}, {"--request-timeout-seconds", f.timeout}, {"--burstiness", f.burstiness}} {
+		{"--benchmark-duration", f.duration}, {"--request-timeout-seconds", f.timeout}, {"--burstiness", f.burstiness},
+		{"--idle-timeout-seconds", f.idleTimeout}, {"--benchmark-grace-period", f.grace}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 			return sc, invalidf("%s: want a value >= 0, got %v", c.name, c.v)
 		}
@@ -313,6 +316,12 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	}
 	if f.rate > 0 {
 		sc.Rate = f.rate
+	}
+	if has("request-count", "num-requests") && f.requests == 0 {
+		return sc, invalidf("--request-count 0: a run needs at least one request (or --benchmark-duration)")
+	}
+	if has("conversation-num", "num-conversations") && f.conversations == 0 {
+		return sc, invalidf("--conversation-num 0: a run needs at least one conversation")
 	}
 	if f.requests > 0 {
 		sc.Requests = f.requests
@@ -331,9 +340,21 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if f.duration > 0 {
 		sc.Duration = time.Duration(f.duration * float64(time.Second))
 	}
-	if f.timeout > 0 {
-		sc.Client.Timeout = time.Duration(f.timeout * float64(time.Second))
+	seconds := func(flag string, v float64, dst *time.Duration) {
+		if !has(flag) && *dst != 0 {
+			return // the scenario file's value stands
+		}
+		*dst = time.Duration(v * float64(time.Second))
+		if v == 0 {
+			*dst = -1 // 0 on the command line means none; the field's zero is the default
+		}
 	}
+	if has("request-timeout-seconds") && f.timeout == 0 {
+		return sc, invalidf("--request-timeout-seconds 0: want a positive timeout")
+	}
+	seconds("request-timeout-seconds", f.timeout, &sc.Client.Timeout)
+	seconds("idle-timeout-seconds", f.idleTimeout, &sc.Client.IdleTimeout)
+	seconds("benchmark-grace-period", f.grace, &sc.Client.GracePeriod)
 	if has("random-seed") {
 		sc.Seed = f.seed
 	}
@@ -427,12 +448,10 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if !(o.confidence > 0 && o.confidence < 1) {
 		return sc, invalidf("--confidence: want a level in (0, 1), got %g", o.confidence)
 	}
+	// Failed requests always fail the gate (Objectives.MaxErrorRate's zero value):
+	// --assert error_rate<=X or the file's max_error_rate raise the limit, and
+	// error_rate<=1 opts out.
 	o.hasAsserts = objectivesSet(sc.Objectives)
-	if !o.hasAsserts {
-		// Gate only on what was asked for: without assertions, failed requests are
-		// reported in the metrics, not a failed verdict.
-		sc.Objectives.MaxErrorRate = -1
-	}
 	if sc.Name == "" {
 		sc.Name = "profile"
 	}

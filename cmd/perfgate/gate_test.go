@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
+)
+
+// badServer is an OpenAI-compatible server on 127.0.0.1 that misbehaves on purpose:
+// each request is answered by behave(n) for its sequence number n (0, 1, …). It
+// writes raw HTTP/1.1 so that it can do what no well-behaved library would: hang,
+// trickle, reset. Every response closes its connection.
+type badServer struct {
+	t      *testing.T
+	ln     net.Listener
+	URL    string
+	behave func(n int) string
+	seq    atomic.Int64
+	done   chan struct{}
+	mu     sync.Mutex
+	conns  map[net.Conn]bool
+	killed atomic.Bool
+}
+
+func newBadServer(t *testing.T, behave func(n int) string) *badServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &badServer{t: t, ln: ln, URL: "http://" + ln.Addr().String(), behave: behave, done: make(chan struct{}), conns: map[net.Conn]bool{}}
+	go s.serve()
+	t.Cleanup(func() { s.kill(); close(s.done) })
+	return s
+}
+
+func (s *badServer) serve() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.killed.Load() {
+			s.mu.Unlock()
+			c.Close()
+			return
+		}
+		s.conns[c] = true
+		s.mu.Unlock()
+		go s.handle(c)
+	}
+}
+
+// kill stops the server as a crash would: the listener and every connection close.
+func (s *badServer) kill() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.killed.Swap(true) {
+		return
+	}
+	s.ln.Close()
+	for c := range s.conns {
+		c.Close()
+	}
+}
+
+const sseChunk = `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hello"}}]}` + "\n\n"
+
+func (s *badServer) handle(c net.Conn) {
+	defer c.Close()
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return // the preflight's bare connect
+	}
+	_, _ = req.Body.Read(make([]byte, 1<<16))
+	if req.URL.Path == "/v1/models" {
+		fmt.Fprint(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 49\r\nConnection: close\r\n\r\n"+`{"object":"list","data":[{"id":"m","object":"x"}]}`[:49])
+		return
+	}
+	n := int(s.seq.Add(1) - 1)
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+	wait := func(d time.Duration) {
+		select {
+		case <-s.done:
+		case <-time.After(d):
+		}
+	}
+	switch s.behave(n) {
+	case "ok":
+		fmt.Fprint(c, head+strings.Repeat(sseChunk, 4)+"data: [DONE]\n\n")
+	case "500":
+		body := `{"error":{"message":"engine overloaded","code":500}}`
+		fmt.Fprintf(c, "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	case "error200":
+		body := `{"error":{"message":"model crashed","type":"server_error"}}`
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	case "hang": // the first token, then nothing
+		fmt.Fprint(c, head+sseChunk)
+		wait(time.Minute)
+	case "noheaders":
+		wait(time.Minute)
+	case "trickle": // one byte a second
+		fmt.Fprint(c, head)
+		for _, b := range []byte(strings.Repeat(sseChunk, 4)) {
+			if _, err := c.Write([]byte{b}); err != nil {
+				return
+			}
+			wait(time.Second)
+		}
+	case "reset": // a token, then RST
+		fmt.Fprint(c, head+sseChunk)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+	case "kill":
+		s.kill()
+	}
+}
+
+// gateRun runs `perfgate profile` against url with the flags given and returns the exit
+// code, the output and the client records it left.
+func gateRun(t *testing.T, url string, flags ...string) (int, string, []record.Client, time.Duration) {
+	t.Helper()
+	art := filepath.Join(t.TempDir(), "out")
+	args := append([]string{"profile", "--url", url, "--model", "m", "--tokenizer", "gpt2", "-q", "--artifact-dir", art}, flags...)
+	start := time.Now()
+	code, out, errOut := cli(t, args...)
+	took := time.Since(start)
+	f, err := os.Open(filepath.Join(art, scenario.ClientFile))
+	if err != nil {
+		t.Fatalf("exit %d: no client records: %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
+	}
+	defer f.Close()
+	recs, err := record.ReadClient(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, out + errOut, recs, took
+}
+
+// kinds counts records by error kind ("" = ok).
+func kinds(recs []record.Client) map[string]int {
+	m := map[string]int{}
+	for _, r := range recs {
+		m[r.ErrorKind]++
+	}
+	return m
+}
+
+// TestGateMisbehavingServers: against servers that fail in each way a real one does,
+// the gate never passes, every request leaves one record of the right kind, and a
+// hung server cannot hold the run past its time bounds.
+func TestGateMisbehavingServers(t *testing.T) {
+	half := func(bad string) func(int) string {
+		return func(n int) string {
+			if n%2 == 1 {
+				return bad
+			}
+			return "ok"
+		}
+	}
+	all := func(b string) func(int) string { return func(int) string { return b } }
+	for _, tc := range []struct {
+		name     string
+		behave   func(int) string
+		flags    []string
+		code     int
+		want     map[string]int // records by kind
+		text     string         // in the output
+		maxSpan  time.Duration  // bound on the last record's Done (0 = none)
+		anyKinds []string       // instead of want: every record is one of these
+	}{
+		{name: "half 500", behave: half("500"), flags: []string{"--request-count", "10", "--concurrency", "2"}, code: ExitAssertFailed,
+			want: map[string]int{"": 5, record.ErrHTTPStatus: 5}, text: "FAIL error rate = 50% (5 of 10 requests failed), want none"},
+		{name: "half 200 with an error body", behave: half("error200"), flags: []string{"--request-count", "10"}, code: ExitAssertFailed,
+			want: map[string]int{"": 5, record.ErrErrorBody: 5}, text: "error_body (first: #"},
+		{name: "opted out", behave: half("500"), flags: []string{"--request-count", "10", "--assert", "error_rate<=1"}, code: ExitOK,
+			want: map[string]int{"": 5, record.ErrHTTPStatus: 5}, text: "PASS error rate = 50%"},
+		{name: "error_rate<=0 is a verdict", behave: all("ok"), flags: []string{"--request-count", "4", "--assert", "error_rate<=0"}, code: ExitOK,
+			want: map[string]int{"": 4}, text: "PASS error rate = 0%"},
+		{name: "error_rate<=0% fails on one error", behave: func(n int) string { return map[bool]string{true: "500", false: "ok"}[n == 2] },
+			flags: []string{"--request-count", "6", "--assert", "error_rate<=0%"}, code: ExitAssertFailed,
+			want: map[string]int{"": 5, record.ErrHTTPStatus: 1}},
+		{name: "hang after the first token", behave: all("hang"), flags: []string{"--request-count", "3", "--idle-timeout-seconds", "0.3"}, code: ExitRuntime,
+			want: map[string]int{record.ErrTimeout: 3}, text: "no request succeeded", maxSpan: 3 * (300*time.Millisecond + time.Second)},
+		{name: "never sends headers", behave: all("noheaders"), flags: []string{"--request-count", "2", "--idle-timeout-seconds", "0.3"}, code: ExitRuntime,
+			want: map[string]int{record.ErrTimeout: 2}, text: "idle timeout waiting for the response headers", maxSpan: 2 * (300*time.Millisecond + time.Second)},
+		{name: "hung server and a duration", behave: all("noheaders"),
+			flags: []string{"--benchmark-duration", "1", "--benchmark-grace-period", "1", "--concurrency", "3", "--idle-timeout-seconds", "0"}, code: ExitRuntime,
+			want: map[string]int{record.ErrCancelled: 3}, text: "grace period", maxSpan: 1*time.Second + 1*time.Second + time.Second},
+		{name: "1 byte/s trickle", behave: all("trickle"), flags: []string{"--request-count", "2", "--concurrency", "2", "--request-timeout-seconds", "1.5"}, code: ExitRuntime,
+			want: map[string]int{record.ErrTimeout: 2}, text: "total timeout", maxSpan: 1500*time.Millisecond + time.Second},
+		{name: "reset mid-stream", behave: half("reset"), flags: []string{"--request-count", "6"}, code: ExitAssertFailed,
+			want: map[string]int{"": 3, record.ErrReset: 3}},
+		{name: "killed mid-run", behave: func(n int) string {
+			if n == 5 {
+				return "kill"
+			}
+			return "ok"
+		}, flags: []string{"--request-count", "20", "--concurrency", "1"}, code: ExitAssertFailed,
+			anyKinds: []string{"", record.ErrConnect, record.ErrReset}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newBadServer(t, tc.behave)
+			code, out, recs, _ := gateRun(t, s.URL, tc.flags...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", code, tc.code, out)
+			}
+			if tc.text != "" && !strings.Contains(out, tc.text) {
+				t.Errorf("output lacks %q:\n%s", tc.text, out)
+			}
+			got := kinds(recs)
+			if tc.anyKinds != nil {
+				n := 0
+				for _, k := range tc.anyKinds {
+					n += got[k]
+				}
+				if n != len(recs) || len(recs) != 20 || got[""] != 5 {
+					t.Errorf("records by kind %v (%d records); want 20, 5 ok, the rest of kinds %q", got, len(recs), tc.anyKinds)
+				}
+			} else if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("records by kind %v, want %v", got, tc.want)
+			}
+			if tc.maxSpan > 0 {
+				for _, r := range recs {
+					if r.Done > tc.maxSpan {
+						t.Errorf("record %d done at %v into the run; the time bounds allow %v", r.Index, r.Done, tc.maxSpan)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestGateMaxErrorRateZeroInFile: a scenario file's max_error_rate: 0 declared alone
+// is the gate (no failed request), as the zero value is.
+func TestGateMaxErrorRateZeroInFile(t *testing.T) {
+	s := newBadServer(t, func(n int) string { return map[bool]string{true: "500", false: "ok"}[n == 1] })
+	cfg := filepath.Join(t.TempDir(), "s.yaml")
+	os.WriteFile(cfg, []byte("requests: 4\nobjectives:\n  max_error_rate: 0\n"), 0o644)
+	code, out, recs, _ := gateRun(t, s.URL, "--config", cfg)
+	if code != ExitAssertFailed || !strings.Contains(out, "FAIL error rate = 25%") || len(recs) != 4 {
+		t.Errorf("exit %d with %d records; want 99, 4 records and a failed error-rate verdict:\n%s", code, len(recs), out)
+	}
+}
+
+// TestGateNoRequestCompleted: a run that measured nothing fails (exit 1, the reason).
+func TestGateNoRequestCompleted(t *testing.T) {
+	s := newBadServer(t, func(int) string { return "ok" })
+	art := filepath.Join(t.TempDir(), "out")
+	code, out, errOut := cli(t, "profile", "--url", s.URL, "--model", "m", "-q", "--artifact-dir", art, "--benchmark-duration", "0.000000001")
+	if code != ExitRuntime || !strings.Contains(errOut, "no request was completed") {
+		t.Errorf("exit %d, stderr %q; want 1 saying nothing was measured\n%s", code, errOut, out)
+	}
+}
+
+// TestGateLimitsBeforeAnyRequest: settings no run can carry out are invalid
+// configuration (exit 2) found before a request is sent, naming the flag.
+func TestGateLimitsBeforeAnyRequest(t *testing.T) {
+	s := newBadServer(t, func(int) string { return "ok" })
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--isl", "1e12"}, "no server takes more than"},
+		{[]string{"--osl-dist", "fixed:20000000"}, "no server takes more than"},
+		{[]string{"--request-count", "0"}, "--request-count 0"},
+		{[]string{"--concurrency", "100000000", "--request-count", "5"}, "concurrency 100000000"},
+		{[]string{"--isl-dist", "mix:0.6*fixed:10+0.6*fixed:20"}, "sum to 1"},
+		{[]string{"--request-timeout-seconds", "0"}, "--request-timeout-seconds 0"},
+	} {
+		art := filepath.Join(t.TempDir(), "out")
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		code, out, errOut := cliCtx(ctx, append([]string{"profile", "--url", s.URL, "--model", "m", "-q", "--artifact-dir", art}, tc.flags...)...)
+		cancel()
+		if code != ExitInvalidConfig || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d mentioning %q\n%s", tc.flags, code, errOut, ExitInvalidConfig, tc.want, out)
+		}
+		if n := s.seq.Load(); n != 0 {
+			t.Errorf("%v: %d requests reached the server; want none", tc.flags, n)
+		}
+		if _, err := os.Stat(art); err == nil {
+			t.Errorf("%v: an artifact directory was left behind", tc.flags)
+		}
+	}
+}
+
+func cliCtx(ctx context.Context, args ...string) (int, string, string) {
+	var out, errb strings.Builder
+	code := runWith(ctx, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
