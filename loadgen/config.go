@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/openai"
 )
 
 // Endpoint is the API a request goes to.
@@ -102,6 +104,36 @@ const (
 	MaxConcurrency = 1_000_000
 )
 
+// Headers are request headers by name. They marshal (JSON, YAML, %v) with the values
+// of credential headers — Authorization, Proxy-Authorization, X-Api-Key, Api-Key,
+// Cookie, and any name containing key, token or secret — replaced by "[redacted]", so a
+// scenario.json, a manifest or a log line never carries a key.
+type Headers map[string]string
+
+// Redacted returns a copy of h with credential values replaced.
+func (h Headers) Redacted() map[string]string {
+	if h == nil {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		if openai.CredentialHeader(k) {
+			v = openai.Redacted
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// MarshalJSON writes the headers with credential values redacted.
+func (h Headers) MarshalJSON() ([]byte, error) { return json.Marshal(h.Redacted()) }
+
+// MarshalYAML writes the headers with credential values redacted.
+func (h Headers) MarshalYAML() (any, error) { return h.Redacted(), nil }
+
+// String prints the headers with credential values redacted.
+func (h Headers) String() string { return fmt.Sprint(h.Redacted()) }
+
 // Secret is a string that never prints or marshals: String and MarshalText give
 // "[redacted]" (or "" when empty). UnmarshalText accepts the real value, so a config
 // file can carry it; prefer APIKeyEnv.
@@ -150,8 +182,9 @@ type Config struct {
 	APIKey Secret `json:"api_key,omitempty"`
 	// APIKeyEnv names an environment variable holding the API key (used when APIKey is empty).
 	APIKeyEnv string `json:"api_key_env,omitempty"`
-	// Headers are extra request headers.
-	Headers map[string]string `json:"headers,omitempty"`
+	// Headers are extra request headers. Credential values (see [Headers]) are sent
+	// but never marshalled.
+	Headers Headers `json:"headers,omitempty"`
 	// ExtraBody fields are added to every generated body (they win over generated fields).
 	ExtraBody map[string]any `json:"extra_body,omitempty"`
 

@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -121,9 +120,6 @@ func ReadCapture(r io.Reader) ([]Captured, error) {
 	}
 	return out, sc.Err()
 }
-
-// secretHeaders are never written to a capture.
-var secretHeaders = map[string]bool{"authorization": true, "cookie": true, "x-api-key": true, "api-key": true, "proxy-authorization": true, "openai-organization": false}
 
 // Capture is a server that records every request body byte for byte and answers with a
 // minimal valid completion, so any client can be pointed at it to see exactly what it
@@ -239,7 +235,7 @@ func (c *Capture) handle(ctx *fasthttp.RequestCtx) {
 	cp := Captured{TS: float64(now.UnixNano()) / 1e9, Method: string(ctx.Method()), Path: string(ctx.Path()),
 		Query: string(ctx.URI().QueryString()), Headers: map[string]string{}}
 	for k, v := range ctx.Request.Header.All() {
-		if !secretHeaders[strings.ToLower(string(k))] {
+		if !openai.CredentialHeader(string(k)) { // credentials are never written to a capture
 			cp.Headers[string(k)] = string(v)
 		}
 	}

@@ -59,7 +59,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, invalidf("--artifact-dir %s: %v", dir, unwrapPath(err))
 	}
-	opts := []scenario.RunOption{scenario.WithTokenizer(tok), scenario.WithCommand(e.args...)}
+	opts := []scenario.RunOption{scenario.WithTokenizer(tok), scenario.WithCommand(redactArgs(e.args)...)}
 	var pr *progress
 	if !o.quiet {
 		d := sc.WithDefaults()

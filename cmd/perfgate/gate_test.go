@@ -303,3 +303,55 @@ func cliCtx(ctx context.Context, args ...string) (int, string, string) {
 	code := runWith(ctx, args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
+
+// TestSecretsNeverWritten plants credentials by --api-key and by -H headers (in both
+// flag forms) and greps every artifact and the output for them.
+func TestSecretsNeverWritten(t *testing.T) {
+	secrets := []string{"sk-flag-0001", "sk-bearer-0002", "xapikey-0003", "tok-custom-0004", "cookie-0005"}
+	art := filepath.Join(t.TempDir(), "out")
+	code, out, errOut := cli(t, "profile", "--mock", "--request-count", "3", "--artifact-dir", art,
+		"--api-key", secrets[0], "-H", "Authorization: Bearer "+secrets[1], "--header=X-Api-Key: "+secrets[2],
+		"-H", "X-Custom-Token: "+secrets[3], "--header", "Cookie: session="+secrets[4], "-H", "X-Trace: visible-0006")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	n := 0
+	visible := false
+	err := filepath.Walk(art, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, s := range secrets {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s carries the secret %q", filepath.Base(p), s)
+			}
+		}
+		visible = visible || strings.Contains(string(b), "visible-0006")
+		return nil
+	})
+	if err != nil || n < 5 {
+		t.Fatalf("walked %d artifacts: %v", n, err)
+	}
+	if !visible {
+		t.Errorf("no artifact records the non-credential header X-Trace: the test cannot see headers at all")
+	}
+	for _, s := range secrets {
+		if strings.Contains(out+errOut, s) {
+			t.Errorf("the output carries the secret %q", s)
+		}
+	}
+}
+
+func TestRedactArgs(t *testing.T) {
+	got := strings.Join(redactArgs([]string{"perfgate", "profile", "--api-key", "k1", "--api-key=k2", "-H", "Authorization: Bearer k3",
+		"--header=X-Session-Token: k4", "-H", "Accept: text/plain", "--url", "http://x"}), " ")
+	want := "perfgate profile --api-key [redacted] --api-key=[redacted] -H Authorization: [redacted] --header=X-Session-Token: [redacted] -H Accept: text/plain --url http://x"
+	if got != want {
+		t.Errorf("redactArgs =\n %s\nwant\n %s", got, want)
+	}
+}

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/openai"
 	"golang.org/x/term"
 )
 
@@ -226,4 +228,40 @@ func (s *stringList) String() string { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error {
 	*s = append(*s, v)
 	return nil
+}
+
+// redactArgs returns args with every credential replaced by "[redacted]": the value of
+// --api-key, and of a -H/--header whose name is a credential header
+// (openai.CredentialHeader), in both "--flag value" and "--flag=value" forms. What
+// perfgate writes of its own command line (the manifest) goes through it.
+func redactArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		name, val, inline := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
+		if !strings.HasPrefix(out[i], "-") {
+			continue
+		}
+		var redact func(string) string
+		switch name {
+		case "api-key":
+			redact = func(string) string { return openai.Redacted }
+		case "H", "header":
+			redact = func(h string) string {
+				if k, _, ok := strings.Cut(h, ":"); ok && openai.CredentialHeader(k) {
+					return k + ": " + openai.Redacted
+				}
+				return h
+			}
+		default:
+			continue
+		}
+		switch {
+		case inline:
+			out[i] = out[i][:len(out[i])-len(val)] + redact(val)
+		case i+1 < len(out):
+			i++
+			out[i] = redact(out[i])
+		}
+	}
+	return out
 }
