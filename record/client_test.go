@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,55 @@ func BenchmarkClientAppendJSON(b *testing.B) {
 	var buf []byte
 	for b.Loop() {
 		buf = c.AppendJSON(buf[:0])
+	}
+}
+
+// repeatReader yields n copies of byte c without holding them.
+type repeatReader struct {
+	c byte
+	n int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range p[:k] {
+		p[i] = r.c
+	}
+	r.n -= k
+	return k, nil
+}
+
+// A record line longer than bufio.Scanner's old 64 MiB limit (a ~1.6M-token
+// response) reads back whole, and so do the lines around it.
+func TestReadClientLongLine(t *testing.T) {
+	const size = 65<<20 + 17
+	in := io.MultiReader(
+		strings.NewReader("{\"index\":0,\"request_id\":\"a\"}\n"),
+		strings.NewReader("{\"index\":1,\"request_id\":\"big\",\"error\":\""),
+		&repeatReader{c: 'x', n: size},
+		strings.NewReader("\"}\n{\"index\":2,\"request_id\":\"c\"}"), // no final newline
+	)
+	recs, err := ReadClient(in)
+	if err != nil {
+		t.Fatalf("ReadClient(long line) = %v", err)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("ReadClient(long line) = %d records; want 3", len(recs))
+	}
+	if got := len(recs[1].Error); got != size || recs[1].RequestID != "big" || recs[2].Index != 2 {
+		t.Errorf("records = %q/%d bytes of error/%d; want big/%d/2", recs[1].RequestID, got, recs[2].Index, size)
+	}
+}
+
+// A bad line after a long one is named by its line number.
+func TestEachLineNumbersAfterLongLine(t *testing.T) {
+	in := io.MultiReader(strings.NewReader("{\"error\":\""), &repeatReader{c: 'y', n: 200 << 10},
+		strings.NewReader("\"}\n\n{oops\n"))
+	err := Each(in, func(Client) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("Each(bad line 3) = %v; want an error naming line 3", err)
 	}
 }

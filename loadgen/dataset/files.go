@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -14,21 +13,14 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
+// lines calls fn with each non-blank line of r (any length), naming the line in fn's error.
 func lines(r io.Reader, fn func(n int, b []byte) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	return record.EachLine(r, func(n int, b []byte) error {
 		if err := fn(n, b); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-	}
-	return sc.Err()
+		return nil
+	})
 }
 
 // ReadPayloads reads JSONL request bodies, one object per line, to be sent as they
