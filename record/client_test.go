@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,15 @@ func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full.ErrorKind, full.Error, full.RequestedISL, full.RequestedOSL = ErrMalformed, "bad <html> & \x01 \xff", 100, 8
 	full.ReasoningTokens, full.FinishReason, full.Clock = 2, "length", ClockKernel
 	full.Chunks = append(full.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
+	full.ISLTemplate, full.TokenizationMode, full.Turn = 40, "chat_template", 2
+	full.RunStartUnixNano, full.ResponseBytes = 1_767_000_000_000_000_000, 512
+	// Every field set, so a field AppendJSON forgets shows up as a difference.
+	v := reflect.ValueOf(full)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the full sample leaves Client.%s zero; set it", v.Type().Field(i).Name)
+		}
+	}
 	for i, c := range []Client{{}, sample(), full} {
 		var wb bytes.Buffer
 		je := json.NewEncoder(&wb)

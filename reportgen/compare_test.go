@@ -163,3 +163,14 @@ func TestLoadRecordingLongFirstLine(t *testing.T) {
 		t.Errorf("LoadRecording(long first line).ISL = %v; want [10 11]", rec.ISL)
 	}
 }
+
+// writeRecords writes recs as record.Client lines (a client.jsonl).
+func writeRecords(w io.Writer, recs []record.Client) error {
+	enc := record.NewEncoder(w)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return enc.Flush()
+}

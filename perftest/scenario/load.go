@@ -21,14 +21,9 @@ func Load(dir string) (*Outcome, error) {
 	if filepath.Ext(dir) == ".jsonl" {
 		clientPath, dir = dir, filepath.Dir(dir)
 	}
-	f, err := os.Open(clientPath)
+	cs, err := loadClient(clientPath)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: load: %w", err)
-	}
-	defer f.Close()
-	cs, err := record.ReadClient(f)
-	if err != nil {
-		return nil, fmt.Errorf("scenario: load %s: %w", clientPath, err)
+		return nil, err
 	}
 	o := &Outcome{Client: cs, Dir: dir, Files: []string{clientPath}}
 	if b, err := os.ReadFile(filepath.Join(dir, ScenarioFile)); err == nil && filepath.Base(clientPath) == ClientFile {
@@ -48,7 +43,8 @@ func Load(dir string) (*Outcome, error) {
 		o.Server, o.Mocked = srv, true
 		o.Files = append(o.Files, filepath.Join(dir, ServerFile))
 	}
-	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{})
+	lc := o.Scenario.WithDefaults().LoadConfig("")
+	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, SLO: lc.SLO})
 	o.TemplateOverhead = templateOverheads(o.Client)
 	return o, nil
 }
@@ -68,4 +64,18 @@ func loadServer(path string) ([]record.Server, error) {
 		return nil, fmt.Errorf("scenario: load %s: %w", path, err)
 	}
 	return rs, nil
+}
+
+// loadClient reads a client recording, naming the file and line of a bad record.
+func loadClient(path string) ([]record.Client, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: load: %w", err)
+	}
+	defer f.Close()
+	cs, err := record.ReadClient(f)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: load %s: %w", path, err)
+	}
+	return cs, nil
 }
