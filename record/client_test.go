@@ -203,3 +203,16 @@ func TestEachLineNumbersAfterLongLine(t *testing.T) {
 		t.Errorf("Each(bad line 3) = %v; want an error naming line 3", err)
 	}
 }
+
+// A recording cut mid-line (a killed writer) gives back every complete line and an
+// error wrapping ErrTruncated; a bad line with its newline is an ordinary error.
+func TestReadClientTruncated(t *testing.T) {
+	recs, err := ReadClient(strings.NewReader("{\"index\":0}\n{\"index\":1}\n{\"index\":2,\"requ"))
+	if !errors.Is(err, ErrTruncated) || len(recs) != 2 || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("ReadClient(cut) = %d records, %v; want 2 and ErrTruncated at line 3", len(recs), err)
+	}
+	_, err = ReadClient(strings.NewReader("{\"index\":0}\n{\"index\":2,\"requ\n"))
+	if err == nil || errors.Is(err, ErrTruncated) {
+		t.Errorf("ReadClient(bad line) = %v; want an error that is not ErrTruncated", err)
+	}
+}

@@ -10,22 +10,33 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // Load reads a run's artifacts back from dir (as written by [Run]): the client
 // recording (required), the scenario and the server recording when present. Metrics
-// are recomputed from the client recording. Use it for baselines kept in testdata.
+// are recomputed from the client recording. Use it for baselines kept in testdata,
+// to re-gate an old run with other objectives, or to recover a run that was killed:
+// [Outcome.WriteReports] then rebuilds its exports, report and verdicts.
 // A path to a .jsonl file is read as a client recording alone.
+//
+// A run without its manifest (perfgate_manifest.json, written last) did not finish:
+// Interrupted is set. A recording whose last line was cut short by the kill keeps
+// every complete line, and Truncated is set.
 func Load(dir string) (*Outcome, error) {
 	clientPath := filepath.Join(dir, ClientFile)
 	if filepath.Ext(dir) == ".jsonl" {
 		clientPath, dir = dir, filepath.Dir(dir)
 	}
 	cs, err := loadClient(clientPath)
-	if err != nil {
+	truncated := errors.Is(err, record.ErrTruncated)
+	if err != nil && !truncated {
 		return nil, err
 	}
-	o := &Outcome{Client: cs, Dir: dir, Files: []string{clientPath}}
+	o := &Outcome{Client: cs, Dir: dir, Files: []string{clientPath}, Truncated: truncated}
+	if _, err := os.Stat(filepath.Join(dir, reportgen.ManifestFile)); errors.Is(err, fs.ErrNotExist) && filepath.Base(clientPath) == ClientFile {
+		o.Interrupted = true
+	}
 	if b, err := os.ReadFile(filepath.Join(dir, ScenarioFile)); err == nil && filepath.Base(clientPath) == ClientFile {
 		if err := json.Unmarshal(b, &o.Scenario); err != nil {
 			return nil, fmt.Errorf("scenario: load %s: %w", ScenarioFile, err)
@@ -37,7 +48,7 @@ func Load(dir string) (*Outcome, error) {
 	if o.Scenario.Name == "" {
 		o.Scenario.Name = filepath.Base(dir)
 	}
-	if srv, err := loadServer(filepath.Join(dir, ServerFile)); err != nil {
+	if srv, err := loadServer(filepath.Join(dir, ServerFile)); err != nil && !errors.Is(err, record.ErrTruncated) {
 		return nil, err
 	} else if srv != nil {
 		o.Server, o.Mocked = srv, true
@@ -61,7 +72,7 @@ func loadServer(path string) ([]record.Server, error) {
 	defer f.Close()
 	rs, err := record.Read[record.Server](f)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: load %s: %w", path, err)
+		return rs, fmt.Errorf("scenario: load %s: %w", path, err)
 	}
 	return rs, nil
 }
@@ -75,7 +86,7 @@ func loadClient(path string) ([]record.Client, error) {
 	defer f.Close()
 	cs, err := record.ReadClient(f)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: load %s: %w", path, err)
+		return cs, fmt.Errorf("scenario: load %s: %w", path, err)
 	}
 	return cs, nil
 }

@@ -22,6 +22,9 @@ type Outcome struct {
 	// Interrupted reports that the run was stopped (its context cancelled) before it
 	// reached its request count or duration; the records are those that finished.
 	Interrupted bool
+	// Truncated reports that a recording read back by [Load] ended in a line cut short
+	// (a killed writer); the complete lines before it are in Client and Server.
+	Truncated bool
 	// Client is the client recording, warm-up requests included (marked Warmup).
 	Client []record.Client
 	// Server is the mock server's recording (nil for a real endpoint, whose

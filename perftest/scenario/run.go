@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
@@ -95,6 +96,16 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	}
 	cfg := sc.LoadConfig(url)
 	if artifactDir != "" {
+		// The scenario goes first, so a killed run's directory says what ran and
+		// Load (perfgate report) can rebuild its reports and verdicts.
+		asRun := sc
+		asRun.APIKey = ""
+		if out.Mocked {
+			asRun.Endpoint = ""
+		}
+		if err := reportgen.WriteFileAtomic(filepath.Join(artifactDir, ScenarioFile), func(w io.Writer) error { return writeJSON(w, asRun) }); err != nil {
+			return nil, fmt.Errorf("scenario %q: artifacts: %w", sc.Name, err)
+		}
 		// Records reach disk as requests finish (loadgen flushes at least every
 		// second), so a killed run keeps what it measured; the file is the one copy,
 		// read back after the run for the verdicts and exports.
@@ -144,7 +155,8 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	sc.APIKey = ""
 	out.Scenario = sc
 	if artifactDir != "" {
-		if err := out.writeArtifacts(tok, lo.Start, rc.command); err != nil && runErr == nil {
+		ti := &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()}
+		if err := out.writeArtifacts(ti, lo.Start, rc.command); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -157,7 +169,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 // writeArtifacts writes the metrics, scenario, verdicts and reportgen's exports into
 // o.Dir, each atomically, and lists them (with the recordings already there) in
 // o.Files. The client recording is not written here: loadgen wrote it as the run went.
-func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, command []string) error {
+func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, command []string) error {
 	write := func(name string, f func(w io.Writer) error) error {
 		p := filepath.Join(o.Dir, name)
 		if err := reportgen.WriteFileAtomic(p, f); err != nil {
@@ -194,7 +206,7 @@ func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, comm
 	sc := o.Scenario
 	run := reportgen.Run{Records: o.Client, Metrics: o.Metrics, Cancelled: o.Interrupted, Manifest: reportgen.Manifest{
 		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
-		Tokenizer: &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()},
+		Tokenizer: tok,
 	}}
 	if o.File(ClientFile) != "" {
 		run.RecordFile = ClientFile
@@ -210,6 +222,28 @@ func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, comm
 	o.Files = append(o.Files, files...)
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}
+
+// WriteReports rebuilds o's artifacts in o.Dir from its records: the metrics, the
+// scenario, the verdicts and every reportgen export (the AIPerf JSON, CSV and JSONL,
+// the HTML report, the manifest last). It is how a run read back with [Load], a
+// killed one included, gets its reports: the recordings themselves are left as they
+// are. command is recorded in the manifest.
+func (o *Outcome) WriteReports(command ...string) error {
+	if o.Dir == "" {
+		return errors.New("scenario: write reports: the outcome has no directory")
+	}
+	var ti *reportgen.TokenizerInfo
+	if name := o.Scenario.WithDefaults().Tokenizer; name != "" {
+		ti = &reportgen.TokenizerInfo{Name: name}
+	}
+	o.Files = slices.DeleteFunc(o.Files, func(f string) bool {
+		return filepath.Base(f) != ClientFile // writeArtifacts lists the rest again
+	})
+	if err := o.writeArtifacts(ti, time.Time{}, command); err != nil {
+		return fmt.Errorf("scenario %q: %w", o.Scenario.Name, err)
 	}
 	return nil
 }
