@@ -196,15 +196,11 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 func (r *runner) makePacer() (Pacer, error) {
 	cfg := &r.cfg
 	if cfg.Schedule {
-		sl, ok := r.src.(*dataset.Slice)
+		sl, ok := r.src.(dataset.Offsets)
 		if !ok {
 			return nil, errors.New("loadgen: schedule needs a finite input")
 		}
-		offs := make([]time.Duration, len(sl.Items))
-		for i, c := range sl.Items {
-			offs[i] = max(c.At, 0)
-		}
-		return TracePacer{Offsets: offs, Speedup: cfg.Speedup}, nil
+		return TracePacer{Offsets: sl.Offsets(), Speedup: cfg.Speedup}, nil
 	}
 	if cfg.Rate <= 0 {
 		return nil, nil
