@@ -23,8 +23,8 @@ func TestLoadRebuildsReports(t *testing.T) {
 		ISL:         distribution.Spec{Distribution: distribution.Fixed{Value: 24}},
 		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 6}},
 		Concurrency: 3, Requests: 30, Seed: 3,
-		Mock:        mockserver.Config{Fast: true},
-		Objectives:  Objectives{TokenizerMatch: true},
+		Mock:       mockserver.Config{Fast: true},
+		Objectives: Objectives{TokenizerMatch: true},
 	}
 	out, err := Run(context.Background(), sc, dir)
 	if err != nil {
