@@ -22,9 +22,12 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags hftokenizers ./tokenizer/...
 
-## test: vet + the whole suite through gotestsum (fixtures fetched first).
+## test: vet + the whole suite through gotestsum (fixtures fetched first), then the
+## module outside perfgate (testmod/external: its own go.mod, a replace directive to
+## this tree) that uses the public API as a user's module does.
 test: fixtures vet
 	$(GO) tool gotestsum --format pkgname-and-test-fails --junitfile $${JUNIT_FILE:-/dev/null} -- $(TESTFLAGS) ./...
+	cd testmod/external && $(GO) vet ./... && $(GO) test $(TESTFLAGS) ./...
 
 ## bench: Go benchmarks plus the peer scripts under bench/ that print ratios.
 bench: fixtures

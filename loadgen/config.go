@@ -85,6 +85,10 @@ const (
 
 // Defaults used when the corresponding Config field is zero.
 const (
+	// RecordFlushInterval bounds how long a finished request's record may wait in
+	// memory before it is written to Config.RecordFile.
+	RecordFlushInterval = time.Second
+
 	DefaultTimeout     = 10 * time.Minute
 	DefaultIdleTimeout = 60 * time.Second
 	DefaultGracePeriod = 30 * time.Second
@@ -292,7 +296,11 @@ type Config struct {
 
 	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
 	Seed uint64 `json:"seed,omitempty"`
-	// RecordFile, if set, receives one JSON line per finished request.
+	// RecordFile, if set, is created (truncated) and receives one JSON line
+	// ([record.Client]) per finished request, in completion order, as it finishes:
+	// buffered, flushed at least every [RecordFlushInterval] and when Run returns
+	// (also when its context is cancelled), so a killed process keeps every record
+	// finished more than about a second before.
 	RecordFile string `json:"record_file,omitempty"`
 	// DiscardRecords keeps Outcome.Records empty (metrics are still computed, from a
 	// compact copy without chunks… except ICL, which needs chunks): for very long runs.

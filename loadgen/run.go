@@ -196,15 +196,11 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 func (r *runner) makePacer() (Pacer, error) {
 	cfg := &r.cfg
 	if cfg.Schedule {
-		sl, ok := r.src.(*dataset.Slice)
+		sl, ok := r.src.(dataset.Offsets)
 		if !ok {
 			return nil, errors.New("loadgen: schedule needs a finite input")
 		}
-		offs := make([]time.Duration, len(sl.Items))
-		for i, c := range sl.Items {
-			offs[i] = max(c.At, 0)
-		}
-		return TracePacer{Offsets: offs, Speedup: cfg.Speedup}, nil
+		return TracePacer{Offsets: sl.Offsets(), Speedup: cfg.Speedup}, nil
 	}
 	if cfg.Rate <= 0 {
 		return nil, nil
@@ -827,16 +823,29 @@ func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
 // completion order: senders never contend on a lock for it.
 func (r *runner) collect() {
 	defer close(r.collected)
-	var flushed time.Time
-	for rec := range r.done {
+	// Push buffered records out at least once a second, whether or not requests are
+	// finishing, so a long run's file can be followed and a killed process loses at
+	// most the last second. Run flushes the rest when it returns.
+	var tick <-chan time.Time
+	if r.enc != nil {
+		t := time.NewTicker(RecordFlushInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		var rec *record.Client
+		select {
+		case <-tick:
+			_ = r.enc.Flush()
+			continue
+		case c, ok := <-r.done:
+			if !ok {
+				return
+			}
+			rec = c
+		}
 		if r.enc != nil {
 			_ = r.enc.Encode(rec)
-			// Push records out at least once a second when the queue is drained, so a
-			// long run's file can be followed and a killed process loses little.
-			if len(r.done) == 0 && time.Since(flushed) > time.Second {
-				_ = r.enc.Flush()
-				flushed = time.Now()
-			}
 		}
 		r.out.Sent++
 		if !rec.ISLExact && rec.RequestedISL > 0 {

@@ -30,15 +30,25 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 		}
 		defer f.Close()
 		var items []dataset.Conversation
-		switch cfg.InputFormat {
-		case FormatPayloads:
-			items, err = dataset.ReadPayloads(f)
-		case FormatMooncake:
+		if cfg.InputFormat == FormatMooncake {
+			// Rows are read and checked now; each prompt is made when it is drawn.
 			bt := cfg.BlockTokens
 			if bt == 0 {
 				bt = DefaultBlockTokens
 			}
-			items, err = dataset.ReadMooncake(f, tok, bt, cfg.Seed)
+			m, err := dataset.NewMooncake(f, tok, bt, cfg.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("loadgen: input file %s: %w", cfg.InputFile, err)
+			}
+			if m.Len() == 0 {
+				return nil, fmt.Errorf("loadgen: input file %s: no requests", cfg.InputFile)
+			}
+			m.Cycle = !cfg.Schedule && (cfg.Requests > m.Len() || cfg.Duration > 0)
+			return m, nil
+		}
+		switch cfg.InputFormat {
+		case FormatPayloads:
+			items, err = dataset.ReadPayloads(f)
 		case FormatShareGPT:
 			items, err = dataset.ReadShareGPT(f, tok)
 		case FormatRecording:

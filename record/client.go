@@ -274,6 +274,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `,"isl":`...)
 	b = strconv.AppendInt(b, int64(c.ISL), 10)
+	if c.ISLTemplate != 0 {
+		b = append(b, `,"isl_template":`...)
+		b = strconv.AppendInt(b, int64(c.ISLTemplate), 10)
+	}
+	if c.TokenizationMode != "" {
+		b = append(b, `,"tokenization_mode":`...)
+		b = appendString(b, c.TokenizationMode)
+	}
 	b = append(b, `,"isl_exact":`...)
 	b = strconv.AppendBool(b, c.ISLExact)
 	if c.RequestedISL != 0 {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +123,15 @@ func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full.ErrorKind, full.Error, full.RequestedISL, full.RequestedOSL = ErrMalformed, "bad <html> & \x01 \xff", 100, 8
 	full.ReasoningTokens, full.FinishReason, full.Clock = 2, "length", ClockKernel
 	full.Chunks = append(full.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
+	full.ISLTemplate, full.TokenizationMode, full.Turn = 40, "chat_template", 2
+	full.RunStartUnixNano, full.ResponseBytes = 1_767_000_000_000_000_000, 512
+	// Every field set, so a field AppendJSON forgets shows up as a difference.
+	v := reflect.ValueOf(full)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the full sample leaves Client.%s zero; set it", v.Type().Field(i).Name)
+		}
+	}
 	for i, c := range []Client{{}, sample(), full} {
 		var wb bytes.Buffer
 		je := json.NewEncoder(&wb)
@@ -140,5 +151,68 @@ func BenchmarkClientAppendJSON(b *testing.B) {
 	var buf []byte
 	for b.Loop() {
 		buf = c.AppendJSON(buf[:0])
+	}
+}
+
+// repeatReader yields n copies of byte c without holding them.
+type repeatReader struct {
+	c byte
+	n int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range p[:k] {
+		p[i] = r.c
+	}
+	r.n -= k
+	return k, nil
+}
+
+// A record line longer than bufio.Scanner's old 64 MiB limit (a ~1.6M-token
+// response) reads back whole, and so do the lines around it.
+func TestReadClientLongLine(t *testing.T) {
+	const size = 65<<20 + 17
+	in := io.MultiReader(
+		strings.NewReader("{\"index\":0,\"request_id\":\"a\"}\n"),
+		strings.NewReader("{\"index\":1,\"request_id\":\"big\",\"error\":\""),
+		&repeatReader{c: 'x', n: size},
+		strings.NewReader("\"}\n{\"index\":2,\"request_id\":\"c\"}"), // no final newline
+	)
+	recs, err := ReadClient(in)
+	if err != nil {
+		t.Fatalf("ReadClient(long line) = %v", err)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("ReadClient(long line) = %d records; want 3", len(recs))
+	}
+	if got := len(recs[1].Error); got != size || recs[1].RequestID != "big" || recs[2].Index != 2 {
+		t.Errorf("records = %q/%d bytes of error/%d; want big/%d/2", recs[1].RequestID, got, recs[2].Index, size)
+	}
+}
+
+// A bad line after a long one is named by its line number.
+func TestEachLineNumbersAfterLongLine(t *testing.T) {
+	in := io.MultiReader(strings.NewReader("{\"error\":\""), &repeatReader{c: 'y', n: 200 << 10},
+		strings.NewReader("\"}\n\n{oops\n"))
+	err := Each(in, func(Client) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("Each(bad line 3) = %v; want an error naming line 3", err)
+	}
+}
+
+// A recording cut mid-line (a killed writer) gives back every complete line and an
+// error wrapping ErrTruncated; a bad line with its newline is an ordinary error.
+func TestReadClientTruncated(t *testing.T) {
+	recs, err := ReadClient(strings.NewReader("{\"index\":0}\n{\"index\":1}\n{\"index\":2,\"requ"))
+	if !errors.Is(err, ErrTruncated) || len(recs) != 2 || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("ReadClient(cut) = %d records, %v; want 2 and ErrTruncated at line 3", len(recs), err)
+	}
+	_, err = ReadClient(strings.NewReader("{\"index\":0}\n{\"index\":2,\"requ\n"))
+	if err == nil || errors.Is(err, ErrTruncated) {
+		t.Errorf("ReadClient(bad line) = %v; want an error that is not ErrTruncated", err)
 	}
 }

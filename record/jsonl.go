@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -101,28 +102,72 @@ func (e *Encoder) Flush() error {
 
 // Each decodes JSON lines of T from r and calls fn for each, in order, stopping at the
 // first error (from decoding, with its line number, or from fn). Blank lines are skipped.
+// Lines may be of any length (a record of a million-token response is one long line).
+//
+// A last line that is cut short (no final newline, not valid JSON), which is what a
+// writer killed mid-line leaves, stops Each with an error wrapping [ErrTruncated] after
+// every complete line has been given to fn.
 func Each[T any](r io.Reader, fn func(T) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	return eachLine(r, func(line int, b []byte, unterminated bool) error {
 		var v T
 		if err := json.Unmarshal(b, &v); err != nil {
+			if unterminated {
+				return fmt.Errorf("record: line %d: %w: %w", line, ErrTruncated, err)
+			}
 			return fmt.Errorf("record: line %d: %w", line, err)
 		}
-		if err := fn(v); err != nil {
-			return err
+		return fn(v)
+	})
+}
+
+// ErrTruncated is wrapped by [Each]'s error when the input's last line is incomplete:
+// the recording of a process killed while writing. The lines before it are intact.
+var ErrTruncated = errors.New("last line truncated")
+
+// EachLine calls fn with each non-blank line of r (1-based line number, the line
+// without surrounding white space), in order, stopping at the first error, which it
+// returns as fn gave it. Lines may be of any length: a line longer than the read buffer
+// is assembled in memory, so the cost is the longest line, never the whole input. b is
+// valid only until fn returns. A read error is returned as "record: read: …" with the
+// line it happened on.
+func EachLine(r io.Reader, fn func(line int, b []byte) error) error {
+	return eachLine(r, func(line int, b []byte, _ bool) error { return fn(line, b) })
+}
+
+// eachLine is EachLine, also telling fn whether the line ended at EOF without a newline.
+func eachLine(r io.Reader, fn func(line int, b []byte, unterminated bool) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // the pieces of a line longer than br's buffer
+	line := 0
+	for {
+		b, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, b...)
+			continue
+		}
+		if len(long) > 0 {
+			long = append(long, b...)
+			b = long
+		}
+		if len(b) > 0 {
+			line++
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				if ferr := fn(line, t, err == io.EOF && b[len(b)-1] != '\n'); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		long = long[:0]
+		if cap(long) > 16<<20 {
+			long = nil // do not hold a huge line's buffer for the rest of the input
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("record: read: line %d: %w", line+1, err)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("record: read: %w", err)
-	}
-	return nil
 }
 
 // Read decodes all JSON lines of T from r.

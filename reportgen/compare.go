@@ -1,7 +1,6 @@
 package reportgen
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -93,14 +92,21 @@ func LoadRecording(path, label string) (Recording, error) {
 		}
 		path = found
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Recording{}, fmt.Errorf("reportgen: %w", err)
 	}
+	defer f.Close()
 	label = cmp.Or(label, filepath.Base(path))
-	first := firstLine(data)
+	first, err := firstLine(f)
+	if err != nil {
+		return Recording{}, fmt.Errorf("reportgen: %s: %w", path, err)
+	}
 	if first == nil {
 		return Recording{}, fmt.Errorf("reportgen: %s: %w", path, errEmpty)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return Recording{}, fmt.Errorf("reportgen: %w", err)
 	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(first, &probe); err != nil {
@@ -109,7 +115,7 @@ func LoadRecording(path, label string) (Recording, error) {
 	var rec Recording
 	switch {
 	case probe["tokenization_mode"] != nil:
-		recs, err := record.Read[record.Server](bytes.NewReader(data))
+		recs, err := record.Read[record.Server](f)
 		if err != nil {
 			return Recording{}, fmt.Errorf("reportgen: %s: %w", path, err)
 		}
@@ -119,12 +125,12 @@ func LoadRecording(path, label string) (Recording, error) {
 		}
 		rec = RecordingFromServer(label, recs, sum)
 	case probe["metadata"] != nil && probe["metrics"] != nil:
-		rec, err = readAIPerfJSONL(label, data)
+		rec, err = readAIPerfJSONL(label, f)
 		if err != nil {
 			return Recording{}, fmt.Errorf("reportgen: %s: %w", path, err)
 		}
 	case probe["sent"] != nil || probe["run_start_unix_ns"] != nil:
-		recs, err := record.ReadClient(bytes.NewReader(data))
+		recs, err := record.ReadClient(f)
 		if err != nil {
 			return Recording{}, fmt.Errorf("reportgen: %s: %w", path, err)
 		}
@@ -139,16 +145,21 @@ func LoadRecording(path, label string) (Recording, error) {
 	return rec, nil
 }
 
-func firstLine(data []byte) []byte {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
-			return l
-		}
+// firstLine returns a copy of r's first non-blank line (nil if there is none),
+// however long it is.
+func firstLine(r io.Reader) ([]byte, error) {
+	var first []byte
+	err := record.EachLine(r, func(_ int, b []byte) error {
+		first = bytes.Clone(b)
+		return errStop
+	})
+	if err != nil && err != errStop {
+		return nil, err
 	}
-	return nil
+	return first, nil
 }
+
+var errStop = errors.New("stop")
 
 // readSummary reads the summary companion of a server recording, nil if there is none.
 func readSummary(path string) (*record.ServerSummary, error) {
@@ -169,12 +180,12 @@ func readSummary(path string) (*record.ServerSummary, error) {
 	return nil, nil
 }
 
-func readAIPerfJSONL(label string, data []byte) (Recording, error) {
+func readAIPerfJSONL(label string, data io.Reader) (Recording, error) {
 	r := Recording{Label: label, Kind: "aiperf"}
 	type val struct {
 		Value json.RawMessage `json:"value"`
 	}
-	err := record.Each(bytes.NewReader(data), func(line struct {
+	err := record.Each(data, func(line struct {
 		Metadata struct {
 			BenchmarkPhase string `json:"benchmark_phase"`
 		} `json:"metadata"`

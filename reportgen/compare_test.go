@@ -136,3 +136,41 @@ func TestLoadRecording(t *testing.T) {
 		}
 	}
 }
+
+// A client recording whose first line is over 64 MiB (bufio.Scanner's old limit, where
+// compare said "no records") loads with every request.
+func TestLoadRecordingLongFirstLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "client.jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Repeat("m", 65<<20)
+	for i, model := range []string{huge, "small"} {
+		rec := record.Client{Index: i, RequestID: itoa(i), Model: model, Sent: 1, Done: 2, ISL: 10 + i, OSL: 5}
+		if _, err := f.Write(append(rec.AppendJSON(nil), '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := LoadRecording(filepath.Dir(p), "")
+	if err != nil {
+		t.Fatalf("LoadRecording(long first line) = %v", err)
+	}
+	if len(rec.ISL) != 2 || rec.ISL[1] != 11 {
+		t.Errorf("LoadRecording(long first line).ISL = %v; want [10 11]", rec.ISL)
+	}
+}
+
+// writeRecords writes recs as record.Client lines (a client.jsonl).
+func writeRecords(w io.Writer, recs []record.Client) error {
+	enc := record.NewEncoder(w)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return enc.Flush()
+}

@@ -19,12 +19,14 @@ import (
 )
 
 // Export file names, as AIPerf names them (so existing dashboards and scripts find
-// them), plus perfgate's own raw records, HTML report and manifest.
+// them), plus perfgate's HTML report and manifest. RecordsFile is the raw-record copy
+// earlier versions wrote beside client.jsonl; it is no longer written (the client
+// recording is the one copy), and [LoadRecording] still reads it in old directories.
 const (
 	AIPerfJSONFile  = "profile_export_aiperf.json" // aggregate metrics keyed by metric tag
 	AIPerfCSVFile   = "profile_export_aiperf.csv"  // the same, as CSV sections
 	AIPerfJSONLFile = "profile_export.jsonl"       // one AIPerf-shaped record per request
-	RecordsFile     = "perfgate_records.jsonl"     // perfgate's raw record.Client lines
+	RecordsFile     = "perfgate_records.jsonl"     // legacy: raw record.Client lines, read but not written
 	RunReportFile   = "report.html"                // WriteRunReport output
 )
 
@@ -32,6 +34,11 @@ const (
 type Run struct {
 	// Records are the client records of every request, warmup included (flagged).
 	Records []record.Client
+	// RecordFile is the name, inside the export directory, of the file that already
+	// holds Records as record.Client lines (scenario.Run's client.jsonl, appended to
+	// as the run went), or "". The manifest lists it; [WriteExports] never writes a
+	// copy of the records.
+	RecordFile string
 	// Metrics is the run's summary (loadgen.ComputeMetrics).
 	Metrics record.Metrics
 	// Manifest describes what ran; [WriteExports] fills its Version, Created, Host and
@@ -46,7 +53,7 @@ type Run struct {
 type ExportOptions struct {
 	// NoHTML skips the HTML run report.
 	NoHTML bool
-	// NoRecords skips the per-request files (profile_export.jsonl and perfgate_records.jsonl).
+	// NoRecords skips the per-request export (profile_export.jsonl).
 	NoRecords bool
 	// Report tunes the HTML run report.
 	Report RunReportOptions
@@ -54,8 +61,8 @@ type ExportOptions struct {
 
 // WriteExports writes the run's exports into dir (created if needed): AIPerf's
 // profile_export_aiperf.json, profile_export_aiperf.csv and profile_export.jsonl,
-// perfgate_records.jsonl, report.html, and the manifest (perfgate_manifest.json) that
-// lists them. Each file is written to a temporary name and renamed when complete, and
+// report.html, and the manifest (perfgate_manifest.json) that lists them (and
+// run.RecordFile, the recording they came from). Each file is written to a temporary name and renamed when complete, and
 // the manifest comes last, so a directory with a manifest holds a complete export and
 // an interrupted export never leaves a file that looks complete. It returns the paths
 // written, manifest last.
@@ -88,8 +95,7 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	}
 	if !opts.NoRecords {
 		files = append(files,
-			file{AIPerfJSONLFile, func(w io.Writer) error { return WriteAIPerfJSONL(w, run.Records) }},
-			file{RecordsFile, func(w io.Writer) error { return writeRecords(w, run.Records) }})
+			file{AIPerfJSONLFile, func(w io.Writer) error { return WriteAIPerfJSONL(w, run.Records) }})
 	}
 	if !opts.NoHTML {
 		ro := opts.Report
@@ -100,6 +106,9 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	}
 	var paths []string
 	man.Files = nil
+	if run.RecordFile != "" {
+		man.Files = append(man.Files, run.RecordFile)
+	}
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
 		if err := WriteFileAtomic(p, f.write); err != nil {
@@ -153,16 +162,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-func writeRecords(w io.Writer, recs []record.Client) error {
-	enc := record.NewEncoder(w)
-	for i := range recs {
-		if err := enc.Encode(&recs[i]); err != nil {
-			return err
-		}
-	}
-	return enc.Flush()
 }
 
 // runStart returns the wall-clock start of a recording (UTC), or now if unknown.
@@ -476,7 +475,8 @@ func WriteAIPerfJSONL(w io.Writer, recs []record.Client) error {
 	return nil
 }
 
-// ReadRecords reads a client recording: perfgate_records.jsonl (record.Client lines).
+// ReadRecords reads a client recording (record.Client lines: a run's client.jsonl, or
+// an older run's perfgate_records.jsonl), lines of any length.
 func ReadRecords(path string) ([]record.Client, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -122,7 +122,17 @@ func TestAIPerfJSONLGolden(t *testing.T) {
 
 func TestWriteExports(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	paths, err := WriteExports(dir, testRun(), ExportOptions{})
+	run := testRun()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The recording is already in the directory (scenario.Run's client.jsonl, written
+	// as the run went); the exports list it and never copy it.
+	if err := WriteFileAtomic(filepath.Join(dir, "client.jsonl"), func(w io.Writer) error { return writeRecords(w, run.Records) }); err != nil {
+		t.Fatal(err)
+	}
+	run.RecordFile = "client.jsonl"
+	paths, err := WriteExports(dir, run, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,20 +140,20 @@ func TestWriteExports(t *testing.T) {
 	for _, p := range paths {
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{AIPerfJSONFile, AIPerfCSVFile, AIPerfJSONLFile, RecordsFile, RunReportFile, ManifestFile}
+	want := []string{AIPerfJSONFile, AIPerfCSVFile, AIPerfJSONLFile, RunReportFile, ManifestFile}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("wrote %v, want %v (manifest last)", names, want)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != len(want) {
-		t.Errorf("dir has %d entries, want %d (no temporary files left)", len(entries), len(want))
+	if len(entries) != len(want)+1 {
+		t.Errorf("dir has %d entries, want %d (the recording, the exports, no temporary files)", len(entries), len(want)+1)
 	}
 	var man Manifest
 	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err := json.Unmarshal(data, &man); err != nil || len(man.Files) != 5 || man.Seed != 7 || man.Tokenizer == nil {
-		t.Errorf("manifest = %s, want 5 files, the seed and the tokenizer", data)
+	if err := json.Unmarshal(data, &man); err != nil || len(man.Files) != 5 || man.Files[0] != "client.jsonl" || man.Seed != 7 || man.Tokenizer == nil {
+		t.Errorf("manifest = %s, want 5 files (the recording first), the seed and the tokenizer", data)
 	}
-	recs, err := ReadRecords(filepath.Join(dir, RecordsFile))
+	recs, err := ReadRecords(filepath.Join(dir, "client.jsonl"))
 	if err != nil || len(recs) != 300 {
 		t.Errorf("ReadRecords = %d records, %v; want 300, nil", len(recs), err)
 	}

@@ -406,22 +406,8 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Objectives.SLO = slo
 		sc.Client.SLO = ms
 	}
-	for _, a := range f.asserts {
-		expr := strings.ReplaceAll(a, " ", "")
-		if expr == "tokenizer_match" || strings.HasPrefix(expr, "tokenizer_match<=") {
-			if v, ok := strings.CutPrefix(expr, "tokenizer_match<="); ok {
-				n, err := strconv.Atoi(v)
-				if err != nil || n < 0 {
-					return sc, invalidf("--assert %q: want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)", a)
-				}
-				sc.Objectives.TokenizerTolerance = n
-			}
-			sc.Objectives.TokenizerMatch = true
-			continue
-		}
-		if err := applyAssert(&sc, a); err != nil {
-			return sc, err
-		}
+	if err := applyAsserts(&sc, f.asserts); err != nil {
+		return sc, err
 	}
 	for _, d := range []struct {
 		flag, text string
@@ -549,6 +535,28 @@ func parseGoodput(s string) (check.SLO, map[string]float64, error) {
 		return slo, nil, invalidf("--goodput is empty; want e.g. \"time_to_first_token:200\"")
 	}
 	return slo, ms, nil
+}
+
+// applyAsserts parses every --assert expression onto the scenario's objectives.
+func applyAsserts(sc *scenario.Scenario, asserts []string) error {
+	for _, a := range asserts {
+		expr := strings.ReplaceAll(a, " ", "")
+		if expr == "tokenizer_match" || strings.HasPrefix(expr, "tokenizer_match<=") {
+			if v, ok := strings.CutPrefix(expr, "tokenizer_match<="); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 {
+					return invalidf("--assert %q: want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)", a)
+				}
+				sc.Objectives.TokenizerTolerance = n
+			}
+			sc.Objectives.TokenizerMatch = true
+			continue
+		}
+		if err := applyAssert(sc, a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applyAssert parses one --assert expression onto the scenario's objectives.

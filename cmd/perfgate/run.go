@@ -45,6 +45,7 @@ func commands() []command {
 		{"profile", "benchmark a server (aiperf-profile-compatible flags) and report", cmdProfile},
 		{"mock", "run the mock OpenAI-compatible server (aiperf-mock-server-compatible flags)", cmdMock},
 		{"capture", "run the mock server recording every request, to learn a client's workload", cmdCapture},
+		{"report", "rebuild a run's exports, HTML report and verdicts from its client.jsonl (a killed run, or re-gate an old one)", cmdReport},
 		{"compare", "HTML comparison report of two recordings", cmdCompare},
 		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},
 		{"demo", "mock server + short profile + reports, on embedded defaults (no network)", cmdDemo},

@@ -86,3 +86,12 @@ func (s *Slice) Next() (Conversation, bool) {
 
 // Len returns the number of items.
 func (s *Slice) Len() int { return len(s.Items) }
+
+// Offsets returns each item's scheduled start (At, 0 when unset).
+func (s *Slice) Offsets() []time.Duration {
+	offs := make([]time.Duration, len(s.Items))
+	for i, c := range s.Items {
+		offs[i] = max(c.At, 0)
+	}
+	return offs
+}

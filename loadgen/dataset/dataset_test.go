@@ -275,3 +275,44 @@ func TestVLLMRandomUsesBaseVocabSize(t *testing.T) {
 		t.Error("VocabSize 0 gave the same prompts as 128256 (len(tokenizer)); want vLLM's 128000")
 	}
 }
+
+// NewMooncake makes prompts as they are drawn: the same ones ReadMooncake makes, the
+// same again when a cycling source comes round (At then -1), and a bad row is an
+// error naming its line before any prompt is made.
+func TestMooncakeStreams(t *testing.T) {
+	tk := gpt2(t)
+	trace := `{"timestamp": 10, "input_length": 70, "output_length": 3, "hash_ids": [4, 5]}
+{"timestamp": 30, "input_length": 20, "output_length": 4, "hash_ids": [4]}
+{"timestamp": 90, "input_length": 33, "output_length": 5, "hash_ids": []}
+`
+	all, err := ReadMooncake(strings.NewReader(trace), tk, 16, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMooncake(strings.NewReader(trace), tk, 16, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Cycle = true
+	if got := m.Offsets(); len(got) != 3 || got[2].Milliseconds() != 80 {
+		t.Errorf("Offsets() = %v; want [0 20ms 80ms]", got)
+	}
+	for k := range 2 * len(all) {
+		c, ok := m.Next()
+		want := all[k%len(all)]
+		if !ok || c.Turns[0].Prompt != want.Turns[0].Prompt || c.ID != want.ID {
+			t.Fatalf("draw %d = %q (ok %v); want row %d's prompt %q", k, c.Turns[0].Prompt, ok, k%len(all), want.Turns[0].Prompt)
+		}
+		if wantAt := want.At; k >= len(all) {
+			if c.At != -1 {
+				t.Errorf("draw %d (cycled): At = %v; want -1", k, c.At)
+			}
+		} else if c.At != wantAt {
+			t.Errorf("draw %d: At = %v; want %v", k, c.At, wantAt)
+		}
+	}
+	_, err = NewMooncake(strings.NewReader(trace+`{"timestamp": 1, "input_length": 0}`+"\n"), tk, 16, 7)
+	if err == nil || !strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "input_length") {
+		t.Errorf("NewMooncake(bad row 4) = %v; want an error naming line 4 and input_length", err)
+	}
+}

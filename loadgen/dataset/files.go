@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -14,21 +13,14 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
+// lines calls fn with each non-blank line of r (any length), naming the line in fn's error.
 func lines(r io.Reader, fn func(n int, b []byte) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	return record.EachLine(r, func(n int, b []byte) error {
 		if err := fn(n, b); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-	}
-	return sc.Err()
+		return nil
+	})
 }
 
 // ReadPayloads reads JSONL request bodies, one object per line, to be sent as they
@@ -59,19 +51,56 @@ type MooncakeRow struct {
 }
 
 // ReadMooncake reads a mooncake trace (JSONL: timestamp ms, input_length,
-// output_length, hash_ids). Each hash id stands for one block of blockTokens tokens:
-// equal ids give equal text, so requests sharing leading ids share a prompt prefix.
-// The last block holds the remainder (input_length − (len(hash_ids)−1)·blockTokens,
-// when positive). Prompts are made exactly input_length tokens where possible (the
-// last block is adjusted); At is the timestamp relative to the first row.
+// output_length, hash_ids) and makes every row's prompt: [NewMooncake] drained. Each
+// hash id stands for one block of blockTokens tokens: equal ids give equal text, so
+// requests sharing leading ids share a prompt prefix. The last block holds the
+// remainder (input_length − (len(hash_ids)−1)·blockTokens, when positive). Prompts are
+// made exactly input_length tokens where possible (the last block is adjusted); At is
+// the timestamp relative to the first row. A run reads the trace with NewMooncake,
+// which makes each prompt only when it is drawn.
 func ReadMooncake(r io.Reader, tok *tokenizer.Tokenizer, blockTokens int, seed uint64) ([]Conversation, error) {
+	m, err := NewMooncake(r, tok, blockTokens, seed)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Conversation, 0, m.Len())
+	for c, ok := m.Next(); ok; c, ok = m.Next() {
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Mooncake is a [Source] over a mooncake trace that keeps the rows (a few dozen bytes
+// each) and makes a row's prompt when it is drawn, so a long trace costs the rows,
+// not every prompt at once, and the first request goes out without waiting for the
+// last prompt. The prompts are those [ReadMooncake] makes; a row drawn again (Cycle)
+// gets the same prompt. Not safe for concurrent use.
+type Mooncake struct {
+	// Cycle starts again after the last row (At is then -1), as [Slice.Cycle].
+	Cycle bool
+
+	rows        []MooncakeRow
+	tok         *tokenizer.Tokenizer
+	blockTokens int
+	seed        uint64
+	blocks      map[int]string // block texts by hash id; bounded (see maxBlocks)
+	i           int
+}
+
+// maxBlocks bounds Mooncake's cache of block texts (a 512-token block is ~2 KB):
+// when full it is cleared, and a block made again is the same text.
+const maxBlocks = 4096
+
+// NewMooncake reads and checks every row of a mooncake trace (a bad row is an error
+// naming its line) and returns the Source that makes their prompts as they are drawn.
+func NewMooncake(r io.Reader, tok *tokenizer.Tokenizer, blockTokens int, seed uint64) (*Mooncake, error) {
 	if tok == nil {
 		return nil, errors.New("mooncake traces need a tokenizer")
 	}
 	if blockTokens <= 0 {
 		return nil, errors.New("block tokens must be > 0")
 	}
-	var rows []MooncakeRow
+	m := &Mooncake{tok: tok, blockTokens: blockTokens, seed: seed, blocks: map[int]string{}}
 	err := lines(r, func(n int, b []byte) error {
 		var row MooncakeRow
 		if err := json.Unmarshal(b, &row); err != nil {
@@ -80,52 +109,100 @@ func ReadMooncake(r io.Reader, tok *tokenizer.Tokenizer, blockTokens int, seed u
 		if row.InputLength < 1 {
 			return fmt.Errorf("input_length %d < 1", row.InputLength)
 		}
-		rows = append(rows, row)
+		m.rows = append(m.rows, row)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	blocks := map[int]string{}
-	block := func(id int) string {
-		if s, ok := blocks[id]; ok {
-			return s
-		}
-		w, _ := NewWriter(tok, StyleShakespeare, seed^uint64(id)*0x9e3779b97f4a7c15)
-		s, _ := w.Text("", blockTokens)
-		blocks[id] = s
+	return m, nil
+}
+
+// Len returns the number of rows.
+func (m *Mooncake) Len() int { return len(m.rows) }
+
+// Offsets returns each row's timestamp relative to the first (for a fixed schedule).
+func (m *Mooncake) Offsets() []time.Duration {
+	offs := make([]time.Duration, len(m.rows))
+	for i := range m.rows {
+		offs[i] = max(m.at(i), 0)
+	}
+	return offs
+}
+
+func (m *Mooncake) at(i int) time.Duration {
+	return time.Duration((m.rows[i].Timestamp - m.rows[0].Timestamp) * float64(time.Millisecond))
+}
+
+// Next implements [Source].
+func (m *Mooncake) Next() (Conversation, bool) {
+	if len(m.rows) == 0 || (m.i >= len(m.rows) && !m.Cycle) {
+		return Conversation{}, false
+	}
+	i := m.i % len(m.rows)
+	c := m.conversation(i)
+	if m.i >= len(m.rows) {
+		c.At = -1
+	}
+	m.i++
+	return c, true
+}
+
+func (m *Mooncake) block(id int) string {
+	if s, ok := m.blocks[id]; ok {
 		return s
 	}
-	tail, _ := NewWriter(tok, StyleShakespeare, seed)
-	out := make([]Conversation, 0, len(rows))
-	for i, row := range rows {
-		var sb strings.Builder
-		full := 0
-		if len(row.HashIDs) > 0 {
-			full = min(len(row.HashIDs)-1, row.InputLength/blockTokens)
-			if row.InputLength >= len(row.HashIDs)*blockTokens {
-				full = len(row.HashIDs)
-			}
-		}
-		for _, id := range row.HashIDs[:full] {
-			sb.WriteString(block(id))
-		}
-		prompt, got := sb.String(), 0
-		if prompt != "" {
-			got = tok.Count(prompt, false)
-		}
-		if got != row.InputLength {
-			prompt, got = tail.Text(prompt, row.InputLength)
-		}
-		out = append(out, Conversation{
-			ID: fmt.Sprintf("m%d", i),
-			At: time.Duration((row.Timestamp - rows[0].Timestamp) * float64(time.Millisecond)),
-			Turns: []Turn{{Prompt: prompt, ISL: got, RequestedISL: row.InputLength, Exact: got == row.InputLength,
-				OSL: row.OutputLength}},
-		})
+	if len(m.blocks) >= maxBlocks {
+		clear(m.blocks)
 	}
-	return out, nil
+	w, _ := NewWriter(m.tok, StyleShakespeare, m.seed^uint64(id)*0x9e3779b97f4a7c15)
+	s, _ := w.Text("", m.blockTokens)
+	m.blocks[id] = s
+	return s
 }
+
+// conversation makes row i's prompt: its whole blocks, then text to the exact length
+// from a writer seeded by the row, so the row's prompt does not depend on draw order.
+func (m *Mooncake) conversation(i int) Conversation {
+	row, tok := m.rows[i], m.tok
+	var sb strings.Builder
+	full := 0
+	if len(row.HashIDs) > 0 {
+		full = min(len(row.HashIDs)-1, row.InputLength/m.blockTokens)
+		if row.InputLength >= len(row.HashIDs)*m.blockTokens {
+			full = len(row.HashIDs)
+		}
+	}
+	for _, id := range row.HashIDs[:full] {
+		sb.WriteString(m.block(id))
+	}
+	prompt, got := sb.String(), 0
+	if prompt != "" {
+		got = tok.Count(prompt, false)
+	}
+	if got != row.InputLength {
+		tail, _ := NewWriter(tok, StyleShakespeare, m.seed^uint64(i+1)*0xbf58476d1ce4e5b9)
+		prompt, got = tail.Text(prompt, row.InputLength)
+	}
+	return Conversation{
+		ID: fmt.Sprintf("m%d", i),
+		At: m.at(i),
+		Turns: []Turn{{Prompt: prompt, ISL: got, RequestedISL: row.InputLength, Exact: got == row.InputLength,
+			OSL: row.OutputLength}},
+	}
+}
+
+// Offsets is implemented by finite sources that know every item's scheduled start
+// ([Slice], [Mooncake]), for a fixed-schedule run.
+type Offsets interface {
+	Offsets() []time.Duration
+}
+
+var (
+	_ Source  = (*Mooncake)(nil)
+	_ Offsets = (*Mooncake)(nil)
+	_ Offsets = (*Slice)(nil)
+)
 
 // shareGPTConv is one ShareGPT conversation.
 type shareGPTConv struct {

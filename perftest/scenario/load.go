@@ -10,27 +10,33 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // Load reads a run's artifacts back from dir (as written by [Run]): the client
 // recording (required), the scenario and the server recording when present. Metrics
-// are recomputed from the client recording. Use it for baselines kept in testdata.
+// are recomputed from the client recording. Use it for baselines kept in testdata,
+// to re-gate an old run with other objectives, or to recover a run that was killed:
+// [Outcome.WriteReports] then rebuilds its exports, report and verdicts.
 // A path to a .jsonl file is read as a client recording alone.
+//
+// A run without its manifest (perfgate_manifest.json, written last) did not finish:
+// Interrupted is set. A recording whose last line was cut short by the kill keeps
+// every complete line, and Truncated is set.
 func Load(dir string) (*Outcome, error) {
 	clientPath := filepath.Join(dir, ClientFile)
 	if filepath.Ext(dir) == ".jsonl" {
 		clientPath, dir = dir, filepath.Dir(dir)
 	}
-	f, err := os.Open(clientPath)
-	if err != nil {
-		return nil, fmt.Errorf("scenario: load: %w", err)
+	cs, err := loadClient(clientPath)
+	truncated := errors.Is(err, record.ErrTruncated)
+	if err != nil && !truncated {
+		return nil, err
 	}
-	defer f.Close()
-	cs, err := record.ReadClient(f)
-	if err != nil {
-		return nil, fmt.Errorf("scenario: load %s: %w", clientPath, err)
+	o := &Outcome{Client: cs, Dir: dir, Files: []string{clientPath}, Truncated: truncated}
+	if _, err := os.Stat(filepath.Join(dir, reportgen.ManifestFile)); errors.Is(err, fs.ErrNotExist) && filepath.Base(clientPath) == ClientFile {
+		o.Interrupted = true
 	}
-	o := &Outcome{Client: cs, Dir: dir, Files: []string{clientPath}}
 	if b, err := os.ReadFile(filepath.Join(dir, ScenarioFile)); err == nil && filepath.Base(clientPath) == ClientFile {
 		if err := json.Unmarshal(b, &o.Scenario); err != nil {
 			return nil, fmt.Errorf("scenario: load %s: %w", ScenarioFile, err)
@@ -42,13 +48,14 @@ func Load(dir string) (*Outcome, error) {
 	if o.Scenario.Name == "" {
 		o.Scenario.Name = filepath.Base(dir)
 	}
-	if srv, err := loadServer(filepath.Join(dir, ServerFile)); err != nil {
+	if srv, err := loadServer(filepath.Join(dir, ServerFile)); err != nil && !errors.Is(err, record.ErrTruncated) {
 		return nil, err
 	} else if srv != nil {
 		o.Server, o.Mocked = srv, true
 		o.Files = append(o.Files, filepath.Join(dir, ServerFile))
 	}
-	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{})
+	lc := o.Scenario.WithDefaults().LoadConfig("")
+	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, SLO: lc.SLO})
 	o.TemplateOverhead = templateOverheads(o.Client)
 	return o, nil
 }
@@ -65,7 +72,21 @@ func loadServer(path string) ([]record.Server, error) {
 	defer f.Close()
 	rs, err := record.Read[record.Server](f)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: load %s: %w", path, err)
+		return rs, fmt.Errorf("scenario: load %s: %w", path, err)
 	}
 	return rs, nil
+}
+
+// loadClient reads a client recording, naming the file and line of a bad record.
+func loadClient(path string) ([]record.Client, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: load: %w", err)
+	}
+	defer f.Close()
+	cs, err := record.ReadClient(f)
+	if err != nil {
+		return cs, fmt.Errorf("scenario: load %s: %w", path, err)
+	}
+	return cs, nil
 }

@@ -22,6 +22,9 @@ type Outcome struct {
 	// Interrupted reports that the run was stopped (its context cancelled) before it
 	// reached its request count or duration; the records are those that finished.
 	Interrupted bool
+	// Truncated reports that a recording read back by [Load] ended in a line cut short
+	// (a killed writer); the complete lines before it are in Client and Server.
+	Truncated bool
 	// Client is the client recording, warm-up requests included (marked Warmup).
 	Client []record.Client
 	// Server is the mock server's recording (nil for a real endpoint, whose
@@ -38,6 +41,26 @@ type Outcome struct {
 	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
 	Dir   string
 	Files []string
+
+	// kept holds the verdicts and run context computed before [Outcome.dropRecords]
+	// let the records go; nil while the records are here.
+	kept *keptVerdicts
+}
+
+type keptVerdicts struct {
+	verdicts []check.Verdict
+	ctx      check.Context
+}
+
+// dropRecords lets go of the records of an outcome whose recordings are on disk,
+// keeping what its verdicts need (computed now), so a series of runs holds one run's
+// records at a time. Load(o.Dir) reads them back.
+func (o *Outcome) dropRecords() {
+	if o.Dir == "" || o.kept != nil {
+		return
+	}
+	o.kept = &keptVerdicts{verdicts: o.Verdicts(), ctx: o.Context("")}
+	o.Client, o.Server = nil, nil
 }
 
 // Requests returns the measured requests (warm-up excluded) in check's form, with the
@@ -71,6 +94,11 @@ func (o *Outcome) Requests() []check.Request {
 
 // Context describes the run for failure messages. rerun says how to re-run it (may be empty).
 func (o *Outcome) Context(rerun string) check.Context {
+	if o.kept != nil {
+		c := o.kept.ctx
+		c.Rerun = rerun
+		return c
+	}
 	c := check.Context{Scenario: o.Scenario.Name, Load: o.Scenario.LoadString(), Seed: o.Scenario.Seed, Rerun: rerun}
 	for i := range o.Client {
 		if o.Client[i].Warmup {
@@ -105,6 +133,9 @@ func (o *Outcome) File(name string) string {
 // OSLFit) on [Outcome.Lengths]. The verdicts carry no run context; [Outcome.Check]
 // adds it.
 func (o *Outcome) Verdicts() []check.Verdict {
+	if o.kept != nil {
+		return slices.Clone(o.kept.verdicts)
+	}
 	obj := o.Scenario.Objectives
 	vs := obj.Check(o.Requests(), o.Metrics)
 	for _, f := range []struct {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
@@ -64,11 +65,16 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	out := &Outcome{Dir: artifactDir}
 	url := sc.Endpoint
 	var srv *mockserver.Server
+	serverFile := "" // the mock's recording, when Run chose where it goes
 	if url == "" {
 		mc := sc.Mock
 		mc.Host, mc.Port = "127.0.0.1", 0 // loopback only, a free port
 		if artifactDir != "" && mc.RecordFile == "" {
+			// The mock appends its records to the file as it serves; they are read
+			// back from there after the run, not kept in memory as well.
 			mc.RecordFile = filepath.Join(artifactDir, ServerFile)
+			mc.DiscardRecords = true
+			serverFile = mc.RecordFile
 		}
 		mopts := []mockserver.Option{mockserver.WithConfig(mc)}
 		if mc.Tokenizer == sc.Tokenizer {
@@ -89,12 +95,37 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 	}
 	cfg := sc.LoadConfig(url)
+	if artifactDir != "" {
+		// The scenario goes first, so a killed run's directory says what ran and
+		// Load (perfgate report) can rebuild its reports and verdicts.
+		asRun := sc
+		asRun.APIKey = ""
+		if out.Mocked {
+			asRun.Endpoint = ""
+		}
+		if err := reportgen.WriteFileAtomic(filepath.Join(artifactDir, ScenarioFile), func(w io.Writer) error { return writeJSON(w, asRun) }); err != nil {
+			return nil, fmt.Errorf("scenario %q: artifacts: %w", sc.Name, err)
+		}
+		// Records reach disk as requests finish (loadgen flushes at least every
+		// second), so a killed run keeps what it measured; the file is the one copy,
+		// read back after the run for the verdicts and exports.
+		cfg.RecordFile = filepath.Join(artifactDir, ClientFile)
+		cfg.DiscardRecords = true
+	}
 	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
 	if srv != nil {
 		if err := srv.Close(); err != nil && runErr == nil {
 			runErr = fmt.Errorf("mock server: %w", err)
 		}
-		out.Server = srv.Records()
+		if serverFile != "" {
+			recs, err := loadServer(serverFile)
+			if err != nil && runErr == nil {
+				runErr = err
+			}
+			out.Server = recs
+		} else {
+			out.Server = srv.Records()
+		}
 		if out.Server == nil {
 			out.Server = []record.Server{}
 		}
@@ -106,6 +137,14 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
 	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
+	if cfg.RecordFile != "" {
+		cs, err := loadClient(cfg.RecordFile)
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+		out.Client = cs
+		out.Files = append(out.Files, cfg.RecordFile)
+	}
 	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
 		runErr = nil // the run stopped early: Interrupted says so
 	}
@@ -116,7 +155,8 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	sc.APIKey = ""
 	out.Scenario = sc
 	if artifactDir != "" {
-		if err := out.writeArtifacts(tok, lo.Start, rc.command); err != nil && runErr == nil {
+		ti := &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()}
+		if err := out.writeArtifacts(ti, lo.Start, rc.command); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -126,10 +166,10 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	return out, nil
 }
 
-// writeArtifacts writes the client recording, metrics, scenario, verdicts and
-// reportgen's exports into o.Dir, each atomically, and lists them (with the mock's
-// files) in o.Files.
-func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, command []string) error {
+// writeArtifacts writes the metrics, scenario, verdicts and reportgen's exports into
+// o.Dir, each atomically, and lists them (with the recordings already there) in
+// o.Files. The client recording is not written here: loadgen wrote it as the run went.
+func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, command []string) error {
 	write := func(name string, f func(w io.Writer) error) error {
 		p := filepath.Join(o.Dir, name)
 		if err := reportgen.WriteFileAtomic(p, f); err != nil {
@@ -137,18 +177,6 @@ func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, comm
 		}
 		o.Files = append(o.Files, p)
 		return nil
-	}
-	err := write(ClientFile, func(w io.Writer) error {
-		e := record.NewEncoder(w)
-		for i := range o.Client {
-			if err := e.Encode(&o.Client[i]); err != nil {
-				return err
-			}
-		}
-		return e.Flush()
-	})
-	if err != nil {
-		return err
 	}
 	if err := write(MetricsFile, func(w io.Writer) error { return writeJSON(w, o.Metrics) }); err != nil {
 		return err
@@ -158,7 +186,7 @@ func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, comm
 	}
 	vs := o.Check()
 	if len(vs) > 0 {
-		err = write(VerdictsFile, func(w io.Writer) error {
+		err := write(VerdictsFile, func(w io.Writer) error {
 			for _, v := range vs {
 				if _, err := fmt.Fprintf(w, "%s %s\n\n", status(v), v); err != nil {
 					return err
@@ -178,8 +206,11 @@ func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, comm
 	sc := o.Scenario
 	run := reportgen.Run{Records: o.Client, Metrics: o.Metrics, Cancelled: o.Interrupted, Manifest: reportgen.Manifest{
 		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
-		Tokenizer: &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()},
+		Tokenizer: tok,
 	}}
+	if o.File(ClientFile) != "" {
+		run.RecordFile = ClientFile
+	}
 	if !start.IsZero() {
 		run.Manifest.Created = start.UTC()
 	}
@@ -191,6 +222,28 @@ func (o *Outcome) writeArtifacts(tok *tokenizer.Tokenizer, start time.Time, comm
 	o.Files = append(o.Files, files...)
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}
+
+// WriteReports rebuilds o's artifacts in o.Dir from its records: the metrics, the
+// scenario, the verdicts and every reportgen export (the AIPerf JSON, CSV and JSONL,
+// the HTML report, the manifest last). It is how a run read back with [Load], a
+// killed one included, gets its reports: the recordings themselves are left as they
+// are. command is recorded in the manifest.
+func (o *Outcome) WriteReports(command ...string) error {
+	if o.Dir == "" {
+		return errors.New("scenario: write reports: the outcome has no directory")
+	}
+	var ti *reportgen.TokenizerInfo
+	if name := o.Scenario.WithDefaults().Tokenizer; name != "" {
+		ti = &reportgen.TokenizerInfo{Name: name}
+	}
+	o.Files = slices.DeleteFunc(o.Files, func(f string) bool {
+		return filepath.Base(f) != ClientFile // writeArtifacts lists the rest again
+	})
+	if err := o.writeArtifacts(ti, time.Time{}, command); err != nil {
+		return fmt.Errorf("scenario %q: %w", o.Scenario.Name, err)
 	}
 	return nil
 }

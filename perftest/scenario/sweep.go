@@ -81,6 +81,11 @@ const RepeatFile = "repeat.json"
 // dir/run-002, …, and writes dir/repeat.json: each metric's mean across the runs with
 // a Student-t interval at confidence (sweep.Repeat). A run's error stops it and is
 // returned with the outcomes so far.
+//
+// The outcomes keep their metrics and verdicts, not their records: each run's records
+// are let go once its verdicts are computed (they stay on disk in its directory; Load
+// reads them back), so n runs hold one run's records at a time, not n. With dir ""
+// the records are kept, having nowhere else to be.
 func Repeat(ctx context.Context, sc Scenario, n int, confidence float64, dir string, run Runner) ([]*Outcome, []sweep.Estimate, error) {
 	if n < 1 || !(confidence > 0 && confidence < 1) {
 		return nil, nil, fmt.Errorf("%w: repeat %d runs at confidence %g: want n >= 1 and a level in (0, 1)", ErrInvalidScenario, n, confidence)
@@ -95,6 +100,7 @@ func Repeat(ctx context.Context, sc Scenario, n int, confidence float64, dir str
 		if err != nil {
 			return outs, nil, err
 		}
+		out.dropRecords()
 		outs = append(outs, out)
 		ms = append(ms, out.Metrics)
 	}

@@ -28,6 +28,22 @@ func TestRepeat(t *testing.T) {
 	if len(outs) != 2 || outs[0].Scenario.Seed != 5 || outs[1].Scenario.Seed != 6 || len(est) == 0 {
 		t.Fatalf("Repeat: %d outcomes, %d estimates; want 2 runs with seeds 5 and 6", len(outs), len(est))
 	}
+	// Each run's records were let go (they are on disk); its verdicts were kept.
+	for i, o := range outs {
+		if o.Client != nil || o.Server != nil {
+			t.Errorf("run %d kept %d client and %d server records in memory; want them on disk only", i+1, len(o.Client), len(o.Server))
+		}
+		back, err := Load(o.Dir)
+		if err != nil || len(back.Client) != 8 {
+			t.Fatalf("Load(run %d) = %v; want its 8 records back", i+1, err)
+		}
+		if got, want := len(o.Verdicts()), len(back.Verdicts()); got != want || got == 0 {
+			t.Errorf("run %d: %d kept verdicts, %d from its recording; want the same, > 0", i+1, got, want)
+		}
+		if ok, _ := o.Passed(); !ok {
+			t.Errorf("run %d: Passed() = false; want true", i+1)
+		}
+	}
 	for _, f := range []string{RepeatFile, filepath.Join("run-002", ClientFile)} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("artifact: %v", err)

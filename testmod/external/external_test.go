@@ -1,0 +1,71 @@
+// Package external is a module outside perfgate that uses its public API the way a
+// user's module does: through the replace directive in go.mod, with no access to
+// perfgate's internal packages. It fails to build if a type that a public signature
+// exposes (scenario.OnRecord's record.Client) moves back under internal/.
+package external
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
+)
+
+// OnRecord hands this module each record.Client as its request finishes, and they are
+// the records the run kept on disk.
+func TestOnRecordFromAnotherModule(t *testing.T) {
+	const n = 25
+	var (
+		mu   sync.Mutex
+		seen = map[string]record.Client{}
+	)
+	onRecord := scenario.OnRecord(func(c record.Client) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[c.RequestID] = c
+	})
+	dir := filepath.Join(t.TempDir(), "run")
+	sc := scenario.Scenario{
+		Name:        "external",
+		ISL:         distribution.Spec{Distribution: distribution.Fixed{Value: 16}},
+		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
+		Concurrency: 2,
+		Requests:    n,
+		Seed:        9,
+		Mock:        mockserver.Config{Fast: true},
+	}
+	out, err := scenario.Run(context.Background(), sc, dir, onRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != n {
+		t.Fatalf("OnRecord saw %d requests; want %d", len(seen), n)
+	}
+	f, err := os.Open(filepath.Join(dir, scenario.ClientFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	onDisk, err := record.ReadClient(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(onDisk) != n || len(out.Client) != n {
+		t.Fatalf("%s holds %d records and the outcome %d; want %d each", scenario.ClientFile, len(onDisk), len(out.Client), n)
+	}
+	for _, d := range onDisk {
+		c, ok := seen[d.RequestID]
+		if !ok || !c.OK() || c.OSL != d.OSL || c.ISL != d.ISL || c.Done != d.Done {
+			t.Errorf("request %s: OnRecord gave ok=%v %+v; the file has ISL=%d OSL=%d done=%v", d.RequestID, ok, c, d.ISL, d.OSL, d.Done)
+		}
+	}
+	if got := out.Metrics.Value(record.MetricRequestCount); got != n {
+		t.Errorf("metrics %s = %v; want %d", record.MetricRequestCount, got, n)
+	}
+}
