@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -26,7 +27,7 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 	if cfg.InputFile != "" {
 		f, err := os.Open(cfg.InputFile)
 		if err != nil {
-			return nil, fmt.Errorf("loadgen: input file: %w", err)
+			return nil, fmt.Errorf("%w: input file: %w", ErrInvalidConfig, err)
 		}
 		defer f.Close()
 		var items []dataset.Conversation
@@ -38,10 +39,10 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 			}
 			m, err := dataset.NewMooncake(f, tok, bt, cfg.Seed)
 			if err != nil {
-				return nil, fmt.Errorf("loadgen: input file %s: %w", cfg.InputFile, err)
+				return nil, inputError(cfg.InputFile, err)
 			}
 			if m.Len() == 0 {
-				return nil, fmt.Errorf("loadgen: input file %s: no requests", cfg.InputFile)
+				return nil, fmt.Errorf("%w: input file %s: no requests", ErrInvalidConfig, cfg.InputFile)
 			}
 			m.Cycle = !cfg.Schedule && (cfg.Requests > m.Len() || cfg.Duration > 0)
 			return m, nil
@@ -55,10 +56,10 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 			items, err = dataset.ReadRecording(f, tok, cfg.Seed)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("loadgen: input file %s: %w", cfg.InputFile, err)
+			return nil, inputError(cfg.InputFile, err)
 		}
 		if len(items) == 0 {
-			return nil, fmt.Errorf("loadgen: input file %s: no requests", cfg.InputFile)
+			return nil, fmt.Errorf("%w: input file %s: no requests", ErrInvalidConfig, cfg.InputFile)
 		}
 		// Cycle a file when a request count or duration asks for more than it holds.
 		cycle := !cfg.Schedule && (cfg.Requests > len(items) || cfg.Duration > 0)
@@ -97,4 +98,14 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 	}
 	syn.TurnDelay = cfg.TurnDelay.Distribution
 	return dataset.NewSynthetic(syn)
+}
+
+// inputError is an unreadable input file as invalid configuration, found before any
+// request is sent: "FILE:LINE: what is wrong" when a line is at fault.
+func inputError(file string, err error) error {
+	var le *dataset.LineError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w: %s:%d: %w", ErrInvalidConfig, file, le.Line, le.Err)
+	}
+	return fmt.Errorf("%w: input file %s: %w", ErrInvalidConfig, file, err)
 }

@@ -56,6 +56,8 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	if err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(dir)
+	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, invalidf("--artifact-dir %s: %v", dir, unwrapPath(err))
 	}
@@ -74,6 +76,12 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	}
 	if err != nil {
 		if errors.Is(err, scenario.ErrInvalidScenario) {
+			// Invalid configuration is found before any request is sent: nothing was
+			// measured, so the directory this run created (scenario.json, the mock's
+			// empty recording) goes too.
+			if created {
+				_ = os.RemoveAll(dir)
+			}
 			return nil, invalid(errors.New(trimInvalid(err.Error())))
 		}
 		return nil, runtimef("%v", err)

@@ -271,10 +271,26 @@ func TestGateNoRequestCompleted(t *testing.T) {
 // configuration (exit 2) found before a request is sent, naming the flag.
 func TestGateLimitsBeforeAnyRequest(t *testing.T) {
 	s := newBadServer(t, func(int) string { return "ok" })
+	dir := t.TempDir()
+	var trace, payloads strings.Builder
+	for i := 1; i <= 600; i++ {
+		if i == 500 {
+			trace.WriteString(`{"timestamp": 5, "input_length": oops}` + "\n")
+			payloads.WriteString(`{"messages": [}` + "\n")
+			continue
+		}
+		fmt.Fprintf(&trace, `{"timestamp": %d, "input_length": 10, "output_length": 5, "hash_ids": [%d]}`+"\n", i, i)
+		payloads.WriteString(`{"messages": [{"role": "user", "content": "hi"}]}` + "\n")
+	}
+	badTrace, badPayloads := filepath.Join(dir, "trace.jsonl"), filepath.Join(dir, "payloads.jsonl")
+	os.WriteFile(badTrace, []byte(trace.String()), 0o644)
+	os.WriteFile(badPayloads, []byte(payloads.String()), 0o644)
 	for _, tc := range []struct {
 		flags []string
 		want  string
 	}{
+		{[]string{"--input-file", badTrace, "--custom-dataset-type", "mooncake"}, badTrace + ":500: invalid character"},
+		{[]string{"--input-file", badPayloads, "--custom-dataset-type", "payloads"}, badPayloads + ":500: not a JSON object"},
 		{[]string{"--isl", "1e12"}, "no server takes more than"},
 		{[]string{"--osl-dist", "fixed:20000000"}, "no server takes more than"},
 		{[]string{"--request-count", "0"}, "--request-count 0"},

@@ -13,11 +13,21 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-// lines calls fn with each non-blank line of r (any length), naming the line in fn's error.
+// LineError is a problem with one line of an input file (1-based Line).
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// lines calls fn with each non-blank line of r (any length), naming the line in fn's
+// error (a *LineError).
 func lines(r io.Reader, fn func(n int, b []byte) error) error {
 	return record.EachLine(r, func(n int, b []byte) error {
 		if err := fn(n, b); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
+			return &LineError{Line: n, Err: err}
 		}
 		return nil
 	})
