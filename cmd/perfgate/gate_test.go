@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -369,5 +370,54 @@ func TestRedactArgs(t *testing.T) {
 	want := "perfgate profile --api-key [redacted] --api-key=[redacted] -H Authorization: [redacted] --header=X-Session-Token: [redacted] -H Accept: text/plain --url http://x"
 	if got != want {
 		t.Errorf("redactArgs =\n %s\nwant\n %s", got, want)
+	}
+}
+
+// TestCrashIsInternalError: a panic on any goroutine ends perfgate with exit 1 and
+// "internal error", not Go's exit 2 (which would read as invalid configuration), and
+// the stack is kept in the artifact directory.
+func TestCrashIsInternalError(t *testing.T) {
+	art := t.TempDir()
+	cmd := exec.Command(os.Args[0], "profile", "--mock", "--artifact-dir", art, "-q")
+	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1", panicTestEnv+"=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	if code != ExitRuntime || !strings.Contains(stderr.String(), "perfgate: internal error") {
+		t.Fatalf("exit %d (%v); want %d with an internal-error line:\n%s", code, err, ExitRuntime, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(art, CrashFile))
+	if err != nil || !strings.Contains(string(b), "goroutine") {
+		t.Errorf("crash stack in the artifact directory: %v\n%s", err, b)
+	}
+}
+
+// TestSecondInterruptAborts: the first SIGINT lets the run write its exports (exit
+// 130); a second one ends it at once, also 130, keeping the records already written.
+func TestSecondInterruptAborts(t *testing.T) {
+	art := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(os.Args[0], "profile", "--mock", "--artifact-dir", art, "-q", "--request-rate", "200", "--benchmark-duration", "600", "--osl", "4")
+	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	client := filepath.Join(art, scenario.ClientFile)
+	for deadline := time.Now().Add(time.Minute); countLines(client) < 20; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no records after a minute:\n%s", stderr.String())
+		}
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit %d after two interrupts; want %d\n%s", code, ExitInterrupted, stderr.String())
+	}
+	if n := countLines(client); n < 20 {
+		t.Errorf("%d records left after the abort; want the >= 20 written before it", n)
 	}
 }

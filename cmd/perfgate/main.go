@@ -17,11 +17,31 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
 func main() {
+	if os.Getenv(supervisedEnv) == "" {
+		if code, ok := supervise(os.Args[1:]); ok {
+			os.Exit(code)
+		}
+	} else if f, err := os.OpenFile(os.Getenv(crashFileEnv), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		_ = debug.SetCrashOutput(f, debug.CrashOptions{}) // a panic's stack, for the supervisor
+		f.Close()
+	}
+	if os.Getenv(panicTestEnv) != "" {
+		go func() { panic("perfgate: " + panicTestEnv + " is set") }()
+		select {}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal cancels the run, which then writes its exports; a second
+		// one gets the default action and ends the process at once (exit 130 through
+		// the supervisor), keeping the records already on disk.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
