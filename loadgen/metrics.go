@@ -87,12 +87,24 @@ func (a *accumulator) add1(name string, v float64) {
 // copying what it holds (one value per request, at tens of thousands a second).
 type series struct{ blocks [][]float64 }
 
-const maxSeriesBlock = 8192
+const (
+	minSeriesBlock = 64
+	maxSeriesBlock = 8192
+)
+
+// blockCap returns the capacity of block n: 64, 128, … doubling up to maxSeriesBlock.
+// The shift is bounded first, so block 57 and later do not overflow to a negative cap.
+func blockCap(n int) int {
+	if n >= 7 { // 64<<7 == maxSeriesBlock
+		return maxSeriesBlock
+	}
+	return minSeriesBlock << n
+}
 
 func (s *series) add(v float64) {
 	n := len(s.blocks)
 	if n == 0 || len(s.blocks[n-1]) == cap(s.blocks[n-1]) {
-		s.blocks = append(s.blocks, make([]float64, 0, min(maxSeriesBlock, 64<<n)))
+		s.blocks = append(s.blocks, make([]float64, 0, blockCap(n)))
 		n++
 	}
 	s.blocks[n-1] = append(s.blocks[n-1], v)

@@ -82,3 +82,22 @@ func TestSummarizeNumpyLinear(t *testing.T) {
 		t.Errorf("Summarize(nil) = %+v; want zero", z)
 	}
 }
+
+// A series used to panic ("makeslice: cap out of range") at its 417,729th value, when
+// the block size 64<<n overflowed at block 57.
+func TestSeriesHoldsMillionsOfValues(t *testing.T) {
+	const n = 1_500_000
+	var s series
+	for i := range n {
+		s.add(float64(i))
+	}
+	xs := s.values()
+	if len(xs) != n {
+		t.Fatalf("len(values) = %d, want %d", len(xs), n)
+	}
+	for i, x := range xs {
+		if x != float64(i) {
+			t.Fatalf("values()[%d] = %v, want %d", i, x, i)
+		}
+	}
+}
