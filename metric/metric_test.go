@@ -251,3 +251,36 @@ func TestAccumulatorHeapBound(t *testing.T) {
 		t.Errorf("heap in use grew %d bytes after %d records, want <= %d (64 B/request + 1 MiB)", grew, n, limit)
 	}
 }
+
+func TestSummarizeNumpyLinear(t *testing.T) {
+	// numpy.percentile([1,2,3,4,10], [1,25,50,90,99]) = [1.04, 2, 3, 7.6, 9.76]
+	s := Summarize([]float64{4, 10, 1, 3, 2, math.NaN()}, "ms")
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"p1", s.P1, 1.04}, {"p25", s.P25, 2}, {"p50", s.P50, 3}, {"p90", s.P90, 7.6}, {"p99", s.P99, 9.76},
+		{"avg", s.Avg, 4}, {"std", s.Std, math.Sqrt(10)}, {"min", s.Min, 1}, {"max", s.Max, 10}, {"count", float64(s.Count), 5}} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("Summarize: %s = %v; want %v", c.name, c.got, c.want)
+		}
+	}
+	if z := Summarize(nil, "ms"); z.Count != 0 || z.Avg != 0 {
+		t.Errorf("Summarize(nil) = %+v; want zero", z)
+	}
+}
+
+// The accumulator's per-request storage once died at 417,728 values (loadgen's series
+// overflowed its block size); it must hold well past a million requests.
+func TestAccumulatorMillionRequests(t *testing.T) {
+	const n = 1_100_000
+	a := NewAccumulator(Options{})
+	r := record.Client{Status: 200, ISL: 1, OSL: 1, UsageCompletionTokens: -1}
+	for i := range n {
+		r.Sent, r.Done = time.Duration(i), time.Duration(i)+time.Duration(i%1000)*time.Microsecond
+		a.Add(&r)
+	}
+	st := a.Metrics().Stats[record.MetricRequestLatency]
+	if st.Count != n || st.Max != 0.999 || st.Min != 0 {
+		t.Errorf("request latency over %d requests = %v, want count %d, min 0, max 0.999 ms", n, st, n)
+	}
+}
