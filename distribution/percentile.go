@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/perfgate/perfgate/metric"
 )
 
 // Percentile returns the p-quantile of data, p in [0, 1], by numpy's default method
-// ("linear", Hyndman & Fan type 7; what np.percentile(data, 100*p), vLLM and AIPerf
-// report): with the data sorted as x[0..n-1] and h = (n-1)p, it interpolates linearly
-// between x[floor(h)] and x[floor(h)+1], in the same floating-point steps as numpy, so
-// results match it bit for bit. This is perfgate's one percentile definition.
+// ("linear", Hyndman & Fan type 7): it is [metric.Quantile], perfgate's one quantile
+// definition, which states it in full and matches np.percentile bit for bit.
 //
 // data need not be sorted and is not modified (it is copied; sort once and call
 // [PercentileSorted] in loops). It returns NaN for empty data and panics if p is outside
@@ -22,30 +22,14 @@ func Percentile(data []float64, p float64) float64 {
 	}
 	s := slices.Clone(data)
 	sortFloats(s)
-	return PercentileSorted(s, p)
+	return metric.QuantileSorted(s, p)
 }
 
-// PercentileSorted is [Percentile] for data already sorted ascending.
+// PercentileSorted is [Percentile] for data already sorted ascending
+// ([metric.QuantileSorted]).
 func PercentileSorted(sorted []float64, p float64) float64 {
 	checkProb(p)
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	h := float64(n-1) * p
-	lo := math.Floor(h)
-	i := int(lo)
-	if i >= n-1 {
-		return sorted[n-1]
-	}
-	t := h - lo
-	a, b := sorted[i], sorted[i+1]
-	diff := b - a
-	// numpy's _lerp: a + diff*t, but b - diff*(1-t) when t >= 0.5
-	if t >= 0.5 {
-		return b - diff*(1-t)
-	}
-	return a + diff*t
+	return metric.QuantileSorted(sorted, p)
 }
 
 // Quantiles returns Percentile(data, p) for each p, sorting data (a copy) once.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/metric"
 )
 
 // Endpoint is the API a request goes to.
@@ -307,8 +308,9 @@ type Config struct {
 	DiscardRecords bool `json:"discard_records,omitempty"`
 	// UsageOSL computes metrics with usage.completion_tokens as OSL.
 	UsageOSL bool `json:"usage_osl,omitempty"`
-	// SLO is the goodput SLO: metric name → max (ms for latencies).
-	SLO map[string]float64 `json:"slo,omitempty"`
+	// SLO is the goodput objective ([metric.SLO], durations as "200ms" in JSON).
+	// Zero: goodput is not reported.
+	SLO metric.SLO `json:"slo,omitzero"`
 }
 
 // ErrInvalidConfig is wrapped by every configuration error.
@@ -504,10 +506,11 @@ func (c *Config) Validate() error {
 	if c.BlockTokens < 0 {
 		bad("block_tokens %d < 0", c.BlockTokens)
 	}
-	for name, v := range c.SLO {
-		if v <= 0 || math.IsNaN(v) {
-			bad("slo %s: %v: want > 0", name, v)
-		}
+	if c.SLO.TTFT < 0 || c.SLO.ITL < 0 || c.SLO.Latency < 0 {
+		bad("slo %v: bounds must be >= 0", c.SLO)
+	}
+	if p := c.SLO.ITLPercentile; !(p >= 0 && p <= 1) {
+		bad("slo itl_percentile %v: want within [0, 1]", p)
 	}
 	return errors.Join(errs...)
 }

@@ -143,7 +143,7 @@ func (c *conn) Read(p []byte) (int, error) {
 		var ts time.Time
 		n, ts, err = c.ks.read(p)
 		if n > 0 {
-			c.last = c.clock.fromWall(ts)
+			c.last = stampTime(c.last, c.clock.fromWall(ts), c.clock.now())
 		}
 	} else {
 		n, err = c.Conn.Read(p)
@@ -336,15 +336,25 @@ type runClock struct{ start time.Time }
 
 func (c *runClock) now() time.Duration { return time.Since(c.start) }
 
-// fromWall converts a wall-clock instant (a kernel timestamp) to the run clock. The
-// wall/monotonic offset is taken now, so clock slewing over a long run does not
-// accumulate. A zero ts means "now".
+// fromWall converts a wall-clock instant (a kernel timestamp) to the run clock with one
+// wall↔monotonic offset for the whole run: the wall reading taken with the monotonic
+// one at start. (Recomputing the offset on every read, as this once did, let two reads
+// on one stream disagree by the scheduling delay between their clock readings, so a
+// chunk could be timed up to ~17 ms before the one read before it.) A zero ts means
+// "now".
 func (c *runClock) fromWall(ts time.Time) time.Duration {
-	now := time.Now()
 	if ts.IsZero() {
-		return now.Sub(c.start)
+		return c.now()
 	}
-	return now.Sub(c.start) - now.Round(0).Sub(ts)
+	return time.Duration(ts.UnixNano() - c.start.UnixNano())
+}
+
+// stampTime returns the run time of a read whose kernel timestamp converts to kernel,
+// given the previous read's time on the connection (prev) and the monotonic clock now:
+// never before prev (a stream's chunks are timed in order even if the wall clock is
+// stepped back) and never after now (nor if it is stepped forward).
+func stampTime(prev, kernel, now time.Duration) time.Duration {
+	return min(max(kernel, prev), now)
 }
 
 // call is one HTTP exchange to perform.

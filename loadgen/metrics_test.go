@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -33,7 +34,7 @@ func TestComputeMetricsDefinitions(t *testing.T) {
 		{Warmup: true, Sent: 0, Done: 10 * time.Second},
 		{Sent: 50 * msec, Done: 60 * msec, ErrorKind: record.ErrHTTPStatus, Status: 500},
 	}
-	m := ComputeMetrics(recs, MetricsOptions{SLO: map[string]float64{record.MetricTTFT: 15}})
+	m := ComputeMetrics(recs, MetricsOptions{SLO: metric.SLO{TTFT: 15 * msec}})
 	check := func(name string, got, want float64) {
 		t.Helper()
 		if !near(got, want) {
@@ -63,22 +64,5 @@ func TestComputeMetricsDefinitions(t *testing.T) {
 	check("goodput (one request has TTFT <= 15ms)", m.Value(record.MetricGoodput), 1/0.151)
 	if m.Warmup != 1 || m.Errors[record.ErrHTTPStatus] != 1 {
 		t.Errorf("warmup=%d errors=%v; want 1 warmup and 1 http_status error", m.Warmup, m.Errors)
-	}
-}
-
-func TestSummarizeNumpyLinear(t *testing.T) {
-	// numpy.percentile([1,2,3,4,10], [1,25,50,90,99]) = [1.04, 2, 3, 7.6, 9.76]
-	s := Summarize([]float64{4, 10, 1, 3, 2}, "ms")
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{{"p1", s.P1, 1.04}, {"p25", s.P25, 2}, {"p50", s.P50, 3}, {"p90", s.P90, 7.6}, {"p99", s.P99, 9.76},
-		{"avg", s.Avg, 4}, {"std", s.Std, math.Sqrt(10)}, {"min", s.Min, 1}, {"max", s.Max, 10}} {
-		if math.Abs(c.got-c.want) > 1e-9 {
-			t.Errorf("Summarize: %s = %v; want %v", c.name, c.got, c.want)
-		}
-	}
-	if z := Summarize(nil, "ms"); z.Count != 0 || z.Avg != 0 {
-		t.Errorf("Summarize(nil) = %+v; want zero", z)
 	}
 }

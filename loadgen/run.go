@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
@@ -119,7 +120,7 @@ type runner struct {
 	done      chan *record.Client
 	collected chan struct{}
 	out       Outcome
-	acc       *accumulator
+	acc       *metric.Accumulator
 	enc       *record.Encoder
 	file      *os.File
 	wg        sync.WaitGroup
@@ -332,7 +333,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		t.closeIdle()
 	}
 	r.out.Elapsed = r.clock.now()
-	r.out.Metrics = r.acc.metrics()
+	r.out.Metrics = r.acc.Metrics()
 	var ferr error
 	if r.enc != nil {
 		ferr = r.enc.Flush()
@@ -854,7 +855,7 @@ func (r *runner) collect() {
 		if r.sink != nil {
 			r.sink(*rec)
 		}
-		r.acc.add(rec)
+		r.acc.Add(rec)
 		if !r.cfg.DiscardRecords {
 			r.out.Records = append(r.out.Records, *rec)
 		}

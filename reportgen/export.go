@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -95,7 +96,9 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	}
 	if !opts.NoRecords {
 		files = append(files,
-			file{AIPerfJSONLFile, func(w io.Writer) error { return WriteAIPerfJSONL(w, run.Records) }})
+			file{AIPerfJSONLFile, func(w io.Writer) error {
+				return WriteAIPerfJSONLOptions(w, run.Records, metric.Options{UsageOSL: run.Metrics.OSLSource == "usage"})
+			}})
 	}
 	if !opts.NoHTML {
 		ro := opts.Report
@@ -402,8 +405,17 @@ type jsonlMeta struct {
 // record shape ({"metadata": …, "metrics": {tag: {"value", "unit"}}, "error": …}).
 // Warmup requests carry benchmark_phase "warmup". Successful streaming requests carry
 // TTFT, TTST, request latency, ISL, OSL, ITL, inter-chunk latencies and per-user
-// throughput; failed ones carry error_isl and the error.
+// throughput; failed ones carry error_isl and the error. Every value is derived by
+// package metric with its default options (OSL by client count); see
+// [WriteAIPerfJSONLOptions].
 func WriteAIPerfJSONL(w io.Writer, recs []record.Client) error {
+	return WriteAIPerfJSONLOptions(w, recs, metric.Options{})
+}
+
+// WriteAIPerfJSONLOptions is [WriteAIPerfJSONL] with the metric definitions opt
+// chooses (the run's: OSL by usage when its metrics say osl_source "usage").
+func WriteAIPerfJSONLOptions(w io.Writer, recs []record.Client, opt metric.Options) error {
+	var q metric.Request
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for i := range recs {
@@ -439,32 +451,27 @@ func WriteAIPerfJSONL(w io.Writer, recs []record.Client) error {
 			line.Metrics.set("error_isl", jsonlValue{r.ISL, "tokens"})
 		} else {
 			mt := &line.Metrics
-			mt.set("input_sequence_length", jsonlValue{r.ISL, "tokens"})
-			var ttft float64
-			ft, hasFT := r.FirstToken()
-			if hasFT && r.Stream {
-				ttft = ms(ft - r.Sent)
-				mt.set("time_to_first_token", jsonlValue{ttft, "ms"})
-				gaps := r.ContentGaps(nil)
-				if len(gaps) > 0 {
-					mt.set("time_to_second_token", jsonlValue{ms(gaps[0]), "ms"})
+			q.Reset(r, opt)
+			mt.set("input_sequence_length", jsonlValue{q.ISL, "tokens"})
+			if q.HasTTFT {
+				mt.set("time_to_first_token", jsonlValue{metric.MS(q.TTFT), "ms"})
+				if q.HasTTST {
+					mt.set("time_to_second_token", jsonlValue{metric.MS(q.TTST), "ms"})
 				}
-				if len(gaps) > 0 {
-					icl := make([]float64, len(gaps))
-					for k, g := range gaps {
-						icl[k] = ms(g)
+				if len(q.ICL) > 0 {
+					icl := make([]float64, len(q.ICL))
+					for k, g := range q.ICL {
+						icl[k] = metric.MS(g)
 					}
 					mt.set("inter_chunk_latency", jsonlValue{icl, "ms"})
 				}
 			}
-			lat := ms(r.Latency())
-			mt.set("request_latency", jsonlValue{lat, "ms"})
-			mt.set("output_sequence_length", jsonlValue{r.OSL, "tokens"})
-			if hasFT && r.Stream && r.OSL > 1 {
-				itl := (lat - ttft) / float64(r.OSL-1)
+			mt.set("request_latency", jsonlValue{metric.MS(q.Latency), "ms"})
+			mt.set("output_sequence_length", jsonlValue{q.OSL, "tokens"})
+			if itl, ok := q.ITL(); ok {
 				mt.set("inter_token_latency", jsonlValue{itl, "ms"})
-				if itl > 0 {
-					mt.set("output_token_throughput_per_user", jsonlValue{1000 / itl, "tokens/sec/user"})
+				if tp, ok := q.OutputThroughputPerUser(); ok {
+					mt.set("output_token_throughput_per_user", jsonlValue{tp, "tokens/sec/user"})
 				}
 			}
 		}

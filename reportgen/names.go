@@ -146,3 +146,11 @@ func scalarNames(m record.Metrics) []string {
 	}
 	return ordered(scalarOrder, p)
 }
+
+// Tag returns the AIPerf tag a metric is exported under in profile_export_aiperf.json
+// (the record.Metric… name itself for metrics AIPerf lacks).
+func Tag(name string) string { return info(name).Tag }
+
+// Label returns a metric's row label in the console table, the CSV and the HTML
+// report: its header with the unit in parentheses ("Request Latency (ms)").
+func Label(name, unit string) string { return label(info(name).Header, unit) }

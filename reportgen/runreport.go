@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -70,10 +71,13 @@ type perRequest struct {
 	requests, ok, failures int
 }
 
-func collect(recs []record.Client) perRequest {
+// collect derives every value with [metric.Request.Reset] under opt.
+func collect(recs []record.Client, opt metric.Options) perRequest {
 	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, start: -1}
+	var q metric.Request
 	for i := range recs {
 		r := &recs[i]
+		q.Reset(r, opt)
 		if r.Warmup {
 			continue
 		}
@@ -96,20 +100,19 @@ func collect(recs []record.Client) perRequest {
 			continue
 		}
 		p.ok++
-		lat := ms(r.Latency())
-		p.latency = append(p.latency, lat)
-		p.isl = append(p.isl, float64(r.ISL))
-		p.osl = append(p.osl, float64(r.OSL))
+		p.latency = append(p.latency, metric.MS(q.Latency))
+		p.isl = append(p.isl, float64(q.ISL))
+		p.osl = append(p.osl, float64(q.OSL))
 		p.doneS = append(p.doneS, r.Done.Seconds())
 		p.sentS = append(p.sentS, r.Sent.Seconds())
 		ttft, itl := math.NaN(), math.NaN()
-		if ft, ok := r.FirstToken(); ok && r.Stream {
-			ttft = ms(ft - r.Sent)
+		if q.HasTTFT {
+			ttft = metric.MS(q.TTFT)
 			p.ttft = append(p.ttft, ttft)
-			if r.OSL > 1 {
-				itl = ms(r.Done-ft) / float64(r.OSL-1)
-				p.itl = append(p.itl, itl)
-			}
+		}
+		if v, ok := q.ITL(); ok {
+			itl = v
+			p.itl = append(p.itl, itl)
 		}
 		p.ttftAt = append(p.ttftAt, ttft)
 		p.itlAt = append(p.itlAt, itl)
@@ -172,9 +175,7 @@ func sliced(t, v []float64, start, w float64, n int, f func([]float64) float64) 
 
 func quantileOf(p float64) func([]float64) float64 {
 	return func(g []float64) float64 {
-		s := slices.Clone(g)
-		slices.Sort(s)
-		return pct(s, p)
+		return metric.Quantile(g, p)
 	}
 }
 
@@ -253,7 +254,8 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 // slices, throughput over time, and an error timeline with the error kinds.
 // m may be nil. The page is one self-contained file: inline SVG, no scripts.
 func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunReportOptions) error {
-	p := collect(recs)
+	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage"}
+	p := collect(recs, mopt)
 	title := cmp.Or(opts.Title, "perfgate run report")
 	span := p.end - p.start
 	width := sliceWidth(span, opts.TimeSlice)
@@ -291,27 +293,12 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 		}
 		return 1
 	})
-	if opts.Metrics != nil {
-		page.Rows, page.Counts = metricRows(*opts.Metrics)
-	} else {
-		page.Rows = []statRow{
-			statRowOf("Time to First Token", "ms", p.ttft),
-			statRowOf("Request Latency", "ms", p.latency),
-			statRowOf("Inter Token Latency", "ms", p.itl),
-			statRowOf("Input Sequence Length", "tokens", p.isl),
-			statRowOf("Output Sequence Length", "tokens", p.osl),
-		}
+	sum := opts.Metrics
+	if sum == nil {
+		m := metric.Compute(recs, mopt, nil)
+		sum = &m
 	}
-	dur := span.Seconds()
-	if opts.Metrics == nil && dur > 0 {
-		page.Counts = []kv{
-			{"Request Throughput (requests/sec)", num(float64(p.ok) / dur)},
-			{"Output Token Throughput (tokens/sec)", num(sumOf(p.osl) / dur)},
-		}
-	}
-	if opts.Metrics == nil {
-		page.Counts = append(page.Counts, kv{"Request Count (requests)", fmt.Sprint(p.ok)}, kv{"Error Request Count (requests)", fmt.Sprint(p.failures)})
-	}
+	page.Rows, page.Counts = metricRows(*sum)
 
 	page.Latency = []figure{
 		{ID: "latency-hist", SVG: template.HTML(histogramSVG("Request latency", "ms", []histSet{{"request latency", p.latency}}, 0))},

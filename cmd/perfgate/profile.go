@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
@@ -399,12 +400,12 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Schedule = true
 	}
 	if f.goodput != "" {
-		slo, ms, err := parseGoodput(f.goodput)
+		slo, err := metric.ParseAIPerfSLO(f.goodput)
 		if err != nil {
-			return sc, err
+			return sc, invalidf("--goodput: %v", err)
 		}
 		sc.Objectives.SLO = slo
-		sc.Client.SLO = ms
+		sc.Client.SLO = slo
 	}
 	if err := applyAsserts(&sc, f.asserts); err != nil {
 		return sc, err
@@ -507,34 +508,6 @@ func lengthSpec(which, text string, mean, std, ratio float64, def distribution.S
 		return def, invalidf("%s %q: a token length needs a mean >= 1, this has %g", flagName, text, m)
 	}
 	return distribution.Spec{Distribution: d}, nil
-}
-
-// parseGoodput reads aiperf's --goodput form: space-separated metric:milliseconds.
-func parseGoodput(s string) (check.SLO, map[string]float64, error) {
-	var slo check.SLO
-	ms := map[string]float64{}
-	for _, f := range strings.Fields(s) {
-		k, v, ok := strings.Cut(f, ":")
-		x, err := strconv.ParseFloat(v, 64)
-		if !ok || err != nil || !(x > 0) {
-			return slo, nil, invalidf("--goodput %q: want metric:milliseconds pairs such as \"time_to_first_token:200 inter_token_latency:20\"", s)
-		}
-		d := time.Duration(x * float64(time.Millisecond))
-		switch k {
-		case "time_to_first_token", "ttft":
-			slo.TTFT, ms["time_to_first_token"] = d, x
-		case "inter_token_latency", "itl":
-			slo.ITL, ms["inter_token_latency"] = d, x
-		case "request_latency", "latency":
-			slo.Latency, ms["request_latency"] = d, x
-		default:
-			return slo, nil, invalidf("--goodput %q: unknown metric %q; want time_to_first_token, inter_token_latency or request_latency", s, k)
-		}
-	}
-	if len(ms) == 0 {
-		return slo, nil, invalidf("--goodput is empty; want e.g. \"time_to_first_token:200\"")
-	}
-	return slo, ms, nil
 }
 
 // applyAsserts parses every --assert expression onto the scenario's objectives.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -56,8 +57,8 @@ func (p *progress) sink(r record.Client) {
 		p.errors++
 		return
 	}
-	if ft, ok := r.FirstToken(); ok {
-		v := float64(ft-r.Sent) / 1e6
+	if q := metric.Of(&r, metric.Options{}); q.HasTTFT {
+		v := metric.MS(q.TTFT)
 		if len(p.ttft) < maxKeep {
 			p.ttft = append(p.ttft, v)
 		} else {
@@ -112,7 +113,7 @@ func (p *progress) line() string {
 	}
 	if len(tt) > 0 {
 		slices.Sort(tt)
-		s += fmt.Sprintf("  TTFT p50 %.1f ms  p99 %.1f ms", quantile(tt, 0.5), quantile(tt, 0.99))
+		s += fmt.Sprintf("  TTFT p50 %.1f ms  p99 %.1f ms", metric.QuantileSorted(tt, 0.5), metric.QuantileSorted(tt, 0.99))
 	}
 	return s + fmt.Sprintf("  %s", el.Round(100*time.Millisecond))
 }
@@ -135,17 +136,4 @@ func (p *progress) print(final bool) {
 	if final {
 		fmt.Fprintln(p.w)
 	}
-}
-
-// quantile is numpy's linear-interpolation quantile of sorted xs.
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	h := q * float64(len(sorted)-1)
-	lo := int(h)
-	if lo >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

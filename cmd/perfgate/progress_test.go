@@ -10,7 +10,7 @@ import (
 )
 
 func rec(ok bool, ttftMs int, warmup bool) record.Client {
-	r := record.Client{Sent: time.Second, Warmup: warmup, Chunks: []record.Chunk{{T: time.Second + time.Duration(ttftMs)*time.Millisecond, Tokens: 1}}}
+	r := record.Client{Stream: true, Sent: time.Second, Warmup: warmup, Chunks: []record.Chunk{{T: time.Second + time.Duration(ttftMs)*time.Millisecond, Tokens: 1}}}
 	if !ok {
 		r.ErrorKind, r.Chunks = record.ErrHTTPStatus, nil
 	}

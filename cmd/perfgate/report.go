@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -51,11 +52,11 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if *goodput != "" {
-			slo, ms, err := parseGoodput(*goodput)
+			slo, err := metric.ParseAIPerfSLO(*goodput)
 			if err != nil {
-				return err
+				return invalidf("--goodput: %v", err)
 			}
-			sc.Objectives.SLO, sc.Client.SLO = slo, ms
+			sc.Objectives.SLO, sc.Client.SLO = slo, slo
 		}
 		if !objectivesSet(sc.Objectives) {
 			sc.Objectives.MaxErrorRate = -1 // as profile: gate only on what was asked for

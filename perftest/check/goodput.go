@@ -39,7 +39,8 @@ func Goodput(reqs []Request, slo SLO, minFraction, confidence float64) Verdict {
 	}
 	var bads []bad
 	for _, r := range reqs {
-		m := slo.Miss(r)
+		q := r.Metric()
+		m := slo.Miss(&q)
 		if m == nil {
 			good++
 			continue

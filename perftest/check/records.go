@@ -3,6 +3,7 @@ package check
 import (
 	"strconv"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -12,19 +13,26 @@ import (
 // IDs are the request ids, or the send index when a record has none. Overhead is the
 // record's chat-template overhead (ISLTemplate - ISL) when it was counted; a chat
 // record without it is marked OverheadUnknown.
-func FromClient(cs []record.Client) []Request {
+func FromClient(cs []record.Client) []Request { return FromClientOptions(cs, metric.Options{}) }
+
+// FromClientOptions is [FromClient] with the metric definitions opt chooses (OSL by
+// usage when opt.UsageOSL), so verdicts agree with the run's metrics. Every value comes
+// from [metric.Of].
+func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 	out := make([]Request, 0, len(cs))
+	var q metric.Request
 	for i := range cs {
 		c := &cs[i]
 		if c.Warmup {
 			continue
 		}
+		q.Reset(c, opt)
 		r := Request{
 			ID:        c.RequestID,
-			Latency:   c.Latency().Seconds(),
-			ISL:       c.ISL,
+			Latency:   q.Latency.Seconds(),
+			ISL:       q.ISL,
 			ServerISL: c.UsagePromptTokens,
-			OSL:       c.OSL,
+			OSL:       q.OSL,
 			Turn:      c.Turn,
 		}
 		if r.ID == "" {
@@ -44,10 +52,10 @@ func FromClient(cs []record.Client) []Request {
 				r.Err += ": " + c.Error
 			}
 		}
-		if t, ok := c.TTFT(); ok {
-			r.TTFT = t.Seconds()
+		if q.HasTTFT {
+			r.TTFT = q.TTFT.Seconds()
 		}
-		for _, g := range c.ContentGaps(nil) {
+		for _, g := range q.ICL {
 			r.Gaps = append(r.Gaps, g.Seconds())
 		}
 		out = append(out, r)
@@ -61,7 +69,7 @@ type Metric string
 // Per-request metrics. Latencies are in seconds, lengths in tokens.
 const (
 	TTFT    Metric = "ttft"    // time to first token (first chunk with text − sent)
-	ITL     Metric = "itl"     // inter-token latency: the mean of the request's gaps between text chunks
+	ITL     Metric = "itl"     // inter-token latency: AIPerf's (latency − TTFT)/(OSL − 1) per request ([metric.Request.ITL])
 	Latency Metric = "latency" // request latency (last byte − sent)
 	ISL     Metric = "isl"     // input tokens (client count)
 	OSL     Metric = "osl"     // output tokens (client count)
@@ -122,8 +130,8 @@ func (m Metric) Sample(reqs []Request) Sample {
 		case OSL:
 			v = float64(r.OSL)
 		case OutputTPS:
-			itl := r.ITL(0)
-			v, ok = 1/itl, itl > 0
+			m := r.Metric()
+			v, ok = m.OutputThroughputPerUser()
 		default:
 			ok = false
 		}

@@ -11,7 +11,7 @@ func TestFromClient(t *testing.T) {
 	ms := time.Millisecond
 	cs := []record.Client{
 		{Index: 0, RequestID: "w", Warmup: true},
-		{Index: 1, RequestID: "a", Sent: 10 * ms, Done: 60 * ms, ISL: 100, OSL: 3, UsagePromptTokens: 107, Turn: 1,
+		{Index: 1, RequestID: "a", Stream: true, Sent: 10 * ms, Done: 60 * ms, ISL: 100, OSL: 3, UsagePromptTokens: 107, Turn: 1,
 			Chunks: []record.Chunk{{T: 15 * ms, Choices: true}, {T: 20 * ms, Tokens: 1}, {T: 30 * ms, Tokens: 1}, {T: 60 * ms, Tokens: 1}}},
 		{Index: 2, Sent: 10 * ms, Done: 11 * ms, UsagePromptTokens: -1, ErrorKind: record.ErrHTTPStatus, Error: "503"},
 	}

@@ -1,0 +1,136 @@
+package metric
+
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/record"
+)
+
+// Options chooses between the definitions a metric has. The zero value is AIPerf's
+// default: OSL is the client tokenizer's count.
+type Options struct {
+	// UsageOSL makes OSL (and every metric derived from it: ITL, TPOT, throughputs)
+	// the server's usage.completion_tokens when the server sent one, instead of the
+	// client tokenizer's count of the received text.
+	UsageOSL bool
+}
+
+// Request is one request's derived values, each defined once here (see the
+// record.Metric… constants for the names). Times are monotonic durations; a value
+// whose Has… flag is false was not measured.
+type Request struct {
+	Warmup, OK, Stream bool
+	// Sent and Done are the record's send and completion times since the run start.
+	Sent, Done time.Duration
+	// Latency is Done − Sent (record.MetricRequestLatency).
+	Latency time.Duration
+	// Queue is Sent − Scheduled, never negative (record.MetricQueueTime).
+	Queue time.Duration
+	// TTFT is the first chunk with text − Sent (AIPerf; streams only).
+	TTFT    time.Duration
+	HasTTFT bool
+	// TTST is the second text chunk − the first (AIPerf; streams only).
+	TTST    time.Duration
+	HasTTST bool
+	// TTFTVLLM is the first chunk with "choices", empty text included, − Sent (vLLM).
+	TTFTVLLM    time.Duration
+	HasTTFTVLLM bool
+	// ISL is the client tokenizer's input count; OSL the output count chosen by
+	// [Options.UsageOSL]; UsageOSL the server's usage.completion_tokens (-1 = none).
+	ISL, OSL, UsageOSL int
+	// ICL are the gaps between consecutive text chunks (AIPerf inter_chunk_latency).
+	ICL []time.Duration
+	// ITLVLLM are the gaps between consecutive "choices" chunks after the first
+	// (vLLM's ITL).
+	ITLVLLM []time.Duration
+}
+
+// Of derives r's values under opt. It allocates the gap slices; [Request.Reset]
+// reuses them.
+func Of(r *record.Client, opt Options) Request {
+	var q Request
+	q.Reset(r, opt)
+	return q
+}
+
+// Reset sets q to r's values under opt, reusing q's ICL and ITLVLLM storage.
+func (q *Request) Reset(r *record.Client, opt Options) {
+	icl, itlv := q.ICL[:0], q.ITLVLLM[:0]
+	*q = Request{
+		Warmup: r.Warmup, OK: r.OK(), Stream: r.Stream,
+		Sent: r.Sent, Done: r.Done, Latency: r.Latency(), Queue: r.QueueTime(),
+		ISL: r.ISL, OSL: r.OSL, UsageOSL: r.UsageCompletionTokens,
+	}
+	if q.UsageOSL < 0 {
+		q.UsageOSL = -1
+	}
+	if opt.UsageOSL && q.UsageOSL >= 0 {
+		q.OSL = q.UsageOSL
+	}
+	if r.Stream {
+		var prevText, prevChoice time.Duration = -1, -1
+		for _, ch := range r.Chunks {
+			if ch.Tokens > 0 {
+				if prevText < 0 {
+					q.TTFT, q.HasTTFT = ch.T-r.Sent, true
+				} else {
+					icl = append(icl, ch.T-prevText)
+				}
+				prevText = ch.T
+			}
+			if ch.Choices || ch.Tokens > 0 {
+				if prevChoice < 0 {
+					q.TTFTVLLM, q.HasTTFTVLLM = ch.T-r.Sent, true
+				} else {
+					itlv = append(itlv, ch.T-prevChoice)
+				}
+				prevChoice = ch.T
+			}
+		}
+		if len(icl) > 0 {
+			q.TTST, q.HasTTST = icl[0], true
+		}
+	}
+	q.ICL, q.ITLVLLM = icl, itlv
+}
+
+// MS converts a duration to the milliseconds every latency metric is reported in.
+func MS(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// ITL returns AIPerf's per-request inter-token latency in ms,
+// (Latency − TTFT) / (OSL − 1), and whether it is defined (a stream with a first
+// token and OSL ≥ 2).
+func (q *Request) ITL() (float64, bool) {
+	if !q.HasTTFT || q.OSL < 2 {
+		return 0, false
+	}
+	return MS(q.Latency-q.TTFT) / float64(q.OSL-1), true
+}
+
+// TPOTVLLM returns vLLM's TPOT in ms, (Latency − TTFTVLLM) / (OSL − 1), and whether
+// it is defined.
+func (q *Request) TPOTVLLM() (float64, bool) {
+	if !q.HasTTFTVLLM || q.OSL < 2 {
+		return 0, false
+	}
+	return MS(q.Latency-q.TTFTVLLM) / float64(q.OSL-1), true
+}
+
+// OutputThroughputPerUser returns 1000 / ITL, tokens/s/user, and whether it is defined
+// (ITL defined and > 0).
+func (q *Request) OutputThroughputPerUser() (float64, bool) {
+	itl, ok := q.ITL()
+	if !ok || itl <= 0 {
+		return 0, false
+	}
+	return 1e3 / itl, true
+}
+
+// PrefillThroughputPerUser returns ISL / TTFT in tokens/s/user, and whether it is
+// defined (TTFT measured and > 0).
+func (q *Request) PrefillThroughputPerUser() (float64, bool) {
+	if !q.HasTTFT || q.TTFT <= 0 {
+		return 0, false
+	}
+	return float64(q.ISL) / q.TTFT.Seconds(), true
+}
