@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/openai"
-	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
