@@ -74,7 +74,7 @@ func (h *httpSender) send(ctx context.Context, c *call, rec *record.Client, res 
 // "cancelled"), and Run returns the Outcome of everything that finished, with
 // Interrupted set, and ctx's error.
 func Run(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (*Outcome, error) {
-	r, err := newRunner(cfg, tok, sink)
+	r, err := newRunner(ctx, cfg, tok, sink)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,9 @@ type runner struct {
 	wg        sync.WaitGroup
 }
 
-func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (*runner, error) {
+// newRunner checks cfg and builds the workload source; reading an input file stops
+// when ctx is cancelled (Ctrl-C during the dataset build).
+func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (*runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -141,7 +143,7 @@ func newRunner(cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (
 		r.spin = 0
 	}
 	var err error
-	if r.src, err = newSource(&r.cfg, tok); err != nil {
+	if r.src, err = newSource(ctx, &r.cfg, tok); err != nil {
 		return nil, err
 	}
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {

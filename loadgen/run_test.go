@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -560,5 +561,21 @@ func TestRunErrorKindsNonStreaming(t *testing.T) {
 				t.Errorf("model %s: %s (%s); want %s mentioning %q", tc.model, r.ErrorKind, r.Error, tc.kind, tc.text)
 			}
 		}
+	}
+}
+
+// TestInputFileBuildInterruptible: a cancelled context stops reading an input file
+// (Ctrl-C while a large dataset is built), with the cancellation as the error.
+func TestInputFileBuildInterruptible(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.jsonl")
+	line := []byte(`{"messages": [{"role": "user", "content": "hi"}]}` + "\n")
+	if err := os.WriteFile(path, bytes.Repeat(line, 100000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out, err := Run(ctx, Config{URLs: []string{"http://127.0.0.1:1"}, InputFile: path, InputFormat: FormatPayloads}, gpt2(t), nil)
+	if out != nil || !errors.Is(err, context.Canceled) || errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "reading input file") {
+		t.Errorf("Run with a cancelled context = %v, %v; want no outcome and the cancellation while reading the input file", out, err)
 	}
 }

@@ -65,7 +65,7 @@ func runFake(t *testing.T, cfg Config, latency time.Duration) (*Outcome, *fakeSe
 	var out *Outcome
 	var fs *fakeSender
 	synctest.Test(t, func(t *testing.T) {
-		r, err := newRunner(cfg, tok, nil)
+		r, err := newRunner(context.Background(), cfg, tok, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,10 @@
 package loadgen
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -16,7 +18,7 @@ const DefaultISL = 128
 // DefaultBlockTokens is the mooncake hash-block size used when Config.BlockTokens is 0.
 const DefaultBlockTokens = 512
 
-func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
+func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 	docs := 0
 	if e := cfg.endpoint(); e == EndpointRankings || e == EndpointRerank {
 		docs = cfg.Passages
@@ -25,11 +27,12 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 		}
 	}
 	if cfg.InputFile != "" {
-		f, err := os.Open(cfg.InputFile)
+		file, err := os.Open(cfg.InputFile)
 		if err != nil {
 			return nil, fmt.Errorf("%w: input file: %w", ErrInvalidConfig, err)
 		}
-		defer f.Close()
+		defer file.Close()
+		f := ctxReader{ctx, file}
 		var items []dataset.Conversation
 		if cfg.InputFormat == FormatMooncake {
 			// Rows are read and checked now; each prompt is made when it is drawn.
@@ -100,9 +103,26 @@ func newSource(cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 	return dataset.NewSynthetic(syn)
 }
 
+// ctxReader reads r until ctx is cancelled, so reading a large input file is
+// interruptible.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // inputError is an unreadable input file as invalid configuration, found before any
 // request is sent: "FILE:LINE: what is wrong" when a line is at fault.
 func inputError(file string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("loadgen: reading input file %s: %w", file, err)
+	}
 	var le *dataset.LineError
 	if errors.As(err, &le) {
 		return fmt.Errorf("%w: %s:%d: %w", ErrInvalidConfig, file, le.Line, le.Err)

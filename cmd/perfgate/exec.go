@@ -84,6 +84,9 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 			}
 			return nil, invalid(errors.New(trimInvalid(err.Error())))
 		}
+		if errors.Is(err, context.Canceled) {
+			return nil, &exitError{ExitInterrupted, fmt.Errorf("interrupted before the first request: %w", err)}
+		}
 		return nil, runtimef("%v", err)
 	}
 	r := &runResult{out: out, verdicts: out.Check()}
