@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,7 +27,8 @@ func errorBody(t *testing.T, b []byte) openai.ErrorBody {
 }
 
 func TestBadInput(t *testing.T) {
-	s := start(t, Config{Fast: true, StrictModel: true, Models: []string{"m"}, BodyLimit: 1 << 16, MaxTokensCap: 1000})
+	file := filepath.Join(t.TempDir(), "r.jsonl")
+	s := start(t, Config{Fast: true, StrictModel: true, Models: []string{"m"}, BodyLimit: 1 << 16, MaxTokensCap: 1000, RecordFile: file})
 	chat := s.URL() + "/v1/chat/completions"
 	msgs := `"messages":[{"role":"user","content":"hi"}]`
 	tests := []struct {
@@ -96,8 +99,35 @@ func TestBadInput(t *testing.T) {
 	for _, n := range sum.Rejected {
 		rejected += n
 	}
-	if rejected != len(tests) || sum.TotalRequests != len(tests)+1 || len(s.Records()) != len(tests)+1 {
-		t.Errorf("rejected %d, total %d, records %d; want %d, %d, %d", rejected, sum.TotalRequests, len(s.Records()), len(tests), len(tests)+1, len(tests)+1)
+	if rejected != len(tests) || sum.TotalRequests != 1 || sum.Answered != len(tests)+1 {
+		t.Errorf("rejected %d, total %d, answered %d; want %d, 1, %d", rejected, sum.TotalRequests, sum.Answered, len(tests), len(tests)+1)
+	}
+	// The recording holds the served request only (its ISL is a real count); the
+	// rejected ones are in FILE.rejected.jsonl with their status and reason.
+	if recs := s.Records(); len(recs) != 1 || recs[0].ISL == 0 || recs[0].Status != 200 {
+		t.Errorf("recording = %+v; want the one served request", recs)
+	}
+	b, err := os.ReadFile(file + RejectedSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != len(tests) {
+		t.Fatalf("%s has %d lines, want %d", file+RejectedSuffix, len(lines), len(tests))
+	}
+	for i, l := range lines {
+		var m struct {
+			Status int     `json:"status"`
+			Reason string  `json:"reason"`
+			ISL    *int    `json:"isl"`
+			TS     float64 `json:"ts"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Status < 400 || m.Reason == "" || m.ISL == nil || m.TS == 0 {
+			t.Errorf("rejected line %d = %s (%v); want a record with status >= 400 and a reason", i, l, err)
+		}
+	}
+	if got := len(s.RejectedRecords()); got != len(tests) {
+		t.Errorf("RejectedRecords() has %d, want %d", got, len(tests))
 	}
 }
 

@@ -26,7 +26,8 @@ type CaptureConfig struct {
 	// Host and Port to bind; "" = 127.0.0.1, 0 = a free port.
 	Host string `json:"host,omitempty"`
 	Port int    `json:"port,omitempty"`
-	// Out is the capture file (JSON lines, see [Captured]); "" keeps captures in memory only.
+	// Out is the capture file (JSON lines, see [Captured]), written as requests arrive
+	// and never held in memory; "" keeps captures in memory only (for tests).
 	Out string `json:"out,omitempty"`
 	// BodyLimit is the maximum body in bytes (0 = 64 MiB).
 	BodyLimit int `json:"body_limit,omitempty"`
@@ -182,11 +183,31 @@ func (c *Capture) Start() error {
 // URL returns "http://HOST:PORT".
 func (c *Capture) URL() string { return c.url }
 
-// Captures returns what was captured so far.
+// Captures returns what was captured so far: read back from CaptureConfig.Out when set
+// (the server keeps none in memory), else the in-memory copies.
 func (c *Capture) Captures() []Captured {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Captured(nil), c.caps...)
+	if c.cfg.Out == "" {
+		return append([]Captured(nil), c.caps...)
+	}
+	if c.w != nil {
+		_ = c.w.Flush()
+	}
+	f, err := os.Open(c.cfg.Out)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	caps, _ := ReadCapture(f)
+	return caps
+}
+
+// Count returns the number of requests captured so far.
+func (c *Capture) Count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return int(c.seq)
 }
 
 // Close stops the server (waiting up to 5 s for in-flight requests) and closes the file.
@@ -225,7 +246,7 @@ func ServeCapture(ctx context.Context, cfg CaptureConfig, logw io.Writer) error 
 	<-ctx.Done()
 	err = c.Close()
 	if logw != nil {
-		fmt.Fprintf(logw, "mockserver: captured %d requests\n", len(c.Captures()))
+		fmt.Fprintf(logw, "mockserver: captured %d requests\n", c.Count())
 	}
 	return err
 }
@@ -239,11 +260,15 @@ func (c *Capture) handle(ctx *fasthttp.RequestCtx) {
 			cp.Headers[string(k)] = string(v)
 		}
 	}
-	cp.Body = append([]byte(nil), ctx.PostBody()...)
+	cp.Body = ctx.PostBody() // valid until the handler returns: written, not kept
 	c.mu.Lock()
 	c.seq++
 	cp.Seq = c.seq
-	c.caps = append(c.caps, cp)
+	if c.cfg.Out == "" {
+		kept := cp
+		kept.Body = append([]byte(nil), cp.Body...)
+		c.caps = append(c.caps, kept)
+	}
 	if c.w != nil {
 		b, err := cp.MarshalJSON()
 		if err == nil {

@@ -3,6 +3,8 @@ package mockserver
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +76,44 @@ func TestCapture(t *testing.T) {
 	}
 	if !strings.Contains(string(raw), `"body":{"model":"m","messages":[{"role":"user","content":"hi \u00e9"}],"max_tokens":5}`) {
 		t.Errorf("one-line JSON body is not inline byte for byte:\n%s", raw)
+	}
+}
+
+// TestCaptureStreamsToDisk: with a capture file, bodies are written as they arrive and
+// none is held in memory; Captures reads them back byte for byte.
+func TestCaptureStreamsToDisk(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cap.jsonl")
+	c, err := NewCapture(CaptureConfig{Out: out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	body := `{"model":"m","prompt":"` + strings.Repeat("word ", 20000) + `"}`
+	const n = 40
+	for range n {
+		resp, err := http.Post(c.URL()+"/v1/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	c.mu.Lock()
+	kept := len(c.caps)
+	c.mu.Unlock()
+	if kept != 0 {
+		t.Errorf("capture server holds %d bodies in memory, want 0 (they are on disk)", kept)
+	}
+	caps := c.Captures()
+	if len(caps) != n || c.Count() != n {
+		t.Fatalf("Captures() = %d, Count() = %d; want %d", len(caps), c.Count(), n)
+	}
+	for _, cp := range caps {
+		if string(cp.Body) != body {
+			t.Fatalf("capture %d body differs (%d bytes, want %d)", cp.Seq, len(cp.Body), len(body))
+		}
 	}
 }

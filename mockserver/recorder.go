@@ -3,7 +3,9 @@ package mockserver
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -17,18 +19,26 @@ type recItem struct {
 	ids []int
 }
 
+// RejectedSuffix is appended to the recording's path to name the file of rejected
+// requests (refused with a 4xx or 503 before being served): FILE.rejected.jsonl.
+const RejectedSuffix = ".rejected.jsonl"
+
 // recorder writes records off the response path. Handlers send to a bounded channel;
 // when it is full they block (back-pressure), so no record is ever dropped. One
-// goroutine encodes, writes and aggregates the summary.
+// goroutine encodes, writes and aggregates the summary. Served requests go to the
+// recording, rejected ones to FILE.rejected.jsonl; with a file, nothing is kept in
+// memory once its line is written (Records reads the file back). Without a file and
+// with keep, records are kept in memory for [Server.Records].
 type recorder struct {
 	q        chan recItem
 	done     chan struct{}
-	file     *os.File
-	w        *bufio.Writer
 	path     string
 	keep     bool
-	mu       sync.Mutex // guards recs, agg, err (read by Records/Summary while running)
+	mu       sync.Mutex // guards everything below (read by Records/Summary while running)
+	main     *lineFile
+	rej      *lineFile
 	recs     []record.Server
+	rejs     []record.Server
 	agg      *aggregator
 	err      error
 	written  int
@@ -37,14 +47,35 @@ type recorder struct {
 	closed   bool
 }
 
+// lineFile is a buffered JSON-lines file.
+type lineFile struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func createLineFile(path string) (*lineFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &lineFile{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+func (l *lineFile) close() error {
+	return errors.Join(l.w.Flush(), l.f.Close())
+}
+
 func newRecorder(path string, queue int, keep bool, agg *aggregator) (*recorder, error) {
-	r := &recorder{q: make(chan recItem, queue), done: make(chan struct{}), path: path, keep: keep, agg: agg}
+	r := &recorder{q: make(chan recItem, queue), done: make(chan struct{}), path: path, keep: keep && path == "", agg: agg}
 	if path != "" {
-		f, err := os.Create(path)
-		if err != nil {
+		var err error
+		if r.main, err = createLineFile(path); err != nil {
 			return nil, fmt.Errorf("mockserver: record file: %w", err)
 		}
-		r.file, r.w = f, bufio.NewWriterSize(f, 256<<10)
+		if r.rej, err = createLineFile(path + RejectedSuffix); err != nil {
+			r.main.close()
+			return nil, fmt.Errorf("mockserver: rejected-requests file: %w", err)
+		}
 	}
 	go r.loop()
 	return r, nil
@@ -64,30 +95,49 @@ func (r *recorder) loop() {
 	defer close(r.done)
 	var line []byte
 	for it := range r.q {
-		if r.w != nil {
+		rejected := it.rec.Rejected != ""
+		r.mu.Lock()
+		if r.main != nil {
+			lf := r.main
 			line = it.rec.AppendJSON(line[:0])
-			line = append(line, '\n')
-			if _, err := r.w.Write(line); err != nil && r.err == nil {
-				r.mu.Lock()
-				r.err = fmt.Errorf("mockserver: write record: %w", err)
-				r.mu.Unlock()
+			if rejected {
+				lf = r.rej
+				line = appendReason(line, it.rec.Rejected)
 			}
-			// Keep the file current when the queue is idle, so a crash loses little.
+			line = append(line, '\n')
+			if _, err := lf.w.Write(line); err != nil && r.err == nil {
+				r.err = fmt.Errorf("mockserver: write record: %w", err)
+			}
+			// Keep the files current when the queue is idle, so a crash loses little.
 			if len(r.q) == 0 {
-				_ = r.w.Flush()
+				_ = r.main.w.Flush()
+				_ = r.rej.w.Flush()
 			}
 		}
-		r.mu.Lock()
 		r.written++
 		if r.keep {
-			r.recs = append(r.recs, it.rec)
+			if rejected {
+				r.rejs = append(r.rejs, it.rec)
+			} else {
+				r.recs = append(r.recs, it.rec)
+			}
 		}
 		r.agg.add(&it.rec, it.ids)
 		r.mu.Unlock()
 	}
 }
 
-// close drains the queue, flushes and closes the file, and writes the summary file.
+// appendReason turns the JSON object in line into one with a "reason" field too (the
+// rejected-requests file's schema: a record plus its status and reason).
+func appendReason(line []byte, reason string) []byte {
+	line = line[:len(line)-1]
+	line = append(line, `,"reason":`...)
+	b, _ := json.Marshal(reason)
+	line = append(line, b...)
+	return append(line, '}')
+}
+
+// close drains the queue, flushes and closes the files, and writes the summary file.
 func (r *recorder) close(sum func() record.ServerSummary) error {
 	r.closeOne.Do(func() {
 		r.qmu.Lock()
@@ -97,20 +147,18 @@ func (r *recorder) close(sum func() record.ServerSummary) error {
 	})
 	<-r.done
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.file == nil {
+	if r.main == nil {
+		defer r.mu.Unlock()
 		return r.err
 	}
-	if err := r.w.Flush(); err != nil && r.err == nil {
-		r.err = fmt.Errorf("mockserver: flush records: %w", err)
-	}
-	if err := r.file.Close(); err != nil && r.err == nil {
+	if err := errors.Join(r.main.close(), r.rej.close()); err != nil && r.err == nil {
 		r.err = fmt.Errorf("mockserver: close records: %w", err)
 	}
-	r.file = nil
+	r.main, r.rej = nil, nil
 	r.mu.Unlock()
 	s := sum()
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err == nil {
 		err = os.WriteFile(r.path+".summary.json", append(b, '\n'), 0o644)
@@ -121,10 +169,39 @@ func (r *recorder) close(sum func() record.ServerSummary) error {
 	return r.err
 }
 
-func (r *recorder) records() []record.Server {
+// read returns the served (or rejected) records so far: read back from the file when
+// there is one, else the in-memory copy (nil unless keep).
+func (r *recorder) read(rejected bool) ([]record.Server, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]record.Server(nil), r.recs...)
+	if r.path == "" {
+		if rejected {
+			return append([]record.Server(nil), r.rejs...), nil
+		}
+		return append([]record.Server(nil), r.recs...), nil
+	}
+	path := r.path
+	if rejected {
+		path += RejectedSuffix
+	}
+	if r.main != nil {
+		if err := errors.Join(r.main.w.Flush(), r.rej.w.Flush()); err != nil {
+			return nil, fmt.Errorf("mockserver: flush records: %w", err)
+		}
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mockserver: read records: %w", err)
+	}
+	defer f.Close()
+	recs, err := record.ReadServer(f)
+	if err != nil {
+		return recs, fmt.Errorf("mockserver: read records: %w", err)
+	}
+	return recs, nil
 }
 
 func (r *recorder) count() int {

@@ -251,6 +251,7 @@ func (s *Server) shutdown(ctx context.Context) error {
 // grace period, then the recording and summary). Log lines go to logw (may be nil). It is
 // what `perfgate mock` runs; signal handling is the caller's.
 func Serve(ctx context.Context, cfg Config, logw io.Writer) error {
+	cfg.DiscardRecords = true // nobody can call Records: keep nothing in memory
 	s, err := New(WithConfig(cfg), WithLog(logw))
 	if err != nil {
 		return err
@@ -270,13 +271,33 @@ func Serve(ctx context.Context, cfg Config, logw io.Writer) error {
 	return s.Close()
 }
 
-// Records returns a copy of the records written so far (all of them after Close), in
-// completion order. Nil with Config.DiscardRecords.
+// Records returns the records of the requests served so far (all of them after Close),
+// in completion order; rejected requests are in [Server.RejectedRecords]. With
+// Config.RecordFile they are read back from the file (the server keeps none in memory);
+// without one they are kept in memory unless Config.DiscardRecords (then nil).
 func (s *Server) Records() []record.Server {
 	if s.rec == nil {
 		return nil
 	}
-	return s.rec.records()
+	recs, err := s.rec.read(false)
+	if err != nil {
+		s.logf("%v", err)
+	}
+	return recs
+}
+
+// RejectedRecords returns the records of the requests refused so far (4xx for bad input,
+// 503 over --max-connections), in completion order: the content of
+// FILE.rejected.jsonl. Kept as [Server.Records] are.
+func (s *Server) RejectedRecords() []record.Server {
+	if s.rec == nil {
+		return nil
+	}
+	recs, err := s.rec.read(true)
+	if err != nil {
+		s.logf("%v", err)
+	}
+	return recs
 }
 
 // Summary returns the summary of what was recorded so far (the content of

@@ -6,11 +6,14 @@ import (
 	"strconv"
 	"unicode"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/record"
 )
 
 // aggregator accumulates what the summary needs. It is used by the recorder goroutine
-// under the recorder's mutex.
+// under the recorder's mutex. Its size does not grow with the number of requests: lengths
+// are kept as value → count tables (bounded by the distinct values, at most
+// --max-model-len or --max-tokens-cap of them), token ids as a count per vocabulary id.
 type aggregator struct {
 	eps        map[string]*epAgg
 	rejected   map[string]int
@@ -18,12 +21,13 @@ type aggregator struct {
 	modes      map[string]int
 	finish     map[string]int
 	clientGone int
-	total      int
+	total      int // served (lines in the recording)
+	answered   int // served + rejected
 	vocabSize  int
 }
 
 type epAgg struct {
-	isl, reqOSL, minTok, osl []int
+	isl, reqOSL, minTok, osl intCounts
 	streamed, ignoreEOS      int
 	effort, modes, finish    map[string]int
 	vocab                    map[int]int
@@ -35,6 +39,11 @@ func newAggregator(vocabSize int) *aggregator {
 }
 
 func (a *aggregator) add(r *record.Server, ids []int) {
+	a.answered++
+	if r.Rejected != "" {
+		a.rejected[r.Rejected]++
+		return
+	}
 	a.total++
 	if r.Fault != "" {
 		a.faults[r.Fault]++
@@ -42,27 +51,24 @@ func (a *aggregator) add(r *record.Server, ids []int) {
 	if r.ClientGone {
 		a.clientGone++
 	}
-	if r.Rejected != "" {
-		a.rejected[r.Rejected]++
-		return
-	}
 	if r.Fault != "" && r.Status >= 400 {
 		return // injected error: counted as a fault, no input statistics
 	}
 	e := a.eps[r.Endpoint]
 	if e == nil {
-		e = &epAgg{effort: map[string]int{}, modes: map[string]int{}, finish: map[string]int{}, vocab: map[int]int{}}
+		e = &epAgg{effort: map[string]int{}, modes: map[string]int{}, finish: map[string]int{}, vocab: map[int]int{},
+			isl: intCounts{}, reqOSL: intCounts{}, minTok: intCounts{}, osl: intCounts{}}
 		a.eps[r.Endpoint] = e
 	}
-	e.isl = append(e.isl, r.ISL)
+	e.isl[r.ISL]++
 	if r.RequestedOSL != nil {
-		e.reqOSL = append(e.reqOSL, *r.RequestedOSL)
+		e.reqOSL[*r.RequestedOSL]++
 	}
 	if r.MinTokens != nil {
-		e.minTok = append(e.minTok, *r.MinTokens)
+		e.minTok[*r.MinTokens]++
 	}
 	if r.FinishReason != "" || r.OSL > 0 {
-		e.osl = append(e.osl, r.OSL)
+		e.osl[r.OSL]++
 	}
 	if r.Stream {
 		e.streamed++
@@ -87,13 +93,13 @@ func (a *aggregator) add(r *record.Server, ids []int) {
 func (a *aggregator) summary(decode func(int) string) record.ServerSummary {
 	s := record.ServerSummary{
 		TotalRequests: a.total, PerEndpoint: map[string]record.EndpointSummary{},
-		Answered: a.total, Recorded: a.total,
+		Answered: a.answered, Recorded: a.answered,
 		Rejected: maps(a.rejected), Faults: maps(a.faults), TokenizationModes: maps(a.modes),
 		FinishReasons: maps(a.finish), ClientGone: a.clientGone,
 	}
 	for ep, e := range a.eps {
 		es := record.EndpointSummary{
-			Count: len(e.isl), StreamedCount: e.streamed, IgnoreEOSCount: e.ignoreEOS,
+			Count: e.isl.n(), StreamedCount: e.streamed, IgnoreEOSCount: e.ignoreEOS,
 			ISL: statBlock(e.isl), RequestedOSL: statBlock(e.reqOSL), MinTokens: quantiles(e.minTok),
 			OSL: statBlock(e.osl), TokenizationModes: maps(e.modes), FinishReasons: e.finish,
 		}
@@ -117,43 +123,64 @@ func maps(m map[string]int) map[string]int {
 	return out
 }
 
-// percentile is linear interpolation between order statistics of sorted x, p in [0,1]
-// (numpy "linear"; Python statistics.quantiles(method="inclusive")).
-func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
+// intCounts is a sample of integers as value → number of occurrences: the summary's
+// statistics are exact, and its size is the number of distinct values, not of requests.
+type intCounts map[int]int
+
+// countsOf tallies v.
+func countsOf(v []int) intCounts {
+	c := intCounts{}
+	for _, x := range v {
+		c[x]++
 	}
-	h := p * float64(len(sorted)-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+	return c
 }
 
-func quantiles(v []int) *record.Quantiles {
-	if len(v) == 0 {
+func (c intCounts) n() int {
+	n := 0
+	for _, k := range c {
+		n += k
+	}
+	return n
+}
+
+// sortedValues returns the distinct values, ascending.
+func (c intCounts) sortedValues() []int {
+	vs := make([]int, 0, len(c))
+	for v := range c {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	return vs
+}
+
+// quantiles summarises c: min, max, mean, population standard deviation (ddof=0, as
+// everywhere in perfgate) and percentiles by [distribution.PercentileSorted]. The sorted
+// sample is expanded only for the duration of the call (8 bytes per value).
+func quantiles(c intCounts) *record.Quantiles {
+	n := c.n()
+	if n == 0 {
 		return nil
 	}
-	x := make([]float64, len(v))
+	vs := c.sortedValues()
+	x := make([]float64, 0, n)
 	sum := 0.0
-	for i, n := range v {
-		x[i] = float64(n)
-		sum += x[i]
-	}
-	slices.Sort(x)
-	mean := sum / float64(len(x))
-	sd := 0.0
-	if len(x) > 1 {
-		ss := 0.0
-		for _, f := range x {
-			ss += (f - mean) * (f - mean)
+	for _, v := range vs {
+		k := c[v]
+		sum += float64(v) * float64(k)
+		for range k {
+			x = append(x, float64(v))
 		}
-		sd = math.Sqrt(ss / float64(len(x)-1))
 	}
-	return &record.Quantiles{Min: x[0], Max: x[len(x)-1], Mean: mean, Stdev: sd,
-		P50: percentile(x, 0.50), P90: percentile(x, 0.90), P95: percentile(x, 0.95), P99: percentile(x, 0.99)}
+	mean := sum / float64(n)
+	ss := 0.0
+	for _, v := range vs {
+		d := float64(v) - mean
+		ss += d * d * float64(c[v])
+	}
+	p := func(q float64) float64 { return distribution.PercentileSorted(x, q) }
+	return &record.Quantiles{Min: x[0], Max: x[n-1], Mean: mean, Stdev: math.Sqrt(ss / float64(n)),
+		P50: p(0.50), P90: p(0.90), P95: p(0.95), P99: p(0.99)}
 }
 
 const (
@@ -161,23 +188,19 @@ const (
 	histMaxBinWidth = 100.0
 )
 
-func statBlock(v []int) *record.StatBlock {
-	q := quantiles(v)
+func statBlock(c intCounts) *record.StatBlock {
+	q := quantiles(c)
 	if q == nil {
 		return nil
 	}
-	uniq := map[int]struct{}{}
-	for _, n := range v {
-		uniq[n] = struct{}{}
-	}
-	return &record.StatBlock{Quantiles: *q, UniqueValues: len(uniq), Histogram: histogram(v, q.Min, q.Max)}
+	return &record.StatBlock{Quantiles: *q, UniqueValues: len(c), Histogram: histogram(c, q.Min, q.Max)}
 }
 
 // histogram follows AIPerf's rule: >= 10 equal-width bins, each <= 100 wide, the last
 // closed on both ends.
-func histogram(v []int, lo, hi float64) *record.Histogram {
+func histogram(c intCounts, lo, hi float64) *record.Histogram {
 	if lo == hi {
-		return &record.Histogram{BinEdges: []float64{lo, hi}, Counts: []int{len(v)}}
+		return &record.Histogram{BinEdges: []float64{lo, hi}, Counts: []int{c.n()}}
 	}
 	span := hi - lo
 	bins := max(histMinBins, int(math.Ceil(span/histMaxBinWidth)))
@@ -188,13 +211,13 @@ func histogram(v []int, lo, hi float64) *record.Histogram {
 	}
 	edges[bins] = hi
 	counts := make([]int, bins)
-	for _, n := range v {
-		f := float64(n)
+	for v, k := range c {
+		f := float64(v)
 		i := bins - 1
 		if f < hi {
 			i = min(int((f-lo)/width), bins-1)
 		}
-		counts[i]++
+		counts[i] += k
 	}
 	return &record.Histogram{BinEdges: edges, Counts: counts}
 }
@@ -257,7 +280,7 @@ func vocabDistribution(counts map[int]int, vocabSize int, decode func(int) strin
 		shape[min(int(float64(id)/width), 79)] += c
 	}
 	vd.Shape80 = shape
-	vd.Shape80Stats = quantiles(shape)
+	vd.Shape80Stats = quantiles(countsOf(shape))
 	for id, c := range counts {
 		vd.Frequencies[strconv.Itoa(id)] = c
 	}

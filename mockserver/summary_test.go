@@ -3,6 +3,7 @@ package mockserver
 import (
 	"encoding/json"
 	"flag"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestSummaryContents(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := sum.PerEndpoint["/v1/completions"]
-	if sum.TotalRequests != 7 || c.Count != 3 || c.StreamedCount != 3 || c.IgnoreEOSCount != 3 {
+	if sum.TotalRequests != 6 || sum.Answered != 7 || c.Count != 3 || c.StreamedCount != 3 || c.IgnoreEOSCount != 3 {
 		t.Errorf("total %d, completions %+v", sum.TotalRequests, c)
 	}
 	if c.RequestedOSL == nil || c.RequestedOSL.Min != 3 || c.RequestedOSL.Max != 7 || c.RequestedOSL.Mean != 5 || c.RequestedOSL.P50 != 5 {
@@ -71,16 +72,16 @@ func TestSummaryContents(t *testing.T) {
 }
 
 func TestHistogramRule(t *testing.T) {
-	h := histogram([]int{0, 5, 2000}, 0, 2000)
+	h := histogram(countsOf([]int{0, 5, 2000}), 0, 2000)
 	if len(h.Counts) != 20 || h.Counts[0] != 2 || h.Counts[19] != 1 || h.BinEdges[20] != 2000 {
 		t.Errorf("histogram = %+v; want 20 bins of 100", h)
 	}
-	h = histogram([]int{3, 3}, 3, 3)
+	h = histogram(countsOf([]int{3, 3}), 3, 3)
 	if len(h.Counts) != 1 || h.Counts[0] != 2 {
 		t.Errorf("constant histogram = %+v", h)
 	}
-	if q := quantiles([]int{1, 2, 3, 4}); q.P50 != 2.5 || q.P90 != 3.7 {
-		t.Errorf("quantiles = %+v; want p50 2.5, p90 3.7 (linear)", q)
+	if q := quantiles(countsOf([]int{1, 2, 3, 4})); q.P50 != 2.5 || q.P90 != 3.7 || q.Stdev != math.Sqrt(1.25) {
+		t.Errorf("quantiles = %+v; want p50 2.5, p90 3.7 (linear), stdev sqrt(1.25) (population)", q)
 	}
 }
 

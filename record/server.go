@@ -275,15 +275,19 @@ func appendString(b []byte, s string) []byte {
 // "isl", "requested_osl", "min_tokens" and "vocab_distribution" blocks have AIPerf's
 // recorder names and meanings; the rest are perfgate's.
 type ServerSummary struct {
+	// TotalRequests counts the requests served: the lines of the recording.
 	TotalRequests int                        `json:"total_requests"`
 	PerEndpoint   map[string]EndpointSummary `json:"per_endpoint"`
 
-	// Answered counts requests that got a complete HTTP response (every status).
+	// Answered counts requests that got a complete HTTP response (every status):
+	// TotalRequests served plus the rejected ones.
 	Answered int `json:"answered"`
-	// Recorded counts lines written to the recording (equals Answered after Close).
+	// Recorded counts lines written to the recording and FILE.rejected.jsonl (equals
+	// Answered after Close).
 	Recorded int `json:"recorded"`
-	// Rejected counts refused requests by reason (see [Server.Rejected]).
-	Rejected map[string]int `json:"rejected"`
+	// Rejected counts refused requests by reason (see [Server.Rejected]); they are in
+	// FILE.rejected.jsonl, not in the recording, nor in TotalRequests.
+	Rejected map[string]int `json:"rejected_requests"`
 	// Faults counts injected faults by kind.
 	Faults map[string]int `json:"faults"`
 	// TokenizationModes counts records by tokenization mode.
@@ -327,7 +331,7 @@ type Quantiles struct {
 	Min   float64 `json:"min"`
 	Max   float64 `json:"max"`
 	Mean  float64 `json:"mean"`
-	Stdev float64 `json:"stdev"` // sample standard deviation (n-1); 0 for one value
+	Stdev float64 `json:"stdev"` // population standard deviation (numpy std, ddof=0)
 	P50   float64 `json:"p50"`
 	P90   float64 `json:"p90"`
 	P95   float64 `json:"p95"`
