@@ -30,6 +30,20 @@ const (
 	DefaultBatchMaxBatch  = 256
 	DefaultBatchTokens    = 8192
 	DefaultBatchPrefill   = 4096
+	// DefaultReadTimeout bounds reading one request, headers and body, from its first
+	// byte (and a new connection's wait for that byte): a slowloris client is cut then.
+	DefaultReadTimeout = 60 * time.Second
+	// DefaultIdleTimeout is how long a keep-alive connection may wait for its next
+	// request. Longer than the 5 s of uvicorn (vLLM's server) so a client's pool is
+	// not reset between a benchmark's phases.
+	DefaultIdleTimeout = 120 * time.Second
+	// DefaultMaxModelLen is vLLM's --max-model-len for the mock: a request whose input
+	// plus requested output exceeds it is refused, and tokenizing stops past it.
+	DefaultMaxModelLen = 131072
+	// DefaultMaxEmbeddingInputs caps the inputs of one embeddings request.
+	DefaultMaxEmbeddingInputs = 2048 // OpenAI's limit
+	// DefaultMaxRankingDocs caps the documents of one ranking request.
+	DefaultMaxRankingDocs = 1000
 )
 
 // Config is the whole configuration of a mock server: a plain struct, JSON/YAML-able,
@@ -100,6 +114,22 @@ type Config struct {
 
 	// BodyLimit is the maximum request body in bytes (0 = 64 MiB); larger → 413.
 	BodyLimit int `json:"body_limit,omitempty"`
+	// MaxModelLen is the context length in tokens (0 = DefaultMaxModelLen): a request
+	// whose input tokens, plus its requested output, exceed it is refused with vLLM's
+	// 400 naming both numbers; tokenizing stops once the input alone passes it.
+	MaxModelLen int `json:"max_model_len,omitempty"`
+	// MaxEmbeddingInputs and MaxRankingDocs cap the inputs of one embeddings request
+	// and the documents of one ranking request (0 = the Default… values); more → 400.
+	MaxEmbeddingInputs int `json:"max_embedding_inputs,omitempty"`
+	MaxRankingDocs     int `json:"max_ranking_docs,omitempty"`
+	// ReadTimeout bounds reading a request (0 = DefaultReadTimeout); IdleTimeout how
+	// long a keep-alive connection waits for its next one (0 = DefaultIdleTimeout).
+	ReadTimeout time.Duration `json:"read_timeout,omitempty"`
+	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
+	// MaxConnections caps open connections (0 = no cap but the file-descriptor limit,
+	// at which the server backs off and keeps accepting); connections over it are
+	// answered 503 with Retry-After and recorded as rejected "too_many_connections".
+	MaxConnections int `json:"max_connections,omitempty"`
 	// GracePeriod is how long Close waits for in-flight responses (0 = 10 s).
 	GracePeriod time.Duration `json:"grace_period,omitempty"`
 
@@ -214,7 +244,8 @@ func (c *Config) Validate() error {
 			bad("faults.error_statuses: %d is not one of 429, 500, 503", s)
 		}
 	}
-	if c.DefaultMaxTokens < 0 || c.MaxTokensCap < 0 || c.TokensPerChunk < 0 || c.BodyLimit < 0 || c.RecordQueue < 0 || c.EmbeddingDim < 0 {
+	if c.DefaultMaxTokens < 0 || c.MaxTokensCap < 0 || c.TokensPerChunk < 0 || c.BodyLimit < 0 || c.RecordQueue < 0 || c.EmbeddingDim < 0 ||
+		c.MaxModelLen < 0 || c.MaxEmbeddingInputs < 0 || c.MaxRankingDocs < 0 || c.MaxConnections < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 {
 		bad("negative size or count in config")
 	}
 	if c.MaxTokensCap > 0 && c.DefaultMaxTokens > c.MaxTokensCap {
@@ -237,7 +268,8 @@ func (c *Config) Validate() error {
 // --models, --strict-model, --osl, --default-max-tokens, --max-tokens-cap,
 // --tokens-per-chunk, --error-statuses, --retry-after, --disconnect-rate,
 // --slow-first-byte-rate, --slow-first-byte, --malformed-chunk-rate, --body-limit,
-// --grace-period, --batch, --batch-step-ms, --batch-decode-token-ms,
+// --grace-period, --max-model-len, --max-embedding-inputs, --max-ranking-docs,
+// --read-timeout, --idle-timeout, --max-connections, --batch, --batch-step-ms, --batch-decode-token-ms,
 // --batch-prefill-token-ms, --batch-max-batch, --batch-token-budget,
 // --batch-prefill-budget.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
@@ -309,6 +341,12 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Faults.SlowFirstByte, "slow-first-byte", c.Faults.SlowFirstByte, "first-byte delay of a slow response")
 	fs.Float64Var(&c.Faults.MalformedChunkRate, "malformed-chunk-rate", c.Faults.MalformedChunkRate, "probability of one malformed SSE chunk in a stream")
 	fs.IntVar(&c.BodyLimit, "body-limit", orInt(c.BodyLimit, DefaultBodyLimit), "maximum request body in bytes")
+	fs.IntVar(&c.MaxModelLen, "max-model-len", orInt(c.MaxModelLen, DefaultMaxModelLen), "context length in tokens: longer input + requested output is refused (400)")
+	fs.IntVar(&c.MaxEmbeddingInputs, "max-embedding-inputs", orInt(c.MaxEmbeddingInputs, DefaultMaxEmbeddingInputs), "maximum inputs in one embeddings request")
+	fs.IntVar(&c.MaxRankingDocs, "max-ranking-docs", orInt(c.MaxRankingDocs, DefaultMaxRankingDocs), "maximum documents in one ranking request")
+	fs.DurationVar(&c.ReadTimeout, "read-timeout", orDur(c.ReadTimeout, DefaultReadTimeout), "time allowed to read one request (headers and body)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", orDur(c.IdleTimeout, DefaultIdleTimeout), "how long a keep-alive connection may wait for its next request")
+	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "open connections allowed; more are answered 503 + Retry-After (0 = no cap)")
 	fs.DurationVar(&c.GracePeriod, "grace-period", orDur(c.GracePeriod, DefaultGracePeriod), "how long shutdown waits for in-flight responses")
 	fs.BoolVar(&c.Batch.Enabled, "batch", c.Batch.Enabled, "continuous-batching latency model (throughput saturates)")
 	fs.Float64Var(&c.Batch.StepMs, "batch-step-ms", orFloat(c.Batch.StepMs, DefaultBatchStepMs), "base scheduler step time (ms)")

@@ -31,7 +31,7 @@ const coalesceLimit = 4096
 
 // pipeOut is fasthttp's body-stream writer: the handler's writer goroutine fills a pipe
 // that the connection goroutine copies to the socket. It serves what directOut cannot
-// (HTTP/1.0 clients).
+// (connections that are not TCP).
 type pipeOut struct{ w *bufio.Writer }
 
 func (o pipeOut) send(p []byte) error {
@@ -56,10 +56,15 @@ type directOut struct {
 	c   net.Conn
 	buf []byte // header (until the first write) and queued chunks
 	err error
+	raw bool // HTTP/1.0: no chunked framing; the body ends when the connection closes
 }
 
 func (o *directOut) frame(p []byte) {
 	if len(p) == 0 {
+		return
+	}
+	if o.raw {
+		o.buf = append(o.buf, p...)
 		return
 	}
 	o.buf = strconv.AppendUint(o.buf, uint64(len(p)), 16)
@@ -93,16 +98,16 @@ func (o *directOut) end(p []byte) error {
 		return o.err
 	}
 	o.frame(p)
-	o.buf = append(o.buf, "0\r\n\r\n"...)
+	if !o.raw {
+		o.buf = append(o.buf, "0\r\n\r\n"...)
+	}
 	return o.flush()
 }
 
-// directOK reports whether a stream can take its connection over: plain HTTP/1.1 (the
-// chunked framing is HTTP/1.1's) on a TCP connection.
+// directOK reports whether a stream can take its connection over: a TCP connection.
+// HTTP/1.1 clients get a chunked body; HTTP/1.0 ones, which cannot read chunked framing,
+// a close-delimited one.
 func directOK(ctx *fasthttp.RequestCtx) bool {
-	if !ctx.Request.Header.IsHTTP11() {
-		return false
-	}
 	switch ctx.Conn().(type) {
 	case *net.TCPConn, *handedBack:
 		return true
@@ -117,8 +122,13 @@ func directOK(ctx *fasthttp.RequestCtx) bool {
 // shutting down.
 func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) (reusable bool)) {
 	ctx.Response.Header.SetServer(serverName)
-	ctx.Response.Header.SetContentLength(-1)
-	keep := !ctx.Request.Header.ConnectionClose()
+	raw := !ctx.Request.Header.IsHTTP11()
+	keep := !raw && !ctx.Request.Header.ConnectionClose()
+	if raw {
+		ctx.Response.Header.SetContentLength(-2) // no Content-Length, no Transfer-Encoding
+	} else {
+		ctx.Response.Header.SetContentLength(-1)
+	}
 	if !keep {
 		ctx.Response.Header.SetConnectionClose()
 	}
@@ -139,7 +149,7 @@ func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) 
 		}
 		s.live.add(hc)
 		defer s.live.remove(hc)
-		out := &directOut{c: hc, buf: head}
+		out := &directOut{c: hc, buf: head, raw: raw}
 		reusable := run(out)
 		*bp = out.buf[:0]
 		bufPool.Put(bp)
@@ -161,15 +171,25 @@ func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) 
 // serverName is the Server header of every response.
 const serverName = "perfgate-mock"
 
-// handedBack is a connection a stream gives back to fasthttp. It carries the request
-// bytes fasthttp had read ahead before the stream took the connection (a pipelining
-// client), and whether fasthttp is waiting for the next request on it (idle), so that
-// shutdown can close it at once: fasthttp itself would treat it as new, and so busy,
-// for five seconds.
+// handedBack is every connection the server accepts (see [guardListener]), and what a
+// stream gives back to fasthttp. It carries the request bytes fasthttp had read ahead
+// before the stream took the connection (a pipelining client), and whether fasthttp is
+// waiting for the next request on it (idle), so that shutdown can close it at once:
+// fasthttp itself would treat it as new, and so busy, for five seconds. Closing it
+// releases its place under Config.MaxConnections, once.
 type handedBack struct {
 	*net.TCPConn
-	rest []byte
-	idle atomic.Bool
+	rest    []byte
+	idle    atomic.Bool
+	release func() // nil for connections not from the guard listener
+	closed  atomic.Bool
+}
+
+func (c *handedBack) Close() error {
+	if c.closed.CompareAndSwap(false, true) && c.release != nil {
+		c.release()
+	}
+	return c.TCPConn.Close()
 }
 
 func (c *handedBack) Read(p []byte) (int, error) {

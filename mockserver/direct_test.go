@@ -121,6 +121,9 @@ func TestDirectStreamClose(t *testing.T) {
 		if resp.StatusCode != 200 || !resp.Close {
 			t.Errorf("%s %q: status %d, close %v; want 200 and a closing response", tc.proto, tc.hdr, resp.StatusCode, resp.Close)
 		}
+		if tc.proto == "HTTP/1.0" && (len(resp.TransferEncoding) != 0 || resp.ContentLength != -1) {
+			t.Errorf("HTTP/1.0: Transfer-Encoding %v, Content-Length %d; want neither (a close-delimited body)", resp.TransferEncoding, resp.ContentLength)
+		}
 		if _, chunks, _, _ := streamText(t, b); chunks != 12 {
 			t.Errorf("%s %q: chunks = %d, want 12", tc.proto, tc.hdr, chunks)
 		}

@@ -9,9 +9,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -34,6 +36,7 @@ type Server struct {
 
 	fs     *fasthttp.Server
 	ln     net.Listener
+	guard  *guardListener
 	url    string
 	start  time.Time
 	served chan error
@@ -126,7 +129,13 @@ func (s *Server) serveOn(ln net.Listener) error {
 	if s.cfg.Batch.Enabled && !s.cfg.Fast {
 		s.sched = newScheduler(s.cfg.Batch)
 	}
-	s.ln = ln
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		ln.Close()
+		return fmt.Errorf("mockserver: listener is a %T, want TCP", ln)
+	}
+	s.guard = newGuardListener(tl, s, s.cfg.MaxConnections)
+	s.ln = s.guard
 	s.url = "http://" + ln.Addr().String()
 	s.start = time.Now()
 	s.startWall = s.start
@@ -135,6 +144,8 @@ func (s *Server) serveOn(ln net.Listener) error {
 		ErrorHandler:                  s.handleError,
 		Name:                          serverName,
 		MaxRequestBodySize:            orInt(s.cfg.BodyLimit, DefaultBodyLimit),
+		ReadTimeout:                   orDur(s.cfg.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:                   orDur(s.cfg.IdleTimeout, DefaultIdleTimeout),
 		ReadBufferSize:                readBufferSize,
 		WriteBufferSize:               2048,
 		NoDefaultServerHeader:         false,
@@ -146,7 +157,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 		KeepHijackedConns:             true, // streams take their connection over, then hand it back (direct.go)
 		ConnState:                     s.connState,
 	}
-	go func() { s.served <- s.fs.Serve(ln) }()
+	go func() { s.served <- s.fs.Serve(s.guard) }()
 	s.logf("listening on %s (tokenizer %s, seed %d)", s.url, s.tok.Name(), s.cfg.Seed)
 	return nil
 }
@@ -430,7 +441,19 @@ func (s *Server) reject(ctx *fasthttp.RequestCtx, c *call, e *apiError) {
 }
 
 // handleError answers what fasthttp could not parse (body too large, bad request line).
+// Connection-level errors that carried no whole request (a reset or timeout while
+// waiting for or reading a request) are not requests: they are answered if the
+// connection still takes it and recorded nowhere.
 func (s *Server) handleError(ctx *fasthttp.RequestCtx, err error) {
+	if connLevel(err) {
+		ctx.SetConnectionClose()
+		e := &apiError{status: 400, typ: openai.ErrInvalidRequest, msg: "connection error before a whole request arrived: " + err.Error()}
+		if isTimeout(err) {
+			e = &apiError{status: 408, typ: openai.ErrInvalidRequest, msg: "request not received within the read timeout (--read-timeout)"}
+		}
+		s.writeError(ctx, e) // fasthttp writes an answer in any case; usually nobody reads it
+		return
+	}
 	c := s.begin(ctx)
 	var e *apiError
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
@@ -441,6 +464,22 @@ func (s *Server) handleError(ctx *fasthttp.RequestCtx, err error) {
 	}
 	s.reject(ctx, c, e)
 	ctx.SetConnectionClose()
+}
+
+// connLevel reports whether err is the connection failing (reset, closed, timed out)
+// rather than a malformed or oversized request.
+func connLevel(err error) bool {
+	if isTimeout(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 var (
