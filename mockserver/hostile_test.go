@@ -2,11 +2,11 @@ package mockserver
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +56,7 @@ func TestMaxConnections(t *testing.T) {
 		t.Fatalf("4th connection: status %d, Retry-After %q, body %s; want 503, 7 and a message naming --max-connections",
 			resp.StatusCode, resp.Header.Get("Retry-After"), b)
 	}
+	over.Close()
 	held[0].Close()
 	// The server notices the close when its read returns; retry (bounded) until then.
 	var status int
@@ -174,4 +175,82 @@ func TestHTTP10StreamIsCloseDelimited(t *testing.T) {
 	}
 }
 
-var _ = http.StatusOK
+// TestMaxModelLen: input past --max-model-len is refused with vLLM's context-length
+// error naming both numbers, and tokenizing stopped early; input plus a requested
+// output past it is refused naming max_tokens; a default output is shortened to fit;
+// long input within the limit is counted exactly.
+func TestMaxModelLen(t *testing.T) {
+	s := start(t, Config{Fast: true, MaxModelLen: 1000, MaxEmbeddingInputs: 3, MaxRankingDocs: 2})
+	chat := s.URL() + pathChat
+	words := strings.Repeat("word ", 40000) // 40,000 tokens, 200 kB: several segments
+	resp, b := post(t, chat, `{"model":"m","messages":[{"role":"user","content":"`+words+`"}]}`)
+	e := errorBody(t, b)
+	var n int
+	fmt.Sscanf(e.Message[strings.Index(e.Message, "has ")+4:], "%d", &n)
+	if resp.StatusCode != 400 || e.Param == nil || *e.Param != "messages" || !strings.Contains(e.Message, "maximum context length is 1000 tokens") ||
+		n <= 1000 || n >= 40000 || e.Code == nil || *e.Code != "context_length_exceeded" {
+		t.Errorf("40k-token prompt: %d %s; want 400 context_length_exceeded on messages, naming 1000 and a count in (1000, 40000) (tokenizing stopped)", resp.StatusCode, b)
+	}
+	prompt := strings.Repeat("word ", 200)
+	resp, b = post(t, chat, `{"model":"m","messages":[{"role":"user","content":"`+prompt+`"}],"max_tokens":900}`)
+	if e := errorBody(t, b); resp.StatusCode != 400 || *e.Param != "max_tokens" || !strings.Contains(e.Message, "too large: 900") || !strings.Contains(e.Message, "1000") {
+		t.Errorf("input + max_tokens 900 over 1000: %d %s; want 400 naming max_tokens, 900 and 1000", resp.StatusCode, b)
+	}
+	resp, b = post(t, s.URL()+"/v1/completions", `{"model":"m","prompt":"`+strings.Repeat("word ", 990)+`"}`)
+	var cmp struct {
+		Usage struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	json.Unmarshal(b, &cmp)
+	if resp.StatusCode != 200 || cmp.Usage.PromptTokens+cmp.Usage.CompletionTokens != 1000 {
+		t.Errorf("990-token prompt, default max_tokens: %d usage %+v; want 200 and the output shortened to fit 1000", resp.StatusCode, cmp.Usage)
+	}
+	resp, b = post(t, s.URL()+"/v1/embeddings", `{"model":"m","input":["a","b","c","d"]}`)
+	if e := errorBody(t, b); resp.StatusCode != 400 || *e.Param != "input" || !strings.Contains(e.Message, "limit of 3") {
+		t.Errorf("4 embedding inputs over 3: %d %s", resp.StatusCode, b)
+	}
+	resp, b = post(t, s.URL()+"/v1/rerank", `{"model":"m","query":"q","documents":["a","b","c"]}`)
+	if e := errorBody(t, b); resp.StatusCode != 400 || *e.Param != "documents" || !strings.Contains(e.Message, "limit of 2") {
+		t.Errorf("3 documents over 2: %d %s", resp.StatusCode, b)
+	}
+	// Long input under a larger limit is counted exactly (the segments are only a
+	// bound; the accepted text is encoded whole).
+	big := start(t, Config{Fast: true})
+	resp, b = post(t, big.URL()+"/v1/completions", `{"model":"m","prompt":"`+words+`","max_tokens":1}`)
+	json.Unmarshal(b, &cmp)
+	if want := big.tok.Count(words, false); resp.StatusCode != 200 || cmp.Usage.PromptTokens != want {
+		t.Errorf("40k-token prompt under 131072: %d prompt_tokens %d, want 200 and %d", resp.StatusCode, cmp.Usage.PromptTokens, want)
+	}
+}
+
+// TestSamplingValidation: temperature, top_p, n and message roles are validated as
+// vLLM does, the error naming the field.
+func TestSamplingValidation(t *testing.T) {
+	s := start(t, Config{Fast: true})
+	msg := `"messages":[{"role":"user","content":"hi"}]`
+	for _, tc := range []struct{ url, body, param string }{
+		{pathChat, `{"model":"m",` + msg + `,"temperature":-1}`, "temperature"},
+		{pathChat, `{"model":"m",` + msg + `,"temperature":2.5}`, "temperature"},
+		{pathChat, `{"model":"m",` + msg + `,"top_p":5}`, "top_p"},
+		{pathChat, `{"model":"m",` + msg + `,"top_p":0}`, "top_p"},
+		{pathChat, `{"model":"m",` + msg + `,"n":0}`, "n"},
+		{pathChat, `{"model":"m","messages":[{"role":"wizard","content":"hi"}]}`, "messages[0].role"},
+		{pathCompletions, `{"model":"m","prompt":"x","temperature":-0.1}`, "temperature"},
+		{pathCompletions, `{"model":"m","prompt":"x","top_p":1.5}`, "top_p"},
+		{"/v1/responses", `{"model":"m","input":"x","top_p":7}`, "top_p"},
+		{"/v1/responses", `{"model":"m","input":[{"role":"robot","content":"x"}]}`, "input[0].role"},
+	} {
+		resp, b := post(t, s.URL()+tc.url, tc.body)
+		if e := errorBody(t, b); resp.StatusCode != 400 || e.Param == nil || *e.Param != tc.param {
+			t.Errorf("POST %s %s: %d %s; want 400 with param %q", tc.url, tc.body, resp.StatusCode, b, tc.param)
+		}
+	}
+	for _, body := range []string{`{"model":"m",` + msg + `,"temperature":0,"top_p":1,"n":1,"max_tokens":2}`,
+		`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"developer","content":"d"},{"role":"user","content":"u"},{"role":"assistant","content":"a"},{"role":"tool","content":"t"}],"max_tokens":2}`} {
+		if resp, b := post(t, s.URL()+pathChat, body); resp.StatusCode != 200 {
+			t.Errorf("valid %s: %d %s", body, resp.StatusCode, b)
+		}
+	}
+}

@@ -128,6 +128,9 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 	if err != nil {
 		return nil, err
 	}
+	if e := s.fitContext(j, rec); e != nil {
+		return nil, e
+	}
 	rec.Model = j.model
 	if j.model == "" {
 		return nil, badRequest("missing_field", "model", "you must provide a model parameter")
@@ -137,6 +140,35 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 			msg: fmt.Sprintf("the model %q does not exist; served: %s", j.model, strings.Join(s.models, ", "))}
 	}
 	return j, nil
+}
+
+// fitContext holds a generating request's input plus output to the context length as
+// vLLM does: a requested output that does not fit is refused; the default one is
+// shortened to what fits.
+func (s *Server) fitContext(j *job, rec *record.Server) *apiError {
+	if j.kind == kindEmbeddings || j.kind == kindRankings {
+		return nil
+	}
+	limit, isl := s.maxModelLen(), rec.ISL
+	if isl+j.maxOut <= limit {
+		return nil
+	}
+	if rec.RequestedOSL == nil {
+		j.maxOut = max(limit-isl, 1)
+		j.minTokens = min(j.minTokens, j.maxOut)
+		return nil
+	}
+	param := "max_tokens"
+	switch {
+	case j.kind == kindResponses:
+		param = "max_output_tokens"
+	case rec.MaxCompletionTokens != nil:
+		param = "max_completion_tokens"
+	}
+	e := badRequest("context_length_exceeded", param, "'%s' is too large: %d. This model's maximum context length is %d tokens and your request has %d input tokens (%d > %d - %d). (--max-model-len %d)",
+		param, j.maxOut, limit, isl, j.maxOut, limit, isl, limit)
+	e.code = "context_length_exceeded"
+	return e
 }
 
 func intPtrCopy(p *int) *int {
@@ -209,8 +241,8 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
-	if req.N != nil && *req.N != 1 {
-		return badRequest("invalid_value", "n", "n = %d is not supported by the mock server; only one choice (n = 1)", *req.N)
+	if e := sampling(req.Temperature, req.TopP, req.N); e != nil {
+		return e
 	}
 	if req.PromptTokenIDs != nil {
 		if e := s.checkIDs(req.PromptTokenIDs, "prompt_token_ids"); e != nil {
@@ -218,7 +250,7 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 		}
 		j.ids = req.PromptTokenIDs
 		rec.ISL, rec.TokenizationMode = len(j.ids), record.ModePromptTokenIDs
-		return nil
+		return s.checkLen(len(j.ids), "prompt_token_ids")
 	}
 	if req.Messages == nil {
 		return badRequest("missing_field", "messages", "you must provide a messages parameter")
@@ -231,29 +263,125 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 		if m.Role == "" {
 			return badRequest("missing_field", fmt.Sprintf("messages[%d].role", i), "messages[%d].role is required", i)
 		}
+		if !validRole(m.Role) {
+			return badRequest("invalid_value", fmt.Sprintf("messages[%d].role", i),
+				"messages[%d].role %q is not one of system, developer, user, assistant, tool, function", i, m.Role)
+		}
 		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content.Text}
 		rec.NonTextParts += m.Content.NonText
 	}
 	addGen := req.AddGenerationPrompt == nil || *req.AddGenerationPrompt
-	ids, mode, err := s.encodeChat(msgs, addGen)
+	ids, n, mode, err := s.encodeChat(msgs, addGen)
 	if err != nil {
 		return badRequest("chat_template_error", "messages", "chat template: %v", err)
 	}
-	j.ids, rec.ISL, rec.TokenizationMode = ids, len(ids), mode
+	j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
+	return s.checkLen(n, "messages")
+}
+
+// validRole reports whether role is one vLLM's OpenAI server accepts.
+func validRole(role string) bool {
+	switch role {
+	case "system", "developer", "user", "assistant", "tool", "function":
+		return true
+	}
+	return false
+}
+
+// sampling validates the sampling parameters as vLLM does.
+func sampling(temperature, topP *float64, n *int) *apiError {
+	if temperature != nil && !(*temperature >= 0 && *temperature <= 2) {
+		return badRequest("invalid_value", "temperature", "temperature must be in [0, 2], got %v", *temperature)
+	}
+	if topP != nil && !(*topP > 0 && *topP <= 1) {
+		return badRequest("invalid_value", "top_p", "top_p must be in (0, 1], got %v", *topP)
+	}
+	if n != nil && *n < 1 {
+		return badRequest("invalid_value", "n", "n must be at least 1, got %d", *n)
+	}
+	if n != nil && *n != 1 {
+		return badRequest("invalid_value", "n", "n = %d is not supported by the mock server; only one choice (n = 1)", *n)
+	}
 	return nil
 }
 
+// maxModelLen is the context length in tokens.
+func (s *Server) maxModelLen() int { return orInt(s.cfg.MaxModelLen, DefaultMaxModelLen) }
+
+// checkLen refuses an input of n tokens longer than the context length, with vLLM's
+// message (n is a lower bound when tokenizing stopped early).
+func (s *Server) checkLen(n int, param string) *apiError {
+	if limit := s.maxModelLen(); n > limit {
+		e := badRequest("context_length_exceeded", param, "This model's maximum context length is %d tokens. However, your request has %d input tokens. "+
+			"Please reduce the length of the input messages. (--max-model-len %d)", limit, n, limit)
+		e.code = "context_length_exceeded"
+		return e
+	}
+	return nil
+}
+
+// segmentBytes is how much text one bounded-encoding step tokenizes.
+const segmentBytes = 64 << 10
+
+// encodeBounded encodes text, stopping once it is known to have more than limit
+// tokens: then ids is nil and n (> limit) is the count so far. Text that short in bytes
+// cannot pass the limit is encoded at once; longer text is counted in segments cut
+// before a space, so at most about limit tokens plus one segment are tokenized before
+// a refusal, and text within the limit is then encoded whole (exact count).
+func (s *Server) encodeBounded(text string, limit int) (ids []int, n int) {
+	if len(text)+8 <= limit {
+		ids = s.tok.Encode(text, false)
+		return ids, len(ids)
+	}
+	segs := 0
+	for rest := text; rest != ""; segs++ {
+		cut := segmentCut(rest, segmentBytes)
+		n += s.tok.Count(rest[:cut], false)
+		// Each cut may split what the whole text merges: allow a token per cut.
+		if n > limit+segs {
+			return nil, n
+		}
+		rest = rest[cut:]
+	}
+	ids = s.tok.Encode(text, false)
+	if len(ids) > limit {
+		return nil, len(ids)
+	}
+	return ids, len(ids)
+}
+
+// segmentCut returns where to cut s to at most max bytes: before a space that follows a
+// non-space (a word boundary pre-tokenizers split at), else at a UTF-8 boundary.
+func segmentCut(s string, max int) int {
+	if len(s) <= max {
+		return len(s)
+	}
+	for i := max; i > max/2; i-- {
+		if s[i] == ' ' && s[i-1] != ' ' && s[i-1] != '\n' && s[i-1] != '\t' {
+			return i
+		}
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
 // encodeChat renders msgs with the tokenizer's chat template (or the ChatML fallback)
-// and encodes the result without adding special tokens (the template has them).
-func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool) ([]int, string, error) {
+// and encodes the result without adding special tokens (the template has them),
+// bounded by the context length (see [Server.encodeBounded]).
+func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool) ([]int, int, string, error) {
 	if s.tok.HasChatTemplate() {
 		text, err := s.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 		if err != nil {
-			return nil, "", err
+			return nil, 0, "", err
 		}
-		return s.tok.Encode(text, false), record.ModeChatTemplate, nil
+		ids, n := s.encodeBounded(text, s.maxModelLen())
+		return ids, n, record.ModeChatTemplate, nil
 	}
-	return s.tok.Encode(tokenizer.RenderChatMLFallback(msgs, addGen), false), record.ModeChatTemplateFallback, nil
+	ids, n := s.encodeBounded(tokenizer.RenderChatMLFallback(msgs, addGen), s.maxModelLen())
+	return ids, n, record.ModeChatTemplateFallback, nil
 }
 
 func (s *Server) checkIDs(ids []int, param string) *apiError {
@@ -266,12 +394,16 @@ func (s *Server) checkIDs(ids []int, param string) *apiError {
 	return nil
 }
 
-// encodePrompt counts a completions prompt or embeddings input.
+// encodePrompt counts a completions prompt or embeddings input; each text or id
+// sequence is held to the context length.
 func (s *Server) encodePrompt(p openai.Prompt, param string, rec *record.Server) ([]int, *apiError) {
 	if p.IsTokens() {
 		var ids []int
 		for i, seq := range p.IDs {
 			if e := s.checkIDs(seq, param+"["+strconv.Itoa(i)+"]"); e != nil {
+				return nil, e
+			}
+			if e := s.checkLen(len(seq), param); e != nil {
 				return nil, e
 			}
 			ids = append(ids, seq...)
@@ -281,7 +413,11 @@ func (s *Server) encodePrompt(p openai.Prompt, param string, rec *record.Server)
 	}
 	var ids []int
 	for _, t := range p.Texts {
-		ids = append(ids, s.tok.Encode(t, false)...)
+		e, n := s.encodeBounded(t, s.maxModelLen())
+		if err := s.checkLen(n, param); err != nil {
+			return nil, err
+		}
+		ids = append(ids, e...)
 	}
 	rec.TokenizationMode = record.ModeTokenizerCall
 	return ids, nil
@@ -298,8 +434,8 @@ func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiEr
 	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
-	if req.N != nil && *req.N != 1 {
-		return badRequest("invalid_value", "n", "n = %d is not supported by the mock server; only one choice (n = 1)", *req.N)
+	if e := sampling(req.Temperature, req.TopP, req.N); e != nil {
+		return e
 	}
 	if req.Prompt.Empty() {
 		return badRequest("missing_field", "prompt", "you must provide a prompt parameter")
@@ -337,6 +473,9 @@ func (s *Server) parseResponses(body []byte, j *job, rec *record.Server) *apiErr
 		}
 		return e
 	}
+	if e := sampling(req.Temperature, req.TopP, nil); e != nil {
+		return e
+	}
 	// The Responses API has only max_output_tokens; record it where AIPerf does.
 	rec.MaxTokens, rec.MaxCompletionTokens = nil, intPtrCopy(req.MaxOutputTokens)
 	switch {
@@ -352,26 +491,30 @@ func (s *Server) parseResponses(body []byte, j *job, rec *record.Server) *apiErr
 			if m.Role == "" {
 				m.Role = "user"
 			}
-			_ = i
+			if !validRole(m.Role) {
+				return badRequest("invalid_value", fmt.Sprintf("input[%d].role", i),
+					"input[%d].role %q is not one of system, developer, user, assistant, tool, function", i, m.Role)
+			}
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
 			rec.NonTextParts += m.Content.NonText
 		}
-		ids, mode, err := s.encodeChat(msgs, true)
+		ids, n, mode, err := s.encodeChat(msgs, true)
 		if err != nil {
 			return badRequest("chat_template_error", "input", "chat template: %v", err)
 		}
-		j.ids, rec.ISL, rec.TokenizationMode = ids, len(ids), mode
+		j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
+		return s.checkLen(n, "input")
 	case req.Input.Text != "":
 		text := req.Input.Text
 		if req.Instructions != "" {
 			text = req.Instructions + "\n" + text
 		}
-		j.ids = s.tok.Encode(text, false)
-		rec.ISL, rec.TokenizationMode = len(j.ids), record.ModeTokenizerCall
+		ids, n := s.encodeBounded(text, s.maxModelLen())
+		j.ids, rec.ISL, rec.TokenizationMode = ids, n, record.ModeTokenizerCall
+		return s.checkLen(n, "input")
 	default:
 		return badRequest("missing_field", "input", "you must provide an input parameter")
 	}
-	return nil
 }
 
 func (s *Server) parseEmbeddings(body []byte, j *job, rec *record.Server) *apiError {
@@ -388,6 +531,9 @@ func (s *Server) parseEmbeddings(body []byte, j *job, rec *record.Server) *apiEr
 	case "", "float", "base64":
 	default:
 		return badRequest("invalid_value", "encoding_format", "encoding_format must be \"float\" or \"base64\", got %q", req.EncodingFormat)
+	}
+	if n, limit := max(len(req.Input.Texts), len(req.Input.IDs)), orInt(s.cfg.MaxEmbeddingInputs, DefaultMaxEmbeddingInputs); n > limit {
+		return badRequest("too_many_inputs", "input", "input has %d items, above this server's limit of %d (--max-embedding-inputs)", n, limit)
 	}
 	j.encoding = req.EncodingFormat
 	j.dims = orInt(s.cfg.EmbeddingDim, DefaultEmbeddingDim)
@@ -420,9 +566,19 @@ func (s *Server) parseRankings(body []byte, j *job, rec *record.Server) *apiErro
 	if len(docs) == 0 {
 		return badRequest("missing_field", "documents", "you must provide documents (or passages)")
 	}
-	ids := s.tok.Encode(req.Query.Text, false)
+	if limit := orInt(s.cfg.MaxRankingDocs, DefaultMaxRankingDocs); len(docs) > limit {
+		return badRequest("too_many_inputs", "documents", "%d documents, above this server's limit of %d (--max-ranking-docs)", len(docs), limit)
+	}
+	ids, n := s.encodeBounded(req.Query.Text, s.maxModelLen())
+	if e := s.checkLen(n, "query"); e != nil {
+		return e
+	}
 	for _, d := range docs {
-		ids = append(ids, s.tok.Encode(d.Text, false)...)
+		d, n := s.encodeBounded(d.Text, s.maxModelLen())
+		if e := s.checkLen(n, "documents"); e != nil {
+			return e
+		}
+		ids = append(ids, d...)
 	}
 	j.nInputs = len(docs)
 	j.topN = len(docs)

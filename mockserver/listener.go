@@ -67,6 +67,7 @@ func (l *guardListener) Accept() (net.Conn, error) {
 				c.Close()
 				continue
 			}
+			l.s.wg.Add(1) // Close waits for its record
 			go l.refuse(c)
 			continue
 		}
@@ -84,6 +85,7 @@ const refuseWait = time.Second
 // refuse answers one connection over the limit: it reads the request head, answers 503
 // with Retry-After and closes. The request goes to the rejected-requests file.
 func (l *guardListener) refuse(c *net.TCPConn) {
+	defer l.s.wg.Done()
 	defer l.refusing.Add(-1)
 	defer c.Close()
 	s := l.s
@@ -96,7 +98,15 @@ func (l *guardListener) refuse(c *net.TCPConn) {
 	body, _ := json.Marshal(openai.NewError(openai.ErrOverloaded, msg, "", ""))
 	resp := "HTTP/1.1 503 Service Unavailable\r\nServer: " + serverName + "\r\nContent-Type: application/json\r\nRetry-After: " +
 		strconv.Itoa(retry) + "\r\nConnection: close\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
-	if _, err := c.Write(append([]byte(resp), body...)); err == nil {
+	_, werr := c.Write(append([]byte(resp), body...))
+	if n > 0 { // a request arrived and was answered: record it
+		rec := record.Server{TS: float64(now.UnixNano()) / 1e9, RecvNS: now.UnixNano(), Seq: s.seq.Add(1),
+			Endpoint: requestPath(buf[:n]), Status: 503, Rejected: "too_many_connections", TokenizationMode: record.ModeNone}
+		rec.RequestID = "req-" + strconv.FormatUint(rec.Seq, 10)
+		s.met.observe(&rec, time.Now())
+		s.rec.put(recItem{rec: rec})
+	}
+	if werr == nil {
 		_ = c.CloseWrite()
 		for {
 			if _, err := c.Read(buf); err != nil {
@@ -104,14 +114,6 @@ func (l *guardListener) refuse(c *net.TCPConn) {
 			}
 		}
 	}
-	if n == 0 {
-		return // no request arrived: nothing to record
-	}
-	rec := record.Server{TS: float64(now.UnixNano()) / 1e9, RecvNS: now.UnixNano(), Seq: s.seq.Add(1),
-		Endpoint: requestPath(buf[:n]), Status: 503, Rejected: "too_many_connections", TokenizationMode: record.ModeNone}
-	rec.RequestID = "req-" + strconv.FormatUint(rec.Seq, 10)
-	s.met.observe(&rec, time.Now())
-	s.rec.put(recItem{rec: rec})
 }
 
 // requestPath returns the path of an HTTP request line ("" if none).

@@ -255,6 +255,7 @@ type CompletionRequest struct {
 	Stop          Strings        `json:"stop,omitempty"`
 	Echo          bool           `json:"echo,omitempty"`
 	Temperature   *float64       `json:"temperature,omitempty"`
+	TopP          *float64       `json:"top_p,omitempty"`
 	N             *int           `json:"n,omitempty"`
 	Seed          *int64         `json:"seed,omitempty"`
 	// MaxCompletionTokens is not part of the completions API but some clients send it;
@@ -273,6 +274,7 @@ type ResponsesRequest struct {
 	MinTokens       *int          `json:"min_tokens,omitempty"`
 	IgnoreEOS       *bool         `json:"ignore_eos,omitempty"`
 	Temperature     *float64      `json:"temperature,omitempty"`
+	TopP            *float64      `json:"top_p,omitempty"`
 	Reasoning       *struct {
 		Effort *string `json:"effort,omitempty"`
 	} `json:"reasoning,omitempty"`
