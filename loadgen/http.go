@@ -315,6 +315,18 @@ func (w *worker) writeRequest(cn net.Conn, c *call) error {
 	return err
 }
 
+// answerWait bounds the read of an answer after a failed write (see answeredAnyway).
+const answerWait = time.Second
+
+// answeredAnyway reads a response the server sent before it stopped reading the
+// request, true if one arrived (in w.resp).
+func (w *worker) answeredAnyway(cn *conn, c *call) bool {
+	w.resp.Reset()
+	w.resp.StreamBody = c.stream
+	_ = cn.Conn.SetReadDeadline(time.Now().Add(answerWait))
+	return w.resp.Read(cn.br) == nil
+}
+
 func (t *target) put(c *conn) {
 	t.mu.Lock()
 	t.idle = append(t.idle, c)
@@ -515,6 +527,12 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		stamped = cn.useKernelTimestamps(c.stream && c.target.kernelTS)
 		rec.Sent = clock.now()
 		err = w.writeRequest(cn.Conn, c)
+		if err != nil && ctx.Err() == nil && (!reused || attempt > 0) && w.answeredAnyway(cn, c) {
+			// The server answered, then cut the write short (a 413 for a body over its
+			// limit): record its answer, not a connect error.
+			err, stop = nil, noStop
+			break
+		}
 		if err != nil {
 			cn.Close()
 			if ctx.Err() != nil {

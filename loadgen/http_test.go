@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -192,5 +193,49 @@ func TestCancelInterruptsBlockedReads(t *testing.T) {
 					tc.name, r.Index, r.ErrorKind, r.Error, r.Latency(), record.ErrCancelled, cfg.Timeout)
 			}
 		}
+	}
+}
+
+// TestAnswerAfterCutWrite: a server that answers 413 after the headers and closes
+// without reading the body cuts the client's write short; the record still carries the
+// server's answer (status 413 and its message), not a connect error.
+func TestAnswerAfterCutWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					l, err := br.ReadString('\n')
+					if err != nil || l == "\r\n" {
+						break
+					}
+				}
+				msg := `{"error":{"message":"request body is larger than this server's limit of 1024 bytes","type":"invalid_request_error"}}`
+				fmt.Fprintf(c, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)
+			}()
+		}
+	}()
+	big := strings.Repeat("w ", 8<<20) // 16 MiB, more than the sockets buffer
+	f := filepath.Join(t.TempDir(), "p.jsonl")
+	if err := os.WriteFile(f, []byte(`{"model":"m","messages":[{"role":"user","content":"`+big+`"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(context.Background(), Config{URLs: []string{"http://" + ln.Addr().String()}, InputFile: f, InputFormat: FormatPayloads, Requests: 1}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Records[0]
+	if r.Status != 413 || r.ErrorKind != record.ErrHTTPStatus || !strings.Contains(r.Error, "larger than this server's limit") {
+		t.Errorf("record: status %d, %s %q; want 413, %s and the server's message", r.Status, r.ErrorKind, r.Error, record.ErrHTTPStatus)
 	}
 }

@@ -254,3 +254,24 @@ func TestSamplingValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyTooLargeIsAnswered: a client still writing a body over the limit reads the
+// 413 (the server drains before closing instead of resetting), recorded as rejected.
+func TestBodyTooLargeIsAnswered(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "r.jsonl")
+	s := start(t, Config{Fast: true, BodyLimit: 1 << 20, RecordFile: file})
+	c := dial(t, s)
+	body := strings.Repeat("w ", 8<<20)
+	go fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", pathChat, len(body), body)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, b := readStream(t, bufio.NewReader(c))
+	if resp.StatusCode != 413 || !strings.Contains(string(b), "limit of 1048576 bytes") {
+		t.Fatalf("status %d body %s; want 413 naming the limit", resp.StatusCode, b)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rej := s.RejectedRecords(); len(rej) != 1 || rej[0].Rejected != "body_too_large" || len(s.Records()) != 0 {
+		t.Errorf("rejected %+v, records %d; want one body_too_large and none served", rej, len(s.Records()))
+	}
+}

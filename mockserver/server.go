@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -464,6 +465,36 @@ func (s *Server) handleError(ctx *fasthttp.RequestCtx, err error) {
 	}
 	s.reject(ctx, c, e)
 	ctx.SetConnectionClose()
+	if e.status == 413 {
+		s.lingerAnswer(ctx)
+	}
+}
+
+// Lingering close of a connection whose body the server refuses to read: the answer is
+// written, the write side shut, and what the client still sends read and discarded for
+// up to lingerTime or lingerBytes, so the client's kernel does not receive a reset that
+// would discard the answer before the client reads it.
+const (
+	lingerTime  = 2 * time.Second
+	lingerBytes = 256 << 20
+)
+
+func (s *Server) lingerAnswer(ctx *fasthttp.RequestCtx) {
+	tc, ok := ctx.Conn().(*handedBack)
+	if !ok {
+		return // fasthttp answers and closes
+	}
+	ctx.Response.Header.SetServer(serverName)
+	bw := bufio.NewWriter(tc)
+	if ctx.Response.Write(bw) != nil || bw.Flush() != nil {
+		return
+	}
+	ctx.Response.Reset() // answered: what fasthttp writes next goes nowhere
+	ctx.Response.SetStatusCode(413)
+	ctx.SetConnectionClose()
+	_ = tc.CloseWrite()
+	_ = tc.SetReadDeadline(time.Now().Add(lingerTime))
+	_, _ = io.Copy(io.Discard, io.LimitReader(tc.TCPConn, lingerBytes))
 }
 
 // connLevel reports whether err is the connection failing (reset, closed, timed out)
