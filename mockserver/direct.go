@@ -122,9 +122,9 @@ func directOK(ctx *fasthttp.RequestCtx) bool {
 // shutting down.
 func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) (reusable bool)) {
 	ctx.Response.Header.SetServer(serverName)
-	raw := !ctx.Request.Header.IsHTTP11()
-	keep := !raw && !ctx.Request.Header.ConnectionClose()
-	if raw {
+	http10 := !ctx.Request.Header.IsHTTP11()
+	keep := !http10 && !ctx.Request.Header.ConnectionClose()
+	if http10 {
 		ctx.Response.Header.SetContentLength(-2) // no Content-Length, no Transfer-Encoding
 	} else {
 		ctx.Response.Header.SetContentLength(-1)
@@ -149,7 +149,7 @@ func (s *Server) streamDirect(ctx *fasthttp.RequestCtx, run func(out streamOut) 
 		}
 		s.live.add(hc)
 		defer s.live.remove(hc)
-		out := &directOut{c: hc, buf: head, raw: raw}
+		out := &directOut{c: hc, buf: head, raw: http10}
 		reusable := run(out)
 		*bp = out.buf[:0]
 		bufPool.Put(bp)
