@@ -363,6 +363,7 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 			now := time.Now().UnixNano()
 			if r.FirstTokenNS == 0 {
 				r.FirstTokenNS = now
+				s.met.firstToken(c)
 			}
 			r.LastTokenNS = now
 		}
@@ -588,6 +589,7 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	now := time.Now().UnixNano()
 	if g.i > 0 {
 		r.FirstTokenNS, r.LastTokenNS = now, now
+		s.met.firstToken(c)
 	}
 	sb.WriteString(g.tail())
 	r.Status, r.OSL, r.FinishReason, r.Chunks = 200, g.reportedOSL(), g.finish, 0

@@ -1,12 +1,15 @@
 package mockserver
 
 import (
-	"fmt"
+	"hash/fnv"
 	"io"
-	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/perfgate/perfgate/record"
 )
@@ -14,135 +17,210 @@ import (
 // latency histogram bucket upper bounds, seconds.
 var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-type histo struct {
-	counts []uint64 // len(latencyBuckets)+1 (last = +Inf)
-	sum    float64
-	n      uint64
-}
+// Prefix-cache and KV-cache model behind the vLLM-named metrics.
+const (
+	// PrefixBlockTokens is the block size of the mock's prefix cache, in tokens
+	// (vLLM's default block size): a prompt hits the cache for each leading block of
+	// 16 token ids that an earlier prompt began with too.
+	PrefixBlockTokens = 16
+	// KVCacheTokens is the mock's KV-cache capacity: vllm:kv_cache_usage_perc is the
+	// tokens held by the requests in flight (prompt plus output cap) over this.
+	KVCacheTokens = 1 << 18
+	// prefixCacheBlocks bounds the prefix cache; when full it is emptied.
+	prefixCacheBlocks = 1 << 20
+)
 
-func (h *histo) observe(sec float64) {
-	if h.counts == nil {
-		h.counts = make([]uint64, len(latencyBuckets)+1)
-	}
-	i, _ := slices.BinarySearch(latencyBuckets, sec)
-	h.counts[i]++
-	h.sum += sec
-	h.n++
-}
-
-type reqKey struct {
-	endpoint string
-	status   int
-}
-
-// metrics holds the Prometheus counters; updated once per finished request.
+// metrics holds the Prometheus metrics, served by /metrics through client_golang:
+// perfgate's own (perfgate_mock_*) and vLLM's names (vllm:*), so a scraper written
+// for vLLM can be tested against the mock.
 type metrics struct {
-	mu        sync.Mutex
-	requests  map[reqKey]uint64
-	errors    map[string]uint64 // by kind (rejection reason or fault)
-	tokensIn  map[string]uint64
-	tokensOut map[string]uint64
-	ttft      map[string]*histo
-	e2e       map[string]*histo
+	reg *prometheus.Registry
+
+	requests  *prometheus.CounterVec // endpoint, status
+	errors    *prometheus.CounterVec // kind
+	tokensIn  *prometheus.CounterVec // endpoint
+	tokensOut *prometheus.CounterVec // endpoint
+	ttft      *prometheus.HistogramVec
+	e2e       *prometheus.HistogramVec
+
+	vPrompt, vGen        prometheus.Counter
+	vTTFT, vE2E          prometheus.Histogram
+	vQueries, vHits      prometheus.Counter
+	vSuccess             *prometheus.CounterVec // finished_reason
+	waiting, running     atomic.Int64
+	kvTokens             atomic.Int64
+	inflight, streams    func() int64
+	prefixMu             sync.Mutex
+	prefix               map[uint64]struct{}
+	promptTok, genTokens atomic.Int64 // vLLM counters' totals, for tests
 }
 
-func newMetrics() *metrics {
-	return &metrics{requests: map[reqKey]uint64{}, errors: map[string]uint64{}, tokensIn: map[string]uint64{},
-		tokensOut: map[string]uint64{}, ttft: map[string]*histo{}, e2e: map[string]*histo{}}
+// newMetrics registers every metric; model is the model_name label of the vLLM
+// metrics, inflight and streams read the server's gauges.
+func newMetrics(model string, inflight, streams func() int64) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry(), inflight: inflight, streams: streams, prefix: map[uint64]struct{}{}}
+	cv := func(name, help string, labels ...string) *prometheus.CounterVec {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+		m.reg.MustRegister(c)
+		return c
+	}
+	hv := func(name, help string) *prometheus.HistogramVec {
+		h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: latencyBuckets}, []string{"endpoint"})
+		m.reg.MustRegister(h)
+		return h
+	}
+	m.requests = cv("perfgate_mock_requests_total", "Requests answered, by endpoint and status.", "endpoint", "status")
+	m.errors = cv("perfgate_mock_errors_total", "Rejected requests, injected faults and client disconnects, by kind.", "kind")
+	m.tokensIn = cv("perfgate_mock_prompt_tokens_total", "Input tokens received.", "endpoint")
+	m.tokensOut = cv("perfgate_mock_generation_tokens_total", "Output tokens sent.", "endpoint")
+	m.ttft = hv("perfgate_mock_time_to_first_token_seconds", "Server-side time to first token.")
+	m.e2e = hv("perfgate_mock_request_duration_seconds", "Server-side request duration (receive to last byte).")
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "perfgate_mock_requests_in_flight", Help: "Requests being served."}, func() float64 { return float64(m.inflight()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "perfgate_mock_streams_open", Help: "Streams open."}, func() float64 { return float64(m.streams()) }),
+	)
+
+	vl := prometheus.Labels{"model_name": model}
+	counter := func(name, help string) prometheus.Counter {
+		c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: vl})
+		m.reg.MustRegister(c)
+		return c
+	}
+	hist := func(name, help string) prometheus.Histogram {
+		h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: latencyBuckets, ConstLabels: vl})
+		m.reg.MustRegister(h)
+		return h
+	}
+	gauge := func(name, help string, f func() float64) {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: vl}, f))
+	}
+	m.vPrompt = counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.")
+	m.vGen = counter("vllm:generation_tokens_total", "Number of generation tokens processed.")
+	m.vQueries = counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in tokens.")
+	m.vHits = counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in tokens.")
+	m.vTTFT = hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.")
+	m.vE2E = hist("vllm:e2e_request_latency_seconds", "Histogram of end-to-end request latency in seconds.")
+	m.vSuccess = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:request_success_total", Help: "Count of successfully processed requests.", ConstLabels: vl}, []string{"finished_reason"})
+	m.reg.MustRegister(m.vSuccess)
+	gauge("vllm:num_requests_running", "Requests past their first token, being generated.", func() float64 { return float64(m.running.Load()) })
+	gauge("vllm:num_requests_waiting", "Generation requests admitted whose first token is not out yet.", func() float64 { return float64(m.waiting.Load()) })
+	gauge("vllm:kv_cache_usage_perc", "KV-cache usage: tokens held by requests in flight over the capacity (1 = 100%).", func() float64 {
+		return min(1, float64(m.kvTokens.Load())/KVCacheTokens)
+	})
+	return m
 }
 
+// admit accounts for a generation request whose prompt (ids) was parsed: it
+// queries the prefix cache, reserves KV-cache tokens for the prompt and the output
+// cap, and counts the request as waiting until its first token. release undoes it.
+func (m *metrics) admit(c *call, ids []int, maxOut int) {
+	c.kv = int64(len(ids) + max(maxOut, 0))
+	c.admitted = true
+	m.kvTokens.Add(c.kv)
+	m.waiting.Add(1)
+	m.vQueries.Add(float64(len(ids)))
+	if hits := m.prefixHits(ids); hits > 0 {
+		m.vHits.Add(float64(hits))
+	}
+}
+
+// prefixHits returns the tokens of ids found in the prefix cache (whole leading
+// blocks) and adds ids' blocks to it.
+func (m *metrics) prefixHits(ids []int) int {
+	m.prefixMu.Lock()
+	defer m.prefixMu.Unlock()
+	h := fnv.New64a()
+	var buf [8]byte
+	hits, hitting := 0, true
+	for b := 0; b+PrefixBlockTokens <= len(ids); b += PrefixBlockTokens {
+		for _, id := range ids[b : b+PrefixBlockTokens] {
+			v := uint64(id)
+			for i := range buf {
+				buf[i] = byte(v >> (8 * i))
+			}
+			h.Write(buf[:])
+		}
+		key := h.Sum64() // chained: the block's hash covers every block before it
+		if _, ok := m.prefix[key]; ok && hitting {
+			hits += PrefixBlockTokens
+			continue
+		}
+		hitting = false
+		if len(m.prefix) >= prefixCacheBlocks {
+			clear(m.prefix)
+		}
+		m.prefix[key] = struct{}{}
+	}
+	return hits
+}
+
+// firstToken moves an admitted request from waiting to running.
+func (m *metrics) firstToken(c *call) {
+	if c.admitted && !c.started {
+		c.started = true
+		m.waiting.Add(-1)
+		m.running.Add(1)
+	}
+}
+
+func (m *metrics) release(c *call) {
+	if !c.admitted {
+		return
+	}
+	c.admitted = false
+	m.kvTokens.Add(-c.kv)
+	if c.started {
+		m.running.Add(-1)
+	} else {
+		m.waiting.Add(-1)
+	}
+}
+
+// observe counts one finished request.
 func (m *metrics) observe(r *record.Server, end time.Time) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.requests[reqKey{r.Endpoint, r.Status}]++
+	m.requests.WithLabelValues(r.Endpoint, strconv.Itoa(r.Status)).Inc()
 	switch {
 	case r.Rejected != "":
-		m.errors[r.Rejected]++
+		m.errors.WithLabelValues(r.Rejected).Inc()
 	case r.Fault != "":
-		m.errors[r.Fault]++
+		m.errors.WithLabelValues(r.Fault).Inc()
 	}
 	if r.ClientGone {
-		m.errors["client_gone"]++
+		m.errors.WithLabelValues("client_gone").Inc()
 	}
 	if r.Rejected != "" {
 		return
 	}
-	m.tokensIn[r.Endpoint] += uint64(r.ISL)
-	m.tokensOut[r.Endpoint] += uint64(r.OSL)
+	m.tokensIn.WithLabelValues(r.Endpoint).Add(float64(r.ISL))
+	m.tokensOut.WithLabelValues(r.Endpoint).Add(float64(r.OSL))
+	m.vPrompt.Add(float64(r.ISL))
+	m.vGen.Add(float64(r.OSL))
+	m.promptTok.Add(int64(r.ISL))
+	m.genTokens.Add(int64(r.OSL))
 	if r.FirstTokenNS != 0 {
-		h := m.ttft[r.Endpoint]
-		if h == nil {
-			h = &histo{}
-			m.ttft[r.Endpoint] = h
-		}
-		h.observe(float64(r.FirstTokenNS-r.RecvNS) / 1e9)
+		s := float64(r.FirstTokenNS-r.RecvNS) / 1e9
+		m.ttft.WithLabelValues(r.Endpoint).Observe(s)
+		m.vTTFT.Observe(s)
 	}
-	h := m.e2e[r.Endpoint]
-	if h == nil {
-		h = &histo{}
-		m.e2e[r.Endpoint] = h
+	e2e := float64(end.UnixNano()-r.RecvNS) / 1e9
+	m.e2e.WithLabelValues(r.Endpoint).Observe(e2e)
+	m.vE2E.Observe(e2e)
+	if r.Status >= 200 && r.Status < 300 && r.FinishReason != "" {
+		m.vSuccess.WithLabelValues(r.FinishReason).Inc()
 	}
-	h.observe(float64(end.UnixNano()-r.RecvNS) / 1e9)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // write renders the Prometheus text exposition format.
-func (m *metrics) write(w io.Writer, inflight, streams int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	fmt.Fprintf(w, "# HELP perfgate_mock_requests_total Requests answered, by endpoint and status.\n# TYPE perfgate_mock_requests_total counter\n")
-	keys := make([]reqKey, 0, len(m.requests))
-	for k := range m.requests {
-		keys = append(keys, k)
+func (m *metrics) write(w io.Writer) error {
+	fams, err := m.reg.Gather()
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(keys, func(a, b reqKey) int {
-		if a.endpoint != b.endpoint {
-			if a.endpoint < b.endpoint {
-				return -1
-			}
-			return 1
-		}
-		return a.status - b.status
-	})
-	for _, k := range keys {
-		fmt.Fprintf(w, "perfgate_mock_requests_total{endpoint=%q,status=\"%d\"} %d\n", k.endpoint, k.status, m.requests[k])
-	}
-	fmt.Fprintf(w, "# HELP perfgate_mock_errors_total Rejected requests, injected faults and client disconnects, by kind.\n# TYPE perfgate_mock_errors_total counter\n")
-	for _, k := range sortedKeys(m.errors) {
-		fmt.Fprintf(w, "perfgate_mock_errors_total{kind=%q} %d\n", k, m.errors[k])
-	}
-	fmt.Fprintf(w, "# HELP perfgate_mock_prompt_tokens_total Input tokens received.\n# TYPE perfgate_mock_prompt_tokens_total counter\n")
-	for _, k := range sortedKeys(m.tokensIn) {
-		fmt.Fprintf(w, "perfgate_mock_prompt_tokens_total{endpoint=%q} %d\n", k, m.tokensIn[k])
-	}
-	fmt.Fprintf(w, "# HELP perfgate_mock_generation_tokens_total Output tokens sent.\n# TYPE perfgate_mock_generation_tokens_total counter\n")
-	for _, k := range sortedKeys(m.tokensOut) {
-		fmt.Fprintf(w, "perfgate_mock_generation_tokens_total{endpoint=%q} %d\n", k, m.tokensOut[k])
-	}
-	fmt.Fprintf(w, "# HELP perfgate_mock_requests_in_flight Requests being served.\n# TYPE perfgate_mock_requests_in_flight gauge\nperfgate_mock_requests_in_flight %d\n", inflight)
-	fmt.Fprintf(w, "# HELP perfgate_mock_streams_open Streams open.\n# TYPE perfgate_mock_streams_open gauge\nperfgate_mock_streams_open %d\n", streams)
-	writeHist := func(name, help string, hs map[string]*histo) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
-		for _, ep := range sortedKeys(hs) {
-			h := hs[ep]
-			cum := uint64(0)
-			for i, le := range latencyBuckets {
-				cum += h.counts[i]
-				fmt.Fprintf(w, "%s_bucket{endpoint=%q,le=%q} %d\n", name, ep, strconv.FormatFloat(le, 'g', -1, 64), cum)
-			}
-			cum += h.counts[len(latencyBuckets)]
-			fmt.Fprintf(w, "%s_bucket{endpoint=%q,le=\"+Inf\"} %d\n", name, ep, cum)
-			fmt.Fprintf(w, "%s_sum{endpoint=%q} %g\n%s_count{endpoint=%q} %d\n", name, ep, h.sum, name, ep, h.n)
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, f := range fams {
+		if err := enc.Encode(f); err != nil {
+			return err
 		}
 	}
-	writeHist("perfgate_mock_time_to_first_token_seconds", "Server-side time to first token.", m.ttft)
-	writeHist("perfgate_mock_request_duration_seconds", "Server-side request duration (receive to last byte).", m.e2e)
+	return nil
 }

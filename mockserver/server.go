@@ -89,7 +89,8 @@ func New(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), models: cfg.models(), logw: o.logw,
-		abort: make(chan struct{}), occ: map[uint64]uint32{}, met: newMetrics(), served: make(chan error, 1)}
+		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
+	s.met = newMetrics(s.models[0], s.inflight.Load, s.streams.Load)
 	s.agg = newAggregator(tok.VocabSize())
 	return s, nil
 }
@@ -379,6 +380,9 @@ func (s *Server) hasModel(m string) bool {
 type call struct {
 	rec  record.Server
 	recv time.Time // with the monotonic reading: deadlines are computed from it
+	// The vLLM-named gauges' accounting (metrics.admit, firstToken, release).
+	kv                int64
+	admitted, started bool
 }
 
 // begin starts accounting for one recorded request.
@@ -421,6 +425,7 @@ func clientRequestID(h []byte) string {
 // finish hands the record to the recorder and the metrics.
 func (s *Server) finish(c *call, ids []int) {
 	r := &c.rec
+	s.met.release(c)
 	s.met.observe(r, time.Now())
 	s.inflight.Add(-1)
 	s.rec.put(recItem{rec: *r, ids: ids})
@@ -532,7 +537,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	case "/metrics":
 		ctx.SetContentType("text/plain; version=0.0.4")
-		s.met.write(ctx, s.inflight.Load(), s.streams.Load())
+		_ = s.met.write(ctx)
 		return
 	case "/v1/models":
 		if !ctx.IsGet() {
@@ -585,6 +590,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if e != nil {
 		s.reject(ctx, c, e)
 		return
+	}
+	if k != kindEmbeddings && k != kindRankings {
+		s.met.admit(c, j.ids, j.maxOut)
 	}
 	rng := s.reqRNG(body, j.seed)
 	if s.injectError(ctx, c, rng) {

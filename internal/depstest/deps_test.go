@@ -27,16 +27,17 @@ var allowed = map[string][]string{
 	"internal/testutil":         {},
 	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
 	"internal/depstest":         {},
+	"servermetrics":             {},
 	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
 	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
 	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
 	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
-	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record"},
-	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record"},
+	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
+	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"perftest/check":            {"distribution/...", "metric", "record"},
-	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record"},
-	"perftest":                  {"perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record"},
-	"cmd/perfgate":              {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record"},
+	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
+	"perftest":                  {"perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
+	"cmd/perfgate":              {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
 	"bench/...":                 {"..."},
 }
 
@@ -44,7 +45,11 @@ var allowed = map[string][]string{
 var thirdParty = map[string][]string{
 	"tokenizer":    {"github.com/dlclark/regexp2", "golang.org/x/text", "github.com/daulet/tokenizers"},
 	"distribution": {"gonum.org/v1/gonum", "github.com/montanaflynn/stats", "golang.org/x/"},
-	"internal":     {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
+	// servermetrics parses the Prometheus exposition format with Prometheus's own parser.
+	"servermetrics": {"github.com/prometheus/common/", "github.com/prometheus/client_model/"},
+	// mockserver serves its metrics through client_golang (and renders them with expfmt).
+	"mockserver": {"github.com/prometheus/client_golang/", "github.com/prometheus/common/", "github.com/prometheus/client_model/", "github.com/valyala/fasthttp", "golang.org/x/"},
+	"internal":   {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
 }
 
 type pkg struct {
