@@ -95,6 +95,10 @@ func New(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
+// InFlight returns the number of requests being served: received and not yet
+// recorded (nor counted in /metrics).
+func (s *Server) InFlight() int { return int(s.inflight.Load()) }
+
 // Config returns the configuration the server runs with.
 func (s *Server) Config() Config { return s.cfg }
 

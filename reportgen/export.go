@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // Export file names, as AIPerf names them (so existing dashboards and scripts find
@@ -58,6 +59,10 @@ type ExportOptions struct {
 	NoRecords bool
 	// Report tunes the HTML run report.
 	Report RunReportOptions
+	// ServerMetrics, when set, is written as server_metrics.json and shown in the
+	// HTML report (unless Report.ServerMetrics is set already). The AIPerf files keep
+	// their shape.
+	ServerMetrics *servermetrics.Summary
 }
 
 // WriteExports writes the run's exports into dir (created if needed): AIPerf's
@@ -100,8 +105,14 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 				return WriteAIPerfJSONLOptions(w, run.Records, metric.Options{UsageOSL: run.Metrics.OSLSource == "usage"})
 			}})
 	}
+	if opts.ServerMetrics != nil {
+		files = append(files, file{servermetrics.SummaryFile, func(w io.Writer) error { return writeJSON(w, opts.ServerMetrics) }})
+	}
 	if !opts.NoHTML {
 		ro := opts.Report
+		if ro.ServerMetrics == nil {
+			ro.ServerMetrics = opts.ServerMetrics
+		}
 		if ro.Metrics == nil && (len(run.Metrics.Stats) > 0 || len(run.Metrics.Scalars) > 0) {
 			ro.Metrics = &run.Metrics
 		}

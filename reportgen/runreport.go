@@ -7,10 +7,13 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // RunReportOptions tunes [WriteRunReport]. The zero value is ready to use.
@@ -25,6 +28,9 @@ type RunReportOptions struct {
 	Metrics *record.Metrics
 	// Verdicts are the run's assertion outcomes, shown first (failed ones first).
 	Verdicts []Verdict
+	// ServerMetrics, when set, adds a "Server metrics" section: per scraped URL the
+	// scrape counts, the derived figures, and the counter deltas and gauge statistics.
+	ServerMetrics *servermetrics.Summary
 }
 
 // Verdict is one assertion outcome as the report shows it: pass or fail and its text
@@ -219,6 +225,56 @@ type runPage struct {
 	ErrRows         []errRow
 	Verdicts        []Verdict
 	Passed, Failed  int
+	Server          []serverSection
+}
+
+// serverSection is one scraped URL in the report.
+type serverSection struct {
+	URL      string
+	Derived  []kv
+	Errors   []string
+	Counters []kv // name{labels}, delta
+	Gauges   [][5]string
+}
+
+func serverSections(s *servermetrics.Summary) []serverSection {
+	if s == nil {
+		return nil
+	}
+	var out []serverSection
+	for _, e := range s.Endpoints {
+		sec := serverSection{URL: e.URL, Errors: e.Errors}
+		for _, l := range e.Lines() {
+			sec.Derived = append(sec.Derived, kv{l[0], l[1]})
+		}
+		for _, c := range e.Counters {
+			sec.Counters = append(sec.Counters, kv{seriesName(c.Name, c.Labels), num(c.Delta)})
+		}
+		for _, h := range e.Histograms {
+			sec.Counters = append(sec.Counters, kv{seriesName(h.Name, h.Labels) + " (count, mean)", num(h.Count) + ", " + num(h.Mean)})
+		}
+		for _, g := range e.Gauges {
+			sec.Gauges = append(sec.Gauges, [5]string{seriesName(g.Name, g.Labels), fmt.Sprint(g.N), num(g.Mean), num(g.Min), num(g.Max)})
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+func seriesName(name string, labels map[string]string) string {
+	if len(labels) == 0 {
+		return name
+	}
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + strconv.Quote(labels[k])
+	}
+	return name + "{" + strings.Join(parts, ",") + "}"
 }
 
 type kv struct{ K, V string }
@@ -247,6 +303,13 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{if .ErrRows}}<table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
 {{range .ErrRows}}<tr><td class="l">{{.Kind}}</td><td>{{.Count}}</td><td class="l"><code>{{.Example}}</code></td></tr>{{end}}
 </tbody></table>{{else}}<p class="pass" id="no-errors">No failed requests.</p>{{end}}
+{{if .Server}}<h2>Server metrics</h2>
+<div id="server-metrics">{{range .Server}}<h3><code>{{.URL}}</code></h3>
+<table class="server-derived"><tbody>{{range .Derived}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
+{{if .Errors}}<p class="fail">Failed scrapes:</p><ul>{{range .Errors}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
+{{if .Counters}}<table class="server-counters"><thead><tr><th class="l">counter</th><th>delta over the run</th></tr></thead><tbody>{{range .Counters}}<tr><td class="l"><code>{{.K}}</code></td><td>{{.V}}</td></tr>{{end}}</tbody></table>{{end}}
+{{if .Gauges}}<table class="server-gauges"><thead><tr><th class="l">gauge</th><th>n</th><th>mean</th><th>min</th><th>max</th></tr></thead><tbody>{{range .Gauges}}<tr><td class="l"><code>{{index . 0}}</code></td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>{{end}}</tbody></table>{{end}}
+{{end}}</div>{{end}}
 `)
 
 // WriteRunReport writes the HTML report of one run to w: a summary table, latency
@@ -293,6 +356,7 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 		}
 		return 1
 	})
+	page.Server = serverSections(opts.ServerMetrics)
 	sum := opts.Metrics
 	if sum == nil {
 		m := metric.Compute(recs, mopt, nil)

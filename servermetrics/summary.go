@@ -2,6 +2,7 @@ package servermetrics
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -457,8 +458,8 @@ func Summarize(r io.Reader) (Summary, error) {
 	d := json.NewDecoder(r)
 	for line := 1; ; line++ {
 		var sc Scrape
-		if err := d.Decode(&sc); err == io.EOF {
-			break
+		if err := d.Decode(&sc); err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			break // the end, or a last line cut short by a killed writer
 		} else if err != nil {
 			return a.Summary(), fmt.Errorf("servermetrics: scrape %d: %w", line, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/reportgen/sweep"
+	"github.com/perfgate/perfgate/servermetrics"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
@@ -141,6 +142,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 	if !o.quiet {
 		_ = reportgen.WriteTable(e.stdout, r.out.Metrics, reportgen.TableOptions{Width: e.width})
 	}
+	printServerMetrics(e.stdout, r.out.ServerMetrics)
 	return finish(ctx, e, r, o, o.artifactDir)
 }
 
@@ -318,4 +320,21 @@ func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (the top of the range)\n", a, res.Best)
 	}
 	return nil
+}
+
+// printServerMetrics prints, per scraped URL, the scrape counts (failures always
+// shown) and the derived figures.
+func printServerMetrics(w io.Writer, s *servermetrics.Summary) {
+	if s == nil {
+		return
+	}
+	for _, ep := range s.Endpoints {
+		fmt.Fprintf(w, "server metrics %s:\n", ep.URL)
+		for _, l := range ep.Lines() {
+			fmt.Fprintf(w, "    %-28s %s\n", l[0]+":", l[1])
+		}
+		for _, msg := range ep.Errors {
+			fmt.Fprintf(w, "    failed scrape: %s\n", msg)
+		}
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // DefaultArtifactDir is where profile writes its artifacts unless --artifact-dir says
@@ -54,6 +55,8 @@ type profileFlags struct {
 	seed                                                                         uint64
 	goodput, islDist, oslDist, arrival, config, name                             string
 	headers, extra, asserts                                                      stringList
+	serverMetrics                                                                stringList
+	serverMetricsInterval                                                        float64
 }
 
 func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
@@ -107,6 +110,8 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.timeout, loadgen.DefaultTimeout.Seconds(), "per-request timeout in seconds, send to last byte", "request-timeout-seconds")
 	flt(&f.idleTimeout, loadgen.DefaultIdleTimeout.Seconds(), "streamed requests: the longest wait for the headers or between chunks, in seconds (0 = none)", "idle-timeout-seconds")
 	flt(&f.grace, loadgen.DefaultGracePeriod.Seconds(), "after --benchmark-duration, seconds requests in flight may still finish; then they are cancelled (0 = at once)", "benchmark-grace-period")
+	fs.Var(&f.serverMetrics, "server-metrics", "Prometheus endpoint to scrape before, during and after the run (repeatable): a URL, or a path such as /metrics on the server under test (the mock too)")
+	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "seconds between server-metrics scrapes during the run", "server-metrics-interval")
 	// perfgate's own.
 	boolean(&o.mock, false, "profile the in-process mock server (no --url needed)", "mock")
 	str(&f.config, "", "scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
@@ -399,6 +404,9 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if f.fixedSchedule {
 		sc.Schedule = true
 	}
+	if err := applyServerMetrics(&sc, f, has("server-metrics-interval")); err != nil {
+		return sc, err
+	}
 	if f.goodput != "" {
 		slo, err := metric.ParseAIPerfSLO(f.goodput)
 		if err != nil {
@@ -456,6 +464,30 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		return sc, invalid(errors.New(trimInvalid(err.Error())))
 	}
 	return sc, nil
+}
+
+// applyServerMetrics maps --server-metrics and --server-metrics-interval onto the
+// scenario, checking each URL before anything runs.
+func applyServerMetrics(sc *scenario.Scenario, f *profileFlags, intervalSet bool) error {
+	for _, u := range f.serverMetrics {
+		one := servermetrics.Config{URLs: []string{u}}
+		if err := one.Validate(); err != nil {
+			msg := strings.TrimPrefix(err.Error(), servermetrics.ErrInvalidConfig.Error()+": ")
+			return invalidf("--server-metrics: %s", msg)
+		}
+		sc.ServerMetrics.URLs = append(sc.ServerMetrics.URLs, u)
+	}
+	if intervalSet {
+		v := f.serverMetricsInterval
+		if !(v > 0) || math.IsInf(v, 0) {
+			return invalidf("--server-metrics-interval %v: want a positive number of seconds", v)
+		}
+		if !sc.ServerMetrics.Enabled() {
+			return invalidf("--server-metrics-interval needs --server-metrics URL")
+		}
+		sc.ServerMetrics.Interval = time.Duration(v * float64(time.Second))
+	}
+	return nil
 }
 
 func cmpOr(a, b string) string {

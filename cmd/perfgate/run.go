@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/servermetrics"
 	"golang.org/x/term"
 )
 
@@ -232,8 +233,8 @@ func (s *stringList) Set(v string) error {
 }
 
 // redactArgs returns args with every credential replaced by "[redacted]": the value of
-// --api-key, and of a -H/--header whose name is a credential header
-// (openai.CredentialHeader), in both "--flag value" and "--flag=value" forms. What
+// --api-key, of a -H/--header whose name is a credential header
+// (openai.CredentialHeader), and the query values of --server-metrics URLs, in both "--flag value" and "--flag=value" forms. What
 // perfgate writes of its own command line (the manifest) goes through it.
 func redactArgs(args []string) []string {
 	out := slices.Clone(args)
@@ -253,6 +254,8 @@ func redactArgs(args []string) []string {
 				}
 				return h
 			}
+		case "server-metrics":
+			redact = servermetrics.Redact // a scrape URL may carry a token in its query
 		default:
 			continue
 		}

@@ -70,6 +70,9 @@ func (s Scenario) Validate() error {
 	if err := cfg.Validate(); err != nil {
 		bad("%v", err)
 	}
+	if err := s.ServerMetrics.Validate(); err != nil {
+		bad("server_metrics: %v", err)
+	}
 	o := s.Objectives
 	if !(o.Goodput >= 0 && o.Goodput <= 1) {
 		bad("objectives.goodput %v: want a fraction in [0, 1]", o.Goodput)

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // Load reads a run's artifacts back from dir (as written by [Run]): the client
@@ -47,6 +48,15 @@ func Load(dir string) (*Outcome, error) {
 	}
 	if o.Scenario.Name == "" {
 		o.Scenario.Name = filepath.Base(dir)
+	}
+	if f, err := os.Open(filepath.Join(dir, servermetrics.File)); err == nil {
+		sum, err := servermetrics.Summarize(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("scenario: load %s: %w", servermetrics.File, err)
+		}
+		o.ServerMetrics = &sum
+		o.Files = append(o.Files, f.Name())
 	}
 	if srv, err := loadServer(filepath.Join(dir, ServerFile)); err != nil && !errors.Is(err, record.ErrTruncated) {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // Outcome is what [Run] returns: the scenario as run, both recordings, the metrics and
@@ -38,6 +39,9 @@ type Outcome struct {
 	TemplateOverhead []int
 	// Metrics summarises Client (warm-up excluded).
 	Metrics record.Metrics
+	// ServerMetrics summarises the scrapes of Scenario.ServerMetrics (nil when it
+	// scraped nothing).
+	ServerMetrics *servermetrics.Summary
 	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
 	Dir   string
 	Files []string

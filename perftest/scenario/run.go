@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
+	"github.com/perfgate/perfgate/servermetrics"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
@@ -112,7 +113,46 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		cfg.RecordFile = filepath.Join(artifactDir, ClientFile)
 		cfg.DiscardRecords = true
 	}
+	var scraper *servermetrics.Scraper
+	var smFile *os.File
+	if sc.ServerMetrics.Enabled() {
+		var w io.Writer
+		if artifactDir != "" {
+			f, err := os.Create(filepath.Join(artifactDir, servermetrics.File))
+			if err != nil {
+				return nil, fmt.Errorf("scenario %q: artifacts: %w", sc.Name, err)
+			}
+			smFile, w = f, f
+			defer smFile.Close() // on early return; closed below otherwise
+		}
+		// The scrapes outlive a cancelled run: the one after it still says where
+		// the server's counters ended. Each is bounded by the scrape timeout.
+		var err error
+		if scraper, err = servermetrics.Start(context.WithoutCancel(ctx), sc.ServerMetrics.Resolve(url), w); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w: %w", sc.Name, ErrInvalidScenario, err)
+		}
+	}
 	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
+	if scraper != nil {
+		if srv != nil {
+			// The mock counts a request when it has recorded it, just after the last
+			// byte went out: let the requests the client saw finish count first.
+			for i := 0; srv.InFlight() > 0 && i < 2000; i++ {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		sum, err := scraper.Stop()
+		out.ServerMetrics = &sum
+		if smFile != nil {
+			if cerr := smFile.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("servermetrics: %w", cerr)
+			}
+			out.Files = append(out.Files, smFile.Name())
+		}
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if srv != nil {
 		if err := srv.Close(); err != nil && runErr == nil {
 			runErr = fmt.Errorf("mock server: %w", err)
@@ -218,7 +258,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	for _, v := range vs {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}
-	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro})
+	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro, ServerMetrics: o.ServerMetrics})
 	o.Files = append(o.Files, files...)
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)
@@ -240,7 +280,8 @@ func (o *Outcome) WriteReports(command ...string) error {
 		ti = &reportgen.TokenizerInfo{Name: name}
 	}
 	o.Files = slices.DeleteFunc(o.Files, func(f string) bool {
-		return filepath.Base(f) != ClientFile // writeArtifacts lists the rest again
+		b := filepath.Base(f)
+		return b != ClientFile && b != servermetrics.File // writeArtifacts lists the rest again
 	})
 	if err := o.writeArtifacts(ti, time.Time{}, command); err != nil {
 		return fmt.Errorf("scenario %q: %w", o.Scenario.Name, err)

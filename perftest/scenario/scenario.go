@@ -10,6 +10,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // Artifact file names written by [Run] into its artifact directory.
@@ -112,6 +113,13 @@ type Scenario struct {
 	// Objectives are the pass/fail rules checked by Outcome.Check, by perftest's
 	// Result.AssertObjectives and by `perfgate profile`.
 	Objectives Objectives `json:"objectives,omitzero" yaml:"objectives,omitempty"`
+
+	// ServerMetrics scrapes the server's Prometheus metrics before, during (every
+	// Interval, zero = 1 s) and after the run into server_metrics.jsonl, summarised in
+	// Outcome.ServerMetrics, server_metrics.json and the HTML report. A URL may be a
+	// path ("/metrics"), resolved against Endpoint or the in-process mock. Zero =
+	// scrape nothing. A failed scrape is recorded, never fatal.
+	ServerMetrics servermetrics.Config `json:"server_metrics,omitzero" yaml:"server_metrics,omitempty"`
 
 	// Client holds every other load-generator setting (timeouts, headers, extra body,
 	// several URLs, cancellation, SLO for the metrics' goodput …). The fields above
