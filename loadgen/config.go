@@ -238,6 +238,12 @@ type Config struct {
 
 	// Concurrency: closed-loop workers, or the open-loop ceiling (0 = none).
 	Concurrency int `json:"concurrency,omitempty"`
+	// PrefillConcurrency caps the requests waiting for their first token (AIPerf's
+	// --prefill-concurrency): a request takes a prefill slot before it is sent and
+	// gives it back at its first chunk carrying output (content or reasoning), or
+	// when it ends without one. The wait for a slot shows as client queue time
+	// (Sent − Scheduled). 0 = no cap.
+	PrefillConcurrency int `json:"prefill_concurrency,omitempty"`
 	// Rate is the open-loop request rate in req/s; 0 = closed loop.
 	Rate float64 `json:"rate,omitempty"`
 	// Arrival is the open-loop arrival process: ArrivalPoisson (zero), ArrivalConstant, ArrivalGamma.
@@ -477,6 +483,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ConnectTimeout < 0 {
 		bad("connect_timeout must be >= 0")
+	}
+	if c.PrefillConcurrency < 0 || c.PrefillConcurrency > MaxConcurrency {
+		bad("prefill_concurrency %d: want 0 (no cap) to %d", c.PrefillConcurrency, MaxConcurrency)
 	}
 	if c.Concurrency > MaxConcurrency {
 		bad("concurrency %d: more than %d workers (one goroutine and connection each)", c.Concurrency, MaxConcurrency)

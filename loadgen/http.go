@@ -379,6 +379,9 @@ type call struct {
 	hdr       *headerBlock  // shared headers; nil = none
 	timeout   time.Duration // total; 0 = none
 	idle      time.Duration // between chunks once the first byte arrived; 0 = none
+	// firstOutput, if set, is called once, at the first chunk that carries output
+	// (Config.PrefillConcurrency releases its slot there); the caller clears it.
+	firstOutput func()
 }
 
 // result is what the exchange produced, before token counting.
@@ -673,6 +676,10 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		res.text = append(res.text, ch.Reasoning...)
 		res.reasoning = append(res.reasoning, ch.Reasoning...)
 		res.ends = append(res.ends, len(res.text))
+		if c.firstOutput != nil && len(res.text) > 0 {
+			c.firstOutput()
+			c.firstOutput = nil
+		}
 		if cn.reads == prevRead && len(rec.Chunks) > 0 {
 			// Same read as the previous event: that one's time is only an upper bound.
 			rec.Chunks[len(rec.Chunks)-1].Batched = true

@@ -113,6 +113,7 @@ type runner struct {
 	limit    int64        // total requests allowed; <= 0 = unlimited
 	deadline time.Duration
 	sem      chan struct{}
+	prefill  chan struct{} // Config.PrefillConcurrency slots; nil = no cap
 
 	cancelMu  sync.Mutex
 	cancelRng *rand.Rand
@@ -189,6 +190,9 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	}
 	if r.pacer != nil && cfg.Concurrency > 0 {
 		r.sem = make(chan struct{}, cfg.Concurrency)
+	}
+	if cfg.PrefillConcurrency > 0 {
+		r.prefill = make(chan struct{}, cfg.PrefillConcurrency)
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
 	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, SLO: cfg.SLO})
@@ -620,7 +624,11 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	}
 	res := &sc.res
 	res.text, res.ends, res.reasoning = res.text[:0], res.ends[:0], res.reasoning[:0]
-	r.sender.send(rctx, c, rec, res)
+	if r.prefill == nil {
+		r.sender.send(rctx, c, rec, res)
+	} else {
+		r.sendPrefill(rctx, c, rec, res)
+	}
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(e, t, tc, rec, sc)
@@ -639,6 +647,30 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 		return string(res.text)
 	}
 	return ""
+}
+
+// sendPrefill sends c holding a prefill slot (Config.PrefillConcurrency) from
+// before the send until its first output chunk, or until it ends without one.
+func (r *runner) sendPrefill(ctx context.Context, c *call, rec *record.Client, res *result) {
+	select {
+	case r.prefill <- struct{}{}:
+	case <-ctx.Done():
+		rec.Sent = r.clock.now()
+		rec.Done = rec.Sent
+		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled waiting for a prefill slot"
+		return
+	}
+	held := true
+	release := func() {
+		if held {
+			held = false
+			<-r.prefill
+		}
+	}
+	c.firstOutput = release
+	r.sender.send(ctx, c, rec, res)
+	c.firstOutput = nil
+	release()
 }
 
 // templated is what templateCount found for one input.

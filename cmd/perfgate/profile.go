@@ -51,7 +51,7 @@ type profileFlags struct {
 	streaming, fixedSchedule, ignoreEOS                                          bool
 	rangeRatio, rate, burstiness, duration, timeout, idleTimeout, grace          float64
 	islMean, islStd, oslMean, oslStd, turnMean, turnStd                          float64
-	concurrency, requests, conversations, warmup                                 int
+	concurrency, requests, conversations, warmup, prefill                        int
 	seed                                                                         uint64
 	goodput, islDist, oslDist, arrival, config, name                             string
 	headers, extra, asserts                                                      stringList
@@ -95,6 +95,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.oslStd, 0, "stddev of output tokens", "prompt-output-tokens-stddev", "output-tokens-stddev", "osl-stddev")
 	integer(&f.concurrency, 0, "closed loop: requests in flight; with --request-rate: the ceiling", "concurrency")
 	flt(&f.rate, 0, "open loop: requests per second", "request-rate")
+	integer(&f.prefill, 0, "at most K requests waiting for their first token (a slot is held from send to the first output chunk)", "prefill-concurrency")
 	integer(&f.requests, 0, "measured requests to send", "request-count", "num-requests")
 	integer(&f.conversations, 0, "conversations to send (with --conversation-turn-mean T: about N·T requests)", "conversation-num", "num-conversations")
 	flt(&f.turnMean, 0, "mean turns per conversation (history carried)", "conversation-turn-mean", "session-turns-mean")
@@ -310,7 +311,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		name string
 		v    float64
 	}{{"--concurrency", float64(f.concurrency)}, {"--request-rate", f.rate}, {"--request-count", float64(f.requests)},
-		{"--conversation-num", float64(f.conversations)}, {"--warmup-request-count", float64(f.warmup)},
+		{"--conversation-num", float64(f.conversations)}, {"--warmup-request-count", float64(f.warmup)}, {"--prefill-concurrency", float64(f.prefill)},
 		{"--benchmark-duration", f.duration}, {"--request-timeout-seconds", f.timeout}, {"--burstiness", f.burstiness},
 		{"--idle-timeout-seconds", f.idleTimeout}, {"--benchmark-grace-period", f.grace}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
@@ -322,6 +323,9 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	}
 	if f.rate > 0 {
 		sc.Rate = f.rate
+	}
+	if f.prefill > 0 {
+		sc.Client.PrefillConcurrency = f.prefill
 	}
 	if has("request-count", "num-requests") && f.requests == 0 {
 		return sc, invalidf("--request-count 0: a run needs at least one request (or --benchmark-duration)")
