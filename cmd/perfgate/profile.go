@@ -57,6 +57,12 @@ type profileFlags struct {
 	headers, extra, asserts                                                      stringList
 	serverMetrics                                                                stringList
 	serverMetricsInterval                                                        float64
+	// AIPerf flags that map onto an existing meaning (see aiperfFlags).
+	urlStrategy                                           string
+	cancelRate, cancelDelay, rampDuration, warmupDuration float64
+	turnDelayMean, turnDelayStd                           float64
+	prefixTokens, blockTokens, passages                   int
+	legacyMaxTokens                                       bool
 }
 
 func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
@@ -97,13 +103,13 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.rate, 0, "open loop: requests per second", "request-rate")
 	integer(&f.prefill, 0, "at most K requests waiting for their first token (a slot is held from send to the first output chunk)", "prefill-concurrency")
 	integer(&f.requests, 0, "measured requests to send", "request-count", "num-requests")
-	integer(&f.conversations, 0, "conversations to send (with --conversation-turn-mean T: about N·T requests)", "conversation-num", "num-conversations")
+	integer(&f.conversations, 0, "conversations to send (with --conversation-turn-mean T: about N·T requests)", "conversation-num", "num-conversations", "num-sessions")
 	flt(&f.turnMean, 0, "mean turns per conversation (history carried)", "conversation-turn-mean", "session-turns-mean")
 	flt(&f.turnStd, 0, "stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
 	integer(&f.warmup, 0, "warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
 	fs.Uint64Var(&f.seed, "random-seed", 0, "seed of every random choice (same seed, same workload)")
 	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms)", "goodput")
-	str(&o.artifactDir, DefaultArtifactDir, "directory for the exports, records and HTML report", "artifact-dir")
+	str(&o.artifactDir, DefaultArtifactDir, "directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
 	str(&f.inputFile, "", "prompts or trace from a file instead of synthetic prompts", "input-file")
 	str(&f.inputFormat, "", "format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
 	boolean(&f.fixedSchedule, false, "replay the input file's timestamps as the arrival schedule", "fixed-schedule")
@@ -113,6 +119,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.grace, loadgen.DefaultGracePeriod.Seconds(), "after --benchmark-duration, seconds requests in flight may still finish; then they are cancelled (0 = at once)", "benchmark-grace-period")
 	fs.Var(&f.serverMetrics, "server-metrics", "Prometheus endpoint to scrape before, during and after the run (repeatable): a URL, or a path such as /metrics on the server under test (the mock too)")
 	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "seconds between server-metrics scrapes during the run", "server-metrics-interval")
+	aiperfFlags(fs, f)
 	// perfgate's own.
 	boolean(&o.mock, false, "profile the in-process mock server (no --url needed)", "mock")
 	str(&f.config, "", "scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
@@ -120,14 +127,14 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&f.islDist, "", "input length distribution, e.g. normal:512,64 or lognormal:mean=512,stddev=128", "isl-dist")
 	str(&f.oslDist, "", "output length distribution, e.g. fixed:128", "osl-dist")
 	boolean(&f.ignoreEOS, false, "send ignore_eos so the server generates exactly the OSL", "ignore-eos")
-	str(&f.arrival, "", "open-loop arrivals: poisson, constant or gamma", "arrival")
-	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness")
+	str(&f.arrival, "", "open-loop arrivals: poisson, constant or gamma", "arrival", "arrival-pattern", "request-rate-mode")
+	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness", "arrival-smoothness", "vllm-burstiness")
 	fs.Var(&f.asserts, "assert", "assertion (repeatable): goodput>=0.95, ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10, tokenizer_match (or tokenizer_match<=N tokens)")
 	str(&o.assertISL, "", "assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
 	str(&o.assertOSL, "", "assert the output lengths fit this distribution", "assert-osl")
 	flt(&o.alpha, check.DefaultAlpha, "significance level of --assert-isl / --assert-osl", "alpha")
-	integer(&o.numRuns, 1, "repeat the run N times; metrics as mean ± confidence interval", "num-runs")
-	flt(&o.confidence, 0.95, "confidence level of --num-runs intervals", "confidence")
+	integer(&o.numRuns, 1, "repeat the run N times; metrics as mean ± confidence interval", "num-runs", "num-profile-runs")
+	flt(&o.confidence, 0.95, "confidence level of --num-runs intervals", "confidence", "confidence-level")
 	str(&o.sweepConc, "", "sweep concurrency levels: 1,2,4,8 or 1:64:x2", "sweep-concurrency")
 	str(&o.sweepRate, "", "sweep request rates: 5,10,20 or 10:100:+10", "sweep-rate")
 	str(&o.searchConc, "", "find the highest concurrency LO:HI meeting the assertions (bisection)", "search-concurrency")
@@ -184,7 +191,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		return sc, invalidf("--osl-dist and --prompt-output-tokens-mean/-stddev conflict: give the output length one way")
 	case f.rangeRatio != 0 && (f.islStd != 0 || f.oslStd != 0):
 		return sc, invalidf("--random-range-ratio and --prompt-*-tokens-stddev conflict: a length is either uniform in a range or normal")
-	case has("request-count", "num-requests") && has("conversation-num", "num-conversations"):
+	case has("request-count", "num-requests") && has("conversation-num", "num-conversations", "num-sessions"):
 		return sc, invalidf("--request-count and --conversation-num conflict: give the count once")
 	}
 	modes := 0
@@ -330,7 +337,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if has("request-count", "num-requests") && f.requests == 0 {
 		return sc, invalidf("--request-count 0: a run needs at least one request (or --benchmark-duration)")
 	}
-	if has("conversation-num", "num-conversations") && f.conversations == 0 {
+	if has("conversation-num", "num-conversations", "num-sessions") && f.conversations == 0 {
 		return sc, invalidf("--conversation-num 0: a run needs at least one conversation")
 	}
 	if f.requests > 0 {
@@ -408,6 +415,9 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if f.fixedSchedule {
 		sc.Schedule = true
 	}
+	if err := applyAIPerf(&sc, f, has); err != nil {
+		return sc, err
+	}
 	if err := applyServerMetrics(&sc, f, has("server-metrics-interval")); err != nil {
 		return sc, err
 	}
@@ -468,6 +478,94 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		return sc, invalid(errors.New(trimInvalid(err.Error())))
 	}
 	return sc, nil
+}
+
+// aiperfFlags registers AIPerf's flags whose meaning perfgate already has under
+// another name or as a small mapping (applyAIPerf); README's flag table lists them.
+func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
+	fs.StringVar(&f.urlStrategy, "url-strategy", "", "with several URLs (client.urls in --config): round_robin or least_outstanding")
+	fs.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "percent (0-100) of requests cancelled after --request-cancellation-delay")
+	fs.Float64Var(&f.cancelDelay, "request-cancellation-delay", 0, "seconds after sending that a --request-cancellation-rate request is cancelled")
+	fs.Float64Var(&f.rampDuration, "concurrency-ramp-duration", 0, "seconds over which closed-loop workers start (1 → --concurrency)")
+	fs.Float64Var(&f.rampDuration, "request-rate-ramp-duration", 0, "seconds over which the open-loop rate ramps up to --request-rate")
+	fs.Float64Var(&f.warmupDuration, "warmup-duration", 0, "seconds at the start whose requests are warmup (left out of the metrics)")
+	for _, n := range []string{"conversation-turn-delay-mean", "session-turn-delay-mean"} {
+		fs.Float64Var(&f.turnDelayMean, n, 0, "mean pause between a turn's response and the next turn, ms")
+	}
+	for _, n := range []string{"conversation-turn-delay-stddev", "session-turn-delay-stddev"} {
+		fs.Float64Var(&f.turnDelayStd, n, 0, "stddev of the pause between turns, ms")
+	}
+	for _, n := range []string{"shared-system-prompt-length", "prompt-prefix-length", "prefix-prompt-length"} {
+		fs.IntVar(&f.prefixTokens, n, 0, "tokens of a prompt prefix every request shares (the system prompt, for chat)")
+	}
+	for _, n := range []string{"prompt-input-tokens-block-size", "synthetic-input-tokens-block-size", "isl-block-size"} {
+		fs.IntVar(&f.blockTokens, n, 0, "tokens per mooncake hash block (default 512)")
+	}
+	fs.IntVar(&f.passages, "rankings-passages-mean", 0, "passages per rankings/rerank request (default 2)")
+	fs.BoolVar(&f.legacyMaxTokens, "use-legacy-max-tokens", false, "send the output cap as max_tokens instead of max_completion_tokens")
+}
+
+// applyAIPerf maps the flags aiperfFlags registered onto the scenario.
+func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) bool) error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"--request-cancellation-delay", f.cancelDelay}, {"--concurrency-ramp-duration", f.rampDuration}, {"--warmup-duration", f.warmupDuration},
+		{"--conversation-turn-delay-mean", f.turnDelayMean}, {"--conversation-turn-delay-stddev", f.turnDelayStd},
+		{"--shared-system-prompt-length", float64(f.prefixTokens)}, {"--isl-block-size", float64(f.blockTokens)}, {"--rankings-passages-mean", float64(f.passages)}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return invalidf("%s: want a value >= 0, got %v", c.name, c.v)
+		}
+	}
+	secs := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	if f.urlStrategy != "" {
+		switch f.urlStrategy {
+		case loadgen.RouteRoundRobin, loadgen.RouteLeastOutstanding:
+			sc.Client.Routing = f.urlStrategy
+		default:
+			return invalidf("--url-strategy %q: want round_robin or least_outstanding", f.urlStrategy)
+		}
+	}
+	if has("request-cancellation-rate") {
+		if !(f.cancelRate > 0 && f.cancelRate <= 100) {
+			return invalidf("--request-cancellation-rate %v: want a percentage in (0, 100]", f.cancelRate)
+		}
+		sc.Client.CancelFraction = f.cancelRate / 100
+		// AIPerf's delay 0 means "cancel as soon as it is sent".
+		sc.Client.CancelAfter = max(secs(f.cancelDelay), time.Microsecond)
+	} else if has("request-cancellation-delay") {
+		return invalidf("--request-cancellation-delay needs --request-cancellation-rate")
+	}
+	if f.rampDuration > 0 {
+		sc.Ramp = secs(f.rampDuration)
+	}
+	if f.warmupDuration > 0 {
+		sc.Client.WarmupDuration = secs(f.warmupDuration)
+	}
+	if f.turnDelayMean > 0 {
+		text := fmt.Sprintf("fixed:%g", f.turnDelayMean/1000)
+		if f.turnDelayStd > 0 {
+			text = fmt.Sprintf("normal:%g,%g", f.turnDelayMean/1000, f.turnDelayStd/1000)
+		}
+		d, err := distribution.Parse(text)
+		if err != nil {
+			return invalidf("--conversation-turn-delay-mean: %v", err)
+		}
+		sc.Client.TurnDelay = distribution.Spec{Distribution: d}
+	}
+	if f.prefixTokens > 0 {
+		sc.PrefixTokens = f.prefixTokens
+	}
+	if f.blockTokens > 0 {
+		sc.Client.BlockTokens = f.blockTokens
+	}
+	if f.passages > 0 {
+		sc.Client.Passages = f.passages
+	}
+	if f.legacyMaxTokens {
+		sc.Client.OSLField = loadgen.OSLMaxTokens
+	}
+	return nil
 }
 
 // applyServerMetrics maps --server-metrics and --server-metrics-interval onto the
