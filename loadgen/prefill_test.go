@@ -69,7 +69,7 @@ func TestPrefillConcurrency(t *testing.T) {
 		var fs *prefillSender
 		var out *Outcome
 		synctest.Test(t, func(t *testing.T) {
-			r, err := newRunner(cfg, gpt2(t), nil)
+			r, err := newRunner(context.Background(), cfg, gpt2(t), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

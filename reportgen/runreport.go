@@ -302,8 +302,8 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{template "figs" .Errors}}
 {{if .ErrRows}}<table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
 {{range .ErrRows}}<tr><td class="l">{{.Kind}}</td><td>{{.Count}}</td><td class="l"><code>{{.Example}}</code></td></tr>{{end}}
-</tbody></table>{{else}}<p class="pass" id="no-errors">No failed requests.</p>{{end}}
-{{if .Server}}<h2>Server metrics</h2>
+</tbody></table>{{else}}<p class="pass" id="no-errors">No failed requests.</p>{{end}}{{if .Server}}
+<h2>Server metrics</h2>
 <div id="server-metrics">{{range .Server}}<h3><code>{{.URL}}</code></h3>
 <table class="server-derived"><tbody>{{range .Derived}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
 {{if .Errors}}<p class="fail">Failed scrapes:</p><ul>{{range .Errors}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}

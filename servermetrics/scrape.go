@@ -105,7 +105,11 @@ func Start(ctx context.Context, cfg Config, w io.Writer) (*Scraper, error) {
 				case <-tctx.Done():
 					return
 				case <-t.C:
-					s.record(s.scrape(tctx, u, PhaseDuring))
+					sc := s.scrape(tctx, u, PhaseDuring)
+					if sc.Error != "" && tctx.Err() != nil {
+						return // cut short by Stop, not a failure of the server
+					}
+					s.record(sc)
 				}
 			}
 		}()

@@ -71,7 +71,7 @@ func TestProfileServerMetrics(t *testing.T) {
 		t.Errorf("derived = %+v, want mean running, peak KV usage and a positive server TTFT", d)
 	}
 	if mock.Failures != 0 || mock.Scrapes < 2 {
-		t.Errorf("mock endpoint: %d scrapes, %d failed; want >= 2 (before, after), none failed", mock.Scrapes, mock.Failures)
+		t.Errorf("mock endpoint: %d scrapes, %d failed (%q); want >= 2 (before, after), none failed", mock.Scrapes, mock.Failures, mock.Errors)
 	}
 	for _, e := range []servermetrics.Endpoint{bad, refused} {
 		if e.Scrapes < 2 || e.Failures != e.Scrapes || len(e.Errors) == 0 {
