@@ -47,6 +47,8 @@ func commands() []command {
 		{"mock", "run the mock OpenAI-compatible server (aiperf-mock-server-compatible flags)", cmdMock},
 		{"capture", "run the mock server recording every request, to learn a client's workload", cmdCapture},
 		{"report", "rebuild a run's exports, HTML report and verdicts from its client.jsonl (a killed run, or re-gate an old one)", cmdReport},
+		{"merge", "make the shard directories of a sharded run one run and gate it once", cmdMerge},
+		{"k8s", "print a Kubernetes manifest running a profile as N shards (Indexed Job) and a merge Job that gates", cmdK8s},
 		{"compare", "HTML comparison report of two recordings", cmdCompare},
 		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},
 		{"demo", "mock server + short profile + reports, on embedded defaults (no network)", cmdDemo},

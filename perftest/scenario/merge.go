@@ -104,6 +104,9 @@ type MergeOptions struct {
 	MaxSkew time.Duration
 	// Command is recorded in the merged run's manifest.
 	Command []string
+	// Adjust, if set, edits the merged scenario before its metrics and verdicts are
+	// computed (other objectives, as `perfgate merge --assert` gives them).
+	Adjust func(*Scenario) error
 }
 
 // MergeReport is what [Merge] wrote into merge.json.
@@ -190,6 +193,11 @@ func Merge(out string, dirs []string, opts MergeOptions) (*Outcome, *MergeReport
 	}
 	sc := shards[0].sc
 	sc.Client.ShardIndex, sc.Client.StartAt = 0, time.Time{}
+	if opts.Adjust != nil {
+		if err := opts.Adjust(&sc); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := reportgen.WriteFileAtomic(filepath.Join(out, ScenarioFile), func(w io.Writer) error { return writeJSON(w, sc) }); err != nil {
 		return nil, nil, fmt.Errorf("scenario: merge: %w", err)
 	}
