@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,14 +31,10 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	maxSkew := fs.Duration("max-skew", scenario.DefaultMaxSkew, "flag shards whose start may be further than this from T0")
 	wait := fs.Duration("wait", 0, "wait up to this long for every shard's directory to be complete (its manifest written), e.g. in a Kubernetes merge Job")
 	quiet := fs.Bool("quiet", false, "print only the verdicts and where the reports are")
-	var dirs []string
-	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		dirs, args = append(dirs, args[0]), args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	dirs, flags := splitPositional(fs, args)
+	if err := parseFlags(fs, flags); err != nil {
 		return err
 	}
-	dirs = append(dirs, fs.Args()...)
 	if *out == "" || len(dirs) == 0 {
 		return invalidf("want perfgate merge --artifact-dir OUT DIR... (shard directories, or one directory holding shard-*)")
 	}
@@ -149,4 +146,30 @@ func waitShards(ctx context.Context, dirs []string, wait time.Duration) error {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// splitPositional separates positional arguments (directories) from flags and
+// their values, wherever they appear.
+func splitPositional(fs *flag.FlagSet, args []string) (pos, flags []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		fl := fs.Lookup(name)
+		if fl == nil || hasValue {
+			continue
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return pos, flags
 }

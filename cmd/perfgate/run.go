@@ -48,6 +48,7 @@ func commands() []command {
 		{"capture", "run the mock server recording every request, to learn a client's workload", cmdCapture},
 		{"report", "rebuild a run's exports, HTML report and verdicts from its client.jsonl (a killed run, or re-gate an old one)", cmdReport},
 		{"merge", "make the shard directories of a sharded run one run and gate it once", cmdMerge},
+		{"coordinator", "serve the start barrier of a sharded run (profile --shards N --coordinator URL)", cmdCoordinator},
 		{"k8s", "print a Kubernetes manifest running a profile as N shards (Indexed Job) and a merge Job that gates", cmdK8s},
 		{"compare", "HTML comparison report of two recordings", cmdCompare},
 		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},

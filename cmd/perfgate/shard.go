@@ -151,3 +151,33 @@ func syncShard(ctx context.Context, e *env, sc *scenario.Scenario, o *profileOpt
 	o.runOpts = append(o.runOpts, scenario.WithShard(info))
 	return stop, nil
 }
+
+// cmdCoordinator serves the start barrier of a sharded run on its own (rather than
+// on shard 0, as profile --coordinator-listen does) until interrupted.
+func cmdCoordinator(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "coordinator", "--shards N --listen ADDR [--timeout D] [--margin D]")
+	shards := fs.Int("shards", 0, "number of shards to wait for")
+	listen := fs.String("listen", ":7070", "address to serve on")
+	timeout := fs.Duration("timeout", coordinator.DefaultTimeout, "how long to wait for every shard before starting those registered")
+	margin := fs.Duration("margin", coordinator.DefaultMargin, "T0 = the last registration + this margin")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *shards < 1 {
+		return invalidf("--shards N is required (N >= 1)")
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return invalidf("--listen %s: %v", *listen, err)
+	}
+	srv := &http.Server{Handler: coordinator.NewServer(*shards, *margin, *timeout), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stdout, "perfgate coordinator: %d shards, serving on %s\n", *shards, ln.Addr())
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return runtimef("%v", err)
+	}
+	return nil
+}
