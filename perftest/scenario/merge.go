@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -314,41 +315,83 @@ func firstDiff(ref string, shards []shardDir, differ []string) string {
 }
 
 // mergeClient writes the shards' client records into out/client.jsonl in global
-// index order, refusing two records with one index.
+// index order, refusing two records with one index. It holds 24 bytes per record
+// (index, file, offset, length), not the records: a first pass reads each line's
+// index, a second copies the lines in index order, so the merge needs no more
+// memory than Load then needs to compute the metrics of the merged directory.
 func mergeClient(out string, shards []shardDir) (int, error) {
-	var all []record.Client
-	for _, s := range shards {
-		cs, err := loadClient(filepath.Join(s.dir, ClientFile))
-		if err != nil && !errors.Is(err, record.ErrTruncated) {
-			return 0, err
-		}
-		for i := range cs {
-			if cs[i].Index%s.info.Shards != s.info.Index {
-				return 0, fmt.Errorf("%w: %s: record %d has global index %d, not shard %d's (≡ %d mod %d)", ErrMerge, s.dir, i, cs[i].Index, s.info.Index, s.info.Index, s.info.Shards)
+	type line struct {
+		index, off int64
+		n, file    int32
+	}
+	var lines []line
+	files := make([]*os.File, len(shards))
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
 			}
 		}
-		all = append(all, cs...)
+	}()
+	for fi, s := range shards {
+		f, err := os.Open(filepath.Join(s.dir, ClientFile))
+		if err != nil {
+			return 0, fmt.Errorf("scenario: merge: %w", err)
+		}
+		files[fi] = f
+		r := bufio.NewReaderSize(f, 1<<20)
+		var off int64
+		for ln := 1; ; ln++ {
+			b, err := r.ReadSlice('\n')
+			for errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
+				var more []byte
+				more, err = r.ReadSlice('\n')
+				b = append(slices.Clone(b), more...)
+			}
+			if err == io.EOF {
+				break // a last line without its newline was cut short by a kill: left out
+			}
+			if err != nil {
+				return 0, fmt.Errorf("scenario: merge: %s: %w", s.dir, err)
+			}
+			var head struct {
+				Index *int64 `json:"index"`
+			}
+			if err := json.Unmarshal(b, &head); err != nil || head.Index == nil {
+				return 0, fmt.Errorf("%w: %s/%s:%d: not a client record", ErrMerge, s.dir, ClientFile, ln)
+			}
+			if g := *head.Index; g%int64(s.info.Shards) != int64(s.info.Index) {
+				return 0, fmt.Errorf("%w: %s/%s:%d: global index %d is not shard %d's (≡ %d mod %d)", ErrMerge, s.dir, ClientFile, ln, g, s.info.Index, s.info.Index, s.info.Shards)
+			}
+			lines = append(lines, line{index: *head.Index, off: off, n: int32(len(b)), file: int32(fi)})
+			off += int64(len(b))
+		}
 	}
-	// Stable: a multi-turn conversation's turns keep their order within the index.
-	slices.SortStableFunc(all, func(a, b record.Client) int { return a.Index - b.Index })
-	for i := 1; i < len(all); i++ {
-		if all[i].Index == all[i-1].Index {
-			return 0, fmt.Errorf("%w: two records with global index %d", ErrMerge, all[i].Index)
+	// Stable: a file's lines of one index (none today) would keep their order.
+	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.index, b.index) })
+	for i := 1; i < len(lines); i++ {
+		if lines[i].index == lines[i-1].index {
+			return 0, fmt.Errorf("%w: two records with global index %d (%s and %s)", ErrMerge, lines[i].index, shards[lines[i-1].file].dir, shards[lines[i].file].dir)
 		}
 	}
 	err := reportgen.WriteFileAtomic(filepath.Join(out, ClientFile), func(w io.Writer) error {
-		enc := record.NewEncoder(w)
-		for i := range all {
-			if err := enc.Encode(&all[i]); err != nil {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		var buf []byte
+		for _, l := range lines {
+			buf = slices.Grow(buf[:0], int(l.n))[:l.n]
+			if _, err := files[l.file].ReadAt(buf, l.off); err != nil {
+				return err
+			}
+			if _, err := bw.Write(buf); err != nil {
 				return err
 			}
 		}
-		return enc.Flush()
+		return bw.Flush()
 	})
 	if err != nil {
 		return 0, fmt.Errorf("scenario: merge: %w", err)
 	}
-	return len(all), nil
+	return len(lines), nil
 }
 
 // mergeServer concatenates the shards' mock recordings in receive order.
