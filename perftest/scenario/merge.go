@@ -142,7 +142,8 @@ type shardDir struct {
 // directory gets ([Load] and [Outcome.WriteReports]), and writes merge.json. The
 // returned Outcome's Check gives the gate.
 //
-// Directories whose scenarios differ (other than in shard index and start time), or
+// Directories whose scenarios differ (other than in shard index, start time and
+// source addresses), or
 // that are not exactly shards 0..N-1 once each, are refused with the list (wrapping
 // ErrMerge), and so are two records with one global index.
 func Merge(out string, dirs []string, opts MergeOptions) (*Outcome, *MergeReport, error) {
@@ -193,7 +194,7 @@ func Merge(out string, dirs []string, opts MergeOptions) (*Outcome, *MergeReport
 		return nil, nil, err
 	}
 	sc := shards[0].sc
-	sc.Client.ShardIndex, sc.Client.StartAt = 0, time.Time{}
+	sc.Client.ShardIndex, sc.Client.StartAt, sc.Client.SourceAddrs = 0, time.Time{}, nil
 	if opts.Adjust != nil {
 		if err := opts.Adjust(&sc); err != nil {
 			return nil, nil, err
@@ -235,8 +236,10 @@ func readShardDir(dir string) (shardDir, error) {
 			return s, fmt.Errorf("%w: %s: %s: %w", ErrMerge, dir, ShardFile, err)
 		}
 	}
+	// What may differ between the shards of one run: the index, the start time on the
+	// shard's clock, and the local addresses it dials from (a host's own).
 	k := s.sc
-	k.Client.ShardIndex, k.Client.StartAt = 0, time.Time{}
+	k.Client.ShardIndex, k.Client.StartAt, k.Client.SourceAddrs = 0, time.Time{}, nil
 	kb, err := json.Marshal(k)
 	if err != nil {
 		return s, fmt.Errorf("%w: %s: %w", ErrMerge, dir, err)
