@@ -57,7 +57,7 @@ func runShards(t *testing.T, cfg Config, shards int) ([]sentRequest, []time.Dura
 			c.Shards, c.ShardIndex = shards, i
 		}
 		synctest.Test(t, func(t *testing.T) {
-			r, err := newRunner(c, tok, nil)
+			r, err := newRunner(context.Background(), c, tok, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +248,7 @@ func TestShardTracePartition(t *testing.T) {
 // with StartAt in the past it still starts there and StartLate says how late.
 func TestStartAt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r, err := newRunner(Config{URLs: []string{"http://127.0.0.1:9"}, Requests: 1, StartAt: time.Now().Add(3 * time.Second)}, gpt2(t), nil)
+		r, err := newRunner(context.Background(), Config{URLs: []string{"http://127.0.0.1:9"}, Requests: 1, StartAt: time.Now().Add(3 * time.Second)}, gpt2(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestStartAt(t *testing.T) {
 		if d := r.clock.start.Sub(t0); d != 3*time.Second || r.out.StartLate != 0 {
 			t.Errorf("clock started %v after StartAt was set, late %v; want 3s, 0", d, r.out.StartLate)
 		}
-		r2, _ := newRunner(Config{URLs: []string{"http://127.0.0.1:9"}, Requests: 1, StartAt: time.Now().Add(-2 * time.Second)}, gpt2(t), nil)
+		r2, _ := newRunner(context.Background(), Config{URLs: []string{"http://127.0.0.1:9"}, Requests: 1, StartAt: time.Now().Add(-2 * time.Second)}, gpt2(t), nil)
 		if err := r2.startClock(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,9 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 		return nil, invalidf("--artifact-dir %s: %v", dir, unwrapPath(err))
 	}
 	opts := []scenario.RunOption{scenario.WithTokenizer(tok), scenario.WithCommand(redactArgs(e.args)...)}
-	opts = append(opts, o.runOpts...)
+	if o.shardInfo != nil {
+		opts = append(opts, scenario.WithShard(*o.shardInfo))
+	}
 	var pr *progress
 	if !o.quiet {
 		d := sc.WithDefaults()

@@ -43,8 +43,8 @@ type profileOpts struct {
 	searchRate  string
 	searchTol   float64
 	hasAsserts  bool
-	shard       shardFlags           // --shards and friends (shard.go)
-	runOpts     []scenario.RunOption // added to every run (the shard's start)
+	shard       shardFlags          // --shards and friends (shard.go)
+	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.

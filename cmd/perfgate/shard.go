@@ -148,7 +148,7 @@ func syncShard(ctx context.Context, e *env, sc *scenario.Scenario, o *profileOpt
 			fmt.Fprintf(e.stderr, "perfgate profile: the barrier started without shard(s) %v\n", got.Missing)
 		}
 	}
-	o.runOpts = append(o.runOpts, scenario.WithShard(info))
+	o.shardInfo = &info
 	return stop, nil
 }
 
