@@ -314,6 +314,17 @@ type Config struct {
 	DiscardRecords bool `json:"discard_records,omitempty"`
 	// UsageOSL computes metrics with usage.completion_tokens as OSL.
 	UsageOSL bool `json:"usage_osl,omitempty"`
+	// Shards splits the workload over this many processes and ShardIndex (0..Shards-1)
+	// says which part this one sends: global request g when g ≡ ShardIndex (mod
+	// Shards), at the global schedule's time for g, keeping g as its index (see
+	// [ShardPacer] and the package's sharding notes in shard.go). Zero or 1 = one
+	// process sends everything.
+	Shards     int `json:"shards,omitempty"`
+	ShardIndex int `json:"shard_index,omitempty"`
+	// StartAt, if set, is the wall-clock instant the run clock starts: Run waits for
+	// it, so shards on several hosts start one schedule together. A process that
+	// reaches it late starts its clock at StartAt anyway (Outcome.StartLate).
+	StartAt time.Time `json:"start_at,omitzero"`
 	// SLO is the goodput objective ([metric.SLO], durations as "200ms" in JSON).
 	// Zero: goodput is not reported.
 	SLO metric.SLO `json:"slo,omitzero"`
@@ -521,6 +532,7 @@ func (c *Config) Validate() error {
 	if p := c.SLO.ITLPercentile; !(p >= 0 && p <= 1) {
 		bad("slo itl_percentile %v: want within [0, 1]", p)
 	}
+	errs = append(errs, c.validateShards()...)
 	return errors.Join(errs...)
 }
 

@@ -40,6 +40,9 @@ type Outcome struct {
 	Inexact []int
 	// Interrupted reports that the context was cancelled before the run finished.
 	Interrupted bool
+	// StartLate is how long after Config.StartAt the run could start (0 when it
+	// waited for it, or had none): the shard's first requests went out that late.
+	StartLate time.Duration
 }
 
 // errCancelFraction is the cause of requests cancelled by Config.CancelFraction.
@@ -89,6 +92,7 @@ type runner struct {
 	convs   chan dataset.Conversation
 	direct  *dataset.Slice // src when it is a slice: drawn under srcMu, no producer
 	srcMu   sync.Mutex
+	takeMu  sync.Mutex
 	taken   int64
 	targets []*target
 	rr      atomic.Uint64
@@ -182,6 +186,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if err != nil {
 		return nil, err
 	}
+	r.shard()
 	if cfg.Requests > 0 {
 		r.limit = int64(cfg.Requests + cfg.WarmupRequests)
 	}
@@ -233,7 +238,7 @@ func (r *runner) claim(ctx context.Context) int {
 	if r.deadline > 0 && r.clock.now() >= r.deadline {
 		return -1
 	}
-	i := r.issued.Add(1) - 1
+	i := r.cfg.globalIndex(r.issued.Add(1) - 1)
 	if r.limit > 0 && i >= r.limit {
 		return -1
 	}
@@ -245,6 +250,10 @@ func (r *runner) claim(ctx context.Context) int {
 // take claims the next request index and the conversation it starts; ok is false when
 // the run is over (count reached, context ended or the workload ran out).
 func (r *runner) take(ctx context.Context) (idx int, conv dataset.Conversation, ok bool) {
+	// Index and conversation are paired under one lock, so request g always carries
+	// the source's g-th conversation (a shard's parity with one process relies on it).
+	r.takeMu.Lock()
+	defer r.takeMu.Unlock()
 	if idx = r.claim(ctx); idx < 0 {
 		return -1, conv, false
 	}
@@ -306,7 +315,16 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	for _, t := range r.targets {
 		t.runCtx = ctx
 	}
-	r.clock.start = time.Now()
+	if err := r.startClock(ctx); err != nil {
+		close(r.done)
+		<-r.collected
+		if r.file != nil {
+			r.file.Close()
+		}
+		out := r.out
+		out.Interrupted = true
+		return &out, err
+	}
 	r.out.Start = r.clock.start
 	// Requests run under sendCtx: the run's context, and with a duration, the end of
 	// the grace period after it, which cancels whatever is still in flight then.
@@ -330,6 +348,9 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 			n = int(r.limit) // more workers than requests would only wait
 		}
 		r.out.Mode = fmt.Sprintf("Closed{%d workers}", n)
+		if r.cfg.shards() > 1 {
+			r.out.Mode = fmt.Sprintf("Closed{%d of %d workers, shard %d/%d}", ShardWorkers(n, r.cfg.shards(), r.cfg.ShardIndex), n, r.cfg.ShardIndex, r.cfg.shards())
+		}
 		r.closedLoop(sendCtx, n)
 	}
 	r.wg.Wait()
@@ -468,13 +489,14 @@ func (r *runner) openLoop(ctx context.Context) {
 }
 
 func (r *runner) closedLoop(ctx context.Context, n int) {
-	for i := range n {
+	local, global := r.workers(n)
+	for i := range local {
 		if ctx.Err() != nil {
 			return // interrupted while starting workers
 		}
 		var start time.Duration
 		if r.cfg.Ramp > 0 && n > 1 {
-			start = time.Duration(int64(r.cfg.Ramp) * int64(i) / int64(n))
+			start = time.Duration(int64(r.cfg.Ramp) * int64(global(i)) / int64(n))
 		}
 		r.wg.Add(1)
 		go func() {

@@ -43,6 +43,8 @@ type profileOpts struct {
 	searchRate  string
 	searchTol   float64
 	hasAsserts  bool
+	shard       shardFlags          // --shards and friends (shard.go)
+	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -141,6 +143,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&o.searchRate, "", "find the highest request rate LO:HI meeting the assertions (bisection)", "search-rate")
 	flt(&o.searchTol, 0.05, "relative tolerance of the search", "search-tolerance")
 	boolean(&o.quiet, false, "no progress and no table; verdicts and where the artifacts are", "q", "quiet")
+	registerShardFlags(fs, &o.shard)
 }
 
 func cmdProfile(ctx context.Context, e *env, args []string) error {
@@ -153,6 +156,9 @@ func cmdProfile(ctx context.Context, e *env, args []string) error {
 	}
 	sc, err := buildScenario(fs, &f, &o)
 	if err != nil {
+		return err
+	}
+	if err := applyShardFlags(&sc, &o); err != nil {
 		return err
 	}
 	return profile(ctx, e, sc, o)

@@ -49,7 +49,9 @@ var thirdParty = map[string][]string{
 	"servermetrics": {"github.com/prometheus/common/", "github.com/prometheus/client_model/"},
 	// mockserver serves its metrics through client_golang (and renders them with expfmt).
 	"mockserver": {"github.com/prometheus/client_golang/", "github.com/prometheus/common/", "github.com/prometheus/client_model/", "github.com/valyala/fasthttp", "golang.org/x/"},
-	"internal":   {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
+	// cmd/perfgate alone builds Kubernetes manifests (perfgate k8s), from the API types.
+	"cmd":      {"golang.org/x/term", "k8s.io/api/", "k8s.io/apimachinery/", "sigs.k8s.io/yaml"},
+	"internal": {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
 }
 
 type pkg struct {
@@ -170,6 +172,23 @@ func TestThirdPartyImports(t *testing.T) {
 			}
 			if !slices.ContainsFunc(allow, func(a string) bool { return strings.HasPrefix(imp, a) }) {
 				t.Errorf("%s imports third-party %s; allowed for %s/: %v", r, imp, family, allow)
+			}
+		}
+	}
+}
+
+// TestKubernetesOnlyInCmd: the Kubernetes API types (a large dependency) reach no
+// package but cmd/perfgate, directly or not.
+func TestKubernetesOnlyInCmd(t *testing.T) {
+	for _, p := range listPackages(t) {
+		r, ok := rel(p.ImportPath)
+		if !ok || r == "cmd/perfgate" {
+			continue
+		}
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, "k8s.io/") || strings.HasPrefix(d, "sigs.k8s.io/") {
+				t.Errorf("%s depends on %s; only cmd/perfgate may use the Kubernetes types", r, d)
+				break
 			}
 		}
 	}

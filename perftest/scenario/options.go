@@ -18,6 +18,7 @@ type runConfig struct {
 	onRecord func(record.Client)
 	tok      *tokenizer.Tokenizer
 	command  []string
+	shard    *ShardInfo // WithShard
 }
 
 func newRunConfig(opts []RunOption) runConfig {

@@ -177,6 +177,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
 	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
+	if err := writeShard(artifactDir, cfg, rc, lo); err != nil && runErr == nil {
+		runErr = fmt.Errorf("artifacts: %w", err)
+	}
 	if cfg.RecordFile != "" {
 		cs, err := loadClient(cfg.RecordFile)
 		if err != nil && runErr == nil {

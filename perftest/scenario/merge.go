@@ -1,0 +1,431 @@
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+// Files of a sharded run.
+const (
+	// ShardFile is written by [Run] into a shard's artifact directory
+	// (Client.Shards > 1): which shard it was and how its start was synchronised.
+	ShardFile = "shard.json"
+	// MergeFile is written by [Merge]: the shards merged and their start skew.
+	MergeFile = "merge.json"
+)
+
+// DefaultMaxSkew is the start skew [Merge] flags by default: a shard whose run clock
+// may have started further than this from T0 (how late it started, plus half the
+// round trip that bounds its clock-offset error) shifts its share of the arrivals by
+// as much, which a 1 ms-resolution arrival test would see.
+const DefaultMaxSkew = 5 * time.Millisecond
+
+// ShardInfo describes one shard's run: written as shard.json, read by [Merge].
+type ShardInfo struct {
+	Index  int `json:"index"`
+	Shards int `json:"shards"`
+	// StartAt is T0 on the coordinator's clock (or --start-at); zero if the shard
+	// started at once. LocalStartAt is T0 on the shard's clock (StartAt − Offset).
+	StartAt      time.Time `json:"start_at,omitzero"`
+	LocalStartAt time.Time `json:"local_start_at,omitzero"`
+	// Offset is the coordinator's clock minus the shard's, measured over RTT (the
+	// smallest of a few round trips; the offset's error is at most RTT/2).
+	Offset time.Duration `json:"offset_ns"`
+	RTT    time.Duration `json:"rtt_ns"`
+	// Coordinator is the barrier's URL ("" = none).
+	Coordinator string `json:"coordinator,omitempty"`
+	// RegisteredLate: the shard registered after the barrier had fixed T0.
+	// Missing lists the shards the barrier had not heard from when it fixed T0.
+	RegisteredLate bool  `json:"registered_late,omitempty"`
+	Missing        []int `json:"missing_at_start,omitempty"`
+	// StartLate is how long after LocalStartAt the shard's run could start
+	// (loadgen.Outcome.StartLate).
+	StartLate time.Duration `json:"start_late_ns"`
+	// Host is the shard's host name.
+	Host string `json:"host,omitempty"`
+}
+
+// Skew bounds how far the shard's run clock may have started from T0: StartLate plus
+// RTT/2.
+func (s ShardInfo) Skew() time.Duration { return s.StartLate + s.RTT/2 }
+
+// WithShard returns an option recording how the shard's start was synchronised
+// (written into shard.json with the run's own StartLate). Without it a sharded run
+// writes its index alone.
+func WithShard(info ShardInfo) RunOption { return withShard{info} }
+
+type withShard struct{ info ShardInfo }
+
+func (o withShard) apply(c *runConfig) { c.shard = &o.info }
+func (o withShard) String() string {
+	return fmt.Sprintf("scenario.WithShard(%d/%d)", o.info.Index, o.info.Shards)
+}
+
+// writeShard writes shard.json for a sharded run.
+func writeShard(dir string, cfg loadgen.Config, rc runConfig, lo *loadgen.Outcome) error {
+	if dir == "" || cfg.Shards <= 1 {
+		return nil
+	}
+	var info ShardInfo
+	if rc.shard != nil {
+		info = *rc.shard
+	}
+	info.Index, info.Shards = cfg.ShardIndex, cfg.Shards
+	if info.LocalStartAt.IsZero() {
+		info.LocalStartAt = cfg.StartAt
+	}
+	if info.StartAt.IsZero() {
+		info.StartAt = cfg.StartAt
+	}
+	if lo != nil {
+		info.StartLate = lo.StartLate
+	}
+	info.Host, _ = os.Hostname()
+	return reportgen.WriteFileAtomic(filepath.Join(dir, ShardFile), func(w io.Writer) error { return writeJSON(w, info) })
+}
+
+// MergeOptions adjust [Merge]. The zero value is the defaults.
+type MergeOptions struct {
+	// MaxSkew is the start skew beyond which a shard is flagged; zero = DefaultMaxSkew.
+	MaxSkew time.Duration
+	// Command is recorded in the merged run's manifest.
+	Command []string
+	// Adjust, if set, edits the merged scenario before its metrics and verdicts are
+	// computed (other objectives, as `perfgate merge --assert` gives them).
+	Adjust func(*Scenario) error
+}
+
+// MergeReport is what [Merge] wrote into merge.json.
+type MergeReport struct {
+	Shards  int           `json:"shards"`
+	Dirs    []string      `json:"dirs"`
+	Info    []ShardInfo   `json:"info"`
+	MaxSkew time.Duration `json:"max_skew_ns"`
+	// Skewed lists the shards whose start skew exceeds MaxSkew, one line each.
+	Skewed []string `json:"skewed,omitempty"`
+	// Records and ServerRecords count the merged recordings.
+	Records       int `json:"records"`
+	ServerRecords int `json:"server_records"`
+}
+
+// ErrMerge is wrapped by the errors of shard directories that do not make one run:
+// different scenarios, missing or duplicate shards, overlapping indices.
+var ErrMerge = errors.New("scenario: merge")
+
+type shardDir struct {
+	dir  string
+	sc   Scenario
+	key  string
+	info ShardInfo
+}
+
+// Merge makes the shard directories of one sharded run into one run in out: the
+// client records in global index order (client.jsonl), the server recordings
+// concatenated in receive order (server.jsonl, when the shards had mocks), and the
+// scenario (shard index and start time cleared). Then it computes the metrics,
+// exports, HTML report and verdicts once, on out, with the code a single run's
+// directory gets ([Load] and [Outcome.WriteReports]), and writes merge.json. The
+// returned Outcome's Check gives the gate.
+//
+// Directories whose scenarios differ (other than in shard index, start time and
+// source addresses), or
+// that are not exactly shards 0..N-1 once each, are refused with the list (wrapping
+// ErrMerge), and so are two records with one global index.
+func Merge(out string, dirs []string, opts MergeOptions) (*Outcome, *MergeReport, error) {
+	if len(dirs) == 0 {
+		return nil, nil, fmt.Errorf("%w: no shard directories", ErrMerge)
+	}
+	shards := make([]shardDir, 0, len(dirs))
+	var errs []error
+	for _, d := range dirs {
+		s, err := readShardDir(d)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		shards = append(shards, s)
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	if err := checkShards(shards); err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(shards, func(a, b shardDir) int { return a.info.Index - b.info.Index })
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("scenario: merge: %w", err)
+	}
+	rep := &MergeReport{Shards: len(shards), MaxSkew: cmp.Or(opts.MaxSkew, DefaultMaxSkew)}
+	interrupted := false
+	for _, s := range shards {
+		rep.Dirs = append(rep.Dirs, s.dir)
+		rep.Info = append(rep.Info, s.info)
+		if sk := s.info.Skew(); sk > rep.MaxSkew {
+			rep.Skewed = append(rep.Skewed, fmt.Sprintf("shard %d (%s): started up to %v from T0 (late %v, clock-offset error ≤ %v); bound %v", s.info.Index, s.dir, sk, s.info.StartLate, s.info.RTT/2, rep.MaxSkew))
+		}
+		if s.info.RegisteredLate {
+			rep.Skewed = append(rep.Skewed, fmt.Sprintf("shard %d (%s): registered after the barrier had fixed T0", s.info.Index, s.dir))
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, reportgen.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
+			interrupted = true
+		}
+	}
+	n, err := mergeClient(out, shards)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Records = n
+	if rep.ServerRecords, err = mergeServer(out, shards); err != nil {
+		return nil, nil, err
+	}
+	sc := shards[0].sc
+	sc.Client.ShardIndex, sc.Client.StartAt, sc.Client.SourceAddrs = 0, time.Time{}, nil
+	if opts.Adjust != nil {
+		if err := opts.Adjust(&sc); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := reportgen.WriteFileAtomic(filepath.Join(out, ScenarioFile), func(w io.Writer) error { return writeJSON(w, sc) }); err != nil {
+		return nil, nil, fmt.Errorf("scenario: merge: %w", err)
+	}
+	o, err := Load(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.Interrupted = interrupted || o.Truncated
+	if err := o.WriteReports(opts.Command...); err != nil {
+		return o, rep, err
+	}
+	if err := reportgen.WriteFileAtomic(filepath.Join(out, MergeFile), func(w io.Writer) error { return writeJSON(w, rep) }); err != nil {
+		return o, rep, fmt.Errorf("scenario: merge: %w", err)
+	}
+	o.Files = append(o.Files, filepath.Join(out, MergeFile))
+	return o, rep, nil
+}
+
+func readShardDir(dir string) (shardDir, error) {
+	s := shardDir{dir: dir}
+	b, err := os.ReadFile(filepath.Join(dir, ScenarioFile))
+	if err != nil {
+		return s, fmt.Errorf("%w: %s: %w", ErrMerge, dir, err)
+	}
+	if err := json.Unmarshal(b, &s.sc); err != nil {
+		return s, fmt.Errorf("%w: %s: %s: %w", ErrMerge, dir, ScenarioFile, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ClientFile)); err != nil {
+		return s, fmt.Errorf("%w: %s: %w", ErrMerge, dir, err)
+	}
+	s.info = ShardInfo{Index: s.sc.Client.ShardIndex, Shards: max(s.sc.Client.Shards, 1)}
+	if b, err := os.ReadFile(filepath.Join(dir, ShardFile)); err == nil {
+		if err := json.Unmarshal(b, &s.info); err != nil {
+			return s, fmt.Errorf("%w: %s: %s: %w", ErrMerge, dir, ShardFile, err)
+		}
+	}
+	// What may differ between the shards of one run: the index, the start time on the
+	// shard's clock, and the local addresses it dials from (a host's own).
+	k := s.sc
+	k.Client.ShardIndex, k.Client.StartAt, k.Client.SourceAddrs = 0, time.Time{}, nil
+	kb, err := json.Marshal(k)
+	if err != nil {
+		return s, fmt.Errorf("%w: %s: %w", ErrMerge, dir, err)
+	}
+	s.key = string(kb)
+	return s, nil
+}
+
+// checkShards refuses directories that are not the shards 0..N-1 of one scenario.
+func checkShards(shards []shardDir) error {
+	var errs []error
+	ref := shards[0]
+	var differ []string
+	for _, s := range shards[1:] {
+		if s.key != ref.key {
+			differ = append(differ, s.dir)
+		}
+	}
+	if len(differ) > 0 {
+		errs = append(errs, fmt.Errorf("%w: not one scenario: %s differ from %s (%s)", ErrMerge, strings.Join(differ, ", "), ref.dir, firstDiff(ref.key, shards, differ)))
+	}
+	n := ref.info.Shards
+	seen := map[int][]string{}
+	for _, s := range shards {
+		seen[s.info.Index] = append(seen[s.info.Index], s.dir)
+	}
+	var missing, dup []string
+	for i := range n {
+		switch len(seen[i]) {
+		case 0:
+			missing = append(missing, fmt.Sprint(i))
+		case 1:
+		default:
+			dup = append(dup, fmt.Sprintf("%d (%s)", i, strings.Join(seen[i], ", ")))
+		}
+	}
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %d shards, missing shard(s) %s", ErrMerge, n, strings.Join(missing, ", ")))
+	}
+	if len(dup) > 0 {
+		errs = append(errs, fmt.Errorf("%w: duplicate shard(s) %s", ErrMerge, strings.Join(dup, "; ")))
+	}
+	for i, d := range seen {
+		if i < 0 || i >= n {
+			errs = append(errs, fmt.Errorf("%w: %s: shard index %d outside 0..%d", ErrMerge, strings.Join(d, ", "), i, n-1))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// firstDiff names the first top-level scenario field that differs.
+func firstDiff(ref string, shards []shardDir, differ []string) string {
+	var a map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(ref), &a)
+	for _, s := range shards {
+		if s.dir != differ[0] {
+			continue
+		}
+		var b map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(s.key), &b)
+		var keys []string
+		for k := range a {
+			keys = append(keys, k)
+		}
+		for k := range b {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			if !bytes.Equal(a[k], b[k]) {
+				return fmt.Sprintf("first difference in %q: %s vs %s", k, a[k], b[k])
+			}
+		}
+	}
+	return "scenario.json differs"
+}
+
+// mergeClient writes the shards' client records into out/client.jsonl in global
+// index order, refusing two records with one index. It holds 24 bytes per record
+// (index, file, offset, length), not the records: a first pass reads each line's
+// index, a second copies the lines in index order, so the merge needs no more
+// memory than Load then needs to compute the metrics of the merged directory.
+func mergeClient(out string, shards []shardDir) (int, error) {
+	type line struct {
+		index, off int64
+		n, file    int32
+	}
+	var lines []line
+	files := make([]*os.File, len(shards))
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	for fi, s := range shards {
+		f, err := os.Open(filepath.Join(s.dir, ClientFile))
+		if err != nil {
+			return 0, fmt.Errorf("scenario: merge: %w", err)
+		}
+		files[fi] = f
+		r := bufio.NewReaderSize(f, 1<<20)
+		var off int64
+		for ln := 1; ; ln++ {
+			b, err := r.ReadSlice('\n')
+			for errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
+				var more []byte
+				more, err = r.ReadSlice('\n')
+				b = append(slices.Clone(b), more...)
+			}
+			if err == io.EOF {
+				break // a last line without its newline was cut short by a kill: left out
+			}
+			if err != nil {
+				return 0, fmt.Errorf("scenario: merge: %s: %w", s.dir, err)
+			}
+			var head struct {
+				Index *int64 `json:"index"`
+			}
+			if err := json.Unmarshal(b, &head); err != nil || head.Index == nil {
+				return 0, fmt.Errorf("%w: %s/%s:%d: not a client record", ErrMerge, s.dir, ClientFile, ln)
+			}
+			if g := *head.Index; g%int64(s.info.Shards) != int64(s.info.Index) {
+				return 0, fmt.Errorf("%w: %s/%s:%d: global index %d is not shard %d's (≡ %d mod %d)", ErrMerge, s.dir, ClientFile, ln, g, s.info.Index, s.info.Index, s.info.Shards)
+			}
+			lines = append(lines, line{index: *head.Index, off: off, n: int32(len(b)), file: int32(fi)})
+			off += int64(len(b))
+		}
+	}
+	// Stable: a file's lines of one index (none today) would keep their order.
+	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.index, b.index) })
+	for i := 1; i < len(lines); i++ {
+		if lines[i].index == lines[i-1].index {
+			return 0, fmt.Errorf("%w: two records with global index %d (%s and %s)", ErrMerge, lines[i].index, shards[lines[i-1].file].dir, shards[lines[i].file].dir)
+		}
+	}
+	err := reportgen.WriteFileAtomic(filepath.Join(out, ClientFile), func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		var buf []byte
+		for _, l := range lines {
+			buf = slices.Grow(buf[:0], int(l.n))[:l.n]
+			if _, err := files[l.file].ReadAt(buf, l.off); err != nil {
+				return err
+			}
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return 0, fmt.Errorf("scenario: merge: %w", err)
+	}
+	return len(lines), nil
+}
+
+// mergeServer concatenates the shards' mock recordings in receive order.
+func mergeServer(out string, shards []shardDir) (int, error) {
+	var all []record.Server
+	any := false
+	for _, s := range shards {
+		rs, err := loadServer(filepath.Join(s.dir, ServerFile))
+		if err != nil && !errors.Is(err, record.ErrTruncated) {
+			return 0, err
+		}
+		if rs != nil {
+			any = true
+		}
+		all = append(all, rs...)
+	}
+	if !any {
+		return 0, nil
+	}
+	slices.SortStableFunc(all, func(a, b record.Server) int { return cmp.Compare(a.TS, b.TS) })
+	err := reportgen.WriteFileAtomic(filepath.Join(out, ServerFile), func(w io.Writer) error {
+		enc := record.NewEncoder(w)
+		for i := range all {
+			if err := enc.Encode(&all[i]); err != nil {
+				return err
+			}
+		}
+		return enc.Flush()
+	})
+	if err != nil {
+		return 0, fmt.Errorf("scenario: merge: %w", err)
+	}
+	return len(all), nil
+}

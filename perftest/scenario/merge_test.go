@@ -1,0 +1,150 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+type sentKey struct{ Index, ISL, OSL int }
+
+func mergeScenario() Scenario {
+	return Scenario{
+		Name:        "sharded",
+		ISL:         distribution.Spec{Distribution: distribution.Normal{Mu: 48, Sigma: 8}},
+		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
+		Concurrency: 4, Requests: 120, Seed: 21,
+		Mock: mockserver.Config{Fast: true},
+		Objectives: Objectives{
+			ISLFit:         distribution.Spec{Distribution: distribution.Normal{Mu: 48, Sigma: 8}},
+			TokenizerMatch: true,
+		},
+	}
+}
+
+// TestMergeParity: a scenario run as 4 shards (each with its own in-process mock)
+// and merged equals the single run: the same (global index, ISL, requested OSL)
+// multiset, the same server-recorded ISLs, the same verdicts (the ISL fit's KS
+// included), and the merged directory has every export a single run has.
+func TestMergeParity(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	single, err := Run(ctx, mergeScenario(), filepath.Join(root, "single"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for i := range 4 {
+		sc := mergeScenario()
+		sc.Client.Shards, sc.Client.ShardIndex = 4, i
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		if _, err := Run(ctx, sc, d); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	slices.Reverse(dirs) // the order given does not matter
+	merged, rep, err := Merge(filepath.Join(root, "merged"), dirs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(o *Outcome) (ks []sentKey, isl []int) {
+		for _, c := range o.Client {
+			ks = append(ks, sentKey{c.Index, c.ISL, c.RequestedOSL})
+		}
+		for _, s := range o.Server {
+			isl = append(isl, s.ISL)
+		}
+		slices.SortFunc(ks, func(a, b sentKey) int { return a.Index - b.Index })
+		slices.Sort(isl)
+		return ks, isl
+	}
+	k1, s1 := keys(single)
+	k4, s4 := keys(merged)
+	if !slices.Equal(k1, k4) {
+		t.Errorf("merged client records differ from the single run's (%d vs %d)", len(k4), len(k1))
+	}
+	if !slices.Equal(s1, s4) || len(s4) != 120 {
+		t.Errorf("merged server ISLs differ from the single run's (%d vs %d records)", len(s4), len(s1))
+	}
+	for i := 1; i < len(merged.Client); i++ {
+		if merged.Client[i].Index < merged.Client[i-1].Index {
+			t.Fatalf("merged client.jsonl not in global order at line %d", i+1)
+		}
+	}
+	v1, v4 := single.Check(), merged.Check()
+	if len(v1) != len(v4) {
+		t.Fatalf("%d verdicts merged, %d single", len(v4), len(v1))
+	}
+	for i := range v1 {
+		// The evidence names each run's own directory; everything else must agree.
+		a := strings.ReplaceAll(v1[i].String(), filepath.Join(root, "single"), "DIR")
+		b := strings.ReplaceAll(v4[i].String(), filepath.Join(root, "merged"), "DIR")
+		if v1[i].Pass != v4[i].Pass || a != b {
+			t.Errorf("verdict %d:\n  single: %v\n  merged: %v", i, v1[i], v4[i])
+		}
+	}
+	if rep.Records != 120 || rep.ServerRecords != 120 || rep.Shards != 4 {
+		t.Errorf("merge report %+v; want 4 shards, 120 records of each kind", rep)
+	}
+	for _, f := range []string{reportgen.ManifestFile, reportgen.RunReportFile, MetricsFile, VerdictsFile, MergeFile} {
+		if _, err := os.Stat(filepath.Join(root, "merged", f)); err != nil {
+			t.Errorf("merged directory lacks %s: %v", f, err)
+		}
+	}
+	if merged.Interrupted {
+		t.Error("merged run marked interrupted; every shard finished")
+	}
+
+	// Refusals, each naming what is wrong.
+	for _, tc := range []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"missing", dirs[1:], "missing shard(s) 3"},
+		{"duplicate", append(slices.Clone(dirs), dirs[0]), "duplicate shard(s) 3"},
+		{"other scenario", append(slices.Clone(dirs[1:]), filepath.Join(root, "single")), "not one scenario"},
+	} {
+		_, _, err := Merge(filepath.Join(root, "bad"), tc.dirs, MergeOptions{})
+		if !errors.Is(err, ErrMerge) || !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("%s: Merge = %v; want ErrMerge saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestMergeFlagsSkew: a shard that started later than the bound is listed.
+func TestMergeFlagsSkew(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for i := range 2 {
+		sc := mergeScenario()
+		sc.Requests, sc.Concurrency = 10, 2
+		sc.Client.Shards, sc.Client.ShardIndex = 2, i
+		d := filepath.Join(root, fmt.Sprint(i))
+		info := ShardInfo{RTT: 200e3}
+		if i == 1 {
+			info.RTT = 40e6 // 20 ms of clock-offset uncertainty
+		}
+		if _, err := Run(context.Background(), sc, d, WithShard(info)); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	_, rep, err := Merge(filepath.Join(root, "m"), dirs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Skewed) != 1 || !strings.HasPrefix(rep.Skewed[0], "shard 1 ") {
+		t.Errorf("Skewed = %q; want shard 1 alone", rep.Skewed)
+	}
+}
