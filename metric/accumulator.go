@@ -3,6 +3,7 @@ package metric
 import (
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/perfgate/perfgate/record"
 )
@@ -21,21 +22,36 @@ var Units = map[string]string{
 	record.MetricTPOTVLLM: UnitMS, record.MetricRequestLatency: UnitMS, record.MetricQueueTime: UnitMS,
 	record.MetricOutputTokenThroughputPerUser: UnitTokPerUser, record.MetricPrefillThroughputPerUser: UnitTokPerUser,
 	record.MetricOSL: UnitTokens, record.MetricISL: UnitTokens, record.MetricUsageOSL: UnitTokens,
+	record.MetricTTFO: UnitMS, record.MetricReasoningTokens: UnitTokens, record.MetricOutputTokens: UnitTokens,
 }
 
-// compact is one successful request's exact values in 56 bytes: what every
-// per-request metric is derived from ([Request] without the gaps).
+// compact is one successful request's values in 64 bytes: what every per-request
+// metric is derived from ([Request] without the gaps). All are exact but TTFO, kept as
+// its distance from TTFT: in ns up to ±2.1 s, in µs beyond (fTTFOMicro).
 type compact struct {
 	latency, ttft, ttst, ttftVLLM, queue int64 // ns
-	isl, osl, usage                      int32 // usage -1 = none
+	isl, osl, usage, reasoning           int32 // usage -1 = none
+	ttfo                                 int32 // TTFO − TTFT, ns (µs with fTTFOMicro)
 	flags                                uint8
 }
+
+const compactSize = int(unsafe.Sizeof(compact{}))
 
 const (
 	fTTFT = 1 << iota
 	fTTST
 	fTTFTVLLM
+	fTTFO
+	fTTFOMicro
 )
+
+// packTTFO returns TTFO − TTFT as stored in a compact value, and whether it is in µs.
+func packTTFO(d time.Duration) (int32, bool) {
+	if d >= math.MinInt32 && d <= math.MaxInt32 {
+		return int32(d), false
+	}
+	return clamp32(int(d / time.Microsecond)), true
+}
 
 func (c *compact) request() Request {
 	return Request{
@@ -43,16 +59,25 @@ func (c *compact) request() Request {
 		TTFT: time.Duration(c.ttft), HasTTFT: c.flags&fTTFT != 0,
 		TTST: time.Duration(c.ttst), HasTTST: c.flags&fTTST != 0,
 		TTFTVLLM: time.Duration(c.ttftVLLM), HasTTFTVLLM: c.flags&fTTFTVLLM != 0,
-		ISL: int(c.isl), OSL: int(c.osl), UsageOSL: int(c.usage),
+		TTFO: c.ttfoValue(), HasTTFO: c.flags&fTTFO != 0,
+		ISL: int(c.isl), OSL: int(c.osl), UsageOSL: int(c.usage), Reasoning: int(c.reasoning),
 	}
+}
+
+func (c *compact) ttfoValue() time.Duration {
+	d := time.Duration(c.ttfo)
+	if c.flags&fTTFOMicro != 0 {
+		d *= time.Microsecond
+	}
+	return time.Duration(c.ttft) + d
 }
 
 func clamp32(n int) int32 { return int32(min(max(n, math.MinInt32), math.MaxInt32)) }
 
-const blockLen = 4096 // compact values per block: 224 KiB
+const blockLen = 4096 // compact values per block: 256 KiB
 
 // Accumulator computes a run's [record.Metrics] from its records as they arrive,
-// without keeping them. Per-request values are kept exact, 56 bytes a request (KS and
+// without keeping them. Per-request values are kept exact (TTFO to the µs past 2 s), 64 bytes a request (KS and
 // regression checks need the exact sample); per-token values (inter-chunk latency,
 // vLLM's ITL) go into [Sketch]es, so memory does not grow with tokens.
 //
@@ -71,6 +96,7 @@ type Accumulator struct {
 	first, last time.Duration
 	totOSL      int
 	totISL      int
+	totReason   int
 	scratch     Request
 }
 
@@ -108,6 +134,7 @@ func (a *Accumulator) Add(r *record.Client) {
 	q.Reset(r, a.opt)
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
+	a.totReason += q.Reasoning
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
 	}
@@ -120,6 +147,15 @@ func (a *Accumulator) Add(r *record.Client) {
 	c := compact{
 		latency: int64(q.Latency), ttft: int64(q.TTFT), ttst: int64(q.TTST), ttftVLLM: int64(q.TTFTVLLM),
 		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
+		reasoning: clamp32(q.Reasoning),
+	}
+	if q.HasTTFO {
+		var micro bool
+		c.ttfo, micro = packTTFO(q.TTFO - q.TTFT)
+		c.flags |= fTTFO
+		if micro {
+			c.flags |= fTTFOMicro
+		}
 	}
 	if q.HasTTFT {
 		c.flags |= fTTFT
@@ -140,7 +176,7 @@ func (a *Accumulator) Add(r *record.Client) {
 
 // Bytes returns the accumulator's approximate size in memory.
 func (a *Accumulator) Bytes() int {
-	return len(a.blocks)*blockLen*56 + a.icl.Bytes() + a.itlv.Bytes() + 256
+	return len(a.blocks)*blockLen*compactSize + a.icl.Bytes() + a.itlv.Bytes() + 256
 }
 
 // Requests calls f with each successful non-warmup request's values (without ICL and
@@ -165,9 +201,12 @@ var PerRequest = []struct {
 	{record.MetricISL, func(q *Request) (float64, bool) { return float64(q.ISL), true }},
 	{record.MetricOSL, func(q *Request) (float64, bool) { return float64(q.OSL), true }},
 	{record.MetricUsageOSL, func(q *Request) (float64, bool) { return float64(q.UsageOSL), q.UsageOSL >= 0 }},
+	{record.MetricOutputTokens, func(q *Request) (float64, bool) { return float64(q.Output()), true }},
+	{record.MetricReasoningTokens, func(q *Request) (float64, bool) { return float64(q.Reasoning), true }},
 	{record.MetricQueueTime, func(q *Request) (float64, bool) { return MS(q.Queue), true }},
 	{record.MetricTTFT, func(q *Request) (float64, bool) { return MS(q.TTFT), q.HasTTFT }},
 	{record.MetricPrefillThroughputPerUser, (*Request).PrefillThroughputPerUser},
+	{record.MetricTTFO, func(q *Request) (float64, bool) { return MS(q.TTFO), q.HasTTFO }},
 	{record.MetricTTST, func(q *Request) (float64, bool) { return MS(q.TTST), q.HasTTST }},
 	{record.MetricITL, (*Request).ITL},
 	{record.MetricOutputTokenThroughputPerUser, (*Request).OutputThroughputPerUser},
@@ -184,6 +223,9 @@ func (a *Accumulator) Metrics() record.Metrics {
 	}
 	if a.opt.UsageOSL {
 		m.OSLSource = "usage"
+	}
+	if a.opt.UsageISL {
+		m.ISLSource = "usage"
 	}
 	for k, v := range a.errors {
 		m.Errors[k] = v
@@ -216,6 +258,10 @@ func (a *Accumulator) Metrics() record.Metrics {
 	m.Scalars[record.MetricErrorCount] = record.Scalar{Unit: "requests", Value: float64(errs)}
 	m.Scalars[record.MetricTotalOSL] = record.Scalar{Unit: UnitTokens, Value: float64(a.totOSL)}
 	m.Scalars[record.MetricTotalISL] = record.Scalar{Unit: UnitTokens, Value: float64(a.totISL)}
+	if a.totReason > 0 {
+		m.Scalars[record.MetricTotalReasoning] = record.Scalar{Unit: UnitTokens, Value: float64(a.totReason)}
+		m.Scalars[record.MetricTotalOutputTokens] = record.Scalar{Unit: UnitTokens, Value: float64(a.totOSL - a.totReason)}
+	}
 	if ok+errs > 0 {
 		m.Scalars[record.MetricErrorRate] = record.Scalar{Unit: "ratio", Value: float64(errs) / float64(ok+errs)}
 	}

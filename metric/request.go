@@ -13,6 +13,11 @@ type Options struct {
 	// the server's usage.completion_tokens when the server sent one, instead of the
 	// client tokenizer's count of the received text.
 	UsageOSL bool
+	// UsageISL makes ISL (and prefill throughput and total_token_throughput) the
+	// server's usage.prompt_tokens when the server sent one, instead of the client
+	// tokenizer's count. For chat requests usage counts the chat template too, so ISL
+	// is then the templated prompt, as the server sees it.
+	UsageISL bool
 }
 
 // Request is one request's derived values, each defined once here (see the
@@ -35,9 +40,17 @@ type Request struct {
 	// TTFTVLLM is the first chunk with "choices", empty text included, − Sent (vLLM).
 	TTFTVLLM    time.Duration
 	HasTTFTVLLM bool
-	// ISL is the client tokenizer's input count; OSL the output count chosen by
-	// [Options.UsageOSL]; UsageOSL the server's usage.completion_tokens (-1 = none).
+	// TTFO is the first chunk with non-reasoning output text − Sent (AIPerf
+	// time_to_first_output_token; streams only). Without reasoning it equals TTFT.
+	TTFO    time.Duration
+	HasTTFO bool
+	// ISL is the input count chosen by [Options.UsageISL]; OSL the output count
+	// chosen by [Options.UsageOSL], reasoning included; UsageOSL the server's
+	// usage.completion_tokens (-1 = none).
 	ISL, OSL, UsageOSL int
+	// Reasoning is the part of OSL that was reasoning (AIPerf reasoning_token_count):
+	// the client's count, or usage's reasoning_tokens when OSL comes from usage.
+	Reasoning int
 	// ICL are the gaps between consecutive text chunks (AIPerf inter_chunk_latency).
 	ICL []time.Duration
 	// ITLVLLM are the gaps between consecutive "choices" chunks after the first
@@ -59,13 +72,17 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 	*q = Request{
 		Warmup: r.Warmup, OK: r.OK(), Stream: r.Stream,
 		Sent: r.Sent, Done: r.Done, Latency: r.Latency(), Queue: r.QueueTime(),
-		ISL: r.ISL, OSL: r.OSL, UsageOSL: r.UsageCompletionTokens,
+		ISL: r.ISL, OSL: r.OSL, UsageOSL: r.UsageCompletionTokens, Reasoning: r.ReasoningTokens,
 	}
 	if q.UsageOSL < 0 {
 		q.UsageOSL = -1
 	}
 	if opt.UsageOSL && q.UsageOSL >= 0 {
 		q.OSL = q.UsageOSL
+		q.Reasoning = min(max(r.UsageReasoningTokens, 0), q.OSL)
+	}
+	if opt.UsageISL && r.UsagePromptTokens >= 0 {
+		q.ISL = r.UsagePromptTokens
 	}
 	if r.Stream {
 		var prevText, prevChoice time.Duration = -1, -1
@@ -90,9 +107,15 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 		if len(icl) > 0 {
 			q.TTST, q.HasTTST = icl[0], true
 		}
+		if t, ok := r.FirstOutputToken(); ok {
+			q.TTFO, q.HasTTFO = t-r.Sent, true
+		}
 	}
 	q.ICL, q.ITLVLLM = icl, itlv
 }
+
+// Output returns AIPerf's output_token_count: OSL without the reasoning tokens.
+func (q *Request) Output() int { return max(q.OSL-q.Reasoning, 0) }
 
 // MS converts a duration to the milliseconds every latency metric is reported in.
 func MS(d time.Duration) float64 { return float64(d) / 1e6 }

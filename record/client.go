@@ -77,6 +77,10 @@ type Client struct {
 	Sent time.Duration `json:"sent"`
 	// FirstByte is when the first byte of the response arrived.
 	FirstByte time.Duration `json:"first_byte,omitempty"`
+	// FirstOutput is when the first chunk with non-reasoning output text (content)
+	// arrived: AIPerf's first output token, after any reasoning. 0 = none (or a
+	// recording made before the field existed; see [Client.FirstOutputToken]).
+	FirstOutput time.Duration `json:"first_output,omitempty"`
 	// Done is when the response ended (last byte, error or cancellation).
 	Done time.Duration `json:"done"`
 	// Chunks are the received SSE events in order (one for a non-streaming body).
@@ -116,14 +120,20 @@ type Client struct {
 	RequestedISL int `json:"requested_isl,omitempty"`
 	// RequestedOSL is the output length asked for (max_tokens / max_completion_tokens); 0 = none.
 	RequestedOSL int `json:"requested_osl,omitempty"`
-	// OSL is the client tokenizer's count of all generated text (content plus reasoning).
+	// OSL is the client tokenizer's count of all generated text: content plus
+	// reasoning, each counted on its own when there is reasoning (AIPerf's
+	// output_sequence_length = output_token_count + reasoning_token_count).
 	OSL int `json:"osl"`
-	// ReasoningTokens is the part of OSL that was reasoning text.
+	// ReasoningTokens is the part of OSL that was reasoning text (delta.reasoning_content,
+	// or an Anthropic thinking block), counted by the client tokenizer.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// UsagePromptTokens and UsageCompletionTokens are the server's "usage" numbers,
 	// -1 if the server sent none.
 	UsagePromptTokens     int `json:"usage_prompt_tokens"`
 	UsageCompletionTokens int `json:"usage_completion_tokens"`
+	// UsageReasoningTokens is the server's usage.completion_tokens_details.reasoning_tokens
+	// (the part of UsageCompletionTokens that was reasoning); 0 when absent.
+	UsageReasoningTokens int `json:"usage_reasoning_tokens,omitempty"`
 	// FinishReason is the last finish_reason the server sent.
 	FinishReason string `json:"finish_reason,omitempty"`
 	// ResponseBytes counts the response body bytes received.
@@ -173,6 +183,19 @@ func (c *Client) FirstChoice() (time.Duration, bool) {
 		if ch.Choices || ch.Tokens > 0 {
 			return ch.T, true
 		}
+	}
+	return 0, false
+}
+
+// FirstOutputToken returns the time of the first chunk with non-reasoning output text
+// and whether there was one. A record without reasoning whose FirstOutput is unset (a
+// recording made before the field existed) falls back to [Client.FirstToken].
+func (c *Client) FirstOutputToken() (time.Duration, bool) {
+	if c.FirstOutput > 0 {
+		return c.FirstOutput, true
+	}
+	if c.ReasoningTokens == 0 {
+		return c.FirstToken()
 	}
 	return 0, false
 }
@@ -235,6 +258,10 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	if c.FirstByte != 0 {
 		b = append(b, `,"first_byte":`...)
 		b = strconv.AppendInt(b, int64(c.FirstByte), 10)
+	}
+	if c.FirstOutput != 0 {
+		b = append(b, `,"first_output":`...)
+		b = strconv.AppendInt(b, int64(c.FirstOutput), 10)
 	}
 	b = append(b, `,"done":`...)
 	b = strconv.AppendInt(b, int64(c.Done), 10)
@@ -302,6 +329,10 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(c.UsagePromptTokens), 10)
 	b = append(b, `,"usage_completion_tokens":`...)
 	b = strconv.AppendInt(b, int64(c.UsageCompletionTokens), 10)
+	if c.UsageReasoningTokens != 0 {
+		b = append(b, `,"usage_reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.UsageReasoningTokens), 10)
+	}
 	if c.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
 		b = appendString(b, c.FinishReason)

@@ -40,19 +40,31 @@ const (
 	MetricISL = "input_sequence_length"
 	// Usage-reported completion tokens. Unit tokens.
 	MetricUsageOSL = "usage_completion_tokens"
+	// TTFO: first chunk with non-reasoning output text − sent (AIPerf
+	// time_to_first_output_token; equals TTFT without reasoning). Unit ms.
+	MetricTTFO = "time_to_first_output_token"
+	// Reasoning tokens of a request (AIPerf reasoning_token_count: the client
+	// tokenizer's count of reasoning_content, or usage's reasoning_tokens when OSL comes
+	// from usage). Unit tokens.
+	MetricReasoningTokens = "reasoning_token_count"
+	// Output tokens of a request without reasoning (AIPerf output_token_count):
+	// OSL − reasoning. Unit tokens.
+	MetricOutputTokens = "output_token_count"
 
 	// Scalars.
-	MetricRequestThroughput     = "request_throughput"      // successful requests / benchmark duration, req/s
-	MetricOutputTokenThroughput = "output_token_throughput" // output tokens / benchmark duration, tokens/s
-	MetricTotalTokenThroughput  = "total_token_throughput"  // (input+output tokens) / duration, tokens/s
-	MetricGoodput               = "goodput"                 // requests meeting every SLO / duration, req/s
-	MetricBenchmarkDuration     = "benchmark_duration"      // first sent → last done, s
-	MetricRequestCount          = "request_count"           // successful non-warmup requests
-	MetricErrorCount            = "error_request_count"     // failed non-warmup requests
-	MetricErrorRate             = "error_rate"              // errors / (errors + successes)
-	MetricTotalOSL              = "total_output_tokens"     // sum of OSL
-	MetricTotalISL              = "total_input_tokens"      // sum of ISL
-	MetricGoodRequestCount      = "good_request_count"      // requests meeting every SLO
+	MetricRequestThroughput     = "request_throughput"       // successful requests / benchmark duration, req/s
+	MetricOutputTokenThroughput = "output_token_throughput"  // output tokens / benchmark duration, tokens/s
+	MetricTotalTokenThroughput  = "total_token_throughput"   // (input+output tokens) / duration, tokens/s
+	MetricGoodput               = "goodput"                  // requests meeting every SLO / duration, req/s
+	MetricBenchmarkDuration     = "benchmark_duration"       // first sent → last done, s
+	MetricRequestCount          = "request_count"            // successful non-warmup requests
+	MetricErrorCount            = "error_request_count"      // failed non-warmup requests
+	MetricErrorRate             = "error_rate"               // errors / (errors + successes)
+	MetricTotalOSL              = "total_output_tokens"      // sum of OSL
+	MetricTotalISL              = "total_input_tokens"       // sum of ISL
+	MetricTotalReasoning        = "total_reasoning_tokens"   // sum of reasoning_token_count
+	MetricTotalOutputTokens     = "total_output_token_count" // sum of output_token_count (OSL without reasoning)
+	MetricGoodRequestCount      = "good_request_count"       // requests meeting every SLO
 )
 
 // Stat summarises one metric's distribution. Percentiles use numpy's default
@@ -133,6 +145,9 @@ type Metrics struct {
 	ISLInexact int `json:"isl_inexact_count,omitempty"`
 	// OSLSource says where OSL came from: "client" (tokenizer count) or "usage".
 	OSLSource string `json:"osl_source,omitempty"`
+	// ISLSource says where ISL came from: "client" (tokenizer count, the default and
+	// omitted) or "usage" (usage.prompt_tokens, with --use-server-token-count).
+	ISLSource string `json:"isl_source,omitempty"`
 	// SLO is the goodput SLO used (metric name → max value in the metric's unit).
 	SLO map[string]float64 `json:"slo,omitempty"`
 }
