@@ -21,6 +21,7 @@ type textField struct {
 // does not use.
 type wireBody struct {
 	Model               string          `json:"model"`
+	System              string          `json:"system,omitempty"` // Anthropic messages: the system prompt
 	Messages            []message       `json:"messages,omitempty"`
 	Prompt              *string         `json:"prompt,omitempty"`
 	Input               any             `json:"input,omitempty"`
@@ -81,7 +82,7 @@ func (b *bodyBuilder) build(e Endpoint, t *dataset.Turn, tc *turnCtx, stream boo
 	gen := e.generates()
 	if gen && stream {
 		w.Stream = true
-		if !cfg.NoUsage && e != EndpointResponses {
+		if !cfg.NoUsage && e != EndpointResponses && e != EndpointMessages {
 			w.StreamOptions = &streamOptions{IncludeUsage: true}
 		}
 	}
@@ -92,6 +93,14 @@ func (b *bodyBuilder) build(e Endpoint, t *dataset.Turn, tc *turnCtx, stream boo
 		}
 		w.Messages = append(w.Messages, tc.history...)
 		w.Messages = append(w.Messages, message{Role: "user", Content: t.Prompt})
+	case EndpointMessages:
+		w.System = tc.system
+		w.Messages = append(w.Messages, tc.history...)
+		w.Messages = append(w.Messages, message{Role: "user", Content: t.Prompt})
+		if t.OSL <= 0 {
+			n := DefaultMessagesMaxTokens // required by the API
+			w.MaxTokens = &n
+		}
 	case EndpointResponses:
 		if len(tc.history) == 0 && tc.system == "" {
 			w.Input = t.Prompt
@@ -139,6 +148,8 @@ func (b *bodyBuilder) build(e Endpoint, t *dataset.Turn, tc *turnCtx, stream boo
 		switch {
 		case e == EndpointResponses && field != OSLNone:
 			w.MaxOutputTokens = &osl
+		case e == EndpointMessages:
+			w.MaxTokens = &osl // Anthropic's only output cap, required
 		case field == OSLMaxTokens || (field == "" && e == EndpointCompletions):
 			w.MaxTokens = &osl
 		case field == OSLNone:

@@ -26,6 +26,15 @@ const (
 	EndpointRankings    Endpoint = "rankings"    // POST /v1/ranking (NVIDIA NIM: query + passages)
 	EndpointRerank      Endpoint = "rerank"      // POST /v1/rerank (vLLM/Cohere: query + documents)
 	EndpointResponses   Endpoint = "responses"   // POST /v1/responses (OpenAI Responses API)
+	EndpointMessages    Endpoint = "messages"    // POST /v1/messages (Anthropic Messages API)
+)
+
+// Anthropic Messages API constants: the version header every request carries (unless
+// Config.Headers sets its own) and the max_tokens sent when a turn asks for no output
+// length (the API requires the field).
+const (
+	AnthropicVersion         = "2023-06-01"
+	DefaultMessagesMaxTokens = 4096
 )
 
 // Path returns the endpoint's default URL path.
@@ -41,13 +50,19 @@ func (e Endpoint) Path() string {
 		return "/v1/rerank"
 	case EndpointResponses:
 		return "/v1/responses"
+	case EndpointMessages:
+		return "/v1/messages"
 	}
 	return "/v1/chat/completions"
 }
 
 func (e Endpoint) generates() bool {
-	return e == "" || e == EndpointChat || e == EndpointCompletions || e == EndpointResponses
+	return e == "" || e == EndpointChat || e == EndpointCompletions || e == EndpointResponses || e == EndpointMessages
 }
+
+// chatLike reports an endpoint whose input is a list of messages rendered by the
+// server's chat template: chat completions and Anthropic messages.
+func (e Endpoint) chatLike() bool { return e == "" || e == EndpointChat || e == EndpointMessages }
 
 // Corpus styles for synthetic prompts.
 const (
@@ -312,8 +327,13 @@ type Config struct {
 	// DiscardRecords keeps Outcome.Records empty (metrics are still computed, from a
 	// compact copy without chunks… except ICL, which needs chunks): for very long runs.
 	DiscardRecords bool `json:"discard_records,omitempty"`
-	// UsageOSL computes metrics with usage.completion_tokens as OSL.
+	// UsageOSL computes metrics with usage.completion_tokens as OSL (and usage's
+	// completion_tokens_details.reasoning_tokens as the reasoning part of it).
 	UsageOSL bool `json:"usage_osl,omitempty"`
+	// UsageISL computes metrics with usage.prompt_tokens as ISL where the server sent
+	// one (for chat that count includes the chat template). AIPerf's
+	// --use-server-token-count sets both UsageOSL and UsageISL.
+	UsageISL bool `json:"usage_isl,omitempty"`
 	// Shards splits the workload over this many processes and ShardIndex (0..Shards-1)
 	// says which part this one sends: global request g when g ≡ ShardIndex (mod
 	// Shards), at the global schedule's time for g, keeping g as its index (see
@@ -397,9 +417,9 @@ func (c *Config) Validate() error {
 		bad("routing %q: want %s or %s", c.Routing, RouteRoundRobin, RouteLeastOutstanding)
 	}
 	switch c.endpoint() {
-	case EndpointChat, EndpointCompletions, EndpointEmbeddings, EndpointRankings, EndpointRerank, EndpointResponses:
+	case EndpointChat, EndpointCompletions, EndpointEmbeddings, EndpointRankings, EndpointRerank, EndpointResponses, EndpointMessages:
 	default:
-		bad("endpoint %q: want chat, completions, embeddings, rankings, rerank or responses", c.Endpoint)
+		bad("endpoint %q: want chat, completions, embeddings, rankings, rerank, responses or messages", c.Endpoint)
 	}
 	if c.Stream && !c.endpoint().generates() {
 		bad("stream: endpoint %s does not stream", c.endpoint())

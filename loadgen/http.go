@@ -389,6 +389,21 @@ type result struct {
 	text      []byte // generated text (content then reasoning appended per chunk)
 	ends      []int  // per chunk: end offset of its text in text
 	reasoning []byte // the reasoning part of text, alone
+	content   []byte // the content part of text, alone (kept only once there is reasoning)
+}
+
+// add appends one event's content and reasoning text.
+func (res *result) add(content, reasoning []byte) {
+	if len(reasoning) > 0 && len(res.reasoning) == 0 {
+		// The first reasoning: the content so far is all of text.
+		res.content = append(res.content[:0], res.text...)
+	}
+	res.text = append(res.text, content...)
+	res.text = append(res.text, reasoning...)
+	if len(res.reasoning) > 0 || len(reasoning) > 0 {
+		res.content = append(res.content, content...)
+	}
+	res.reasoning = append(res.reasoning, reasoning...)
 }
 
 // errKind classifies err for a record: cancellation wins, then timeouts.
@@ -641,7 +656,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 			rec.Done = clock.now()
 			rec.ResponseBytes = int(w.sse.Bytes())
 			if err == io.EOF {
-				if !sawDone && c.endpoint != EndpointResponses && rec.ErrorKind == "" {
+				if !sawDone && c.endpoint != EndpointResponses && c.endpoint != EndpointMessages && rec.ErrorKind == "" {
 					rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: stream ended without [DONE]"
 				}
 				keep = rec.ErrorKind == "" && !resp.ConnectionClose()
@@ -672,25 +687,32 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		if bad := errorEvent(ch, ev.Type, ev.Data); bad != "" && rec.ErrorKind == "" {
 			rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error event: "+snippet(ev.Data)
 		}
-		res.text = append(res.text, ch.Text...)
-		res.text = append(res.text, ch.Reasoning...)
-		res.reasoning = append(res.reasoning, ch.Reasoning...)
+		res.add(ch.Text, ch.Reasoning)
 		res.ends = append(res.ends, len(res.text))
 		if c.firstOutput != nil && len(res.text) > 0 {
 			c.firstOutput()
 			c.firstOutput = nil
 		}
+		if len(ch.Text) > 0 && rec.FirstOutput == 0 {
+			rec.FirstOutput = t
+		}
 		if cn.reads == prevRead && len(rec.Chunks) > 0 {
 			// Same read as the previous event: that one's time is only an upper bound.
 			rec.Chunks[len(rec.Chunks)-1].Batched = true
 		}
-		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: ch.Choices > 0})
+		choices := ch.Choices > 0 || c.endpoint == EndpointMessages && string(ch.Type) == "content_block_delta"
+		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: choices})
 		prevRead = cn.reads
 		if ch.FinishReason != nil {
 			rec.FinishReason = string(ch.FinishReason)
 		}
-		if ch.HasUsage {
+		if c.endpoint == EndpointMessages {
+			messagesUsage(ch, rec)
+		} else if ch.HasUsage {
 			rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+		}
+		if ch.UsageReasoning > 0 {
+			rec.UsageReasoningTokens = ch.UsageReasoning
 		}
 	}
 }
@@ -773,20 +795,27 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 		rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error body with HTTP "+strconv.Itoa(rec.Status)+": "+snippet(body)
 		return
 	}
-	res.text = append(res.text, ch.Text...)
-	res.text = append(res.text, ch.Reasoning...)
-	res.reasoning = append(res.reasoning, ch.Reasoning...)
-	if c.endpoint == EndpointResponses && len(ch.Text) == 0 {
-		res.text = append(res.text, responsesOutputText(body)...)
+	text, reasoning := ch.Text, ch.Reasoning
+	switch {
+	case c.endpoint == EndpointResponses && len(text) == 0:
+		text = []byte(responsesOutputText(body))
+	case c.endpoint == EndpointMessages:
+		t, r := messagesBody(body)
+		text, reasoning = []byte(t), []byte(r)
 	}
+	res.add(text, reasoning)
 	res.ends = append(res.ends, len(res.text))
-	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: ch.Choices > 0})
+	if len(text) > 0 {
+		rec.FirstOutput = rec.Done
+	}
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: ch.Choices > 0 || c.endpoint == EndpointMessages})
 	if ch.FinishReason != nil {
 		rec.FinishReason = string(ch.FinishReason)
 	}
 	if ch.HasUsage {
 		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
 	}
+	rec.UsageReasoningTokens = max(ch.UsageReasoning, 0)
 }
 
 // responsesOutputText extracts the text of a non-streaming Responses API body

@@ -12,6 +12,8 @@ type MetricsOptions struct {
 	// server's usage.completion_tokens when present, instead of the client tokenizer's
 	// count of the received text (AIPerf's default is the client count).
 	UsageOSL bool
+	// UsageISL makes ISL the server's usage.prompt_tokens when present.
+	UsageISL bool
 	// SLO is the goodput objective ([metric.SLO]); goodput = good requests / benchmark
 	// duration. Zero: goodput is not reported.
 	SLO metric.SLO
@@ -33,7 +35,7 @@ func ComputeMetrics(recs []record.Client, opt MetricsOptions) record.Metrics {
 // newAccumulator returns the run's incremental metrics, which keep no records, so long
 // runs can drop records as they are written.
 func newAccumulator(opt MetricsOptions) *metric.Accumulator {
-	a := metric.NewAccumulator(metric.Options{UsageOSL: opt.UsageOSL})
+	a := metric.NewAccumulator(metric.Options{UsageOSL: opt.UsageOSL, UsageISL: opt.UsageISL})
 	if !opt.SLO.IsZero() {
 		a.SetSLO(opt.SLO)
 	}

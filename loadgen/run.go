@@ -177,7 +177,15 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	for k, v := range cfg.Headers {
 		r.headers = append(r.headers, [2]string{k, v})
 	}
-	if r.apiKey != "" {
+	if r.cfg.endpoint() == EndpointMessages {
+		// Anthropic's authentication and version headers instead of a bearer token.
+		if r.apiKey != "" {
+			r.headers = append(r.headers, [2]string{"X-Api-Key", r.apiKey})
+		}
+		if !hasHeader(cfg.Headers, "anthropic-version") {
+			r.headers = append(r.headers, [2]string{"Anthropic-Version", AnthropicVersion})
+		}
+	} else if r.apiKey != "" {
 		r.headers = append(r.headers, [2]string{"Authorization", "Bearer " + r.apiKey})
 	}
 	r.hdr = newHeaderBlock(r.headers)
@@ -200,7 +208,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.prefill = make(chan struct{}, cfg.PrefillConcurrency)
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
-	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, SLO: cfg.SLO})
+	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO})
 	return r, nil
 }
 
@@ -645,7 +653,7 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 		}
 	}
 	res := &sc.res
-	res.text, res.ends, res.reasoning = res.text[:0], res.ends[:0], res.reasoning[:0]
+	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
 	if r.prefill == nil {
 		r.sender.send(rctx, c, rec, res)
 	} else {
@@ -720,9 +728,11 @@ func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *re
 	switch {
 	case t.Body != nil && e == EndpointChat:
 		key = append(append(key, 'b'), t.Body...)
-	case e == EndpointChat && len(tc.history) == 0:
+	case t.Body != nil && e == EndpointMessages:
+		return // a payload's top-level system prompt is not parsed
+	case e.chatLike() && len(tc.history) == 0:
 		key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
-	case e == EndpointChat, e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+	case e.chatLike(), e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
 	default:
 		return
 	}
@@ -849,7 +859,7 @@ func (r *runner) countText(b []byte, sc *scratch) int {
 
 // count fills token counts from the received text: per chunk, and OSL over all text.
 func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
-	if len(rec.Chunks) == 1 && len(res.ends) == 1 {
+	if len(rec.Chunks) == 1 && len(res.ends) == 1 && len(res.reasoning) == 0 {
 		if len(res.text) > 0 {
 			rec.OSL = r.countText(res.text, sc)
 		}
@@ -868,11 +878,17 @@ func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
 		}
 		prev = end
 	}
-	if len(res.text) > 0 {
-		rec.OSL = r.countText(res.text, sc)
-	}
-	if len(res.reasoning) > 0 {
+	switch {
+	case len(res.reasoning) > 0:
+		// AIPerf's OSL: output_token_count + reasoning_token_count, each text counted
+		// on its own.
 		rec.ReasoningTokens = r.countText(res.reasoning, sc)
+		rec.OSL = rec.ReasoningTokens
+		if len(res.content) > 0 {
+			rec.OSL += r.countText(res.content, sc)
+		}
+	case len(res.text) > 0:
+		rec.OSL = r.countText(res.text, sc)
 	}
 }
 

@@ -102,7 +102,7 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	if !opts.NoRecords {
 		files = append(files,
 			file{AIPerfJSONLFile, func(w io.Writer) error {
-				return WriteAIPerfJSONLOptions(w, run.Records, metric.Options{UsageOSL: run.Metrics.OSLSource == "usage"})
+				return WriteAIPerfJSONLOptions(w, run.Records, metric.Options{UsageOSL: run.Metrics.OSLSource == "usage", UsageISL: run.Metrics.ISLSource == "usage"})
 			}})
 	}
 	if opts.ServerMetrics != nil {

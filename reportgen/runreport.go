@@ -317,7 +317,7 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 // slices, throughput over time, and an error timeline with the error kinds.
 // m may be nil. The page is one self-contained file: inline SVG, no scripts.
 func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunReportOptions) error {
-	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage"}
+	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage", UsageISL: opts.Metrics != nil && opts.Metrics.ISLSource == "usage"}
 	p := collect(recs, mopt)
 	title := cmp.Or(opts.Title, "perfgate run report")
 	span := p.end - p.start

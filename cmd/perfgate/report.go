@@ -62,7 +62,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 			sc.Objectives.MaxErrorRate = -1 // as profile: gate only on what was asked for
 		}
 		lc := sc.WithDefaults().LoadConfig("")
-		out.Metrics = loadgen.ComputeMetrics(out.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, SLO: lc.SLO})
+		out.Metrics = loadgen.ComputeMetrics(out.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, SLO: lc.SLO})
 	}
 	if err := out.WriteReports(e.args...); err != nil {
 		return runtimef("%v", err)

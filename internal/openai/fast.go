@@ -91,7 +91,29 @@ func AppendUsage(dst []byte, u Usage) []byte {
 	dst = strconv.AppendInt(dst, int64(u.CompletionTokens), 10)
 	dst = append(dst, `,"total_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
+	if d := u.CompletionTokensDetails; d != nil {
+		dst = append(dst, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(d.ReasoningTokens), 10)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
+}
+
+// AppendChatReasoningChunk appends one "chat.completion.chunk" whose delta carries
+// reasoning_content (vLLM's and DeepSeek's field for a reasoning model's thinking),
+// with role when role != "".
+func AppendChatReasoningChunk(dst []byte, h ChunkHeader, role, reasoning string, includeUsage bool) []byte {
+	dst = appendHeader(dst, h, "chat.completion.chunk")
+	dst = append(dst, `,"choices":[{"index":0,"delta":{`...)
+	if role != "" {
+		dst = append(dst, `"role":`...)
+		dst = AppendString(dst, role)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"reasoning_content":`...)
+	dst = AppendString(dst, reasoning)
+	dst = append(dst, '}')
+	return appendChoiceEnd(dst, "", includeUsage)
 }
 
 // AppendChatChunk appends one "chat.completion.chunk" JSON object with a single choice

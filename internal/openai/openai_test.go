@@ -47,9 +47,9 @@ func TestAppendChatChunkDecodes(t *testing.T) {
 	if err := json.Unmarshal(b, &c); err != nil || *c.Choices[0].FinishReason != "length" {
 		t.Errorf("finish chunk %s decoded to %+v, %v", b, c, err)
 	}
-	b = AppendChatUsageChunk(nil, h, Usage{3, 4, 7})
+	b = AppendChatUsageChunk(nil, h, Usage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7})
 	c = ChatChunk{}
-	if err := json.Unmarshal(b, &c); err != nil || c.Usage == nil || *c.Usage != (Usage{3, 4, 7}) || len(c.Choices) != 0 {
+	if err := json.Unmarshal(b, &c); err != nil || c.Usage == nil || *c.Usage != (Usage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7}) || len(c.Choices) != 0 {
 		t.Errorf("usage chunk %s decoded to %+v, %v", b, c, err)
 	}
 	var cc Completion
@@ -70,20 +70,20 @@ func TestChunkParser(t *testing.T) {
 			StreamChunk{Object: []byte("chat.completion.chunk"), Text: []byte("hi \"there\"\n"), Choices: 1}},
 		{"chat finish", AppendChatChunk(nil, h, "", "", "stop", true),
 			StreamChunk{Object: []byte("chat.completion.chunk"), FinishReason: []byte("stop"), Choices: 1}},
-		{"chat usage", AppendChatUsageChunk(nil, h, Usage{5, 6, 11}),
-			StreamChunk{Object: []byte("chat.completion.chunk"), HasUsage: true, Usage: Usage{5, 6, 11}}},
+		{"chat usage", AppendChatUsageChunk(nil, h, Usage{PromptTokens: 5, CompletionTokens: 6, TotalTokens: 11}),
+			StreamChunk{Object: []byte("chat.completion.chunk"), HasUsage: true, Usage: Usage{PromptTokens: 5, CompletionTokens: 6, TotalTokens: 11}}},
 		{"completion text", AppendCompletionChunk(nil, h, "ab", "length", false),
 			StreamChunk{Object: []byte("text_completion"), Text: []byte("ab"), FinishReason: []byte("length"), Choices: 1}},
 		{"responses delta", AppendResponseTextDelta(nil, "msg_1", 4, "tok"),
 			StreamChunk{Type: []byte(EventOutputTextDelta), Text: []byte("tok")}},
 		{"responses completed", []byte(`{"type":"response.completed","response":{"id":"r","usage":{"input_tokens":9,"output_tokens":3,"total_tokens":12}}}`),
-			StreamChunk{Type: []byte(EventResponseCompleted), HasUsage: true, Usage: Usage{9, 3, 12}}},
+			StreamChunk{Type: []byte(EventResponseCompleted), HasUsage: true, Usage: Usage{PromptTokens: 9, CompletionTokens: 3, TotalTokens: 12}}},
 		{"reasoning and unicode escapes", []byte(`{ "choices" : [ { "delta" : { "reasoning_content" : "\u00e9\ud83d\ude42" , "content": null } , "finish_reason" : null } ] }`),
 			StreamChunk{Reasoning: []byte("é🙂"), Choices: 1}},
 		{"two choices, first wins", []byte(`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`),
 			StreamChunk{Text: []byte("a"), Choices: 2}},
 		{"non-stream message", []byte(`{"choices":[{"message":{"role":"assistant","content":"full"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`),
-			StreamChunk{Text: []byte("full"), FinishReason: []byte("stop"), Choices: 1, HasUsage: true, Usage: Usage{1, 2, 3}}},
+			StreamChunk{Text: []byte("full"), FinishReason: []byte("stop"), Choices: 1, HasUsage: true, Usage: Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}}},
 		{"usage null", []byte(`{"choices":[],"usage":null}`), StreamChunk{}},
 	}
 	var p ChunkParser
@@ -237,4 +237,43 @@ func BenchmarkChunkParser(b *testing.B) {
 func show(c StreamChunk) string {
 	return fmt.Sprintf("object=%q type=%q text=%q reasoning=%q finish=%q(nil=%v) choices=%d usage=%v/%+v",
 		c.Object, c.Type, c.Text, c.Reasoning, c.FinishReason, c.FinishReason == nil, c.Choices, c.HasUsage, c.Usage)
+}
+
+// Reasoning deltas, usage's reasoning_tokens and Anthropic Messages events parse into
+// the same StreamChunk fields the load generator reads.
+func TestChunkParserReasoningAndMessages(t *testing.T) {
+	h := ChunkHeader{ID: "x", Created: 1, Model: "m"}
+	var p ChunkParser
+	var c StreamChunk
+	b := AppendChatReasoningChunk(nil, h, "assistant", "let me \"think\"", false)
+	var cc ChatChunk
+	if err := json.Unmarshal(b, &cc); err != nil || cc.Choices[0].Delta.ReasoningContent != `let me "think"` || cc.Choices[0].Delta.Role != "assistant" {
+		t.Errorf("reasoning chunk %s decoded to %+v, %v", b, cc, err)
+	}
+	if err := p.Parse(b, &c); err != nil || string(c.Reasoning) != `let me "think"` || len(c.Text) != 0 {
+		t.Errorf("Parse(%s) reasoning = %q text = %q, %v", b, c.Reasoning, c.Text, err)
+	}
+	u := Usage{PromptTokens: 3, CompletionTokens: 9, TotalTokens: 12, CompletionTokensDetails: &CompletionTokensDetails{ReasoningTokens: 5}}
+	b = AppendChatUsageChunk(nil, h, u)
+	if err := p.Parse(b, &c); err != nil || !c.HasUsage || c.Usage.CompletionTokens != 9 || c.UsageReasoning != 5 {
+		t.Errorf("Parse(%s) = %+v, %v; want completion 9, reasoning 5", b, c, err)
+	}
+	for _, tc := range []struct {
+		data                     string
+		text, reasoning, finish  string
+		usage, prompt, completed int
+	}{
+		{data: `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":25,"output_tokens":1}}}`, usage: 1, prompt: 25, completed: 1},
+		{data: `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}`, reasoning: "hmm"},
+		{data: `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi"}}`, text: "Hi"},
+		{data: `{"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":15}}`, finish: "max_tokens", usage: 1, completed: 15},
+	} {
+		if err := p.Parse([]byte(tc.data), &c); err != nil {
+			t.Fatalf("Parse(%s): %v", tc.data, err)
+		}
+		if string(c.Text) != tc.text || string(c.Reasoning) != tc.reasoning || string(c.FinishReason) != tc.finish ||
+			c.HasUsage != (tc.usage == 1) || c.Usage.PromptTokens != tc.prompt || c.Usage.CompletionTokens != tc.completed {
+			t.Errorf("Parse(%s) = text %q reasoning %q finish %q usage %v %+v", tc.data, c.Text, c.Reasoning, c.FinishReason, c.HasUsage, c.Usage)
+		}
+	}
 }

@@ -9,8 +9,9 @@ import (
 
 // StreamChunk is what a client takes from one streamed event's data, whichever API
 // produced it: a chat chunk (choices[0].delta.content / reasoning_content), a
-// completions chunk (choices[0].text) or a Responses event (type, delta, and the usage
-// inside "response"). Its byte slices are valid until the next [ChunkParser.Parse].
+// completions chunk (choices[0].text), a Responses event (type, delta, and the usage
+// inside "response") or an Anthropic Messages event (delta.text, delta.thinking,
+// delta.stop_reason, usage, and the usage inside message_start's "message"). Its byte slices are valid until the next [ChunkParser.Parse].
 type StreamChunk struct {
 	Object []byte // top-level "object" ("chat.completion.chunk", "text_completion"), nil if absent
 	Type   []byte // top-level "type" of a Responses event, nil if absent
@@ -28,6 +29,8 @@ type StreamChunk struct {
 	// prompt/completion tokens).
 	HasUsage bool
 	Usage    Usage
+	// UsageReasoning is usage.completion_tokens_details.reasoning_tokens (0 = absent).
+	UsageReasoning int
 }
 
 // ChunkParser parses stream chunks without encoding/json and without allocating once
@@ -54,9 +57,33 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 			return p.str(b, j, &c.Object)
 		case "type":
 			return p.str(b, j, &c.Type)
-		case "delta": // Responses text delta
+		case "delta": // Responses text delta, or an Anthropic event's delta object
 			if j < len(b) && b[j] == '"' {
 				return p.str(b, j, &c.Text)
+			}
+			if j < len(b) && b[j] == '{' {
+				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+					switch string(k) {
+					case "text": // content_block_delta text_delta
+						return p.str(b, j, &c.Text)
+					case "thinking": // content_block_delta thinking_delta
+						return p.str(b, j, &c.Reasoning)
+					case "stop_reason": // message_delta
+						return p.str(b, j, &c.FinishReason)
+					}
+					return skipValue(b, j)
+				})
+			}
+		case "stop_reason": // a whole Anthropic message
+			return p.str(b, j, &c.FinishReason)
+		case "message": // Anthropic message_start: the usage inside the message
+			if j < len(b) && b[j] == '{' {
+				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+					if string(k) == "usage" {
+						return p.usage(b, j, c)
+					}
+					return skipValue(b, j)
+				})
 			}
 		case "choices":
 			return p.choices(b, j, c)
@@ -150,6 +177,23 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 			dst = &c.Usage.CompletionTokens
 		case "total_tokens":
 			dst = &c.Usage.TotalTokens
+		case "completion_tokens_details", "output_tokens_details":
+			if j < len(b) && b[j] == '{' {
+				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+					if string(k) != "reasoning_tokens" {
+						return skipValue(b, j)
+					}
+					end, err := skipValue(b, j)
+					if err != nil {
+						return 0, err
+					}
+					if n, err := strconv.Atoi(string(b[j:end])); err == nil {
+						c.UsageReasoning = n
+					}
+					return end, nil
+				})
+			}
+			return skipValue(b, j)
 		default:
 			return skipValue(b, j)
 		}

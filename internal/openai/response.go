@@ -7,6 +7,14 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// CompletionTokensDetails splits CompletionTokens (nil = not sent: no reasoning).
+	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+}
+
+// CompletionTokensDetails is usage.completion_tokens_details: how many of the
+// completion tokens were reasoning.
+type CompletionTokensDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // ChatCompletion is a non-streaming chat response.
@@ -32,6 +40,9 @@ type ChatChoice struct {
 type ResponseMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ReasoningContent is the reasoning text before Content (vLLM's reasoning parsers,
+	// DeepSeek); omitted when empty.
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
 // ChatChunk is one streamed chat chunk ("chat.completion.chunk").

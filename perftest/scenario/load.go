@@ -65,7 +65,7 @@ func Load(dir string) (*Outcome, error) {
 		o.Files = append(o.Files, filepath.Join(dir, ServerFile))
 	}
 	lc := o.Scenario.WithDefaults().LoadConfig("")
-	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, SLO: lc.SLO})
+	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, SLO: lc.SLO})
 	o.TemplateOverhead = templateOverheads(o.Client)
 	return o, nil
 }
