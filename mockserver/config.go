@@ -103,6 +103,15 @@ type Config struct {
 	// Output length. OSL, when set, draws the length of requests without ignore_eos,
 	// clamped to [min_tokens, max]; unset = the maximum (finish_reason "length").
 	OSL distribution.Spec `json:"osl,omitzero"`
+	// ReasoningTokens, when set, makes chat completions and Anthropic messages requests
+	// generate reasoning before their content: a length drawn from this distribution,
+	// or for a request with reasoning_effort low, medium or high AIPerf's 100, 250 or
+	// 500 tokens ([ReasoningEffortTokens]). Chat streams it as delta.reasoning_content
+	// (message.reasoning_content when whole), messages as a thinking block; usage counts
+	// it in completion_tokens and completion_tokens_details.reasoning_tokens. Reasoning
+	// counts toward max_tokens, as in vLLM, and the content's length (OSL) is drawn
+	// within what is left. Unset = no reasoning.
+	ReasoningTokens distribution.Spec `json:"reasoning_tokens,omitzero"`
 	// DefaultMaxTokens is the cap when a request sends none (0 = DefaultMaxTokens).
 	DefaultMaxTokens int `json:"default_max_tokens,omitempty"`
 	// MaxTokensCap rejects requests asking for more output (0 = DefaultMaxTokensCap).
@@ -321,6 +330,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Func("models-ready-delay-seconds", "answer 503 on /v1/models for this long after start", secondsFlag(&c.Faults.ModelsReadyDelay))
 	fs.Func("inference-ready-delay-seconds", "answer 503 on inference endpoints for this long after start", secondsFlag(&c.Faults.InferenceReadyDelay))
 	fs.Var(specFlag{&c.OSL}, "osl", "output length distribution for requests without ignore_eos (default: the max)")
+	fs.Var(specFlag{&c.ReasoningTokens}, "reasoning-tokens", "stream this many reasoning tokens (a length `SPEC`) before chat and messages content; reasoning_effort low/medium/high → 100/250/500")
 	fs.IntVar(&c.DefaultMaxTokens, "default-max-tokens", orInt(c.DefaultMaxTokens, DefaultMaxTokens), "output cap when a request sends none")
 	fs.IntVar(&c.MaxTokensCap, "max-tokens-cap", orInt(c.MaxTokensCap, DefaultMaxTokensCap), "reject requests asking for more output tokens")
 	fs.IntVar(&c.TokensPerChunk, "tokens-per-chunk", orInt(c.TokensPerChunk, DefaultTokensPerChunk), "output tokens per SSE chunk")

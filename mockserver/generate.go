@@ -268,7 +268,11 @@ type stopMatcher struct {
 	stops []string
 	tail  []byte // last maxLen-1 bytes emitted
 	max   int
+	which string // the stop sequence hit
 }
+
+// matched returns the stop sequence [stopMatcher.hit] found ("" before a hit).
+func (m *stopMatcher) matched() string { return m.which }
 
 func newStopMatcher(stops []string) *stopMatcher {
 	var s []string
@@ -291,6 +295,7 @@ func (m *stopMatcher) hit(piece string) bool {
 	buf := append(m.tail, piece...)
 	for _, s := range m.stops {
 		if strings.Contains(string(buf), s) {
+			m.which = s
 			return true
 		}
 	}

@@ -30,7 +30,8 @@ type gen struct {
 	z       zipfPair
 	samp    *reqSampler
 	stop    *stopMatcher
-	target  int    // tokens to generate
+	target  int    // tokens to generate, reasoning included
+	reason  int    // the first reason tokens of target are reasoning
 	finish  string // finish reason if all target tokens are sent ("length" or "stop")
 	i       int    // tokens drawn so far
 	stopped bool   // a stop sequence ended the output early
@@ -77,7 +78,7 @@ func (g *gen) next() (string, bool) {
 		return "", false
 	}
 	id, piece := g.s.gen.next(g.rng, g.z, g.i)
-	if g.stop != nil && g.stop.hit(piece) {
+	if g.stop != nil && g.i >= g.reason && g.stop.hit(piece) {
 		g.stopped = true
 		g.finish = "stop"
 		return "", false
@@ -88,13 +89,18 @@ func (g *gen) next() (string, bool) {
 		// splits a character; the count is corrected at the end (see reportedOSL).
 		g.ids = append(g.ids, id)
 		piece = g.detok.add(id)
+		if g.i == g.reason {
+			piece += g.detok.flush() // the reasoning ends whole
+		}
 	}
 	return piece, true
 }
 
 func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
-	target, finish := s.decideOSL(j, rng)
-	g := &gen{s: s, j: j, rng: rng, target: target, finish: finish, stop: newStopMatcher(j.stop),
+	reason := s.decideReasoning(j, rng)
+	target, finish := s.decideOutput(j, rng, reason)
+	target += reason
+	g := &gen{s: s, j: j, rng: rng, target: target, reason: reason, finish: finish, stop: newStopMatcher(j.stop),
 		samp: s.lat.sampler(rng, &s.inflight, &s.streams)}
 	g.z = s.gen.newZipf(rng)
 	if !s.gen.exact {
@@ -282,6 +288,8 @@ func chunkID(k kind, c *call) string {
 		return "cmpl-" + c.rec.RequestID
 	case kindResponses:
 		return "resp_" + c.rec.RequestID
+	case kindMessages:
+		return "msg_" + c.rec.RequestID
 	}
 	return "chatcmpl-" + c.rec.RequestID
 }
@@ -306,6 +314,14 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 	tpc := orInt(s.cfg.TokensPerChunk, DefaultTokensPerChunk)
 	tmpl := newChunkTemplate(j, h)
 	rs := &respStream{h: h, itemID: "msg_" + r.RequestID}
+	if j.kind == kindMessages {
+		rs.msg = &msgStream{}
+		buf = rs.msg.preamble(buf[:0], h, r.ISL)
+		if out.send(buf) != nil {
+			r.ClientGone = true
+			return
+		}
+	}
 	if j.kind == kindResponses {
 		buf = rs.preamble(buf[:0])
 		if out.send(buf) != nil {
@@ -318,7 +334,11 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 	for ok {
 		text = text[:0]
 		n := 0
+		thinking := g.inReasoning()
 		for n < tpc {
+			if n > 0 && g.inReasoning() != thinking {
+				break // a chunk is reasoning or content, never both
+			}
 			piece, more := g.next()
 			if !more {
 				ok = false
@@ -348,9 +368,20 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 			r.Fault = "malformed_chunk"
 			malformedAt = -1
 		}
-		if tmpl != nil && !first {
+		switch {
+		case j.kind == kindMessages:
+			buf = rs.msg.delta(buf, thinking, unsafeString(text))
+		case thinking:
+			buf = append(buf, "data: "...)
+			role := ""
+			if first {
+				role = "assistant"
+			}
+			buf = openai.AppendChatReasoningChunk(buf, h, role, unsafeString(text), j.includeUsage)
+			buf = append(buf, "\n\n"...)
+		case tmpl != nil && !first:
 			buf = tmpl.append(buf, unsafeString(text))
-		} else {
+		default:
 			buf = s.appendChunk(buf, j, h, rs, first, unsafeString(text), "")
 		}
 		first = false
@@ -393,8 +424,10 @@ func (s *Server) runStream(out streamOut, conn net.Conn, c *call, g *gen, discon
 	}
 	r.OSL = g.reportedOSL()
 	r.FinishReason = g.finish
-	usage := openai.Usage{PromptTokens: r.ISL, CompletionTokens: r.OSL, TotalTokens: r.ISL + r.OSL}
+	usage := g.usage(r.ISL, r.OSL)
 	switch j.kind {
+	case kindMessages:
+		buf = rs.msg.finish(buf, g, usage)
 	case kindResponses:
 		buf = rs.finish(buf, g, usage)
 	case kindCompletion:
@@ -487,6 +520,8 @@ func (s *Server) appendChunk(buf []byte, j *job, h openai.ChunkHeader, rs *respS
 		return append(buf, "\n\n"...)
 	case kindResponses:
 		return rs.delta(buf, text)
+	case kindMessages:
+		return rs.msg.delta(buf, false, text)
 	}
 	if first {
 		// The role chunk goes out with the first token, so TTFT is the same
@@ -502,6 +537,7 @@ func (s *Server) appendChunk(buf []byte, j *job, h openai.ChunkHeader, rs *respS
 
 // respStream writes the Responses API event sequence.
 type respStream struct {
+	msg    *msgStream // the Anthropic Messages stream, for kindMessages
 	h      openai.ChunkHeader
 	itemID string
 	seq    int
@@ -563,13 +599,18 @@ func (rs *respStream) finish(buf []byte, g *gen, u openai.Usage) []byte {
 func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.Conn) {
 	r := &c.rec
 	j := g.j
-	var sb strings.Builder
+	var sb, think strings.Builder
 	for {
+		inReasoning := g.inReasoning()
 		piece, ok := g.next()
 		if !ok {
 			break
 		}
-		sb.WriteString(piece)
+		if inReasoning {
+			think.WriteString(piece)
+		} else {
+			sb.WriteString(piece)
+		}
 	}
 	p := s.newPacer(c, g, conn)
 	okWait := g.i == 0 || p.wait(g.i)
@@ -594,10 +635,12 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	sb.WriteString(g.tail())
 	r.Status, r.OSL, r.FinishReason, r.Chunks = 200, g.reportedOSL(), g.finish, 0
 	text := sb.String()
-	usage := openai.Usage{PromptTokens: r.ISL, CompletionTokens: r.OSL, TotalTokens: r.ISL + r.OSL}
+	usage := g.usage(r.ISL, r.OSL)
 	h := openai.ChunkHeader{ID: chunkID(j.kind, c), Created: c.recv.Unix(), Model: j.model}
 	var body []byte
 	switch j.kind {
+	case kindMessages:
+		body = messagesWhole(h, g, think.String(), text, usage)
 	case kindCompletion:
 		out := text
 		if j.echo {
@@ -612,7 +655,7 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 			OutputTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}, false))
 	default:
 		body, _ = json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
-			Choices: []openai.ChatChoice{{Message: openai.ResponseMessage{Role: "assistant", Content: text}, FinishReason: g.finish,
+			Choices: []openai.ChatChoice{{Message: openai.ResponseMessage{Role: "assistant", Content: text, ReasoningContent: think.String()}, FinishReason: g.finish,
 				Logprobs: json.RawMessage("null")}}, Usage: &usage})
 	}
 	ctx.SetContentType("application/json")

@@ -21,6 +21,7 @@ const (
 	kindResponses
 	kindEmbeddings
 	kindRankings
+	kindMessages // Anthropic Messages API
 )
 
 // job is a parsed, validated, counted request.
@@ -41,6 +42,9 @@ type job struct {
 	minTokens    int
 	ids          []int  // input token ids (vocabulary statistics)
 	seed         *int64 // the request's "seed": outputs depend on it instead of the body
+	effort       string // reasoning_effort ("" = none)
+	// thinkingBudget is an Anthropic request's thinking.budget_tokens (0 = none).
+	thinkingBudget int
 }
 
 // apiError is a request refused with an OpenAI error body.
@@ -124,6 +128,8 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 		err = s.parseEmbeddings(body, j, rec)
 	case kindRankings:
 		err = s.parseRankings(body, j, rec)
+	case kindMessages:
+		err = s.parseMessages(body, j, rec)
 	}
 	if err != nil {
 		return nil, err
@@ -236,6 +242,9 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 	}
 	j.model, j.stream, j.seed = req.Model, req.Stream, req.Seed
 	rec.Model, rec.Stream, rec.ReasoningEffort = req.Model, req.Stream, req.ReasoningEffort
+	if req.ReasoningEffort != nil {
+		j.effort = *req.ReasoningEffort
+	}
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	j.stop = req.Stop
 	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {

@@ -558,6 +558,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		k = kindCompletion
 	case "/v1/responses":
 		k = kindResponses
+	case pathMessages:
+		k = kindMessages
 	case "/v1/embeddings":
 		k = kindEmbeddings
 	case "/v1/rankings", "/v1/ranking", "/v1/rerank", "/rerank", "/v2/rerank":
@@ -579,7 +581,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			msg: fmt.Sprintf("method %s not allowed on %s; use POST", ctx.Method(), path)})
 		return
 	}
-	if s.cfg.APIKey != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+s.cfg.APIKey {
+	if s.cfg.APIKey != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+s.cfg.APIKey &&
+		(k != kindMessages || string(ctx.Request.Header.Peek("X-Api-Key")) != s.cfg.APIKey) {
 		s.reject(ctx, c, &apiError{status: 401, typ: openai.ErrAuthentication, reason: "bad_api_key", code: "invalid_api_key",
 			msg: "incorrect or missing API key"})
 		return
