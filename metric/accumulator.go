@@ -214,6 +214,10 @@ var PerRequest = []struct {
 	{record.MetricTPOTVLLM, (*Request).TPOTVLLM},
 }
 
+// reasoningOnly are the metrics reported only for runs with reasoning: without it
+// TTFO is TTFT, output_token_count is OSL and reasoning_token_count is 0.
+var reasoningOnly = map[string]bool{record.MetricTTFO: true, record.MetricOutputTokens: true, record.MetricReasoningTokens: true}
+
 // Metrics returns the summary of what was added so far. It does not change the
 // accumulator, which can keep accumulating.
 func (a *Accumulator) Metrics() record.Metrics {
@@ -232,6 +236,9 @@ func (a *Accumulator) Metrics() record.Metrics {
 	}
 	xs := make([]float64, 0, a.ok)
 	for _, d := range PerRequest {
+		if a.totReason == 0 && reasoningOnly[d.Name] {
+			continue
+		}
 		xs = xs[:0]
 		a.Requests(func(q *Request) {
 			if v, ok := d.F(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {

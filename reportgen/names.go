@@ -17,11 +17,14 @@ type metricInfo struct {
 // statOrder lists the distribution metrics in AIPerf's console order, then perfgate's.
 var statOrder = []string{
 	record.MetricTTFT,
+	record.MetricTTFO,
 	record.MetricTTST,
 	record.MetricRequestLatency,
 	record.MetricITL,
 	record.MetricOutputTokenThroughputPerUser,
 	record.MetricOSL,
+	record.MetricOutputTokens,
+	record.MetricReasoningTokens,
 	record.MetricISL,
 	record.MetricICL,
 	record.MetricPrefillThroughputPerUser,
@@ -45,11 +48,16 @@ var scalarOrder = []string{
 	record.MetricBenchmarkDuration,
 	record.MetricTotalISL,
 	record.MetricTotalOSL,
+	record.MetricTotalOutputTokens,
+	record.MetricTotalReasoning,
 }
 
 var metricInfos = map[string]metricInfo{
 	record.MetricTTFT:                         {"time_to_first_token", "Time to First Token", true},
 	record.MetricTTST:                         {"time_to_second_token", "Time to Second Token", true},
+	record.MetricTTFO:                         {"time_to_first_output_token", "Time to First Output Token", true},
+	record.MetricOutputTokens:                 {"output_token_count", "Output Token Count", true},
+	record.MetricReasoningTokens:              {"reasoning_token_count", "Reasoning Token Count", true},
 	record.MetricRequestLatency:               {"request_latency", "Request Latency", true},
 	record.MetricITL:                          {"inter_token_latency", "Inter Token Latency", true},
 	record.MetricOutputTokenThroughputPerUser: {"output_token_throughput_per_user", "Output Token Throughput Per User", true},
@@ -74,6 +82,8 @@ var metricInfos = map[string]metricInfo{
 	record.MetricBenchmarkDuration:     {"benchmark_duration", "Benchmark Duration", false},
 	record.MetricTotalISL:              {"total_isl", "Total Input Sequence Length", false},
 	record.MetricTotalOSL:              {"total_osl", "Total Output Sequence Length", false},
+	record.MetricTotalOutputTokens:     {"total_output_tokens", "Total Output Tokens", false},
+	record.MetricTotalReasoning:        {"total_reasoning_tokens", "Total Reasoning Tokens", false},
 }
 
 // info returns the naming of a metric; unknown metrics get their own name as tag and a

@@ -51,6 +51,7 @@ type profileOpts struct {
 type profileFlags struct {
 	url, models, tokenizer, endpointType, apiKey, corpus, inputFile, inputFormat string
 	streaming, fixedSchedule, ignoreEOS                                          bool
+	serverTokens                                                                 bool
 	rangeRatio, rate, burstiness, duration, timeout, idleTimeout, grace          float64
 	islMean, islStd, oslMean, oslStd, turnMean, turnStd                          float64
 	concurrency, requests, conversations, warmup, prefill                        int
@@ -89,7 +90,8 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&f.url, "", "server base URL, e.g. http://127.0.0.1:8000 (or --mock)", "url", "u")
 	str(&f.models, "", "model name sent (comma-separated: the first is used)", "model-names", "model", "m")
 	str(&f.tokenizer, "", "tokenizer: built-in (gpt2, cl100k_base, o200k_base, …), tokenizer.json, directory or hub id (default gpt2)", "tokenizer")
-	str(&f.endpointType, "", "API: chat, completions, embeddings, rankings, rerank or responses (default chat)", "endpoint-type")
+	str(&f.endpointType, "", "API: chat, completions, embeddings, rankings, rerank, responses or messages (Anthropic) (default chat)", "endpoint-type")
+	boolean(&f.serverTokens, false, "take OSL and ISL from the server's usage (completion_tokens, prompt_tokens), not the client tokenizer", "use-server-token-count")
 	boolean(&f.streaming, true, "stream responses over SSE (needed for TTFT and ITL; --streaming=false to turn off)", "streaming")
 	str(&f.apiKey, "", "API key sent as a bearer token (never printed or recorded)", "api-key")
 	fs.Var(&f.headers, "header", "extra request header \"Name: value\" (repeatable)")
@@ -237,9 +239,9 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if f.endpointType != "" {
 		sc.EndpointType = loadgen.Endpoint(f.endpointType)
 		switch sc.EndpointType {
-		case loadgen.EndpointChat, loadgen.EndpointCompletions, loadgen.EndpointEmbeddings, loadgen.EndpointRankings, loadgen.EndpointRerank, loadgen.EndpointResponses:
+		case loadgen.EndpointChat, loadgen.EndpointCompletions, loadgen.EndpointEmbeddings, loadgen.EndpointRankings, loadgen.EndpointRerank, loadgen.EndpointResponses, loadgen.EndpointMessages:
 		default:
-			return sc, invalidf("--endpoint-type %q: want chat, completions, embeddings, rankings, rerank or responses", f.endpointType)
+			return sc, invalidf("--endpoint-type %q: want chat, completions, embeddings, rankings, rerank, responses or messages", f.endpointType)
 		}
 	}
 	if has("streaming") || f.config == "" {
@@ -285,6 +287,9 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	}
 	if f.ignoreEOS {
 		sc.IgnoreEOS = true
+	}
+	if f.serverTokens {
+		sc.UseServerTokenCount = true
 	}
 	if f.corpus != "" {
 		switch f.corpus {
@@ -740,17 +745,17 @@ func applyAssert(sc *scenario.Scenario, a string) error {
 	}
 	i := strings.LastIndex(name, "_p")
 	if i < 0 {
-		return bad("unknown name " + strconvQuote(name) + "; want goodput, error_rate, output_token_throughput, request_throughput or METRIC_pNN (ttft, itl, latency, isl, osl, output_tps_per_user)")
+		return bad("unknown name " + strconvQuote(name) + "; want goodput, error_rate, output_token_throughput, request_throughput or METRIC_pNN (ttft, ttfo, itl, latency, isl, osl, output_tps_per_user)")
 	}
 	metric, pct := name[:i], name[i+2:]
 	p, err := strconv.ParseFloat(pct, 64)
 	if err != nil || !(p > 0 && p < 100) {
 		return bad("the percentile after _p must be in (0, 100), e.g. ttft_p99")
 	}
-	m := map[string]check.Metric{"ttft": check.TTFT, "time_to_first_token": check.TTFT, "itl": check.ITL, "inter_token_latency": check.ITL,
+	m := map[string]check.Metric{"ttft": check.TTFT, "time_to_first_token": check.TTFT, "ttfo": check.TTFO, "time_to_first_output_token": check.TTFO, "itl": check.ITL, "inter_token_latency": check.ITL,
 		"latency": check.Latency, "request_latency": check.Latency, "isl": check.ISL, "osl": check.OSL, "output_tps_per_user": check.OutputTPS}[metric]
 	if m == "" {
-		return bad("unknown metric " + strconvQuote(metric) + "; want ttft, itl, latency, isl, osl or output_tps_per_user")
+		return bad("unknown metric " + strconvQuote(metric) + "; want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user")
 	}
 	var x float64
 	if m.Unit() == check.Seconds {

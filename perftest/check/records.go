@@ -55,6 +55,9 @@ func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 		if q.HasTTFT {
 			r.TTFT = q.TTFT.Seconds()
 		}
+		if q.HasTTFO {
+			r.TTFO = q.TTFO.Seconds()
+		}
 		for _, g := range q.ICL {
 			r.Gaps = append(r.Gaps, g.Seconds())
 		}
@@ -69,6 +72,7 @@ type Metric string
 // Per-request metrics. Latencies are in seconds, lengths in tokens.
 const (
 	TTFT    Metric = "ttft"    // time to first token (first chunk with text − sent)
+	TTFO    Metric = "ttfo"    // time to first output token: first chunk with non-reasoning text − sent (AIPerf)
 	ITL     Metric = "itl"     // inter-token latency: AIPerf's (latency − TTFT)/(OSL − 1) per request ([metric.Request.ITL])
 	Latency Metric = "latency" // request latency (last byte − sent)
 	ISL     Metric = "isl"     // input tokens (client count)
@@ -93,6 +97,8 @@ func (m Metric) Label() string {
 	switch m {
 	case TTFT:
 		return "TTFT"
+	case TTFO:
+		return "TTFO"
 	case ITL:
 		return "ITL"
 	case Latency:
@@ -120,6 +126,8 @@ func (m Metric) Sample(reqs []Request) Sample {
 		switch m {
 		case TTFT:
 			v, ok = r.TTFT, r.TTFT > 0
+		case TTFO:
+			v, ok = r.TTFO, r.TTFO > 0
 		case ITL:
 			v = r.ITL(0)
 			ok = v > 0
@@ -139,7 +147,7 @@ func (m Metric) Sample(reqs []Request) Sample {
 			s.Values = append(s.Values, v)
 			s.IDs = append(s.IDs, r.ID)
 			switch m {
-			case TTFT, Latency:
+			case TTFT, TTFO, Latency:
 				s.Notes = append(s.Notes, "prompt "+Tokens.Format(float64(r.ISL))+" tok")
 			default:
 				s.Notes = append(s.Notes, "")

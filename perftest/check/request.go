@@ -13,6 +13,7 @@ type Request struct {
 	ID        string    // request id, printed in "worst" lists
 	Err       string    // non-empty if the request failed
 	TTFT      float64   // time to first token, seconds; 0 when not measured
+	TTFO      float64   // time to first output (non-reasoning) token, seconds; 0 when not measured
 	Latency   float64   // request latency (send to last byte), seconds
 	Gaps      []float64 // inter-token (inter-chunk) gaps, seconds
 	ISL       int       // input tokens the client counted
@@ -48,7 +49,7 @@ func (r Request) ITL(p float64) float64 {
 func (r Request) Metric() metric.Request {
 	m := metric.Request{
 		OK: r.Err == "", Stream: true, Latency: seconds(r.Latency), ISL: r.ISL, OSL: r.OSL, UsageOSL: -1,
-		TTFT: seconds(r.TTFT), HasTTFT: r.TTFT > 0,
+		TTFT: seconds(r.TTFT), HasTTFT: r.TTFT > 0, TTFO: seconds(r.TTFO), HasTTFO: r.TTFO > 0,
 	}
 	for _, g := range r.Gaps {
 		m.ICL = append(m.ICL, seconds(g))

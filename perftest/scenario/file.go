@@ -91,7 +91,7 @@ func (s Scenario) Validate() error {
 	}
 	for i, b := range o.Bounds {
 		switch b.Metric {
-		case check.TTFT, check.ITL, check.Latency, check.ISL, check.OSL, check.OutputTPS:
+		case check.TTFT, check.TTFO, check.ITL, check.Latency, check.ISL, check.OSL, check.OutputTPS:
 		default:
 			bad("objectives.bounds[%d].metric %q: want ttft, itl, latency, isl, osl or output_tps_per_user", i, b.Metric)
 		}

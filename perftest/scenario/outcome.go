@@ -172,8 +172,15 @@ func (o *Outcome) Health() []check.Verdict {
 // check.DefaultAlpha), with check.LengthFit's discrete-aware test.
 func (o *Outcome) LengthFit(m check.Metric, target distribution.Length, alpha float64) check.Verdict {
 	src, xs := o.Lengths(m)
-	return check.LengthFit(m.Label()+" ("+src+")", xs, target, alpha)
+	v := check.LengthFit(m.Label()+" ("+src+")", xs, target, alpha)
+	if m == check.OSL && !v.Pass && len(xs) > 0 {
+		v.Evidence = append(v.Evidence, check.OSLEvidence(o.Client, src == sourceUsage)...)
+	}
+	return v
 }
+
+// sourceUsage names lengths taken from the server's usage object.
+const sourceUsage = "usage count"
 
 // Check is [Outcome.Verdicts] with the run's context (scenario, load, n, errors,
 // artifacts) attached to each verdict.
@@ -200,6 +207,26 @@ func (o *Outcome) Check() []check.Verdict {
 // server kept the client's ids, else by arrival order (the first WarmupRequests).
 func (o *Outcome) Lengths(m check.Metric) (source string, lengths []int) {
 	if o.Server == nil {
+		lc := o.Scenario.LoadConfig("")
+		if m == check.OSL && lc.UsageOSL {
+			for i := range o.Client {
+				if c := &o.Client[i]; !c.Warmup && c.OK() && c.UsageCompletionTokens >= 0 {
+					lengths = append(lengths, c.UsageCompletionTokens)
+				}
+			}
+			return sourceUsage, lengths
+		}
+		if m == check.ISL && lc.UsageISL {
+			if slices.ContainsFunc(o.Client, func(c record.Client) bool { _, ok := c.TemplateOverhead(); return ok }) {
+				return o.chatLengths(nil, false)
+			}
+			for i := range o.Client {
+				if c := &o.Client[i]; !c.Warmup && c.OK() && c.UsagePromptTokens >= 0 {
+					lengths = append(lengths, c.UsagePromptTokens)
+				}
+			}
+			return sourceUsage, lengths
+		}
 		for _, q := range o.Requests() {
 			if q.Err != "" {
 				continue

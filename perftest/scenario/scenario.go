@@ -64,6 +64,11 @@ type Scenario struct {
 	OSL distribution.Spec `json:"osl,omitzero" yaml:"osl,omitempty"`
 	// IgnoreEOS sends "ignore_eos": true so a real server generates exactly OSL tokens.
 	IgnoreEOS bool `json:"ignore_eos,omitempty" yaml:"ignore_eos,omitempty"`
+	// UseServerTokenCount (AIPerf's --use-server-token-count) takes OSL and ISL from
+	// the server's usage (completion_tokens, prompt_tokens) instead of the client
+	// tokenizer, in the metrics and in the OSLFit/ISLFit length checks of a real
+	// endpoint: it sets Client.UsageOSL and Client.UsageISL. False = client counts.
+	UseServerTokenCount bool `json:"use_server_token_count,omitempty" yaml:"use_server_token_count,omitempty"`
 	// Corpus is the synthetic prompt style: "shakespeare" (zero), "random" (random
 	// token ids) or "vllm" (vLLM's RandomDataset, reproduced from Seed).
 	Corpus string `json:"corpus,omitempty" yaml:"corpus,omitempty"`
@@ -180,6 +185,8 @@ func (s Scenario) LoadConfig(url string) loadgen.Config {
 		c.OSL = s.OSL
 	}
 	c.IgnoreEOS = c.IgnoreEOS || s.IgnoreEOS
+	c.UsageOSL = c.UsageOSL || s.UseServerTokenCount
+	c.UsageISL = c.UsageISL || s.UseServerTokenCount
 	set(&c.Corpus, s.Corpus)
 	setInt(&c.PrefixTokens, s.PrefixTokens)
 	set(&c.SystemPrompt, s.SystemPrompt)
