@@ -29,6 +29,13 @@ func TestReasoningMetrics(t *testing.T) {
 		t.Errorf("Of(usage) OSL, reasoning, output, ISL = %d, %d, %d, %d; want 12, 7, 5, 50", u.OSL, u.Reasoning, u.Output(), u.ISL)
 	}
 
+	// Usage without a reasoning split (Anthropic's): the client's reasoning count.
+	anth := r
+	anth.UsageReasoningTokens = 0
+	if q := Of(&anth, Options{UsageOSL: true}); q.OSL != 12 || q.Reasoning != 6 || q.Output() != 6 {
+		t.Errorf("Of(usage without split) OSL, reasoning, output = %d, %d, %d; want 12, 6, 6", q.OSL, q.Reasoning, q.Output())
+	}
+
 	// Recorded before FirstOutput existed, no reasoning: TTFO falls back to TTFT.
 	old := record.Client{Stream: true, Sent: 0, Done: 50 * ms, Chunks: []record.Chunk{{T: 5 * ms, Tokens: 1}}, OSL: 1}
 	if q := Of(&old, Options{}); !q.HasTTFO || q.TTFO != 5*ms {

@@ -49,7 +49,8 @@ type Request struct {
 	// usage.completion_tokens (-1 = none).
 	ISL, OSL, UsageOSL int
 	// Reasoning is the part of OSL that was reasoning (AIPerf reasoning_token_count):
-	// the client's count, or usage's reasoning_tokens when OSL comes from usage.
+	// the client's count, or usage's reasoning_tokens when OSL comes from usage (the
+	// client's count when usage has no reasoning split, as Anthropic's has not).
 	Reasoning int
 	// ICL are the gaps between consecutive text chunks (AIPerf inter_chunk_latency).
 	ICL []time.Duration
@@ -79,7 +80,13 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 	}
 	if opt.UsageOSL && q.UsageOSL >= 0 {
 		q.OSL = q.UsageOSL
-		q.Reasoning = min(max(r.UsageReasoningTokens, 0), q.OSL)
+		if r.UsageReasoningTokens > 0 || r.ReasoningTokens == 0 {
+			q.Reasoning = min(max(r.UsageReasoningTokens, 0), q.OSL)
+		} else {
+			// Usage without a reasoning split (Anthropic's never has one): the
+			// client's count of the reasoning text.
+			q.Reasoning = min(r.ReasoningTokens, q.OSL)
+		}
 	}
 	if opt.UsageISL && r.UsagePromptTokens >= 0 {
 		q.ISL = r.UsagePromptTokens
