@@ -4,19 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/record"
 )
-
-func spec(t *testing.T, s string) distribution.Spec {
-	t.Helper()
-	var sp distribution.Spec
-	if err := sp.UnmarshalText([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	return sp
-}
 
 // startMock runs the mock server (which loadgen never imports outside tests).
 func startMock(t *testing.T, cfg mockserver.Config) *mockserver.Server {
