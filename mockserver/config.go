@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -64,8 +65,18 @@ type Config struct {
 	// StrictModel rejects requests for a model not in Models (404 model_not_found).
 	// Off by default: any model name is served, as aiperf-mock-server does.
 	StrictModel bool `json:"strict_model,omitempty"`
-	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise).
+	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise), or
+	// as the bare key in AuthHeader when that names another header.
 	APIKey string `json:"api_key,omitempty"`
+	// TokenizerRevision is the Hub revision of Tokenizer when that is an "org/name" id
+	// (AIPerf's --tokenizer-revision); "" = main.
+	TokenizerRevision string `json:"tokenizer_revision,omitempty"`
+	// AuthHeader is the header APIKey is checked in; "" = Authorization (AIPerf's
+	// --auth-header-name).
+	AuthHeader string `json:"auth_header,omitempty"`
+	// DisableModels answers GET /v1/models with 404, for clients' fallback readiness
+	// probes (AIPerf's --disable-models-endpoint).
+	DisableModels bool `json:"disable_models,omitempty"`
 
 	// RecordFile, when set, receives one JSON line per answered request and, on
 	// Close, FILE.summary.json.
@@ -201,6 +212,18 @@ func (c *Config) tokenizerName() string {
 	return c.Tokenizer
 }
 
+// tokenizerRef is what the server loads: tokenizerName, with "@TokenizerRevision" for a
+// Hub id ("org/name") that names no revision of its own.
+func (c *Config) tokenizerRef() string {
+	name := c.tokenizerName()
+	if rev := c.TokenizerRevision; rev != "" && rev != "main" && strings.Count(name, "/") == 1 && !strings.Contains(name, "@") {
+		if _, err := os.Stat(name); err != nil { // a local path is not a Hub id
+			return name + "@" + rev
+		}
+	}
+	return name
+}
+
 func (c *Config) models() []string {
 	var out []string
 	for _, m := range c.Models {
@@ -283,6 +306,7 @@ func (c *Config) Validate() error {
 // --batch-prefill-budget.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Port, "port", c.Port, "port to listen on (0 = a free port)")
+	fs.IntVar(&c.Port, "p", c.Port, "short for --port")
 	fs.StringVar(&c.Host, "host", c.host(), "host to bind")
 	fs.StringVar(&c.Tokenizer, "tokenizer", c.tokenizerName(), "tokenizer: built-in name, tokenizer.json, directory or hub id")
 	fs.Func("default-model", "model id served by default (default "+c.models()[0]+")", func(s string) error {
@@ -306,6 +330,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with 404")
 	fs.StringVar(&c.RecordFile, "record-requests", c.RecordFile, "write one JSON line per request to `FILE` and FILE.summary.json on exit")
 	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "ttft", "time to first token in ms, or a distribution (e.g. lognormal:mean=20,stddev=5)")
+	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "t", "short for --ttft")
 	fs.Var(msDist{&c.ITL, DefaultITLMs}, "itl", "inter-token latency in ms, or a distribution")
 	fs.Float64Var(&c.TTFTPerISLTokenMs, "ttft-per-isl-token-ms", c.TTFTPerISLTokenMs, "prefill cost added to TTFT per input token (ms)")
 	fs.Float64Var(&c.ITLConcurrencyLinMs, "itl-concurrency-lin-ms", c.ITLConcurrencyLinMs, "ITL added per other concurrent stream (ms)")
@@ -326,7 +351,11 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		return err
 	})
 	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token")
+	fs.StringVar(&c.AuthHeader, "auth-header-name", c.AuthHeader, "header --api-key is checked in (default Authorization, as a bearer token; another header carries the bare key)")
+	fs.BoolVar(&c.DisableModels, "disable-models-endpoint", c.DisableModels, "answer GET /v1/models with 404")
+	fs.StringVar(&c.TokenizerRevision, "tokenizer-revision", c.TokenizerRevision, "revision (branch, tag or commit) of a Hugging Face Hub --tokenizer")
 	fs.BoolVar(&c.Fast, "fast", c.Fast, "zero latency")
+	fs.BoolVar(&c.Fast, "f", c.Fast, "short for --fast")
 	fs.Func("models-ready-delay-seconds", "answer 503 on /v1/models for this long after start", secondsFlag(&c.Faults.ModelsReadyDelay))
 	fs.Func("inference-ready-delay-seconds", "answer 503 on inference endpoints for this long after start", secondsFlag(&c.Faults.InferenceReadyDelay))
 	fs.Var(specFlag{&c.OSL}, "osl", "output length distribution for requests without ignore_eos (default: the max)")

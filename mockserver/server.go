@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -80,8 +81,8 @@ func New(opts ...Option) (*Server, error) {
 	tok := o.tok
 	if tok == nil {
 		var err error
-		if tok, err = tokenizer.Load(cfg.tokenizerName()); err != nil {
-			return nil, fmt.Errorf("mockserver: tokenizer %q: %w", cfg.tokenizerName(), err)
+		if tok, err = tokenizer.Load(cfg.tokenizerRef()); err != nil {
+			return nil, fmt.Errorf("mockserver: tokenizer %q: %w", cfg.tokenizerRef(), err)
 		}
 	}
 	gen, err := newGenerator(tok)
@@ -581,8 +582,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			msg: fmt.Sprintf("method %s not allowed on %s; use POST", ctx.Method(), path)})
 		return
 	}
-	if s.cfg.APIKey != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+s.cfg.APIKey &&
-		(k != kindMessages || string(ctx.Request.Header.Peek("X-Api-Key")) != s.cfg.APIKey) {
+	if !s.authorized(ctx, k == kindMessages) {
 		s.reject(ctx, c, &apiError{status: 401, typ: openai.ErrAuthentication, reason: "bad_api_key", code: "invalid_api_key",
 			msg: "incorrect or missing API key"})
 		return
@@ -671,8 +671,28 @@ func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 	ctx.SetBodyString(`{"status":"ok"}`)
 }
 
+// authorized reports whether a request carries the configured API key: as "Bearer
+// KEY" in Authorization, or as the bare KEY in Config.AuthHeader when that names
+// another header (AIPerf's --auth-header-name); Messages requests may also send it as
+// X-Api-Key. No key configured: every request is authorized.
+func (s *Server) authorized(ctx *fasthttp.RequestCtx, messages bool) bool {
+	key := s.cfg.APIKey
+	if key == "" {
+		return true
+	}
+	if h := s.cfg.AuthHeader; h != "" && !strings.EqualFold(h, "Authorization") {
+		return string(ctx.Request.Header.Peek(h)) == key
+	}
+	return string(ctx.Request.Header.Peek("Authorization")) == "Bearer "+key ||
+		messages && string(ctx.Request.Header.Peek("X-Api-Key")) == key
+}
+
 func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
-	if s.cfg.APIKey != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+s.cfg.APIKey {
+	if s.cfg.DisableModels {
+		s.writeError(ctx, &apiError{status: 404, typ: openai.ErrNotFound, msg: "the models endpoint is disabled (--disable-models-endpoint)"})
+		return
+	}
+	if !s.authorized(ctx, false) {
 		s.writeError(ctx, &apiError{status: 401, typ: openai.ErrAuthentication, code: "invalid_api_key", msg: "incorrect or missing API key"})
 		return
 	}
