@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,6 +205,7 @@ func run(args []string) error {
 		if total > 0 {
 			for _, m := range marks {
 				if n == total*m/100 {
+					heapProfile(m)
 					v := rss()
 					cv.mu.Lock()
 					cv.at[m] = v
@@ -299,6 +301,22 @@ func recompute(path string) (record.Metrics, int, error) {
 		return nil
 	})
 	return acc.Metrics(), n, err
+}
+
+// heapProfile writes an in-use heap profile at m percent of the run to
+// $SOAK_HEAPPROFILE-m.pprof when SOAK_HEAPPROFILE is set (go tool pprof -top).
+func heapProfile(m int) {
+	p := os.Getenv("SOAK_HEAPPROFILE")
+	if p == "" {
+		return
+	}
+	runtime.GC()
+	f, err := os.Create(fmt.Sprintf("%s-%d.pprof", p, m))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.WriteHeapProfile(f)
 }
 
 func fixedLen(n int) distribution.Spec {
