@@ -286,7 +286,8 @@ func run(args []string) error {
 	return nil
 }
 
-// recompute streams the recording through one metric.Accumulator.
+// recompute streams the recording through one exact metric.Accumulator, decoding
+// each line into one reused record (what scenario's post-run pass does).
 func recompute(path string) (record.Metrics, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -295,9 +296,9 @@ func recompute(path string) (record.Metrics, int, error) {
 	defer f.Close()
 	acc := metric.NewAccumulator(metric.Options{})
 	n := 0
-	err = record.Each(f, func(r record.Client) error {
+	err = record.EachClient(f, func(r *record.Client) error {
 		n++
-		acc.Add(&r)
+		acc.Add(r)
 		return nil
 	})
 	return acc.Metrics(), n, err
