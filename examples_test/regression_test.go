@@ -68,7 +68,7 @@ func TestRegressionGate(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		t.Logf("re-recorded testdata/baseline: %d requests", len(out.Client))
+		t.Logf("re-recorded testdata/baseline: %d requests", len(out.Requests()))
 	}
 	baseline := perftest.Load(t, "testdata/baseline")
 

@@ -324,8 +324,9 @@ type Config struct {
 	// (also when its context is cancelled), so a killed process keeps every record
 	// finished more than about a second before.
 	RecordFile string `json:"record_file,omitempty"`
-	// DiscardRecords keeps Outcome.Records empty (metrics are still computed, from a
-	// compact copy without chunks… except ICL, which needs chunks): for very long runs.
+	// DiscardRecords keeps Outcome.Records empty, for very long runs: metrics are
+	// still computed as records arrive; with a RecordFile, in constant memory (see
+	// Outcome.Metrics).
 	DiscardRecords bool `json:"discard_records,omitempty"`
 	// UsageOSL computes metrics with usage.completion_tokens as OSL (and usage's
 	// completion_tokens_details.reasoning_tokens as the reasoning part of it).

@@ -27,7 +27,11 @@ type Outcome struct {
 	// Records holds every finished request in completion order (warmup included,
 	// flagged), unless Config.DiscardRecords.
 	Records []record.Client
-	// Metrics summarises the non-warmup records (see ComputeMetrics).
+	// Metrics summarises the non-warmup records (see ComputeMetrics). When the
+	// records went to Config.RecordFile and were discarded from RAM, per-request
+	// percentiles come from sketches (within metric.SketchRelativeError; counts,
+	// means, std, min and max exact), so memory does not grow with requests: the
+	// exact values are in the file (ComputeMetrics over it, or scenario's pass).
 	Metrics record.Metrics
 	// Mode describes the load: the pacer ("Poisson{20 req/s}") or "Closed{8 workers}".
 	Mode string
@@ -209,6 +213,10 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
 	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO})
+	if cfg.DiscardRecords && cfg.RecordFile != "" {
+		// The exact values are in the file; keep RAM flat however long the run.
+		r.acc.Approximate()
+	}
 	return r, nil
 }
 

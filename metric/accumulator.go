@@ -98,6 +98,10 @@ type Accumulator struct {
 	totISL      int
 	totReason   int
 	scratch     Request
+	// approx: per-request values go into reqs (one sketch per [PerRequest] entry)
+	// instead of blocks.
+	approx bool
+	reqs   []Sketch
 }
 
 // NewAccumulator returns an empty accumulator using opt's definitions.
@@ -108,6 +112,17 @@ func NewAccumulator(opt Options) *Accumulator {
 // SetSLO makes the accumulator count goodput against slo (record.MetricGoodput and
 // record.MetricGoodRequestCount); without it they are not reported.
 func (a *Accumulator) SetSLO(slo SLO) { a.slo, a.hasSLO = slo, true }
+
+// Approximate makes the accumulator keep per-request values in [Sketch]es as well,
+// one per [PerRequest] metric, instead of exactly: memory stays constant however many
+// requests are added, and every per-request percentile is within
+// [SketchRelativeError] of the exact one (count, mean, std, min and max stay exact).
+// [Accumulator.Requests] then yields nothing. For a run whose records are on disk,
+// where the exact values are derived again after the run. Call it before Add.
+func (a *Accumulator) Approximate() {
+	a.approx = true
+	a.reqs = make([]Sketch, len(PerRequest))
+}
 
 // Add accounts for one record. Warmup records are counted and otherwise left out;
 // errored records count toward the error metrics only. The benchmark duration runs
@@ -144,6 +159,14 @@ func (a *Accumulator) Add(r *record.Client) {
 	for _, g := range q.ITLVLLM {
 		a.itlv.Add(MS(g))
 	}
+	if a.approx {
+		for k, d := range PerRequest {
+			if v, ok := d.F(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				a.reqs[k].Add(v)
+			}
+		}
+		return
+	}
 	c := compact{
 		latency: int64(q.Latency), ttft: int64(q.TTFT), ttst: int64(q.TTST), ttftVLLM: int64(q.TTFTVLLM),
 		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
@@ -176,7 +199,11 @@ func (a *Accumulator) Add(r *record.Client) {
 
 // Bytes returns the accumulator's approximate size in memory.
 func (a *Accumulator) Bytes() int {
-	return len(a.blocks)*blockLen*compactSize + a.icl.Bytes() + a.itlv.Bytes() + 256
+	n := len(a.blocks)*blockLen*compactSize + a.icl.Bytes() + a.itlv.Bytes() + 256
+	for i := range a.reqs {
+		n += a.reqs[i].Bytes()
+	}
+	return n
 }
 
 // Requests calls f with each successful non-warmup request's values (without ICL and
@@ -234,9 +261,18 @@ func (a *Accumulator) Metrics() record.Metrics {
 	for k, v := range a.errors {
 		m.Errors[k] = v
 	}
-	xs := make([]float64, 0, a.ok)
-	for _, d := range PerRequest {
+	var xs []float64
+	if !a.approx {
+		xs = make([]float64, 0, a.ok)
+	}
+	for k, d := range PerRequest {
 		if a.totReason == 0 && reasoningOnly[d.Name] {
+			continue
+		}
+		if a.approx {
+			if a.reqs[k].Count() > 0 {
+				m.Stats[d.Name] = a.reqs[k].Stat(Units[d.Name])
+			}
 			continue
 		}
 		xs = xs[:0]

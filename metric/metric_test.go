@@ -284,3 +284,51 @@ func TestAccumulatorMillionRequests(t *testing.T) {
 		t.Errorf("request latency over %d requests = %v, want count %d, min 0, max 0.999 ms", n, st, n)
 	}
 }
+
+// An approximate accumulator holds constant memory and reports every per-request
+// percentile within the sketch's bound of the exact accumulator's, with the same
+// counts, means and extremes.
+func TestAccumulatorApproximate(t *testing.T) {
+	const n, chunks = 100_000, 8
+	rng := rand.New(rand.NewPCG(3, 3))
+	exact, approx := NewAccumulator(Options{}), NewAccumulator(Options{})
+	approx.Approximate()
+	r := record.Client{Stream: true, Status: 200, Chunks: make([]record.Chunk, chunks), UsageCompletionTokens: -1}
+	before := heapInUse()
+	for i := range n {
+		r.Sent = time.Duration(i) * msec
+		r.Scheduled = r.Sent - time.Duration(rng.ExpFloat64()*float64(msec))
+		r.ISL = 1 + rng.IntN(4000)
+		t0 := r.Sent + time.Duration(rng.ExpFloat64()*float64(20*msec))
+		for k := range r.Chunks {
+			r.Chunks[k] = record.Chunk{T: t0, Tokens: 1 + rng.IntN(3), Choices: true}
+			t0 += time.Duration(rng.ExpFloat64() * float64(5*msec))
+		}
+		r.OSL, r.Done = 2*chunks, t0
+		exact.Add(&r)
+		approx.Add(&r)
+	}
+	grew := int64(heapInUse()) - int64(before)
+	want, got := exact.Metrics(), approx.Metrics()
+	runtime.KeepAlive(exact)
+	for _, d := range PerRequest {
+		w, g := want.Stats[d.Name], got.Stats[d.Name]
+		if w.Count != g.Count || w.Min != g.Min || w.Max != g.Max || math.Abs(w.Avg-g.Avg) > 1e-9*math.Abs(w.Avg) {
+			t.Errorf("%s: approximate count/min/max/avg = %d/%g/%g/%g, want exact %d/%g/%g/%g", d.Name, g.Count, g.Min, g.Max, g.Avg, w.Count, w.Min, w.Max, w.Avg)
+		}
+		for _, p := range [][2]float64{{w.P1, g.P1}, {w.P50, g.P50}, {w.P90, g.P90}, {w.P99, g.P99}} {
+			if math.Abs(p[1]-p[0]) > SketchRelativeError*math.Abs(p[0]) {
+				t.Errorf("%s: approximate percentile %g, exact %g: relative error above %g", d.Name, p[1], p[0], SketchRelativeError)
+			}
+		}
+	}
+	var seen int
+	approx.Requests(func(*Request) { seen++ })
+	if seen != 0 {
+		t.Errorf("approximate Requests yielded %d values, want none", seen)
+	}
+	// The exact accumulator holds 56 B a request; the approximate one only sketches.
+	if limit := int64(4 << 20); grew-int64(n*56) > limit {
+		t.Errorf("heap grew %d bytes for both accumulators, want the approximate one under %d beyond the exact one's %d", grew, limit, n*56)
+	}
+}

@@ -63,7 +63,14 @@ func (r *Result) RequireGoodput(t testing.TB, slo SLO, minFraction float64) {
 
 func (r *Result) goodput(t testing.TB, slo SLO, minFraction float64, fatal bool) bool {
 	t.Helper()
-	v := check.Goodput(r.Requests(), slo, minFraction, 0)
+	reqs := r.Requests()
+	if slo.ITLPercentile > 0 { // a quantile of each request's gaps: read them back
+		var err error
+		if reqs, err = r.RequestsWithGaps(); err != nil {
+			t.Fatalf("perftest: %v", err)
+		}
+	}
+	v := check.Goodput(reqs, slo, minFraction, 0)
 	t.Attr("perftest.goodput", fmt.Sprintf("%.4g", v.Value))
 	return r.report(t, v, fatal)
 }

@@ -33,7 +33,7 @@ func TestBenchmarkReports(t *testing.T) {
 	if got := r.Extra["error-rate"]; got != 0 {
 		t.Errorf("error-rate = %v, want 0", got)
 	}
-	if len(res.Client) != 16 {
-		t.Errorf("last run recorded %d requests, want 16", len(res.Client))
+	if n := len(res.Requests()); n != 16 {
+		t.Errorf("last run recorded %d requests, want 16", n)
 	}
 }

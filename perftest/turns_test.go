@@ -23,7 +23,11 @@ func TestMultiTurnTemplateOverhead(t *testing.T) {
 	if len(o) != 3 || !(0 < o[0] && o[0] < o[1] && o[1] < o[2]) {
 		t.Fatalf("TemplateOverhead = %v, want 3 growing overheads", o)
 	}
-	for _, c := range res.Client {
+	cs, err := res.Records()
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("Records() = %d records, %v", len(cs), err)
+	}
+	for _, c := range cs {
 		if c.OK() && c.TokenizationMode != "chat_template_fallback" {
 			t.Errorf("request %s: TokenizationMode = %q, want chat_template_fallback", c.RequestID, c.TokenizationMode)
 		}
@@ -46,7 +50,11 @@ func TestChatPayloadsMatchExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := Run(t, Scenario{Name: "payloads", InputFile: path, InputFormat: "payloads", Concurrency: 1, Mock: mockserver.Config{Fast: true}})
-	for _, c := range res.Client {
+	cs, err := res.Records()
+	if err != nil || len(cs) != len(lines) {
+		t.Fatalf("Records() = %d records, %v; want %d", len(cs), err, len(lines))
+	}
+	for _, c := range cs {
 		if !c.OK() || c.ISL <= 0 || c.ISLTemplate <= c.ISL {
 			t.Errorf("request %s: ok=%v ISL=%d ISLTemplate=%d; want contents counted and the template on top", c.RequestID, c.OK(), c.ISL, c.ISLTemplate)
 		}

@@ -110,14 +110,26 @@ func (e *Encoder) Flush() error {
 func Each[T any](r io.Reader, fn func(T) error) error {
 	return eachLine(r, func(line int, b []byte, unterminated bool) error {
 		var v T
-		if err := json.Unmarshal(b, &v); err != nil {
-			if unterminated {
-				return fmt.Errorf("record: line %d: %w: %w", line, ErrTruncated, err)
-			}
-			return fmt.Errorf("record: line %d: %w", line, err)
+		var err error
+		if c, ok := any(&v).(*Client); ok {
+			err = DecodeClient(b, c) // no reflection for the common case
+		} else {
+			err = json.Unmarshal(b, &v)
+		}
+		if err != nil {
+			return lineError(line, unterminated, err)
 		}
 		return fn(v)
 	})
+}
+
+// lineError names the line of a record that did not decode, marking a cut-short last
+// line with [ErrTruncated].
+func lineError(line int, unterminated bool, err error) error {
+	if unterminated {
+		return fmt.Errorf("record: line %d: %w: %w", line, ErrTruncated, err)
+	}
+	return fmt.Errorf("record: line %d: %w", line, err)
 }
 
 // ErrTruncated is wrapped by [Each]'s error when the input's last line is incomplete:

@@ -32,10 +32,35 @@ const (
 	RunReportFile   = "report.html"                // WriteRunReport output
 )
 
+// each returns the run's record iterator ([Run.Each], or over [Run.Records]).
+func (run Run) each() func(fn func(*record.Client) error) error {
+	if run.Records == nil && run.Each != nil {
+		return run.Each
+	}
+	return sliceEach(run.Records)
+}
+
+// sliceEach iterates over recs.
+func sliceEach(recs []record.Client) func(fn func(*record.Client) error) error {
+	return func(fn func(*record.Client) error) error {
+		for i := range recs {
+			if err := fn(&recs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // Run is one finished profile run, as the exports see it.
 type Run struct {
 	// Records are the client records of every request, warmup included (flagged).
 	Records []record.Client
+	// Each, when Records is nil, streams the records instead: it calls fn with each
+	// one in order (the record may be reused after fn returns) and returns fn's first
+	// error. scenario passes a pass over client.jsonl, so exports of a long run never
+	// hold its records in memory. nil with nil Records: no records.
+	Each func(fn func(*record.Client) error) error
 	// RecordFile is the name, inside the export directory, of the file that already
 	// holds Records as record.Client lines (scenario.Run's client.jsonl, appended to
 	// as the run went), or "". The manifest lists it; [WriteExports] never writes a
@@ -86,7 +111,7 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 		man.Version = ModuleVersion()
 	}
 	if man.Created.IsZero() {
-		man.Created = runStart(run.Records)
+		man.Created = runStart(run.each())
 	}
 	if man.Host.OS == "" {
 		man.Host = HostFacts()
@@ -102,7 +127,7 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	if !opts.NoRecords {
 		files = append(files,
 			file{AIPerfJSONLFile, func(w io.Writer) error {
-				return WriteAIPerfJSONLOptions(w, run.Records, metric.Options{UsageOSL: run.Metrics.OSLSource == "usage", UsageISL: run.Metrics.ISLSource == "usage"})
+				return writeAIPerfJSONL(w, run.each(), metric.Options{UsageOSL: run.Metrics.OSLSource == "usage", UsageISL: run.Metrics.ISLSource == "usage"})
 			}})
 	}
 	if opts.ServerMetrics != nil {
@@ -116,7 +141,7 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 		if ro.Metrics == nil && (len(run.Metrics.Stats) > 0 || len(run.Metrics.Scalars) > 0) {
 			ro.Metrics = &run.Metrics
 		}
-		files = append(files, file{RunReportFile, func(w io.Writer) error { return WriteRunReport(w, run.Records, &man, ro) }})
+		files = append(files, file{RunReportFile, func(w io.Writer) error { return writeRunReport(w, run.each(), &man, ro) }})
 	}
 	var paths []string
 	man.Files = nil
@@ -179,13 +204,20 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // runStart returns the wall-clock start of a recording (UTC), or now if unknown.
-func runStart(recs []record.Client) time.Time {
-	for _, r := range recs {
+func runStart(each func(func(*record.Client) error) error) time.Time {
+	var t time.Time
+	errFound := errors.New("found")
+	_ = each(func(r *record.Client) error {
 		if r.RunStartUnixNano != 0 {
-			return time.Unix(0, r.RunStartUnixNano).UTC()
+			t = time.Unix(0, r.RunStartUnixNano).UTC()
+			return errFound
 		}
+		return nil
+	})
+	if t.IsZero() {
+		return time.Now().UTC()
 	}
-	return time.Now().UTC()
+	return t
 }
 
 // jsonStat is one distribution metric in profile_export_aiperf.json.
@@ -282,13 +314,13 @@ func WriteAIPerfJSON(w io.Writer, run Run) error {
 			Avg  float64 `json:"avg"`
 		}{aiperfUnit(s.Unit), v})
 	}
-	start, end := wallSpan(run.Records)
+	start, end := wallSpan(run.each())
 	if !start.IsZero() {
 		o.set("start_time", start.Format("2006-01-02T15:04:05.000000"))
 		o.set("end_time", end.Format("2006-01-02T15:04:05.000000"))
 	}
 	o.set("was_cancelled", run.Cancelled)
-	o.set("error_summary", errorSummaries(run.Records))
+	o.set("error_summary", errorSummaries(run.each()))
 	if run.Manifest.Config != nil {
 		o.set("input_config", run.Manifest.Config)
 	}
@@ -307,19 +339,20 @@ func WriteAIPerfJSON(w io.Writer, run Run) error {
 }
 
 // wallSpan returns the wall-clock times of the first send and the last completion.
-func wallSpan(recs []record.Client) (start, end time.Time) {
+func wallSpan(each func(func(*record.Client) error) error) (start, end time.Time) {
 	var lo, hi time.Duration = -1, 0
 	var base int64
-	for _, r := range recs {
+	_ = each(func(r *record.Client) error {
 		if r.Warmup {
-			continue
+			return nil
 		}
 		base = r.RunStartUnixNano
 		if lo < 0 || r.Sent < lo {
 			lo = r.Sent
 		}
 		hi = max(hi, r.Done)
-	}
+		return nil
+	})
 	if lo < 0 || base == 0 {
 		return time.Time{}, time.Time{}
 	}
@@ -336,23 +369,23 @@ func errorOf(r *record.Client) aiperfError {
 	return e
 }
 
-func errorSummaries(recs []record.Client) []errorSummary {
+func errorSummaries(each func(func(*record.Client) error) error) []errorSummary {
 	idx := map[string]int{}
 	out := []errorSummary{}
-	for i := range recs {
-		r := &recs[i]
+	_ = each(func(r *record.Client) error {
 		if r.Warmup || r.OK() {
-			continue
+			return nil
 		}
 		e := errorOf(r)
 		key := fmt.Sprint(r.Status, "\x00", e.Type, "\x00", e.Message)
 		if k, ok := idx[key]; ok {
 			out[k].Count++
-			continue
+			return nil
 		}
 		idx[key] = len(out)
 		out = append(out, errorSummary{ErrorDetails: e, Count: 1})
-	}
+		return nil
+	})
 	slices.SortStableFunc(out, func(a, b errorSummary) int { return b.Count - a.Count })
 	return out
 }
@@ -426,11 +459,14 @@ func WriteAIPerfJSONL(w io.Writer, recs []record.Client) error {
 // WriteAIPerfJSONLOptions is [WriteAIPerfJSONL] with the metric definitions opt
 // chooses (the run's: OSL by usage when its metrics say osl_source "usage").
 func WriteAIPerfJSONLOptions(w io.Writer, recs []record.Client, opt metric.Options) error {
+	return writeAIPerfJSONL(w, sliceEach(recs), opt)
+}
+
+func writeAIPerfJSONL(w io.Writer, each func(func(*record.Client) error) error, opt metric.Options) error {
 	var q metric.Request
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for i := range recs {
-		r := &recs[i]
+	return each(func(r *record.Client) error {
 		base := r.RunStartUnixNano
 		meta := jsonlMeta{
 			SessionNum: r.Index, XRequestID: r.RequestID, XCorrelationID: cmp.Or(r.Conversation, r.RequestID),
@@ -486,11 +522,8 @@ func WriteAIPerfJSONLOptions(w io.Writer, recs []record.Client, opt metric.Optio
 				}
 			}
 		}
-		if err := enc.Encode(line); err != nil {
-			return err
-		}
-	}
-	return nil
+		return enc.Encode(line)
+	})
 }
 
 // ReadRecords reads a client recording (record.Client lines: a run's client.jsonl, or

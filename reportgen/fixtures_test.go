@@ -78,7 +78,7 @@ func appendInt(b []byte, i int) []byte {
 // metricsOf summarises records the way loadgen does for the fields the reports use
 // (enough for golden tests; loadgen.ComputeMetrics is the real implementation).
 func metricsOf(recs []record.Client) record.Metrics {
-	p := collect(recs, metric.Options{})
+	p := collect(sliceEach(recs), metric.Options{})
 	st := func(unit string, v []float64) record.Stat {
 		s := summarize(v)
 		return record.Stat{Unit: unit, Count: s.N, Avg: s.Mean, Min: s.Min, Max: s.Max, Std: s.Std,

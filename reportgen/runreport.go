@@ -78,14 +78,13 @@ type perRequest struct {
 }
 
 // collect derives every value with [metric.Request.Reset] under opt.
-func collect(recs []record.Client, opt metric.Options) perRequest {
+func collect(each func(func(*record.Client) error) error, opt metric.Options) perRequest {
 	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, start: -1}
 	var q metric.Request
-	for i := range recs {
-		r := &recs[i]
+	_ = each(func(r *record.Client) error {
 		q.Reset(r, opt)
 		if r.Warmup {
-			continue
+			return nil
 		}
 		p.requests++
 		if p.start < 0 || r.Sent < p.start {
@@ -103,7 +102,7 @@ func collect(recs []record.Client, opt metric.Options) perRequest {
 			if _, ok := p.errSamples[k]; !ok {
 				p.errSamples[k] = r.Error
 			}
-			continue
+			return nil
 		}
 		p.ok++
 		p.latency = append(p.latency, metric.MS(q.Latency))
@@ -128,7 +127,8 @@ func collect(recs []record.Client, opt metric.Options) perRequest {
 				p.chunkTok = append(p.chunkTok, float64(ch.Tokens))
 			}
 		}
-	}
+		return nil
+	})
 	if p.start < 0 {
 		p.start = 0
 	}
@@ -317,8 +317,12 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 // slices, throughput over time, and an error timeline with the error kinds.
 // m may be nil. The page is one self-contained file: inline SVG, no scripts.
 func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunReportOptions) error {
+	return writeRunReport(w, sliceEach(recs), m, opts)
+}
+
+func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m *Manifest, opts RunReportOptions) error {
 	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage", UsageISL: opts.Metrics != nil && opts.Metrics.ISLSource == "usage"}
-	p := collect(recs, mopt)
+	p := collect(each, mopt)
 	title := cmp.Or(opts.Title, "perfgate run report")
 	span := p.end - p.start
 	width := sliceWidth(span, opts.TimeSlice)
@@ -359,7 +363,9 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 	page.Server = serverSections(opts.ServerMetrics)
 	sum := opts.Metrics
 	if sum == nil {
-		m := metric.Compute(recs, mopt, nil)
+		a := metric.NewAccumulator(mopt)
+		_ = each(func(r *record.Client) error { a.Add(r); return nil })
+		m := a.Metrics()
 		sum = &m
 	}
 	page.Rows, page.Counts = metricRows(*sum)

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,6 +205,7 @@ func run(args []string) error {
 		if total > 0 {
 			for _, m := range marks {
 				if n == total*m/100 {
+					heapProfile(m)
 					v := rss()
 					cv.mu.Lock()
 					cv.at[m] = v
@@ -284,7 +286,8 @@ func run(args []string) error {
 	return nil
 }
 
-// recompute streams the recording through one metric.Accumulator.
+// recompute streams the recording through one exact metric.Accumulator, decoding
+// each line into one reused record (what scenario's post-run pass does).
 func recompute(path string) (record.Metrics, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -293,12 +296,28 @@ func recompute(path string) (record.Metrics, int, error) {
 	defer f.Close()
 	acc := metric.NewAccumulator(metric.Options{})
 	n := 0
-	err = record.Each(f, func(r record.Client) error {
+	err = record.EachClient(f, func(r *record.Client) error {
 		n++
-		acc.Add(&r)
+		acc.Add(r)
 		return nil
 	})
 	return acc.Metrics(), n, err
+}
+
+// heapProfile writes an in-use heap profile at m percent of the run to
+// $SOAK_HEAPPROFILE-m.pprof when SOAK_HEAPPROFILE is set (go tool pprof -top).
+func heapProfile(m int) {
+	p := os.Getenv("SOAK_HEAPPROFILE")
+	if p == "" {
+		return
+	}
+	runtime.GC()
+	f, err := os.Create(fmt.Sprintf("%s-%d.pprof", p, m))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.WriteHeapProfile(f)
 }
 
 func fixedLen(n int) distribution.Spec {

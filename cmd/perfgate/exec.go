@@ -95,7 +95,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	}
 	r := &runResult{out: out, verdicts: out.Check()}
 	if out.Interrupted {
-		return r, &exitError{ExitInterrupted, fmt.Errorf("interrupted after %d requests; partial results in %s (marked was_cancelled)", len(out.Client), artifactPath(dir))}
+		return r, &exitError{ExitInterrupted, fmt.Errorf("interrupted after %d requests; partial results in %s (marked was_cancelled)", out.Context("").Requests, artifactPath(dir))}
 	}
 	return r, nil
 }
@@ -160,8 +160,8 @@ func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string
 	m := r.out.Metrics
 	if m.Value(record.MetricRequestCount) == 0 {
 		fmt.Fprintf(e.stdout, "artifacts: %s\n", artifactPath(dir))
-		if measured := measuredCount(r.out.Client); measured > 0 {
-			return runtimef("no request succeeded (%d failed); first error: %s", measured, firstError(r.out.Client))
+		if measured := r.out.Context("").Requests; measured > 0 {
+			return runtimef("no request succeeded (%d failed); first error: %s", measured, firstError(r.out.Requests()))
 		}
 		return runtimef("no request was completed: nothing measured (is --benchmark-duration shorter than one request, or the input empty?)")
 	}
@@ -192,21 +192,11 @@ func countFailed(vs []check.Verdict) int {
 	return n
 }
 
-// measuredCount counts the records that are not warm-up.
-func measuredCount(cs []record.Client) int {
-	n := 0
-	for i := range cs {
-		if !cs[i].Warmup {
-			n++
-		}
-	}
-	return n
-}
-
-func firstError(cs []record.Client) string {
-	for i := range cs {
-		if !cs[i].OK() {
-			return cs[i].ErrorKind + ": " + cs[i].Error
+// firstError is the first failed request's "kind: text".
+func firstError(rs []check.Request) string {
+	for _, r := range rs {
+		if r.Err != "" {
+			return r.Err
 		}
 	}
 	return ""

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
@@ -61,14 +60,15 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		if !objectivesSet(sc.Objectives) {
 			sc.Objectives.MaxErrorRate = -1 // as profile: gate only on what was asked for
 		}
-		lc := sc.WithDefaults().LoadConfig("")
-		out.Metrics = loadgen.ComputeMetrics(out.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, SLO: lc.SLO})
+		if err := out.Recompute(); err != nil {
+			return runtimef("%v", err)
+		}
 	}
 	if err := out.WriteReports(e.args...); err != nil {
 		return runtimef("%v", err)
 	}
 	if !*quiet {
-		fmt.Fprintf(e.stdout, "perfgate report: %s: %d records", dir, len(out.Client))
+		fmt.Fprintf(e.stdout, "perfgate report: %s: %d records", dir, out.Context("").Requests+out.Metrics.Warmup)
 		if out.Interrupted {
 			fmt.Fprint(e.stdout, " (the run did not finish: reports marked was_cancelled)")
 		}

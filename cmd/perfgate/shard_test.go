@@ -108,8 +108,15 @@ func parity(t *testing.T, singleDir, mergedDir string) (ks1, ks4 distribution.KS
 		}
 		return ks, sched
 	}
-	k1, s1 := keys(one.Client)
-	k4, s4 := keys(four.Client)
+	recs := func(o *scenario.Outcome) []record.Client {
+		cs, err := o.Records()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	k1, s1 := keys(recs(one))
+	k4, s4 := keys(recs(four))
 	if len(k1) != 200 || !slices.Equal(k1, k4) {
 		t.Errorf("merged requests differ from the single run's (%d vs %d)", len(k4), len(k1))
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/servermetrics"
@@ -29,12 +28,10 @@ func Load(dir string) (*Outcome, error) {
 	if filepath.Ext(dir) == ".jsonl" {
 		clientPath, dir = dir, filepath.Dir(dir)
 	}
-	cs, err := loadClient(clientPath)
-	truncated := errors.Is(err, record.ErrTruncated)
-	if err != nil && !truncated {
-		return nil, err
+	if _, err := os.Stat(clientPath); err != nil {
+		return nil, fmt.Errorf("scenario: load: %w", err)
 	}
-	o := &Outcome{Client: cs, Dir: dir, Files: []string{clientPath}, Truncated: truncated}
+	o := &Outcome{Dir: dir, Files: []string{clientPath}, clientPath: clientPath}
 	if _, err := os.Stat(filepath.Join(dir, reportgen.ManifestFile)); errors.Is(err, fs.ErrNotExist) && filepath.Base(clientPath) == ClientFile {
 		o.Interrupted = true
 	}
@@ -58,15 +55,23 @@ func Load(dir string) (*Outcome, error) {
 		o.ServerMetrics = &sum
 		o.Files = append(o.Files, f.Name())
 	}
-	if srv, err := loadServer(filepath.Join(dir, ServerFile)); err != nil && !errors.Is(err, record.ErrTruncated) {
-		return nil, err
-	} else if srv != nil {
-		o.Server, o.Mocked = srv, true
-		o.Files = append(o.Files, filepath.Join(dir, ServerFile))
+	serverPath := filepath.Join(dir, ServerFile)
+	if _, err := os.Stat(serverPath); err == nil {
+		o.serverPath, o.Mocked = serverPath, true
+		o.Files = append(o.Files, serverPath)
+	} else {
+		serverPath = ""
 	}
+	// The metrics and verdicts under the scenario's own definitions (usage-based OSL,
+	// the goodput SLO), in one streaming pass over the recordings.
 	lc := o.Scenario.WithDefaults().LoadConfig("")
-	o.Metrics = loadgen.ComputeMetrics(o.Client, loadgen.MetricsOptions{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, SLO: lc.SLO})
-	o.TemplateOverhead = templateOverheads(o.Client)
+	s, err := summarizeFiles(clientPath, serverPath, metricOptions(lc), lc.SLO)
+	if err != nil && !errors.Is(err, record.ErrTruncated) {
+		return nil, err
+	}
+	o.Truncated = err != nil
+	o.sum, o.Metrics = s, s.metrics
+	o.TemplateOverhead = s.templateOverheads()
 	return o, nil
 }
 

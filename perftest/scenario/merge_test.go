@@ -58,10 +58,11 @@ func TestMergeParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := func(o *Outcome) (ks []sentKey, isl []int) {
-		for _, c := range o.Client {
+		cs, ss := records(t, o)
+		for _, c := range cs {
 			ks = append(ks, sentKey{c.Index, c.ISL, c.RequestedOSL})
 		}
-		for _, s := range o.Server {
+		for _, s := range ss {
 			isl = append(isl, s.ISL)
 		}
 		slices.SortFunc(ks, func(a, b sentKey) int { return a.Index - b.Index })
@@ -76,8 +77,9 @@ func TestMergeParity(t *testing.T) {
 	if !slices.Equal(s1, s4) || len(s4) != 120 {
 		t.Errorf("merged server ISLs differ from the single run's (%d vs %d records)", len(s4), len(s1))
 	}
-	for i := 1; i < len(merged.Client); i++ {
-		if merged.Client[i].Index < merged.Client[i-1].Index {
+	mc, _ := records(t, merged)
+	for i := 1; i < len(mc); i++ {
+		if mc[i].Index < mc[i-1].Index {
 			t.Fatalf("merged client.jsonl not in global order at line %d", i+1)
 		}
 	}

@@ -58,7 +58,8 @@ func TestRunOnRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := calls.Load(), int64(len(out.Client)); got != want || got != 15 {
+	cs, _ := records(t, out)
+	if got, want := calls.Load(), int64(len(cs)); got != want || got != 15 {
 		t.Errorf("OnRecord calls = %d, want %d (= 12 measured + 3 warm-up)", got, want)
 	}
 	if got := warm.Load(); got != 3 {
@@ -102,8 +103,9 @@ func TestRunInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run after cancel: %v, want nil (Interrupted)", err)
 	}
-	if !out.Interrupted || len(out.Client) < 5 || len(out.Client) >= 100000 {
-		t.Errorf("Interrupted = %v with %d records, want true with 5 to 99999", out.Interrupted, len(out.Client))
+	cs, _ := records(t, out)
+	if !out.Interrupted || len(cs) < 5 || len(cs) >= 100000 {
+		t.Errorf("Interrupted = %v with %d records, want true with 5 to 99999", out.Interrupted, len(cs))
 	}
 	var agg map[string]json.RawMessage
 	readJSON(t, filepath.Join(dir, reportgen.AIPerfJSONFile), &agg)
@@ -143,11 +145,13 @@ func TestObjectivesFitsAndTokenizer(t *testing.T) {
 		t.Errorf("%s (%v) lacks the failed OSL fit:\n%s", VerdictsFile, err, b)
 	}
 	// A server that counts differently fails the tokenizer match.
-	out.Server[0].ISL += 3
-	for i := range out.Client {
-		out.Client[i].UsagePromptTokens = -1
+	cs, ss := records(t, out)
+	ss[0].ISL += 3
+	for i := range cs {
+		cs[i].UsagePromptTokens = -1
 	}
-	v := out.Scenario.Objectives.Check(out.Requests(), out.Metrics)
+	edited := &Outcome{Scenario: out.Scenario, Client: cs, Server: ss}
+	v := out.Scenario.Objectives.Check(edited.Requests(), out.Metrics)
 	if last := v[len(v)-1]; last.Pass {
 		t.Errorf("tokenizer match passed with a server count off by 3:\n%s", last)
 	}

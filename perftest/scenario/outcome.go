@@ -1,12 +1,14 @@
 package scenario
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/servermetrics"
@@ -26,10 +28,15 @@ type Outcome struct {
 	// Truncated reports that a recording read back by [Load] ended in a line cut short
 	// (a killed writer); the complete lines before it are in Client and Server.
 	Truncated bool
-	// Client is the client recording, warm-up requests included (marked Warmup).
+	// Client is the client recording, warm-up requests included (marked Warmup),
+	// when it is held in memory: a run without an artifact directory, or an Outcome
+	// built by hand. A run whose recordings are on disk leaves Client and Server nil
+	// and keeps only a compact summary of them (the metrics, and 56 bytes a request
+	// for the verdicts), so an outcome's memory does not grow with tokens; read the
+	// records back with [Outcome.Records] and [Outcome.ServerRecords].
 	Client []record.Client
-	// Server is the mock server's recording (nil for a real endpoint, whose
-	// usage.prompt_tokens is in the client records instead).
+	// Server is the mock server's recording held in memory (see Client; nil for a
+	// real endpoint, whose usage.prompt_tokens is in the client records instead).
 	Server []record.Server
 	// TemplateOverhead[k] is the median, over the requests at turn k, of the input
 	// tokens the chat template adds around the message contents (the client records
@@ -49,6 +56,141 @@ type Outcome struct {
 	// kept holds the verdicts and run context computed before [Outcome.dropRecords]
 	// let the records go; nil while the records are here.
 	kept *keptVerdicts
+	// sum is the streaming pass's summary of the recordings on disk (clientPath,
+	// serverPath); nil for records in memory, summarised when needed.
+	sum                    *summary
+	clientPath, serverPath string
+}
+
+// summary returns the summary the checks read: the pass's over the files, or one
+// made now from Client and Server.
+func (o *Outcome) summary() *summary {
+	if o.sum != nil {
+		return o.sum
+	}
+	lc := o.Scenario.WithDefaults().LoadConfig("")
+	return summarize(o.Client, o.Server, metricOptions(lc), lc.SLO)
+}
+
+// Recompute derives the metrics, the verdicts' inputs and TemplateOverhead again from
+// the recordings, under o.Scenario's definitions as they are now (after a caller
+// changed its goodput SLO or usage-based OSL, as `perfgate report` does to re-gate an
+// old run): one streaming pass over the files, or the records in memory.
+func (o *Outcome) Recompute() error {
+	lc := o.Scenario.WithDefaults().LoadConfig("")
+	opt := metricOptions(lc)
+	if o.clientPath == "" || o.Client != nil {
+		o.sum = nil
+		s := summarize(o.Client, o.Server, opt, lc.SLO)
+		o.Metrics, o.TemplateOverhead = s.metrics, s.templateOverheads()
+		return nil
+	}
+	s, err := summarizeFiles(o.clientPath, o.serverPath, opt, lc.SLO)
+	if s == nil {
+		return err
+	}
+	o.sum, o.Metrics, o.TemplateOverhead, o.kept = s, s.metrics, s.templateOverheads(), nil
+	if errors.Is(err, record.ErrTruncated) {
+		err = nil
+	}
+	return err
+}
+
+// oslRecords returns the measured records with only what check.OSLEvidence reads
+// (no chunks), streamed from the file for a run on disk: a failed OSL fit's evidence.
+func (o *Outcome) oslRecords() []record.Client {
+	if o.Client != nil || o.clientPath == "" {
+		return o.Client
+	}
+	var cs []record.Client
+	_ = o.each(func(c *record.Client) error {
+		if !c.Warmup && c.OK() {
+			cs = append(cs, record.Client{OSL: c.OSL, UsageCompletionTokens: c.UsageCompletionTokens, FinishReason: c.FinishReason})
+		}
+		return nil
+	})
+	return cs
+}
+
+// Records returns the client recording: Client when it is in memory, else read back
+// from the run's client.jsonl (a whole recording in memory, chunks included: for
+// tests and tools that want every field; the checks never need it).
+func (o *Outcome) Records() ([]record.Client, error) {
+	if o.Client != nil || o.clientPath == "" {
+		return o.Client, nil
+	}
+	cs, err := loadClient(o.clientPath)
+	if errors.Is(err, record.ErrTruncated) {
+		err = nil // Truncated says so; the complete lines are here
+	}
+	return cs, err
+}
+
+// each streams the client recording from its file, one reused record at a time (for
+// reportgen); records in memory go through reportgen.Run.Records instead.
+func (o *Outcome) each(fn func(*record.Client) error) error {
+	if o.clientPath == "" {
+		return nil
+	}
+	f, err := os.Open(o.clientPath)
+	if err != nil {
+		return fmt.Errorf("scenario: %w", err)
+	}
+	defer f.Close()
+	if err := record.EachClient(f, fn); err != nil && !errors.Is(err, record.ErrTruncated) {
+		return fmt.Errorf("scenario: %s: %w", o.clientPath, err)
+	}
+	return nil
+}
+
+// ServerRecords returns the mock server's recording: Server when it is in memory,
+// else read back from server.jsonl; nil when the run has none.
+func (o *Outcome) ServerRecords() ([]record.Server, error) {
+	if o.Server != nil || o.serverPath == "" {
+		return o.Server, nil
+	}
+	ss, err := loadServer(o.serverPath)
+	if errors.Is(err, record.ErrTruncated) {
+		err = nil
+	}
+	return ss, err
+}
+
+// RequestsWithGaps is [Outcome.Requests] with each request's inter-chunk gaps
+// (check.Request.Gaps), which a goodput SLO on a quantile of a request's gaps
+// (ITLPercentile > 0) needs. The summary does not keep per-token values, so it reads
+// the client recording again, one record at a time.
+func (o *Outcome) RequestsWithGaps() ([]check.Request, error) {
+	rs := o.Requests()
+	opt := metricOptions(o.Scenario.WithDefaults().LoadConfig(""))
+	i := 0
+	add := func(c *record.Client) error {
+		if c.Warmup || i >= len(rs) {
+			return nil
+		}
+		var q metric.Request
+		q.Reset(c, opt)
+		for _, g := range q.ICL {
+			rs[i].Gaps = append(rs[i].Gaps, g.Seconds())
+		}
+		i++
+		return nil
+	}
+	if o.Client != nil || o.clientPath == "" {
+		for k := range o.Client {
+			_ = add(&o.Client[k])
+		}
+		return rs, nil
+	}
+	f, err := os.Open(o.clientPath)
+	if err != nil {
+		return rs, fmt.Errorf("scenario: %w", err)
+	}
+	defer f.Close()
+	if err := record.EachClient(f, add); err != nil && !errors.Is(err, record.ErrTruncated) {
+		return rs, fmt.Errorf("scenario: %s: %w", o.clientPath, err)
+	}
+	return rs, nil
 }
 
 type keptVerdicts struct {
@@ -56,45 +198,23 @@ type keptVerdicts struct {
 	ctx      check.Context
 }
 
-// dropRecords lets go of the records of an outcome whose recordings are on disk,
-// keeping what its verdicts need (computed now), so a series of runs holds one run's
-// records at a time. Load(o.Dir) reads them back.
+// dropRecords lets go of the records and the summary of an outcome whose recordings
+// are on disk, keeping what its verdicts need (computed now), so a series of runs
+// holds one run's summary at a time. Load(o.Dir) reads them back.
 func (o *Outcome) dropRecords() {
 	if o.Dir == "" || o.kept != nil {
 		return
 	}
 	o.kept = &keptVerdicts{verdicts: o.Verdicts(), ctx: o.Context("")}
 	o.Client, o.Server = nil, nil
+	o.sum, _ = newSummary(metric.Options{}, metric.SLO{})
 }
 
 // Requests returns the measured requests (warm-up excluded) in check's form, with the
-// server's input-token counts joined by request id.
-func (o *Outcome) Requests() []check.Request {
-	rs := check.FromClient(o.Client)
-	if o.Server != nil {
-		isl := make(map[string]int, len(o.Server))
-		for i := range o.Server {
-			if o.Server[i].Rejected == "" {
-				isl[o.Server[i].RequestID] = o.Server[i].ISL
-			}
-		}
-		// The mock reports its own count in usage.prompt_tokens; requests without
-		// usage are joined with the server recording by request id, if the server kept
-		// the client's ids.
-		if !o.sharedIDs() {
-			return rs
-		}
-		for i := range rs {
-			if rs[i].ServerISL >= 0 {
-				continue
-			}
-			if n, ok := isl[rs[i].ID]; ok {
-				rs[i].ServerISL = n
-			}
-		}
-	}
-	return rs
-}
+// server's input-token counts joined by request id and OSL under the scenario's
+// definition (usage-based when Client.UsageOSL). The inter-chunk gaps are left out:
+// [Outcome.RequestsWithGaps] reads them back.
+func (o *Outcome) Requests() []check.Request { return o.summary().checkRequests() }
 
 // Context describes the run for failure messages. rerun says how to re-run it (may be empty).
 func (o *Outcome) Context(rerun string) check.Context {
@@ -103,16 +223,9 @@ func (o *Outcome) Context(rerun string) check.Context {
 		c.Rerun = rerun
 		return c
 	}
-	c := check.Context{Scenario: o.Scenario.Name, Load: o.Scenario.LoadString(), Seed: o.Scenario.Seed, Rerun: rerun}
-	for i := range o.Client {
-		if o.Client[i].Warmup {
-			continue
-		}
-		c.Requests++
-		if !o.Client[i].OK() {
-			c.Errors++
-		}
-	}
+	s := o.summary()
+	c := check.Context{Scenario: o.Scenario.Name, Load: o.Scenario.LoadString(), Seed: o.Scenario.Seed, Rerun: rerun,
+		Requests: s.requests, Errors: s.failed}
 	if o.Dir != "" {
 		c.Artifacts = o.Dir
 		if p := o.File(ClientFile); p != "" {
@@ -141,7 +254,13 @@ func (o *Outcome) Verdicts() []check.Verdict {
 		return slices.Clone(o.kept.verdicts)
 	}
 	obj := o.Scenario.Objectives
-	vs := obj.Check(o.Requests(), o.Metrics)
+	reqs := o.Requests()
+	if obj.SLO.ITLPercentile > 0 && obj.Goodput > 0 {
+		if rg, err := o.RequestsWithGaps(); err == nil {
+			reqs = rg
+		}
+	}
+	vs := obj.Check(reqs, o.Metrics)
 	for _, f := range []struct {
 		m    check.Metric
 		spec distribution.Spec
@@ -174,7 +293,7 @@ func (o *Outcome) LengthFit(m check.Metric, target distribution.Length, alpha fl
 	src, xs := o.Lengths(m)
 	v := check.LengthFit(m.Label()+" ("+src+")", xs, target, alpha)
 	if m == check.OSL && !v.Pass && len(xs) > 0 {
-		v.Evidence = append(v.Evidence, check.OSLEvidence(o.Client, src == sourceUsage)...)
+		v.Evidence = append(v.Evidence, check.OSLEvidence(o.oslRecords(), src == sourceUsage)...)
 	}
 	return v
 }
@@ -206,154 +325,5 @@ func (o *Outcome) Check() []check.Verdict {
 // Server records are matched to the client's warm-up requests by request id when the
 // server kept the client's ids, else by arrival order (the first WarmupRequests).
 func (o *Outcome) Lengths(m check.Metric) (source string, lengths []int) {
-	if o.Server == nil {
-		lc := o.Scenario.LoadConfig("")
-		if m == check.OSL && lc.UsageOSL {
-			for i := range o.Client {
-				if c := &o.Client[i]; !c.Warmup && c.OK() && c.UsageCompletionTokens >= 0 {
-					lengths = append(lengths, c.UsageCompletionTokens)
-				}
-			}
-			return sourceUsage, lengths
-		}
-		if m == check.ISL && lc.UsageISL {
-			if slices.ContainsFunc(o.Client, func(c record.Client) bool { _, ok := c.TemplateOverhead(); return ok }) {
-				return o.chatLengths(nil, false)
-			}
-			for i := range o.Client {
-				if c := &o.Client[i]; !c.Warmup && c.OK() && c.UsagePromptTokens >= 0 {
-					lengths = append(lengths, c.UsagePromptTokens)
-				}
-			}
-			return sourceUsage, lengths
-		}
-		for _, q := range o.Requests() {
-			if q.Err != "" {
-				continue
-			}
-			if m == check.OSL {
-				lengths = append(lengths, q.OSL)
-			} else {
-				lengths = append(lengths, q.ISL)
-			}
-		}
-		return "client count", lengths
-	}
-	ids, warm := map[string]bool{}, map[string]bool{}
-	nWarm := 0
-	for i := range o.Client {
-		ids[o.Client[i].RequestID] = true
-		if o.Client[i].Warmup {
-			warm[o.Client[i].RequestID] = true
-			nWarm++
-		}
-	}
-	byID := o.sharedIDs()
-	recs := slices.Clone(o.Server)
-	slices.SortStableFunc(recs, func(a, b record.Server) int { return cmp.Compare(a.Seq, b.Seq) })
-	if !byID {
-		recs = recs[min(nWarm, len(recs)):]
-	}
-	if m == check.ISL && slices.ContainsFunc(o.Client, func(c record.Client) bool { _, ok := c.TemplateOverhead(); return ok }) {
-		return o.chatLengths(recs, byID)
-	}
-	source = "server count"
-	for i := range recs {
-		s := &recs[i]
-		if s.Rejected != "" || s.Fault != "" || s.Status != 200 || (byID && warm[s.RequestID]) {
-			continue
-		}
-		if m == check.OSL {
-			lengths = append(lengths, s.OSL)
-			continue
-		}
-		lengths = append(lengths, s.ISL)
-	}
-	return source, lengths
-}
-
-// chatLengths is Lengths(check.ISL) when the client recorded chat-template overheads:
-// per measured request, the server's count (its usage.prompt_tokens, which the mock
-// fills with its own count, else its recording joined by request id) less that
-// request's overhead. The join goes through the client's record, because the mock
-// numbers requests itself and its ids need not be the client's.
-func (o *Outcome) chatLengths(recs []record.Server, byID bool) (source string, lengths []int) {
-	isl := map[string]int{}
-	if byID {
-		for i := range recs {
-			if recs[i].Rejected == "" && recs[i].Status == 200 {
-				isl[recs[i].RequestID] = recs[i].ISL
-			}
-		}
-	}
-	unknown := 0
-	for i := range o.Client {
-		c := &o.Client[i]
-		if c.Warmup || !c.OK() {
-			continue
-		}
-		n := c.UsagePromptTokens
-		if n < 0 {
-			var ok bool
-			if n, ok = isl[c.RequestID]; !ok {
-				continue
-			}
-		}
-		if d, ok := c.TemplateOverhead(); ok {
-			n -= d
-		} else {
-			unknown++
-		}
-		lengths = append(lengths, n)
-	}
-	source = "server count less each request's chat template"
-	if unknown > 0 {
-		source += fmt.Sprintf(" (unknown for %d requests, left whole)", unknown)
-	}
-	return source, lengths
-}
-
-// sharedIDs reports whether the server recording uses the client's request ids: every
-// successful client request has a server record with its id.
-func (o *Outcome) sharedIDs() bool {
-	if len(o.Server) == 0 {
-		return false
-	}
-	ids := make(map[string]bool, len(o.Server))
-	for i := range o.Server {
-		ids[o.Server[i].RequestID] = true
-	}
-	for i := range o.Client {
-		if o.Client[i].OK() && !ids[o.Client[i].RequestID] {
-			return false
-		}
-	}
-	return true
-}
-
-// templateOverheads returns, per turn, the median chat-template overhead of the
-// measured requests that recorded one (see [Outcome.TemplateOverhead]); nil if none did.
-func templateOverheads(cs []record.Client) []int {
-	var byTurn [][]int
-	for i := range cs {
-		n, ok := cs[i].TemplateOverhead()
-		if !ok || cs[i].Warmup || cs[i].Turn < 0 {
-			continue
-		}
-		for len(byTurn) <= cs[i].Turn {
-			byTurn = append(byTurn, nil)
-		}
-		byTurn[cs[i].Turn] = append(byTurn[cs[i].Turn], n)
-	}
-	if len(byTurn) == 0 {
-		return nil
-	}
-	out := make([]int, len(byTurn))
-	for k, ns := range byTurn {
-		if len(ns) > 0 {
-			slices.Sort(ns)
-			out[k] = ns[len(ns)/2]
-		}
-	}
-	return out
+	return o.summary().lengths(m)
 }

@@ -47,7 +47,7 @@ func TestLengthsWarmupAndTemplate(t *testing.T) {
 	if fmt.Sprint(isl) != "[102 103 104 105]" || src != "server count less each request's chat template" {
 		t.Errorf("Lengths(ISL) = %q, %v; want the last 4 requests less their overheads", src, isl)
 	}
-	if got := templateOverheads(o.Client); fmt.Sprint(got) != "[6]" {
+	if got := o.summary().templateOverheads(); fmt.Sprint(got) != "[6]" {
 		t.Errorf("templateOverheads = %v, want [6] (median of 5, 6, 5, 6)", got)
 	}
 	old := append([]record.Client(nil), o.Client...)
@@ -63,4 +63,18 @@ func TestLengthsWarmupAndTemplate(t *testing.T) {
 	if src, isl := o.Lengths(check.ISL); src != "client count" || fmt.Sprint(isl) != "[102 103 104 105]" {
 		t.Errorf("without a server recording: Lengths(ISL) = %q, %v", src, isl)
 	}
+}
+
+// records reads an outcome's recordings back, failing the test on an error.
+func records(t testing.TB, o *Outcome) ([]record.Client, []record.Server) {
+	t.Helper()
+	cs, err := o.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := o.ServerRecords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, ss
 }

@@ -50,8 +50,9 @@ func TestLoadRebuildsReports(t *testing.T) {
 	if !back.Interrupted {
 		t.Error("Load(dir without a manifest).Interrupted = false; want true (the run never finished)")
 	}
-	if len(back.Client) != 30 || len(back.Server) != 30 {
-		t.Errorf("Load = %d client, %d server records; want 30, 30", len(back.Client), len(back.Server))
+	bc, bs := records(t, back)
+	if len(bc) != 30 || len(bs) != 30 {
+		t.Errorf("Load = %d client, %d server records; want 30, 30", len(bc), len(bs))
 	}
 	if got, w := back.Metrics.String(), out.Metrics.String(); got != w {
 		t.Errorf("metrics from the recording =\n%s\nwant the run's\n%s", got, w)

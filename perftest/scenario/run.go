@@ -158,15 +158,8 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			runErr = fmt.Errorf("mock server: %w", err)
 		}
 		if serverFile != "" {
-			recs, err := loadServer(serverFile)
-			if err != nil && runErr == nil {
-				runErr = err
-			}
-			out.Server = recs
-		} else {
-			out.Server = srv.Records()
-		}
-		if out.Server == nil {
+			out.serverPath = serverFile // summarised from the file below
+		} else if out.Server = srv.Records(); out.Server == nil {
 			out.Server = []record.Server{}
 		}
 	}
@@ -181,22 +174,27 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		runErr = fmt.Errorf("artifacts: %w", err)
 	}
 	if cfg.RecordFile != "" {
-		cs, err := loadClient(cfg.RecordFile)
+		// One streaming pass over the recordings gives the exact metrics (loadgen's,
+		// kept in constant memory, are approximate) and the verdicts' compact inputs.
+		out.clientPath = cfg.RecordFile
+		out.Files = append(out.Files, cfg.RecordFile)
+		s, err := summarizeFiles(cfg.RecordFile, out.serverPath, metricOptions(cfg), cfg.SLO)
 		if err != nil && runErr == nil {
 			runErr = err
 		}
-		out.Client = cs
-		out.Files = append(out.Files, cfg.RecordFile)
+		if s != nil {
+			out.sum, out.Metrics = s, s.metrics
+		}
 	}
 	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
 		runErr = nil // the run stopped early: Interrupted says so
 	}
-	out.TemplateOverhead = templateOverheads(out.Client)
 	if out.Mocked {
 		sc.Endpoint = "" // as written: the mock, on whatever port it had
 	}
 	sc.APIKey = ""
 	out.Scenario = sc
+	out.TemplateOverhead = out.summary().templateOverheads()
 	if artifactDir != "" {
 		ti := &reportgen.TokenizerInfo{Name: tok.Name(), Source: tok.Source(), Fingerprint: tok.Fingerprint()}
 		if err := out.writeArtifacts(ti, lo.Start, rc.command); err != nil && runErr == nil {
@@ -247,7 +245,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		o.Files = append(o.Files, matches...)
 	}
 	sc := o.Scenario
-	run := reportgen.Run{Records: o.Client, Metrics: o.Metrics, Cancelled: o.Interrupted, Manifest: reportgen.Manifest{
+	run := reportgen.Run{Records: o.Client, Each: o.each, Metrics: o.Metrics, Cancelled: o.Interrupted, Manifest: reportgen.Manifest{
 		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
 		Tokenizer: tok,
 	}}

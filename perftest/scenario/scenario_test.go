@@ -32,10 +32,11 @@ func TestRunMock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(out.Client); got != 20 {
+	cs, ss := records(t, out)
+	if got := len(cs); got != 20 {
 		t.Errorf("client records = %d, want 20", got)
 	}
-	if got := len(out.Server); got != 20 {
+	if got := len(ss); got != 20 {
 		t.Errorf("server records = %d, want 20", got)
 	}
 	for _, r := range out.Requests() {

@@ -21,7 +21,8 @@ func TestRunServerMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 		var osl int
-		for _, r := range out.Server {
+		_, ss := records(t, out) // on disk when dir is set
+		for _, r := range ss {
 			osl += r.OSL
 		}
 		if out.ServerMetrics == nil || len(out.ServerMetrics.Endpoints) != 1 {

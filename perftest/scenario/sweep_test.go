@@ -34,7 +34,7 @@ func TestRepeat(t *testing.T) {
 			t.Errorf("run %d kept %d client and %d server records in memory; want them on disk only", i+1, len(o.Client), len(o.Server))
 		}
 		back, err := Load(o.Dir)
-		if err != nil || len(back.Client) != 8 {
+		if err != nil || len(back.Requests()) != 8 {
 			t.Fatalf("Load(run %d) = %v; want its 8 records back", i+1, err)
 		}
 		if got, want := len(o.Verdicts()), len(back.Verdicts()); got != want || got == 0 {

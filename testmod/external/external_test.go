@@ -56,8 +56,12 @@ func TestOnRecordFromAnotherModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(onDisk) != n || len(out.Client) != n {
-		t.Fatalf("%s holds %d records and the outcome %d; want %d each", scenario.ClientFile, len(onDisk), len(out.Client), n)
+	back, err := out.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(onDisk) != n || len(back) != n {
+		t.Fatalf("%s holds %d records and the outcome %d; want %d each", scenario.ClientFile, len(onDisk), len(back), n)
 	}
 	for _, d := range onDisk {
 		c, ok := seen[d.RequestID]

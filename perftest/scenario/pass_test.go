@@ -1,0 +1,81 @@
+package scenario
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
+)
+
+// The post-run pass keeps no records, yet gives the checks exactly what
+// check.FromClientOptions gives from the full records (less the gaps, which
+// RequestsWithGaps reads back), under the scenario's OSL definition, in Run and Load.
+func TestStreamingPassMatchesFullRecords(t *testing.T) {
+	dir := t.TempDir()
+	sc := Scenario{EndpointType: loadgen.EndpointChat, ISL: fixed(24), OSL: fixed(6), Concurrency: 3,
+		Requests: 25, WarmupRequests: 2, Seed: 4, Mock: mockserver.Config{Fast: true},
+		Client:     loadgen.Config{UsageOSL: true},
+		Objectives: Objectives{TokenizerMatch: true, ISLFit: fixed(24)}}
+	out, err := Run(context.Background(), sc, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Client != nil || out.Server != nil {
+		t.Fatalf("Run kept %d client and %d server records in memory; want them on disk only", len(out.Client), len(out.Server))
+	}
+	back, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, ss := records(t, out)
+	opt := metric.Options{UsageOSL: true}
+	wantGaps := check.FromClientOptions(cs, opt)
+	mem := &Outcome{Scenario: out.Scenario, Client: cs, Server: ss}
+	for _, o := range []struct {
+		name string
+		o    *Outcome
+	}{{"Run", out}, {"Load", back}} {
+		if got, want := o.o.Metrics.String(), metric.Compute(cs, opt, nil).String(); got != want {
+			t.Errorf("%s: metrics =\n%s\nwant (from the records, usage OSL)\n%s", o.name, got, want)
+		}
+		if o.o.Metrics.OSLSource != "usage" {
+			t.Errorf("%s: OSLSource = %q, want usage (the scenario's client.usage_osl)", o.name, o.o.Metrics.OSLSource)
+		}
+		got, err := o.o.RequestsWithGaps()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := mem.Requests() // server ISL joined by id
+		for i := range want {
+			want[i].Gaps = wantGaps[i].Gaps
+		}
+		if len(got) != 25 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: RequestsWithGaps = %d requests\n%+v\nwant\n%+v", o.name, len(got), got, want)
+		}
+		for i := range wantGaps {
+			wantGaps[i].ServerISL, got[i].ServerISL = 0, 0
+		}
+		if !reflect.DeepEqual(got, wantGaps) {
+			t.Errorf("%s: requests differ from check.FromClientOptions beyond the server join", o.name)
+		}
+		for _, m := range []check.Metric{check.ISL, check.OSL} {
+			s1, l1 := o.o.Lengths(m)
+			s2, l2 := mem.Lengths(m)
+			if s1 != s2 || !reflect.DeepEqual(l1, l2) || len(l1) != 25 {
+				t.Errorf("%s: Lengths(%s) = %s %v, want %s %v", o.name, m, s1, l1, s2, l2)
+			}
+		}
+		if got, want := o.o.Context("").Requests, 25; got != want {
+			t.Errorf("%s: Context().Requests = %d, want %d", o.name, got, want)
+		}
+	}
+	var n int
+	if err := out.each(func(*record.Client) error { n++; return nil }); err != nil || n != 27 {
+		t.Errorf("each = %d records, %v; want 27 (2 warm-up)", n, err)
+	}
+}

@@ -1,0 +1,154 @@
+package record
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// plain is a recording line as the load generator writes it: no character that needs
+// an escape, so DecodeClient's own parser reads it.
+func plain() Client {
+	c := sample()
+	c.Conversation, c.Model, c.Warmup, c.FirstByte = "conv-1", "llama", true, 12
+	c.ErrorKind, c.Error, c.RequestedISL, c.RequestedOSL = ErrTimeout, "loadgen: idle timeout (5s) – no byte", 100, 8
+	c.ReasoningTokens, c.FinishReason, c.Clock = 2, "length", ClockKernel
+	c.Chunks = append(c.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
+	c.ISLTemplate, c.TokenizationMode, c.Turn = 40, "chat_template", 2
+	c.RunStartUnixNano, c.ResponseBytes, c.Scheduled = 1_767_000_000_000_000_000, 512, -3
+	return c
+}
+
+// sameClient compares two decoded records, an empty Chunks equal to a nil one.
+func sameClient(a, b Client) bool {
+	if len(a.Chunks) == 0 && len(b.Chunks) == 0 {
+		a.Chunks, b.Chunks = nil, nil
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func ptr(c Client) *Client { return &c }
+
+func TestDecodeClientMatchesEncodingJSON(t *testing.T) {
+	full := plain()
+	escaped := plain()
+	escaped.Model, escaped.Error = "m\"odel\n\u2028", "bad <html> & \x01 \xff"
+	lines := []string{
+		string((&Client{}).AppendJSON(nil)),
+		string(ptr(sample()).AppendJSON(nil)),
+		string(full.AppendJSON(nil)),
+		string(escaped.AppendJSON(nil)), // escapes: encoding/json decodes it
+		` { "index" : 7 , "chunks" : [ { "n" : 2 , "t" : 9 } ] , "stream" : true } `,
+		`{"Index":7,"request_id":"x"}`,                                        // another spelling of a key
+		`{"index":7,"extra":{"a":[1,2]}}`,                                     // an unknown key is ignored
+		`{"index":7,"chunks":null,"osl":null}`,                                // null leaves the zero value
+		`{"index":-0,"chunks":[],"osl":1}`,                                    // -0 and an empty array
+		`{"index":1,"index":2,"chunks":[{"t":1}],"chunks":[{"t":2},{"t":3}]}`, // the last wins
+	}
+	for i, l := range lines {
+		var want, got Client
+		if err := json.Unmarshal([]byte(l), &want); err != nil {
+			t.Fatalf("line %d: encoding/json: %v", i, err)
+		}
+		got = plain() // a used record: nothing of it may survive
+		if err := DecodeClient([]byte(l), &got); err != nil {
+			t.Errorf("line %d: DecodeClient(%s) = %v, want nil", i, l, err)
+			continue
+		}
+		if !sameClient(got, want) {
+			t.Errorf("line %d: DecodeClient(%s) =\n%+v\nwant (encoding/json)\n%+v", i, l, got, want)
+		}
+	}
+	for i, l := range []string{`{"index":1.5}`, `{"index":1e3}`, `{"index":99999999999999999999}`, `{"index":1}x`,
+		`{"index":"1"}`, `{"chunks":[{"t":1},]}`, `{"index":01}`, `[1]`, `{"index":1`, ``} {
+		var want, got Client
+		werr := json.Unmarshal([]byte(l), &want)
+		gerr := DecodeClient([]byte(l), &got)
+		if werr == nil || gerr == nil {
+			t.Errorf("bad line %d %q: DecodeClient error %v, encoding/json error %v; want both errors", i, l, gerr, werr)
+		}
+	}
+}
+
+// The lines AppendJSON writes, without escapes, take the reflection-free path.
+func TestDecodeClientFastPathReadsAppendJSON(t *testing.T) {
+	for i, c := range []Client{{}, sample(), plain()} {
+		b := c.AppendJSON(nil)
+		var got Client
+		p := parser{b: b, old: &Client{}}
+		if !p.client(&got, nil) {
+			t.Errorf("record %d: the fast parser gave up on AppendJSON's line %s at byte %d", i, b, p.i)
+		} else if !sameClient(got, c) {
+			t.Errorf("record %d: fast parser =\n%+v\nwant\n%+v", i, got, c)
+		}
+	}
+}
+
+func TestEachClientReusesOneRecord(t *testing.T) {
+	a, b := plain(), sample()
+	b.Index, b.Chunks = 9, b.Chunks[:1]
+	in := string(a.AppendJSON(nil)) + "\n" + string(b.AppendJSON(nil)) + "\n"
+	var got []Client
+	var ptrs []*Client
+	err := EachClient(strings.NewReader(in), func(c *Client) error {
+		cp := *c
+		cp.Chunks = append([]Chunk(nil), c.Chunks...)
+		got, ptrs = append(got, cp), append(ptrs, c)
+		return nil
+	})
+	if err != nil || len(got) != 2 || !sameClient(got[0], a) || !sameClient(got[1], b) {
+		t.Fatalf("EachClient = %+v, %v; want the two records", got, err)
+	}
+	if ptrs[0] != ptrs[1] {
+		t.Errorf("EachClient gave a new record per line; want one reused")
+	}
+}
+
+func FuzzDecodeClient(f *testing.F) {
+	for _, c := range []Client{{}, sample(), plain()} {
+		f.Add(c.AppendJSON(nil))
+	}
+	f.Add([]byte(`{"index":1,"chunks":[{"t":1,"n":2,"c":true,"b":false}],"model":"é"}`))
+	f.Add([]byte(`{"url":"\u00e9","error":"a\"b"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want Client
+		werr := json.Unmarshal(b, &want)
+		got := plain()
+		gerr := DecodeClient(b, &got)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("DecodeClient(%q) error = %v, encoding/json error = %v", b, gerr, werr)
+		}
+		if werr == nil && !sameClient(got, want) {
+			t.Fatalf("DecodeClient(%q) =\n%+v\nwant (encoding/json)\n%+v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkDecodeClient(b *testing.B) {
+	c := sample()
+	c.Chunks = make([]Chunk, 512)
+	for i := range c.Chunks {
+		c.Chunks[i] = Chunk{T: time.Duration(i) * time.Millisecond, Tokens: 1, Choices: true}
+	}
+	line := c.AppendJSON(nil)
+	b.Run("fast", func(b *testing.B) {
+		var got Client
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			if err := DecodeClient(line, &got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			var got Client
+			if err := json.Unmarshal(line, &got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
