@@ -107,3 +107,13 @@ func ExampleWilson() {
 	// Output:
 	// [0.9303, 0.9567] contains 0.95: true
 }
+
+func ExampleMustSpec() {
+	isl := distribution.MustSpec("normal:512,64") // a Spec, as configuration structs hold it
+	fmt.Println(isl, isl.Mean())
+	_, err := distribution.ParseSpec("normal:512") // a typo is an error, not a panic
+	fmt.Println(err != nil)
+	// Output:
+	// normal:512,64 512
+	// true
+}

@@ -45,6 +45,27 @@ func Parse(text string) (Distribution, error) {
 	return d, nil
 }
 
+// ParseSpec parses text with [Parse] into a [Spec], the type configuration structs
+// (scenarios, mock and load-generator configs) hold: ParseSpec("normal:512,64"). Empty
+// text gives the zero Spec ("unset").
+func ParseSpec(text string) (Spec, error) {
+	var s Spec
+	err := s.UnmarshalText([]byte(text))
+	return s, err
+}
+
+// MustSpec is like [ParseSpec] but panics on error, with the parse error as the
+// message; for struct literals in tests and package-level values:
+//
+//	ISL: distribution.MustSpec("normal:512,64")
+func MustSpec(text string) Spec {
+	s, err := ParseSpec(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 // MustParse is like Parse but panics on error; for tests and package-level values.
 func MustParse(text string) Distribution {
 	d, err := Parse(text)

@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"github.com/perfgate/perfgate/distribution"
 	"testing"
 
 	"github.com/perfgate/perfgate/mockserver"
@@ -14,11 +15,11 @@ import (
 func BenchmarkChat(b *testing.B) {
 	perftest.Benchmark(b, perftest.Scenario{
 		Name:        "bench-chat",
-		ISL:         spec("normal:256,32"),
-		OSL:         spec("fixed:32"),
+		ISL:         distribution.MustSpec("normal:256,32"),
+		OSL:         distribution.MustSpec("fixed:32"),
 		Concurrency: 8,
 		Requests:    64,
 		Seed:        1,
-		Mock:        mockserver.Config{TTFT: spec("fixed:10"), ITL: spec("fixed:1"), ITLConcurrencyLinMs: 0.1},
+		Mock:        mockserver.Config{TTFT: distribution.MustSpec("fixed:10"), ITL: distribution.MustSpec("fixed:1"), ITLConcurrencyLinMs: 0.1},
 	})
 }

@@ -33,12 +33,12 @@ func TestChatTemplateOverhead(t *testing.T) {
 			res := perftest.Run(t, perftest.Scenario{
 				Name:        c.name + "-chat",
 				Tokenizer:   dir,
-				ISL:         spec("fixed:256"),
-				OSL:         spec("fixed:16"),
+				ISL:         distribution.MustSpec("fixed:256"),
+				OSL:         distribution.MustSpec("fixed:16"),
 				Concurrency: 4,
 				Requests:    40,
 				Seed:        7,
-				Mock:        mockserver.Config{TTFT: spec("fixed:1"), ITL: spec("fixed:0.2")},
+				Mock:        mockserver.Config{TTFT: distribution.MustSpec("fixed:1"), ITL: distribution.MustSpec("fixed:0.2")},
 			})
 			if len(res.TemplateOverhead) == 0 || res.TemplateOverhead[0] <= 0 {
 				t.Fatalf("TemplateOverhead = %v, want a positive overhead for turn 0", res.TemplateOverhead)

@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"github.com/perfgate/perfgate/distribution"
 	"os"
 	"testing"
 	"time"
@@ -27,8 +28,8 @@ func TestRealEndpoint(t *testing.T) {
 		APIKey:      loadgen.Secret(os.Getenv("PERFGATE_API_KEY")),
 		Model:       os.Getenv("PERFGATE_MODEL"),
 		Tokenizer:   os.Getenv("PERFGATE_TOKENIZER"),
-		ISL:         spec("normal:256,32"),
-		OSL:         spec("fixed:64"),
+		ISL:         distribution.MustSpec("normal:256,32"),
+		OSL:         distribution.MustSpec("fixed:64"),
 		IgnoreEOS:   true,
 		Concurrency: 4,
 		Requests:    64,

@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"github.com/perfgate/perfgate/distribution"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +15,13 @@ import (
 func loadSensitive(concurrency int) perftest.Scenario {
 	return perftest.Scenario{
 		Name:        "goodput",
-		ISL:         spec("fixed:64"),
-		OSL:         spec("fixed:8"),
+		ISL:         distribution.MustSpec("fixed:64"),
+		OSL:         distribution.MustSpec("fixed:8"),
 		Concurrency: concurrency,
 		Requests:    100,
 		Seed:        3,
 		Mock: mockserver.Config{
-			TTFT: spec("fixed:20"), ITL: spec("fixed:2"),
+			TTFT: distribution.MustSpec("fixed:20"), ITL: distribution.MustSpec("fixed:2"),
 			TTFTConcurrencyLinMs: 15, ITLConcurrencyLinMs: 1,
 		},
 	}

@@ -9,10 +9,6 @@ import (
 	"github.com/perfgate/perfgate/perftest"
 )
 
-func spec(text string) distribution.Spec {
-	return distribution.Spec{Distribution: distribution.MustParse(text)}
-}
-
 // TestQuickStart is the README's quick start as a test: the in-process mock server with
 // the gpt2 tokenizer, vLLM's random dataset (range ratio 0.3 around 128 input and 128
 // output tokens, reproduced from seed 0), ten concurrent clients. It checks that the
@@ -24,12 +20,12 @@ func TestQuickStart(t *testing.T) {
 		Tokenizer:    "gpt2",
 		EndpointType: loadgen.EndpointCompletions,
 		Corpus:       loadgen.CorpusVLLM,
-		ISL:          spec("vllm-range:128,0.3"),
-		OSL:          spec("vllm-range:128,0.3"),
+		ISL:          distribution.MustSpec("vllm-range:128,0.3"),
+		OSL:          distribution.MustSpec("vllm-range:128,0.3"),
 		Concurrency:  10,
 		Requests:     200,
 		Seed:         0,
-		Mock:         mockserver.Config{TTFT: spec("fixed:2"), ITL: spec("fixed:0.2")},
+		Mock:         mockserver.Config{TTFT: distribution.MustSpec("fixed:2"), ITL: distribution.MustSpec("fixed:0.2")},
 	})
 	res.AssertISL(t, distribution.VLLMRange{Len: 128, Ratio: 0.3})
 	res.AssertOSL(t, distribution.VLLMRange{Len: 128, Ratio: 0.3})

@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"flag"
+	"github.com/perfgate/perfgate/distribution"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,15 +20,15 @@ var update = flag.Bool("update", false, "re-record testdata/baseline")
 func server(ttftMs, itlMs float64, seed uint64) perftest.Scenario {
 	return perftest.Scenario{
 		Name:        "regression",
-		ISL:         spec("fixed:64"),
-		OSL:         spec("fixed:8"),
+		ISL:         distribution.MustSpec("fixed:64"),
+		OSL:         distribution.MustSpec("fixed:8"),
 		Concurrency: 8,
 		Requests:    120,
 		// The first requests of a run pay for connection set-up and a cold runtime.
 		WarmupRequests: 8,
 		Seed:           seed,
 		Mock: mockserver.Config{
-			TTFT: spec("fixed:" + ftoa(ttftMs)), ITL: spec("fixed:" + ftoa(itlMs)),
+			TTFT: distribution.MustSpec("fixed:" + ftoa(ttftMs)), ITL: distribution.MustSpec("fixed:" + ftoa(itlMs)),
 			TTFTJitterCV: 0.1, ITLJitterCV: 0.1,
 		},
 	}

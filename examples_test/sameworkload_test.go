@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"github.com/perfgate/perfgate/distribution"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 func workload(name, corpus, isl, osl string, seed uint64) perftest.Scenario {
 	return perftest.Scenario{
 		Name: name, EndpointType: loadgen.EndpointCompletions, Corpus: corpus,
-		ISL: spec(isl), OSL: spec(osl), Concurrency: 8, Requests: 200, Seed: seed,
+		ISL: distribution.MustSpec(isl), OSL: distribution.MustSpec(osl), Concurrency: 8, Requests: 200, Seed: seed,
 		Mock: mockserver.Config{Fast: true},
 	}
 }
