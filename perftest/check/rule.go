@@ -1,0 +1,389 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/perfgate/perfgate/record"
+)
+
+// Rule is one objective written as text, as k6 writes thresholds: "ttft_p99<=250ms",
+// "error_rate<=0.01", "goodput(ttft<=200ms, itl<=20ms)>=0.95". [ParseRule] reads it
+// once, and the same rule is then usable from a test (perftest's Result.Assert), a
+// scenario file (objectives.rules) and the CLI (--assert). The zero Rule is invalid.
+//
+// The forms (spaces are allowed anywhere; a latency is Go duration text such as
+// "250ms" or "1.5s", and a bare number there is milliseconds, as AIPerf writes it; a
+// fraction may be written as a percentage, "95%"):
+//
+//	METRIC_pNN<=VALUE, METRIC_pNN>=VALUE   the NN-th percentile of a per-request metric:
+//	                                       ttft, itl, latency (latencies), isl, osl
+//	                                       (tokens), output_tps_per_user (tok/s);
+//	                                       time_to_first_token, inter_token_latency and
+//	                                       request_latency are aliases
+//	error_rate<=FRACTION                   failed requests (error_rate<=1 allows any)
+//	goodput>=FRACTION                      requests meeting the scenario's SLO, with
+//	                                       95% confidence (a Wilson lower bound)
+//	goodput(SLO)>=FRACTION                 the same against SLO, e.g. ttft<=200ms, itl<=20ms
+//	output_token_throughput>=TOK_PER_S     run-level floors
+//	request_throughput>=REQ_PER_S
+//	tokenizer_match, tokenizer_match<=N    the server counted each request's input as
+//	                                       the client did (within N tokens)
+type Rule struct {
+	// Source is the rule as written, printed in messages.
+	Source string
+
+	kind   ruleKind
+	metric Metric  // quantile rules
+	p      float64 // quantile rules
+	atMost bool    // "<=" (else ">=")
+	value  float64 // the limit: seconds for latencies, else the metric's unit
+	slo    *SLO    // goodput(SLO); nil = the caller's SLO
+}
+
+type ruleKind int
+
+const (
+	ruleNone ruleKind = iota
+	ruleQuantile
+	ruleErrorRate
+	ruleGoodput
+	ruleOutputThroughput
+	ruleRequestThroughput
+	ruleTokenizerMatch
+)
+
+// RuleError is the error of a rule that cannot be parsed: the rule as written, the
+// 1-based column (in bytes) where the problem is, and what was wanted there.
+type RuleError struct {
+	Rule   string
+	Column int
+	Msg    string
+}
+
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("check: rule %q, column %d: %s", e.Rule, e.Column, e.Msg)
+}
+
+// ErrBadRule is wrapped by every [RuleError].
+var ErrBadRule = errors.New("check: bad rule")
+
+// Unwrap returns [ErrBadRule].
+func (e *RuleError) Unwrap() error { return ErrBadRule }
+
+// metricNames maps a rule's metric names (and AIPerf's long names) to metrics.
+var metricNames = map[string]Metric{
+	"ttft": TTFT, "time_to_first_token": TTFT,
+	"itl": ITL, "inter_token_latency": ITL,
+	"latency": Latency, "request_latency": Latency,
+	"isl": ISL, "osl": OSL,
+	"output_tps_per_user": OutputTPS,
+}
+
+// ruleScanner reads a rule left to right, keeping the byte offset for errors.
+type ruleScanner struct {
+	src string
+	i   int
+}
+
+func (s *ruleScanner) skip() {
+	for s.i < len(s.src) && (s.src[s.i] == ' ' || s.src[s.i] == '\t') {
+		s.i++
+	}
+}
+
+func (s *ruleScanner) fail(at int, format string, a ...any) error {
+	return &RuleError{Rule: s.src, Column: at + 1, Msg: fmt.Sprintf(format, a...)}
+}
+
+// ident reads [a-z0-9_.]+.
+func (s *ruleScanner) ident() (string, int) {
+	s.skip()
+	start := s.i
+	for s.i < len(s.src) {
+		c := rune(s.src[s.i])
+		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '.') {
+			break
+		}
+		s.i++
+	}
+	return s.src[start:s.i], start
+}
+
+// op reads "<=" or ">=".
+func (s *ruleScanner) op() (atMost bool, at int, err error) {
+	s.skip()
+	at = s.i
+	switch {
+	case strings.HasPrefix(s.src[s.i:], "<="):
+		s.i += 2
+		return true, at, nil
+	case strings.HasPrefix(s.src[s.i:], ">="):
+		s.i += 2
+		return false, at, nil
+	case s.i < len(s.src) && (s.src[s.i] == '<' || s.src[s.i] == '>' || s.src[s.i] == '='):
+		return false, at, s.fail(at, "want <= or >= (a quantile or a rate is never exactly equal)")
+	case s.i == len(s.src):
+		return false, at, s.fail(at, "want <= or >= and a value after the name")
+	}
+	return false, at, s.fail(at, "want <= or >= after the name, got %q", s.src[s.i:s.i+1])
+}
+
+// value reads the rest of a term: up to a ',' or ')' when nested, else to the end.
+func (s *ruleScanner) value(nested bool) (string, int) {
+	s.skip()
+	start := s.i
+	for s.i < len(s.src) && !(nested && (s.src[s.i] == ',' || s.src[s.i] == ')')) {
+		s.i++
+	}
+	return strings.TrimSpace(s.src[start:s.i]), start
+}
+
+// ParseRule parses one rule (see [Rule] for the forms). Its error is a [*RuleError]
+// naming the rule, the column and the accepted form.
+func ParseRule(text string) (Rule, error) {
+	src := strings.TrimSpace(text)
+	s := &ruleScanner{src: src}
+	r := Rule{Source: src}
+	if src == "" {
+		return r, s.fail(0, "empty rule; want e.g. ttft_p99<=250ms, error_rate<=0 or goodput>=0.95")
+	}
+	name, at := s.ident()
+	if name == "" {
+		return r, s.fail(at, "want a name such as ttft_p99, error_rate or goodput")
+	}
+	if name == "goodput" {
+		s.skip()
+		if s.i < len(s.src) && s.src[s.i] == '(' {
+			s.i++
+			slo, err := s.slo()
+			if err != nil {
+				return r, err
+			}
+			r.slo = &slo
+		}
+	}
+	if name == "tokenizer_match" {
+		r.kind = ruleTokenizerMatch
+		s.skip()
+		if s.i == len(s.src) {
+			return r, nil
+		}
+	}
+	atMost, opAt, err := s.op()
+	if err != nil {
+		return r, err
+	}
+	r.atMost = atMost
+	val, valAt := s.value(false)
+	if val == "" {
+		return r, s.fail(valAt, "want a value after %s", src[opAt:opAt+2])
+	}
+	switch name {
+	case "tokenizer_match":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 || !atMost {
+			return r, s.fail(opAt, "want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)")
+		}
+		r.value = float64(n)
+		return r, nil
+	case "goodput":
+		r.kind = ruleGoodput
+		x, err := fraction(val)
+		if err != nil || atMost || !(x > 0 && x <= 1) {
+			return r, s.fail(opAt, "want goodput>=FRACTION with a fraction in (0, 1], e.g. goodput>=0.95")
+		}
+		r.value = x
+		return r, nil
+	case "error_rate":
+		r.kind = ruleErrorRate
+		x, err := fraction(val)
+		if err != nil || !atMost || !(x >= 0 && x <= 1) {
+			return r, s.fail(opAt, "want error_rate<=FRACTION with a fraction in [0, 1], e.g. error_rate<=0.01")
+		}
+		r.value = x
+		return r, nil
+	case "output_token_throughput", "request_throughput":
+		r.kind = ruleOutputThroughput
+		if name == "request_throughput" {
+			r.kind = ruleRequestThroughput
+		}
+		x, err := strconv.ParseFloat(val, 64)
+		if err != nil || atMost || !(x > 0) || math.IsInf(x, 0) {
+			return r, s.fail(opAt, "want %s>=VALUE with a positive number", name)
+		}
+		r.value = x
+		return r, nil
+	}
+	i := strings.LastIndex(name, "_p")
+	if i < 0 {
+		return r, s.fail(at, "unknown name %q; want METRIC_pNN (ttft, itl, latency, isl, osl, output_tps_per_user), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name)
+	}
+	m, ok := metricNames[name[:i]]
+	if !ok {
+		return r, s.fail(at, "unknown metric %q; want ttft, itl, latency, isl, osl or output_tps_per_user", name[:i])
+	}
+	p, err := strconv.ParseFloat(name[i+2:], 64)
+	if err != nil || !(p > 0 && p < 100) {
+		return r, s.fail(at+i+2, "the percentile after _p must be in (0, 100), e.g. %s_p99", name[:i])
+	}
+	r.kind, r.metric, r.p = ruleQuantile, m, p/100
+	if m.Unit() == Seconds {
+		d, err := latency(val)
+		if err != nil {
+			return r, s.fail(valAt, "%s is a latency: want Go duration text such as 250ms or 1.5s (a bare number is ms)", name)
+		}
+		r.value = d.Seconds()
+	} else {
+		x, err := strconv.ParseFloat(val, 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			return r, s.fail(valAt, "want a number of %s", m.Unit())
+		}
+		r.value = x
+	}
+	if !(r.value > 0) {
+		return r, s.fail(valAt, "the bound must be positive")
+	}
+	return r, nil
+}
+
+// MustRule is [ParseRule] that panics on error; for package-level values.
+func MustRule(text string) Rule {
+	r, err := ParseRule(text)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// slo reads "ttft<=200ms, itl<=20ms)" (the opening parenthesis already read).
+func (s *ruleScanner) slo() (SLO, error) {
+	var slo SLO
+	for {
+		name, at := s.ident()
+		if name == "" {
+			return slo, s.fail(at, "want an SLO term such as ttft<=200ms")
+		}
+		if m := metricNames[name]; m != TTFT && m != ITL && m != Latency {
+			return slo, s.fail(at, "unknown SLO metric %q; want ttft, itl or latency", name)
+		}
+		atMost, opAt, err := s.op()
+		if err != nil {
+			return slo, err
+		}
+		if !atMost {
+			return slo, s.fail(opAt, "an SLO term is an upper bound: want %s<=DURATION", name)
+		}
+		val, valAt := s.value(true)
+		if err := sloTerm(&slo, name, val); err != nil {
+			return slo, s.fail(valAt, "%v", err)
+		}
+		s.skip()
+		if s.i == len(s.src) {
+			return slo, s.fail(s.i, "want ) to close goodput(")
+		}
+		c := s.src[s.i]
+		s.i++
+		if c == ')' {
+			return slo, nil
+		}
+	}
+}
+
+// sloTerm sets the bound of slo that name (ttft, itl or latency) names.
+func sloTerm(slo *SLO, name, val string) error {
+	dst := map[Metric]*time.Duration{TTFT: &slo.TTFT, ITL: &slo.ITL, Latency: &slo.Latency}[metricNames[name]]
+	d, err := latency(val)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("%s: want a positive duration such as 200ms (a bare number is ms)", name)
+	}
+	*dst = d
+	return nil
+}
+
+// ParseSLO reads an SLO written as comma-separated rule terms, "ttft<=200ms,
+// itl<=20ms": the inside of a goodput(…) rule (bare numbers are ms).
+func ParseSLO(text string) (SLO, error) {
+	s := &ruleScanner{src: strings.TrimSpace(text) + ")"}
+	slo, err := s.slo()
+	var re *RuleError
+	if errors.As(err, &re) {
+		re.Rule = strings.TrimSuffix(re.Rule, ")")
+	}
+	return slo, err
+}
+
+// latency reads Go duration text, or a bare number of milliseconds.
+func latency(v string) (time.Duration, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, nil
+	}
+	ms, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return 0, errors.New("not a duration")
+	}
+	return time.Duration(ms * float64(time.Millisecond)), nil
+}
+
+// fraction reads 0.95 or 95%.
+func fraction(v string) (float64, error) {
+	x, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if err != nil || math.IsNaN(x) {
+		return 0, errors.New("not a number")
+	}
+	if strings.HasSuffix(v, "%") {
+		x /= 100
+	}
+	return x, nil
+}
+
+// String returns the rule as written.
+func (r Rule) String() string { return r.Source }
+
+// IsErrorRate reports whether r is an error_rate rule, and its limit.
+func (r Rule) IsErrorRate() (maxRate float64, ok bool) {
+	return r.value, r.kind == ruleErrorRate
+}
+
+// Check evaluates r on a run's requests and metrics. slo is what a bare goodput rule
+// counts against (goodput(…) carries its own); confidence is the goodput interval's
+// (0 = [DefaultConfidence]). A quantile, error-rate, goodput or tokenizer rule gives
+// one verdict; the zero Rule gives a failing one. The verdict's summary names the
+// rule as written.
+func (r Rule) Check(reqs []Request, m record.Metrics, slo SLO, confidence float64) Verdict {
+	var v Verdict
+	switch r.kind {
+	case ruleQuantile:
+		s := r.metric.Sample(reqs)
+		if r.atMost {
+			v = QuantileAtMost(s, r.p, r.value)
+		} else {
+			v = QuantileAtLeast(s, r.p, r.value)
+		}
+	case ruleErrorRate:
+		v = ErrorRate(reqs, r.value)
+	case ruleGoodput:
+		if r.slo != nil {
+			slo = *r.slo
+		}
+		v = Goodput(reqs, slo, r.value, confidence)
+	case ruleOutputThroughput, ruleRequestThroughput:
+		name, unit, metric := "output token throughput", TokPerSec, record.MetricOutputTokenThroughput
+		if r.kind == ruleRequestThroughput {
+			name, unit, metric = "request throughput", ReqPerSec, record.MetricRequestThroughput
+		}
+		dur := fmt.Sprintf("%s over %d requests", Seconds.Format(m.Value(record.MetricBenchmarkDuration)), len(reqs))
+		v = ThroughputAtLeast(name, unit, m.Value(metric), r.value, Line{Label: "duration", Text: dur})
+	case ruleTokenizerMatch:
+		v = TokenizerMatch(reqs, int(r.value))
+	default:
+		return invalid("rule", "rule %q: not parsed (use check.ParseRule)", r.Source)
+	}
+	v.Evidence = append(v.Evidence, Line{Label: "rule", Text: r.Source})
+	return v
+}

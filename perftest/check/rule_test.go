@@ -1,0 +1,119 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/record"
+)
+
+func TestParseRule(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want Rule // Source is set from text
+	}{
+		{"ttft_p99<=250ms", Rule{kind: ruleQuantile, metric: TTFT, p: 0.99, atMost: true, value: 0.25}},
+		{" ttft_p99 <= 250ms ", Rule{kind: ruleQuantile, metric: TTFT, p: 0.99, atMost: true, value: 0.25}},
+		// Bare latency numbers are ms, as AIPerf's.
+		{"itl_p50<=20", Rule{kind: ruleQuantile, metric: ITL, p: 0.5, atMost: true, value: 0.02}},
+		{"request_latency_p95<=1.5s", Rule{kind: ruleQuantile, metric: Latency, p: 0.95, atMost: true, value: 1.5}},
+		{"output_tps_per_user_p10>=20", Rule{kind: ruleQuantile, metric: OutputTPS, p: 0.1, value: 20}},
+		{"isl_p99.9<=600", Rule{kind: ruleQuantile, metric: ISL, p: 0.999, atMost: true, value: 600}},
+		{"error_rate<=0", Rule{kind: ruleErrorRate, atMost: true}},
+		{"error_rate<=1%", Rule{kind: ruleErrorRate, atMost: true, value: 0.01}},
+		{"goodput>=0.95", Rule{kind: ruleGoodput, value: 0.95}},
+		{"goodput(ttft<=200ms, itl<=20ms) >= 95%", Rule{kind: ruleGoodput, value: 0.95, slo: &SLO{TTFT: 200 * time.Millisecond, ITL: 20 * time.Millisecond}}},
+		{"output_token_throughput>=1000", Rule{kind: ruleOutputThroughput, value: 1000}},
+		{"request_throughput>=10", Rule{kind: ruleRequestThroughput, value: 10}},
+		{"tokenizer_match", Rule{kind: ruleTokenizerMatch}},
+		{"tokenizer_match<=2", Rule{kind: ruleTokenizerMatch, atMost: true, value: 2}},
+	} {
+		got, err := ParseRule(c.text)
+		c.want.Source = strings.TrimSpace(c.text)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) || fmt.Sprint(got.slo) != fmt.Sprint(c.want.slo) {
+			t.Errorf("ParseRule(%q) = %+v, %v; want %+v", c.text, got, err, c.want)
+		}
+	}
+}
+
+func TestParseRuleErrors(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+	}{
+		{"ttft_p99<=25Oms", `check: rule "ttft_p99<=25Oms", column 11: ttft_p99 is a latency: want Go duration text such as 250ms or 1.5s (a bare number is ms)`},
+		{"ttft_p99<250ms", `check: rule "ttft_p99<250ms", column 9: want <= or >= (a quantile or a rate is never exactly equal)`},
+		{"tfft_p99<=1s", `check: rule "tfft_p99<=1s", column 1: unknown metric "tfft"; want ttft, itl, latency, isl, osl or output_tps_per_user`},
+		{"ttft_p100<=1s", `check: rule "ttft_p100<=1s", column 7: the percentile after _p must be in (0, 100), e.g. ttft_p99`},
+		{"goodput<=0.9", `check: rule "goodput<=0.9", column 8: want goodput>=FRACTION with a fraction in (0, 1], e.g. goodput>=0.95`},
+		{"goodput(ttft<=200ms, tpot<=1ms)>=0.9", `check: rule "goodput(ttft<=200ms, tpot<=1ms)>=0.9", column 22: unknown SLO metric "tpot"; want ttft, itl or latency`},
+		{"goodput(ttft<=200ms>=0.9", `check: rule "goodput(ttft<=200ms>=0.9", column 15: ttft: want a positive duration such as 200ms (a bare number is ms)`},
+		{"error_rate<=2", `check: rule "error_rate<=2", column 11: want error_rate<=FRACTION with a fraction in [0, 1], e.g. error_rate<=0.01`},
+		{"error_rate", `check: rule "error_rate", column 11: want <= or >= and a value after the name`},
+		{"throughput>=1", `check: rule "throughput>=1", column 1: unknown name "throughput"; want METRIC_pNN (ttft, itl, latency, isl, osl, output_tps_per_user), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match`},
+		{"", `check: rule "", column 1: empty rule; want e.g. ttft_p99<=250ms, error_rate<=0 or goodput>=0.95`},
+		{"tokenizer_match<=-1", `check: rule "tokenizer_match<=-1", column 16: want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)`},
+	} {
+		_, err := ParseRule(c.text)
+		if err == nil || err.Error() != c.want || !errors.Is(err, ErrBadRule) {
+			t.Errorf("ParseRule(%q) error =\n\t%v\nwant\n\t%s", c.text, err, c.want)
+		}
+	}
+}
+
+func TestParseSLO(t *testing.T) {
+	got, err := ParseSLO("time_to_first_token<=200, inter_token_latency<=20ms")
+	if want := (SLO{TTFT: 200 * time.Millisecond, ITL: 20 * time.Millisecond}); err != nil || got != want {
+		t.Errorf("ParseSLO = %v, %v; want %v", got, err, want)
+	}
+	if _, err := ParseSLO("ttft:200"); err == nil {
+		t.Error(`ParseSLO("ttft:200") passed; want an error`)
+	}
+}
+
+// A rule checks what the per-metric check it stands for checks, and says which rule it was.
+func TestRuleCheck(t *testing.T) {
+	var reqs []Request
+	for i := range 100 {
+		r := Request{ID: fmt.Sprint(i), TTFT: 0.1, Latency: 0.5, ISL: 10, ServerISL: 10, OSL: 5}
+		if i == 99 {
+			r.TTFT = 0.9
+		}
+		if i == 98 {
+			r.Err = "http_status: 500"
+		}
+		reqs = append(reqs, r)
+	}
+	m := record.Metrics{}
+	for _, c := range []struct {
+		rule string
+		pass bool
+	}{
+		{"ttft_p50<=150ms", true},
+		{"ttft_max<=1s", false}, // not a form: checked below as a parse error
+		{"ttft_p99.9<=500ms", false},
+		{"error_rate<=0.05", true},
+		{"error_rate<=0", false},
+		{"goodput(ttft<=200ms)>=0.9", true},
+		{"goodput(ttft<=50ms)>=0.5", false},
+		{"tokenizer_match", true},
+	} {
+		r, err := ParseRule(c.rule)
+		if err != nil {
+			if c.rule != "ttft_max<=1s" {
+				t.Errorf("ParseRule(%q): %v", c.rule, err)
+			}
+			continue
+		}
+		v := r.Check(reqs, m, SLO{}, 0)
+		if v.Pass != c.pass || !strings.Contains(v.String(), "rule:") || !strings.Contains(v.String(), c.rule) {
+			t.Errorf("%s: Check = pass %v, want %v:\n%s", c.rule, v.Pass, c.pass, v)
+		}
+	}
+	golden(t, "rule_fail", MustRule("ttft_p99.9 <= 500ms").Check(reqs, m, SLO{}, 0).String())
+	if v := (Rule{}).Check(reqs, m, SLO{}, 0); v.Pass {
+		t.Error("the zero Rule passed; want a failing verdict")
+	}
+}
