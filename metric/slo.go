@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -15,15 +16,16 @@ import (
 // successful request as good. It is perfgate's one goodput definition: loadgen's
 // goodput scalar and perftest/check's Goodput verdict both call [SLO.Miss].
 //
-// In JSON the durations are strings such as "200ms" (numbers are read as nanoseconds).
+// In JSON and YAML the durations are Go duration text such as "200ms"; a bare number
+// is an error (it has no unit).
 type SLO struct {
-	TTFT    time.Duration // maximum time to first token; 0 = no bound
-	ITL     time.Duration // maximum inter-token latency of the request; 0 = no bound
-	Latency time.Duration // maximum request latency; 0 = no bound
+	TTFT    time.Duration `json:"ttft,omitzero"`    // maximum time to first token; 0 = no bound
+	ITL     time.Duration `json:"itl,omitzero"`     // maximum inter-token latency of the request; 0 = no bound
+	Latency time.Duration `json:"latency,omitzero"` // maximum request latency; 0 = no bound
 	// ITLPercentile picks what is compared with ITL: 0 means the request's ITL
 	// ([Request.ITL], AIPerf's (latency − TTFT)/(OSL − 1)); p in (0, 1] the p-quantile
 	// ([Quantile]) of its inter-chunk gaps ([Request.ICL]).
-	ITLPercentile float64
+	ITLPercentile float64 `json:"itl_percentile,omitzero"`
 }
 
 // String prints the SLO as written, e.g. "TTFT <= 200ms, ITL(mean) <= 20ms".
@@ -154,18 +156,20 @@ func (s SLO) MarshalJSON() ([]byte, error) {
 	return json.Marshal(sloJSON{Duration(s.TTFT), Duration(s.ITL), Duration(s.Latency), s.ITLPercentile})
 }
 
-// UnmarshalJSON reads durations written as strings ("200ms") or as nanoseconds.
+// UnmarshalJSON reads durations written as text ("200ms"); unknown fields are errors.
 func (s *SLO) UnmarshalJSON(b []byte) error {
 	var j sloJSON
-	if err := json.Unmarshal(b, &j); err != nil {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&j); err != nil {
 		return err
 	}
 	*s = SLO{time.Duration(j.TTFT), time.Duration(j.ITL), time.Duration(j.Latency), j.ITLPercentile}
 	return nil
 }
 
-// Duration is a time.Duration that reads and writes JSON and YAML as a string such as
-// "1.5s" (and also reads a number of nanoseconds).
+// Duration is a time.Duration that reads and writes JSON and YAML as Go duration text
+// such as "1.5s". A bare number is an error: it has no unit.
 type Duration time.Duration
 
 // MarshalText writes d as time.Duration.String does.
@@ -181,19 +185,15 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON accepts a string ("200ms") or a number of nanoseconds.
+// UnmarshalJSON accepts Go duration text ("200ms"); a bare number is an error.
 func (d *Duration) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		return d.UnmarshalText([]byte(s))
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("metric: duration %s: %s", b, DurationForm)
 	}
-	var n int64
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("metric: duration %s: want a string like \"200ms\" or nanoseconds", b)
-	}
-	*d = Duration(n)
-	return nil
+	return d.UnmarshalText([]byte(s))
 }
+
+// DurationForm says what a duration in a file must look like; the messages about a
+// bare number quote it.
+const DurationForm = `want Go duration text such as "250ms" or "30s" (a bare number has no unit)`

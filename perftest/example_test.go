@@ -20,8 +20,8 @@ func ExampleRun() {
 	res := perftest.Run(t, perftest.Scenario{
 		Name:        "chat",
 		Tokenizer:   "gpt2",
-		ISL:         distribution.Spec{Distribution: distribution.Normal{Mu: 256, Sigma: 32}},
-		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 64}},
+		ISL:         distribution.MustSpec("normal:256,32"),
+		OSL:         distribution.MustSpec("fixed:64"),
 		Concurrency: 4,
 		Requests:    100,
 		Seed:        1,
@@ -29,8 +29,7 @@ func ExampleRun() {
 	})
 	res.AssertISL(t, distribution.Normal{Mu: 256, Sigma: 32}) // fits, on the server's counts
 	res.AssertTokenizerMatch(t)                               // client and server agree
-	res.AssertTTFT(t, 0.99, 200*time.Millisecond)
-	res.AssertGoodput(t, perftest.SLO{TTFT: 100 * time.Millisecond, ITL: 20 * time.Millisecond}, 0.95)
+	res.Assert(t, "ttft_p99 <= 200ms", "goodput(ttft<=100ms, itl<=20ms) >= 0.95")
 }
 
 // fakeT prints failures instead of failing, so the example can show them.
@@ -60,6 +59,7 @@ func ExampleResult_AssertTTFT() {
 	//                 #req-7 32.6ms (prompt 64 tok)
 	//                 #req-9 32ms (prompt 64 tok)
 	//     note:       n=20 is too small to estimate p99: it is interpolated from the extreme values
+	//     rule:       ttft_p99<=25ms
 	//     artifacts:  testdata/example/client.jsonl
 	//     seed:       1   re-run: go test -run '^TestChat$' -count=1 ./perftest
 }
@@ -74,6 +74,24 @@ func ExampleResult_AssertGoodput() {
 	// perftest: goodput = 100% (20 of 20 good), want >= 95% with 95% confidence, but the Wilson lower bound is 83.9%: too few requests to tell  [scenario "example", concurrency=2, n=20, errors=0]
 	//     slo:        TTFT <= 1s
 	//     hint:       at this goodput, about 78 requests are needed to show >= 95%
+	//     rule:       goodput(ttft<=1s)>=0.95
+	//     artifacts:  testdata/example/client.jsonl
+	//     seed:       1   re-run: go test -run '^TestChat$' -count=1 ./perftest
+}
+
+// ExampleResult_Assert checks objectives written as rules, the text a scenario file's
+// objectives.rules and `perfgate profile --assert` take. Each breach is reported with
+// the rule as written; the rules that held are logged.
+func ExampleResult_Assert() {
+	var t fakeT
+	res := perftest.Load(t, "testdata/example")
+	res.Assert(t, "ttft_p50 <= 100ms", "osl_p50 >= 1000", "error_rate <= 0")
+	// Output:
+	// perftest: OSL p50 = 8, want >= 1000  [scenario "example", concurrency=2, n=20, errors=0]
+	//     quantiles:  p50=8  p90=8  p95=8  p99=8  max=8   (n=20, numpy linear)
+	//     beyond:     20 of 20 requests < 1000 (100%)
+	//     worst:      #req-1 8  #req-0 8  #req-2 8  #req-3 8  #req-4 8
+	//     rule:       osl_p50 >= 1000
 	//     artifacts:  testdata/example/client.jsonl
 	//     seed:       1   re-run: go test -run '^TestChat$' -count=1 ./perftest
 }

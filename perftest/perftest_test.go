@@ -105,7 +105,7 @@ func TestAssertionsFail(t *testing.T) {
 		{"objectives", func() *Result {
 			r := errs.result("objectives")
 			r.Scenario.Objectives = Objectives{SLO: SLO{TTFT: 100 * time.Millisecond}, Goodput: 0.9,
-				Bounds: []Bound{{Metric: TTFT, P: 0.5, Max: 0.01}}}
+				Bounds: []Bound{{Metric: TTFT, P: 0.5, MaxTime: 10 * time.Millisecond}}}
 			return r
 		}(), func(r *Result, t testing.TB) bool { return r.AssertObjectives(t) }, "perftest: error rate = 10%"},
 	} {
@@ -142,7 +142,7 @@ func TestRequireStops(t *testing.T) {
 		"RequireTTFT":           func(t testing.TB) { res.RequireTTFT(t, 0.5, 100*time.Millisecond) },
 		"RequireITL":            func(t testing.TB) { res.RequireITL(t, 0.5, time.Millisecond) },
 		"RequireLatency":        func(t testing.TB) { res.RequireLatency(t, 0.5, time.Millisecond) },
-		"RequireBound":          func(t testing.TB) { res.RequireBound(t, Bound{Metric: TTFT, P: 0.5, Max: 0.1}) },
+		"RequireBound":          func(t testing.TB) { res.RequireBound(t, Bound{Metric: TTFT, P: 0.5, MaxTime: 100 * time.Millisecond}) },
 		"RequireErrorRate":      func(t testing.TB) { res.RequireErrorRate(t, 0) },
 		"RequireGoodput":        func(t testing.TB) { res.RequireGoodput(t, SLO{}, 0.9) },
 		"RequireObjectives":     func(t testing.TB) { res.RequireObjectives(t) },

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
@@ -37,7 +38,7 @@ func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 	}
 	sc.Objectives.SLO = check.SLO{TTFT: 250e6, ITL: 50e6}
 	sc.Objectives.Goodput = 0.9
-	sc.Objectives.Bounds = []check.Bound{{Metric: check.TTFT, P: 0.99, Max: 0.5}}
+	sc.Objectives.Bounds = []check.Bound{{Metric: check.TTFT, P: 0.99, MaxTime: 500 * time.Millisecond}}
 	sc.Client.SLO = sc.Objectives.SLO
 	o := profileOpts{hasAsserts: true, alpha: check.DefaultAlpha, numRuns: 1}
 	return sc, o

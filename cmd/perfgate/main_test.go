@@ -99,6 +99,7 @@ func TestBadInput(t *testing.T) {
 		{"bad url", []string{"profile", "--url", "ftp://x"}, []string{"--url", "http(s) URL"}},
 		{"bad assert", []string{"profile", "--mock", "--assert", "ttft_p99<=soon"}, []string{"--assert", "ttft_p99<=soon", "duration"}},
 		{"unknown assert", []string{"profile", "--mock", "--assert", "vibes>=3"}, []string{"--assert", "vibes"}},
+		{"assert column", []string{"profile", "--mock", "--assert", "ttft_p99 <= 25Oms"}, []string{`--assert: check: rule "ttft_p99 <= 25Oms", column 13:`}},
 		{"bad tokenizer match", []string{"profile", "--mock", "--assert", "tokenizer_match<=-2"}, []string{"--assert", "tokenizer_match<=TOKENS"}},
 		{"bad goodput", []string{"profile", "--mock", "--goodput", "ttft=3"}, []string{"--goodput", "metric:milliseconds"}},
 		{"bad endpoint", []string{"profile", "--mock", "--endpoint-type", "telepathy"}, []string{"--endpoint-type", "telepathy"}},

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -613,7 +612,7 @@ func cmpOr(a, b string) string {
 // objectivesSet reports whether any objective was declared (the error-rate gate's
 // zero value, "no failed request", does not count as declared).
 func objectivesSet(o scenario.Objectives) bool {
-	return o.Goodput > 0 || len(o.Bounds) > 0 || o.MaxErrorRate > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0 ||
+	return o.Goodput > 0 || len(o.Rules) > 0 || len(o.Bounds) > 0 || o.MaxErrorRate > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0 ||
 		o.TokenizerMatch || o.ISLFit.Distribution != nil || o.OSLFit.Distribution != nil
 }
 
@@ -655,141 +654,17 @@ func lengthSpec(which, text string, mean, std, ratio float64, def distribution.S
 	return distribution.Spec{Distribution: d}, nil
 }
 
-// applyAsserts parses every --assert expression onto the scenario's objectives.
+// applyAsserts appends every --assert expression to the scenario's rules, each parsed
+// by check.ParseRule (the one rule parser; bare latency numbers are ms, as aiperf's).
 func applyAsserts(sc *scenario.Scenario, asserts []string) error {
 	for _, a := range asserts {
-		expr := strings.ReplaceAll(a, " ", "")
-		if expr == "tokenizer_match" || strings.HasPrefix(expr, "tokenizer_match<=") {
-			if v, ok := strings.CutPrefix(expr, "tokenizer_match<="); ok {
-				n, err := strconv.Atoi(v)
-				if err != nil || n < 0 {
-					return invalidf("--assert %q: want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)", a)
-				}
-				sc.Objectives.TokenizerTolerance = n
-			}
-			sc.Objectives.TokenizerMatch = true
-			continue
+		if _, err := check.ParseRule(a); err != nil {
+			return invalidf("--assert: %v", err)
 		}
-		if err := applyAssert(sc, a); err != nil {
-			return err
-		}
+		sc.Objectives.Rules = append(sc.Objectives.Rules, a)
 	}
 	return nil
 }
-
-// applyAssert parses one --assert expression onto the scenario's objectives.
-//
-//	goodput>=0.95                   fraction of requests meeting the --goodput SLO
-//	error_rate<=0.01                failed fraction
-//	output_token_throughput>=1000   tokens/s (also request_throughput>=N req/s)
-//	ttft_p99<=250ms                 a quantile of a per-request metric: ttft, itl,
-//	itl_p50<=20ms latency_p95<=2s    latency, isl, osl, output_tps_per_user
-func applyAssert(sc *scenario.Scenario, a string) error {
-	expr := strings.ReplaceAll(a, " ", "")
-	var op string
-	for _, o := range []string{">=", "<="} {
-		if strings.Contains(expr, o) {
-			op = o
-		}
-	}
-	if op == "" {
-		return invalidf("--assert %q: want NAME>=VALUE or NAME<=VALUE, e.g. ttft_p99<=250ms or goodput>=0.95", a)
-	}
-	name, val, _ := strings.Cut(expr, op)
-	bad := func(why string) error { return invalidf("--assert %q: %s", a, why) }
-	num := func() (float64, error) {
-		x, err := strconv.ParseFloat(strings.TrimSuffix(val, "%"), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, bad("the value must be a number")
-		}
-		if strings.HasSuffix(val, "%") {
-			x /= 100
-		}
-		return x, nil
-	}
-	switch name {
-	case "goodput":
-		x, err := num()
-		if err != nil {
-			return err
-		}
-		if op != ">=" || !(x > 0 && x <= 1) {
-			return bad("want goodput>=FRACTION with a fraction in (0, 1]")
-		}
-		sc.Objectives.Goodput = x
-		return nil
-	case "error_rate":
-		x, err := num()
-		if err != nil {
-			return err
-		}
-		if op != "<=" || x < 0 || x > 1 {
-			return bad("want error_rate<=FRACTION with a fraction in [0, 1]")
-		}
-		sc.Objectives.MaxErrorRate = x
-		return nil
-	case "output_token_throughput", "request_throughput":
-		x, err := num()
-		if err != nil {
-			return err
-		}
-		if op != ">=" || !(x > 0) {
-			return bad("want " + name + ">=VALUE with a positive value")
-		}
-		if name == "request_throughput" {
-			sc.Objectives.MinRequestThroughput = x
-		} else {
-			sc.Objectives.MinOutputTokenThroughput = x
-		}
-		return nil
-	}
-	i := strings.LastIndex(name, "_p")
-	if i < 0 {
-		return bad("unknown name " + strconvQuote(name) + "; want goodput, error_rate, output_token_throughput, request_throughput or METRIC_pNN (ttft, ttfo, itl, latency, isl, osl, output_tps_per_user)")
-	}
-	metric, pct := name[:i], name[i+2:]
-	p, err := strconv.ParseFloat(pct, 64)
-	if err != nil || !(p > 0 && p < 100) {
-		return bad("the percentile after _p must be in (0, 100), e.g. ttft_p99")
-	}
-	m := map[string]check.Metric{"ttft": check.TTFT, "time_to_first_token": check.TTFT, "ttfo": check.TTFO, "time_to_first_output_token": check.TTFO, "itl": check.ITL, "inter_token_latency": check.ITL,
-		"latency": check.Latency, "request_latency": check.Latency, "isl": check.ISL, "osl": check.OSL, "output_tps_per_user": check.OutputTPS}[metric]
-	if m == "" {
-		return bad("unknown metric " + strconvQuote(metric) + "; want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user")
-	}
-	var x float64
-	if m.Unit() == check.Seconds {
-		d, err := time.ParseDuration(val)
-		if err != nil {
-			ms, err2 := strconv.ParseFloat(val, 64)
-			if err2 != nil {
-				return bad("a latency needs a duration such as 250ms or 1.5s")
-			}
-			d = time.Duration(ms * float64(time.Millisecond)) // bare numbers are ms, as aiperf's
-		}
-		if d <= 0 {
-			return bad("the bound must be positive")
-		}
-		x = d.Seconds()
-	} else {
-		if x, err = num(); err != nil {
-			return err
-		}
-		if !(x > 0) {
-			return bad("the bound must be positive")
-		}
-	}
-	b := check.Bound{Metric: m, P: p / 100}
-	if op == "<=" {
-		b.Max = x
-	} else {
-		b.Min = x
-	}
-	sc.Objectives.Bounds = append(sc.Objectives.Bounds, b)
-	return nil
-}
-
-func strconvQuote(s string) string { return strconv.Quote(s) }
 
 // readScenario reads a scenario file (YAML, or JSON) with scenario.ReadFile, naming
 // the flag in its errors.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -242,7 +243,7 @@ func TestTokenizerMatch(t *testing.T) {
 
 func TestSLOJSON(t *testing.T) {
 	var s SLO
-	if err := s.UnmarshalJSON([]byte(`{"ttft":"200ms","itl":20000000,"latency":"2s","itl_percentile":0.99}`)); err != nil {
+	if err := s.UnmarshalJSON([]byte(`{"ttft":"200ms","itl":"20ms","latency":"2s","itl_percentile":0.99}`)); err != nil {
 		t.Fatal(err)
 	}
 	want := SLO{TTFT: 200 * time.Millisecond, ITL: 20 * time.Millisecond, Latency: 2 * time.Second, ITLPercentile: 0.99}
@@ -255,6 +256,42 @@ func TestSLOJSON(t *testing.T) {
 	}
 	if err := s.UnmarshalJSON([]byte(`{"ttft":"fast"}`)); err == nil {
 		t.Error("UnmarshalJSON accepted ttft \"fast\"")
+	}
+	// A bare number has no unit: rejected, not read as nanoseconds.
+	if err := s.UnmarshalJSON([]byte(`{"ttft":250}`)); err == nil || !strings.Contains(err.Error(), DurationForm) {
+		t.Errorf("UnmarshalJSON(ttft: 250) = %v; want an error quoting the accepted form", err)
+	}
+	if err := s.UnmarshalJSON([]byte(`{"tfft":"250ms"}`)); err == nil {
+		t.Error("UnmarshalJSON accepted the unknown field tfft")
+	}
+}
+
+func TestBoundJSON(t *testing.T) {
+	var b Bound
+	if err := json.Unmarshal([]byte(`{"metric":"ttft","p":0.99,"max_time":"250ms"}`), &b); err != nil || b != (Bound{Metric: TTFT, P: 0.99, MaxTime: 250 * time.Millisecond}) {
+		t.Errorf("Unmarshal = %+v, %v", b, err)
+	}
+	if out, _ := json.Marshal(b); string(out) != `{"metric":"ttft","p":0.99,"max_time":"250ms"}` {
+		t.Errorf("Marshal = %s", out)
+	}
+	if err := json.Unmarshal([]byte(`{"metric":"ttft","p":0.99,"max_time":0.25}`), &b); err == nil {
+		t.Error("a bare number as max_time was accepted")
+	}
+	for _, c := range []struct {
+		b    Bound
+		want string
+	}{
+		{Bound{Metric: TTFT, P: 0.99, Max: 0.2}, "ttft is a latency: bound it with max_time/min_time"},
+		{Bound{Metric: OSL, P: 0.5, MaxTime: time.Second}, "osl is not a latency: bound it with max/min in tok"},
+		{Bound{Metric: ISL, P: 0.5}, "set max or min"},
+		{Bound{Metric: "ttfb", P: 2, Max: 1}, `metric "ttfb": want ttft, itl, latency, isl, osl or output_tps_per_user` + "\np 2: want a quantile level in [0, 1]"},
+	} {
+		if err := c.b.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v.Err() = %v; want %q", c.b, err, c.want)
+		}
+		if vs := c.b.Check(nil); len(vs) != 1 || vs[0].Pass {
+			t.Errorf("%+v.Check = %v; want one failing verdict", c.b, vs)
+		}
 	}
 }
 

@@ -1,7 +1,13 @@
 package check
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
@@ -158,29 +164,96 @@ func (m Metric) Sample(reqs []Request) Sample {
 }
 
 // Bound is a quantile bound on a per-request metric, written as data so a scenario file
-// can hold it: {"metric": "ttft", "p": 0.99, "max": 0.2} means TTFT p99 <= 200 ms.
-// Max and Min are in the metric's unit (seconds for latencies); a zero Max or Min is no
-// limit on that side.
+// can hold it: {"metric": "ttft", "p": 0.99, "max_time": "200ms"} means TTFT p99 <= 200 ms.
+// A latency metric (ttft, ttfo, itl, latency) is bounded by MaxTime and MinTime, durations
+// (text such as "200ms" in JSON and YAML); a token or throughput metric (isl, osl,
+// output_tps_per_user) by Max and Min, in its unit. A zero limit is no limit on that
+// side; the other pair must be zero ([Bound.Err] says so). The same bound is the rule
+// "ttft_p99<=200ms" ([ParseRule]).
 type Bound struct {
-	Metric Metric  `json:"metric"`
-	P      float64 `json:"p"`
-	Max    float64 `json:"max,omitzero"`
-	Min    float64 `json:"min,omitzero"`
+	Metric  Metric        `json:"metric"`
+	P       float64       `json:"p"`
+	MaxTime time.Duration `json:"max_time,omitzero"`
+	MinTime time.Duration `json:"min_time,omitzero"`
+	Max     float64       `json:"max,omitzero"`
+	Min     float64       `json:"min,omitzero"`
+}
+
+type boundJSON struct {
+	Metric  Metric   `json:"metric"`
+	P       float64  `json:"p"`
+	MaxTime Duration `json:"max_time,omitzero"`
+	MinTime Duration `json:"min_time,omitzero"`
+	Max     float64  `json:"max,omitzero"`
+	Min     float64  `json:"min,omitzero"`
+}
+
+// MarshalJSON writes the durations as text ("200ms").
+func (b Bound) MarshalJSON() ([]byte, error) {
+	return json.Marshal(boundJSON{b.Metric, b.P, Duration(b.MaxTime), Duration(b.MinTime), b.Max, b.Min})
+}
+
+// UnmarshalJSON reads the durations as text ("200ms"); a bare number is an error.
+func (b *Bound) UnmarshalJSON(data []byte) error {
+	var j boundJSON
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&j); err != nil {
+		return err
+	}
+	*b = Bound{j.Metric, j.P, time.Duration(j.MaxTime), time.Duration(j.MinTime), j.Max, j.Min}
+	return nil
+}
+
+// Err reports what is wrong with b as written (nil if nothing): an unknown metric, a
+// level outside [0, 1], no limit, or the limit pair that does not fit the metric.
+func (b Bound) Err() error {
+	var errs []error
+	switch b.Metric {
+	case TTFT, TTFO, ITL, Latency, ISL, OSL, OutputTPS:
+	default:
+		errs = append(errs, fmt.Errorf("metric %q: want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user", b.Metric))
+	}
+	if !(b.P >= 0 && b.P <= 1) {
+		errs = append(errs, fmt.Errorf("p %v: want a quantile level in [0, 1]", b.P))
+	}
+	latency := b.Metric.Unit() == Seconds
+	switch {
+	case latency && (b.Max != 0 || b.Min != 0):
+		errs = append(errs, fmt.Errorf("%s is a latency: bound it with max_time/min_time as text such as \"200ms\" (MaxTime/MinTime in Go), not max/min", b.Metric))
+	case !latency && (b.MaxTime != 0 || b.MinTime != 0):
+		errs = append(errs, fmt.Errorf("%s is not a latency: bound it with max/min in %s, not max_time/min_time", b.Metric, b.Metric.Unit()))
+	case b.Max == 0 && b.Min == 0 && b.MaxTime == 0 && b.MinTime == 0:
+		errs = append(errs, errors.New("set max or min (max_time or min_time for a latency)"))
+	}
+	return errors.Join(errs...)
+}
+
+// Rules returns the bound as rules: one per limit, the upper one first.
+func (b Bound) Rules() []Rule {
+	var rs []Rule
+	hi, lo := b.Max, b.Min
+	if b.Metric.Unit() == Seconds {
+		hi, lo = b.MaxTime.Seconds(), b.MinTime.Seconds()
+	}
+	if hi != 0 {
+		rs = append(rs, QuantileRule(b.Metric, b.P, true, hi))
+	}
+	if lo != 0 {
+		rs = append(rs, QuantileRule(b.Metric, b.P, false, lo))
+	}
+	return rs
 }
 
 // Check evaluates the bound on reqs: an upper and a lower limit give one verdict each
-// (upper first); a bound with neither gives a failing verdict.
+// (upper first); a bound that [Bound.Err] rejects gives a failing verdict.
 func (b Bound) Check(reqs []Request) []Verdict {
-	s := b.Metric.Sample(reqs)
+	if err := b.Err(); err != nil {
+		return []Verdict{invalid("quantile", "%s %s: %v", b.Metric.Label(), pname(b.P), strings.ReplaceAll(err.Error(), "\n", "; "))}
+	}
 	var vs []Verdict
-	if b.Max != 0 {
-		vs = append(vs, QuantileAtMost(s, b.P, b.Max))
-	}
-	if b.Min != 0 {
-		vs = append(vs, QuantileAtLeast(s, b.P, b.Min))
-	}
-	if len(vs) == 0 {
-		vs = append(vs, invalid("quantile", "%s %s: the bound has neither max nor min", b.Metric.Label(), pname(b.P)))
+	for _, r := range b.Rules() {
+		vs = append(vs, r.Check(reqs, record.Metrics{}, SLO{}, 0))
 	}
 	return vs
 }

@@ -42,7 +42,7 @@ func TestFromClient(t *testing.T) {
 
 func TestBoundCheck(t *testing.T) {
 	rs := []Request{{ID: "1", TTFT: 0.1}, {ID: "2", TTFT: 0.3}}
-	if vs := (Bound{Metric: TTFT, P: 1, Max: 0.2, Min: 0.05}).Check(rs); len(vs) != 2 || vs[0].Pass || !vs[1].Pass {
+	if vs := (Bound{Metric: TTFT, P: 1, MaxTime: 200 * time.Millisecond, MinTime: 50 * time.Millisecond}).Check(rs); len(vs) != 2 || vs[0].Pass || !vs[1].Pass {
 		t.Errorf("Bound{max 0.2, min 0.05}.Check = %v, want the max to fail and the min to pass", vs)
 	}
 	if vs := (Bound{Metric: TTFT, P: 0.5}).Check(rs); len(vs) != 1 || vs[0].Pass {

@@ -67,3 +67,6 @@ type SLO = metric.SLO
 // Duration is a time.Duration that reads and writes JSON and YAML as a string such as
 // "1.5s" ([metric.Duration]).
 type Duration = metric.Duration
+
+// DurationForm says what a duration in a file must look like ([metric.DurationForm]).
+const DurationForm = metric.DurationForm

@@ -22,10 +22,10 @@ import (
 // fraction may be written as a percentage, "95%"):
 //
 //	METRIC_pNN<=VALUE, METRIC_pNN>=VALUE   the NN-th percentile of a per-request metric:
-//	                                       ttft, itl, latency (latencies), isl, osl
-//	                                       (tokens), output_tps_per_user (tok/s);
-//	                                       time_to_first_token, inter_token_latency and
-//	                                       request_latency are aliases
+//	                                       ttft, ttfo, itl, latency (latencies), isl,
+//	                                       osl (tokens), output_tps_per_user (tok/s);
+//	                                       time_to_first_token, time_to_first_output_token,
+//	                                       inter_token_latency and request_latency are aliases
 //	error_rate<=FRACTION                   failed requests (error_rate<=1 allows any)
 //	goodput>=FRACTION                      requests meeting the scenario's SLO, with
 //	                                       95% confidence (a Wilson lower bound)
@@ -79,6 +79,7 @@ func (e *RuleError) Unwrap() error { return ErrBadRule }
 // metricNames maps a rule's metric names (and AIPerf's long names) to metrics.
 var metricNames = map[string]Metric{
 	"ttft": TTFT, "time_to_first_token": TTFT,
+	"ttfo": TTFO, "time_to_first_output_token": TTFO,
 	"itl": ITL, "inter_token_latency": ITL,
 	"latency": Latency, "request_latency": Latency,
 	"isl": ISL, "osl": OSL,
@@ -222,15 +223,15 @@ func ParseRule(text string) (Rule, error) {
 	}
 	i := strings.LastIndex(name, "_p")
 	if i < 0 {
-		return r, s.fail(at, "unknown name %q; want METRIC_pNN (ttft, itl, latency, isl, osl, output_tps_per_user), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name)
+		return r, s.fail(at, "unknown name %q; want METRIC_pNN (ttft, ttfo, itl, latency, isl, osl, output_tps_per_user), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name)
 	}
 	m, ok := metricNames[name[:i]]
 	if !ok {
-		return r, s.fail(at, "unknown metric %q; want ttft, itl, latency, isl, osl or output_tps_per_user", name[:i])
+		return r, s.fail(at, "unknown metric %q; want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user", name[:i])
 	}
 	p, err := strconv.ParseFloat(name[i+2:], 64)
-	if err != nil || !(p > 0 && p < 100) {
-		return r, s.fail(at+i+2, "the percentile after _p must be in (0, 100), e.g. %s_p99", name[:i])
+	if err != nil || !(p >= 0 && p <= 100) {
+		return r, s.fail(at+i+2, "the percentile after _p must be in [0, 100] (p100 = the maximum), e.g. %s_p99", name[:i])
 	}
 	r.kind, r.metric, r.p = ruleQuantile, m, p/100
 	if m.Unit() == Seconds {
@@ -250,6 +251,39 @@ func ParseRule(text string) (Rule, error) {
 		return r, s.fail(valAt, "the bound must be positive")
 	}
 	return r, nil
+}
+
+// QuantileRule returns the rule m_pNN<=limit (atMost) or m_pNN>=limit, p in [0, 1],
+// limit in m's unit (seconds for latencies), as [ParseRule] would read it; its Source
+// is that text, e.g. "ttft_p99<=200ms".
+func QuantileRule(m Metric, p float64, atMost bool, limit float64) Rule {
+	op := ">="
+	if atMost {
+		op = "<="
+	}
+	v := strconv.FormatFloat(limit, 'g', 10, 64)
+	if m.Unit() == Seconds {
+		v = time.Duration(math.Round(limit * 1e9)).String()
+	}
+	return Rule{Source: string(m) + "_p" + strconv.FormatFloat(p*100, 'g', 10, 64) + op + v,
+		kind: ruleQuantile, metric: m, p: p, atMost: atMost, value: limit}
+}
+
+// GoodputRule returns the rule goodput(slo)>=minFraction; its Source is written as
+// ParseRule reads it ("goodput(ttft<=200ms, itl<=20ms)>=0.95"), except that an
+// SLO.ITLPercentile, which the text form has no place for, is only in the SLO.
+func GoodputRule(slo SLO, minFraction float64) Rule {
+	var terms []string
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"ttft", slo.TTFT}, {"itl", slo.ITL}, {"latency", slo.Latency}} {
+		if t.d > 0 {
+			terms = append(terms, t.name+"<="+t.d.String())
+		}
+	}
+	return Rule{Source: "goodput(" + strings.Join(terms, ", ") + ")>=" + strconv.FormatFloat(minFraction, 'g', 10, 64),
+		kind: ruleGoodput, value: minFraction, slo: &slo}
 }
 
 // MustRule is [ParseRule] that panics on error; for package-level values.
@@ -340,6 +374,19 @@ func fraction(v string) (float64, error) {
 		x /= 100
 	}
 	return x, nil
+}
+
+// NeedsGaps reports whether checking r needs each request's inter-chunk gaps
+// (Request.Gaps): a goodput rule whose SLO (its own, else slo) bounds a quantile of
+// them (ITLPercentile > 0).
+func (r Rule) NeedsGaps(slo SLO) bool {
+	if r.kind != ruleGoodput {
+		return false
+	}
+	if r.slo != nil {
+		slo = *r.slo
+	}
+	return slo.ITL > 0 && slo.ITLPercentile > 0
 }
 
 // String returns the rule as written.

@@ -59,7 +59,7 @@ func TestEveryReportAgrees(t *testing.T) {
 			ITL:  distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
 		},
 		Objectives: Objectives{SLO: slo, Goodput: 0.01, Bounds: []check.Bound{
-			{Metric: check.TTFT, P: 0.99, Max: 10}, {Metric: check.ITL, P: 0.5, Max: 10}, {Metric: check.Latency, P: 0.9, Max: 10},
+			{Metric: check.TTFT, P: 0.99, MaxTime: 10 * time.Second}, {Metric: check.ITL, P: 0.5, MaxTime: 10 * time.Second}, {Metric: check.Latency, P: 0.9, MaxTime: 10 * time.Second},
 		}},
 	}
 	sc.Client.SLO = slo

@@ -14,7 +14,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/perftest/check"
 )
 
 // ReadFile reads a scenario from a JSON file, or from YAML when the name ends in .yaml
@@ -89,17 +88,16 @@ func (s Scenario) Validate() error {
 	if o.TokenizerTolerance < 0 {
 		bad("objectives.tokenizer_tolerance %d: want a number of tokens >= 0", o.TokenizerTolerance)
 	}
+	if _, err := o.ParseRules(); err != nil {
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			bad("%v", e)
+		}
+	}
 	for i, b := range o.Bounds {
-		switch b.Metric {
-		case check.TTFT, check.TTFO, check.ITL, check.Latency, check.ISL, check.OSL, check.OutputTPS:
-		default:
-			bad("objectives.bounds[%d].metric %q: want ttft, itl, latency, isl, osl or output_tps_per_user", i, b.Metric)
-		}
-		if !(b.P >= 0 && b.P <= 1) {
-			bad("objectives.bounds[%d].p %v: want a quantile level in [0, 1]", i, b.P)
-		}
-		if b.Max == 0 && b.Min == 0 {
-			bad("objectives.bounds[%d]: set max or min", i)
+		if err := b.Err(); err != nil {
+			for _, e := range strings.Split(err.Error(), "\n") {
+				bad("objectives.bounds[%d]: %s", i, e)
+			}
 		}
 	}
 	return errors.Join(errs...)

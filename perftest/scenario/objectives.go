@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -44,15 +45,65 @@ type Objectives struct {
 	ISLFit distribution.Spec `json:"isl_fit,omitzero" yaml:"isl_fit,omitempty"`
 	OSLFit distribution.Spec `json:"osl_fit,omitzero" yaml:"osl_fit,omitempty"`
 	Alpha  float64           `json:"alpha,omitzero" yaml:"alpha,omitempty"`
+	// Rules are objectives written as text, as k6 writes thresholds, read by
+	// [check.ParseRule]: "ttft_p99 <= 250ms", "error_rate <= 0",
+	// "goodput(ttft<=200ms, itl<=20ms) >= 0.95". A bare goodput>=X counts against SLO.
+	// An error_rate rule replaces MaxErrorRate (the last one counts). `perfgate
+	// profile --assert` appends to them. A rule that does not parse makes the
+	// scenario invalid. nil = none.
+	Rules []string `json:"rules,omitempty" yaml:"rules,omitempty"`
+}
+
+// MaxErrors returns the error-rate limit the objectives set, and whether it is
+// checked: the last error_rate rule's, else MaxErrorRate (zero: no request may fail;
+// negative: not checked). Rules that do not parse are skipped (Validate reports them).
+func (o Objectives) MaxErrors() (maxRate float64, checked bool) {
+	maxRate = o.MaxErrorRate
+	for _, text := range o.Rules {
+		if r, err := check.ParseRule(text); err == nil {
+			if x, ok := r.IsErrorRate(); ok {
+				maxRate = x
+			}
+		}
+	}
+	return maxRate, maxRate >= 0
+}
+
+// rulesNeedGaps reports whether a rule needs the requests' gaps (check.Rule.NeedsGaps).
+func (o Objectives) rulesNeedGaps() bool {
+	rs, _ := o.ParseRules()
+	for _, r := range rs {
+		if r.NeedsGaps(o.SLO) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseRules parses o.Rules, reporting every bad one at once (errors.Join) as
+// "objectives.rules[i]: " followed by the [check.RuleError].
+func (o Objectives) ParseRules() ([]check.Rule, error) {
+	var rs []check.Rule
+	var errs []error
+	for i, text := range o.Rules {
+		r, err := check.ParseRule(text)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("objectives.rules[%d]: %w", i, err))
+			continue
+		}
+		rs = append(rs, r)
+	}
+	return rs, errors.Join(errs...)
 }
 
 // Check evaluates the objectives on a run's requests and metrics, in a fixed order:
-// error rate, goodput, bounds, throughputs, tokenizer match. ISLFit and OSLFit are
+// error rate, goodput, bounds, throughputs, tokenizer match, then the rules in their
+// order (an error_rate rule is the error-rate verdict). ISLFit and OSLFit are
 // left to [Outcome.Verdicts], which has the lengths they test.
 func (o Objectives) Check(reqs []check.Request, m record.Metrics) []check.Verdict {
 	var vs []check.Verdict
-	if o.MaxErrorRate >= 0 {
-		vs = append(vs, check.ErrorRate(reqs, o.MaxErrorRate))
+	if max, ok := o.MaxErrors(); ok {
+		vs = append(vs, check.ErrorRate(reqs, max))
 	}
 	if o.Goodput > 0 {
 		vs = append(vs, check.Goodput(reqs, o.SLO, o.Goodput, o.Confidence))
@@ -71,6 +122,13 @@ func (o Objectives) Check(reqs []check.Request, m record.Metrics) []check.Verdic
 	}
 	if o.TokenizerMatch {
 		vs = append(vs, check.TokenizerMatch(reqs, o.TokenizerTolerance))
+	}
+	rules, _ := o.ParseRules() // Validate reported the bad ones
+	for _, r := range rules {
+		if _, ok := r.IsErrorRate(); ok {
+			continue // the error-rate verdict above
+		}
+		vs = append(vs, r.Check(reqs, m, o.SLO, o.Confidence))
 	}
 	return vs
 }

@@ -255,7 +255,7 @@ func (o *Outcome) Verdicts() []check.Verdict {
 	}
 	obj := o.Scenario.Objectives
 	reqs := o.Requests()
-	if obj.SLO.ITLPercentile > 0 && obj.Goodput > 0 {
+	if obj.SLO.ITLPercentile > 0 && obj.Goodput > 0 || obj.rulesNeedGaps() {
 		if rg, err := o.RequestsWithGaps(); err == nil {
 			reqs = rg
 		}
@@ -273,14 +273,14 @@ func (o *Outcome) Verdicts() []check.Verdict {
 }
 
 // Health is the gate every run must pass whatever its objectives: a request
-// completed ([check.Completed]), and, unless Objectives.MaxErrorRate is negative, the
-// error rate is within it ([check.ErrorRate]; zero: no request may fail). The same
+// completed ([check.Completed]), and the error rate is within the objectives' limit
+// ([Objectives.MaxErrors]: an error_rate rule, else MaxErrorRate, unchecked when negative) ([check.ErrorRate]; zero: no request may fail). The same
 // error-rate verdict is the first of [Outcome.Verdicts]. perftest.Run reports Health
 // through t; `perfgate profile` exits 1 when nothing completed and 99 for errors.
 func (o *Outcome) Health() []check.Verdict {
 	reqs := o.Requests()
 	vs := []check.Verdict{check.Completed(reqs)}
-	if max := o.Scenario.Objectives.MaxErrorRate; max >= 0 {
+	if max, ok := o.Scenario.Objectives.MaxErrors(); ok {
 		vs = append(vs, check.ErrorRate(reqs, max))
 	}
 	return vs

@@ -82,7 +82,7 @@ func TestRunInvalid(t *testing.T) {
 
 func TestScenarioJSON(t *testing.T) {
 	in := `{"name":"x","isl":"normal:128,20","concurrency":8,"duration":"30s","ramp":"5s","api_key":"k",
-		"objectives":{"slo":{"ttft":"200ms"},"goodput":0.9,"bounds":[{"metric":"ttft","p":0.99,"max":0.5}]}}`
+		"objectives":{"slo":{"ttft":"200ms"},"goodput":0.9,"bounds":[{"metric":"ttft","p":0.99,"max_time":"500ms"}]}}`
 	var s Scenario
 	if err := json.Unmarshal([]byte(in), &s); err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ objectives:
   slo: {ttft: 200ms, itl: 20ms}
   goodput: 0.95
   bounds:
-    - {metric: ttft, p: 0.99, max: 0.5}
+    - {metric: ttft, p: 0.99, max_time: 500ms}
 `
 	p := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(p, []byte(yml), 0o644); err != nil {
