@@ -48,9 +48,15 @@ type Result struct {
 	errorRate *check.Verdict
 }
 
-// Run runs sc and returns its result. It calls t.Fatalf if the scenario is invalid or
-// the run cannot be set up (the tokenizer, the mock server), never because of what the
-// run measured: check that with the Result's methods. One gate is applied by Run
+// Run runs sc and returns its result. opts are [scenario.Run]'s: [scenario.OnRecord]
+// hands each record.Client to a callback as its request finishes,
+// [scenario.WithTokenizer] reuses a loaded tokenizer. It calls t.Fatalf if the scenario
+// is invalid or the run cannot be set up (the tokenizer, the mock server), never
+// because of what the run measured: check that with the Result's methods. A real
+// endpoint is checked first by [scenario.Preflight], as `perfgate profile` checks it:
+// a server that cannot be reached, that refuses the API key, or that does not serve
+// sc.Model fails the test at once ("model X is not served; served: …") instead of
+// sending every request to it. One gate is applied by Run
 // itself, as `perfgate profile` applies it ([scenario.Outcome.Health]): a run in which
 // no request succeeded, or with failed requests beyond the scenario's
 // Objectives.MaxErrorRate (zero: none may fail; set it to 1, or negative, to allow
@@ -65,14 +71,18 @@ type Result struct {
 // -outputdir=DIR` to keep them. Headline
 // numbers are emitted as test attributes (perftest.ttft_p99_ms, perftest.itl_p99_ms,
 // perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
-func Run(t testing.TB, sc Scenario) *Result {
+func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 	t.Helper()
+	if err := scenario.Preflight(t.Context(), sc); err != nil {
+		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
+		return nil
+	}
 	dir, err := artifactDir(t.ArtifactDir(), sc.Name)
 	if err != nil {
 		t.Fatalf("perftest: scenario %q: artifacts: %v", sc.Name, err)
 		return nil
 	}
-	out, err := scenario.Run(t.Context(), sc, dir)
+	out, err := scenario.Run(t.Context(), sc, dir, opts...)
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil

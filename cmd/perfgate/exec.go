@@ -124,7 +124,7 @@ func printVerdicts(w io.Writer, vs []check.Verdict) bool {
 // profile runs the scenario once, repeatedly, as a sweep or as a search, prints the
 // results and maps the verdicts onto the exit code.
 func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	if err := preflight(ctx, sc.Endpoint); err != nil {
+	if err := preflight(ctx, sc); err != nil {
 		return err
 	}
 	switch {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -676,44 +675,17 @@ func readScenario(path string) (scenario.Scenario, error) {
 	return sc, nil
 }
 
-// preflight checks that the server accepts connections before a run starts, so a
-// wrong URL is an invalid-configuration error naming the flag rather than a run of
-// failed requests.
-func preflight(ctx context.Context, endpoint string) error {
-	if endpoint == "" {
-		return nil
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return invalidf("--url %q: %v", endpoint, err)
-	}
-	host := u.Host
-	if u.Port() == "" {
-		if u.Scheme == "https" {
-			host = net.JoinHostPort(u.Hostname(), "443")
-		} else {
-			host = net.JoinHostPort(u.Hostname(), "80")
+// preflight is scenario.Preflight (connect, then /v1/models and the model), its
+// failure an invalid-configuration error naming the flag.
+func preflight(ctx context.Context, sc scenario.Scenario) error {
+	if err := scenario.Preflight(ctx, sc); err != nil {
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "), sc.Endpoint+": ")
+		if strings.Contains(msg, "cannot connect") {
+			msg += " (--mock profiles the in-process mock)"
 		}
+		return invalidf("--url %s: %s", sc.Endpoint, msg)
 	}
-	d := net.Dialer{Timeout: 3 * time.Second}
-	c, err := d.DialContext(ctx, "tcp", host)
-	if err != nil {
-		return invalidf("--url %s: cannot connect (%v); is the server running? (--mock profiles the in-process mock)", endpoint, unwrapNet(err))
-	}
-	c.Close()
 	return nil
-}
-
-func unwrapNet(err error) error {
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Err != nil {
-		var se *os.SyscallError
-		if errors.As(oe.Err, &se) {
-			return se.Err
-		}
-		return oe.Err
-	}
-	return err
 }
 
 // artifactPath returns dir made absolute for printing.

@@ -1,0 +1,57 @@
+package perftest
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
+)
+
+// Run takes scenario.Run's options: OnRecord sees every request.
+func TestRunOptions(t *testing.T) {
+	var n atomic.Int64
+	res := Run(t, Scenario{Name: "opts", ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:2"),
+		Requests: 12, Concurrency: 2, Mock: mockserver.Config{Fast: true}},
+		scenario.OnRecord(func(record.Client) { n.Add(1) }))
+	if n.Load() != 12 || len(res.Client) != 12 {
+		t.Errorf("OnRecord saw %d records, the result has %d; want 12 each", n.Load(), len(res.Client))
+	}
+}
+
+// A real endpoint is preflighted: an unreachable server or an unserved model fails the
+// test at once, before any request, with the reason on the first line.
+func TestRunPreflight(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			_, _ = w.Write([]byte(`{"data":[{"id":"llama"},{"id":"qwen"}]}`))
+			return
+		}
+		hits.Add(1)
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	c := Capture(t, func(t testing.TB) { Run(t, Scenario{Name: "typo", Endpoint: srv.URL, Model: "lama", Requests: 5}) })
+	want := `perftest: scenario "typo": model "lama" is not served by ` + srv.URL + `; served: llama, qwen`
+	if !c.Stopped() || c.Text() != want || hits.Load() != 0 {
+		t.Errorf("unserved model: stopped=%v after %d requests, message\n%s\nwant\n%s", c.Stopped(), hits.Load(), c.Text(), want)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close()
+	c = Capture(t, func(t testing.TB) { Run(t, Scenario{Endpoint: url, Requests: 5}) })
+	if !c.Stopped() || !strings.HasPrefix(c.Text(), `perftest: scenario "scenario": `+url+`: cannot connect: connection refused`) {
+		t.Errorf("unreachable server: stopped=%v, message\n%s", c.Stopped(), c.Text())
+	}
+}

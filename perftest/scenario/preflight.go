@@ -1,0 +1,141 @@
+package scenario
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrPreflight is wrapped by the errors of [Preflight]: the server cannot be reached,
+// refuses the credentials, or does not serve the model.
+var ErrPreflight = errors.New("scenario: preflight failed")
+
+// Preflight timeouts: connecting, and waiting for GET /v1/models.
+const (
+	PreflightConnectTimeout = 3 * time.Second
+	PreflightModelsTimeout  = 3 * time.Second
+)
+
+// Preflight checks, before a run against a real endpoint, that the run can do
+// anything at all, so a wrong URL or model fails at once instead of as a run of
+// failed requests: it connects to sc.Endpoint, then asks GET /v1/models (with the
+// scenario's API key and headers) and, when the scenario names a model and the server
+// lists some, checks that the model is among them. A server without /v1/models (any
+// status but 401 and 403, or a body that is not a model list) passes. With no Endpoint
+// (the in-process mock) it does nothing. perftest.Run and `perfgate profile` call it;
+// [Run] does not. Its errors wrap [ErrPreflight]: "scenario: http://…: cannot connect:
+// connection refused; is the server running?", "scenario: model "x" is not served by
+// http://…; served: a, b".
+func Preflight(ctx context.Context, sc Scenario) error {
+	if sc.Endpoint == "" {
+		return nil
+	}
+	u, err := url.Parse(sc.Endpoint)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%w: endpoint %q: want an http(s) URL such as http://127.0.0.1:8000", ErrPreflight, sc.Endpoint)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[bool]string{true: "443", false: "80"}[u.Scheme == "https"])
+	}
+	d := net.Dialer{Timeout: PreflightConnectTimeout}
+	c, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return fmt.Errorf("%w: %s: cannot connect: %v; is the server running?", ErrPreflight, sc.Endpoint, unwrapNet(err))
+	}
+	c.Close()
+	served, err := listModels(ctx, sc, u)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrPreflight, sc.Endpoint, err)
+	}
+	model := cmp.Or(sc.Model, sc.Client.Model)
+	if model != "" && len(served) > 0 && !slices.Contains(served, model) {
+		return fmt.Errorf("%w: model %q is not served by %s; served: %s", ErrPreflight, model, sc.Endpoint, strings.Join(served, ", "))
+	}
+	return nil
+}
+
+// ModelsURL returns the /v1/models URL of a server given by its base URL
+// ("http://h:8000", "http://h:8000/v1") or an endpoint URL ("http://h:8000/v1/chat/completions").
+func ModelsURL(u *url.URL) string {
+	m := *u
+	m.RawQuery, m.Fragment = "", ""
+	p := strings.TrimRight(m.Path, "/")
+	if i := strings.Index(p+"/", "/v1/"); i >= 0 {
+		p = p[:i]
+	}
+	m.Path = p + "/v1/models"
+	m.RawPath = ""
+	return m.String()
+}
+
+// listModels returns the ids GET /v1/models lists; nil when the server has no such
+// list. Only refused credentials are an error.
+func listModels(ctx context.Context, sc Scenario, u *url.URL) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, PreflightModelsTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ModelsURL(u), nil)
+	if err != nil {
+		return nil, nil
+	}
+	for k, v := range sc.Client.Headers {
+		req.Header.Set(k, v)
+	}
+	if key := cmp.Or(sc.APIKey, sc.Client.APIKey); key != "" {
+		req.Header.Set("Authorization", "Bearer "+string(key))
+	} else if sc.Client.APIKeyEnv != "" {
+		if key := os.Getenv(sc.Client.APIKeyEnv); key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil // no answer there: the run will say what the endpoint does
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return nil, fmt.Errorf("GET /v1/models: %s: check the API key", resp.Status)
+	case http.StatusOK:
+	default:
+		return nil, nil
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list); err != nil {
+		return nil, nil
+	}
+	var ids []string
+	for _, m := range list.Data {
+		if m.ID != "" {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids, nil
+}
+
+// unwrapNet returns the innermost cause of a dial error ("connection refused").
+func unwrapNet(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		var se *os.SyscallError
+		if errors.As(oe.Err, &se) {
+			return se.Err
+		}
+		return oe.Err
+	}
+	return err
+}

@@ -1,0 +1,78 @@
+package scenario
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
+)
+
+func TestModelsURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"http://h:8000", "http://h:8000/v1/models"},
+		{"http://h:8000/", "http://h:8000/v1/models"},
+		{"http://h:8000/v1", "http://h:8000/v1/models"},
+		{"https://h/proxy/v1/chat/completions?x=1", "https://h/proxy/v1/models"},
+	} {
+		u, _ := url.Parse(c.in)
+		if got := ModelsURL(u); got != c.want {
+			t.Errorf("ModelsURL(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+func modelsServer(t *testing.T, status int, body string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer sk-right" && status == http.StatusUnauthorized {
+			w.WriteHeader(status)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestPreflight(t *testing.T) {
+	list := `{"object":"list","data":[{"id":"llama"},{"id":"qwen"}]}`
+	served := modelsServer(t, http.StatusOK, list)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + l.Addr().String()
+	l.Close()
+	for _, c := range []struct {
+		name string
+		sc   Scenario
+		want string // "" = passes
+	}{
+		{"mock", Scenario{}, ""},
+		{"served model", Scenario{Endpoint: served, Model: "qwen"}, ""},
+		{"no model named", Scenario{Endpoint: served}, ""},
+		{"model not served", Scenario{Endpoint: served + "/v1/chat/completions", Model: "gpt-4"}, `scenario: preflight failed: model "gpt-4" is not served by ` + served + `/v1/chat/completions; served: llama, qwen`},
+		{"client model", Scenario{Endpoint: served, Client: loadgen.Config{Model: "gpt-4"}}, `model "gpt-4" is not served`},
+		{"no models list", Scenario{Endpoint: modelsServer(t, http.StatusOK, "not json"), Model: "x"}, ""},
+		{"refused", Scenario{Endpoint: refused}, "scenario: preflight failed: " + refused + ": cannot connect: connection refused; is the server running?"},
+		{"bad key", Scenario{Endpoint: modelsServer(t, http.StatusUnauthorized, list), APIKey: "sk-wrong"}, "GET /v1/models: 401 Unauthorized: check the API key"},
+		{"right key", Scenario{Endpoint: modelsServer(t, http.StatusUnauthorized, list), APIKey: "sk-right", Model: "llama"}, ""},
+	} {
+		err := Preflight(t.Context(), c.sc)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: Preflight = %v, want nil", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrPreflight)):
+			t.Errorf("%s: Preflight = %v\nwant an ErrPreflight containing %q", c.name, err, c.want)
+		}
+	}
+}
