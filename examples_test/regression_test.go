@@ -3,15 +3,12 @@ package examples_test
 import (
 	"flag"
 	"github.com/perfgate/perfgate/distribution"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 var update = flag.Bool("update", false, "re-record testdata/baseline")
@@ -48,28 +45,8 @@ func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // and a Mann-Whitney U test says the change is real at alpha = 0.01.
 func TestRegressionGate(t *testing.T) {
 	if *update {
-		tmp := t.TempDir()
-		out, err := scenario.Run(t.Context(), server(baseTTFT, baseITL, 1), tmp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Keep what Load reads; the reports are not worth committing.
-		if err := os.RemoveAll("testdata/baseline"); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll("testdata/baseline", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{scenario.ClientFile, scenario.ServerFile, scenario.ScenarioFile, scenario.MetricsFile} {
-			b, err := os.ReadFile(filepath.Join(tmp, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join("testdata/baseline", f), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Logf("re-recorded testdata/baseline: %d requests", len(out.Requests()))
+		// SaveBaseline keeps what Load reads; the reports are not worth committing.
+		perftest.SaveBaseline(t, perftest.Run(t, server(baseTTFT, baseITL, 1)), "testdata/baseline")
 	}
 	baseline := perftest.Load(t, "testdata/baseline")
 
@@ -81,7 +58,9 @@ func TestRegressionGate(t *testing.T) {
 	t.Run("10% slower fails", func(t *testing.T) {
 		c := perftest.Capture(t, func(t testing.TB) {
 			res := perftest.Run(t, server(1.1*baseTTFT, 1.1*baseITL, 3))
-			res.AssertNoRegression(t, baseline)
+			// The mock's latencies are the "server" here: they may differ from the
+			// baseline's, and the gate measures by how much.
+			res.AssertNoRegressionWith(t, baseline, perftest.Regression{IgnoreWorkload: []string{"mock"}})
 		})
 		if !c.Failed() {
 			t.Fatal("a 10% slowdown passed the regression gate")
@@ -93,5 +72,15 @@ func TestRegressionGate(t *testing.T) {
 			}
 		}
 		t.Logf("the gate's failure on a 10%% slowdown:\n%s", msg)
+	})
+	t.Run("another workload is refused", func(t *testing.T) {
+		sc := server(baseTTFT, baseITL, 4)
+		sc.ISL, sc.Concurrency = distribution.MustSpec("fixed:256"), 2
+		c := perftest.Capture(t, func(t testing.TB) {
+			perftest.Run(t, sc).AssertNoRegression(t, baseline)
+		})
+		if msg := c.Text(); !c.Failed() || !strings.HasPrefix(msg, "perftest: baseline is another workload: isl, concurrency differ") {
+			t.Errorf("a baseline of another workload was not refused:\n%s", msg)
+		}
 	})
 }

@@ -1,10 +1,15 @@
 package perftest
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 // AssertISL checks that the input lengths fit target (e.g. distribution.Normal{Mu:
@@ -90,9 +95,22 @@ func (r *Result) AssertNoRegression(t testing.TB, baseline *Result, metrics ...c
 }
 
 // AssertNoRegressionWith is AssertNoRegression with explicit thresholds (quantile,
-// minimum effect, alpha). For OutputTPS, higher is better whatever reg says.
+// minimum effect, alpha), and workload settings that may differ (reg.IgnoreWorkload).
+// For OutputTPS, higher is better whatever reg says.
+//
+// Both forms first compare the two runs' workloads ([scenario.DiffWorkload]: the
+// tokenizer, ISL/OSL, endpoint, load mode, concurrency or rate, mock configuration):
+// a baseline of another workload proves nothing about this run, so it fails with
+// "baseline is another workload:" and the differences, and the metrics are not
+// compared. A baseline without its scenario (a bare client recording) is compared
+// on the metrics alone, and Logf says so.
 func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regression, metrics ...check.Metric) bool {
 	t.Helper()
+	if v, ok := r.sameWorkload(baseline, reg.IgnoreWorkload); !ok {
+		return r.report(t, v, false)
+	} else if v.Summary != "" {
+		t.Logf("perftest: %s", v.Summary)
+	}
 	if len(metrics) == 0 {
 		metrics = []check.Metric{TTFT, ITL, Latency}
 	}
@@ -109,4 +127,66 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 		ok = r.report(t, v, false) && ok
 	}
 	return ok
+}
+
+// sameWorkload compares r's workload with the baseline's. It returns a failing verdict
+// when they differ, and otherwise a passing one whose summary is a note (or empty).
+func (r *Result) sameWorkload(baseline *Result, ignore []string) (check.Verdict, bool) {
+	if baseline.Dir != "" {
+		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
+			return check.Verdict{Check: "workload", Pass: true, Summary: fmt.Sprintf("baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)}, true
+		}
+	}
+	ds := scenario.DiffWorkload(baseline.Scenario, r.Scenario, ignore...)
+	if len(ds) == 0 {
+		return check.Verdict{Check: "workload", Pass: true}, true
+	}
+	var fields []string
+	v := check.Verdict{Check: "workload", Value: float64(len(ds)), Unit: check.None}
+	for i, d := range ds {
+		fields = append(fields, d.Field)
+		label := ""
+		if i == 0 {
+			label = "differs"
+		}
+		v.Evidence = append(v.Evidence, check.Line{Label: label, Text: d.String()})
+	}
+	v.Summary = "baseline is another workload: " + strings.Join(fields, ", ") + " differ"
+	if len(ds) == 1 {
+		v.Summary = "baseline is another workload: " + fields[0] + " differs"
+	}
+	where := "the baseline"
+	if baseline.Dir != "" {
+		where = baseline.Dir
+	}
+	v.Evidence = append(v.Evidence,
+		check.Line{Label: "baseline", Text: where + ": " + baseline.Scenario.Describe()},
+		check.Line{Label: "hint", Text: "re-record the baseline with this workload, or name the settings that may differ in Regression.IgnoreWorkload"})
+	return v, false
+}
+
+// SaveBaseline writes into dir what [Load] needs to read res back as a baseline for
+// [Result.AssertNoRegression], and nothing more: the client recording, the scenario,
+// the mock's recording when there is one, and the manifest (without which Load takes
+// the run for an interrupted one). Other files in dir are left alone. It logs the
+// files and their size, and calls t.Fatalf if they cannot be written.
+func SaveBaseline(t testing.TB, res *Result, dir string) {
+	t.Helper()
+	files, size, err := scenario.SaveBaseline(res.Outcome, dir)
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return
+	}
+	t.Logf("perftest: saved baseline %q to %s: %s, %s", res.Scenario.Name, dir, strings.Join(files, ", "), byteSize(size))
+}
+
+// byteSize prints n bytes as "812 B", "3.1 KB" or "2.2 MB".
+func byteSize(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }

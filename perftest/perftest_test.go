@@ -99,6 +99,12 @@ func TestAssertionsFail(t *testing.T) {
 		{"regression", slower.result("slower"), func(r *Result, t testing.TB) bool {
 			return r.AssertNoRegression(t, healthy.result("baseline"), TTFT)
 		}, "perftest: TTFT regressed: p50 "},
+		{"other_workload", func() *Result {
+			r := healthy.result("current")
+			r.Scenario.Concurrency, r.Scenario.ISL = 8, distribution.MustSpec("fixed:256")
+			return r
+		}(), func(r *Result, t testing.TB) bool { return r.AssertNoRegression(t, healthy.result("baseline")) },
+			"perftest: baseline is another workload: isl, concurrency differ  ["},
 		{"same_workload", longer.result("longer"), func(r *Result, t testing.TB) bool {
 			return r.AssertSameWorkload(t, healthy.result("baseline"))
 		}, "perftest: ISL: longer and baseline differ: KS D="},

@@ -59,6 +59,11 @@ type Regression struct {
 	Alpha float64
 	// HigherIsBetter flips the direction, for throughputs: a decrease regresses.
 	HigherIsBetter bool
+	// IgnoreWorkload names workload settings that may differ between the baseline and
+	// the current run (perftest's AssertNoRegressionWith compares the two runs'
+	// workloads first; see scenario.DiffWorkload), e.g. "mock" for a baseline recorded
+	// against a mock of another speed. NoRegression itself does not read it.
+	IgnoreWorkload []string
 }
 
 // NoRegression checks a current sample against a baseline of the same metric: it
@@ -109,6 +114,8 @@ func NoRegression(baseline, current Sample, r Regression) Verdict {
 	switch {
 	case !v.Pass:
 		v.Summary = fmt.Sprintf("%s regressed: %s, want a change under %s; %s < alpha=%g", name, change, pct(r.MinEffect), test, r.Alpha)
+	case sig && -worse >= r.MinEffect:
+		v.Summary = fmt.Sprintf("%s improved by %s: %s; %s < alpha=%g", name, pct(math.Abs(effect)), change, test, r.Alpha)
 	case big:
 		v.Summary = fmt.Sprintf("%s: no significant regression: %s, but %s >= alpha=%g", name, change, test, r.Alpha)
 	default:

@@ -42,8 +42,17 @@ func TestNoRegression(t *testing.T) {
 	if v := NoRegression(tp(latencies(300, 100, 8)), tp(latencies(300, 90, 9)), Regression{HigherIsBetter: true}); v.Pass {
 		t.Errorf("a 10%% throughput drop passed:\n%s", v)
 	}
-	if v := NoRegression(tp(latencies(300, 100, 8)), tp(latencies(300, 110, 9)), Regression{HigherIsBetter: true}); !v.Pass {
-		t.Errorf("a 10%% throughput gain failed:\n%s", v)
+	if v := NoRegression(tp(latencies(300, 100, 8)), tp(latencies(300, 110, 9)), Regression{HigherIsBetter: true}); !v.Pass || !strings.Contains(v.Summary, "improved by") {
+		t.Errorf("a 10%% throughput gain: want a pass that says improved:\n%s", v)
+	}
+	// A 10% speed-up passes and says by how much.
+	v = NoRegression(base, latencies(300, 0.090, 10), Regression{})
+	if !v.Pass || !strings.HasPrefix(v.Summary, "TTFT improved by 10.1%: p50 89.6ms vs baseline 99.7ms") {
+		t.Errorf("a 10%% speed-up: got %s", v.Summary)
+	}
+	// Noise is not an improvement.
+	if v := NoRegression(base, latencies(300, 0.100, 2), Regression{}); strings.Contains(v.Summary, "improved") {
+		t.Errorf("noise reads as an improvement: %s", v.Summary)
 	}
 }
 

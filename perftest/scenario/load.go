@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -104,4 +105,36 @@ func loadClient(path string) ([]record.Client, error) {
 		return cs, fmt.Errorf("scenario: load %s: %w", path, err)
 	}
 	return cs, nil
+}
+
+// BaselineFiles are the artifacts [SaveBaseline] keeps: what [Load] reads (the
+// manifest only marks the run as finished).
+var BaselineFiles = []string{ClientFile, ScenarioFile, ServerFile, reportgen.ManifestFile}
+
+// SaveBaseline copies into dir the artifacts of o that [Load] needs to read the run
+// back as a baseline ([BaselineFiles] present in o.Dir; the client recording is
+// required), and nothing else: no exports, no report. It returns the names written
+// and their total size in bytes.
+func SaveBaseline(o *Outcome, dir string) (files []string, size int64, err error) {
+	if o == nil || o.Dir == "" {
+		return nil, 0, errors.New("scenario: save baseline: the run has no artifact directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, 0, fmt.Errorf("scenario: save baseline: %w", err)
+	}
+	for _, name := range BaselineFiles {
+		b, err := os.ReadFile(filepath.Join(o.Dir, name))
+		if errors.Is(err, fs.ErrNotExist) && name != ClientFile {
+			continue
+		}
+		if err == nil {
+			err = reportgen.WriteFileAtomic(filepath.Join(dir, name), func(w io.Writer) error { _, err := w.Write(b); return err })
+		}
+		if err != nil {
+			return files, size, fmt.Errorf("scenario: save baseline: %w", err)
+		}
+		files = append(files, name)
+		size += int64(len(b))
+	}
+	return files, size, nil
 }

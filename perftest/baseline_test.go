@@ -1,0 +1,74 @@
+package perftest
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+// Settings named in IgnoreWorkload may differ; the others still refuse the baseline.
+func TestRegressionIgnoreWorkload(t *testing.T) {
+	cur := healthy.result("current")
+	cur.Scenario.Concurrency = 8
+	if c := Capture(t, func(t testing.TB) {
+		cur.AssertNoRegressionWith(t, healthy.result("baseline"), Regression{IgnoreWorkload: []string{"concurrency"}})
+	}); c.Failed() {
+		t.Errorf("concurrency ignored, yet:\n%s", c.Text())
+	}
+	cur.Scenario.Mock.TTFT = distribution.MustSpec("fixed:9")
+	c := Capture(t, func(t testing.TB) {
+		cur.AssertNoRegressionWith(t, healthy.result("baseline"), Regression{IgnoreWorkload: []string{"concurrency"}})
+	})
+	if !c.Failed() || !strings.HasPrefix(c.Text(), "perftest: baseline is another workload: mock.ttft_ms differs") {
+		t.Errorf("another mock TTFT passed or was misreported:\n%s", c.Text())
+	}
+	if c := Capture(t, func(t testing.TB) {
+		cur.AssertNoRegressionWith(t, healthy.result("baseline"), Regression{IgnoreWorkload: []string{"concurrency", "mock"}})
+	}); c.Failed() {
+		t.Errorf(`"mock" should ignore every mock setting:\n%s`, c.Text())
+	}
+}
+
+// SaveBaseline keeps what Load needs and nothing else; the saved run is the same workload.
+func TestSaveBaseline(t *testing.T) {
+	sc := Scenario{Name: "base", ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:2"),
+		Requests: 20, Concurrency: 2, Seed: 4, Mock: mockserver.Config{Fast: true}}
+	res := Run(t, sc)
+	dir := t.TempDir()
+	SaveBaseline(t, res, dir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	want := slices.Sorted(slices.Values(scenario.BaselineFiles))
+	if !slices.Equal(names, want) {
+		t.Errorf("SaveBaseline wrote %v, want %v", names, want)
+	}
+	base := Load(t, dir)
+	if base.Interrupted || len(base.Client) != 20 || len(base.Server) != 20 {
+		t.Errorf("Load(saved) = interrupted %v, %d client and %d server records; want a finished run of 20", base.Interrupted, len(base.Client), len(base.Server))
+	}
+	sc.Seed = 5 // another sample of the same workload
+	if c := Capture(t, func(t testing.TB) { Run(t, sc).AssertNoRegression(t, base, OSL) }); c.Failed() {
+		t.Errorf("the same workload was refused:\n%s", c.Text())
+	}
+	sc.ISL = distribution.MustSpec("fixed:16")
+	c := Capture(t, func(t testing.TB) { Run(t, sc).AssertNoRegression(t, base, OSL) })
+	if !c.Failed() || !strings.Contains(c.Text(), "isl: baseline fixed:8, current fixed:16") {
+		t.Errorf("another ISL: want the difference listed:\n%s", c.Text())
+	}
+	c = Capture(t, func(t testing.TB) { SaveBaseline(t, &Result{Outcome: &scenario.Outcome{}}, dir) })
+	if !c.Stopped() || !strings.Contains(c.Text(), "perftest: scenario: save baseline: the run has no artifact directory") {
+		t.Errorf("SaveBaseline of a run without artifacts: %s", c.Text())
+	}
+}

@@ -1,0 +1,119 @@
+package scenario
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/perfgate/perfgate/loadgen"
+)
+
+// Difference is one workload setting on which two scenarios differ.
+type Difference struct {
+	Field    string // the setting, named as in scenario files: "isl", "concurrency", "mock.ttft_ms"
+	Baseline string // its value in the first scenario ("" = unset)
+	Current  string // and in the second
+}
+
+func (d Difference) String() string {
+	return fmt.Sprintf("%s: baseline %s, current %s", d.Field, cmp.Or(d.Baseline, "(unset)"), cmp.Or(d.Current, "(unset)"))
+}
+
+// notWorkload are the mock settings that do not change what is measured.
+var notWorkload = []string{"host", "port", "record_file", "discard_records", "record_queue", "seed", "api_key", "tokenizer"}
+
+// Workload returns the settings that decide what a run of sc measures, defaults filled
+// in, named as in scenario files: the tokenizer; the target ("mock" or the URL), API,
+// model and streaming; the prompts (isl, osl, ignore_eos, corpus, prefix_tokens,
+// system_prompt, turns, input_file); the load (concurrency, rate, arrival, burstiness,
+// ramp, schedule); and, for the mock, every setting of its configuration but where it
+// listens and records and its seed ("mock.ttft_ms", …). The seed, the request count
+// and the duration are not in it: they change the sample, not the workload.
+func (sc Scenario) Workload() [][2]string {
+	d := sc.WithDefaults()
+	c := d.LoadConfig(d.Endpoint)
+	target := "mock"
+	if d.Endpoint != "" {
+		target = d.Endpoint
+	}
+	opt := func(v any) string {
+		s := fmt.Sprint(v)
+		if s == "0" || s == "false" || s == "0s" {
+			return ""
+		}
+		return s
+	}
+	w := [][2]string{
+		{"tokenizer", d.Tokenizer},
+		{"endpoint", target},
+		{"endpoint_type", string(cmp.Or(c.Endpoint, loadgen.EndpointChat))},
+		{"model", c.Model},
+		{"stream", fmt.Sprint(c.Stream)},
+		{"isl", cmp.Or(c.ISL.String(), "fixed:128")},
+		{"osl", c.OSL.String()},
+		{"ignore_eos", opt(c.IgnoreEOS)},
+		{"corpus", cmp.Or(c.Corpus, loadgen.CorpusShakespeare)},
+		{"prefix_tokens", opt(c.PrefixTokens)},
+		{"system_prompt", c.SystemPrompt},
+		{"turns", c.Turns.String()},
+		{"input_file", c.InputFile},
+		{"concurrency", fmt.Sprint(map[bool]int{true: max(c.Concurrency, 1), false: c.Concurrency}[c.Rate == 0])},
+		{"rate", opt(c.Rate)},
+	}
+	if c.Rate > 0 {
+		w = append(w, [2]string{"arrival", cmp.Or(c.Arrival, loadgen.ArrivalPoisson)}, [2]string{"burstiness", opt(c.Burstiness)})
+	}
+	w = append(w, [2]string{"ramp", opt(c.Ramp)}, [2]string{"schedule", opt(c.Schedule)})
+	if d.Endpoint == "" {
+		var m map[string]json.RawMessage
+		if b, err := json.Marshal(d.Mock); err == nil && json.Unmarshal(b, &m) == nil {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				if !slices.Contains(notWorkload, k) {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				w = append(w, [2]string{"mock." + k, string(m[k])})
+			}
+		}
+	}
+	return w
+}
+
+// DiffWorkload returns the workload settings ([Scenario.Workload]) on which baseline
+// and current differ, in Workload's order, leaving out those named in ignore: a field
+// ("concurrency") or a group ("mock" = every mock.* field).
+func DiffWorkload(baseline, current Scenario, ignore ...string) []Difference {
+	ignored := func(f string) bool {
+		for _, i := range ignore {
+			if f == i || strings.HasPrefix(f, i+".") {
+				return true
+			}
+		}
+		return false
+	}
+	cur := map[string]string{}
+	var order []string
+	for _, kv := range current.Workload() {
+		cur[kv[0]] = kv[1]
+		order = append(order, kv[0])
+	}
+	base := map[string]string{}
+	for _, kv := range baseline.Workload() {
+		base[kv[0]] = kv[1]
+		if _, ok := cur[kv[0]]; !ok {
+			order = append(order, kv[0])
+		}
+	}
+	var ds []Difference
+	for _, f := range order {
+		if base[f] != cur[f] && !ignored(f) {
+			ds = append(ds, Difference{Field: f, Baseline: base[f], Current: cur[f]})
+		}
+	}
+	return ds
+}
