@@ -1,9 +1,9 @@
 package examples_test
 
 import (
-	"github.com/perfgate/perfgate/distribution"
 	"testing"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 )

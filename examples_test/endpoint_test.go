@@ -1,11 +1,11 @@
 package examples_test
 
 import (
-	"github.com/perfgate/perfgate/distribution"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest"
 )

@@ -1,11 +1,11 @@
 package examples_test
 
 import (
-	"github.com/perfgate/perfgate/distribution"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 )

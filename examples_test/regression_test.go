@@ -2,11 +2,11 @@ package examples_test
 
 import (
 	"flag"
-	"github.com/perfgate/perfgate/distribution"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 )

@@ -1,10 +1,10 @@
 package examples_test
 
 import (
-	"github.com/perfgate/perfgate/distribution"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"

@@ -83,7 +83,8 @@ func TestBadInput(t *testing.T) {
 		want []string // all in the error line
 	}{
 		{"unknown command", []string{"frobnicate"}, []string{"unknown command", "frobnicate"}},
-		{"unknown flag", []string{"profile", "--mock", "--frob", "1"}, []string{"unknown flag --frob"}},
+		{"unknown flag", []string{"profile", "--mock", "--frob", "1"}, []string{"unknown flag --frob (perfgate profile -h lists the flags)"}},
+		{"flag typo", []string{"profile", "--mock", "--concurency", "4"}, []string{"unknown flag --concurency (did you mean --concurrency?)"}},
 		{"bad number", []string{"profile", "--mock", "--request-rate", "fast"}, []string{"--request-rate", "fast"}},
 		{"no target", []string{"profile"}, []string{"--url is required", "--mock"}},
 		{"url and mock", []string{"profile", "--mock", "--url", "http://127.0.0.1:1"}, []string{"--url and --mock conflict"}},
@@ -94,7 +95,7 @@ func TestBadInput(t *testing.T) {
 		{"dist and mean", []string{"profile", "--mock", "--isl-dist", "fixed:10", "--isl", "20"}, []string{"--isl-dist and --prompt-input-tokens-mean"}},
 		{"unreadable input", []string{"profile", "--mock", "--input-file", filepath.Join(dir, "nope.jsonl")}, []string{"--input-file", "nope.jsonl", "no such file"}},
 		{"unreadable config", []string{"profile", "--config", filepath.Join(dir, "nope.yaml")}, []string{"--config", "nope.yaml"}},
-		{"config typo", []string{"profile", "--mock", "--config", badYAML}, []string{"--config", "concurency"}},
+		{"config typo", []string{"profile", "--mock", "--config", badYAML}, []string{"bad.yaml:2:1: unknown field \"concurency\" (did you mean \"concurrency\"?)"}},
 		{"refused url", []string{"profile", "--url", refused, "--request-count", "5"}, []string{"--url " + refused, "connection refused"}},
 		{"bad url", []string{"profile", "--url", "ftp://x"}, []string{"--url", "http(s) URL"}},
 		{"bad assert", []string{"profile", "--mock", "--assert", "ttft_p99<=soon"}, []string{"--assert", "ttft_p99<=soon", "duration"}},

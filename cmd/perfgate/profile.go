@@ -665,12 +665,16 @@ func applyAsserts(sc *scenario.Scenario, asserts []string) error {
 	return nil
 }
 
-// readScenario reads a scenario file (YAML, or JSON) with scenario.ReadFile, naming
-// the flag in its errors.
+// readScenario reads a scenario file (YAML, or JSON) with scenario.ReadFile. Its
+// errors are positioned (FILE:LINE:COL: …), one line each, all of them.
 func readScenario(path string) (scenario.Scenario, error) {
 	sc, err := scenario.ReadFile(path)
 	if err != nil {
-		return sc, invalidf("--config %s: %v", path, firstLine(strings.ReplaceAll(unwrapPath(err).Error(), "scenario: ", "")))
+		var fe *scenario.FileError
+		if errors.As(err, &fe) {
+			return sc, invalid(err)
+		}
+		return sc, invalidf("--config %s: %v", path, strings.TrimPrefix(unwrapPath(err).Error(), "scenario: "))
 	}
 	return sc, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/servermetrics"
 	"golang.org/x/term"
 )
@@ -200,6 +201,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	default:
 		msg := err.Error()
 		if n, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if near := scenario.Nearest(n, names); near != "" {
+				return invalidf("unknown flag --%s (did you mean --%s?)", n, near)
+			}
 			return invalidf("unknown flag --%s (perfgate %s -h lists the flags)", n, fs.Name())
 		}
 		if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {

@@ -2,8 +2,6 @@ package scenario
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,15 +9,23 @@ import (
 	"path/filepath"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/perfgate/perfgate/loadgen"
 )
 
 // ReadFile reads a scenario from a JSON file, or from YAML when the name ends in .yaml
 // or .yml. Both use the JSON field names ("concurrency", "isl", "mock": {"ttft_ms": …});
-// durations are strings such as "30s" and distributions their text form
-// ("normal:128,20"). Unknown fields are errors, so a typo cannot silently change a run.
+// durations are Go duration text such as "30s" (a bare number is an error: it has no
+// unit), distributions their text form ("normal:128,20"), rules check.ParseRule's
+// text. The file is checked before it is decoded, and every problem is reported at
+// once (errors.Join), each as FILE:LINE:COL and wrapping [ErrInvalidScenario]:
+//
+//	chat.yaml:4:1: unknown field "concurency" (did you mean "concurrency"?)
+//	chat.yaml:7:11: duration: 30: want Go duration text such as "250ms" or "30s" (a bare number has no unit)
+//	chat.yaml:9:8: arrival "posson": want poisson, constant or gamma
+//
+// The mock's latencies are the exception to duration text: mock.ttft_ms and
+// mock.itl_ms are distributions of milliseconds ("fixed:20"), as mockserver.Config
+// documents, and its other *_ms fields numbers of milliseconds.
 func ReadFile(path string) (Scenario, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -27,27 +33,14 @@ func ReadFile(path string) (Scenario, error) {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml":
-		var v any
-		if err := yaml.Unmarshal(b, &v); err != nil {
-			return Scenario{}, fmt.Errorf("scenario: %s: %w", path, err)
-		}
-		if b, err = json.Marshal(v); err != nil {
-			return Scenario{}, fmt.Errorf("scenario: %s: %w", path, err)
-		}
+		return decodeFile(path, b, true)
 	}
-	return Parse(b)
+	return decodeFile(path, b, false)
 }
 
-// Parse reads a scenario from JSON, rejecting unknown fields.
-func Parse(data []byte) (Scenario, error) {
-	var s Scenario
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&s); err != nil {
-		return Scenario{}, fmt.Errorf("scenario: %w", err)
-	}
-	return s, nil
-}
+// Parse reads a scenario from JSON, as [ReadFile] reads a file (errors are positioned
+// as "input:LINE:COL").
+func Parse(data []byte) (Scenario, error) { return decodeFile("input", data, false) }
 
 // Validate reports every problem of s at once (errors.Join), each wrapping
 // [ErrInvalidScenario]: the load generator's and the mock's configuration, and the

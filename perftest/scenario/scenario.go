@@ -297,8 +297,9 @@ func (s Scenario) MarshalJSON() ([]byte, error) {
 	return json.Marshal(scenarioJSON{(*scenarioAlias)(&s), check.Duration(s.Ramp), check.Duration(s.Duration)})
 }
 
-// UnmarshalJSON reads s, accepting durations as strings ("30s") or nanoseconds. Unknown
-// fields are errors, so a typo cannot silently change a run.
+// UnmarshalJSON reads s, with its durations as Go duration text ("30s"; a bare number
+// is an error). Unknown fields are errors, so a typo cannot silently change a run.
+// [ReadFile] checks a file before it gets here, and says where each problem is.
 func (s *Scenario) UnmarshalJSON(b []byte) error {
 	j := scenarioJSON{scenarioAlias: (*scenarioAlias)(s)}
 	d := json.NewDecoder(bytes.NewReader(b))

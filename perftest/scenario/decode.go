@@ -1,0 +1,516 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/check"
+)
+
+// FileError is one problem of a scenario file, at a position in it.
+type FileError struct {
+	File      string
+	Line, Col int    // 1-based
+	Path      string // the field, e.g. "mock.ttft_ms"; "" for the document
+	Msg       string
+}
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Unwrap returns [ErrInvalidScenario].
+func (e *FileError) Unwrap() error { return ErrInvalidScenario }
+
+// Enums are the fields with a fixed set of values, checked when a file is read, by
+// their path in the file.
+var Enums = map[string][]string{
+	"endpoint_type":       endpointNames(),
+	"client.endpoint":     endpointNames(),
+	"corpus":              {loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM},
+	"client.corpus":       {loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM},
+	"arrival":             {loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma},
+	"client.arrival":      {loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma},
+	"input_format":        {loadgen.FormatPayloads, loadgen.FormatMooncake, loadgen.FormatShareGPT, loadgen.FormatRecording},
+	"client.input_format": {loadgen.FormatPayloads, loadgen.FormatMooncake, loadgen.FormatShareGPT, loadgen.FormatRecording},
+}
+
+func endpointNames() []string {
+	var out []string
+	for _, e := range []loadgen.Endpoint{loadgen.EndpointChat, loadgen.EndpointCompletions, loadgen.EndpointEmbeddings,
+		loadgen.EndpointRankings, loadgen.EndpointRerank, loadgen.EndpointResponses} {
+		out = append(out, string(e))
+	}
+	return out
+}
+
+// node is a parsed JSON or YAML value with its position.
+type node struct {
+	line, col int
+	kind      byte // 'm' mapping, 's' sequence, 'v' scalar
+	keys      []*node
+	vals      []*node
+	items     []*node
+	v         any    // scalar: string, json.Number, bool or nil
+	text      string // scalar as written
+	quoted    bool   // scalar is a string
+}
+
+// decodeFile checks data against Scenario's fields, then decodes it.
+func decodeFile(name string, data []byte, isYAML bool) (Scenario, error) {
+	var root *node
+	var err error
+	if isYAML {
+		root, err = parseYAML(data)
+	} else {
+		root, err = parseJSON(data)
+	}
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%s: %w: %w", name, ErrInvalidScenario, err)
+	}
+	if root == nil {
+		return Scenario{}, nil
+	}
+	c := &checker{file: name}
+	c.walk(root, reflect.TypeFor[Scenario](), "", false)
+	if len(c.errs) > 0 {
+		return Scenario{}, errors.Join(c.errs...)
+	}
+	b, err := json.Marshal(root.value())
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%s: %w: %w", name, ErrInvalidScenario, err)
+	}
+	var s Scenario
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return Scenario{}, fmt.Errorf("%s: %w: %s", name, ErrInvalidScenario, strings.TrimPrefix(err.Error(), "scenario: "))
+	}
+	return s, nil
+}
+
+// value returns n as encoding/json's generic value.
+func (n *node) value() any {
+	switch n.kind {
+	case 'm':
+		m := make(map[string]any, len(n.keys))
+		for i, k := range n.keys {
+			m[k.text] = n.vals[i].value()
+		}
+		return m
+	case 's':
+		out := make([]any, len(n.items))
+		for i, it := range n.items {
+			out[i] = it.value()
+		}
+		return out
+	}
+	return n.v
+}
+
+func parseYAML(data []byte) (*node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return fromYAML(doc.Content[0])
+}
+
+func fromYAML(y *yaml.Node) (*node, error) {
+	for y.Kind == yaml.AliasNode {
+		y = y.Alias
+	}
+	n := &node{line: y.Line, col: y.Column}
+	switch y.Kind {
+	case yaml.MappingNode:
+		n.kind = 'm'
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			k, err := fromYAML(y.Content[i])
+			if err != nil {
+				return nil, err
+			}
+			v, err := fromYAML(y.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			n.keys, n.vals = append(n.keys, k), append(n.vals, v)
+		}
+	case yaml.SequenceNode:
+		n.kind = 's'
+		for _, c := range y.Content {
+			it, err := fromYAML(c)
+			if err != nil {
+				return nil, err
+			}
+			n.items = append(n.items, it)
+		}
+	default:
+		n.kind, n.text = 'v', y.Value
+		switch y.ShortTag() {
+		case "!!int", "!!float":
+			n.v = json.Number(y.Value)
+			if _, err := strconv.ParseFloat(y.Value, 64); err != nil {
+				var f float64
+				if err := y.Decode(&f); err != nil {
+					return nil, fmt.Errorf("%d:%d: %v", y.Line, y.Column, err)
+				}
+				n.v = json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+			}
+		case "!!bool":
+			var b bool
+			_ = y.Decode(&b)
+			n.v = b
+		case "!!null":
+			n.v = nil
+		default:
+			n.v, n.quoted = y.Value, true
+		}
+	}
+	return n, nil
+}
+
+// parseJSON reads data with encoding/json's tokenizer, keeping each value's position.
+func parseJSON(data []byte) (*node, error) {
+	p := &jsonParser{data: data, d: json.NewDecoder(bytes.NewReader(data))}
+	p.d.UseNumber()
+	n, err := p.value()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		line, col := p.pos(int(p.d.InputOffset()))
+		return nil, fmt.Errorf("%d:%d: %s", line, col, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := p.d.Token(); err != io.EOF {
+		line, col := p.pos(int(p.d.InputOffset()))
+		return nil, fmt.Errorf("%d:%d: data after the top-level value", line, col)
+	}
+	return n, nil
+}
+
+type jsonParser struct {
+	data []byte
+	d    *json.Decoder
+}
+
+// pos turns a byte offset into a 1-based line and column.
+func (p *jsonParser) pos(off int) (int, int) {
+	off = min(off, len(p.data))
+	line := 1 + bytes.Count(p.data[:off], []byte("\n"))
+	return line, off - bytes.LastIndexByte(p.data[:off], '\n')
+}
+
+// next returns the next token and where it starts.
+func (p *jsonParser) next() (json.Token, int, int, error) {
+	off := int(p.d.InputOffset())
+	for off < len(p.data) && strings.IndexByte(" \t\r\n:,", p.data[off]) >= 0 {
+		off++
+	}
+	tok, err := p.d.Token()
+	line, col := p.pos(off)
+	return tok, line, col, err
+}
+
+func (p *jsonParser) value() (*node, error) {
+	tok, line, col, err := p.next()
+	if err != nil {
+		return nil, err
+	}
+	return p.from(tok, line, col)
+}
+
+func (p *jsonParser) from(tok json.Token, line, col int) (*node, error) {
+	n := &node{line: line, col: col, kind: 'v'}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			n.kind = 'm'
+			for {
+				k, kl, kc, err := p.next()
+				if err != nil {
+					return nil, err
+				}
+				if k == json.Delim('}') {
+					return n, nil
+				}
+				ks, _ := k.(string)
+				v, err := p.value()
+				if err != nil {
+					return nil, err
+				}
+				n.keys = append(n.keys, &node{line: kl, col: kc, kind: 'v', v: ks, text: ks, quoted: true})
+				n.vals = append(n.vals, v)
+			}
+		case '[':
+			n.kind = 's'
+			for {
+				tok, l, c, err := p.next()
+				if err != nil {
+					return nil, err
+				}
+				if tok == json.Delim(']') {
+					return n, nil
+				}
+				it, err := p.from(tok, l, c)
+				if err != nil {
+					return nil, err
+				}
+				n.items = append(n.items, it)
+			}
+		}
+	case string:
+		n.v, n.text, n.quoted = t, t, true
+	case json.Number:
+		n.v, n.text = t, string(t)
+	case bool:
+		n.v, n.text = t, strconv.FormatBool(t)
+	case nil:
+		n.text = "null"
+	}
+	return n, nil
+}
+
+// checker walks a node tree against a Go type, collecting positioned errors.
+type checker struct {
+	file string
+	errs []error
+}
+
+func (c *checker) fail(n *node, path, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	c.errs = append(c.errs, &FileError{File: c.file, Line: n.line, Col: n.col, Path: path, Msg: msg})
+}
+
+var (
+	durationType = reflect.TypeFor[time.Duration]()
+	checkDurType = reflect.TypeFor[check.Duration]()
+	textType     = reflect.TypeFor[encoding.TextUnmarshaler]()
+	jsonType     = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// walk checks n against t. custom says that the struct holding n decodes itself
+// (UnmarshalJSON), so its durations stay text; otherwise a time.Duration becomes
+// nanoseconds, which is what encoding/json reads.
+func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.kind == 'v' && n.v == nil && !n.quoted {
+		return // null: the zero value
+	}
+	switch {
+	case t == durationType || t == checkDurType:
+		d, err := time.ParseDuration(n.text)
+		switch {
+		case !n.quoted:
+			c.fail(n, path, "%s: %s", n.text, check.DurationForm)
+		case err != nil:
+			c.fail(n, path, "%q: %s", n.text, check.DurationForm)
+		case t == durationType && !custom:
+			n.v = d.Nanoseconds()
+		}
+		return
+	case reflect.PointerTo(t).Implements(textType):
+		if n.kind != 'v' {
+			c.fail(n, path, "want text, such as %s", example(t))
+			return
+		}
+		n.v = n.text
+		if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.text)); err != nil {
+			c.fail(n, path, "%v", err)
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.kind != 'm' {
+			c.fail(n, path, "want a mapping of fields")
+			return
+		}
+		fields := jsonFields(t)
+		mine := reflect.PointerTo(t).Implements(jsonType)
+		for i, k := range n.keys {
+			f, ok := fields[strings.ToLower(k.text)]
+			if !ok {
+				c.fail(k, "", "unknown field %q%s", join(path, k.text), suggest(k.text, t))
+				continue
+			}
+			c.walk(n.vals[i], f.Type, join(path, f.name), mine)
+		}
+	case reflect.Map:
+		if n.kind != 'm' {
+			c.fail(n, path, "want a mapping")
+			return
+		}
+		for i, k := range n.keys {
+			c.walk(n.vals[i], t.Elem(), join(path, k.text), false)
+		}
+	case reflect.Slice, reflect.Array:
+		if n.kind != 's' {
+			c.fail(n, path, "want a list")
+			return
+		}
+		for i, it := range n.items {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			c.walk(it, t.Elem(), p, false)
+			if path == "objectives.rules" && it.kind == 'v' {
+				if _, err := check.ParseRule(it.text); err != nil {
+					c.fail(it, p, "%v", err)
+				}
+			}
+		}
+	case reflect.Bool:
+		if _, ok := n.v.(bool); !ok || n.kind != 'v' {
+			c.fail(n, path, "%s: want true or false", n.text)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		num, ok := n.v.(json.Number)
+		if !ok || n.kind != 'v' {
+			c.fail(n, path, "%q: want a number", n.text)
+			return
+		}
+		if t.Kind() != reflect.Float32 && t.Kind() != reflect.Float64 {
+			if _, err := strconv.ParseInt(string(num), 10, 64); err != nil {
+				if _, err := strconv.ParseUint(string(num), 10, 64); err != nil {
+					c.fail(n, path, "%s: want a whole number", n.text)
+				}
+			}
+		}
+	case reflect.String:
+		if n.kind != 'v' {
+			c.fail(n, path, "want text")
+			return
+		}
+		n.v = n.text // YAML's `model: 7` is the text "7"
+		if allowed, ok := Enums[path]; ok && n.text != "" && !slices.Contains(allowed, n.text) {
+			c.fail(n, "", "%s %q: want %s", path, n.text, orList(allowed))
+		}
+	}
+}
+
+// field is a struct field as encoding/json sees it.
+type field struct {
+	name string
+	reflect.StructField
+}
+
+// jsonFields returns t's fields by lower-cased JSON name (encoding/json matches names
+// case-insensitively), embedded structs' fields included.
+func jsonFields(t reflect.Type) map[string]field {
+	out := map[string]field{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		if f.Anonymous && tag == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range jsonFields(ft) {
+					if _, ok := out[k]; !ok {
+						out[k] = v
+					}
+				}
+				continue
+			}
+		}
+		name := tag
+		if name == "" {
+			name = f.Name
+		}
+		out[strings.ToLower(name)] = field{name, f}
+	}
+	return out
+}
+
+// suggest returns ` (did you mean "x"?)` for the field of t nearest to name, if any
+// is near.
+func suggest(name string, t reflect.Type) string {
+	var names []string
+	for _, f := range jsonFields(t) {
+		names = append(names, f.name)
+	}
+	if best := Nearest(name, names); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+// Nearest returns the candidate nearest to s by edit distance, if it is within a
+// third of s's length (at least 2 edits), else "". For "did you mean" hints.
+func Nearest(s string, candidates []string) string {
+	best, bestD := "", max(2, len(s)/3)+1
+	slices.Sort(candidates)
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// orList prints "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+}
+
+func example(t reflect.Type) string {
+	if strings.HasSuffix(t.String(), "distribution.Spec") {
+		return `"normal:128,20"`
+	}
+	return "a string"
+}

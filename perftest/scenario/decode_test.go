@@ -1,0 +1,70 @@
+package scenario
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// Every problem of a file is reported at once, each at its FILE:LINE:COL.
+func TestReadFileErrors(t *testing.T) {
+	_, err := ReadFile("testdata/typos.yaml")
+	if !errors.Is(err, ErrInvalidScenario) {
+		t.Fatalf("ReadFile(typos.yaml) = %v; want an ErrInvalidScenario", err)
+	}
+	testutil.Golden(t, "testdata/typos.golden", []byte(err.Error()+"\n"), *update)
+	first := strings.Split(err.Error(), "\n")[0]
+	if want := `testdata/typos.yaml:2:1: unknown field "concurency" (did you mean "concurrency"?)`; first != want {
+		t.Errorf("first line = %s\nwant         %s", first, want)
+	}
+}
+
+func TestReadFileJSONPositions(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.json")
+	os.WriteFile(p, []byte("{\n\t\"name\": \"x\",\n\t\"mock\": {\"ttft_jitter_cv\": \"high\"},\n\t\"endpoint_type\": \"chatt\"\n}\n"), 0o644)
+	_, err := ReadFile(p)
+	want := p + `:3:29: mock.ttft_jitter_cv: "high": want a number` + "\n" +
+		p + `:4:19: endpoint_type "chatt": want chat, completions, embeddings, rankings, rerank or responses`
+	if err == nil || err.Error() != want {
+		t.Errorf("ReadFile = %v\nwant\n%s", err, want)
+	}
+	if _, err := Parse([]byte(`{"name": "x",` + "\n" + ` "concurrency": "4"}`)); err == nil || err.Error() != `input:2:17: concurrency: "4": want a number` {
+		t.Errorf("Parse = %v", err)
+	}
+	if _, err := Parse([]byte(`{"name": "x" "y"}`)); err == nil || !strings.HasPrefix(err.Error(), "input: scenario: invalid scenario: 1:") {
+		t.Errorf("Parse(bad JSON) = %v; want a positioned syntax error", err)
+	}
+}
+
+// Durations are text everywhere in a file, loadgen's and the mock's included.
+func TestReadFileDurations(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.yaml")
+	os.WriteFile(p, []byte("duration: 30s\nramp: 1m\nclient: {timeout: 30s, idle_timeout: 250ms}\nmock: {grace_period: 2s}\nobjectives: {slo: {ttft: 200ms}, bounds: [{metric: ttft, p: 0.99, max_time: 1s}]}\n"), 0o644)
+	sc, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Duration != 30*time.Second || sc.Ramp != time.Minute || sc.Client.Timeout != 30*time.Second || sc.Client.IdleTimeout != 250*time.Millisecond ||
+		sc.Mock.GracePeriod != 2*time.Second || sc.Objectives.SLO.TTFT != 200*time.Millisecond || sc.Objectives.Bounds[0].MaxTime != time.Second {
+		t.Errorf("ReadFile = %+v; durations not as written", sc)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"concurrency", "requests", "rate", "ramp"}
+	for in, want := range map[string]string{"concurency": "concurrency", "reqests": "requests", "rte": "rate", "banana": ""} {
+		if got := Nearest(in, names); got != want {
+			t.Errorf("Nearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
