@@ -1,7 +1,9 @@
 // Package external is a module outside perfgate that uses its public API the way a
 // user's module does: through the replace directive in go.mod, with no access to
 // perfgate's internal packages. It fails to build if a type that a public signature
-// exposes (scenario.OnRecord's record.Client) moves back under internal/.
+// exposes (scenario.OnRecord's record.Client) moves back under internal/. Its
+// quickstart/ package is README.md's quick start, as written (kept in sync by
+// examples_test's TestREADMEQuickStart).
 package external
 
 import (

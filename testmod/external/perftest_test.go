@@ -1,0 +1,59 @@
+package external
+
+import (
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
+)
+
+// The test API as a user's module sees it: perftest.Run with OnRecord, rules, a saved
+// baseline and a regression gate that refuses a baseline of another workload.
+func TestPerftestFromAnotherModule(t *testing.T) {
+	sc := perftest.Scenario{
+		Name:        "external",
+		ISL:         distribution.MustSpec("fixed:32"),
+		OSL:         distribution.MustSpec("fixed:4"),
+		Concurrency: 2,
+		Requests:    40,
+		Seed:        1,
+		Mock:        mockserver.Config{Fast: true},
+	}
+	var seen atomic.Int64
+	res := perftest.Run(t, sc, scenario.OnRecord(func(c record.Client) {
+		if c.OK() {
+			seen.Add(1)
+		}
+	}))
+	if seen.Load() != 40 {
+		t.Errorf("OnRecord saw %d successful requests; want 40", seen.Load())
+	}
+	res.Assert(t, "error_rate <= 0", "osl_p50 >= 4", "isl_p50 >= 32", "tokenizer_match")
+
+	dir := filepath.Join(t.TempDir(), "baseline")
+	perftest.SaveBaseline(t, res, dir)
+	baseline := perftest.Load(t, dir)
+
+	sc.Seed = 2 // another sample of the same workload passes the gate
+	perftest.Run(t, sc).AssertNoRegression(t, baseline, perftest.OSL)
+
+	sc.ISL = distribution.MustSpec("fixed:64") // another workload is refused
+	c := perftest.Capture(t, func(t testing.TB) {
+		perftest.Run(t, sc).AssertNoRegression(t, baseline, perftest.OSL)
+	})
+	if !c.Failed() || !strings.HasPrefix(c.Text(), "perftest: baseline is another workload: isl differs") {
+		t.Errorf("a baseline of another workload was not refused:\n%s", c.Text())
+	}
+
+	// A rule with a typo is a mistake in the test, reported with its column.
+	c = perftest.Capture(t, func(t testing.TB) { res.Assert(t, "ttft_p99 <= 25Oms") })
+	if !c.Stopped() || !strings.Contains(c.Text(), `rule "ttft_p99 <= 25Oms", column 13`) {
+		t.Errorf("a bad rule: %s", c.Text())
+	}
+}
