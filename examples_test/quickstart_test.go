@@ -9,7 +9,8 @@ import (
 	"github.com/perfgate/perfgate/perftest"
 )
 
-// TestQuickStart is the README's quick start as a test: the in-process mock server with
+// TestQuickStart is the README's quick start (which testmod/external/quickstart runs
+// as written, outside this module): the in-process mock server with
 // the gpt2 tokenizer, vLLM's random dataset (range ratio 0.3 around 128 input and 128
 // output tokens, reproduced from seed 0), ten concurrent clients. It checks that the
 // server received the configured input lengths and generated the configured output
@@ -29,6 +30,5 @@ func TestQuickStart(t *testing.T) {
 	})
 	res.AssertISL(t, distribution.VLLMRange{Len: 128, Ratio: 0.3})
 	res.AssertOSL(t, distribution.VLLMRange{Len: 128, Ratio: 0.3})
-	res.AssertTokenizerMatch(t)
-	res.AssertErrorRate(t, 0)
+	res.Assert(t, "tokenizer_match", "error_rate <= 0", "ttft_p99 <= 1s")
 }

@@ -2,10 +2,10 @@
 // pass/fail with statistics.
 //
 //	func TestChat(t *testing.T) {
-//		res := perftest.Run(t, perftest.Scenario{Name: "chat", Seed: 1 /* endpoint, workload, load */})
-//		res.AssertTokenizerMatch(t)                            // client and server counted alike
-//		res.AssertTTFT(t, 0.99, 200*time.Millisecond)          // TTFT p99 <= 200ms
-//		res.AssertGoodput(t, perftest.SLO{TTFT: 200 * time.Millisecond}, 0.95)
+//		res := perftest.Run(t, perftest.Scenario{Name: "chat", ISL: distribution.MustSpec("normal:512,64"),
+//			Seed: 1 /* endpoint, workload, load */})
+//		res.Assert(t, "tokenizer_match", "ttft_p99 <= 200ms", "goodput(ttft<=200ms) >= 0.95")
+//		res.AssertNoRegression(t, perftest.Load(t, "testdata/baseline")) // saved by SaveBaseline
 //	}
 //
 // [Run] starts the in-process mock server when the scenario names no endpoint, drives
@@ -13,6 +13,13 @@
 // and writes the recordings and metrics to t.ArtifactDir(), kept by
 // `go test -artifacts -outputdir=DIR`. It fails the test (t.Fatalf) only when the run
 // cannot be set up; objectives are separate calls on the returned [Result].
+//
+// Objectives are rules written as text, as k6 writes thresholds ([Result.Assert],
+// [check.ParseRule]): the same text a scenario file's objectives.rules and `perfgate
+// profile --assert` take. The per-metric methods (AssertTTFT, AssertGoodput, …) are
+// those rules built from Go values. A rule that does not parse fails the test with
+// t.Fatalf, naming the rule and the column. [SaveBaseline] keeps a run for
+// [Result.AssertNoRegression], which first refuses a baseline of another workload.
 //
 // Every assertion comes in two forms, as in testify: AssertX reports a breach with
 // t.Errorf and returns false, so one run reports every breach; RequireX stops the test

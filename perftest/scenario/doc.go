@@ -11,12 +11,17 @@
 //	}
 //
 // A [Scenario] is plain data (JSON and YAML with the same field names; durations as
-// "30s", distributions as "normal:128,20"). [Run] loads the tokenizer, starts the
+// "30s" — a bare number is an error —, distributions as "normal:128,20", objectives as
+// rules such as "ttft_p99 <= 250ms"). [ReadFile] reports every problem of a file at its
+// FILE:LINE:COL, with a suggestion for a misspelt field. [Preflight] checks a real
+// endpoint before a run (connect, /v1/models, the model served); perftest.Run and
+// `perfgate profile` call it. [Run] loads the tokenizer, starts the
 // in-process mock server on 127.0.0.1 at a free port when no endpoint is given, drives
 // package loadgen, stops the mock so its recording is complete, and writes the artifacts
 // (client and server recordings, metrics, the scenario with its API key redacted, the
 // objectives' verdicts, and reportgen's AIPerf-compatible exports and HTML report).
-// [Load] reads such a directory back, e.g. a baseline kept in testdata. [RunOption]s
+// [Load] reads such a directory back, e.g. a baseline kept in testdata by
+// [SaveBaseline]; [DiffWorkload] says whether two runs measured the same workload. [RunOption]s
 // change how Run runs without changing the scenario: [OnRecord] sees each request as it
 // finishes (progress), [WithTokenizer] shares a loaded tokenizer, [WithCommand] records
 // the command line. [Repeat], [Sweep] and [Search] make several runs (repeats with
