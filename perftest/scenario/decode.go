@@ -514,3 +514,98 @@ func example(t reflect.Type) string {
 	}
 	return "a string"
 }
+
+// durationsAsText rewrites the JSON b of a value of type t so that every
+// time.Duration that encoding/json wrote as nanoseconds (in structs without their own
+// MarshalJSON, such as loadgen.Config and mockserver.Config) is Go duration text, as
+// scenario files hold it; the fields keep their order.
+func durationsAsText(b []byte, t reflect.Type) ([]byte, error) {
+	root, err := parseJSON(b)
+	if err != nil || root == nil {
+		return b, err
+	}
+	textify(root, t, true)
+	var out bytes.Buffer
+	if err := root.encode(&out); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// textify is durationsAsText's walk; custom says the struct holding n wrote itself.
+func textify(n *node, t reflect.Type, custom bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == durationType:
+		if num, ok := n.v.(json.Number); ok && !custom {
+			if ns, err := num.Int64(); err == nil {
+				n.v = time.Duration(ns).String()
+			}
+		}
+		return
+	case reflect.PointerTo(t).Implements(textType):
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.kind != 'm' {
+			return
+		}
+		fields := jsonFields(t)
+		mine := reflect.TypeFor[json.Marshaler]()
+		own := t.Implements(mine) || reflect.PointerTo(t).Implements(mine)
+		for i, k := range n.keys {
+			if f, ok := fields[strings.ToLower(k.text)]; ok {
+				textify(n.vals[i], f.Type, own)
+			}
+		}
+	case reflect.Map:
+		for _, v := range n.vals {
+			textify(v, t.Elem(), false)
+		}
+	case reflect.Slice, reflect.Array:
+		for _, it := range n.items {
+			textify(it, t.Elem(), false)
+		}
+	}
+}
+
+// encode writes n as compact JSON, keys in their order.
+func (n *node) encode(w *bytes.Buffer) error {
+	switch n.kind {
+	case 'm':
+		w.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k.text)
+			w.Write(kb)
+			w.WriteByte(':')
+			if err := n.vals[i].encode(w); err != nil {
+				return err
+			}
+		}
+		w.WriteByte('}')
+	case 's':
+		w.WriteByte('[')
+		for i, it := range n.items {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			if err := it.encode(w); err != nil {
+				return err
+			}
+		}
+		w.WriteByte(']')
+	default:
+		b, err := json.Marshal(n.v)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+	}
+	return nil
+}

@@ -68,3 +68,28 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// The JSON a Scenario writes (scenario.json) is a scenario file: durations as text, the
+// client's and the mock's included, and it reads back the same.
+func TestMarshalIsAScenarioFile(t *testing.T) {
+	sc := Scenario{Name: "rt", Duration: 30 * time.Second, Concurrency: 3}
+	sc.Client.Timeout, sc.Client.IdleTimeout = 30*time.Second, -1
+	sc.Mock.GracePeriod = 1500 * time.Millisecond
+	sc.Objectives.SLO.TTFT = 200 * time.Millisecond
+	b, err := sc.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`{"name":"rt",`, `"timeout":"30s"`, `"idle_timeout":"-1ns"`, `"grace_period":"1.5s"`, `"duration":"30s"`, `"ttft":"200ms"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("MarshalJSON = %s\nlacks %s", b, want)
+		}
+	}
+	back, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Client.Timeout != sc.Client.Timeout || back.Client.IdleTimeout != -1 || back.Mock.GracePeriod != sc.Mock.GracePeriod || back.Duration != sc.Duration || back.Concurrency != 3 {
+		t.Errorf("Parse(MarshalJSON) = %+v; want %+v", back, sc)
+	}
+}

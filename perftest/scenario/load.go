@@ -37,9 +37,14 @@ func Load(dir string) (*Outcome, error) {
 		o.Interrupted = true
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, ScenarioFile)); err == nil && filepath.Base(clientPath) == ClientFile {
-		if err := json.Unmarshal(b, &o.Scenario); err != nil {
-			return nil, fmt.Errorf("scenario: load %s: %w", ScenarioFile, err)
+		sc, err := decodeFile(filepath.Join(dir, ScenarioFile), b, false)
+		if err != nil {
+			// Artifacts written before durations were text carry nanoseconds.
+			if json.Unmarshal(b, &sc) != nil {
+				return nil, fmt.Errorf("scenario: load: %w", err)
+			}
 		}
+		o.Scenario = sc
 		o.Files = append(o.Files, filepath.Join(dir, ScenarioFile))
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("scenario: load: %w", err)

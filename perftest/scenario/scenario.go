@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -292,9 +293,15 @@ type scenarioJSON struct {
 	Duration check.Duration `json:"duration,omitzero"`
 }
 
-// MarshalJSON writes s with durations as strings ("30s"). The API key is redacted.
+// MarshalJSON writes s with every duration as text ("30s"), the client's and the
+// mock's included, so that the JSON is a scenario file [ReadFile] reads back. The API
+// key is redacted.
 func (s Scenario) MarshalJSON() ([]byte, error) {
-	return json.Marshal(scenarioJSON{(*scenarioAlias)(&s), check.Duration(s.Ramp), check.Duration(s.Duration)})
+	b, err := json.Marshal(scenarioJSON{(*scenarioAlias)(&s), check.Duration(s.Ramp), check.Duration(s.Duration)})
+	if err != nil {
+		return nil, err
+	}
+	return durationsAsText(b, reflect.TypeFor[Scenario]())
 }
 
 // UnmarshalJSON reads s, with its durations as Go duration text ("30s"; a bare number
