@@ -39,7 +39,7 @@ func TestRunPreflight(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	c := Capture(t, func(t testing.TB) { Run(t, Scenario{Name: "typo", Endpoint: srv.URL, Model: "lama", Requests: 5}) })
-	want := `perftest: scenario "typo": model "lama" is not served by ` + srv.URL + `; served: llama, qwen`
+	want := `perftest: scenario "typo": model "lama" is not served; served: llama, qwen (GET ` + srv.URL + `/v1/models)`
 	if !c.Stopped() || c.Text() != want || hits.Load() != 0 {
 		t.Errorf("unserved model: stopped=%v after %d requests, message\n%s\nwant\n%s", c.Stopped(), hits.Load(), c.Text(), want)
 	}

@@ -34,8 +34,8 @@ const (
 // status but 401 and 403, or a body that is not a model list) passes. With no Endpoint
 // (the in-process mock) it does nothing. perftest.Run and `perfgate profile` call it;
 // [Run] does not. Its errors wrap [ErrPreflight]: "scenario: http://…: cannot connect:
-// connection refused; is the server running?", "scenario: model "x" is not served by
-// http://…; served: a, b".
+// connection refused; is the server running?", "scenario: model "x" is not served;
+// served: a, b (GET http://…/v1/models)".
 func Preflight(ctx context.Context, sc Scenario) error {
 	if sc.Endpoint == "" {
 		return nil
@@ -60,7 +60,7 @@ func Preflight(ctx context.Context, sc Scenario) error {
 	}
 	model := cmp.Or(sc.Model, sc.Client.Model)
 	if model != "" && len(served) > 0 && !slices.Contains(served, model) {
-		return fmt.Errorf("%w: model %q is not served by %s; served: %s", ErrPreflight, model, sc.Endpoint, strings.Join(served, ", "))
+		return fmt.Errorf("%w: model %q is not served; served: %s (GET %s)", ErrPreflight, model, strings.Join(served, ", "), ModelsURL(u))
 	}
 	return nil
 }
