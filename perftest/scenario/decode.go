@@ -524,7 +524,7 @@ func durationsAsText(b []byte, t reflect.Type) ([]byte, error) {
 	if err != nil || root == nil {
 		return b, err
 	}
-	textify(root, t, true)
+	textify(root, t, true, true)
 	var out bytes.Buffer
 	if err := root.encode(&out); err != nil {
 		return nil, err
@@ -532,16 +532,41 @@ func durationsAsText(b []byte, t reflect.Type) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// textify is durationsAsText's walk; custom says the struct holding n wrote itself.
-func textify(n *node, t reflect.Type, custom bool) {
+// durationsAsNanos is durationsAsText's inverse: duration text where encoding/json
+// reads nanoseconds becomes nanoseconds, so that json.Unmarshal reads the JSON
+// Scenario.MarshalJSON writes. Anything else is left for the decoder to judge.
+func durationsAsNanos(b []byte, t reflect.Type) ([]byte, error) {
+	root, err := parseJSON(b)
+	if err != nil || root == nil {
+		return b, nil // the decoder reports it
+	}
+	textify(root, t, true, false)
+	var out bytes.Buffer
+	if err := root.encode(&out); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// textify is the walk of durationsAsText (toText) and durationsAsNanos; custom says the
+// struct holding n reads and writes itself.
+func textify(n *node, t reflect.Type, custom, toText bool) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch {
 	case t == durationType:
-		if num, ok := n.v.(json.Number); ok && !custom {
+		if custom {
+			return
+		}
+		if num, ok := n.v.(json.Number); ok && toText {
 			if ns, err := num.Int64(); err == nil {
 				n.v = time.Duration(ns).String()
+			}
+		}
+		if text, ok := n.v.(string); ok && !toText {
+			if d, err := time.ParseDuration(text); err == nil {
+				n.v = d.Nanoseconds()
 			}
 		}
 		return
@@ -558,16 +583,16 @@ func textify(n *node, t reflect.Type, custom bool) {
 		own := t.Implements(mine) || reflect.PointerTo(t).Implements(mine)
 		for i, k := range n.keys {
 			if f, ok := fields[strings.ToLower(k.text)]; ok {
-				textify(n.vals[i], f.Type, own)
+				textify(n.vals[i], f.Type, own, toText)
 			}
 		}
 	case reflect.Map:
 		for _, v := range n.vals {
-			textify(v, t.Elem(), false)
+			textify(v, t.Elem(), false, toText)
 		}
 	case reflect.Slice, reflect.Array:
 		for _, it := range n.items {
-			textify(it, t.Elem(), false)
+			textify(it, t.Elem(), false, toText)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -91,5 +92,21 @@ func TestMarshalIsAScenarioFile(t *testing.T) {
 	}
 	if back.Client.Timeout != sc.Client.Timeout || back.Client.IdleTimeout != -1 || back.Mock.GracePeriod != sc.Mock.GracePeriod || back.Duration != sc.Duration || back.Concurrency != 3 {
 		t.Errorf("Parse(MarshalJSON) = %+v; want %+v", back, sc)
+	}
+}
+
+// json.Unmarshal reads what MarshalJSON writes (shard merges and other programs read
+// scenario.json so), and still reads older artifacts whose loadgen durations are
+// nanoseconds.
+func TestUnmarshalJSONDurations(t *testing.T) {
+	sc := Scenario{Name: "u"}
+	sc.Client.GracePeriod = 2 * time.Second
+	b, _ := json.Marshal(sc)
+	var back Scenario
+	if err := json.Unmarshal(b, &back); err != nil || back.Client.GracePeriod != 2*time.Second {
+		t.Errorf("Unmarshal(%s) = %+v, %v", b, back.Client, err)
+	}
+	if err := json.Unmarshal([]byte(`{"client":{"grace_period":3000000000}}`), &back); err != nil || back.Client.GracePeriod != 3*time.Second {
+		t.Errorf("an old artifact's nanoseconds: %v, %v", back.Client.GracePeriod, err)
 	}
 }

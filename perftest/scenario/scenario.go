@@ -308,6 +308,10 @@ func (s Scenario) MarshalJSON() ([]byte, error) {
 // is an error). Unknown fields are errors, so a typo cannot silently change a run.
 // [ReadFile] checks a file before it gets here, and says where each problem is.
 func (s *Scenario) UnmarshalJSON(b []byte) error {
+	b, err := durationsAsNanos(b, reflect.TypeFor[Scenario]())
+	if err != nil {
+		return fmt.Errorf("scenario: %w", err)
+	}
 	j := scenarioJSON{scenarioAlias: (*scenarioAlias)(s)}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
