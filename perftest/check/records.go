@@ -209,9 +209,11 @@ func (b *Bound) UnmarshalJSON(data []byte) error {
 // level outside [0, 1], no limit, or the limit pair that does not fit the metric.
 func (b Bound) Err() error {
 	var errs []error
+	known := true
 	switch b.Metric {
 	case TTFT, TTFO, ITL, Latency, ISL, OSL, OutputTPS:
 	default:
+		known = false
 		errs = append(errs, fmt.Errorf("metric %q: want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user", b.Metric))
 	}
 	if !(b.P >= 0 && b.P <= 1) {
@@ -219,12 +221,13 @@ func (b Bound) Err() error {
 	}
 	latency := b.Metric.Unit() == Seconds
 	switch {
+	case b.Max == 0 && b.Min == 0 && b.MaxTime == 0 && b.MinTime == 0:
+		errs = append(errs, errors.New("set max or min (max_time or min_time for a latency)"))
+	case !known:
 	case latency && (b.Max != 0 || b.Min != 0):
 		errs = append(errs, fmt.Errorf("%s is a latency: bound it with max_time/min_time as text such as \"200ms\" (MaxTime/MinTime in Go), not max/min", b.Metric))
 	case !latency && (b.MaxTime != 0 || b.MinTime != 0):
 		errs = append(errs, fmt.Errorf("%s is not a latency: bound it with max/min in %s, not max_time/min_time", b.Metric, b.Metric.Unit()))
-	case b.Max == 0 && b.Min == 0 && b.MaxTime == 0 && b.MinTime == 0:
-		errs = append(errs, errors.New("set max or min (max_time or min_time for a latency)"))
 	}
 	return errors.Join(errs...)
 }
