@@ -55,8 +55,16 @@ func TestSaveBaseline(t *testing.T) {
 		t.Errorf("SaveBaseline wrote %v, want %v", names, want)
 	}
 	base := Load(t, dir)
-	if base.Interrupted || len(base.Client) != 20 || len(base.Server) != 20 {
-		t.Errorf("Load(saved) = interrupted %v, %d client and %d server records; want a finished run of 20", base.Interrupted, len(base.Client), len(base.Server))
+	cs, err := base.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := base.ServerRecords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Interrupted || len(cs) != 20 || len(ss) != 20 {
+		t.Errorf("Load(saved) = interrupted %v, %d client and %d server records; want a finished run of 20", base.Interrupted, len(cs), len(ss))
 	}
 	sc.Seed = 5 // another sample of the same workload
 	if c := Capture(t, func(t testing.TB) { Run(t, sc).AssertNoRegression(t, base, OSL) }); c.Failed() {

@@ -20,8 +20,12 @@ func TestRunOptions(t *testing.T) {
 	res := Run(t, Scenario{Name: "opts", ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:2"),
 		Requests: 12, Concurrency: 2, Mock: mockserver.Config{Fast: true}},
 		scenario.OnRecord(func(record.Client) { n.Add(1) }))
-	if n.Load() != 12 || len(res.Client) != 12 {
-		t.Errorf("OnRecord saw %d records, the result has %d; want 12 each", n.Load(), len(res.Client))
+	cs, err := res.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 12 || len(cs) != 12 {
+		t.Errorf("OnRecord saw %d records, the result has %d; want 12 each", n.Load(), len(cs))
 	}
 }
 
