@@ -131,3 +131,24 @@ func TestRuleCheck(t *testing.T) {
 		t.Error("the zero Rule passed; want a failing verdict")
 	}
 }
+
+func TestRuleNeedsGaps(t *testing.T) {
+	p99 := SLO{ITL: 20 * time.Millisecond, ITLPercentile: 0.99}
+	for _, c := range []struct {
+		rule string
+		slo  SLO
+		want bool
+	}{
+		{"goodput>=0.9", p99, true},                    // the scenario's SLO bounds a quantile of the gaps
+		{"goodput>=0.9", SLO{ITL: time.Second}, false}, // the mean ITL needs no gaps
+		{"goodput(itl<=20ms)>=0.9", p99, false},        // its own SLO, without a percentile
+		{"itl_p99<=20ms", p99, false},
+	} {
+		if got := MustRule(c.rule).NeedsGaps(c.slo); got != c.want {
+			t.Errorf("%s.NeedsGaps(%v) = %v, want %v", c.rule, c.slo, got, c.want)
+		}
+	}
+	if !GoodputRule(p99, 0.9).NeedsGaps(SLO{}) {
+		t.Error("GoodputRule(ITL p99).NeedsGaps = false, want true")
+	}
+}
