@@ -261,6 +261,11 @@ type Config struct {
 	PrefillConcurrency int `json:"prefill_concurrency,omitempty"`
 	// Rate is the open-loop request rate in req/s; 0 = closed loop.
 	Rate float64 `json:"rate,omitempty"`
+	// Pacer, when set, paces the open loop with any [Pacer] — ConstantPacer,
+	// PoissonPacer, GammaPacer, RampPacer, TracePacer or one of your own — instead of
+	// the one Rate, Arrival and Ramp describe (which must then be zero). Concurrency is
+	// still the ceiling on requests in flight. Not part of a scenario file.
+	Pacer Pacer `json:"-" yaml:"-"`
 	// Arrival is the open-loop arrival process: ArrivalPoisson (zero), ArrivalConstant, ArrivalGamma.
 	Arrival string `json:"arrival,omitempty"`
 	// Burstiness is the gamma shape (ArrivalGamma); zero = 1.
@@ -518,6 +523,9 @@ func (c *Config) Validate() error {
 	}
 	if c.PrefillConcurrency < 0 || c.PrefillConcurrency > MaxConcurrency {
 		bad("prefill_concurrency %d: want 0 (no cap) to %d", c.PrefillConcurrency, MaxConcurrency)
+	}
+	if c.Pacer != nil && (c.Rate > 0 || c.Schedule || c.Ramp > 0 || c.Arrival != "") {
+		bad("pacer %v and rate, arrival, ramp or schedule conflict: give the load one way", c.Pacer)
 	}
 	if c.Concurrency > MaxConcurrency {
 		bad("concurrency %d: more than %d workers (one goroutine and connection each)", c.Concurrency, MaxConcurrency)

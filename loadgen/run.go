@@ -230,6 +230,9 @@ func (r *runner) makePacer() (Pacer, error) {
 		}
 		return TracePacer{Offsets: sl.Offsets(), Speedup: cfg.Speedup}, nil
 	}
+	if cfg.Pacer != nil {
+		return cfg.Pacer, nil
+	}
 	if cfg.Rate <= 0 {
 		return nil, nil
 	}

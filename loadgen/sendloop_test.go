@@ -306,3 +306,24 @@ func TestLengthsBounded(t *testing.T) {
 		t.Errorf("isl fixed:%d: %v; want valid (the bound itself)", MaxTokens, err)
 	}
 }
+
+// TestConfigPacer: any Pacer given in Config.Pacer paces the open loop (here a
+// constant 50 req/s: sends 20 ms apart in virtual time), and it cannot be combined
+// with a rate.
+func TestConfigPacer(t *testing.T) {
+	out, fs := runFake(t, Config{Pacer: ConstantPacer{Freq: 50}, Requests: 20}, time.Millisecond)
+	if len(out.Records) != 20 || out.Mode != (ConstantPacer{Freq: 50}).String() {
+		t.Fatalf("%d records in mode %q; want 20 paced by %v", len(out.Records), out.Mode, ConstantPacer{Freq: 50})
+	}
+	sent := slices.Clone(fs.sent)
+	slices.Sort(sent)
+	for i := 1; i < len(sent); i++ {
+		if d := sent[i] - sent[i-1]; d != 20*time.Millisecond {
+			t.Fatalf("send %d came %v after the previous; want 20ms", i, d)
+		}
+	}
+	bad := Config{URLs: []string{"http://127.0.0.1:1"}, Requests: 1, Pacer: ConstantPacer{Freq: 50}, Rate: 10}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "conflict") {
+		t.Errorf("a pacer with a rate: Validate = %v; want a conflict", err)
+	}
+}
