@@ -421,3 +421,17 @@ func TestSecondInterruptAborts(t *testing.T) {
 		t.Errorf("%d records left after the abort; want the >= 20 written before it", n)
 	}
 }
+
+// TestReportRegateKeepsErrorGate: re-gating a run with `perfgate report DIR --goodput …`
+// (no error rule) still fails on its failed requests, as profile would.
+func TestReportRegateKeepsErrorGate(t *testing.T) {
+	s := newBadServer(t, func(n int) string { return map[bool]string{true: "500", false: "ok"}[n%3 == 0] })
+	art := filepath.Join(t.TempDir(), "out")
+	if code, out, errOut := cli(t, "profile", "--url", s.URL, "--model", "m", "-q", "--artifact-dir", art, "--request-count", "9"); code != ExitAssertFailed {
+		t.Fatalf("profile of a run with errors: exit %d, want %d\n%s%s", code, ExitAssertFailed, out, errOut)
+	}
+	code, out, errOut := cli(t, "report", art, "--goodput", "time_to_first_token:10000")
+	if code != ExitAssertFailed || !strings.Contains(out+errOut, "error rate") {
+		t.Errorf("report --goodput on a run with 3 failed requests: exit %d; want %d with the error-rate verdict\n%s%s", code, ExitAssertFailed, out, errOut)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -46,25 +45,7 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	shardDirs := expandShardDirs(dirs, *out)
 	opts := scenario.MergeOptions{MaxSkew: *maxSkew, Command: redactArgs(e.args)}
 	if len(asserts) > 0 || *goodput != "" {
-		opts.Adjust = func(sc *scenario.Scenario) error {
-			if len(asserts) > 0 {
-				sc.Objectives = scenario.Objectives{}
-				if err := applyAsserts(sc, asserts); err != nil {
-					return err
-				}
-			}
-			if *goodput != "" {
-				slo, err := metric.ParseAIPerfSLO(*goodput)
-				if err != nil {
-					return invalidf("--goodput: %v", err)
-				}
-				sc.Objectives.SLO, sc.Client.SLO = slo, slo
-			}
-			if !objectivesSet(sc.Objectives) {
-				sc.Objectives.MaxErrorRate = -1
-			}
-			return nil
-		}
+		opts.Adjust = func(sc *scenario.Scenario) error { return regate(sc, asserts, *goodput) }
 	}
 	o, rep, err := scenario.Merge(*out, shardDirs, opts)
 	var ee *exitError

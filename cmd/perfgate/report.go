@@ -43,22 +43,8 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return invalidf("%s: %v", dir, strings.TrimPrefix(err.Error(), "scenario: "))
 	}
 	if len(asserts) > 0 || *goodput != "" {
-		sc := &out.Scenario
-		if len(asserts) > 0 {
-			sc.Objectives = scenario.Objectives{}
-			if err := applyAsserts(sc, asserts); err != nil {
-				return err
-			}
-		}
-		if *goodput != "" {
-			slo, err := metric.ParseAIPerfSLO(*goodput)
-			if err != nil {
-				return invalidf("--goodput: %v", err)
-			}
-			sc.Objectives.SLO, sc.Client.SLO = slo, slo
-		}
-		if !objectivesSet(sc.Objectives) {
-			sc.Objectives.MaxErrorRate = -1 // as profile: gate only on what was asked for
+		if err := regate(&out.Scenario, asserts, *goodput); err != nil {
+			return err
 		}
 		if err := out.Recompute(); err != nil {
 			return runtimef("%v", err)
@@ -87,6 +73,26 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 			return errAssertFailed
 		}
 		fmt.Fprintf(e.stdout, "PASS: %d assertion(s)\n", len(vs))
+	}
+	return nil
+}
+
+// regate replaces a recorded scenario's objectives with the --assert rules given (if
+// any) and its SLO with --goodput (if given), for report and merge. As in profile,
+// failed requests still fail the gate unless a rule says otherwise (error_rate<=1).
+func regate(sc *scenario.Scenario, asserts []string, goodput string) error {
+	if len(asserts) > 0 {
+		sc.Objectives = scenario.Objectives{}
+		if err := applyAsserts(sc, asserts); err != nil {
+			return err
+		}
+	}
+	if goodput != "" {
+		slo, err := metric.ParseAIPerfSLO(goodput)
+		if err != nil {
+			return invalidf("--goodput: %v", err)
+		}
+		sc.Objectives.SLO, sc.Client.SLO = slo, slo
 	}
 	return nil
 }
