@@ -299,20 +299,29 @@ func TestGateLimitsBeforeAnyRequest(t *testing.T) {
 		{[]string{"--isl-dist", "mix:0.6*fixed:10+0.6*fixed:20"}, "sum to 1"},
 		{[]string{"--request-timeout-seconds", "0"}, "--request-timeout-seconds 0"},
 	} {
-		art := filepath.Join(t.TempDir(), "out")
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		code, out, errOut := cliCtx(ctx, append([]string{"profile", "--url", s.URL, "--model", "m", "-q", "--artifact-dir", art}, tc.flags...)...)
-		cancel()
-		if code != ExitInvalidConfig || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d mentioning %q\n%s", tc.flags, code, errOut, ExitInvalidConfig, tc.want, out)
-		}
-		if n := s.seq.Load(); n != 0 {
-			t.Errorf("%v: %d requests reached the server; want none", tc.flags, n)
-		}
-		if _, err := os.Stat(art); err == nil {
-			t.Errorf("%v: an artifact directory was left behind", tc.flags)
-		}
+		profileInvalid(t, s, tc.flags, tc.want)
 	}
+}
+
+// profileInvalid runs profile against s with flags and checks that it is rejected as
+// invalid configuration mentioning want, before any request reached s and without
+// leaving an artifact directory; it returns stderr.
+func profileInvalid(t *testing.T, s *badServer, flags []string, want string) string {
+	t.Helper()
+	art := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code, out, errOut := cliCtx(ctx, append([]string{"profile", "--url", s.URL, "--model", "m", "-q", "--artifact-dir", art}, flags...)...)
+	if code != ExitInvalidConfig || !strings.Contains(errOut, want) {
+		t.Errorf("%v: exit %d, stderr %q; want %d mentioning %q\n%s", flags, code, errOut, ExitInvalidConfig, want, out)
+	}
+	if n := s.seq.Load(); n != 0 {
+		t.Errorf("%v: %d requests reached the server; want none", flags, n)
+	}
+	if _, err := os.Stat(art); err == nil {
+		t.Errorf("%v: an artifact directory was left behind", flags)
+	}
+	return errOut
 }
 
 func cliCtx(ctx context.Context, args ...string) (int, string, string) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/servermetrics"
@@ -139,18 +137,8 @@ func TestProfileServerMetricsBadURL(t *testing.T) {
 		{[]string{"--server-metrics", "/metrics", "--server-metrics-interval", "0"}, "--server-metrics-interval 0"},
 		{[]string{"--server-metrics-interval", "2"}, "--server-metrics-interval needs --server-metrics"},
 	} {
-		art := filepath.Join(t.TempDir(), "out")
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		code, out, errOut := cliCtx(ctx, append([]string{"profile", "--url", s.URL, "--model", "m", "-q", "--artifact-dir", art}, tc.flags...)...)
-		cancel()
-		if code != ExitInvalidConfig || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d mentioning %q\n%s", tc.flags, code, errOut, ExitInvalidConfig, tc.want, out)
-		}
-		if strings.Contains(errOut, "sekrit") {
+		if errOut := profileInvalid(t, s, tc.flags, tc.want); strings.Contains(errOut, "sekrit") {
 			t.Errorf("%v: the error carries the URL's secret: %s", tc.flags, errOut)
-		}
-		if n := s.seq.Load(); n != 0 {
-			t.Errorf("%v: %d requests reached the server; want none", tc.flags, n)
 		}
 	}
 }
