@@ -81,6 +81,7 @@ type perRequest struct {
 func collect(each func(func(*record.Client) error) error, opt metric.Options) perRequest {
 	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, start: -1}
 	var q metric.Request
+	var tb tokenBins
 	_ = each(func(r *record.Client) error {
 		q.Reset(r, opt)
 		if r.Warmup {
@@ -123,8 +124,7 @@ func collect(each func(func(*record.Client) error) error, opt metric.Options) pe
 		p.itlAt = append(p.itlAt, itl)
 		for _, ch := range r.Chunks {
 			if ch.Tokens > 0 {
-				p.chunkT = append(p.chunkT, ch.T.Seconds())
-				p.chunkTok = append(p.chunkTok, float64(ch.Tokens))
+				tb.add(ch.T, ch.Tokens)
 			}
 		}
 		return nil
@@ -132,7 +132,53 @@ func collect(each func(func(*record.Client) error) error, opt metric.Options) pe
 	if p.start < 0 {
 		p.start = 0
 	}
+	p.chunkT, p.chunkTok = tb.pairs()
 	return p
+}
+
+// tokenBins sums output tokens over time in bins of width (1 ms at first, doubled
+// whenever a run outgrows maxTokenBins), so the token-rate chart costs memory by the
+// run's length, not by its chunk count: a chart slice is at least 100 ms wide.
+type tokenBins struct {
+	width time.Duration
+	sums  []float64
+}
+
+const maxTokenBins = 1 << 22 // 4M bins: 70 minutes at 1 ms, 32 MB
+
+func (b *tokenBins) add(t time.Duration, tokens int) {
+	if b.width == 0 {
+		b.width = time.Millisecond
+	}
+	t = max(t, 0)
+	k := int(t / b.width)
+	for k >= maxTokenBins {
+		for i := 0; i < len(b.sums); i += 2 { // fold pairs: double the width
+			v := b.sums[i]
+			if i+1 < len(b.sums) {
+				v += b.sums[i+1]
+			}
+			b.sums[i/2] = v
+		}
+		b.sums = b.sums[:(len(b.sums)+1)/2]
+		b.width *= 2
+		k = int(t / b.width)
+	}
+	if k >= len(b.sums) {
+		b.sums = append(b.sums, make([]float64, k+1-len(b.sums))...)
+	}
+	b.sums[k] += float64(tokens)
+}
+
+// pairs returns each non-empty bin as (its middle, in seconds; its tokens).
+func (b *tokenBins) pairs() (ts, toks []float64) {
+	for k, v := range b.sums {
+		if v > 0 {
+			ts = append(ts, (time.Duration(k)*b.width + b.width/2).Seconds())
+			toks = append(toks, v)
+		}
+	}
+	return ts, toks
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

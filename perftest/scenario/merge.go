@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -318,14 +317,48 @@ func firstDiff(ref string, shards []shardDir, differ []string) string {
 }
 
 // mergeClient writes the shards' client records into out/client.jsonl in global
-// index order, refusing two records with one index. It holds 24 bytes per record
-// (index, file, offset, length), not the records: a first pass reads each line's
-// index, a second copies the lines in index order, so the merge needs no more
-// memory than Load then needs to compute the metrics of the merged directory.
+// index order, refusing two records with one index.
 func mergeClient(out string, shards []shardDir) (int, error) {
+	return mergeLines(out, ClientFile, shards, true, func(b []byte, s shardDir, ln int) (float64, error) {
+		var head struct {
+			Index *int64 `json:"index"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil || head.Index == nil {
+			return 0, fmt.Errorf("%w: %s/%s:%d: not a client record", ErrMerge, s.dir, ClientFile, ln)
+		}
+		if g := *head.Index; g%int64(s.info.Shards) != int64(s.info.Index) {
+			return 0, fmt.Errorf("%w: %s/%s:%d: global index %d is not shard %d's (≡ %d mod %d)", ErrMerge, s.dir, ClientFile, ln, g, s.info.Index, s.info.Index, s.info.Shards)
+		}
+		return float64(*head.Index), nil
+	})
+}
+
+// mergeServer writes the shards' mock recordings into out/server.jsonl in receive
+// order (0 records and no file when no shard has one).
+func mergeServer(out string, shards []shardDir) (int, error) {
+	return mergeLines(out, ServerFile, shards, false, func(b []byte, s shardDir, ln int) (float64, error) {
+		var head struct {
+			TS *float64 `json:"ts"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil || head.TS == nil {
+			return 0, fmt.Errorf("%w: %s/%s:%d: not a server record", ErrMerge, s.dir, ServerFile, ln)
+		}
+		return *head.TS, nil
+	})
+}
+
+// mergeLines writes the lines of the shards' files called name into out/name, ordered
+// by key (stable). It holds 24 bytes per line (key, file, offset, length), not the
+// records: a first pass reads each line's key, a second copies the lines in order, so
+// the merge needs no more memory than Load then needs for the merged directory. With
+// client set, every shard must have the file and two equal keys are refused; otherwise
+// a missing file is no lines. A last line without its newline (a killed shard) is left
+// out.
+func mergeLines(out, name string, shards []shardDir, client bool, key func(b []byte, s shardDir, ln int) (float64, error)) (int, error) {
 	type line struct {
-		index, off int64
-		n, file    int32
+		key     float64
+		off     int64
+		n, file int32
 	}
 	var lines []line
 	files := make([]*os.File, len(shards))
@@ -336,12 +369,16 @@ func mergeClient(out string, shards []shardDir) (int, error) {
 			}
 		}
 	}()
+	any := false
 	for fi, s := range shards {
-		f, err := os.Open(filepath.Join(s.dir, ClientFile))
+		f, err := os.Open(filepath.Join(s.dir, name))
+		if !client && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return 0, fmt.Errorf("scenario: merge: %w", err)
 		}
-		files[fi] = f
+		files[fi], any = f, true
 		r := bufio.NewReaderSize(f, 1<<20)
 		var off int64
 		for ln := 1; ; ln++ {
@@ -352,32 +389,31 @@ func mergeClient(out string, shards []shardDir) (int, error) {
 				b = append(slices.Clone(b), more...)
 			}
 			if err == io.EOF {
-				break // a last line without its newline was cut short by a kill: left out
+				break
 			}
 			if err != nil {
 				return 0, fmt.Errorf("scenario: merge: %s: %w", s.dir, err)
 			}
-			var head struct {
-				Index *int64 `json:"index"`
+			k, err := key(b, s, ln)
+			if err != nil {
+				return 0, err
 			}
-			if err := json.Unmarshal(b, &head); err != nil || head.Index == nil {
-				return 0, fmt.Errorf("%w: %s/%s:%d: not a client record", ErrMerge, s.dir, ClientFile, ln)
-			}
-			if g := *head.Index; g%int64(s.info.Shards) != int64(s.info.Index) {
-				return 0, fmt.Errorf("%w: %s/%s:%d: global index %d is not shard %d's (≡ %d mod %d)", ErrMerge, s.dir, ClientFile, ln, g, s.info.Index, s.info.Index, s.info.Shards)
-			}
-			lines = append(lines, line{index: *head.Index, off: off, n: int32(len(b)), file: int32(fi)})
+			lines = append(lines, line{key: k, off: off, n: int32(len(b)), file: int32(fi)})
 			off += int64(len(b))
 		}
 	}
-	// Stable: a file's lines of one index (none today) would keep their order.
-	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.index, b.index) })
-	for i := 1; i < len(lines); i++ {
-		if lines[i].index == lines[i-1].index {
-			return 0, fmt.Errorf("%w: two records with global index %d (%s and %s)", ErrMerge, lines[i].index, shards[lines[i-1].file].dir, shards[lines[i].file].dir)
+	if !any {
+		return 0, nil
+	}
+	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.key, b.key) })
+	if client {
+		for i := 1; i < len(lines); i++ {
+			if lines[i].key == lines[i-1].key {
+				return 0, fmt.Errorf("%w: two records with global index %d (%s and %s)", ErrMerge, int64(lines[i].key), shards[lines[i-1].file].dir, shards[lines[i].file].dir)
+			}
 		}
 	}
-	err := reportgen.WriteFileAtomic(filepath.Join(out, ClientFile), func(w io.Writer) error {
+	err := reportgen.WriteFileAtomic(filepath.Join(out, name), func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		var buf []byte
 		for _, l := range lines {
@@ -395,37 +431,4 @@ func mergeClient(out string, shards []shardDir) (int, error) {
 		return 0, fmt.Errorf("scenario: merge: %w", err)
 	}
 	return len(lines), nil
-}
-
-// mergeServer concatenates the shards' mock recordings in receive order.
-func mergeServer(out string, shards []shardDir) (int, error) {
-	var all []record.Server
-	any := false
-	for _, s := range shards {
-		rs, err := loadServer(filepath.Join(s.dir, ServerFile))
-		if err != nil && !errors.Is(err, record.ErrTruncated) {
-			return 0, err
-		}
-		if rs != nil {
-			any = true
-		}
-		all = append(all, rs...)
-	}
-	if !any {
-		return 0, nil
-	}
-	slices.SortStableFunc(all, func(a, b record.Server) int { return cmp.Compare(a.TS, b.TS) })
-	err := reportgen.WriteFileAtomic(filepath.Join(out, ServerFile), func(w io.Writer) error {
-		enc := record.NewEncoder(w)
-		for i := range all {
-			if err := enc.Encode(&all[i]); err != nil {
-				return err
-			}
-		}
-		return enc.Flush()
-	})
-	if err != nil {
-		return 0, fmt.Errorf("scenario: merge: %w", err)
-	}
-	return len(all), nil
 }
