@@ -209,9 +209,10 @@ func (a *Accumulator) Bytes() int {
 // Requests calls f with each successful non-warmup request's values (without ICL and
 // ITLVLLM, which the accumulator keeps only as sketches), in the order added.
 func (a *Accumulator) Requests(f func(*Request)) {
+	var q Request // one value for the whole walk: f gets a pointer, so a per-request one would escape
 	for _, b := range a.blocks {
 		for i := range b {
-			q := b[i].request()
+			q = b[i].request()
 			f(&q)
 		}
 	}
