@@ -814,15 +814,14 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		}
 		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
 	}
-	if r.tok.HasChatTemplate() {
-		s, err := r.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
-		if err != nil {
-			return v, false
-		}
-		v.tmpl, v.mode = r.tok.Count(s, false), record.ModeChatTemplate
-		return v, true
+	n, fallback, err := r.tok.CountChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
+	if err != nil {
+		return v, false
 	}
-	v.tmpl, v.mode = r.tok.Count(tokenizer.RenderChatMLFallback(msgs, addGen), false), record.ModeChatTemplateFallback
+	v.tmpl, v.mode = n, record.ModeChatTemplate
+	if fallback {
+		v.mode = record.ModeChatTemplateFallback
+	}
 	return v, true
 }
 

@@ -377,20 +377,25 @@ func segmentCut(s string, max int) int {
 	return i
 }
 
-// encodeChat renders msgs with the tokenizer's chat template (or the ChatML fallback)
-// and encodes the result without adding special tokens (the template has them),
-// bounded by the context length (see [Server.encodeBounded]).
+// encodeChat renders msgs as [tokenizer.Tokenizer.ChatInput] does (the chat template,
+// or the ChatML fallback) and encodes the result without adding special tokens (the
+// rendering has them), bounded by the context length (see [Server.encodeBounded]).
 func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool) ([]int, int, string, error) {
-	if s.tok.HasChatTemplate() {
-		text, err := s.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
-		if err != nil {
-			return nil, 0, "", err
-		}
-		ids, n := s.encodeBounded(text, s.maxModelLen())
-		return ids, n, record.ModeChatTemplate, nil
+	text, fallback, err := s.tok.ChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
+	if err != nil {
+		return nil, 0, "", err
 	}
-	ids, n := s.encodeBounded(tokenizer.RenderChatMLFallback(msgs, addGen), s.maxModelLen())
-	return ids, n, record.ModeChatTemplateFallback, nil
+	ids, n := s.encodeBounded(text, s.maxModelLen())
+	return ids, n, chatMode(fallback), nil
+}
+
+// chatMode is the record's tokenization mode of a chat input rendered with the
+// template or with the ChatML fallback.
+func chatMode(fallback bool) string {
+	if fallback {
+		return record.ModeChatTemplateFallback
+	}
+	return record.ModeChatTemplate
 }
 
 func (s *Server) checkIDs(ids []int, param string) *apiError {
