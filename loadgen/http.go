@@ -488,6 +488,7 @@ type worker struct {
 	buf     []byte
 	drained bool
 	readErr error
+	x       exchange // the exchange in progress
 }
 
 func newWorker() *worker {
@@ -501,219 +502,312 @@ func newWorker() *worker {
 // keptBody is the largest response body buffer a worker keeps for the next response.
 const keptBody = 64 << 10
 
+// exchange is the state of one request/response exchange on a worker.
+type exchange struct {
+	ctx     context.Context
+	clock   *runClock
+	c       *call
+	rec     *record.Client
+	res     *result
+	total   time.Time // the total deadline (zero: none)
+	cn      *conn
+	reused  bool        // cn came from the idle pool
+	stamped bool        // cn reads carry kernel timestamps
+	stop    func() bool // stops watching ctx for this request
+	keep    bool        // cn may go back to the pool
+	// While reading a stream:
+	sawDone  bool
+	prevRead int // cn.reads at the previous event
+}
+
 // do performs c and fills rec (timestamps, status, error, chunks, usage) and res.
 // It never returns an error: every failure is recorded in rec.
 func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) {
 	rec.UsagePromptTokens, rec.UsageCompletionTokens = -1, -1
-	var totalDeadline time.Time
+	w.x = exchange{ctx: ctx, clock: clock, c: c, rec: rec, res: res}
+	x := &w.x
 	if c.timeout > 0 {
-		totalDeadline = time.Now().Add(c.timeout)
+		x.total = time.Now().Add(c.timeout)
 	}
-	var (
-		cn      *conn
-		reused  bool
-		stamped bool
-		err     error
-	)
-	var (
-		stop func() bool
-		resp = &w.resp
-	)
+	ok, err := w.send(x)
+	if !ok {
+		return
+	}
+	defer x.release()
+	w.receive(x, err)
+}
+
+// release returns the connection to the pool when the response left it reusable,
+// and closes it otherwise.
+func (x *exchange) release() {
+	if x.stop() && x.keep && x.ctx.Err() == nil {
+		x.c.target.put(x.cn)
+	} else {
+		x.cn.Close()
+	}
+}
+
+// send connects, writes the request and reads the response headers, retrying once on
+// a fresh connection when a reused keep-alive one turns out to be stale. ok is false
+// when the exchange ended, recorded, before a response; err is the header read's.
+func (w *worker) send(x *exchange) (ok bool, err error) {
 	for attempt := 0; ; attempt++ {
-		cn, reused, err = c.target.get(ctx, clock, totalDeadline)
-		if err != nil {
-			rec.Sent = clock.now()
-			rec.Done = rec.Sent
-			if ctx.Err() != nil {
-				rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
-			} else {
-				rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+c.target.addr+": "+err.Error()
+		if !w.connect(x) {
+			return false, nil
+		}
+		retryable := x.reused && attempt == 0
+		if err := w.writeRequest(x.cn.Conn, x.c); err != nil {
+			if x.ctx.Err() == nil && !retryable && w.answeredAnyway(x.cn, x.c) {
+				// The server answered, then cut the write short (a 413 for a body over
+				// its limit): record its answer, not a connect error.
+				x.stop = noStop
+				return true, nil
 			}
-			return
-		}
-		cn.armed, cn.first = true, 0
-		cn.setTotalDeadline(totalDeadline, c.timeout)
-		if ctx.Err() != nil {
-			// Cancelled, perhaps before the deadline just set replaced the one in the
-			// past that cancellation set (a later cancellation sets it again).
-			cn.Close()
-			rec.Sent = clock.now()
-			rec.Done = rec.Sent
-			rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before sending"
-			return
-		}
-		stamped = cn.useKernelTimestamps(c.stream && c.target.kernelTS)
-		rec.Sent = clock.now()
-		err = w.writeRequest(cn.Conn, c)
-		if err != nil && ctx.Err() == nil && (!reused || attempt > 0) && w.answeredAnyway(cn, c) {
-			// The server answered, then cut the write short (a 413 for a body over its
-			// limit): record its answer, not a connect error.
-			err, stop = nil, noStop
-			break
-		}
-		if err != nil {
-			cn.Close()
-			if ctx.Err() != nil {
-				rec.Done = clock.now()
-				rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
-				return
+			if w.writeFailed(x, err, retryable) {
+				continue // a stale keep-alive connection: retry once on a fresh one
 			}
-			if !reused || attempt > 0 {
-				rec.Done = clock.now()
-				rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+err.Error()
-				return
-			}
-			continue // a stale keep-alive connection: retry once on a fresh one
+			return false, nil
 		}
-		// Cancellation interrupts blocked reads by moving the deadline into the past:
-		// the connection watches the run's context; a request's own context (see
-		// Config.CancelFraction) is watched for this request.
-		stop = noStop
-		if ctx.Done() != nil && ctx != cn.watch {
-			stop = context.AfterFunc(ctx, cn.cancelReads)
-		}
-		resp.Reset()
-		resp.StreamBody = c.stream
-		if c.stream && c.idle > 0 {
-			// A stream's headers come before the first token: the idle timeout bounds
-			// the wait for them too (the total one still caps it). A non-streaming
-			// answer is generated whole before its headers, so only the total bounds it.
-			cn.setHeaderDeadline(time.Now().Add(c.idle), totalDeadline)
-		}
-		err = resp.Read(cn.br)
-		if err != nil && reused && attempt == 0 && cn.first == 0 && ctx.Err() == nil && isClosed(err) {
+		err = w.readHead(x)
+		if err != nil && retryable && x.cn.first == 0 && x.ctx.Err() == nil && isClosed(err) {
 			// The server closed the idle connection as we reused it (nothing came
 			// back): retry once on a fresh connection, as net/http does.
-			stop()
-			cn.Close()
+			x.stop()
+			x.cn.Close()
 			continue
 		}
-		break
+		return true, err
 	}
-	keep := false
-	defer func() {
-		if stop() && keep && ctx.Err() == nil {
-			c.target.put(cn)
+}
+
+// connect takes a connection for x (pooled or new) and arms its deadlines; false if
+// the exchange ended there (recorded).
+func (w *worker) connect(x *exchange) bool {
+	rec := x.rec
+	cn, reused, err := x.c.target.get(x.ctx, x.clock, x.total)
+	if err != nil {
+		rec.Sent = x.clock.now()
+		rec.Done = rec.Sent
+		if x.ctx.Err() != nil {
+			rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
 		} else {
-			cn.Close()
+			rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
 		}
-	}()
-	if cn.first > 0 {
-		rec.FirstByte = cn.first
+		return false
 	}
-	if stamped {
+	x.cn, x.reused = cn, reused
+	cn.armed, cn.first = true, 0
+	cn.setTotalDeadline(x.total, x.c.timeout)
+	if x.ctx.Err() != nil {
+		// Cancelled, perhaps before the deadline just set replaced the one in the
+		// past that cancellation set (a later cancellation sets it again).
+		cn.Close()
+		rec.Sent = x.clock.now()
+		rec.Done = rec.Sent
+		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before sending"
+		return false
+	}
+	x.stamped = cn.useKernelTimestamps(x.c.stream && x.c.target.kernelTS)
+	rec.Sent = x.clock.now()
+	return true
+}
+
+// writeFailed closes the connection a write failed on and reports whether to retry
+// on a fresh one; if not, the failure is recorded.
+func (w *worker) writeFailed(x *exchange, err error, retryable bool) (retry bool) {
+	x.cn.Close()
+	rec := x.rec
+	if x.ctx.Err() != nil {
+		rec.Done = x.clock.now()
+		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
+		return false
+	}
+	if !retryable {
+		rec.Done = x.clock.now()
+		rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+err.Error()
+		return false
+	}
+	return true
+}
+
+// readHead reads the response headers into w.resp.
+func (w *worker) readHead(x *exchange) error {
+	ctx, cn, c := x.ctx, x.cn, x.c
+	// Cancellation interrupts blocked reads by moving the deadline into the past:
+	// the connection watches the run's context; a request's own context (see
+	// Config.CancelFraction) is watched for this request.
+	x.stop = noStop
+	if ctx.Done() != nil && ctx != cn.watch {
+		x.stop = context.AfterFunc(ctx, cn.cancelReads)
+	}
+	resp := &w.resp
+	resp.Reset()
+	resp.StreamBody = c.stream
+	if c.stream && c.idle > 0 {
+		// A stream's headers come before the first token: the idle timeout bounds
+		// the wait for them too (the total one still caps it). A non-streaming
+		// answer is generated whole before its headers, so only the total bounds it.
+		cn.setHeaderDeadline(time.Now().Add(c.idle), x.total)
+	}
+	return resp.Read(cn.br)
+}
+
+// receive records the response whose headers were read with err: an error status,
+// a whole body, or an event stream.
+func (w *worker) receive(x *exchange, err error) {
+	rec := x.rec
+	if x.cn.first > 0 {
+		rec.FirstByte = x.cn.first
+	}
+	if x.stamped {
 		rec.Clock = record.ClockKernel
 	}
 	if err != nil {
-		rec.Done = clock.now()
-		rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
+		rec.Done = x.clock.now()
+		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
 		if rec.ErrorKind == record.ErrTimeout && rec.Error != "loadgen: total timeout" {
 			rec.Error = "loadgen: idle timeout waiting for the response headers"
 		}
 		return
 	}
-	rec.Status = resp.StatusCode()
-	if rec.Status < 200 || rec.Status > 299 {
-		body := w.readAll(resp, cn, c, totalDeadline)
-		rec.Done = clock.now()
-		rec.ResponseBytes = len(body)
-		rec.ErrorKind = record.ErrHTTPStatus
-		rec.Error = fmt.Sprintf("loadgen: HTTP %d: %s", rec.Status, snippet(body))
-		keep = !resp.ConnectionClose() && w.drained
-		return
+	rec.Status = w.resp.StatusCode()
+	switch {
+	case rec.Status < 200 || rec.Status > 299:
+		w.readFailure(x)
+	case !x.c.stream || !isEventStream(&w.resp):
+		w.readWhole(x)
+	default:
+		w.readStream(x)
 	}
-	if !c.stream || !isEventStream(resp) {
-		var body []byte
-		if c.stream {
-			body = w.readAll(resp, cn, c, totalDeadline)
-			if !w.drained {
-				rec.Done = clock.now()
-				rec.ErrorKind, rec.Error = errKind(ctx, w.readErr, totalDeadline)
-				return
-			}
-		} else {
-			body = resp.Body()
-		}
-		rec.Done = clock.now()
-		rec.ResponseBytes = len(body)
-		keep = !resp.ConnectionClose()
-		w.parseBody(body, c, rec, res)
-		resp.ReleaseBody(keptBody)
-		return
-	}
+}
 
-	// Streaming: timestamp every read, then split and parse events.
+// readFailure records a non-2xx answer with the start of its body.
+func (w *worker) readFailure(x *exchange) {
+	rec, resp := x.rec, &w.resp
+	body := w.readAll(resp, x.cn, x.c, x.total)
+	rec.Done = x.clock.now()
+	rec.ResponseBytes = len(body)
+	rec.ErrorKind = record.ErrHTTPStatus
+	rec.Error = fmt.Sprintf("loadgen: HTTP %d: %s", rec.Status, snippet(body))
+	x.keep = !resp.ConnectionClose() && w.drained
+}
+
+// readWhole reads and parses a whole (non-event-stream) body.
+func (w *worker) readWhole(x *exchange) {
+	rec, resp := x.rec, &w.resp
+	var body []byte
+	if x.c.stream {
+		body = w.readAll(resp, x.cn, x.c, x.total)
+		if !w.drained {
+			rec.Done = x.clock.now()
+			rec.ErrorKind, rec.Error = errKind(x.ctx, w.readErr, x.total)
+			return
+		}
+	} else {
+		body = resp.Body()
+	}
+	rec.Done = x.clock.now()
+	rec.ResponseBytes = len(body)
+	x.keep = !resp.ConnectionClose()
+	w.parseBody(body, x.c, rec, x.res)
+	resp.ReleaseBody(keptBody)
+}
+
+// readStream timestamps every read of an event stream, then splits and parses its
+// events until it ends.
+func (w *worker) readStream(x *exchange) {
+	cn := x.cn
 	tr := &w.tr
-	*tr = timedReader{ctx: ctx, r: resp.BodyStream(), c: cn, clock: clock, idle: c.idle, total: totalDeadline}
-	_ = cn.SetReadDeadline(totalDeadline)
+	*tr = timedReader{ctx: x.ctx, r: w.resp.BodyStream(), c: cn, clock: x.clock, idle: x.c.idle, total: x.total}
+	_ = cn.SetReadDeadline(x.total)
 	cn.deadlineUnknown = true
 	w.sse.Reset(tr)
-	sawDone := false
-	prevRead := -1
+	x.sawDone, x.prevRead = false, -1
 	for {
 		ev, err := w.sse.Next()
 		if err != nil {
-			rec.Done = clock.now()
-			rec.ResponseBytes = int(w.sse.Bytes())
-			if err == io.EOF {
-				if !sawDone && c.endpoint != EndpointResponses && c.endpoint != EndpointMessages && rec.ErrorKind == "" {
-					rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: stream ended without [DONE]"
-				}
-				keep = rec.ErrorKind == "" && !resp.ConnectionClose()
-				_ = resp.CloseBodyStream()
-				return
-			}
-			if rec.ErrorKind == "" || rec.ErrorKind == record.ErrMalformed {
-				rec.ErrorKind, rec.Error = errKind(ctx, err, totalDeadline)
-			}
-			_ = resp.CloseBodyStream()
+			w.streamEnded(x, err)
 			return
 		}
-		t := tr.last
-		if string(ev.Data) == "[DONE]" {
-			sawDone = true
-			continue
+		w.event(x, ev)
+	}
+}
+
+// streamEnded records how a stream ended: at EOF (a stream of OpenAI chunks must have
+// sent [DONE] first) or with a read error.
+func (w *worker) streamEnded(x *exchange, err error) {
+	rec, resp := x.rec, &w.resp
+	rec.Done = x.clock.now()
+	rec.ResponseBytes = int(w.sse.Bytes())
+	if err == io.EOF {
+		if !x.sawDone && x.c.endpoint != EndpointResponses && x.c.endpoint != EndpointMessages && rec.ErrorKind == "" {
+			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: stream ended without [DONE]"
 		}
-		if sawDone {
-			continue
+		x.keep = rec.ErrorKind == "" && !resp.ConnectionClose()
+		_ = resp.CloseBodyStream()
+		return
+	}
+	if rec.ErrorKind == "" || rec.ErrorKind == record.ErrMalformed {
+		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
+	}
+	_ = resp.CloseBodyStream()
+}
+
+// event parses one stream event and records its chunk.
+func (w *worker) event(x *exchange, ev sse.Event) {
+	rec := x.rec
+	t := w.tr.last
+	if string(ev.Data) == "[DONE]" {
+		x.sawDone = true
+		return
+	}
+	if x.sawDone {
+		return
+	}
+	if err := w.parser.Parse(ev.Data, &w.chunk); err != nil {
+		if rec.ErrorKind == "" {
+			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: non-JSON event: "+snippet(ev.Data)
 		}
-		if err := w.parser.Parse(ev.Data, &w.chunk); err != nil {
-			if rec.ErrorKind == "" {
-				rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: non-JSON event: "+snippet(ev.Data)
-			}
-			continue
-		}
-		ch := &w.chunk
-		if bad := errorEvent(ch, ev.Type, ev.Data); bad != "" && rec.ErrorKind == "" {
-			rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error event: "+snippet(ev.Data)
-		}
-		res.add(ch.Text, ch.Reasoning)
-		res.ends = append(res.ends, len(res.text))
-		if c.firstOutput != nil && len(res.text) > 0 {
-			c.firstOutput()
-			c.firstOutput = nil
-		}
-		if len(ch.Text) > 0 && rec.FirstOutput == 0 {
-			rec.FirstOutput = t
-		}
-		if cn.reads == prevRead && len(rec.Chunks) > 0 {
-			// Same read as the previous event: that one's time is only an upper bound.
-			rec.Chunks[len(rec.Chunks)-1].Batched = true
-		}
-		choices := ch.Choices > 0 || c.endpoint == EndpointMessages && string(ch.Type) == "content_block_delta"
-		rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: choices})
-		prevRead = cn.reads
-		if ch.FinishReason != nil {
-			rec.FinishReason = string(ch.FinishReason)
-		}
-		if c.endpoint == EndpointMessages {
-			messagesUsage(ch, rec)
-		} else if ch.HasUsage {
-			rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
-		}
-		if ch.UsageReasoning > 0 {
-			rec.UsageReasoningTokens = ch.UsageReasoning
-		}
+		return
+	}
+	ch := &w.chunk
+	if bad := errorEvent(ch, ev.Type, ev.Data); bad != "" && rec.ErrorKind == "" {
+		rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error event: "+snippet(ev.Data)
+	}
+	res := x.res
+	res.add(ch.Text, ch.Reasoning)
+	res.ends = append(res.ends, len(res.text))
+	if x.c.firstOutput != nil && len(res.text) > 0 {
+		x.c.firstOutput()
+		x.c.firstOutput = nil
+	}
+	if len(ch.Text) > 0 && rec.FirstOutput == 0 {
+		rec.FirstOutput = t
+	}
+	x.chunk(ch, t)
+}
+
+// chunk records one parsed chunk that arrived at t: its time (batched when it came in
+// the same read as the previous one), finish reason and usage.
+func (x *exchange) chunk(ch *openai.StreamChunk, t time.Duration) {
+	rec, c := x.rec, x.c
+	if x.cn.reads == x.prevRead && len(rec.Chunks) > 0 {
+		// Same read as the previous event: that one's time is only an upper bound.
+		rec.Chunks[len(rec.Chunks)-1].Batched = true
+	}
+	choices := ch.Choices > 0 || c.endpoint == EndpointMessages && string(ch.Type) == "content_block_delta"
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: choices})
+	x.prevRead = x.cn.reads
+	if ch.FinishReason != nil {
+		rec.FinishReason = string(ch.FinishReason)
+	}
+	if c.endpoint == EndpointMessages {
+		messagesUsage(ch, rec)
+	} else if ch.HasUsage {
+		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+	}
+	if ch.UsageReasoning > 0 {
+		rec.UsageReasoningTokens = ch.UsageReasoning
 	}
 }
 
