@@ -560,7 +560,7 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 			}
 		}
 		last := ti == len(conv.Turns)-1
-		text := r.request(ctx, conv.ID, len(conv.Turns), ti, idx, due, t, &tc, !last)
+		text := r.request(ctx, &turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: &tc, wantText: !last})
 		if held {
 			<-r.sem
 			held = false
@@ -587,38 +587,91 @@ type scratch struct {
 	lastOK    [2]bool // lastKey, lastText valid
 }
 
+// turnReq is one turn of a conversation to send: turn of nTurns, request index idx,
+// scheduled at due; its text is returned when wantText (a later turn carries it in its
+// history).
+type turnReq struct {
+	convID    string
+	nTurns    int
+	turn, idx int
+	due       time.Duration
+	t         *dataset.Turn
+	tc        *turnCtx
+	wantText  bool
+	endpoint  Endpoint
+	stream    bool
+}
+
 // request sends one turn and records it; it returns the generated text when
-// wantText is true (a later turn carries it in its history).
-func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx int, due time.Duration, t *dataset.Turn, tc *turnCtx, wantText bool) string {
-	cfg := &r.cfg
-	e := cfg.endpoint()
-	if t.Endpoint != "" {
-		e = Endpoint(t.Endpoint)
-	}
-	stream := cfg.Stream
-	if t.Stream != nil {
-		stream = *t.Stream
-	}
-	if !e.generates() {
-		stream = false
-	}
+// q.wantText is true.
+func (r *runner) request(ctx context.Context, q *turnReq) string {
+	q.endpoint, q.stream = r.shape(q.t)
 	tg := r.pick()
 	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
 		tg.pending.Add(1) // only this routing reads it: spare the shared counter
 		defer tg.pending.Add(-1)
 	}
+	rec := r.newRecord(q, tg)
+	sc, _ := r.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer r.scratch.Put(sc)
+	c := &sc.call
+	*c = call{
+		target: tg, body: r.bodies.build(q.endpoint, q.t, q.tc, q.stream), requestID: rec.RequestID, stream: q.stream,
+		endpoint: q.endpoint, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
+	}
+	rctx, stop := r.maybeCancel(ctx)
+	defer stop()
+	res := &sc.res
+	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
+	if r.prefill == nil {
+		r.sender.send(rctx, c, rec, res)
+	} else {
+		r.sendPrefill(rctx, c, rec, res)
+	}
+	// Counted after the send, so rendering never delays a request; tc and t are
+	// unchanged until this function returns, so these are the messages sent.
+	r.templateCount(q.endpoint, q.t, q.tc, rec, sc)
+	r.count(rec, res, sc)
+	checkEmptyOutput(rec, res, q)
+	c.body = nil
+	r.done <- rec
+	if q.wantText {
+		return string(res.text)
+	}
+	return ""
+}
+
+// shape is the endpoint turn t goes to and whether it streams.
+func (r *runner) shape(t *dataset.Turn) (Endpoint, bool) {
+	e := r.cfg.endpoint()
+	if t.Endpoint != "" {
+		e = Endpoint(t.Endpoint)
+	}
+	stream := r.cfg.Stream
+	if t.Stream != nil {
+		stream = *t.Stream
+	}
+	return e, stream && e.generates()
+}
+
+// newRecord starts q's record (from the pool) with what is known before the send.
+func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
+	cfg, t := &r.cfg, q.t
 	rec, _ := r.recs.Get().(*record.Client)
 	if rec == nil {
 		rec = &record.Client{}
 	}
 	*rec = record.Client{
-		Index: idx, RequestID: "req-" + strconv.Itoa(idx), Turn: turn, URL: tg.url, Endpoint: string(e),
-		Model: cfg.Model, Stream: stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: due,
+		Index: q.idx, RequestID: "req-" + strconv.Itoa(q.idx), Turn: q.turn, URL: tg.url, Endpoint: string(q.endpoint),
+		Model: cfg.Model, Stream: q.stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: q.due,
 		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL,
 		Chunks: rec.Chunks[:0],
 	}
-	if nTurns > 1 {
-		rec.Conversation = convID
+	if q.nTurns > 1 {
+		rec.Conversation = q.convID
 	}
 	if t.Model != "" {
 		rec.Model = t.Model
@@ -629,65 +682,47 @@ func (r *runner) request(ctx context.Context, convID string, nTurns, turn, idx i
 	if t.Body != nil {
 		rec.ISLExact = true
 	}
-	if len(tc.history) > 0 {
+	if len(q.tc.history) > 0 {
 		n := t.ISL
-		for _, m := range tc.history {
+		for _, m := range q.tc.history {
 			n += r.tok.Count(m.Content, false)
 		}
 		rec.ISL = n
 	}
+	due := q.due
 	if due == 0 && r.pacer == nil {
 		due = r.clock.now() // closed loop: no schedule, no client queueing
 		rec.Scheduled = due
 	}
-	warm := (cfg.WarmupRequests > 0 && idx < cfg.WarmupRequests) || (cfg.WarmupDuration > 0 && due < cfg.WarmupDuration)
-	rec.Warmup = warm
-	sc, _ := r.scratch.Get().(*scratch)
-	if sc == nil {
-		sc = &scratch{}
+	rec.Warmup = (cfg.WarmupRequests > 0 && q.idx < cfg.WarmupRequests) || (cfg.WarmupDuration > 0 && due < cfg.WarmupDuration)
+	return rec
+}
+
+// maybeCancel returns the context to send under: ctx, or, for the Config.CancelFraction
+// of requests drawn, one cancelled after Config.CancelAfter.
+func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+	cfg := &r.cfg
+	if cfg.CancelFraction <= 0 {
+		return ctx, func() {}
 	}
-	defer r.scratch.Put(sc)
-	c := &sc.call
-	*c = call{
-		target: tg, body: r.bodies.build(e, t, tc, stream), requestID: rec.RequestID, stream: stream,
-		endpoint: e, hdr: r.hdr, timeout: cfg.timeout(), idle: cfg.idleTimeout(),
+	r.cancelMu.Lock()
+	cancel := r.cancelRng.Float64() < cfg.CancelFraction
+	r.cancelMu.Unlock()
+	if !cancel {
+		return ctx, func() {}
 	}
-	rctx := ctx
-	if cfg.CancelFraction > 0 {
-		r.cancelMu.Lock()
-		cancel := r.cancelRng.Float64() < cfg.CancelFraction
-		r.cancelMu.Unlock()
-		if cancel {
-			var stop context.CancelFunc
-			rctx, stop = context.WithTimeoutCause(ctx, cfg.CancelAfter, errCancelFraction)
-			defer stop()
-		}
-	}
-	res := &sc.res
-	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
-	if r.prefill == nil {
-		r.sender.send(rctx, c, rec, res)
-	} else {
-		r.sendPrefill(rctx, c, rec, res)
-	}
-	// Counted after the send, so rendering never delays a request; tc and t are
-	// unchanged until this function returns, so these are the messages sent.
-	r.templateCount(e, t, tc, rec, sc)
-	r.count(rec, res, sc)
-	if rec.OK() && stream && e.generates() && len(res.text) == 0 {
-		// A 200 stream without a single output token has no TTFT, ITL or OSL to
-		// measure: the server failed the request without saying so.
+	return context.WithTimeoutCause(ctx, cfg.CancelAfter, errCancelFraction)
+}
+
+// checkEmptyOutput fails a 200 stream that carried no output token: it has no TTFT,
+// ITL or OSL to measure; the server failed the request without saying so.
+func checkEmptyOutput(rec *record.Client, res *result, q *turnReq) {
+	if rec.OK() && q.stream && q.endpoint.generates() && len(res.text) == 0 {
 		rec.ErrorKind, rec.Error = record.ErrEmptyOutput, "loadgen: the stream carried no output"
 		if rec.RequestedOSL > 0 {
 			rec.Error += fmt.Sprintf(" (%d tokens asked for)", rec.RequestedOSL)
 		}
 	}
-	c.body = nil
-	r.done <- rec
-	if wantText {
-		return string(res.text)
-	}
-	return ""
 }
 
 // sendPrefill sends c holding a prefill slot (Config.PrefillConcurrency) from
