@@ -399,50 +399,75 @@ func (c *Config) timeout() time.Duration {
 // Validate reports every problem of c at once (errors.Join), each wrapping
 // ErrInvalidConfig. It sends nothing.
 func (c *Config) Validate() error {
-	var errs []error
-	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, a...)...))
-	}
+	var p problems
+	c.checkTarget(&p)
+	c.checkInput(&p)
+	c.checkLoad(&p)
+	c.checkStop(&p)
+	c.checkLimits(&p)
+	c.checkLengths(&p)
+	c.checkClient(&p)
+	c.checkTokens(&p)
+	c.checkSLO(&p)
+	p = append(p, c.validateShards()...)
+	return errors.Join(p...)
+}
+
+// problems collects a config's problems, each wrapping ErrInvalidConfig.
+type problems []error
+
+func (p *problems) add(format string, a ...any) {
+	*p = append(*p, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, a...)...))
+}
+
+// checkTarget checks where requests go and in what shape: URLs, routing, endpoint,
+// streaming and the output-length field.
+func (c *Config) checkTarget(p *problems) {
 	if len(c.URLs) == 0 {
-		bad("no URL")
+		p.add("no URL")
 	}
 	for _, u := range c.URLs {
-		p, err := url.Parse(u)
+		pu, err := url.Parse(u)
 		switch {
 		case err != nil:
-			bad("url %q: %v", u, err)
-		case p.Scheme != "http" && p.Scheme != "https":
-			bad("url %q: scheme must be http or https", u)
-		case p.Host == "":
-			bad("url %q: no host", u)
+			p.add("url %q: %v", u, err)
+		case pu.Scheme != "http" && pu.Scheme != "https":
+			p.add("url %q: scheme must be http or https", u)
+		case pu.Host == "":
+			p.add("url %q: no host", u)
 		}
 	}
 	switch c.Routing {
 	case "", RouteRoundRobin, RouteLeastOutstanding:
 	default:
-		bad("routing %q: want %s or %s", c.Routing, RouteRoundRobin, RouteLeastOutstanding)
+		p.add("routing %q: want %s or %s", c.Routing, RouteRoundRobin, RouteLeastOutstanding)
 	}
 	switch c.endpoint() {
 	case EndpointChat, EndpointCompletions, EndpointEmbeddings, EndpointRankings, EndpointRerank, EndpointResponses, EndpointMessages:
 	default:
-		bad("endpoint %q: want chat, completions, embeddings, rankings, rerank, responses or messages", c.Endpoint)
+		p.add("endpoint %q: want chat, completions, embeddings, rankings, rerank, responses or messages", c.Endpoint)
 	}
 	if c.Stream && !c.endpoint().generates() {
-		bad("stream: endpoint %s does not stream", c.endpoint())
+		p.add("stream: endpoint %s does not stream", c.endpoint())
 	}
 	switch c.OSLField {
 	case "", OSLMaxCompletionTokens, OSLMaxTokens, OSLNone:
 	default:
-		bad("osl_field %q: want max_completion_tokens, max_tokens or none", c.OSLField)
+		p.add("osl_field %q: want max_completion_tokens, max_tokens or none", c.OSLField)
 	}
+}
+
+// checkInput checks what is sent: the corpus (and vLLM's length rules), prefixes,
+// passages, an input file and its schedule.
+func (c *Config) checkInput(p *problems) {
 	switch c.Corpus {
 	case "", CorpusShakespeare, CorpusRandom, CorpusVLLM:
 	default:
-		bad("corpus %q: want shakespeare, random or vllm", c.Corpus)
+		p.add("corpus %q: want shakespeare, random or vllm", c.Corpus)
 	}
 	if c.Corpus == CorpusVLLM {
 		if c.Requests <= 0 {
-			bad("corpus vllm: requests must be set (vLLM draws all lengths up front)")
+			p.add("corpus vllm: requests must be set (vLLM draws all lengths up front)")
 		}
 		var ratios []float64
 		for _, s := range []struct {
@@ -451,118 +476,145 @@ func (c *Config) Validate() error {
 		}{{"isl", c.ISL}, {"osl", c.OSL}} {
 			_, r, err := vllmLen(s.spec)
 			if err != nil {
-				bad("corpus vllm: %s: %v", s.name, err)
+				p.add("corpus vllm: %s: %v", s.name, err)
 			}
 			if _, ok := s.spec.Distribution.(distribution.VLLMRange); ok {
 				ratios = append(ratios, r)
 			}
 		}
 		if len(ratios) == 2 && ratios[0] != ratios[1] {
-			bad("corpus vllm: isl and osl range ratios differ (%v, %v); vLLM has one --random-range-ratio", ratios[0], ratios[1])
+			p.add("corpus vllm: isl and osl range ratios differ (%v, %v); vLLM has one --random-range-ratio", ratios[0], ratios[1])
 		}
 	}
 	if c.PrefixTokens < 0 {
-		bad("prefix_tokens %d < 0", c.PrefixTokens)
+		p.add("prefix_tokens %d < 0", c.PrefixTokens)
 	}
 	if c.Passages < 0 {
-		bad("passages %d < 0", c.Passages)
+		p.add("passages %d < 0", c.Passages)
 	}
 	switch c.InputFormat {
 	case "", FormatPayloads, FormatMooncake, FormatShareGPT, FormatRecording:
 	default:
-		bad("input_format %q: want payloads, mooncake, sharegpt or recording", c.InputFormat)
+		p.add("input_format %q: want payloads, mooncake, sharegpt or recording", c.InputFormat)
 	}
 	if c.InputFile != "" && c.InputFormat == "" {
-		bad("input_file set without input_format")
+		p.add("input_file set without input_format")
 	}
 	if c.InputFile == "" && c.InputFormat != "" {
-		bad("input_format %q without input_file", c.InputFormat)
+		p.add("input_format %q without input_file", c.InputFormat)
 	}
 	if c.Schedule {
 		if c.InputFormat != FormatMooncake && c.InputFormat != FormatRecording {
-			bad("schedule needs a mooncake trace or a recording as input")
+			p.add("schedule needs a mooncake trace or a recording as input")
 		}
 		if c.Rate > 0 {
-			bad("schedule and rate are exclusive")
+			p.add("schedule and rate are exclusive")
 		}
 	}
 	if c.Speedup < 0 || math.IsNaN(c.Speedup) {
-		bad("speedup %v < 0", c.Speedup)
+		p.add("speedup %v < 0", c.Speedup)
 	}
+}
+
+// checkLoad checks how fast requests are sent: concurrency, rate, arrivals and ramp.
+func (c *Config) checkLoad(p *problems) {
 	if c.Concurrency < 0 {
-		bad("concurrency %d < 0", c.Concurrency)
+		p.add("concurrency %d < 0", c.Concurrency)
 	}
 	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
-		bad("rate %v: want >= 0 and finite", c.Rate)
+		p.add("rate %v: want >= 0 and finite", c.Rate)
 	}
 	switch c.Arrival {
 	case "", ArrivalPoisson, ArrivalConstant, ArrivalGamma:
 	default:
-		bad("arrival %q: want poisson, constant or gamma", c.Arrival)
+		p.add("arrival %q: want poisson, constant or gamma", c.Arrival)
 	}
 	if c.Arrival != "" && c.Rate == 0 {
-		bad("arrival %q needs rate > 0", c.Arrival)
+		p.add("arrival %q needs rate > 0", c.Arrival)
 	}
 	if c.Burstiness < 0 {
-		bad("burstiness %v < 0", c.Burstiness)
+		p.add("burstiness %v < 0", c.Burstiness)
 	}
 	if c.RampFrom < 0 || c.Ramp < 0 {
-		bad("ramp: ramp_from %v and ramp %v must be >= 0", c.RampFrom, c.Ramp)
+		p.add("ramp: ramp_from %v and ramp %v must be >= 0", c.RampFrom, c.Ramp)
 	}
 	if c.RampFrom > 0 && c.Rate == 0 {
-		bad("ramp_from needs rate > 0")
+		p.add("ramp_from needs rate > 0")
 	}
+}
+
+// checkStop checks when the run stops: requests, duration and warmup.
+func (c *Config) checkStop(p *problems) {
 	if c.Requests < 0 || c.Duration < 0 || c.WarmupRequests < 0 || c.WarmupDuration < 0 {
-		bad("requests, duration and warmup must be >= 0")
+		p.add("requests, duration and warmup must be >= 0")
 	}
 	if c.Requests == 0 && c.Duration == 0 && c.InputFile == "" {
-		bad("no stop condition: set requests, duration or an input file")
+		p.add("no stop condition: set requests, duration or an input file")
 	}
+}
+
+// checkLimits checks the client's limits: the connect timeout and the number of
+// workers and prefill slots.
+func (c *Config) checkLimits(p *problems) {
 	if c.ConnectTimeout < 0 {
-		bad("connect_timeout must be >= 0")
+		p.add("connect_timeout must be >= 0")
 	}
 	if c.PrefillConcurrency < 0 || c.PrefillConcurrency > MaxConcurrency {
-		bad("prefill_concurrency %d: want 0 (no cap) to %d", c.PrefillConcurrency, MaxConcurrency)
+		p.add("prefill_concurrency %d: want 0 (no cap) to %d", c.PrefillConcurrency, MaxConcurrency)
 	}
 	if c.Pacer != nil && (c.Rate > 0 || c.Schedule || c.Ramp > 0 || c.Arrival != "") {
-		bad("pacer %v and rate, arrival, ramp or schedule conflict: give the load one way", c.Pacer)
+		p.add("pacer %v and rate, arrival, ramp or schedule conflict: give the load one way", c.Pacer)
 	}
 	if c.Concurrency > MaxConcurrency {
-		bad("concurrency %d: more than %d workers (one goroutine and connection each)", c.Concurrency, MaxConcurrency)
+		p.add("concurrency %d: more than %d workers (one goroutine and connection each)", c.Concurrency, MaxConcurrency)
 	}
+}
+
+// checkLengths checks the input and output length distributions.
+func (c *Config) checkLengths(p *problems) {
 	for _, l := range []struct {
 		name string
 		spec distribution.Spec
 	}{{"isl", c.ISL}, {"osl", c.OSL}} {
 		if err := checkLength(l.spec); err != nil {
-			bad("%s %v: %v", l.name, l.spec.Distribution, err)
+			p.add("%s %v: %v", l.name, l.spec.Distribution, err)
 		}
 	}
+}
+
+// checkClient checks the client's behaviour: cancellations and source addresses.
+func (c *Config) checkClient(p *problems) {
 	if !(c.CancelFraction >= 0 && c.CancelFraction <= 1) {
-		bad("cancel_fraction %v: want 0..1", c.CancelFraction)
+		p.add("cancel_fraction %v: want 0..1", c.CancelFraction)
 	}
 	if c.CancelFraction > 0 && c.CancelAfter <= 0 {
-		bad("cancel_fraction needs cancel_after > 0")
+		p.add("cancel_fraction needs cancel_after > 0")
 	}
 	for _, a := range c.SourceAddrs {
 		if net.ParseIP(a) == nil {
-			bad("source_addrs: %q is not an IP", a)
+			p.add("source_addrs: %q is not an IP", a)
 		}
 	}
+}
+
+// checkTokens checks the token-level knobs: vLLM's vocabulary size and the block size.
+func (c *Config) checkTokens(p *problems) {
 	if c.VLLMVocabSize < 0 {
-		bad("vllm_vocab_size %d < 0", c.VLLMVocabSize)
+		p.add("vllm_vocab_size %d < 0", c.VLLMVocabSize)
 	}
 	if c.BlockTokens < 0 {
-		bad("block_tokens %d < 0", c.BlockTokens)
+		p.add("block_tokens %d < 0", c.BlockTokens)
 	}
+}
+
+// checkSLO checks the per-request objectives.
+func (c *Config) checkSLO(p *problems) {
 	if c.SLO.TTFT < 0 || c.SLO.ITL < 0 || c.SLO.Latency < 0 {
-		bad("slo %v: bounds must be >= 0", c.SLO)
+		p.add("slo %v: bounds must be >= 0", c.SLO)
 	}
-	if p := c.SLO.ITLPercentile; !(p >= 0 && p <= 1) {
-		bad("slo itl_percentile %v: want within [0, 1]", p)
+	if q := c.SLO.ITLPercentile; !(q >= 0 && q <= 1) {
+		p.add("slo itl_percentile %v: want within [0, 1]", q)
 	}
-	errs = append(errs, c.validateShards()...)
-	return errors.Join(errs...)
 }
 
 // checkLength rejects a length distribution no server accepts: a mean (or, for a

@@ -327,9 +327,9 @@ func minimalAnswer(ctx *fasthttp.RequestCtx, cp Captured) {
 			b = append(b, sse.Done...)
 		case "/v1/responses":
 			rs := &respStream{h: h, itemID: "msg_" + h.ID}
-			b = rs.preamble(b)
-			b = rs.delta(b, "ok")
-			b = rs.finish(b, &gen{finish: fin, j: &job{}}, u)
+			b = rs.start(b)
+			b = rs.delta(b, true, false, "ok")
+			b = rs.finish(b, &gen{finish: fin, j: &job{}}, false, u)
 		default:
 			chunk(openai.AppendChatChunk(nil, h, "assistant", "", "", false))
 			chunk(openai.AppendChatChunk(nil, h, "", "ok", "", false))

@@ -13,17 +13,6 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-type kind int
-
-const (
-	kindChat kind = iota
-	kindCompletion
-	kindResponses
-	kindEmbeddings
-	kindRankings
-	kindMessages // Anthropic Messages API
-)
-
 // job is a parsed, validated, counted request.
 type job struct {
 	kind         kind
@@ -116,22 +105,7 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 		return nil, badRequest("invalid_json", "body", "request body is empty")
 	}
 	j := &job{kind: k}
-	var err *apiError
-	switch k {
-	case kindChat:
-		err = s.parseChat(body, j, rec)
-	case kindCompletion:
-		err = s.parseCompletion(body, j, rec)
-	case kindResponses:
-		err = s.parseResponses(body, j, rec)
-	case kindEmbeddings:
-		err = s.parseEmbeddings(body, j, rec)
-	case kindRankings:
-		err = s.parseRankings(body, j, rec)
-	case kindMessages:
-		err = s.parseMessages(body, j, rec)
-	}
-	if err != nil {
+	if err := k.parse(s, body, j, rec); err != nil {
 		return nil, err
 	}
 	if e := s.fitContext(j, rec); e != nil {
@@ -152,7 +126,8 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 // vLLM does: a requested output that does not fit is refused; the default one is
 // shortened to what fits.
 func (s *Server) fitContext(j *job, rec *record.Server) *apiError {
-	if j.kind == kindEmbeddings || j.kind == kindRankings {
+	k, ok := j.kind.(generative)
+	if !ok {
 		return nil
 	}
 	limit, isl := s.maxModelLen(), rec.ISL
@@ -164,13 +139,7 @@ func (s *Server) fitContext(j *job, rec *record.Server) *apiError {
 		j.minTokens = min(j.minTokens, j.maxOut)
 		return nil
 	}
-	param := "max_tokens"
-	switch {
-	case j.kind == kindResponses:
-		param = "max_output_tokens"
-	case rec.MaxCompletionTokens != nil:
-		param = "max_completion_tokens"
-	}
+	param := k.outputParam(rec)
 	e := badRequest("context_length_exceeded", param, "'%s' is too large: %d. This model's maximum context length is %d tokens and your request has %d input tokens (%d > %d - %d). (--max-model-len %d)",
 		param, j.maxOut, limit, isl, j.maxOut, limit, isl, limit)
 	e.code = "context_length_exceeded"
@@ -233,59 +202,6 @@ func (s *Server) outputLimits(j *job, rec *record.Server, maxTokens, maxCompleti
 	}
 	j.ignoreEOS = ignoreEOS != nil && *ignoreEOS
 	return nil
-}
-
-func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
-	var req openai.ChatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return decodeErr(err)
-	}
-	j.model, j.stream, j.seed = req.Model, req.Stream, req.Seed
-	rec.Model, rec.Stream, rec.ReasoningEffort = req.Model, req.Stream, req.ReasoningEffort
-	if req.ReasoningEffort != nil {
-		j.effort = *req.ReasoningEffort
-	}
-	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	j.stop = req.Stop
-	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
-		return e
-	}
-	if e := sampling(req.Temperature, req.TopP, req.N); e != nil {
-		return e
-	}
-	if req.PromptTokenIDs != nil {
-		if e := s.checkIDs(req.PromptTokenIDs, "prompt_token_ids"); e != nil {
-			return e
-		}
-		j.ids = req.PromptTokenIDs
-		rec.ISL, rec.TokenizationMode = len(j.ids), record.ModePromptTokenIDs
-		return s.checkLen(len(j.ids), "prompt_token_ids")
-	}
-	if req.Messages == nil {
-		return badRequest("missing_field", "messages", "you must provide a messages parameter")
-	}
-	if len(req.Messages) == 0 {
-		return badRequest("invalid_value", "messages", "messages must contain at least one message")
-	}
-	msgs := make([]tokenizer.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		if m.Role == "" {
-			return badRequest("missing_field", fmt.Sprintf("messages[%d].role", i), "messages[%d].role is required", i)
-		}
-		if !validRole(m.Role) {
-			return badRequest("invalid_value", fmt.Sprintf("messages[%d].role", i),
-				"messages[%d].role %q is not one of system, developer, user, assistant, tool, function", i, m.Role)
-		}
-		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content.Text}
-		rec.NonTextParts += m.Content.NonText
-	}
-	addGen := req.AddGenerationPrompt == nil || *req.AddGenerationPrompt
-	ids, n, mode, err := s.encodeChat(msgs, addGen)
-	if err != nil {
-		return badRequest("chat_template_error", "messages", "chat template: %v", err)
-	}
-	j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
-	return s.checkLen(n, "messages")
 }
 
 // validRole reports whether role is one vLLM's OpenAI server accepts.
@@ -377,20 +293,25 @@ func segmentCut(s string, max int) int {
 	return i
 }
 
-// encodeChat renders msgs with the tokenizer's chat template (or the ChatML fallback)
-// and encodes the result without adding special tokens (the template has them),
-// bounded by the context length (see [Server.encodeBounded]).
+// encodeChat renders msgs as [tokenizer.Tokenizer.ChatInput] does (the chat template,
+// or the ChatML fallback) and encodes the result without adding special tokens (the
+// rendering has them), bounded by the context length (see [Server.encodeBounded]).
 func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool) ([]int, int, string, error) {
-	if s.tok.HasChatTemplate() {
-		text, err := s.tok.ApplyChatTemplate(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
-		if err != nil {
-			return nil, 0, "", err
-		}
-		ids, n := s.encodeBounded(text, s.maxModelLen())
-		return ids, n, record.ModeChatTemplate, nil
+	text, fallback, err := s.tok.ChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
+	if err != nil {
+		return nil, 0, "", err
 	}
-	ids, n := s.encodeBounded(tokenizer.RenderChatMLFallback(msgs, addGen), s.maxModelLen())
-	return ids, n, record.ModeChatTemplateFallback, nil
+	ids, n := s.encodeBounded(text, s.maxModelLen())
+	return ids, n, chatMode(fallback), nil
+}
+
+// chatMode is the record's tokenization mode of a chat input rendered with the
+// template or with the ChatML fallback.
+func chatMode(fallback bool) string {
+	if fallback {
+		return record.ModeChatTemplateFallback
+	}
+	return record.ModeChatTemplate
 }
 
 func (s *Server) checkIDs(ids []int, param string) *apiError {
@@ -430,173 +351,4 @@ func (s *Server) encodePrompt(p openai.Prompt, param string, rec *record.Server)
 	}
 	rec.TokenizationMode = record.ModeTokenizerCall
 	return ids, nil
-}
-
-func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiError {
-	var req openai.CompletionRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return decodeErr(err)
-	}
-	j.model, j.stream, j.echo, j.stop, j.seed = req.Model, req.Stream, req.Echo, req.Stop, req.Seed
-	rec.Model, rec.Stream = req.Model, req.Stream
-	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
-		return e
-	}
-	if e := sampling(req.Temperature, req.TopP, req.N); e != nil {
-		return e
-	}
-	if req.Prompt.Empty() {
-		return badRequest("missing_field", "prompt", "you must provide a prompt parameter")
-	}
-	if len(req.Prompt.Texts) > 1 || len(req.Prompt.IDs) > 1 {
-		return badRequest("invalid_value", "prompt", "batched prompts are not supported by the mock server; send one prompt per request")
-	}
-	ids, e := s.encodePrompt(req.Prompt, "prompt", rec)
-	if e != nil {
-		return e
-	}
-	if len(req.Prompt.Texts) == 1 {
-		j.prompt = req.Prompt.Texts[0]
-	} else if j.echo {
-		j.prompt = s.tok.Decode(ids, false)
-	}
-	j.ids, rec.ISL = ids, len(ids)
-	return nil
-}
-
-func (s *Server) parseResponses(body []byte, j *job, rec *record.Server) *apiError {
-	var req openai.ResponsesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return decodeErr(err)
-	}
-	j.model, j.stream = req.Model, req.Stream
-	rec.Model, rec.Stream = req.Model, req.Stream
-	if req.Reasoning != nil && req.Reasoning.Effort != nil {
-		rec.ReasoningEffort = req.Reasoning.Effort
-	}
-	if e := s.outputLimits(j, rec, nil, req.MaxOutputTokens, req.MinTokens, req.IgnoreEOS, "max_output_tokens"); e != nil {
-		if e.param == "max_completion_tokens" {
-			e.param = "max_output_tokens"
-			e.msg = strings.ReplaceAll(e.msg, "max_completion_tokens", "max_output_tokens")
-		}
-		return e
-	}
-	if e := sampling(req.Temperature, req.TopP, nil); e != nil {
-		return e
-	}
-	// The Responses API has only max_output_tokens; record it where AIPerf does.
-	rec.MaxTokens, rec.MaxCompletionTokens = nil, intPtrCopy(req.MaxOutputTokens)
-	switch {
-	case req.Input.IsList:
-		if len(req.Input.Messages) == 0 {
-			return badRequest("invalid_value", "input", "input must contain at least one item")
-		}
-		var msgs []tokenizer.Message
-		if req.Instructions != "" {
-			msgs = append(msgs, tokenizer.Message{Role: "system", Content: req.Instructions})
-		}
-		for i, m := range req.Input.Messages {
-			if m.Role == "" {
-				m.Role = "user"
-			}
-			if !validRole(m.Role) {
-				return badRequest("invalid_value", fmt.Sprintf("input[%d].role", i),
-					"input[%d].role %q is not one of system, developer, user, assistant, tool, function", i, m.Role)
-			}
-			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
-			rec.NonTextParts += m.Content.NonText
-		}
-		ids, n, mode, err := s.encodeChat(msgs, true)
-		if err != nil {
-			return badRequest("chat_template_error", "input", "chat template: %v", err)
-		}
-		j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
-		return s.checkLen(n, "input")
-	case req.Input.Text != "":
-		text := req.Input.Text
-		if req.Instructions != "" {
-			text = req.Instructions + "\n" + text
-		}
-		ids, n := s.encodeBounded(text, s.maxModelLen())
-		j.ids, rec.ISL, rec.TokenizationMode = ids, n, record.ModeTokenizerCall
-		return s.checkLen(n, "input")
-	default:
-		return badRequest("missing_field", "input", "you must provide an input parameter")
-	}
-}
-
-func (s *Server) parseEmbeddings(body []byte, j *job, rec *record.Server) *apiError {
-	var req openai.EmbeddingRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return decodeErr(err)
-	}
-	j.model = req.Model
-	rec.Model = req.Model
-	if req.Input.Empty() || (len(req.Input.Texts) == 0 && len(req.Input.IDs) == 0) {
-		return badRequest("missing_field", "input", "you must provide a non-empty input parameter")
-	}
-	switch req.EncodingFormat {
-	case "", "float", "base64":
-	default:
-		return badRequest("invalid_value", "encoding_format", "encoding_format must be \"float\" or \"base64\", got %q", req.EncodingFormat)
-	}
-	if n, limit := max(len(req.Input.Texts), len(req.Input.IDs)), orInt(s.cfg.MaxEmbeddingInputs, DefaultMaxEmbeddingInputs); n > limit {
-		return badRequest("too_many_inputs", "input", "input has %d items, above this server's limit of %d (--max-embedding-inputs)", n, limit)
-	}
-	j.encoding = req.EncodingFormat
-	j.dims = orInt(s.cfg.EmbeddingDim, DefaultEmbeddingDim)
-	if req.Dimensions != nil {
-		if *req.Dimensions <= 0 || *req.Dimensions > 65536 {
-			return badRequest("invalid_value", "dimensions", "dimensions must be in [1, 65536], got %d", *req.Dimensions)
-		}
-		j.dims = *req.Dimensions
-	}
-	ids, e := s.encodePrompt(req.Input, "input", rec)
-	if e != nil {
-		return e
-	}
-	j.nInputs = max(len(req.Input.Texts), len(req.Input.IDs))
-	j.ids, rec.ISL, rec.Inputs = ids, len(ids), j.nInputs
-	return nil
-}
-
-func (s *Server) parseRankings(body []byte, j *job, rec *record.Server) *apiError {
-	var req openai.RankingRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return decodeErr(err)
-	}
-	j.model = req.Model
-	rec.Model = req.Model
-	if !req.Query.Set {
-		return badRequest("missing_field", "query", "you must provide a query")
-	}
-	docs := req.Docs()
-	if len(docs) == 0 {
-		return badRequest("missing_field", "documents", "you must provide documents (or passages)")
-	}
-	if limit := orInt(s.cfg.MaxRankingDocs, DefaultMaxRankingDocs); len(docs) > limit {
-		return badRequest("too_many_inputs", "documents", "%d documents, above this server's limit of %d (--max-ranking-docs)", len(docs), limit)
-	}
-	ids, n := s.encodeBounded(req.Query.Text, s.maxModelLen())
-	if e := s.checkLen(n, "query"); e != nil {
-		return e
-	}
-	for _, d := range docs {
-		d, n := s.encodeBounded(d.Text, s.maxModelLen())
-		if e := s.checkLen(n, "documents"); e != nil {
-			return e
-		}
-		ids = append(ids, d...)
-	}
-	j.nInputs = len(docs)
-	j.topN = len(docs)
-	if req.TopN != nil {
-		if *req.TopN <= 0 {
-			return badRequest("invalid_value", "top_n", "top_n must be at least 1, got %d", *req.TopN)
-		}
-		j.topN = min(*req.TopN, len(docs))
-	}
-	j.ids, rec.ISL, rec.Inputs, rec.TokenizationMode = ids, len(ids), len(docs)+1, record.ModeEncodeWithoutSpecialTokens
-	return nil
 }

@@ -17,6 +17,27 @@ const pathMessages = "/v1/messages"
 // the block back; the mock never checks it).
 const mockSignature = "perfgate-mock"
 
+// messagesKind is the Anthropic Messages API (/v1/messages): a message out, or the
+// message_start … message_stop event sequence; reasoning goes out as thinking blocks.
+// It takes the API key in X-Api-Key too.
+type messagesKind struct{ generating }
+
+func (messagesKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
+	return s.parseMessages(body, j, rec)
+}
+
+func (messagesKind) idPrefix() string { return "msg_" }
+
+func (messagesKind) reasons() bool { return true }
+
+func (messagesKind) apiKeyHeader() string { return "X-Api-Key" }
+
+func (messagesKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
+	return messagesWhole(rp.h, rp.g, thinking, text, u)
+}
+
+func (messagesKind) frames(rp *reply) frames { return &msgStream{h: rp.h, isl: rp.isl} }
+
 // usage is the usage object of g's response: reasoning tokens are part of the
 // completion tokens and, when there were any, reported in completion_tokens_details.
 func (g *gen) usage(isl, osl int) openai.Usage {
@@ -78,13 +99,15 @@ func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiErro
 // closed by content_block_stop, then message_delta (stop reason, usage) and
 // message_stop.
 type msgStream struct {
+	h        openai.ChunkHeader
+	isl      int
 	index    int  // the open block's index
 	open     bool // a block is open
 	thinking bool // the open block is a thinking block
 }
 
-func (m *msgStream) preamble(buf []byte, h openai.ChunkHeader, isl int) []byte {
-	return sse.AppendEvent(buf, openai.EventMessageStart, openai.AppendMessageStart(nil, h.ID, h.Model, isl))
+func (m *msgStream) start(buf []byte) []byte {
+	return sse.AppendEvent(buf, openai.EventMessageStart, openai.AppendMessageStart(nil, m.h.ID, m.h.Model, m.isl))
 }
 
 // closeBlock ends the open block (a thinking block with its signature first).
@@ -102,7 +125,7 @@ func (m *msgStream) closeBlock(buf []byte) []byte {
 }
 
 // delta appends one chunk of text, opening a block of its kind first if needed.
-func (m *msgStream) delta(buf []byte, thinking bool, text string) []byte {
+func (m *msgStream) delta(buf []byte, _, thinking bool, text string) []byte {
 	if m.open && m.thinking != thinking {
 		buf = m.closeBlock(buf)
 	}
@@ -113,7 +136,7 @@ func (m *msgStream) delta(buf []byte, thinking bool, text string) []byte {
 	return sse.AppendEvent(buf, openai.EventContentBlockDelta, openai.AppendContentBlockDelta(nil, m.index, thinking, text))
 }
 
-func (m *msgStream) finish(buf []byte, g *gen, u openai.Usage) []byte {
+func (m *msgStream) finish(buf []byte, g *gen, _ bool, u openai.Usage) []byte {
 	if !m.open && m.index == 0 { // no output at all: still one (empty) text block
 		buf = sse.AppendEvent(buf, openai.EventContentBlockStart, openai.AppendContentBlockStart(nil, 0, false))
 		m.open = true

@@ -12,9 +12,11 @@ import (
 var ReasoningEffortTokens = map[string]int{"low": 100, "medium": 250, "high": 500}
 
 // reasoningEnabled reports whether the mock generates reasoning for requests of kind k:
-// chat completions (delta.reasoning_content) and Anthropic messages (thinking blocks).
+// the kinds that reason (chat completions with delta.reasoning_content, Anthropic
+// messages with thinking blocks), when Config.ReasoningTokens is set.
 func (s *Server) reasoningEnabled(k kind) bool {
-	return !s.cfg.ReasoningTokens.IsZero() && (k == kindChat || k == kindMessages)
+	g, ok := k.(generative)
+	return !s.cfg.ReasoningTokens.IsZero() && ok && g.reasons()
 }
 
 // decideReasoning returns how many reasoning tokens j generates before its content:

@@ -523,11 +523,6 @@ func isTimeout(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
-var (
-	pathChat        = "/v1/chat/completions"
-	pathCompletions = "/v1/completions"
-)
-
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if s.aborted() {
 		// Past the grace period: answer, but outside the recording that is being closed.
@@ -551,21 +546,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.handleModels(ctx)
 		return
 	}
-	var k kind
-	switch path {
-	case pathChat:
-		k = kindChat
-	case pathCompletions:
-		k = kindCompletion
-	case "/v1/responses":
-		k = kindResponses
-	case pathMessages:
-		k = kindMessages
-	case "/v1/embeddings":
-		k = kindEmbeddings
-	case "/v1/rankings", "/v1/ranking", "/v1/rerank", "/rerank", "/v2/rerank":
-		k = kindRankings
-	default:
+	k := kindOf(path)
+	if k == nil {
 		c := s.begin(ctx)
 		if path == "/v1/models" {
 			s.reject(ctx, c, &apiError{status: 405, typ: openai.ErrInvalidRequest, reason: "method_not_allowed",
@@ -582,14 +564,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			msg: fmt.Sprintf("method %s not allowed on %s; use POST", ctx.Method(), path)})
 		return
 	}
-	if !s.authorized(ctx, k == kindMessages) {
+	if !s.authorized(ctx, keyHeader(k)) {
 		s.reject(ctx, c, &apiError{status: 401, typ: openai.ErrAuthentication, reason: "bad_api_key", code: "invalid_api_key",
 			msg: "incorrect or missing API key"})
 		return
 	}
-	if d := s.cfg.Faults.InferenceReadyDelay; d > 0 && time.Since(s.start) < d {
-		c.rec.Fault = "not_ready"
-		s.serviceUnavailable(ctx, c, "the model is loading; retry later")
+	if s.notReady(ctx, c) {
 		return
 	}
 	body := ctx.PostBody()
@@ -598,65 +578,15 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.reject(ctx, c, e)
 		return
 	}
-	if k != kindEmbeddings && k != kindRankings {
+	if _, ok := k.(generative); ok {
 		s.met.admit(c, j.ids, j.maxOut)
 	}
 	rng := s.reqRNG(body, j.seed)
 	if s.injectError(ctx, c, rng) {
 		return
 	}
-	if f := s.cfg.Faults; f.SlowFirstByteRate > 0 && rng.Float64() < f.SlowFirstByteRate {
-		c.rec.Fault = "slow_first_byte"
-		select {
-		case <-time.After(f.SlowFirstByte):
-		case <-s.abort:
-		}
-	}
-	switch k {
-	case kindEmbeddings:
-		s.serveEmbeddings(ctx, c, j, rng)
-	case kindRankings:
-		s.serveRankings(ctx, c, j, rng)
-	default:
-		s.serveGeneration(ctx, c, j, rng)
-	}
-}
-
-func (s *Server) serviceUnavailable(ctx *fasthttp.RequestCtx, c *call, msg string) {
-	ctx.Response.Header.Set("Retry-After", strconv.Itoa(orInt(s.cfg.Faults.RetryAfterSeconds, DefaultRetryAfterSecs)))
-	e := &apiError{status: 503, typ: openai.ErrOverloaded, msg: msg}
-	s.writeError(ctx, e)
-	c.rec.Status = 503
-	s.finish(c, nil)
-}
-
-// injectError answers with a configured error status, drawn with the request's rng.
-func (s *Server) injectError(ctx *fasthttp.RequestCtx, c *call, rng *rand.Rand) bool {
-	f := s.cfg.Faults
-	if f.ErrorRate <= 0 || rng.Float64() >= f.ErrorRate {
-		return false
-	}
-	statuses := f.ErrorStatuses
-	if len(statuses) == 0 {
-		statuses = []int{500}
-	}
-	st := statuses[rng.IntN(len(statuses))]
-	e := &apiError{status: st}
-	switch st {
-	case 429:
-		e.typ, e.code, e.msg = openai.ErrRateLimit, "rate_limit_exceeded", "rate limit reached (injected by the mock server)"
-	case 503:
-		e.typ, e.msg = openai.ErrOverloaded, "the server is overloaded (injected by the mock server)"
-	default:
-		e.typ, e.msg = openai.ErrServer, "the server had an error while processing your request (injected by the mock server)"
-	}
-	if st == 429 || st == 503 {
-		ctx.Response.Header.Set("Retry-After", strconv.Itoa(orInt(f.RetryAfterSeconds, DefaultRetryAfterSecs)))
-	}
-	s.writeError(ctx, e)
-	c.rec.Status, c.rec.Fault = st, "error_"+strconv.Itoa(st)
-	s.finish(c, nil)
-	return true
+	s.slowFirstByte(c, rng)
+	k.serve(s, ctx, c, j, rng)
 }
 
 func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
@@ -673,9 +603,10 @@ func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 
 // authorized reports whether a request carries the configured API key: as "Bearer
 // KEY" in Authorization, or as the bare KEY in Config.AuthHeader when that names
-// another header (AIPerf's --auth-header-name); Messages requests may also send it as
-// X-Api-Key. No key configured: every request is authorized.
-func (s *Server) authorized(ctx *fasthttp.RequestCtx, messages bool) bool {
+// another header (AIPerf's --auth-header-name); an API with a key header of its own
+// (alt, e.g. the Messages API's X-Api-Key) may also send it there. No key configured:
+// every request is authorized.
+func (s *Server) authorized(ctx *fasthttp.RequestCtx, alt string) bool {
 	key := s.cfg.APIKey
 	if key == "" {
 		return true
@@ -684,7 +615,7 @@ func (s *Server) authorized(ctx *fasthttp.RequestCtx, messages bool) bool {
 		return string(ctx.Request.Header.Peek(h)) == key
 	}
 	return string(ctx.Request.Header.Peek("Authorization")) == "Bearer "+key ||
-		messages && string(ctx.Request.Header.Peek("X-Api-Key")) == key
+		alt != "" && string(ctx.Request.Header.Peek(alt)) == key
 }
 
 func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
@@ -692,7 +623,7 @@ func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, &apiError{status: 404, typ: openai.ErrNotFound, msg: "the models endpoint is disabled (--disable-models-endpoint)"})
 		return
 	}
-	if !s.authorized(ctx, false) {
+	if !s.authorized(ctx, "") {
 		s.writeError(ctx, &apiError{status: 401, typ: openai.ErrAuthentication, code: "invalid_api_key", msg: "incorrect or missing API key"})
 		return
 	}

@@ -267,6 +267,32 @@ func (t *Tokenizer) CountChat(msgs []Message, opts ChatOptions) (int, error) {
 	return t.Count(s, false), nil
 }
 
+// ChatInput is the text a chat-serving server counts as a conversation's input: msgs
+// rendered with the model's chat template or, for a tokenizer without one, with
+// [RenderChatMLFallback] (as vLLM falls back). fallback reports the latter. Its tokens
+// are Encode(text, false), since the rendering writes the special tokens itself;
+// [Tokenizer.CountChatInput] counts them. The mock server and the load generator both
+// count a chat request's input through this function, so the two counts behind a
+// tokenizer-match check cannot drift apart.
+func (t *Tokenizer) ChatInput(msgs []Message, opts ChatOptions) (text string, fallback bool, err error) {
+	if !t.HasChatTemplate() {
+		return RenderChatMLFallback(msgs, opts.AddGenerationPrompt), true, nil
+	}
+	text, err = t.ApplyChatTemplate(msgs, opts)
+	return text, false, err
+}
+
+// CountChatInput returns the number of tokens of [Tokenizer.ChatInput]'s text and
+// whether that text is the ChatML fallback. Unlike [Tokenizer.CountChat] it never
+// returns [ErrNoChatTemplate].
+func (t *Tokenizer) CountChatInput(msgs []Message, opts ChatOptions) (n int, fallback bool, err error) {
+	text, fallback, err := t.ChatInput(msgs, opts)
+	if err != nil {
+		return 0, false, err
+	}
+	return t.Count(text, false), fallback, nil
+}
+
 func (c *chatConfig) pick(opts ChatOptions, hasTools bool) (*chatTemplate, error) {
 	if c == nil || len(c.templates) == 0 {
 		return nil, ErrNoChatTemplate

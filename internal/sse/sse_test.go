@@ -201,3 +201,19 @@ func BenchmarkReader(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/event")
 }
+
+// TestBeginEndData: BeginData/BeginEvent, data appended in place, EndData frame an event
+// byte for byte as AppendData/AppendEvent do.
+func TestBeginEndData(t *testing.T) {
+	for _, data := range []string{`{"a":1}`, "", "[DONE]"} {
+		for _, typ := range []string{"", "response.output_text.delta"} {
+			got := EndData(append(BeginEvent(nil, typ), data...))
+			if want := AppendEvent(nil, typ, []byte(data)); string(got) != string(want) {
+				t.Errorf("BeginEvent(%q)+%q+EndData = %q, want %q", typ, data, got, want)
+			}
+		}
+		if got, want := EndData(append(BeginData(nil), data...)), AppendData(nil, []byte(data)); string(got) != string(want) {
+			t.Errorf("BeginData+%q+EndData = %q, want %q", data, got, want)
+		}
+	}
+}

@@ -21,6 +21,25 @@ func AppendData(dst, data []byte) []byte {
 	return appendLines(dst, data)
 }
 
+// BeginData starts an event whose data the caller appends to the returned buffer in
+// place, then ends with [EndData]: BeginData, the data, EndData is what [AppendData]
+// writes for data without line breaks (any JSON), with no copy of the data. The data
+// must not contain CR or LF.
+func BeginData(dst []byte) []byte { return append(dst, "data: "...) }
+
+// BeginEvent is [BeginData] after an "event:" type line, as [AppendEvent] writes it.
+func BeginEvent(dst []byte, typ string) []byte {
+	if typ != "" {
+		dst = append(dst, "event: "...)
+		dst = append(dst, typ...)
+		dst = append(dst, '\n')
+	}
+	return BeginData(dst)
+}
+
+// EndData ends an event started by [BeginData] or [BeginEvent].
+func EndData(dst []byte) []byte { return append(dst, '\n', '\n') }
+
 // AppendEvent appends an event with an "event:" type line (as the Responses API uses,
 // e.g. "response.output_text.delta") followed by its data. An empty typ writes no
 // event line.

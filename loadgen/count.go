@@ -1,0 +1,188 @@
+package loadgen
+
+// Input and output counting: the template-inclusive input count of chat-like requests
+// (through tokenizer.CountChatInput, the count the mock server makes) and the output
+// count of responses, both memoised here, since at tens of thousands of requests per
+// second counting is the largest CPU cost per request after I/O.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// templated is what templateCount found for one input.
+type templated struct {
+	isl, tmpl int // contents (payloads only) and rendered counts
+	mode      string
+}
+
+// templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
+// input is a list of messages (chat, or Responses with a system prompt or history):
+// the messages as sent, rendered with the tokenizer's chat template (the ChatML
+// fallback without one) and the generation prompt unless the body turns it off
+// (add_generation_prompt, a vLLM extension), and encoded without special tokens, as
+// the mock server and vLLM count a chat prompt. A chat payload sent as it is (an
+// input file) is parsed for its messages, and its ISL becomes their contents' count.
+// A render error or an unreadable payload leaves both unset. Results for short
+// single-turn inputs are memoised: payload files and small prompts repeat, and at
+// tens of thousands of requests per second the render is a visible CPU cost.
+func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
+	addGen := true
+	if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok && e == EndpointChat && t.Body == nil {
+		addGen = v
+	}
+	key := sc.key[:0]
+	switch {
+	case t.Body != nil && e == EndpointChat:
+		key = append(append(key, 'b'), t.Body...)
+	case t.Body != nil && e == EndpointMessages:
+		return // a payload's top-level system prompt is not parsed
+	case e.chatLike() && len(tc.history) == 0:
+		key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
+	case e.chatLike(), e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+	default:
+		return
+	}
+	if len(key) <= 1024 {
+		sc.key = key
+	} else {
+		key = nil
+	}
+	if len(key) > 0 {
+		if sc.lastOK[0] && bytes.Equal(sc.lastKey, key) {
+			r.setTemplated(rec, sc.lastTmpl)
+			return
+		}
+		r.memoMu.RLock()
+		v, ok := r.tmemo[string(key)] // no copy: the conversion only indexes
+		r.memoMu.RUnlock()
+		if ok {
+			sc.lastKey, sc.lastTmpl, sc.lastOK[0] = append(sc.lastKey[:0], key...), v, true
+			r.setTemplated(rec, v)
+			return
+		}
+	}
+	v, ok := r.render(t, tc, addGen)
+	if !ok {
+		return
+	}
+	if len(key) > 0 {
+		r.memoMu.Lock()
+		if len(r.tmemo) < 8192 {
+			r.tmemo[string(key)] = v
+		}
+		r.memoMu.Unlock()
+		sc.lastKey, sc.lastTmpl, sc.lastOK[0] = append(sc.lastKey[:0], key...), v, true
+	}
+	r.setTemplated(rec, v)
+}
+
+func (r *runner) setTemplated(rec *record.Client, v templated) {
+	rec.ISLTemplate, rec.TokenizationMode = v.tmpl, v.mode
+	if rec.ISL == 0 {
+		rec.ISL = v.isl
+	}
+}
+
+// render counts t's messages (its payload's, or the system prompt, history and
+// prompt) rendered as templateCount describes; ok is false if it could not.
+func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated, ok bool) {
+	var msgs []tokenizer.Message
+	if t.Body != nil {
+		var req openai.ChatRequest
+		if json.Unmarshal(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
+			return v, false
+		}
+		for _, m := range req.Messages {
+			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
+			v.isl += r.tok.Count(m.Content.Text, false)
+		}
+		if req.AddGenerationPrompt != nil {
+			addGen = *req.AddGenerationPrompt
+		}
+	} else {
+		msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
+		if tc.system != "" {
+			msgs = append(msgs, tokenizer.Message{Role: "system", Content: tc.system})
+		}
+		for _, m := range tc.history {
+			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
+		}
+		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
+	}
+	n, fallback, err := r.tok.CountChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
+	if err != nil {
+		return v, false
+	}
+	v.tmpl, v.mode = n, record.ModeChatTemplate
+	if fallback {
+		v.mode = record.ModeChatTemplateFallback
+	}
+	return v, true
+}
+
+// countText is tok.Count(text, false), memoised for short texts: responses of mock
+// servers repeat, and counting is the largest CPU cost per request after I/O.
+func (r *runner) countText(b []byte, sc *scratch) int {
+	if len(b) > 512 {
+		return r.tok.Count(string(b), false)
+	}
+	if sc.lastOK[1] && bytes.Equal(sc.lastText, b) {
+		return sc.lastCount
+	}
+	r.memoMu.RLock()
+	n, ok := r.memo[string(b)]
+	r.memoMu.RUnlock()
+	if !ok {
+		s := string(b)
+		n = r.tok.Count(s, false)
+		r.memoMu.Lock()
+		if len(r.memo) < 8192 {
+			r.memo[s] = n
+		}
+		r.memoMu.Unlock()
+	}
+	sc.lastText, sc.lastCount, sc.lastOK[1] = append(sc.lastText[:0], b...), n, true
+	return n
+}
+
+// count fills token counts from the received text: per chunk, and OSL over all text.
+func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
+	if len(rec.Chunks) == 1 && len(res.ends) == 1 && len(res.reasoning) == 0 {
+		if len(res.text) > 0 {
+			rec.OSL = r.countText(res.text, sc)
+		}
+		rec.Chunks[0].Tokens = rec.OSL
+		return
+	}
+	prev := 0
+	for i := range rec.Chunks {
+		if i >= len(res.ends) {
+			break
+		}
+		end := res.ends[i]
+		if end > prev {
+			n := r.countText(res.text[prev:end], sc)
+			rec.Chunks[i].Tokens = n
+		}
+		prev = end
+	}
+	switch {
+	case len(res.reasoning) > 0:
+		// AIPerf's OSL: output_token_count + reasoning_token_count, each text counted
+		// on its own.
+		rec.ReasoningTokens = r.countText(res.reasoning, sc)
+		rec.OSL = rec.ReasoningTokens
+		if len(res.content) > 0 {
+			rec.OSL += r.countText(res.content, sc)
+		}
+	case len(res.text) > 0:
+		rec.OSL = r.countText(res.text, sc)
+	}
+}

@@ -1,0 +1,252 @@
+package loadgen
+
+// The connection pool: one per target URL, connections owned by loadgen so that each
+// request sets its own idle and total read deadlines.
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// target is one server URL with its own connection pool. Connections are owned by
+// loadgen (not fasthttp.Client) so each request can set its own read deadlines: an
+// idle deadline between chunks and a total deadline, independently.
+type target struct {
+	url      string // full endpoint URL
+	uri      string // request target: path and query
+	host     string // Host header
+	addr     string // host:port to dial
+	tls      bool
+	kernelTS bool // take chunk times from the kernel's receive timestamps (Linux, plain TCP)
+	dialer   *dialer
+	pending  atomic.Int64 // requests in flight (least-outstanding routing)
+	// runCtx is the run's context: each connection watches it once (see conn.watch)
+	// instead of each request registering and removing a callback.
+	runCtx context.Context
+
+	mu   sync.Mutex
+	idle []*conn
+}
+
+func newTarget(raw string, d *dialer) (*target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: url %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("loadgen: url %q: scheme must be http or https", raw)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("loadgen: url %q: no host", raw)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			addr += ":443"
+		} else {
+			addr += ":80"
+		}
+	}
+	return &target{url: raw, uri: u.RequestURI(), host: u.Host, addr: addr, tls: u.Scheme == "https", dialer: d}, nil
+}
+
+// conn is a pooled connection. first is the run-clock time of the first byte read
+// since the request was written (0 = none yet).
+type conn struct {
+	net.Conn
+	br    *bufio.Reader
+	clock *runClock
+	// ks reads with the kernel's receive timestamps. It is set up the first time the
+	// connection carries a streaming request, and used (stamp) only for those: a
+	// non-streaming response is timed by its first and last reads, and a plain read is
+	// cheaper than recvmsg with control messages.
+	ks    *kernelStamper
+	noKS  bool // the kernel refused timestamps on this connection
+	stamp bool // this request's reads use ks
+	// deadlineAt is the connection's read and write deadline (zero = none);
+	// deadlineUnknown: a stream's reads have moved the read deadline since.
+	deadlineAt      time.Time
+	deadlineUnknown bool
+	// watch is the run context whose cancellation cancels this connection's reads
+	// (for its whole life); unwatch deregisters that.
+	watch   context.Context
+	unwatch func() bool
+	armed   bool
+	first   time.Duration
+	last    time.Duration // run-clock time of the bytes of the latest read
+	reads   int           // reads that returned data (events parsed between two share a time)
+}
+
+// setTotalDeadline makes the connection's deadline at least d and at most timeout/1024
+// after it (zero d: no deadline). A keep-alive connection keeps its deadline while it
+// stays within that window, which spares a runtime timer update per request.
+func (c *conn) setTotalDeadline(d time.Time, timeout time.Duration) {
+	if d.IsZero() {
+		if !c.deadlineAt.IsZero() || c.deadlineUnknown {
+			_ = c.SetDeadline(time.Time{})
+			c.deadlineAt, c.deadlineUnknown = time.Time{}, false
+		}
+		return
+	}
+	slack := timeout / 1024
+	if !c.deadlineUnknown && !c.deadlineAt.IsZero() && !c.deadlineAt.Before(d) && c.deadlineAt.Sub(d) <= slack {
+		return
+	}
+	c.deadlineAt, c.deadlineUnknown = d.Add(slack), false
+	_ = c.SetDeadline(c.deadlineAt)
+}
+
+// setHeaderDeadline bounds the wait for the response headers by d, or by total when
+// that comes first; the next request sets its own deadline afresh.
+func (c *conn) setHeaderDeadline(d, total time.Time) {
+	if !total.IsZero() && total.Before(d) {
+		d = total
+	}
+	_ = c.SetReadDeadline(d)
+	c.deadlineUnknown = true
+}
+
+// useKernelTimestamps makes this request's reads use kernel receive timestamps when
+// on is true and the kernel supports them; it reports whether they are used.
+func (c *conn) useKernelTimestamps(on bool) bool {
+	if on && c.ks == nil && !c.noKS {
+		c.ks = newKernelStamper(c.Conn)
+		c.noKS = c.ks == nil
+	}
+	c.stamp = on && c.ks != nil
+	return c.stamp
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	var (
+		n   int
+		err error
+	)
+	if c.stamp {
+		var ts time.Time
+		n, ts, err = c.ks.read(p)
+		if n > 0 {
+			c.last = stampTime(c.last, c.clock.fromWall(ts), c.clock.now())
+		}
+	} else {
+		n, err = c.Conn.Read(p)
+		if n > 0 {
+			c.last = c.clock.now()
+		}
+	}
+	if n > 0 {
+		c.reads++
+	}
+	if n > 0 && c.armed && c.first == 0 {
+		c.first = c.last
+		c.armed = false
+	}
+	return n, err
+}
+
+// dialer dials with a connect timeout, spreading local source addresses round-robin.
+type dialer struct {
+	timeout time.Duration
+	local   []net.Addr
+	next    atomic.Uint64
+	dial    func(addr string) (net.Conn, error) // test hook (in-memory listeners)
+}
+
+func (d *dialer) dialConn(ctx context.Context, addr string, useTLS bool, host string) (net.Conn, error) {
+	if d.dial != nil {
+		return d.dial(addr)
+	}
+	nd := net.Dialer{Timeout: d.timeout}
+	if len(d.local) > 0 {
+		nd.LocalAddr = d.local[d.next.Add(1)%uint64(len(d.local))]
+		nd.Control = bindNoPort
+	}
+	c, err := nd.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if useTLS {
+		h, _, _ := strings.Cut(host, ":")
+		tc := tls.Client(c, &tls.Config{ServerName: h, MinVersion: tls.VersionTLS12})
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return tc, nil
+	}
+	return c, nil
+}
+
+// get returns an idle connection (reused = true) or dials one, bounded by deadline.
+func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (*conn, bool, error) {
+	t.mu.Lock()
+	if n := len(t.idle); n > 0 {
+		c := t.idle[n-1]
+		t.idle = t.idle[:n-1]
+		t.mu.Unlock()
+		return c, true, nil
+	}
+	t.mu.Unlock()
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	nc, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
+	if err != nil {
+		return nil, false, err
+	}
+	c := &conn{Conn: nc, clock: clock}
+	c.br = bufio.NewReaderSize(c, connReadBuffer)
+	if t.runCtx != nil && t.runCtx.Done() != nil {
+		c.watch, c.unwatch = t.runCtx, context.AfterFunc(t.runCtx, c.cancelReads)
+	}
+	return c, false, nil
+}
+
+// Close stops watching the run context and closes the connection.
+func (c *conn) Close() error {
+	if c.unwatch != nil {
+		c.unwatch()
+		c.unwatch = nil
+	}
+	return c.Conn.Close()
+}
+
+// connReadBuffer is each connection's read buffer: response headers must fit in it.
+// A request is rendered into its worker's buffer and written with one system call,
+// so an open stream costs one read buffer and no write buffer.
+const connReadBuffer = 4 << 10
+
+func (t *target) put(c *conn) {
+	t.mu.Lock()
+	t.idle = append(t.idle, c)
+	t.mu.Unlock()
+}
+
+func (t *target) closeIdle() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, c := range idle {
+		c.Close()
+	}
+}
+
+// cancelReads makes blocked and future reads fail at once (the deadline moves into
+// the past); the connection is then closed, never reused.
+func (c *conn) cancelReads() {
+	_ = c.SetDeadline(time.Unix(1, 0))
+}

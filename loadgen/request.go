@@ -1,0 +1,142 @@
+package loadgen
+
+// Request writing: the headers every request of a run shares, rendered once, and one
+// request written with one system call (bodies are built in body.go); the run clock
+// requests are timed with.
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// inlineBody is the largest body copied behind the headers into one buffer; a larger
+// one is written from where it is, with the headers, in one writev.
+const inlineBody = 64 << 10
+
+// headerBlock is the part of the request headers every request of a run shares,
+// rendered once: the configured headers (and API key), and which of the headers
+// loadgen sets itself they replace (a configured header wins, as with Header.Set).
+type headerBlock struct {
+	lines                      []byte // "Name: value\r\n" each
+	host, ctype, accept, reqID bool
+}
+
+// newHeaderBlock renders hs. Content-Length is always the body's length, so a
+// configured one is dropped; CR and LF in values become spaces (no header injection).
+func newHeaderBlock(hs [][2]string) *headerBlock {
+	h := &headerBlock{}
+	clean := strings.NewReplacer("\r", " ", "\n", " ")
+	for _, kv := range hs {
+		k, v := clean.Replace(strings.TrimSpace(kv[0])), clean.Replace(kv[1])
+		switch {
+		case k == "", strings.EqualFold(k, "Content-Length"), strings.EqualFold(k, "Transfer-Encoding"):
+			continue
+		case strings.EqualFold(k, "Host"):
+			h.host = true
+		case strings.EqualFold(k, "Content-Type"):
+			h.ctype = true
+		case strings.EqualFold(k, "Accept"):
+			h.accept = true
+		case strings.EqualFold(k, "X-Request-Id"):
+			h.reqID = true
+		}
+		h.lines = append(append(append(append(h.lines, k...), ": "...), v...), "\r\n"...)
+	}
+	return h
+}
+
+var noHeaders = &headerBlock{}
+
+// appendHead appends c's request line and headers (up to the blank line) to dst.
+func appendHead(dst []byte, c *call) []byte {
+	h := c.hdr
+	if h == nil {
+		h = noHeaders
+	}
+	dst = append(append(append(dst, "POST "...), c.target.uri...), " HTTP/1.1\r\n"...)
+	if !h.host {
+		dst = append(append(append(dst, "Host: "...), c.target.host...), "\r\n"...)
+	}
+	if !h.ctype {
+		dst = append(dst, "Content-Type: application/json\r\n"...)
+	}
+	if c.stream && !h.accept {
+		dst = append(dst, "Accept: text/event-stream\r\n"...)
+	}
+	if c.requestID != "" && !h.reqID {
+		dst = append(append(append(dst, "X-Request-Id: "...), c.requestID...), "\r\n"...)
+	}
+	dst = append(dst, h.lines...)
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(len(c.body)), 10)
+	return append(dst, "\r\n\r\n"...)
+}
+
+// writeRequest writes c's request to cn in one system call (on plain TCP): the
+// headers and body rendered into w.wbuf, or the headers and a large body in one writev.
+func (w *worker) writeRequest(cn net.Conn, c *call) error {
+	w.wbuf = appendHead(w.wbuf[:0], c)
+	if len(c.body) > inlineBody {
+		bufs := net.Buffers{w.wbuf, c.body}
+		_, err := bufs.WriteTo(cn)
+		return err
+	}
+	w.wbuf = append(w.wbuf, c.body...)
+	_, err := cn.Write(w.wbuf)
+	return err
+}
+
+// answerWait bounds the read of an answer after a failed write (see answeredAnyway).
+const answerWait = time.Second
+
+// answeredAnyway reads a response the server sent before it stopped reading the
+// request, true if one arrived (in w.resp).
+func (w *worker) answeredAnyway(cn *conn, c *call) bool {
+	w.resp.Reset()
+	w.resp.StreamBody = c.stream
+	_ = cn.Conn.SetReadDeadline(time.Now().Add(answerWait))
+	return w.resp.Read(cn.br) == nil
+}
+
+// runClock is the run's monotonic clock: durations since start.
+type runClock struct{ start time.Time }
+
+func (c *runClock) now() time.Duration { return time.Since(c.start) }
+
+// fromWall converts a wall-clock instant (a kernel timestamp) to the run clock with one
+// wall↔monotonic offset for the whole run: the wall reading taken with the monotonic
+// one at start. (Recomputing the offset on every read, as this once did, let two reads
+// on one stream disagree by the scheduling delay between their clock readings, so a
+// chunk could be timed up to ~17 ms before the one read before it.) A zero ts means
+// "now".
+func (c *runClock) fromWall(ts time.Time) time.Duration {
+	if ts.IsZero() {
+		return c.now()
+	}
+	return time.Duration(ts.UnixNano() - c.start.UnixNano())
+}
+
+// stampTime returns the run time of a read whose kernel timestamp converts to kernel,
+// given the previous read's time on the connection (prev) and the monotonic clock now:
+// never before prev (a stream's chunks are timed in order even if the wall clock is
+// stepped back) and never after now (nor if it is stepped forward).
+func stampTime(prev, kernel, now time.Duration) time.Duration {
+	return min(max(kernel, prev), now)
+}
+
+// call is one HTTP exchange to perform.
+type call struct {
+	target    *target
+	body      []byte
+	requestID string
+	stream    bool
+	endpoint  Endpoint
+	hdr       *headerBlock  // shared headers; nil = none
+	timeout   time.Duration // total; 0 = none
+	idle      time.Duration // between chunks once the first byte arrived; 0 = none
+	// firstOutput, if set, is called once, at the first chunk that carries output
+	// (Config.PrefillConcurrency releases its slot there); the caller clears it.
+	firstOutput func()
+}

@@ -1,0 +1,573 @@
+package loadgen
+
+// Response reading: one exchange per request on a worker (connect, write, read the
+// headers, then an error status, a whole body or an event stream), timestamping every
+// read.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/internal/sse"
+	"github.com/perfgate/perfgate/record"
+)
+
+// result is what the exchange produced, before token counting.
+type result struct {
+	text      []byte // generated text (content then reasoning appended per chunk)
+	ends      []int  // per chunk: end offset of its text in text
+	reasoning []byte // the reasoning part of text, alone
+	content   []byte // the content part of text, alone (kept only once there is reasoning)
+}
+
+// add appends one event's content and reasoning text.
+func (res *result) add(content, reasoning []byte) {
+	if len(reasoning) > 0 && len(res.reasoning) == 0 {
+		// The first reasoning: the content so far is all of text.
+		res.content = append(res.content[:0], res.text...)
+	}
+	res.text = append(res.text, content...)
+	res.text = append(res.text, reasoning...)
+	if len(res.reasoning) > 0 || len(reasoning) > 0 {
+		res.content = append(res.content, content...)
+	}
+	res.reasoning = append(res.reasoning, reasoning...)
+}
+
+// errKind classifies err for a record: cancellation wins, then timeouts.
+func errKind(ctx context.Context, err error, totalDeadline time.Time) (string, string) {
+	if ctx.Err() != nil {
+		return record.ErrCancelled, "loadgen: cancelled: " + context.Cause(ctx).Error()
+	}
+	if isTimeout(err) {
+		if !totalDeadline.IsZero() && !time.Now().Before(totalDeadline) {
+			return record.ErrTimeout, "loadgen: total timeout"
+		}
+		return record.ErrTimeout, "loadgen: idle timeout between chunks"
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return record.ErrReset, "loadgen: connection closed: " + err.Error()
+	}
+	var bc fasthttp.ErrBrokenChunk
+	if errors.As(err, &bc) {
+		return record.ErrMalformed, "loadgen: broken chunked encoding: " + err.Error()
+	}
+	return record.ErrReset, "loadgen: " + err.Error()
+}
+
+// isTimeout reports a deadline that expired: a net.Error timeout, or fasthttp's own
+// ErrTimeout, which it returns for a read deadline hit while reading the response
+// headers and which is not a net.Error.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, fasthttp.ErrTimeout)
+}
+
+// isClosed reports errors of a connection the peer closed.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE)
+}
+
+// timedReader sets the connection's read deadline before each read (the idle
+// deadline, capped by the total one) and notes when each read returned.
+type timedReader struct {
+	ctx   context.Context
+	r     io.Reader
+	c     *conn
+	clock *runClock
+	idle  time.Duration
+	total time.Time
+	last  time.Duration
+}
+
+func (t *timedReader) Read(p []byte) (int, error) {
+	if err := t.ctx.Err(); err != nil {
+		// Cancelled between reads: the idle deadline set below would replace the one
+		// in the past that cancellation set.
+		return 0, err
+	}
+	if t.idle > 0 {
+		d := time.Now().Add(t.idle)
+		if !t.total.IsZero() && t.total.Before(d) {
+			d = t.total
+		}
+		_ = t.c.SetReadDeadline(d)
+	}
+	n, err := t.r.Read(p)
+	if n > 0 {
+		// The event completed by these bytes arrived with the connection's latest read
+		// (bytes already buffered arrived with it or before).
+		t.last = t.c.last
+	}
+	return n, err
+}
+
+// exchange state reused per worker.
+type worker struct {
+	wbuf   []byte // the request being written
+	resp   fasthttp.Response
+	sse    *sse.Reader
+	parser openai.ChunkParser
+	chunk  openai.StreamChunk
+	tr     timedReader
+
+	buf     []byte
+	drained bool
+	readErr error
+	x       exchange // the exchange in progress
+}
+
+func newWorker() *worker {
+	w := &worker{sse: sse.NewReaderSize(nil, 1024, 0)}
+	// Keep the body buffer between responses (not a pool round trip per response);
+	// one past keptBody is let go after use.
+	w.resp.KeepBodyBuffer = true
+	return w
+}
+
+// keptBody is the largest response body buffer a worker keeps for the next response.
+const keptBody = 64 << 10
+
+// exchange is the state of one request/response exchange on a worker.
+type exchange struct {
+	ctx     context.Context
+	clock   *runClock
+	c       *call
+	rec     *record.Client
+	res     *result
+	total   time.Time // the total deadline (zero: none)
+	cn      *conn
+	reused  bool        // cn came from the idle pool
+	stamped bool        // cn reads carry kernel timestamps
+	stop    func() bool // stops watching ctx for this request
+	keep    bool        // cn may go back to the pool
+	// While reading a stream:
+	sawDone  bool
+	prevRead int // cn.reads at the previous event
+}
+
+// do performs c and fills rec (timestamps, status, error, chunks, usage) and res.
+// It never returns an error: every failure is recorded in rec.
+func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) {
+	rec.UsagePromptTokens, rec.UsageCompletionTokens = -1, -1
+	w.x = exchange{ctx: ctx, clock: clock, c: c, rec: rec, res: res}
+	x := &w.x
+	if c.timeout > 0 {
+		x.total = time.Now().Add(c.timeout)
+	}
+	ok, err := w.send(x)
+	if !ok {
+		return
+	}
+	defer x.release()
+	w.receive(x, err)
+}
+
+// release returns the connection to the pool when the response left it reusable,
+// and closes it otherwise.
+func (x *exchange) release() {
+	if x.stop() && x.keep && x.ctx.Err() == nil {
+		x.c.target.put(x.cn)
+	} else {
+		x.cn.Close()
+	}
+}
+
+// send connects, writes the request and reads the response headers, retrying once on
+// a fresh connection when a reused keep-alive one turns out to be stale. ok is false
+// when the exchange ended, recorded, before a response; err is the header read's.
+func (w *worker) send(x *exchange) (ok bool, err error) {
+	for attempt := 0; ; attempt++ {
+		if !w.connect(x) {
+			return false, nil
+		}
+		retryable := x.reused && attempt == 0
+		if err := w.writeRequest(x.cn.Conn, x.c); err != nil {
+			if x.ctx.Err() == nil && !retryable && w.answeredAnyway(x.cn, x.c) {
+				// The server answered, then cut the write short (a 413 for a body over
+				// its limit): record its answer, not a connect error.
+				x.stop = noStop
+				return true, nil
+			}
+			if w.writeFailed(x, err, retryable) {
+				continue // a stale keep-alive connection: retry once on a fresh one
+			}
+			return false, nil
+		}
+		err = w.readHead(x)
+		if err != nil && retryable && x.cn.first == 0 && x.ctx.Err() == nil && isClosed(err) {
+			// The server closed the idle connection as we reused it (nothing came
+			// back): retry once on a fresh connection, as net/http does.
+			x.stop()
+			x.cn.Close()
+			continue
+		}
+		return true, err
+	}
+}
+
+// connect takes a connection for x (pooled or new) and arms its deadlines; false if
+// the exchange ended there (recorded).
+func (w *worker) connect(x *exchange) bool {
+	rec := x.rec
+	cn, reused, err := x.c.target.get(x.ctx, x.clock, x.total)
+	if err != nil {
+		rec.Sent = x.clock.now()
+		rec.Done = rec.Sent
+		if x.ctx.Err() != nil {
+			rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
+		} else {
+			rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
+		}
+		return false
+	}
+	x.cn, x.reused = cn, reused
+	cn.armed, cn.first = true, 0
+	cn.setTotalDeadline(x.total, x.c.timeout)
+	if x.ctx.Err() != nil {
+		// Cancelled, perhaps before the deadline just set replaced the one in the
+		// past that cancellation set (a later cancellation sets it again).
+		cn.Close()
+		rec.Sent = x.clock.now()
+		rec.Done = rec.Sent
+		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before sending"
+		return false
+	}
+	x.stamped = cn.useKernelTimestamps(x.c.stream && x.c.target.kernelTS)
+	rec.Sent = x.clock.now()
+	return true
+}
+
+// writeFailed closes the connection a write failed on and reports whether to retry
+// on a fresh one; if not, the failure is recorded.
+func (w *worker) writeFailed(x *exchange, err error, retryable bool) (retry bool) {
+	x.cn.Close()
+	rec := x.rec
+	if x.ctx.Err() != nil {
+		rec.Done = x.clock.now()
+		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
+		return false
+	}
+	if !retryable {
+		rec.Done = x.clock.now()
+		rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+err.Error()
+		return false
+	}
+	return true
+}
+
+// readHead reads the response headers into w.resp.
+func (w *worker) readHead(x *exchange) error {
+	ctx, cn, c := x.ctx, x.cn, x.c
+	// Cancellation interrupts blocked reads by moving the deadline into the past:
+	// the connection watches the run's context; a request's own context (see
+	// Config.CancelFraction) is watched for this request.
+	x.stop = noStop
+	if ctx.Done() != nil && ctx != cn.watch {
+		x.stop = context.AfterFunc(ctx, cn.cancelReads)
+	}
+	resp := &w.resp
+	resp.Reset()
+	resp.StreamBody = c.stream
+	if c.stream && c.idle > 0 {
+		// A stream's headers come before the first token: the idle timeout bounds
+		// the wait for them too (the total one still caps it). A non-streaming
+		// answer is generated whole before its headers, so only the total bounds it.
+		cn.setHeaderDeadline(time.Now().Add(c.idle), x.total)
+	}
+	return resp.Read(cn.br)
+}
+
+// receive records the response whose headers were read with err: an error status,
+// a whole body, or an event stream.
+func (w *worker) receive(x *exchange, err error) {
+	rec := x.rec
+	if x.cn.first > 0 {
+		rec.FirstByte = x.cn.first
+	}
+	if x.stamped {
+		rec.Clock = record.ClockKernel
+	}
+	if err != nil {
+		rec.Done = x.clock.now()
+		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
+		if rec.ErrorKind == record.ErrTimeout && rec.Error != "loadgen: total timeout" {
+			rec.Error = "loadgen: idle timeout waiting for the response headers"
+		}
+		return
+	}
+	rec.Status = w.resp.StatusCode()
+	switch {
+	case rec.Status < 200 || rec.Status > 299:
+		w.readFailure(x)
+	case !x.c.stream || !isEventStream(&w.resp):
+		w.readWhole(x)
+	default:
+		w.readStream(x)
+	}
+}
+
+// readFailure records a non-2xx answer with the start of its body.
+func (w *worker) readFailure(x *exchange) {
+	rec, resp := x.rec, &w.resp
+	body := w.readAll(resp, x.cn, x.c, x.total)
+	rec.Done = x.clock.now()
+	rec.ResponseBytes = len(body)
+	rec.ErrorKind = record.ErrHTTPStatus
+	rec.Error = fmt.Sprintf("loadgen: HTTP %d: %s", rec.Status, snippet(body))
+	x.keep = !resp.ConnectionClose() && w.drained
+}
+
+// readWhole reads and parses a whole (non-event-stream) body.
+func (w *worker) readWhole(x *exchange) {
+	rec, resp := x.rec, &w.resp
+	var body []byte
+	if x.c.stream {
+		body = w.readAll(resp, x.cn, x.c, x.total)
+		if !w.drained {
+			rec.Done = x.clock.now()
+			rec.ErrorKind, rec.Error = errKind(x.ctx, w.readErr, x.total)
+			return
+		}
+	} else {
+		body = resp.Body()
+	}
+	rec.Done = x.clock.now()
+	rec.ResponseBytes = len(body)
+	x.keep = !resp.ConnectionClose()
+	w.parseBody(body, x.c, rec, x.res)
+	resp.ReleaseBody(keptBody)
+}
+
+// readStream timestamps every read of an event stream, then splits and parses its
+// events until it ends.
+func (w *worker) readStream(x *exchange) {
+	cn := x.cn
+	tr := &w.tr
+	*tr = timedReader{ctx: x.ctx, r: w.resp.BodyStream(), c: cn, clock: x.clock, idle: x.c.idle, total: x.total}
+	_ = cn.SetReadDeadline(x.total)
+	cn.deadlineUnknown = true
+	w.sse.Reset(tr)
+	x.sawDone, x.prevRead = false, -1
+	for {
+		ev, err := w.sse.Next()
+		if err != nil {
+			w.streamEnded(x, err)
+			return
+		}
+		w.event(x, ev)
+	}
+}
+
+// streamEnded records how a stream ended: at EOF (a stream of OpenAI chunks must have
+// sent [DONE] first) or with a read error.
+func (w *worker) streamEnded(x *exchange, err error) {
+	rec, resp := x.rec, &w.resp
+	rec.Done = x.clock.now()
+	rec.ResponseBytes = int(w.sse.Bytes())
+	if err == io.EOF {
+		if !x.sawDone && x.c.endpoint != EndpointResponses && x.c.endpoint != EndpointMessages && rec.ErrorKind == "" {
+			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: stream ended without [DONE]"
+		}
+		x.keep = rec.ErrorKind == "" && !resp.ConnectionClose()
+		_ = resp.CloseBodyStream()
+		return
+	}
+	if rec.ErrorKind == "" || rec.ErrorKind == record.ErrMalformed {
+		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
+	}
+	_ = resp.CloseBodyStream()
+}
+
+// event parses one stream event and records its chunk.
+func (w *worker) event(x *exchange, ev sse.Event) {
+	rec := x.rec
+	t := w.tr.last
+	if string(ev.Data) == "[DONE]" {
+		x.sawDone = true
+		return
+	}
+	if x.sawDone {
+		return
+	}
+	if err := w.parser.Parse(ev.Data, &w.chunk); err != nil {
+		if rec.ErrorKind == "" {
+			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: non-JSON event: "+snippet(ev.Data)
+		}
+		return
+	}
+	ch := &w.chunk
+	if bad := errorEvent(ch, ev.Type, ev.Data); bad != "" && rec.ErrorKind == "" {
+		rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error event: "+snippet(ev.Data)
+	}
+	res := x.res
+	res.add(ch.Text, ch.Reasoning)
+	res.ends = append(res.ends, len(res.text))
+	if x.c.firstOutput != nil && len(res.text) > 0 {
+		x.c.firstOutput()
+		x.c.firstOutput = nil
+	}
+	if len(ch.Text) > 0 && rec.FirstOutput == 0 {
+		rec.FirstOutput = t
+	}
+	x.chunk(ch, t)
+}
+
+// chunk records one parsed chunk that arrived at t: its time (batched when it came in
+// the same read as the previous one), finish reason and usage.
+func (x *exchange) chunk(ch *openai.StreamChunk, t time.Duration) {
+	rec, c := x.rec, x.c
+	if x.cn.reads == x.prevRead && len(rec.Chunks) > 0 {
+		// Same read as the previous event: that one's time is only an upper bound.
+		rec.Chunks[len(rec.Chunks)-1].Batched = true
+	}
+	choices := ch.Choices > 0 || c.endpoint == EndpointMessages && string(ch.Type) == "content_block_delta"
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: choices})
+	x.prevRead = x.cn.reads
+	if ch.FinishReason != nil {
+		rec.FinishReason = string(ch.FinishReason)
+	}
+	if c.endpoint == EndpointMessages {
+		messagesUsage(ch, rec)
+	} else if ch.HasUsage {
+		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+	}
+	if ch.UsageReasoning > 0 {
+		rec.UsageReasoningTokens = ch.UsageReasoning
+	}
+}
+
+// noStop stands for context.AfterFunc's stop when the context cannot be cancelled.
+func noStop() bool { return true }
+
+// errorEvent reports an in-stream error ("error" event type or Responses "error"/"response.failed").
+func errorEvent(ch *openai.StreamChunk, typ, data []byte) string {
+	switch string(typ) {
+	case "error":
+		return "error"
+	}
+	// vLLM, SGLang and OpenAI send {"error": {...}} as a data event.
+	if ch.Choices == 0 && !ch.HasUsage && len(ch.Text) == 0 && bytes.HasPrefix(bytes.TrimSpace(data), []byte(`{"error"`)) {
+		return "error"
+	}
+	switch string(ch.Type) {
+	case "error", "response.failed":
+		return string(ch.Type)
+	}
+	return ""
+}
+
+func isEventStream(resp *fasthttp.Response) bool {
+	return strings.HasPrefix(string(resp.Header.ContentType()), "text/event-stream")
+}
+
+// readAll reads a streamed (or buffered) body whole; w.drained reports success.
+func (w *worker) readAll(resp *fasthttp.Response, cn *conn, c *call, total time.Time) []byte {
+	w.drained, w.readErr = true, nil
+	if !resp.StreamBody {
+		return resp.Body()
+	}
+	w.buf = w.buf[:0]
+	r := resp.BodyStream()
+	for {
+		if len(w.buf) == cap(w.buf) {
+			w.buf = append(w.buf, 0)[:len(w.buf)]
+		}
+		n, err := r.Read(w.buf[len(w.buf):cap(w.buf)])
+		w.buf = w.buf[:len(w.buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			w.drained, w.readErr = false, err
+			break
+		}
+	}
+	_ = resp.CloseBodyStream()
+	return w.buf
+}
+
+func snippet(b []byte) string {
+	const max = 200
+	s := strings.TrimSpace(string(b))
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// parseBody extracts text and usage from a non-streaming response body.
+func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result) {
+	if err := w.parser.Parse(body, &w.chunk); err != nil {
+		rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: response is not JSON: "+snippet(body)
+		return
+	}
+	ch := &w.chunk
+	if errorEvent(ch, nil, body) != "" {
+		// A 2xx whose body is an error object: the server failed the request but said
+		// so in the body (seen from proxies and some servers), as a stream's error event.
+		rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error body with HTTP "+strconv.Itoa(rec.Status)+": "+snippet(body)
+		return
+	}
+	text, reasoning := ch.Text, ch.Reasoning
+	switch {
+	case c.endpoint == EndpointResponses && len(text) == 0:
+		text = []byte(responsesOutputText(body))
+	case c.endpoint == EndpointMessages:
+		t, r := messagesBody(body)
+		text, reasoning = []byte(t), []byte(r)
+	}
+	res.add(text, reasoning)
+	res.ends = append(res.ends, len(res.text))
+	if len(text) > 0 {
+		rec.FirstOutput = rec.Done
+	}
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: ch.Choices > 0 || c.endpoint == EndpointMessages})
+	if ch.FinishReason != nil {
+		rec.FinishReason = string(ch.FinishReason)
+	}
+	if ch.HasUsage {
+		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+	}
+	rec.UsageReasoningTokens = max(ch.UsageReasoning, 0)
+}
+
+// responsesOutputText extracts the text of a non-streaming Responses API body
+// (output[].content[] parts of type "output_text"), concatenated.
+func responsesOutputText(body []byte) string {
+	var r struct {
+		Output []struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"output"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return ""
+	}
+	var sb strings.Builder
+	for _, o := range r.Output {
+		for _, c := range o.Content {
+			if c.Type == "output_text" {
+				sb.WriteString(c.Text)
+			}
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,153 @@
+package mockserver
+
+import (
+	"bytes"
+	"math/rand/v2"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/internal/sse"
+	"github.com/perfgate/perfgate/record"
+)
+
+// kind is one API the server speaks: how a request of it is parsed and answered. Each
+// API is its own type (chat.go, completions.go, responses.go, messages.go,
+// embeddings.go, rankings.go); the server routes a path to one ([kindOf]) and treats
+// them alike from then on.
+type kind interface {
+	// parse decodes and validates body into j and rec's request fields (model, stream,
+	// output limits, the input and its token count).
+	parse(s *Server, body []byte, j *job, rec *record.Server) *apiError
+	// serve answers the parsed request j, recording it with s.finish.
+	serve(s *Server, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
+}
+
+// generative is a kind that generates tokens, answered by [Server.serveGeneration]
+// as one body or as a stream of frames.
+type generative interface {
+	kind
+	// idPrefix starts the response id ("chatcmpl-", "cmpl-", "resp_", "msg_").
+	idPrefix() string
+	// reasons reports whether the kind generates reasoning (Config.ReasoningTokens).
+	reasons() bool
+	// outputParam names the request field that caps the output, for the context
+	// length error.
+	outputParam(rec *record.Server) string
+	// whole is the body of a non-streaming response: thinking and text are the
+	// reasoning and the content generated.
+	whole(rp *reply, thinking, text string, u openai.Usage) []byte
+	// frames starts writing one streamed response.
+	frames(rp *reply) frames
+}
+
+// frames writes one streamed response's SSE events, appending them to buf.
+type frames interface {
+	// start is what goes out before the first token (nothing for OpenAI chunks).
+	start(buf []byte) []byte
+	// delta is one chunk of text: first for the response's first chunk, thinking for
+	// reasoning text.
+	delta(buf []byte, first, thinking bool, text string) []byte
+	// finish ends the response; first is true if no chunk went out.
+	finish(buf []byte, g *gen, first bool, u openai.Usage) []byte
+}
+
+// reply is what a generative kind writes one response from.
+type reply struct {
+	j         *job
+	g         *gen
+	h         openai.ChunkHeader // the response id, created time and model
+	requestID string
+	isl       int
+}
+
+// generating is what every generative kind shares: it is served by
+// [Server.serveGeneration], reasons not, and caps its output with max_tokens or
+// max_completion_tokens.
+type generating struct{}
+
+func (generating) serve(s *Server, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
+	s.serveGeneration(ctx, c, j, rng)
+}
+
+func (generating) reasons() bool { return false }
+
+func (generating) outputParam(rec *record.Server) string {
+	if rec.MaxCompletionTokens != nil {
+		return "max_completion_tokens"
+	}
+	return "max_tokens"
+}
+
+// The kinds, one value each.
+var (
+	kindChat       kind = chatKind{}
+	kindCompletion kind = completionKind{}
+	kindResponses  kind = responsesKind{}
+	kindMessages   kind = messagesKind{}
+	kindEmbeddings kind = embeddingsKind{}
+	kindRankings   kind = rankingsKind{}
+)
+
+const (
+	pathChat        = "/v1/chat/completions"
+	pathCompletions = "/v1/completions"
+)
+
+// kindOf routes a request path to its API kind (nil: not an API path).
+func kindOf(path string) kind {
+	switch path {
+	case pathChat:
+		return kindChat
+	case pathCompletions:
+		return kindCompletion
+	case "/v1/responses":
+		return kindResponses
+	case pathMessages:
+		return kindMessages
+	case "/v1/embeddings":
+		return kindEmbeddings
+	case "/v1/rankings", "/v1/ranking", "/v1/rerank", "/rerank", "/v2/rerank":
+		return kindRankings
+	}
+	return nil
+}
+
+// keyHeader is the header besides Authorization in which kind k accepts the API key
+// ("" for none).
+func keyHeader(k kind) string {
+	if h, ok := k.(interface{ apiKeyHeader() string }); ok {
+		return h.apiKeyHeader()
+	}
+	return ""
+}
+
+// contentChunker is a kind whose content chunks are one JSON object around the text
+// (chat and completions), so a stream can write them from a [chunkTemplate].
+type contentChunker interface {
+	appendContent(buf []byte, h openai.ChunkHeader, text string, includeUsage bool) []byte
+}
+
+// chunkTemplate is a stream's content chunk split around its text, so each token costs
+// one escaped append: prefix + JSON string + suffix is byte for byte the SSE event of
+// the kind's content-only chunk (openai.AppendChatChunk / AppendCompletionChunk).
+type chunkTemplate struct{ prefix, suffix []byte }
+
+func newChunkTemplate(j *job, h openai.ChunkHeader) *chunkTemplate {
+	cc, ok := j.kind.(contentChunker)
+	if !ok {
+		return nil
+	}
+	b := cc.appendContent(nil, h, "§marker§", j.includeUsage)
+	i := bytes.Index(b, []byte(`"§marker§"`))
+	if i < 0 {
+		return nil
+	}
+	return &chunkTemplate{prefix: append(sse.BeginData(nil), b[:i]...), suffix: sse.EndData(b[i+len(`"§marker§"`):])}
+}
+
+func (t *chunkTemplate) append(buf []byte, text string) []byte {
+	buf = append(buf, t.prefix...)
+	buf = openai.AppendString(buf, text)
+	return append(buf, t.suffix...)
+}

@@ -1,0 +1,145 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/internal/sse"
+	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// chatKind is the OpenAI chat completions API (/v1/chat/completions): messages in,
+// chat.completion out, or chat.completion.chunk events ending with [DONE]; reasoning
+// goes out as delta.reasoning_content.
+type chatKind struct{ generating }
+
+func (chatKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
+	return s.parseChat(body, j, rec)
+}
+
+func (chatKind) idPrefix() string { return "chatcmpl-" }
+
+func (chatKind) reasons() bool { return true }
+
+func (chatKind) appendContent(buf []byte, h openai.ChunkHeader, text string, includeUsage bool) []byte {
+	return openai.AppendChatChunk(buf, h, "", text, "", includeUsage)
+}
+
+func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
+	h := rp.h
+	body, _ := json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
+		Choices: []openai.ChatChoice{{Message: openai.ResponseMessage{Role: "assistant", Content: text, ReasoningContent: thinking}, FinishReason: rp.g.finish,
+			Logprobs: json.RawMessage("null")}}, Usage: &u})
+	return body
+}
+
+func (chatKind) frames(rp *reply) frames {
+	return &chatFrames{j: rp.j, h: rp.h, tmpl: newChunkTemplate(rp.j, rp.h)}
+}
+
+// chatFrames writes a chat stream.
+type chatFrames struct {
+	j    *job
+	h    openai.ChunkHeader
+	tmpl *chunkTemplate
+}
+
+func (f *chatFrames) start(buf []byte) []byte { return buf }
+
+func (f *chatFrames) delta(buf []byte, first, thinking bool, text string) []byte {
+	switch {
+	case thinking:
+		role := ""
+		if first {
+			role = "assistant"
+		}
+		buf = sse.BeginData(buf)
+		buf = openai.AppendChatReasoningChunk(buf, f.h, role, text, f.j.includeUsage)
+		return sse.EndData(buf)
+	case !first && f.tmpl != nil:
+		return f.tmpl.append(buf, text)
+	case first:
+		// The role chunk goes out with the first token, so TTFT is the same
+		// whichever of the two a client times.
+		buf = f.role(buf)
+	}
+	buf = sse.BeginData(buf)
+	buf = openai.AppendChatChunk(buf, f.h, "", text, "", f.j.includeUsage)
+	return sse.EndData(buf)
+}
+
+func (f *chatFrames) role(buf []byte) []byte {
+	buf = sse.BeginData(buf)
+	buf = openai.AppendChatChunk(buf, f.h, "assistant", "", "", f.j.includeUsage)
+	return sse.EndData(buf)
+}
+
+func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []byte {
+	if first { // no content at all: still send the role
+		buf = f.role(buf)
+	}
+	buf = sse.BeginData(buf)
+	buf = openai.AppendChatChunk(buf, f.h, "", "", g.finish, f.j.includeUsage)
+	buf = sse.EndData(buf)
+	if f.j.includeUsage {
+		buf = sse.BeginData(buf)
+		buf = openai.AppendChatUsageChunk(buf, f.h, u)
+		buf = sse.EndData(buf)
+	}
+	return append(buf, sse.Done...)
+}
+
+func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
+	var req openai.ChatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return decodeErr(err)
+	}
+	j.model, j.stream, j.seed = req.Model, req.Stream, req.Seed
+	rec.Model, rec.Stream, rec.ReasoningEffort = req.Model, req.Stream, req.ReasoningEffort
+	if req.ReasoningEffort != nil {
+		j.effort = *req.ReasoningEffort
+	}
+	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	j.stop = req.Stop
+	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
+		return e
+	}
+	if e := sampling(req.Temperature, req.TopP, req.N); e != nil {
+		return e
+	}
+	if req.PromptTokenIDs != nil {
+		if e := s.checkIDs(req.PromptTokenIDs, "prompt_token_ids"); e != nil {
+			return e
+		}
+		j.ids = req.PromptTokenIDs
+		rec.ISL, rec.TokenizationMode = len(j.ids), record.ModePromptTokenIDs
+		return s.checkLen(len(j.ids), "prompt_token_ids")
+	}
+	if req.Messages == nil {
+		return badRequest("missing_field", "messages", "you must provide a messages parameter")
+	}
+	if len(req.Messages) == 0 {
+		return badRequest("invalid_value", "messages", "messages must contain at least one message")
+	}
+	msgs := make([]tokenizer.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		if m.Role == "" {
+			return badRequest("missing_field", fmt.Sprintf("messages[%d].role", i), "messages[%d].role is required", i)
+		}
+		if !validRole(m.Role) {
+			return badRequest("invalid_value", fmt.Sprintf("messages[%d].role", i),
+				"messages[%d].role %q is not one of system, developer, user, assistant, tool, function", i, m.Role)
+		}
+		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content.Text}
+		rec.NonTextParts += m.Content.NonText
+	}
+	addGen := req.AddGenerationPrompt == nil || *req.AddGenerationPrompt
+	ids, n, mode, err := s.encodeChat(msgs, addGen)
+	if err != nil {
+		return badRequest("chat_template_error", "messages", "chat template: %v", err)
+	}
+	j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
+	return s.checkLen(n, "messages")
+}
