@@ -282,6 +282,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		t.closeIdle()
 	}
 	r.out.Elapsed = r.clock.now()
+	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
 	var ferr error
 	if r.enc != nil {

@@ -131,6 +131,12 @@ func (s *shardSource) Next() (dataset.Conversation, bool) {
 	return s.src.Next()
 }
 
+// Close closes the source it narrows, when that holds a file open.
+func (s *shardSource) Close() error {
+	closeSource(s.src)
+	return nil
+}
+
 // shard narrows the runner's source and pacer to its shard; called after makePacer.
 func (r *runner) shard() {
 	n := r.cfg.shards()

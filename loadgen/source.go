@@ -31,6 +31,20 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 		if err != nil {
 			return nil, fmt.Errorf("%w: input file: %w", ErrInvalidConfig, err)
 		}
+		if cfg.InputFormat == FormatPayloads {
+			// Lines are checked now; each body is read from the file when it is
+			// drawn, and the file is closed when the run ends.
+			p, err := dataset.NewPayloads(ctxReaderAt{ctx, file})
+			if err == nil && p.Len() == 0 {
+				err = errors.New("no requests")
+			}
+			if err != nil {
+				file.Close()
+				return nil, inputError(cfg.InputFile, err)
+			}
+			p.Cycle = !cfg.Schedule && (cfg.Requests > p.Len() || cfg.Duration > 0)
+			return p, nil
+		}
 		defer file.Close()
 		f := ctxReader{ctx, file}
 		var items []dataset.Conversation
@@ -51,8 +65,6 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 			return m, nil
 		}
 		switch cfg.InputFormat {
-		case FormatPayloads:
-			items, err = dataset.ReadPayloads(f)
 		case FormatShareGPT:
 			items, err = dataset.ReadShareGPT(f, tok)
 		case FormatRecording:
@@ -115,6 +127,28 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// ctxReaderAt is ctxReader for an *os.File read at offsets; Close closes the file.
+type ctxReaderAt struct {
+	ctx context.Context
+	f   *os.File
+}
+
+func (c ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.f.ReadAt(p, off)
+}
+
+func (c ctxReaderAt) Close() error { return c.f.Close() }
+
+// closeSource closes a source that holds a file open (streamed payloads).
+func closeSource(src dataset.Source) {
+	if c, ok := src.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // inputError is an unreadable input file as invalid configuration, found before any

@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -314,5 +316,42 @@ func TestMooncakeStreams(t *testing.T) {
 	_, err = NewMooncake(strings.NewReader(trace+`{"timestamp": 1, "input_length": 0}`+"\n"), tk, 16, 7)
 	if err == nil || !strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "input_length") {
 		t.Errorf("NewMooncake(bad row 4) = %v; want an error naming line 4 and input_length", err)
+	}
+}
+
+// TestPayloadsStreamed: NewPayloads indexes the lines (blank ones skipped, the stream
+// flag kept), Next reads each body from the file as it is drawn, cycling when asked,
+// and a bad line is a LineError naming it.
+func TestPayloadsStreamed(t *testing.T) {
+	src := "{\"model\":\"a\",\"stream\":true}\n\n  {\"model\":\"b\"}  \r\n{\"model\":\"c\",\"stream\":false}"
+	p, err := NewPayloads(strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", p.Len())
+	}
+	p.Cycle = true
+	want := []struct {
+		body   string
+		stream string
+	}{{`{"model":"a","stream":true}`, "true"}, {`{"model":"b"}`, "unset"}, {`{"model":"c","stream":false}`, "false"}, {`{"model":"a","stream":true}`, "true"}}
+	for i, w := range want {
+		c, ok := p.Next()
+		if !ok {
+			t.Fatalf("Next %d: exhausted", i)
+		}
+		st := "unset"
+		if s := c.Turns[0].Stream; s != nil {
+			st = fmt.Sprint(*s)
+		}
+		if got := string(c.Turns[0].Body); got != w.body || st != w.stream {
+			t.Errorf("Next %d = %s (stream %s), want %s (stream %s)", i, got, st, w.body, w.stream)
+		}
+	}
+	_, err = NewPayloads(strings.NewReader("{\"a\":1}\n{\"a\":\n"))
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 2 {
+		t.Errorf("bad second line: %v, want a LineError at line 2", err)
 	}
 }

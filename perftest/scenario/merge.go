@@ -383,10 +383,13 @@ func mergeLines(out, name string, shards []shardDir, client bool, key func(b []b
 		var off int64
 		for ln := 1; ; ln++ {
 			b, err := r.ReadSlice('\n')
-			for errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
-				var more []byte
-				more, err = r.ReadSlice('\n')
-				b = append(slices.Clone(b), more...)
+			if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
+				long := slices.Clone(b) // before the next read reuses the buffer
+				for errors.Is(err, bufio.ErrBufferFull) {
+					b, err = r.ReadSlice('\n')
+					long = append(long, b...)
+				}
+				b = long
 			}
 			if err == io.EOF {
 				break
