@@ -444,3 +444,17 @@ func TestReportRegateKeepsErrorGate(t *testing.T) {
 		t.Errorf("report --goodput on a run with 3 failed requests: exit %d; want %d with the error-rate verdict\n%s%s", code, ExitAssertFailed, out, errOut)
 	}
 }
+
+// TestSupervisedCommands: commands that run load, serve or write artifacts run under
+// the supervisor; tokenize (which reads the terminal) and the informational ones do not.
+func TestSupervisedCommands(t *testing.T) {
+	for cmd, want := range map[string]bool{"profile": true, "mock": true, "capture": true, "report": true, "merge": true, "demo": true,
+		"tokenize": false, "version": false, "help": false} {
+		if got := supervised([]string{cmd}); got != want {
+			t.Errorf("supervised(%s) = %v, want %v", cmd, got, want)
+		}
+	}
+	if supervised(nil) {
+		t.Errorf("supervised() with no command = true")
+	}
+}

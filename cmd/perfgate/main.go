@@ -22,7 +22,7 @@ import (
 )
 
 func main() {
-	if os.Getenv(supervisedEnv) == "" {
+	if os.Getenv(supervisedEnv) == "" && supervised(os.Args[1:]) {
 		if code, ok := supervise(os.Args[1:]); ok {
 			os.Exit(code)
 		}

@@ -25,6 +25,21 @@ const (
 	CrashFile = "perfgate_crash.txt"
 )
 
+// supervised reports whether a command runs under the supervisor: every command
+// that runs load, serves or writes artifacts. tokenize reads its input from the
+// terminal, which a child in its own process group could not (SIGTTIN); it and the
+// informational commands run in this process.
+func supervised(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "tokenize", "version", "help", "-h", "--help":
+		return false
+	}
+	return true
+}
+
 // supervise runs perfgate with args in a child process and returns its exit code; ok is
 // false when no child could be started (perfgate then runs in this process).
 func supervise(args []string) (code int, ok bool) {
