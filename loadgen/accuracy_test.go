@@ -34,8 +34,25 @@ func outside(fromBefore, fromAfter time.Duration) float64 {
 func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bool) (chunkErr, itlErr []float64, batched float64) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens, c.TTFT, c.ITL = tokens, 20*time.Millisecond, itl })
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true,
-		Requests: streams, Concurrency: streams, ISL: fixed(16), AppTimestamps: appTS}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{
+		Target: Target{
+			URLs:   []string{g.URL},
+			Model:  "ok",
+			Stream: true,
+		},
+		Workload: Workload{
+			ISL: fixed(16),
+		},
+		Load: Load{
+			Concurrency: streams,
+		},
+		Stop: Stop{
+			Requests: streams,
+		},
+		Recording: Recording{
+			AppTimestamps: appTS,
+		},
+	}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,22 @@ func TestKernelTimestampsUnderLoadNeverGoBack(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens, c.TTFT, c.ITL = 60, 2*time.Millisecond, time.Millisecond })
 	const streams = 200
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true,
-		Requests: 2 * streams, Concurrency: streams, ISL: fixed(16)}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{
+		Target: Target{
+			URLs:   []string{g.URL},
+			Model:  "ok",
+			Stream: true,
+		},
+		Workload: Workload{
+			ISL: fixed(16),
+		},
+		Load: Load{
+			Concurrency: streams,
+		},
+		Stop: Stop{
+			Requests: 2 * streams,
+		},
+	}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -181,17 +181,42 @@ func (s *Secret) UnmarshalText(b []byte) error { *s = Secret(b); return nil }
 // documented; a valid Config needs at least a URL and a stop condition (Requests,
 // Duration or an InputFile).
 //
+// The fields are grouped by concern in five embedded structs — [Target] (where
+// requests go and in what shape), [Workload] (what is sent), [Load] (how fast),
+// [Stop] (when the run and each request end) and [Recording] (what is kept and
+// measured). Embedding keeps the JSON and YAML flat ("isl", "concurrency", … at the
+// top level) and field access direct (cfg.ISL, cfg.Concurrency); only a composite
+// literal names the group:
+//
+//	loadgen.Config{
+//		Target:   loadgen.Target{URLs: []string{url}},
+//		Workload: loadgen.Workload{ISL: distribution.MustSpec("fixed:128")},
+//		Stop:     loadgen.Stop{Requests: 100},
+//	}
+//
 // Load mode: Rate > 0 is open loop (Arrival process, Concurrency then caps requests
 // in flight and the wait shows as client_queue_time); Rate == 0 is closed loop with
 // Concurrency workers (default 1). Schedule replays trace timestamps instead.
 type Config struct {
+	Target
+	Workload
+	Load
+	Stop
+	Recording
+}
+
+// Target is where requests go and in what shape: the servers, the API, the model,
+// credentials, headers and the connections.
+type Target struct {
 	// URLs are the servers, base ("http://127.0.0.1:8000") or full endpoint URLs.
-	// A base URL (no path, "/" or ".../v1") gets the endpoint's path appended.
-	URLs []string `json:"urls"`
+	// A base URL (no path, "/" or ".../v1") gets the API's path appended.
+	URLs []string `json:"urls,omitempty"`
 	// Routing spreads requests over URLs: RouteRoundRobin (zero) or RouteLeastOutstanding.
 	Routing string `json:"routing,omitempty"`
-	// Endpoint is the API; zero = EndpointChat.
-	Endpoint Endpoint `json:"endpoint,omitempty"`
+	// API is the kind of API requests are sent to (one of [Endpoints]); zero =
+	// EndpointChat. It was called Endpoint (JSON "endpoint") before; the JSON name is
+	// "endpoint_type", as in scenario files.
+	API Endpoint `json:"endpoint_type,omitempty"`
 	// Model is the "model" field; zero = DefaultModel.
 	Model string `json:"model,omitempty"`
 	// Stream asks for SSE streaming (generation endpoints).
@@ -205,13 +230,22 @@ type Config struct {
 	// Headers are extra request headers. Credential values (see [Headers]) are sent
 	// but never marshalled.
 	Headers Headers `json:"headers,omitempty"`
-	// ExtraBody fields are added to every generated body (they win over generated fields).
-	ExtraBody map[string]any `json:"extra_body,omitempty"`
+	// ConnectTimeout bounds dialing; zero = DefaultConnectTime.
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	// SourceAddrs are local IPs to dial from, round-robin (e.g. 127.0.0.1 … 127.0.0.4
+	// to pass the ephemeral-port limit of one source address toward one destination).
+	// On Linux the source port is picked at connect time (IP_BIND_ADDRESS_NO_PORT), so
+	// each address gives a full ephemeral range per destination.
+	SourceAddrs []string `json:"source_addrs,omitempty"`
+}
 
+// Workload is what is sent: lengths, prompts, conversations, an input file, extra
+// body fields, and the seed of every random choice.
+type Workload struct {
 	// ISL and OSL are the input and output length distributions (tokens), rounded and
-	// clamped to >= 1 by distribution.Length. Zero ISL = fixed:128; zero OSL = no output
-	// cap sent. For Corpus "vllm", ISL must be fixed:N or vllm-range:N,R and OSL likewise
-	// (N is --random-input-len / --random-output-len).
+	// clamped to >= 1 by distribution.Length. Zero ISL = DefaultISL; zero OSL = no
+	// output cap sent. For Corpus "vllm", ISL must be fixed:N or vllm-range:N,R and OSL
+	// likewise (N is --random-input-len / --random-output-len).
 	ISL distribution.Spec `json:"isl,omitzero"`
 	OSL distribution.Spec `json:"osl,omitzero"`
 	// OSLField names the body field carrying OSL: OSLMaxCompletionTokens (zero, chat),
@@ -236,14 +270,13 @@ type Config struct {
 	TurnDelay distribution.Spec `json:"turn_delay,omitzero"`
 	// Passages is the number of passages/documents per rankings or rerank request; zero = 2.
 	Passages int `json:"passages,omitempty"`
+	// ExtraBody fields are added to every generated body (they win over generated fields).
+	ExtraBody map[string]any `json:"extra_body,omitempty"`
 
-	// InputFile replaces synthetic prompts with a file in InputFormat.
+	// InputFile replaces synthetic prompts with a file in InputFormat (one of
+	// [InputFormats]).
 	InputFile   string `json:"input_file,omitempty"`
 	InputFormat string `json:"input_format,omitempty"`
-	// Schedule replays the file's timestamps (mooncake "timestamp" in ms, recording
-	// "ts") as the arrival schedule, divided by Speedup (zero = 1).
-	Schedule bool    `json:"schedule,omitempty"`
-	Speedup  float64 `json:"speedup,omitempty"`
 	// VLLMVocabSize overrides the vocabulary size the vllm corpus draws offsets and
 	// padding from; zero = the tokenizer's BaseVocabSize(), which is what vLLM uses
 	// (Hugging Face's tokenizer.vocab_size, excluding added tokens: 128000 for Llama 3).
@@ -251,6 +284,13 @@ type Config struct {
 	// BlockTokens is the token count of one mooncake hash block; zero = 512.
 	BlockTokens int `json:"block_tokens,omitempty"`
 
+	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
+	Seed uint64 `json:"seed,omitempty"`
+}
+
+// Load is how fast requests are sent: closed-loop workers or an open-loop rate, its
+// arrival process or Pacer, a ramp, a replayed schedule, and sharding over processes.
+type Load struct {
 	// Concurrency: closed-loop workers, or the open-loop ceiling (0 = none).
 	Concurrency int `json:"concurrency,omitempty"`
 	// PrefillConcurrency caps the requests waiting for their first token (AIPerf's
@@ -266,7 +306,8 @@ type Config struct {
 	// the one Rate, Arrival and Ramp describe (which must then be zero). Concurrency is
 	// still the ceiling on requests in flight. Not part of a scenario file.
 	Pacer Pacer `json:"-" yaml:"-"`
-	// Arrival is the open-loop arrival process: ArrivalPoisson (zero), ArrivalConstant, ArrivalGamma.
+	// Arrival is the open-loop arrival process (one of [Arrivals]): ArrivalPoisson
+	// (zero), ArrivalConstant, ArrivalGamma.
 	Arrival string `json:"arrival,omitempty"`
 	// Burstiness is the gamma shape (ArrivalGamma); zero = 1.
 	Burstiness float64 `json:"burstiness,omitempty"`
@@ -274,7 +315,30 @@ type Config struct {
 	// Ramp; closed loop starts workers evenly over Ramp (concurrency ramps 1 → Concurrency).
 	RampFrom float64       `json:"ramp_from,omitempty"`
 	Ramp     time.Duration `json:"ramp,omitempty"`
+	// Schedule replays the file's timestamps (mooncake "timestamp" in ms, recording
+	// "ts") as the arrival schedule, divided by Speedup (zero = 1).
+	Schedule bool    `json:"schedule,omitempty"`
+	Speedup  float64 `json:"speedup,omitempty"`
+	// CoarseTimer turns off the spin before each open-loop send (see DefaultSpin):
+	// less CPU, but arrivals are only as precise as Go's ~1 ms timers.
+	CoarseTimer bool `json:"coarse_timer,omitempty"`
 
+	// Shards splits the workload over this many processes and ShardIndex (0..Shards-1)
+	// says which part this one sends: global request g when g ≡ ShardIndex (mod
+	// Shards), at the global schedule's time for g, keeping g as its index (see
+	// [ShardPacer] and the package's sharding notes in shard.go). Zero or 1 = one
+	// process sends everything.
+	Shards     int `json:"shards,omitempty"`
+	ShardIndex int `json:"shard_index,omitempty"`
+	// StartAt, if set, is the wall-clock instant the run clock starts: Run waits for
+	// it, so shards on several hosts start one schedule together. A process that
+	// reaches it late starts its clock at StartAt anyway (Outcome.StartLate).
+	StartAt time.Time `json:"start_at,omitzero"`
+}
+
+// Stop is when the run ends (requests, duration, grace period, warmup) and when one
+// request does (timeouts, cancellation).
+type Stop struct {
 	// Requests stops after this many requests (warmup requests not included); Duration
 	// stops sending after this long (after WarmupDuration, when that is set; requests
 	// in flight then have GracePeriod to finish). Both zero with no input file:
@@ -301,28 +365,14 @@ type Config struct {
 	// non-streaming answer is bounded by Timeout only (it is generated whole before its
 	// headers).
 	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
-	// ConnectTimeout bounds dialing; zero = DefaultConnectTime.
-	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
 	// CancelFraction of requests (chosen with Seed) are cancelled CancelAfter after sending.
 	CancelFraction float64       `json:"cancel_fraction,omitempty"`
 	CancelAfter    time.Duration `json:"cancel_after,omitempty"`
-	// SourceAddrs are local IPs to dial from, round-robin (e.g. 127.0.0.1 … 127.0.0.4
-	// to pass the ephemeral-port limit of one source address toward one destination).
-	// On Linux the source port is picked at connect time (IP_BIND_ADDRESS_NO_PORT), so
-	// each address gives a full ephemeral range per destination.
-	SourceAddrs []string `json:"source_addrs,omitempty"`
+}
 
-	// AppTimestamps times chunks when the client's read returns, instead of with the
-	// kernel's receive timestamp of the bytes (SO_TIMESTAMPING; Linux, plain TCP). The
-	// kernel's time does not include the client process's own scheduling delays, which
-	// on a busy machine dominate the measurement error.
-	AppTimestamps bool `json:"app_timestamps,omitempty"`
-	// CoarseTimer turns off the spin before each open-loop send (see DefaultSpin):
-	// less CPU, but arrivals are only as precise as Go's ~1 ms timers.
-	CoarseTimer bool `json:"coarse_timer,omitempty"`
-
-	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
-	Seed uint64 `json:"seed,omitempty"`
+// Recording is what a run keeps and how it is measured: the record file, the
+// token counts the metrics use, the goodput objective and the chunks' timestamps.
+type Recording struct {
 	// RecordFile, if set, is created (truncated) and receives one JSON line
 	// ([record.Client]) per finished request, in completion order, as it finishes:
 	// buffered, flushed at least every [RecordFlushInterval] and when Run returns
@@ -340,30 +390,24 @@ type Config struct {
 	// one (for chat that count includes the chat template). AIPerf's
 	// --use-server-token-count sets both UsageOSL and UsageISL.
 	UsageISL bool `json:"usage_isl,omitempty"`
-	// Shards splits the workload over this many processes and ShardIndex (0..Shards-1)
-	// says which part this one sends: global request g when g ≡ ShardIndex (mod
-	// Shards), at the global schedule's time for g, keeping g as its index (see
-	// [ShardPacer] and the package's sharding notes in shard.go). Zero or 1 = one
-	// process sends everything.
-	Shards     int `json:"shards,omitempty"`
-	ShardIndex int `json:"shard_index,omitempty"`
-	// StartAt, if set, is the wall-clock instant the run clock starts: Run waits for
-	// it, so shards on several hosts start one schedule together. A process that
-	// reaches it late starts its clock at StartAt anyway (Outcome.StartLate).
-	StartAt time.Time `json:"start_at,omitzero"`
 	// SLO is the goodput objective ([metric.SLO], durations as "200ms" in JSON).
 	// Zero: goodput is not reported.
 	SLO metric.SLO `json:"slo,omitzero"`
+	// AppTimestamps times chunks when the client's read returns, instead of with the
+	// kernel's receive timestamp of the bytes (SO_TIMESTAMPING; Linux, plain TCP). The
+	// kernel's time does not include the client process's own scheduling delays, which
+	// on a busy machine dominate the measurement error.
+	AppTimestamps bool `json:"app_timestamps,omitempty"`
 }
 
 // ErrInvalidConfig is wrapped by every configuration error.
 var ErrInvalidConfig = errors.New("loadgen: invalid config")
 
 func (c *Config) endpoint() Endpoint {
-	if c.Endpoint == "" {
+	if c.API == "" {
 		return EndpointChat
 	}
-	return c.Endpoint
+	return c.API
 }
 
 func (c *Config) idleTimeout() time.Duration {
@@ -445,7 +489,7 @@ func (c *Config) checkTarget(p *problems) {
 	switch c.endpoint() {
 	case EndpointChat, EndpointCompletions, EndpointEmbeddings, EndpointRankings, EndpointRerank, EndpointResponses, EndpointMessages:
 	default:
-		p.add("endpoint %q: want chat, completions, embeddings, rankings, rerank, responses or messages", c.Endpoint)
+		p.add("endpoint %q: want chat, completions, embeddings, rankings, rerank, responses or messages", c.API)
 	}
 	if c.Stream && !c.endpoint().generates() {
 		p.add("stream: endpoint %s does not stream", c.endpoint())

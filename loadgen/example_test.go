@@ -66,13 +66,26 @@ func ExampleRun() {
 		panic(err)
 	}
 	out, err := loadgen.Run(context.Background(), loadgen.Config{
-		URLs:  []string{"http://127.0.0.1:8000"},
-		Model: "my-model", Stream: true,
-		ISL:       distribution.Spec{Distribution: distribution.Normal{Mu: 512, Sigma: 64}},
-		OSL:       distribution.Spec{Distribution: distribution.Fixed{Value: 128}},
-		IgnoreEOS: true,
-		Rate:      20, Arrival: loadgen.ArrivalPoisson, Concurrency: 64,
-		Requests: 1000, WarmupRequests: 20, Seed: 1,
+		Target: loadgen.Target{
+			URLs:   []string{"http://127.0.0.1:8000"},
+			Model:  "my-model",
+			Stream: true,
+		},
+		Workload: loadgen.Workload{
+			ISL:       distribution.Spec{Distribution: distribution.Normal{Mu: 512, Sigma: 64}},
+			OSL:       distribution.Spec{Distribution: distribution.Fixed{Value: 128}},
+			IgnoreEOS: true,
+			Seed:      1,
+		},
+		Load: loadgen.Load{
+			Rate:        20,
+			Arrival:     loadgen.ArrivalPoisson,
+			Concurrency: 64,
+		},
+		Stop: loadgen.Stop{
+			Requests:       1000,
+			WarmupRequests: 20,
+		},
 	}, tok, nil)
 	if err != nil {
 		panic(err)

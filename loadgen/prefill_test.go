@@ -65,7 +65,7 @@ func TestPrefillConcurrency(t *testing.T) {
 		{prefill: 2, wantPrefill: 2, minIn: 3, wantQueued: true},
 		{prefill: 0, wantPrefill: 8, minIn: 8},
 	} {
-		cfg := Config{URLs: []string{"http://127.0.0.1:9"}, ISL: fixed(8), Concurrency: 8, Requests: 40, PrefillConcurrency: tc.prefill}
+		cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:9"}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Concurrency: 8, PrefillConcurrency: tc.prefill}, Stop: Stop{Requests: 40}}
 		var fs *prefillSender
 		var out *Outcome
 		synctest.Test(t, func(t *testing.T) {
@@ -102,8 +102,24 @@ func TestPrefillConcurrencyOnTheWire(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens, c.TTFT, c.ITL = 4, 20*time.Millisecond, 10*time.Millisecond })
 	const k = 2
-	cfg := Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 24, Concurrency: 6, ISL: fixed(16), OSL: fixed(4),
-		PrefillConcurrency: k}
+	cfg := Config{
+		Target: Target{
+			URLs:   []string{g.URL},
+			Model:  "ok",
+			Stream: true,
+		},
+		Workload: Workload{
+			ISL: fixed(16),
+			OSL: fixed(4),
+		},
+		Load: Load{
+			Concurrency:        6,
+			PrefillConcurrency: k,
+		},
+		Stop: Stop{
+			Requests: 24,
+		},
+	}
 	out, err := Run(context.Background(), cfg, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)

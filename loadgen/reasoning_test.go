@@ -33,8 +33,25 @@ func TestReasoningAgainstMock(t *testing.T) {
 		stream bool
 	}{{EndpointChat, true}, {EndpointChat, false}, {EndpointMessages, true}, {EndpointMessages, false}} {
 		t.Run(string(tc.e)+map[bool]string{true: " stream", false: " whole"}[tc.stream], func(t *testing.T) {
-			out, err := Run(context.Background(), Config{URLs: []string{s.BaseURL()}, Endpoint: tc.e, Stream: tc.stream, Requests: 4, Concurrency: 2,
-				ISL: spec(t, "fixed:20"), OSL: spec(t, "fixed:16"), IgnoreEOS: true, APIKey: "sk-x"}, gpt2(t), nil)
+			out, err := Run(context.Background(), Config{
+				Target: Target{
+					URLs:   []string{s.BaseURL()},
+					API:    tc.e,
+					Stream: tc.stream,
+					APIKey: "sk-x",
+				},
+				Workload: Workload{
+					ISL:       spec(t, "fixed:20"),
+					OSL:       spec(t, "fixed:16"),
+					IgnoreEOS: true,
+				},
+				Load: Load{
+					Concurrency: 2,
+				},
+				Stop: Stop{
+					Requests: 4,
+				},
+			}, gpt2(t), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

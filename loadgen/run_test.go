@@ -37,9 +37,27 @@ func TestRunStreamingChat(t *testing.T) {
 	g.set(func(c *groundTruth) { c.Tokens = 8 })
 	dir := t.TempDir()
 	cfg := Config{
-		URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 20, Concurrency: 4,
-		ISL: fixed(64), OSL: fixed(8), IgnoreEOS: true, RecordFile: filepath.Join(dir, "rec.jsonl"),
-		APIKey: "sk-secret", Seed: 7,
+		Target: Target{
+			URLs:   []string{g.URL},
+			Model:  "ok",
+			Stream: true,
+			APIKey: "sk-secret",
+		},
+		Workload: Workload{
+			ISL:       fixed(64),
+			OSL:       fixed(8),
+			IgnoreEOS: true,
+			Seed:      7,
+		},
+		Load: Load{
+			Concurrency: 4,
+		},
+		Stop: Stop{
+			Requests: 20,
+		},
+		Recording: Recording{
+			RecordFile: filepath.Join(dir, "rec.jsonl"),
+		},
 	}
 	var sunk int
 	out, err := Run(context.Background(), cfg, gpt2(t), func(record.Client) { sunk++ })
@@ -101,7 +119,7 @@ func TestRunStreamingChat(t *testing.T) {
 func TestRunNonStreaming(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens = 5 })
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL + "/v1"}, Requests: 10, Concurrency: 2, OSL: fixed(5)}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL + "/v1"}}, Workload: Workload{OSL: fixed(5)}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 10}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +149,20 @@ func TestRunErrorKinds(t *testing.T) {
 		{"noheaders", record.ErrTimeout, 100 * time.Millisecond},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
-			out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: tc.model, Stream: true,
-				Requests: 3, Concurrency: 1, IdleTimeout: tc.idle}, gpt2(t), nil)
+			out, err := Run(context.Background(), Config{
+				Target: Target{
+					URLs:   []string{g.URL},
+					Model:  tc.model,
+					Stream: true,
+				},
+				Load: Load{
+					Concurrency: 1,
+				},
+				Stop: Stop{
+					Requests:    3,
+					IdleTimeout: tc.idle,
+				},
+			}, gpt2(t), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,15 +186,24 @@ func TestRunErrorKinds(t *testing.T) {
 
 func TestRunTotalTimeoutAndConnect(t *testing.T) {
 	g := newGroundTruth(t)
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "stall", Stream: true, Requests: 1,
-		Timeout: 150 * time.Millisecond}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{
+		Target: Target{
+			URLs:   []string{g.URL},
+			Model:  "stall",
+			Stream: true,
+		},
+		Stop: Stop{
+			Requests: 1,
+			Timeout:  150 * time.Millisecond,
+		},
+	}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := out.Records[0]; r.ErrorKind != record.ErrTimeout || !strings.Contains(r.Error, "total") {
 		t.Errorf("stalled stream with total timeout: %q %q; want a total timeout", r.ErrorKind, r.Error)
 	}
-	out, err = Run(context.Background(), Config{URLs: []string{"http://127.0.0.1:1"}, Requests: 2}, gpt2(t), nil)
+	out, err = Run(context.Background(), Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Stop: Stop{Requests: 2}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,8 +215,24 @@ func TestRunTotalTimeoutAndConnect(t *testing.T) {
 func TestRunCancelFraction(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens, c.ITL = 20, 10*time.Millisecond })
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 20, Concurrency: 10,
-		CancelFraction: 0.5, CancelAfter: 30 * time.Millisecond, Seed: 3}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{
+		Target: Target{
+			URLs:   []string{g.URL},
+			Model:  "ok",
+			Stream: true,
+		},
+		Workload: Workload{
+			Seed: 3,
+		},
+		Load: Load{
+			Concurrency: 10,
+		},
+		Stop: Stop{
+			Requests:       20,
+			CancelFraction: 0.5,
+			CancelAfter:    30 * time.Millisecond,
+		},
+	}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +257,7 @@ func TestRunInterruptedKeepsRecords(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
 	n := 0
-	out, err := Run(ctx, Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 1000, Concurrency: 2, RecordFile: path},
+	out, err := Run(ctx, Config{Target: Target{URLs: []string{g.URL}, Model: "ok", Stream: true}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 1000}, Recording: Recording{RecordFile: path}},
 		gpt2(t), func(record.Client) {
 			n++
 			if n == 10 {
@@ -221,8 +276,20 @@ func TestRunInterruptedKeepsRecords(t *testing.T) {
 
 func TestRunRoutingAndExtraBody(t *testing.T) {
 	a, b := newGroundTruth(t), newGroundTruth(t)
-	out, err := Run(context.Background(), Config{URLs: []string{a.URL, b.URL}, Requests: 10, Concurrency: 1,
-		ExtraBody: map[string]any{"temperature": 0.5, "model": "ok"}}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{
+		Target: Target{
+			URLs: []string{a.URL, b.URL},
+		},
+		Workload: Workload{
+			ExtraBody: map[string]any{"temperature": 0.5, "model": "ok"},
+		},
+		Load: Load{
+			Concurrency: 1,
+		},
+		Stop: Stop{
+			Requests: 10,
+		},
+	}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +309,7 @@ func TestRunRoutingAndExtraBody(t *testing.T) {
 }
 
 func TestValidateListsEveryProblem(t *testing.T) {
-	cfg := Config{URLs: []string{"ftp://x"}, Rate: -1, Arrival: "weird", Corpus: "nope", CancelFraction: 2, Endpoint: "bogus"}
+	cfg := Config{Target: Target{URLs: []string{"ftp://x"}, API: "bogus"}, Workload: Workload{Corpus: "nope"}, Load: Load{Rate: -1, Arrival: "weird"}, Stop: Stop{CancelFraction: 2}}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("Validate() = nil; want errors")
@@ -258,14 +325,14 @@ func TestValidateListsEveryProblem(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, nil, nil); err == nil {
 		t.Error("Run accepted an invalid config")
 	}
-	good := Config{URLs: []string{"http://127.0.0.1:8000"}, Requests: 1}
+	good := Config{Target: Target{URLs: []string{"http://127.0.0.1:8000"}}, Stop: Stop{Requests: 1}}
 	if err := good.Validate(); err != nil {
 		t.Errorf("Validate(minimal) = %v", err)
 	}
 }
 
 func TestSecretNeverPrints(t *testing.T) {
-	cfg := Config{APIKey: "sk-123"}
+	cfg := Config{Target: Target{APIKey: "sk-123"}}
 	b, _ := json.Marshal(cfg)
 	for _, s := range []string{string(b), fmtAll(cfg)} {
 		if strings.Contains(s, "sk-123") {
@@ -319,8 +386,21 @@ func TestRunEndpoints(t *testing.T) {
 		}},
 	} {
 		t.Run(fmt.Sprintf("%s/stream=%v", tc.e, tc.stream), func(t *testing.T) {
-			out, bodies := runOK(t, g, Config{URLs: []string{g.URL}, Endpoint: tc.e, Stream: tc.stream, Requests: 2,
-				OSL: fixed(3), Passages: 3, Model: "ok"})
+			out, bodies := runOK(t, g, Config{
+				Target: Target{
+					URLs:   []string{g.URL},
+					API:    tc.e,
+					Stream: tc.stream,
+					Model:  "ok",
+				},
+				Workload: Workload{
+					OSL:      fixed(3),
+					Passages: 3,
+				},
+				Stop: Stop{
+					Requests: 2,
+				},
+			})
 			for _, r := range out.Records {
 				if r.OSL != tc.osl || r.Endpoint != string(tc.e) || !strings.HasSuffix(r.URL, tc.e.Path()) {
 					t.Errorf("record %d: OSL %d endpoint %s url %s; want OSL %d at %s", r.Index, r.OSL, r.Endpoint, r.URL, tc.osl, tc.e.Path())
@@ -343,8 +423,20 @@ func TestLeastOutstandingPrefersTheFreeServer(t *testing.T) {
 	slow, fast := newGroundTruth(t), newGroundTruth(t)
 	slow.set(func(c *groundTruth) { c.Tokens, c.ITL = 10, 20*time.Millisecond })
 	fast.set(func(c *groundTruth) { c.Tokens = 10 })
-	_, err := Run(context.Background(), Config{URLs: []string{slow.URL, fast.URL}, Routing: RouteLeastOutstanding,
-		Model: "ok", Stream: true, Requests: 40, Concurrency: 4}, gpt2(t), nil)
+	_, err := Run(context.Background(), Config{
+		Target: Target{
+			URLs:    []string{slow.URL, fast.URL},
+			Routing: RouteLeastOutstanding,
+			Model:   "ok",
+			Stream:  true,
+		},
+		Load: Load{
+			Concurrency: 4,
+		},
+		Stop: Stop{
+			Requests: 40,
+		},
+	}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +476,7 @@ func TestStaleKeepAliveIsRetried(t *testing.T) {
 			}()
 		}
 	}()
-	out, err := Run(context.Background(), Config{URLs: []string{"http://" + ln.Addr().String()}, Requests: 6, Concurrency: 1}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{"http://" + ln.Addr().String()}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 6}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,8 +497,21 @@ func TestSourceAddrsAndAPIKey(t *testing.T) {
 	// connections are dialed (round-robin over the 2 addresses) rather than one being
 	// reused by every worker when responses come back at once.
 	g.set(func(c *groundTruth) { c.TTFT = 20 * time.Millisecond })
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 8, Concurrency: 4,
-		SourceAddrs: []string{"127.0.0.2", "127.0.0.3"}, APIKeyEnv: "PERFGATE_TEST_KEY"}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{
+		Target: Target{
+			URLs:        []string{g.URL},
+			Model:       "ok",
+			Stream:      true,
+			SourceAddrs: []string{"127.0.0.2", "127.0.0.3"},
+			APIKeyEnv:   "PERFGATE_TEST_KEY",
+		},
+		Load: Load{
+			Concurrency: 4,
+		},
+		Stop: Stop{
+			Requests: 8,
+		},
+	}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +533,7 @@ func TestSourceAddrsAndAPIKey(t *testing.T) {
 func TestBatchedEventsAreMarked(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens, c.ITL = 4, 20*time.Millisecond })
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "pairs", Stream: true, Requests: 1}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "pairs", Stream: true}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,8 +571,26 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 	}{{gpt2(t), record.ModeChatTemplateFallback}, {qwen, record.ModeChatTemplate}} {
 		g := newGroundTruth(t)
 		g.set(func(c *groundTruth) { c.Tokens = 4 })
-		out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: "ok", Stream: true, Requests: 9, Concurrency: 3,
-			ISL: fixed(24), OSL: fixed(4), Turns: fixed(3), SystemPrompt: "You are terse.", Seed: 5}, c.tok, nil)
+		out, err := Run(context.Background(), Config{
+			Target: Target{
+				URLs:   []string{g.URL},
+				Model:  "ok",
+				Stream: true,
+			},
+			Workload: Workload{
+				ISL:          fixed(24),
+				OSL:          fixed(4),
+				Turns:        fixed(3),
+				SystemPrompt: "You are terse.",
+				Seed:         5,
+			},
+			Load: Load{
+				Concurrency: 3,
+			},
+			Stop: Stop{
+				Requests: 9,
+			},
+		}, c.tok, nil)
 		if err != nil {
 			t.Fatalf("Run() error = %v", err)
 		}
@@ -497,7 +620,7 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 		}
 	}
 	g := newGroundTruth(t)
-	out, err := Run(context.Background(), Config{URLs: []string{g.URL + "/v1"}, Endpoint: EndpointCompletions, Requests: 2, OSL: fixed(3)}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL + "/v1"}, API: EndpointCompletions}, Workload: Workload{OSL: fixed(3)}, Stop: Stop{Requests: 2}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,8 +674,20 @@ func TestRunErrorKindsNonStreaming(t *testing.T) {
 		{"errorbody", record.ErrErrorBody, "overloaded", 0},
 		{"noheaders", record.ErrTimeout, "total timeout", 150 * time.Millisecond},
 	} {
-		out, err := Run(context.Background(), Config{URLs: []string{g.URL}, Model: tc.model, Requests: 2, Concurrency: 1,
-			Timeout: tc.timeout, IdleTimeout: time.Millisecond}, gpt2(t), nil)
+		out, err := Run(context.Background(), Config{
+			Target: Target{
+				URLs:  []string{g.URL},
+				Model: tc.model,
+			},
+			Load: Load{
+				Concurrency: 1,
+			},
+			Stop: Stop{
+				Requests:    2,
+				Timeout:     tc.timeout,
+				IdleTimeout: time.Millisecond,
+			},
+		}, gpt2(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -574,7 +709,7 @@ func TestInputFileBuildInterruptible(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out, err := Run(ctx, Config{URLs: []string{"http://127.0.0.1:1"}, InputFile: path, InputFormat: FormatPayloads}, gpt2(t), nil)
+	out, err := Run(ctx, Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{InputFile: path, InputFormat: FormatPayloads}}, gpt2(t), nil)
 	if out != nil || !errors.Is(err, context.Canceled) || errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "reading input file") {
 		t.Errorf("Run with a cancelled context = %v, %v; want no outcome and the cancellation while reading the input file", out, err)
 	}

@@ -203,8 +203,23 @@ func runLoadgen(args []string) error {
 		return err
 	}
 	cfg := loadgen.Config{
-		URLs: []string{*url}, Model: "m", Concurrency: *c, Duration: *d, RecordFile: *rec,
-		ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 8}}, DiscardRecords: true,
+		Target: loadgen.Target{
+			URLs:  []string{*url},
+			Model: "m",
+		},
+		Workload: loadgen.Workload{
+			ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+		},
+		Load: loadgen.Load{
+			Concurrency: *c,
+		},
+		Stop: loadgen.Stop{
+			Duration: *d,
+		},
+		Recording: loadgen.Recording{
+			RecordFile:     *rec,
+			DiscardRecords: true,
+		},
 	}
 	if *payloads {
 		f, err := os.CreateTemp("", "payload*.jsonl")
@@ -287,8 +302,23 @@ func streams(args []string) error {
 		}
 	}()
 	out, err := loadgen.Run(context.Background(), loadgen.Config{
-		URLs: []string{*url}, Model: "m", Stream: true, Concurrency: *n, Requests: *n, Ramp: *ramp,
-		SourceAddrs: src, ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 4}}, Timeout: 10 * time.Minute,
+		Target: loadgen.Target{
+			URLs:        []string{*url},
+			Model:       "m",
+			Stream:      true,
+			SourceAddrs: src,
+		},
+		Workload: loadgen.Workload{
+			ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
+		},
+		Load: loadgen.Load{
+			Concurrency: *n,
+			Ramp:        *ramp,
+		},
+		Stop: loadgen.Stop{
+			Requests: *n,
+			Timeout:  10 * time.Minute,
+		},
 	}, tok, nil)
 	close(stop)
 	<-sampled

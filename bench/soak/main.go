@@ -139,7 +139,7 @@ func run(args []string) error {
 	dir := fs.String("dir", "", "output directory (default: a temporary one, removed)")
 	_ = fs.Parse(args)
 	conc := envInt("SOAK_CONC", 64)
-	cfg := loadgen.Config{Model: "soak", Concurrency: conc, ISL: fixedLen(32), IgnoreEOS: true, DiscardRecords: true}
+	cfg := loadgen.Config{Target: loadgen.Target{Model: "soak"}, Workload: loadgen.Workload{ISL: fixedLen(32), IgnoreEOS: true}, Load: loadgen.Load{Concurrency: conc}, Recording: loadgen.Recording{DiscardRecords: true}}
 	var total int // requests expected (for the 10/50/100% marks); 0 = by time
 	var tokensPer int
 	switch *which {

@@ -19,7 +19,7 @@ func TestStreamingPassMatchesFullRecords(t *testing.T) {
 	dir := t.TempDir()
 	sc := Scenario{EndpointType: loadgen.EndpointChat, ISL: fixed(24), OSL: fixed(6), Concurrency: 3,
 		Requests: 25, WarmupRequests: 2, Seed: 4, Mock: mockserver.Config{Fast: true},
-		Client:     loadgen.Config{UsageOSL: true},
+		Client:     loadgen.Config{Recording: loadgen.Recording{UsageOSL: true}},
 		Objectives: Objectives{TokenizerMatch: true, ISLFit: fixed(24)}}
 	out, err := Run(context.Background(), sc, dir)
 	if err != nil {

@@ -176,7 +176,7 @@ func (s Scenario) LoadConfig(url string) loadgen.Config {
 	}
 	set(&c.Model, s.Model)
 	if s.EndpointType != "" {
-		c.Endpoint = s.EndpointType
+		c.API = s.EndpointType
 	}
 	c.Stream = !s.NoStream
 	if s.ISL.Distribution != nil {
@@ -252,7 +252,7 @@ func (s Scenario) Describe() string {
 	if c.OSL.Distribution != nil {
 		osl = c.OSL.String()
 	}
-	ep := string(c.Endpoint)
+	ep := string(c.API)
 	if ep == "" {
 		ep = string(loadgen.EndpointChat)
 	}

@@ -48,7 +48,7 @@ func (sc Scenario) Workload() [][2]string {
 	w := [][2]string{
 		{"tokenizer", d.Tokenizer},
 		{"endpoint", target},
-		{"endpoint_type", string(cmp.Or(c.Endpoint, loadgen.EndpointChat))},
+		{"endpoint_type", string(cmp.Or(c.API, loadgen.EndpointChat))},
 		{"model", c.Model},
 		{"stream", fmt.Sprint(c.Stream)},
 		{"isl", cmp.Or(c.ISL.String(), "fixed:128")},
