@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"github.com/perfgate/perfgate/loadgen"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -14,12 +15,20 @@ import (
 //	go test -run '^$' -bench BenchmarkChat -benchtime 1x -count 6 ./examples_test > new.txt
 func BenchmarkChat(b *testing.B) {
 	perftest.Benchmark(b, perftest.Scenario{
-		Name:        "bench-chat",
-		ISL:         distribution.MustSpec("normal:256,32"),
-		OSL:         distribution.MustSpec("fixed:32"),
-		Concurrency: 8,
-		Requests:    64,
-		Seed:        1,
-		Mock:        mockserver.Config{TTFT: distribution.MustSpec("fixed:10"), ITL: distribution.MustSpec("fixed:1"), ITLConcurrencyLinMs: 0.1},
+		Name: "bench-chat",
+		Mock: mockserver.Config{TTFT: distribution.MustSpec("fixed:10"), ITL: distribution.MustSpec("fixed:1"), ITLConcurrencyLinMs: 0.1},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.MustSpec("normal:256,32"),
+				OSL:  distribution.MustSpec("fixed:32"),
+				Seed: 1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 8,
+			},
+			Stop: loadgen.Stop{
+				Requests: 64,
+			},
+		},
 	})
 }

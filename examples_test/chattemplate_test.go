@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/mockserver"
@@ -31,14 +32,22 @@ func TestChatTemplateOverhead(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := testutil.Fixture(t, c.fixture)
 			res := perftest.Run(t, perftest.Scenario{
-				Name:        c.name + "-chat",
-				Tokenizer:   dir,
-				ISL:         distribution.MustSpec("fixed:256"),
-				OSL:         distribution.MustSpec("fixed:16"),
-				Concurrency: 4,
-				Requests:    40,
-				Seed:        7,
-				Mock:        mockserver.Config{TTFT: distribution.MustSpec("fixed:1"), ITL: distribution.MustSpec("fixed:0.2")},
+				Name:      c.name + "-chat",
+				Tokenizer: dir,
+				Mock:      mockserver.Config{TTFT: distribution.MustSpec("fixed:1"), ITL: distribution.MustSpec("fixed:0.2")},
+				Config: loadgen.Config{
+					Workload: loadgen.Workload{
+						ISL:  distribution.MustSpec("fixed:256"),
+						OSL:  distribution.MustSpec("fixed:16"),
+						Seed: 7,
+					},
+					Load: loadgen.Load{
+						Concurrency: 4,
+					},
+					Stop: loadgen.Stop{
+						Requests: 40,
+					},
+				},
 			})
 			if len(res.TemplateOverhead) == 0 || res.TemplateOverhead[0] <= 0 {
 				t.Fatalf("TemplateOverhead = %v, want a positive overhead for turn 0", res.TemplateOverhead)

@@ -23,17 +23,27 @@ func TestRealEndpoint(t *testing.T) {
 			"e.g. PERFGATE_URL=http://127.0.0.1:8000 PERFGATE_MODEL=Qwen/Qwen3-0.6B PERFGATE_TOKENIZER=Qwen/Qwen3-0.6B go test -run TestRealEndpoint ./examples_test")
 	}
 	res := perftest.Run(t, perftest.Scenario{
-		Name:        "real-endpoint",
-		Endpoint:    url,
-		APIKey:      loadgen.Secret(os.Getenv("PERFGATE_API_KEY")),
-		Model:       os.Getenv("PERFGATE_MODEL"),
-		Tokenizer:   os.Getenv("PERFGATE_TOKENIZER"),
-		ISL:         distribution.MustSpec("normal:256,32"),
-		OSL:         distribution.MustSpec("fixed:64"),
-		IgnoreEOS:   true,
-		Concurrency: 4,
-		Requests:    64,
-		Seed:        1,
+		Name:      "real-endpoint",
+		Tokenizer: os.Getenv("PERFGATE_TOKENIZER"),
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				URLs:   []string{url},
+				APIKey: loadgen.Secret(os.Getenv("PERFGATE_API_KEY")),
+				Model:  os.Getenv("PERFGATE_MODEL"),
+			},
+			Workload: loadgen.Workload{
+				ISL:       distribution.MustSpec("normal:256,32"),
+				OSL:       distribution.MustSpec("fixed:64"),
+				IgnoreEOS: true,
+				Seed:      1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 4,
+			},
+			Stop: loadgen.Stop{
+				Requests: 64,
+			},
+		},
 	})
 	res.AssertErrorRate(t, 0)
 	res.AssertTokenizerMatchWithin(t, 1)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -14,15 +15,23 @@ import (
 // other request in flight adds 15 ms to TTFT and each other stream 1 ms to ITL.
 func loadSensitive(concurrency int) perftest.Scenario {
 	return perftest.Scenario{
-		Name:        "goodput",
-		ISL:         distribution.MustSpec("fixed:64"),
-		OSL:         distribution.MustSpec("fixed:8"),
-		Concurrency: concurrency,
-		Requests:    100,
-		Seed:        3,
+		Name: "goodput",
 		Mock: mockserver.Config{
 			TTFT: distribution.MustSpec("fixed:20"), ITL: distribution.MustSpec("fixed:2"),
 			TTFTConcurrencyLinMs: 15, ITLConcurrencyLinMs: 1,
+		},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.MustSpec("fixed:64"),
+				OSL:  distribution.MustSpec("fixed:8"),
+				Seed: 3,
+			},
+			Load: loadgen.Load{
+				Concurrency: concurrency,
+			},
+			Stop: loadgen.Stop{
+				Requests: 100,
+			},
 		},
 	}
 }

@@ -17,16 +17,26 @@ import (
 // lengths, and that client and server counted every prompt alike.
 func TestQuickStart(t *testing.T) {
 	res := perftest.Run(t, perftest.Scenario{
-		Name:         "quickstart",
-		Tokenizer:    "gpt2",
-		EndpointType: loadgen.EndpointCompletions,
-		Corpus:       loadgen.CorpusVLLM,
-		ISL:          distribution.MustSpec("vllm-range:128,0.3"),
-		OSL:          distribution.MustSpec("vllm-range:128,0.3"),
-		Concurrency:  10,
-		Requests:     200,
-		Seed:         0,
-		Mock:         mockserver.Config{TTFT: distribution.MustSpec("fixed:2"), ITL: distribution.MustSpec("fixed:0.2")},
+		Name:      "quickstart",
+		Tokenizer: "gpt2",
+		Mock:      mockserver.Config{TTFT: distribution.MustSpec("fixed:2"), ITL: distribution.MustSpec("fixed:0.2")},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointCompletions,
+			},
+			Workload: loadgen.Workload{
+				Corpus: loadgen.CorpusVLLM,
+				ISL:    distribution.MustSpec("vllm-range:128,0.3"),
+				OSL:    distribution.MustSpec("vllm-range:128,0.3"),
+				Seed:   0,
+			},
+			Load: loadgen.Load{
+				Concurrency: 10,
+			},
+			Stop: loadgen.Stop{
+				Requests: 200,
+			},
+		},
 	})
 	res.AssertISL(t, distribution.VLLMRange{Len: 128, Ratio: 0.3})
 	res.AssertOSL(t, distribution.VLLMRange{Len: 128, Ratio: 0.3})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -16,17 +17,25 @@ var update = flag.Bool("update", false, "re-record testdata/baseline")
 // server is a mock with the given TTFT and ITL (ms), both with 10% seeded jitter.
 func server(ttftMs, itlMs float64, seed uint64) perftest.Scenario {
 	return perftest.Scenario{
-		Name:        "regression",
-		ISL:         distribution.MustSpec("fixed:64"),
-		OSL:         distribution.MustSpec("fixed:8"),
-		Concurrency: 8,
-		Requests:    120,
-		// The first requests of a run pay for connection set-up and a cold runtime.
-		WarmupRequests: 8,
-		Seed:           seed,
+		Name: "regression",
 		Mock: mockserver.Config{
 			TTFT: distribution.MustSpec("fixed:" + ftoa(ttftMs)), ITL: distribution.MustSpec("fixed:" + ftoa(itlMs)),
 			TTFTJitterCV: 0.1, ITLJitterCV: 0.1,
+		},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.MustSpec("fixed:64"),
+				OSL:  distribution.MustSpec("fixed:8"),
+				Seed: seed,
+			},
+			Load: loadgen.Load{
+				Concurrency: 8,
+			},
+			Stop: loadgen.Stop{
+				Requests: 120,
+				// The first requests of a run pay for connection set-up and a cold runtime.
+				WarmupRequests: 8,
+			},
 		},
 	}
 }

@@ -13,9 +13,25 @@ import (
 // workload is a run whose latency does not matter: only what the mock received.
 func workload(name, corpus, isl, osl string, seed uint64) perftest.Scenario {
 	return perftest.Scenario{
-		Name: name, EndpointType: loadgen.EndpointCompletions, Corpus: corpus,
-		ISL: distribution.MustSpec(isl), OSL: distribution.MustSpec(osl), Concurrency: 8, Requests: 200, Seed: seed,
+		Name: name,
 		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointCompletions,
+			},
+			Workload: loadgen.Workload{
+				Corpus: corpus,
+				ISL:    distribution.MustSpec(isl),
+				OSL:    distribution.MustSpec(osl),
+				Seed:   seed,
+			},
+			Load: loadgen.Load{
+				Concurrency: 8,
+			},
+			Stop: loadgen.Stop{
+				Requests: 200,
+			},
+		},
 	}
 }
 

@@ -36,9 +36,8 @@ func timingErrors(t testing.TB, streams, tokens int, itl time.Duration, appTS bo
 	g.set(func(c *groundTruth) { c.Tokens, c.TTFT, c.ITL = tokens, 20*time.Millisecond, itl })
 	out, err := Run(context.Background(), Config{
 		Target: Target{
-			URLs:   []string{g.URL},
-			Model:  "ok",
-			Stream: true,
+			URLs:  []string{g.URL},
+			Model: "ok",
 		},
 		Workload: Workload{
 			ISL: fixed(16),

@@ -15,7 +15,7 @@ import (
 // run at 900 req/s lies outside the band.
 func TestConstantRateAchieved(t *testing.T) {
 	rate := func(r float64) float64 {
-		out, fs := runFake(t, Config{Load: Load{Rate: r, Arrival: ArrivalConstant}, Stop: Stop{Requests: 2000}}, 5*time.Millisecond)
+		out, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Rate: r, Arrival: ArrivalConstant}, Stop: Stop{Requests: 2000}}, 5*time.Millisecond)
 		if len(out.Records) != 2000 {
 			t.Fatalf("%d records; want 2000", len(out.Records))
 		}
@@ -51,7 +51,7 @@ func BenchmarkServerArrivals(b *testing.B) {
 	for b.Loop() {
 		seed++
 		g := newGroundTruth(b)
-		out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: seed, ISL: fixed(8)}, Load: Load{Rate: 1000}, Stop: Stop{Requests: n}}, gpt2(b), nil)
+		out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: seed, ISL: fixed(8)}, Load: Load{Rate: 1000}, Stop: Stop{Requests: n}}, gpt2(b), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

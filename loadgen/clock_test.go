@@ -49,9 +49,8 @@ func TestKernelTimestampsUnderLoadNeverGoBack(t *testing.T) {
 	const streams = 200
 	out, err := Run(context.Background(), Config{
 		Target: Target{
-			URLs:   []string{g.URL},
-			Model:  "ok",
-			Stream: true,
+			URLs:  []string{g.URL},
+			Model: "ok",
 		},
 		Workload: Workload{
 			ISL: fixed(16),

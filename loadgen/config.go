@@ -219,8 +219,11 @@ type Target struct {
 	API Endpoint `json:"endpoint_type,omitempty"`
 	// Model is the "model" field; zero = DefaultModel.
 	Model string `json:"model,omitempty"`
-	// Stream asks for SSE streaming (generation endpoints).
-	Stream bool `json:"stream,omitempty"`
+	// NoStream turns SSE streaming off. The zero value streams when the API generates
+	// (chat, completions, responses, messages: TTFT and ITL need it) and not otherwise
+	// (embeddings, rankings, rerank); see [Target.Streams]. It replaces Stream, whose
+	// zero value did not stream.
+	NoStream bool `json:"no_stream,omitempty"`
 	// NoUsage leaves out stream_options.include_usage (sent by default when streaming).
 	NoUsage bool `json:"no_usage,omitempty"`
 	// APIKey is sent as "Authorization: Bearer …"; never printed nor recorded.
@@ -410,6 +413,12 @@ func (c *Config) endpoint() Endpoint {
 	return c.API
 }
 
+// Streams reports whether requests ask for SSE streaming: unless NoStream, when the
+// API generates.
+func (t *Target) Streams() bool {
+	return !t.NoStream && (t.API == "" || t.API.generates())
+}
+
 func (c *Config) idleTimeout() time.Duration {
 	switch {
 	case c.IdleTimeout == 0:
@@ -490,9 +499,6 @@ func (c *Config) checkTarget(p *problems) {
 	case EndpointChat, EndpointCompletions, EndpointEmbeddings, EndpointRankings, EndpointRerank, EndpointResponses, EndpointMessages:
 	default:
 		p.add("endpoint %q: want chat, completions, embeddings, rankings, rerank, responses or messages", c.API)
-	}
-	if c.Stream && !c.endpoint().generates() {
-		p.add("stream: endpoint %s does not stream", c.endpoint())
 	}
 	switch c.OSLField {
 	case "", OSLMaxCompletionTokens, OSLMaxTokens, OSLNone:

@@ -67,9 +67,8 @@ func ExampleRun() {
 	}
 	out, err := loadgen.Run(context.Background(), loadgen.Config{
 		Target: loadgen.Target{
-			URLs:   []string{"http://127.0.0.1:8000"},
-			Model:  "my-model",
-			Stream: true,
+			URLs:  []string{"http://127.0.0.1:8000"},
+			Model: "my-model",
 		},
 		Workload: loadgen.Workload{
 			ISL:       distribution.Spec{Distribution: distribution.Normal{Mu: 512, Sigma: 64}},

@@ -76,7 +76,7 @@ func TestLargeBodyIsSentWhole(t *testing.T) {
 	if err := os.WriteFile(f, []byte(payload+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, bodies := runOK(t, g, Config{Target: Target{URLs: []string{g.URL}}, Workload: Workload{InputFile: f, InputFormat: FormatPayloads}, Stop: Stop{Requests: 2}})
+	out, bodies := runOK(t, g, Config{Target: Target{NoStream: true, URLs: []string{g.URL}}, Workload: Workload{InputFile: f, InputFormat: FormatPayloads}, Stop: Stop{Requests: 2}})
 	for _, r := range out.Records {
 		if got := string(bodies[r.RequestID]); got != payload {
 			t.Errorf("record %d: server got %d bytes; want the %d-byte payload", r.Index, len(got), len(payload))
@@ -89,7 +89,7 @@ func TestLargeBodyIsSentWhole(t *testing.T) {
 func TestClockByRequestKind(t *testing.T) {
 	g := newGroundTruth(t)
 	for _, stream := range []bool{false, true} {
-		out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "ok", Stream: stream}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 4}}, gpt2(t), nil)
+		out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "ok", NoStream: !(stream)}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 4}}, gpt2(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestCancelInterruptsBlockedReads(t *testing.T) {
 		frac   bool
 	}{{"run/stream", true, false}, {"run/nonstream", false, false}, {"request/nonstream", false, true}} {
 		ctx, cancel := context.WithCancel(context.Background())
-		cfg := Config{Target: Target{URLs: []string{url}, Stream: tc.stream}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 4, Timeout: 10 * time.Second}}
+		cfg := Config{Target: Target{URLs: []string{url}, NoStream: !(tc.stream)}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 4, Timeout: 10 * time.Second}}
 		if tc.frac {
 			cfg.CancelFraction, cfg.CancelAfter = 1, 50*time.Millisecond
 		} else {
@@ -230,7 +230,7 @@ func TestAnswerAfterCutWrite(t *testing.T) {
 	if err := os.WriteFile(f, []byte(`{"model":"m","messages":[{"role":"user","content":"`+big+`"}]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{"http://" + ln.Addr().String()}}, Workload: Workload{InputFile: f, InputFormat: FormatPayloads}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + ln.Addr().String()}}, Workload: Workload{InputFile: f, InputFormat: FormatPayloads}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

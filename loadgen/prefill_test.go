@@ -65,7 +65,7 @@ func TestPrefillConcurrency(t *testing.T) {
 		{prefill: 2, wantPrefill: 2, minIn: 3, wantQueued: true},
 		{prefill: 0, wantPrefill: 8, minIn: 8},
 	} {
-		cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:9"}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Concurrency: 8, PrefillConcurrency: tc.prefill}, Stop: Stop{Requests: 40}}
+		cfg := Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:9"}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Concurrency: 8, PrefillConcurrency: tc.prefill}, Stop: Stop{Requests: 40}}
 		var fs *prefillSender
 		var out *Outcome
 		synctest.Test(t, func(t *testing.T) {
@@ -104,9 +104,8 @@ func TestPrefillConcurrencyOnTheWire(t *testing.T) {
 	const k = 2
 	cfg := Config{
 		Target: Target{
-			URLs:   []string{g.URL},
-			Model:  "ok",
-			Stream: true,
+			URLs:  []string{g.URL},
+			Model: "ok",
 		},
 		Workload: Workload{
 			ISL: fixed(16),

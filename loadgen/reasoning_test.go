@@ -35,10 +35,10 @@ func TestReasoningAgainstMock(t *testing.T) {
 		t.Run(string(tc.e)+map[bool]string{true: " stream", false: " whole"}[tc.stream], func(t *testing.T) {
 			out, err := Run(context.Background(), Config{
 				Target: Target{
-					URLs:   []string{s.BaseURL()},
-					API:    tc.e,
-					Stream: tc.stream,
-					APIKey: "sk-x",
+					URLs:     []string{s.BaseURL()},
+					API:      tc.e,
+					NoStream: !(tc.stream),
+					APIKey:   "sk-x",
 				},
 				Workload: Workload{
 					ISL:       spec(t, "fixed:20"),

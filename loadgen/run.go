@@ -417,7 +417,7 @@ func (r *runner) shape(t *dataset.Turn) (Endpoint, bool) {
 	if t.Endpoint != "" {
 		e = Endpoint(t.Endpoint)
 	}
-	stream := r.cfg.Stream
+	stream := r.cfg.Streams()
 	if t.Stream != nil {
 		stream = *t.Stream
 	}

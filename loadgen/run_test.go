@@ -38,9 +38,9 @@ func TestRunStreamingChat(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{
 		Target: Target{
-			URLs:   []string{g.URL},
-			Model:  "ok",
-			Stream: true,
+			URLs:  []string{g.URL},
+			Model: "ok",
+
 			APIKey: "sk-secret",
 		},
 		Workload: Workload{
@@ -119,7 +119,7 @@ func TestRunStreamingChat(t *testing.T) {
 func TestRunNonStreaming(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens = 5 })
-	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL + "/v1"}}, Workload: Workload{OSL: fixed(5)}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 10}}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{g.URL + "/v1"}}, Workload: Workload{OSL: fixed(5)}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 10}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,9 +151,8 @@ func TestRunErrorKinds(t *testing.T) {
 		t.Run(tc.model, func(t *testing.T) {
 			out, err := Run(context.Background(), Config{
 				Target: Target{
-					URLs:   []string{g.URL},
-					Model:  tc.model,
-					Stream: true,
+					URLs:  []string{g.URL},
+					Model: tc.model,
 				},
 				Load: Load{
 					Concurrency: 1,
@@ -188,9 +187,8 @@ func TestRunTotalTimeoutAndConnect(t *testing.T) {
 	g := newGroundTruth(t)
 	out, err := Run(context.Background(), Config{
 		Target: Target{
-			URLs:   []string{g.URL},
-			Model:  "stall",
-			Stream: true,
+			URLs:  []string{g.URL},
+			Model: "stall",
 		},
 		Stop: Stop{
 			Requests: 1,
@@ -203,7 +201,7 @@ func TestRunTotalTimeoutAndConnect(t *testing.T) {
 	if r := out.Records[0]; r.ErrorKind != record.ErrTimeout || !strings.Contains(r.Error, "total") {
 		t.Errorf("stalled stream with total timeout: %q %q; want a total timeout", r.ErrorKind, r.Error)
 	}
-	out, err = Run(context.Background(), Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Stop: Stop{Requests: 2}}, gpt2(t), nil)
+	out, err = Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:1"}}, Stop: Stop{Requests: 2}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,9 +215,8 @@ func TestRunCancelFraction(t *testing.T) {
 	g.set(func(c *groundTruth) { c.Tokens, c.ITL = 20, 10*time.Millisecond })
 	out, err := Run(context.Background(), Config{
 		Target: Target{
-			URLs:   []string{g.URL},
-			Model:  "ok",
-			Stream: true,
+			URLs:  []string{g.URL},
+			Model: "ok",
 		},
 		Workload: Workload{
 			Seed: 3,
@@ -257,7 +254,7 @@ func TestRunInterruptedKeepsRecords(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
 	n := 0
-	out, err := Run(ctx, Config{Target: Target{URLs: []string{g.URL}, Model: "ok", Stream: true}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 1000}, Recording: Recording{RecordFile: path}},
+	out, err := Run(ctx, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 1000}, Recording: Recording{RecordFile: path}},
 		gpt2(t), func(record.Client) {
 			n++
 			if n == 10 {
@@ -277,7 +274,7 @@ func TestRunInterruptedKeepsRecords(t *testing.T) {
 func TestRunRoutingAndExtraBody(t *testing.T) {
 	a, b := newGroundTruth(t), newGroundTruth(t)
 	out, err := Run(context.Background(), Config{
-		Target: Target{
+		Target: Target{NoStream: true,
 			URLs: []string{a.URL, b.URL},
 		},
 		Workload: Workload{
@@ -309,7 +306,7 @@ func TestRunRoutingAndExtraBody(t *testing.T) {
 }
 
 func TestValidateListsEveryProblem(t *testing.T) {
-	cfg := Config{Target: Target{URLs: []string{"ftp://x"}, API: "bogus"}, Workload: Workload{Corpus: "nope"}, Load: Load{Rate: -1, Arrival: "weird"}, Stop: Stop{CancelFraction: 2}}
+	cfg := Config{Target: Target{NoStream: true, URLs: []string{"ftp://x"}, API: "bogus"}, Workload: Workload{Corpus: "nope"}, Load: Load{Rate: -1, Arrival: "weird"}, Stop: Stop{CancelFraction: 2}}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("Validate() = nil; want errors")
@@ -325,14 +322,14 @@ func TestValidateListsEveryProblem(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, nil, nil); err == nil {
 		t.Error("Run accepted an invalid config")
 	}
-	good := Config{Target: Target{URLs: []string{"http://127.0.0.1:8000"}}, Stop: Stop{Requests: 1}}
+	good := Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:8000"}}, Stop: Stop{Requests: 1}}
 	if err := good.Validate(); err != nil {
 		t.Errorf("Validate(minimal) = %v", err)
 	}
 }
 
 func TestSecretNeverPrints(t *testing.T) {
-	cfg := Config{Target: Target{APIKey: "sk-123"}}
+	cfg := Config{Target: Target{NoStream: true, APIKey: "sk-123"}}
 	b, _ := json.Marshal(cfg)
 	for _, s := range []string{string(b), fmtAll(cfg)} {
 		if strings.Contains(s, "sk-123") {
@@ -388,10 +385,10 @@ func TestRunEndpoints(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/stream=%v", tc.e, tc.stream), func(t *testing.T) {
 			out, bodies := runOK(t, g, Config{
 				Target: Target{
-					URLs:   []string{g.URL},
-					API:    tc.e,
-					Stream: tc.stream,
-					Model:  "ok",
+					URLs:     []string{g.URL},
+					API:      tc.e,
+					NoStream: !(tc.stream),
+					Model:    "ok",
 				},
 				Workload: Workload{
 					OSL:      fixed(3),
@@ -428,7 +425,6 @@ func TestLeastOutstandingPrefersTheFreeServer(t *testing.T) {
 			URLs:    []string{slow.URL, fast.URL},
 			Routing: RouteLeastOutstanding,
 			Model:   "ok",
-			Stream:  true,
 		},
 		Load: Load{
 			Concurrency: 4,
@@ -476,7 +472,7 @@ func TestStaleKeepAliveIsRetried(t *testing.T) {
 			}()
 		}
 	}()
-	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{"http://" + ln.Addr().String()}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 6}}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + ln.Addr().String()}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 6}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,9 +495,9 @@ func TestSourceAddrsAndAPIKey(t *testing.T) {
 	g.set(func(c *groundTruth) { c.TTFT = 20 * time.Millisecond })
 	out, err := Run(context.Background(), Config{
 		Target: Target{
-			URLs:        []string{g.URL},
-			Model:       "ok",
-			Stream:      true,
+			URLs:  []string{g.URL},
+			Model: "ok",
+
 			SourceAddrs: []string{"127.0.0.2", "127.0.0.3"},
 			APIKeyEnv:   "PERFGATE_TEST_KEY",
 		},
@@ -533,7 +529,7 @@ func TestSourceAddrsAndAPIKey(t *testing.T) {
 func TestBatchedEventsAreMarked(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.Tokens, c.ITL = 4, 20*time.Millisecond })
-	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "pairs", Stream: true}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "pairs"}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,9 +569,8 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 		g.set(func(c *groundTruth) { c.Tokens = 4 })
 		out, err := Run(context.Background(), Config{
 			Target: Target{
-				URLs:   []string{g.URL},
-				Model:  "ok",
-				Stream: true,
+				URLs:  []string{g.URL},
+				Model: "ok",
 			},
 			Workload: Workload{
 				ISL:          fixed(24),
@@ -620,7 +615,7 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 		}
 	}
 	g := newGroundTruth(t)
-	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL + "/v1"}, API: EndpointCompletions}, Workload: Workload{OSL: fixed(3)}, Stop: Stop{Requests: 2}}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{g.URL + "/v1"}, API: EndpointCompletions}, Workload: Workload{OSL: fixed(3)}, Stop: Stop{Requests: 2}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -675,7 +670,7 @@ func TestRunErrorKindsNonStreaming(t *testing.T) {
 		{"noheaders", record.ErrTimeout, "total timeout", 150 * time.Millisecond},
 	} {
 		out, err := Run(context.Background(), Config{
-			Target: Target{
+			Target: Target{NoStream: true,
 				URLs:  []string{g.URL},
 				Model: tc.model,
 			},
@@ -709,7 +704,7 @@ func TestInputFileBuildInterruptible(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out, err := Run(ctx, Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{InputFile: path, InputFormat: FormatPayloads}}, gpt2(t), nil)
+	out, err := Run(ctx, Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{InputFile: path, InputFormat: FormatPayloads}}, gpt2(t), nil)
 	if out != nil || !errors.Is(err, context.Canceled) || errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "reading input file") {
 		t.Errorf("Run with a cancelled context = %v, %v; want no outcome and the cancellation while reading the input file", out, err)
 	}

@@ -83,7 +83,7 @@ func runFake(t *testing.T, cfg Config, latency time.Duration) (*Outcome, *fakeSe
 // TestPoissonArrivalsFitExponential: in virtual time the send times are exactly the
 // pacer's; their gaps must fit Exponential(rate). KS alpha = 0.01, n = 3000.
 func TestPoissonArrivalsFitExponential(t *testing.T) {
-	out, fs := runFake(t, Config{Workload: Workload{Seed: 11}, Load: Load{Rate: 200}, Stop: Stop{Requests: 3000}}, 20*time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 11}, Load: Load{Rate: 200}, Stop: Stop{Requests: 3000}}, 20*time.Millisecond)
 	if len(out.Records) != 3000 {
 		t.Fatalf("%d records; want 3000", len(out.Records))
 	}
@@ -108,7 +108,7 @@ func TestPoissonArrivalsFitExponential(t *testing.T) {
 }
 
 func TestConcurrencyCeilingQueues(t *testing.T) {
-	out, fs := runFake(t, Config{Load: Load{Rate: 100, Arrival: ArrivalConstant, Concurrency: 2}, Stop: Stop{Requests: 100}}, 100*time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Rate: 100, Arrival: ArrivalConstant, Concurrency: 2}, Stop: Stop{Requests: 100}}, 100*time.Millisecond)
 	if m := fs.maxIn.Load(); m != 2 {
 		t.Errorf("max in flight = %d; want the ceiling 2", m)
 	}
@@ -122,7 +122,7 @@ func TestConcurrencyCeilingQueues(t *testing.T) {
 }
 
 func TestClosedLoopDurationAndWarmup(t *testing.T) {
-	out, fs := runFake(t, Config{Load: Load{Concurrency: 4}, Stop: Stop{Duration: time.Second, WarmupRequests: 8}}, 10*time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Concurrency: 4}, Stop: Stop{Duration: time.Second, WarmupRequests: 8}}, 10*time.Millisecond)
 	if m := fs.maxIn.Load(); m != 4 {
 		t.Errorf("max in flight = %d; want 4", m)
 	}
@@ -145,7 +145,7 @@ func TestClosedLoopDurationAndWarmup(t *testing.T) {
 }
 
 func TestWarmupDurationExcluded(t *testing.T) {
-	out, _ := runFake(t, Config{Load: Load{Rate: 100, Arrival: ArrivalConstant}, Stop: Stop{WarmupDuration: 500 * time.Millisecond, Duration: time.Second}}, time.Millisecond)
+	out, _ := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Rate: 100, Arrival: ArrivalConstant}, Stop: Stop{WarmupDuration: 500 * time.Millisecond, Duration: time.Second}}, time.Millisecond)
 	if out.Metrics.Warmup != 50 {
 		t.Errorf("warmup = %d; want the 50 requests of the first 0.5 s", out.Metrics.Warmup)
 	}
@@ -155,7 +155,7 @@ func TestWarmupDurationExcluded(t *testing.T) {
 }
 
 func TestRampPacesRate(t *testing.T) {
-	out, fs := runFake(t, Config{Load: Load{Rate: 100, RampFrom: 0, Ramp: 2 * time.Second}, Stop: Stop{Duration: 2 * time.Second}}, time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Rate: 100, RampFrom: 0, Ramp: 2 * time.Second}, Stop: Stop{Duration: 2 * time.Second}}, time.Millisecond)
 	// ∫ 0→100 over 2 s = 100 requests.
 	if n := len(out.Records); n < 99 || n > 101 {
 		t.Errorf("%d requests during a 0→100 req/s ramp over 2 s; want 100", n)
@@ -172,7 +172,7 @@ func TestRampPacesRate(t *testing.T) {
 }
 
 func TestClosedLoopRampStartsWorkers(t *testing.T) {
-	_, fs := runFake(t, Config{Load: Load{Concurrency: 4, Ramp: 400 * time.Millisecond}, Stop: Stop{Requests: 4}}, time.Second)
+	_, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Concurrency: 4, Ramp: 400 * time.Millisecond}, Stop: Stop{Requests: 4}}, time.Second)
 	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond}
 	got := slices.Clone(fs.sent)
 	slices.Sort(got)
@@ -182,7 +182,7 @@ func TestClosedLoopRampStartsWorkers(t *testing.T) {
 }
 
 func TestMultiTurnDelays(t *testing.T) {
-	out, fs := runFake(t, Config{Workload: Workload{Turns: fixed(3), TurnDelay: fixed(0.25)}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 6}}, 100*time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Turns: fixed(3), TurnDelay: fixed(0.25)}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 6}}, 100*time.Millisecond)
 	got := slices.Clone(fs.sent)
 	slices.Sort(got)
 	// turn 0 at 0, done 100 ms, +250 ms → 350, done 450 → 700; next conversation at 800.
@@ -210,7 +210,7 @@ func TestScheduleReplaysTrace(t *testing.T) {
 	if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, fs := runFake(t, Config{Workload: Workload{InputFile: path, InputFormat: FormatMooncake, BlockTokens: 16}, Load: Load{Schedule: true, Speedup: 2}}, 10*time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{InputFile: path, InputFormat: FormatMooncake, BlockTokens: 16}, Load: Load{Schedule: true, Speedup: 2}}, 10*time.Millisecond)
 	got := slices.Clone(fs.sent)
 	slices.Sort(got)
 	want := []time.Duration{0, 200 * time.Millisecond, 1000 * time.Millisecond}
@@ -261,7 +261,7 @@ func TestGracePeriodCancelsInFlight(t *testing.T) {
 		{-1, time.Second},
 		{0, time.Second + DefaultGracePeriod},
 	} {
-		out, _ := runFake(t, Config{Load: Load{Concurrency: 4}, Stop: Stop{Duration: time.Second, GracePeriod: tc.grace}}, 10*time.Minute)
+		out, _ := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Concurrency: 4}, Stop: Stop{Duration: time.Second, GracePeriod: tc.grace}}, 10*time.Minute)
 		if len(out.Records) != 4 {
 			t.Fatalf("grace %v: %d records; want 4 (one per worker)", tc.grace, len(out.Records))
 		}
@@ -280,11 +280,11 @@ func TestGracePeriodCancelsInFlight(t *testing.T) {
 // workers as requests (a --concurrency 100000000 --request-count 5 run does not spawn
 // workers for minutes).
 func TestConcurrencyCappedToRequests(t *testing.T) {
-	out, fs := runFake(t, Config{Load: Load{Concurrency: MaxConcurrency}, Stop: Stop{Requests: 5}}, time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Concurrency: MaxConcurrency}, Stop: Stop{Requests: 5}}, time.Millisecond)
 	if len(out.Records) != 5 || out.Mode != "Closed{5 workers}" || fs.maxIn.Load() > 5 {
 		t.Errorf("%d records, mode %q, %d in flight at most; want 5, Closed{5 workers}, <= 5", len(out.Records), out.Mode, fs.maxIn.Load())
 	}
-	if err := (&Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Load: Load{Concurrency: MaxConcurrency + 1}, Stop: Stop{Requests: 1}}).Validate(); err == nil {
+	if err := (&Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:1"}}, Load: Load{Concurrency: MaxConcurrency + 1}, Stop: Stop{Requests: 1}}).Validate(); err == nil {
 		t.Errorf("concurrency %d validated; want an error", MaxConcurrency+1)
 	}
 }
@@ -292,7 +292,7 @@ func TestConcurrencyCappedToRequests(t *testing.T) {
 // TestLengthsBounded: an ISL or OSL no server accepts is invalid before anything runs.
 func TestLengthsBounded(t *testing.T) {
 	for _, spec := range []string{"fixed:1e12", "normal:2e7,10", "lognormal:mean=1e9,stddev=10"} {
-		c := Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{ISL: distribution.Spec{Distribution: distribution.MustParse(spec)}}, Stop: Stop{Requests: 1}}
+		c := Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{ISL: distribution.Spec{Distribution: distribution.MustParse(spec)}}, Stop: Stop{Requests: 1}}
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "no server takes") {
 			t.Errorf("isl %s: Validate = %v; want a length error", spec, err)
 		}
@@ -301,7 +301,7 @@ func TestLengthsBounded(t *testing.T) {
 			t.Errorf("osl %s validated; want an error", spec)
 		}
 	}
-	ok := Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{ISL: fixed(MaxTokens)}, Stop: Stop{Requests: 1}}
+	ok := Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{ISL: fixed(MaxTokens)}, Stop: Stop{Requests: 1}}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("isl fixed:%d: %v; want valid (the bound itself)", MaxTokens, err)
 	}
@@ -311,7 +311,7 @@ func TestLengthsBounded(t *testing.T) {
 // constant 50 req/s: sends 20 ms apart in virtual time), and it cannot be combined
 // with a rate.
 func TestConfigPacer(t *testing.T) {
-	out, fs := runFake(t, Config{Load: Load{Pacer: ConstantPacer{Freq: 50}}, Stop: Stop{Requests: 20}}, time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Pacer: ConstantPacer{Freq: 50}}, Stop: Stop{Requests: 20}}, time.Millisecond)
 	if len(out.Records) != 20 || out.Mode != (ConstantPacer{Freq: 50}).String() {
 		t.Fatalf("%d records in mode %q; want 20 paced by %v", len(out.Records), out.Mode, ConstantPacer{Freq: 50})
 	}
@@ -322,7 +322,7 @@ func TestConfigPacer(t *testing.T) {
 			t.Fatalf("send %d came %v after the previous; want 20ms", i, d)
 		}
 	}
-	bad := Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Load: Load{Pacer: ConstantPacer{Freq: 50}, Rate: 10}, Stop: Stop{Requests: 1}}
+	bad := Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:1"}}, Load: Load{Pacer: ConstantPacer{Freq: 50}, Rate: 10}, Stop: Stop{Requests: 1}}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "conflict") {
 		t.Errorf("a pacer with a rate: Validate = %v; want a conflict", err)
 	}

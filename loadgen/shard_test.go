@@ -93,7 +93,7 @@ func gapsOf(ts []time.Duration) []float64 {
 // process's, so their gaps pass the KS test it passes (alpha 0.01, n = 2,000, seed 5).
 func TestShardParity(t *testing.T) {
 	const alpha = 0.01
-	cfg := Config{Workload: Workload{Seed: 5, ISL: spec(t, "normal:64,16"), OSL: spec(t, "uniform:4,40")}, Load: Load{Rate: 400}, Stop: Stop{Requests: 2000, WarmupRequests: 10}}
+	cfg := Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 5, ISL: spec(t, "normal:64,16"), OSL: spec(t, "uniform:4,40")}, Load: Load{Rate: 400}, Stop: Stop{Requests: 2000, WarmupRequests: 10}}
 	one, sentOne := runShards(t, cfg, 1)
 	four, sentFour := runShards(t, cfg, 4)
 	if len(one) != 2010 {
@@ -171,7 +171,7 @@ func TestShardClosedLoopSplit(t *testing.T) {
 			t.Errorf("ShardWorkers(10, 4, %d) = %d, want %d", i, got, want)
 		}
 	}
-	cfg := Config{Workload: Workload{Seed: 9, ISL: spec(t, "normal:64,16"), OSL: spec(t, "uniform:4,40")}, Load: Load{Concurrency: 10}, Stop: Stop{Requests: 200}}
+	cfg := Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 9, ISL: spec(t, "normal:64,16"), OSL: spec(t, "uniform:4,40")}, Load: Load{Concurrency: 10}, Stop: Stop{Requests: 200}}
 	one, _ := runShards(t, cfg, 1)
 	four, _ := runShards(t, cfg, 4)
 	strip := func(rs []sentRequest) []sentRequest {
@@ -184,7 +184,7 @@ func TestShardClosedLoopSplit(t *testing.T) {
 	if !slices.Equal(strip(one), strip(four)) || len(one) != 200 {
 		t.Errorf("closed loop: four shards sent a different workload (%d vs %d requests)", len(four), len(one))
 	}
-	out, fs := runFake(t, Config{Load: Load{Concurrency: 10, Shards: 4, ShardIndex: 2}, Stop: Stop{Requests: 200}}, 10*time.Millisecond)
+	out, fs := runFake(t, Config{Target: Target{NoStream: true}, Load: Load{Concurrency: 10, Shards: 4, ShardIndex: 2}, Stop: Stop{Requests: 200}}, 10*time.Millisecond)
 	if got := fs.maxIn.Load(); got != 2 {
 		t.Errorf("shard 2/4 of concurrency 10 held %d requests in flight; want 2", got)
 	}
@@ -201,7 +201,7 @@ func TestShardClosedLoopSplit(t *testing.T) {
 // TestShardRefused: modes a partition cannot reproduce are invalid configuration,
 // with the reason.
 func TestShardRefused(t *testing.T) {
-	base := Config{Target: Target{URLs: []string{"http://127.0.0.1:9"}}, Stop: Stop{Requests: 10}}
+	base := Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:9"}}, Stop: Stop{Requests: 10}}
 	for _, tc := range []struct {
 		name string
 		mod  func(c *Config)
@@ -248,7 +248,7 @@ func TestShardTracePartition(t *testing.T) {
 // with StartAt in the past it still starts there and StartLate says how late.
 func TestStartAt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r, err := newRunner(context.Background(), Config{Target: Target{URLs: []string{"http://127.0.0.1:9"}}, Load: Load{StartAt: time.Now().Add(3 * time.Second)}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
+		r, err := newRunner(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:9"}}, Load: Load{StartAt: time.Now().Add(3 * time.Second)}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestStartAt(t *testing.T) {
 		if d := r.clock.start.Sub(t0); d != 3*time.Second || r.out.StartLate != 0 {
 			t.Errorf("clock started %v after StartAt was set, late %v; want 3s, 0", d, r.out.StartLate)
 		}
-		r2, _ := newRunner(context.Background(), Config{Target: Target{URLs: []string{"http://127.0.0.1:9"}}, Load: Load{StartAt: time.Now().Add(-2 * time.Second)}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
+		r2, _ := newRunner(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:9"}}, Load: Load{StartAt: time.Now().Add(-2 * time.Second)}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
 		if err := r2.startClock(context.Background()); err != nil {
 			t.Fatal(err)
 		}

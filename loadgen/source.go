@@ -12,8 +12,25 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-// DefaultISL is the input length used when Config.ISL is unset.
-const DefaultISL = 128
+// DefaultISL is the input length used when Config.ISL is unset, and DefaultVLLMISL
+// with CorpusVLLM (vLLM's --random-input-len default). [Workload.InputLength] is the
+// one place that applies them.
+const (
+	DefaultISL     = 128
+	DefaultVLLMISL = 1024
+)
+
+// InputLength is the input length distribution the workload sends: ISL, or when it is
+// unset fixed:DefaultISL (fixed:DefaultVLLMISL for CorpusVLLM).
+func (w *Workload) InputLength() distribution.Spec {
+	switch {
+	case w.ISL.Distribution != nil:
+		return w.ISL
+	case w.Corpus == CorpusVLLM:
+		return distribution.Spec{Distribution: distribution.Fixed{Value: DefaultVLLMISL}}
+	}
+	return distribution.Spec{Distribution: distribution.Fixed{Value: DefaultISL}}
+}
 
 // DefaultBlockTokens is the mooncake hash-block size used when Config.BlockTokens is 0.
 const DefaultBlockTokens = 512
@@ -81,11 +98,8 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 		return &dataset.Slice{Items: items, Cycle: cycle}, nil
 	}
 	if cfg.Corpus == CorpusVLLM {
-		inLen, inRatio, _ := vllmLen(cfg.ISL)
+		inLen, inRatio, _ := vllmLen(cfg.InputLength())
 		outLen, outRatio, _ := vllmLen(cfg.OSL)
-		if cfg.ISL.Distribution == nil {
-			inLen = 1024
-		}
 		if cfg.OSL.Distribution == nil {
 			outLen = 128
 		}
@@ -101,10 +115,7 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 	if syn.Style == CorpusShakespeare {
 		syn.Style = dataset.StyleShakespeare
 	}
-	syn.ISL = distribution.Length{Dist: cfg.ISL.Distribution}
-	if syn.ISL.Dist == nil {
-		syn.ISL.Dist = distribution.Fixed{Value: DefaultISL}
-	}
+	syn.ISL = distribution.Length{Dist: cfg.InputLength().Distribution}
 	if cfg.OSL.Distribution != nil {
 		syn.OSL = distribution.Length{Dist: cfg.OSL.Distribution}
 	}

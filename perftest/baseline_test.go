@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"github.com/perfgate/perfgate/loadgen"
 	"os"
 	"slices"
 	"strings"
@@ -36,8 +37,23 @@ func TestRegressionIgnoreWorkload(t *testing.T) {
 
 // SaveBaseline keeps what Load needs and nothing else; the saved run is the same workload.
 func TestSaveBaseline(t *testing.T) {
-	sc := Scenario{Name: "base", ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:2"),
-		Requests: 20, Concurrency: 2, Seed: 4, Mock: mockserver.Config{Fast: true}}
+	sc := Scenario{
+		Name: "base",
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.MustSpec("fixed:8"),
+				OSL:  distribution.MustSpec("fixed:2"),
+				Seed: 4,
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 20,
+			},
+		},
+	}
 	res := Run(t, sc)
 	dir := t.TempDir()
 	SaveBaseline(t, res, dir)

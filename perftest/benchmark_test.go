@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"github.com/perfgate/perfgate/loadgen"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -11,11 +12,22 @@ import (
 // reports the metrics benchstat compares.
 func TestBenchmarkReports(t *testing.T) {
 	sc := Scenario{
-		Name: "bench", ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 32}},
-		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
-		Concurrency: 4, Requests: 16, Seed: 1,
+		Name: "bench",
 		Mock: mockserver.Config{TTFT: distribution.Spec{Distribution: distribution.Fixed{Value: 5}},
 			ITL: distribution.Spec{Distribution: distribution.Fixed{Value: 1}}},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.Spec{Distribution: distribution.Fixed{Value: 32}},
+				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+				Seed: 1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 4,
+			},
+			Stop: loadgen.Stop{
+				Requests: 16,
+			},
+		},
 	}
 	var res *Result
 	r := testing.Benchmark(func(b *testing.B) { res = Benchmark(b, sc) })

@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"github.com/perfgate/perfgate/loadgen"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestCapture(t *testing.T) {
 func TestRunSetupErrorIsFatal(t *testing.T) {
 	reached := false
 	c := Capture(t, func(t testing.TB) {
-		Run(t, Scenario{Name: "bad", Concurrency: -2, Tokenizer: "gpt2"})
+		Run(t, Scenario{Name: "bad", Tokenizer: "gpt2", Config: loadgen.Config{Load: loadgen.Load{Concurrency: -2}}})
 		reached = true
 	})
 	if !c.Stopped() || reached {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -18,14 +19,23 @@ var t = &testing.T{}
 // mock server, then checks what the server received and how fast it answered.
 func ExampleRun() {
 	res := perftest.Run(t, perftest.Scenario{
-		Name:        "chat",
-		Tokenizer:   "gpt2",
-		ISL:         distribution.MustSpec("normal:256,32"),
-		OSL:         distribution.MustSpec("fixed:64"),
-		Concurrency: 4,
-		Requests:    100,
-		Seed:        1,
-		Mock:        mockserver.Config{}, // TTFT 20 ms, ITL 5 ms
+		Name:      "chat",
+		Tokenizer: "gpt2",
+		Mock:      mockserver.Config{},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.MustSpec("normal:256,32"),
+				OSL:  distribution.MustSpec("fixed:64"),
+				Seed: 1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 4,
+			},
+			Stop: loadgen.Stop{
+				Requests: 100,
+			},
+		},
+		// TTFT 20 ms, ITL 5 ms
 	})
 	res.AssertISL(t, distribution.Normal{Mu: 256, Sigma: 32}) // fits, on the server's counts
 	res.AssertTokenizerMatch(t)                               // client and server agree

@@ -185,11 +185,22 @@ func TestUpdateExampleRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := Scenario{
-		Name: "example", ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 64}},
-		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
-		Concurrency: 2, Requests: 20, Seed: 1,
+		Name: "example",
 		Mock: mockserver.Config{TTFT: distribution.Spec{Distribution: distribution.Fixed{Value: 20}},
 			ITL: distribution.Spec{Distribution: distribution.Fixed{Value: 2}}, TTFTJitterCV: 0.2},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.Spec{Distribution: distribution.Fixed{Value: 64}},
+				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+				Seed: 1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 20,
+			},
+		},
 	}
 	if _, err := scenario.Run(t.Context(), sc, "testdata/example"); err != nil {
 		t.Fatal(err)
@@ -201,9 +212,26 @@ func TestUpdateExampleRecording(t *testing.T) {
 // request was completed; MaxErrorRate 1 allows the failures, explicitly; and
 // AssertObjectives does not report the error rate a second time.
 func TestRunGatesRunHealth(t *testing.T) {
-	faulty := Scenario{Name: "faulty", EndpointType: loadgen.EndpointCompletions, Requests: 40, Concurrency: 2, Seed: 7,
-		ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 16}}, OSL: distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
-		Mock: mockserver.Config{Fast: true, Faults: mockserver.Faults{ErrorRate: 0.5}}}
+	faulty := Scenario{
+		Name: "faulty",
+		Mock: mockserver.Config{Fast: true, Faults: mockserver.Faults{ErrorRate: 0.5}},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointCompletions,
+			},
+			Workload: loadgen.Workload{
+				Seed: 7,
+				ISL:  distribution.Spec{Distribution: distribution.Fixed{Value: 16}},
+				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 40,
+			},
+		},
+	}
 	for _, tc := range []struct {
 		name   string
 		sc     func(Scenario) Scenario

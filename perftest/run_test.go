@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"github.com/perfgate/perfgate/loadgen"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,8 +18,22 @@ import (
 // Run takes scenario.Run's options: OnRecord sees every request.
 func TestRunOptions(t *testing.T) {
 	var n atomic.Int64
-	res := Run(t, Scenario{Name: "opts", ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:2"),
-		Requests: 12, Concurrency: 2, Mock: mockserver.Config{Fast: true}},
+	res := Run(t, Scenario{
+		Name: "opts",
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL: distribution.MustSpec("fixed:8"),
+				OSL: distribution.MustSpec("fixed:2"),
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 12,
+			},
+		},
+	},
 		scenario.OnRecord(func(record.Client) { n.Add(1) }))
 	cs, err := res.Records()
 	if err != nil {
@@ -42,7 +57,9 @@ func TestRunPreflight(t *testing.T) {
 		http.Error(w, "no", http.StatusNotFound)
 	}))
 	t.Cleanup(srv.Close)
-	c := Capture(t, func(t testing.TB) { Run(t, Scenario{Name: "typo", Endpoint: srv.URL, Model: "lama", Requests: 5}) })
+	c := Capture(t, func(t testing.TB) {
+		Run(t, Scenario{Name: "typo", Config: loadgen.Config{Target: loadgen.Target{URLs: []string{srv.URL}, Model: "lama"}, Stop: loadgen.Stop{Requests: 5}}})
+	})
 	want := `perftest: scenario "typo": model "lama" is not served; served: llama, qwen (GET ` + srv.URL + `/v1/models)`
 	if !c.Stopped() || c.Text() != want || hits.Load() != 0 {
 		t.Errorf("unserved model: stopped=%v after %d requests, message\n%s\nwant\n%s", c.Stopped(), hits.Load(), c.Text(), want)
@@ -54,7 +71,9 @@ func TestRunPreflight(t *testing.T) {
 	}
 	url := "http://" + l.Addr().String()
 	l.Close()
-	c = Capture(t, func(t testing.TB) { Run(t, Scenario{Endpoint: url, Requests: 5}) })
+	c = Capture(t, func(t testing.TB) {
+		Run(t, Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{url}}, Stop: loadgen.Stop{Requests: 5}}})
+	})
 	if !c.Stopped() || !strings.HasPrefix(c.Text(), `perftest: scenario "scenario": `+url+`: cannot connect: connection refused`) {
 		t.Errorf("unreachable server: stopped=%v, message\n%s", c.Stopped(), c.Text())
 	}

@@ -64,7 +64,7 @@ func (s synth) records() ([]record.Client, []record.Server) {
 func (s synth) result(name string) *Result {
 	cs, server := s.records()
 	o := &scenario.Outcome{
-		Scenario: scenario.Scenario{Name: name, Seed: s.seed},
+		Scenario: scenario.Scenario{Name: name, Config: loadgen.Config{Workload: loadgen.Workload{Seed: s.seed}}},
 		Mocked:   true,
 		Client:   cs,
 		Server:   server,

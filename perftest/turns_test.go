@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 )
 
@@ -16,9 +17,24 @@ import (
 // grows with the messages, and since the client renders each request's conversation
 // the same way, client and server agree exactly on every request.
 func TestMultiTurnTemplateOverhead(t *testing.T) {
-	res := Run(t, Scenario{Name: "turns", Turns: distribution.Spec{Distribution: distribution.Fixed{Value: 3}},
-		ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 32}}, OSL: distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
-		Requests: 12, Concurrency: 2, Seed: 2, Mock: mockserver.Config{Fast: true}})
+	res := Run(t, Scenario{
+		Name: "turns",
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				Turns: distribution.Spec{Distribution: distribution.Fixed{Value: 3}},
+				ISL:   distribution.Spec{Distribution: distribution.Fixed{Value: 32}},
+				OSL:   distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+				Seed:  2,
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 12,
+			},
+		},
+	})
 	o := res.TemplateOverhead
 	if len(o) != 3 || !(0 < o[0] && o[0] < o[1] && o[1] < o[2]) {
 		t.Fatalf("TemplateOverhead = %v, want 3 growing overheads", o)
@@ -49,7 +65,7 @@ func TestChatPayloadsMatchExactly(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := Run(t, Scenario{Name: "payloads", InputFile: path, InputFormat: "payloads", Concurrency: 1, Mock: mockserver.Config{Fast: true}})
+	res := Run(t, Scenario{Name: "payloads", Mock: mockserver.Config{Fast: true}, Config: loadgen.Config{Workload: loadgen.Workload{InputFile: path, InputFormat: "payloads"}, Load: loadgen.Load{Concurrency: 1}}})
 	cs, err := res.Records()
 	if err != nil || len(cs) != len(lines) {
 		t.Fatalf("Records() = %d records, %v; want %d", len(cs), err, len(lines))

@@ -203,7 +203,7 @@ func runLoadgen(args []string) error {
 		return err
 	}
 	cfg := loadgen.Config{
-		Target: loadgen.Target{
+		Target: loadgen.Target{NoStream: true,
 			URLs:  []string{*url},
 			Model: "m",
 		},
@@ -303,9 +303,9 @@ func streams(args []string) error {
 	}()
 	out, err := loadgen.Run(context.Background(), loadgen.Config{
 		Target: loadgen.Target{
-			URLs:        []string{*url},
-			Model:       "m",
-			Stream:      true,
+			URLs:  []string{*url},
+			Model: "m",
+
 			SourceAddrs: src,
 		},
 		Workload: loadgen.Workload{

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/perfgate/perfgate/loadgen"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -71,8 +72,8 @@ func gen(root string, shards, records int) error {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
-		sc := scenario.Scenario{Name: "bench-merge", Endpoint: "http://127.0.0.1:8000", Rate: 1000, Requests: records, Seed: 1}
-		sc.Client.Shards, sc.Client.ShardIndex = shards, i
+		sc := scenario.Scenario{Name: "bench-merge", Config: loadgen.Config{Target: loadgen.Target{URLs: []string{"http://127.0.0.1:8000"}}, Workload: loadgen.Workload{Seed: 1}, Load: loadgen.Load{Rate: 1000}, Stop: loadgen.Stop{Requests: records}}}
+		sc.Shards, sc.ShardIndex = shards, i
 		b, _ := json.Marshal(sc)
 		if err := os.WriteFile(filepath.Join(d, scenario.ScenarioFile), b, 0o644); err != nil {
 			return err
@@ -86,7 +87,7 @@ func gen(root string, shards, records int) error {
 		for g := i; g < records; g += shards {
 			sched := time.Duration(g) * time.Millisecond
 			sent := sched + time.Duration(rng.IntN(50))*time.Microsecond
-			c := record.Client{Index: g, RequestID: fmt.Sprintf("req-%d", g), URL: sc.Endpoint, Endpoint: "chat", Model: "m", Stream: true,
+			c := record.Client{Index: g, RequestID: fmt.Sprintf("req-%d", g), URL: sc.URLs[0], Endpoint: "chat", Model: "m", Stream: true,
 				RunStartUnixNano: start, Scheduled: sched, Sent: sent, Status: 200, ISL: 100 + rng.IntN(50), ISLExact: true, RequestedOSL: 16, OSL: 16,
 				UsagePromptTokens: 120, UsageCompletionTokens: 16}
 			t := sent + 20*time.Millisecond

@@ -139,7 +139,7 @@ func run(args []string) error {
 	dir := fs.String("dir", "", "output directory (default: a temporary one, removed)")
 	_ = fs.Parse(args)
 	conc := envInt("SOAK_CONC", 64)
-	cfg := loadgen.Config{Target: loadgen.Target{Model: "soak"}, Workload: loadgen.Workload{ISL: fixedLen(32), IgnoreEOS: true}, Load: loadgen.Load{Concurrency: conc}, Recording: loadgen.Recording{DiscardRecords: true}}
+	cfg := loadgen.Config{Target: loadgen.Target{NoStream: true, Model: "soak"}, Workload: loadgen.Workload{ISL: fixedLen(32), IgnoreEOS: true}, Load: loadgen.Load{Concurrency: conc}, Recording: loadgen.Recording{DiscardRecords: true}}
 	var total int // requests expected (for the 10/50/100% marks); 0 = by time
 	var tokensPer int
 	switch *which {
@@ -150,11 +150,11 @@ func run(args []string) error {
 	case "b":
 		total = envInt("SOAK_B_STREAMS", 20_000)
 		tokensPer = envInt("SOAK_B_TOKENS", 512)
-		cfg.Requests, cfg.Stream, cfg.OSL = total, true, fixedLen(tokensPer)
+		cfg.Requests, cfg.NoStream, cfg.OSL = total, false, fixedLen(tokensPer)
 	case "c":
 		tokensPer = 1000
 		total = max(1, envInt("SOAK_C_TOKENS", 100_000_000)/tokensPer)
-		cfg.Requests, cfg.Stream, cfg.OSL = total, true, fixedLen(tokensPer)
+		cfg.Requests, cfg.NoStream, cfg.OSL = total, false, fixedLen(tokensPer)
 	case "d":
 		d, rate := envDur("SOAK_D_DURATION", 10*time.Minute), envInt("SOAK_D_RATE", 5000)
 		tokensPer = 16

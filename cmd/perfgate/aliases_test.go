@@ -67,17 +67,17 @@ func TestAIPerfAliases(t *testing.T) {
 		args []string
 		ok   func(sc scenario.Scenario) bool
 	}{
-		{[]string{"--url-strategy", "least_outstanding"}, func(sc scenario.Scenario) bool { return sc.Client.Routing == loadgen.RouteLeastOutstanding }},
+		{[]string{"--url-strategy", "least_outstanding"}, func(sc scenario.Scenario) bool { return sc.Routing == loadgen.RouteLeastOutstanding }},
 		{[]string{"--request-cancellation-rate", "25", "--request-cancellation-delay", "0.5"}, func(sc scenario.Scenario) bool {
-			return sc.Client.CancelFraction == 0.25 && sc.Client.CancelAfter == 500*time.Millisecond
+			return sc.CancelFraction == 0.25 && sc.CancelAfter == 500*time.Millisecond
 		}},
 		{[]string{"--concurrency-ramp-duration", "2"}, func(sc scenario.Scenario) bool { return sc.Ramp == 2*time.Second }},
-		{[]string{"--warmup-duration", "1.5"}, func(sc scenario.Scenario) bool { return sc.Client.WarmupDuration == 1500*time.Millisecond }},
+		{[]string{"--warmup-duration", "1.5"}, func(sc scenario.Scenario) bool { return sc.WarmupDuration == 1500*time.Millisecond }},
 		{[]string{"--shared-system-prompt-length", "32"}, func(sc scenario.Scenario) bool { return sc.PrefixTokens == 32 }},
-		{[]string{"--conversation-turn-delay-mean", "250"}, func(sc scenario.Scenario) bool { return sc.Client.TurnDelay.String() == "fixed:0.25" }},
-		{[]string{"--use-legacy-max-tokens"}, func(sc scenario.Scenario) bool { return sc.Client.OSLField == loadgen.OSLMaxTokens }},
-		{[]string{"--rankings-passages-mean", "5"}, func(sc scenario.Scenario) bool { return sc.Client.Passages == 5 }},
-		{[]string{"--prefill-concurrency", "3"}, func(sc scenario.Scenario) bool { return sc.Client.PrefillConcurrency == 3 }},
+		{[]string{"--conversation-turn-delay-mean", "250"}, func(sc scenario.Scenario) bool { return sc.TurnDelay.String() == "fixed:0.25" }},
+		{[]string{"--use-legacy-max-tokens"}, func(sc scenario.Scenario) bool { return sc.OSLField == loadgen.OSLMaxTokens }},
+		{[]string{"--rankings-passages-mean", "5"}, func(sc scenario.Scenario) bool { return sc.Passages == 5 }},
+		{[]string{"--prefill-concurrency", "3"}, func(sc scenario.Scenario) bool { return sc.PrefillConcurrency == 3 }},
 		{[]string{"--output-artifact-dir", "x"}, func(sc scenario.Scenario) bool { return true }},
 	} {
 		if sc := scenarioOf(t, tc.args...); !tc.ok(sc) {

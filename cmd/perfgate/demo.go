@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/loadgen"
 	"path/filepath"
 	"time"
 
@@ -21,25 +22,33 @@ const DefaultDemoDir = "demo-out"
 // output lengths, and assertions a healthy mock meets.
 func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 	sc := scenario.Scenario{
-		Name:           "demo",
-		Tokenizer:      "gpt2",
-		ISL:            distribution.Spec{Distribution: distribution.MustParse("normal:128,24")},
-		OSL:            distribution.Spec{Distribution: distribution.MustParse("normal:48,12")},
-		IgnoreEOS:      true,
-		Concurrency:    concurrency,
-		Requests:       requests,
-		WarmupRequests: 8,
-		Seed:           42,
+		Name:      "demo",
+		Tokenizer: "gpt2",
 		Mock: mockserver.Config{
 			TTFT:              distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=25,stddev=8")},
 			ITL:               distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
 			TTFTPerISLTokenMs: 0.02,
 		},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:       distribution.Spec{Distribution: distribution.MustParse("normal:128,24")},
+				OSL:       distribution.Spec{Distribution: distribution.MustParse("normal:48,12")},
+				IgnoreEOS: true,
+				Seed:      42,
+			},
+			Load: loadgen.Load{
+				Concurrency: concurrency,
+			},
+			Stop: loadgen.Stop{
+				Requests:       requests,
+				WarmupRequests: 8,
+			},
+		},
 	}
 	sc.Objectives.SLO = check.SLO{TTFT: 250e6, ITL: 50e6}
 	sc.Objectives.Goodput = 0.9
 	sc.Objectives.Bounds = []check.Bound{{Metric: check.TTFT, P: 0.99, MaxTime: 500 * time.Millisecond}}
-	sc.Client.SLO = sc.Objectives.SLO
+	sc.SLO = sc.Objectives.SLO
 	o := profileOpts{hasAsserts: true, alpha: check.DefaultAlpha, numRuns: 1}
 	return sc, o
 }

@@ -69,7 +69,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	var pr *progress
 	if !o.quiet {
 		d := sc.WithDefaults()
-		pr = newProgress(e.stderr, e.tty, d.LoadConfig(d.Endpoint).Requests, cmpOr(label, d.Name))
+		pr = newProgress(e.stderr, e.tty, d.Requests, cmpOr(label, d.Name))
 		pr.width = e.width
 		opts = append(opts, scenario.OnRecord(pr.sink))
 		pr.begin()

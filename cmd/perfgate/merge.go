@@ -109,7 +109,7 @@ func waitShards(ctx context.Context, dirs []string, wait time.Duration) error {
 		for _, d := range ds {
 			var sc scenario.Scenario
 			if b, err := os.ReadFile(filepath.Join(d, scenario.ScenarioFile)); err == nil && json.Unmarshal(b, &sc) == nil {
-				want = max(want, sc.Client.Shards)
+				want = max(want, sc.Shards)
 			}
 			if _, err := os.Stat(filepath.Join(d, reportgen.ManifestFile)); err == nil {
 				done++

@@ -217,12 +217,12 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			return sc, invalidf("--url %q: want an http(s) URL such as http://127.0.0.1:8000", f.url)
 		}
-		sc.Endpoint = u.String()
+		sc.URLs = []string{u.String()}
 	}
 	if o.mock {
-		sc.Endpoint = ""
+		sc.URLs = nil
 	}
-	if sc.Endpoint == "" && !o.mock && f.config == "" {
+	if sc.Mocked() && !o.mock && f.config == "" {
 		return sc, invalidf("--url is required (the server to profile), or --mock for the in-process mock server")
 	}
 	if f.name != "" {
@@ -235,8 +235,8 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Tokenizer = f.tokenizer
 	}
 	if f.endpointType != "" {
-		sc.EndpointType = loadgen.Endpoint(f.endpointType)
-		switch sc.EndpointType {
+		sc.API = loadgen.Endpoint(f.endpointType)
+		switch sc.API {
 		case loadgen.EndpointChat, loadgen.EndpointCompletions, loadgen.EndpointEmbeddings, loadgen.EndpointRankings, loadgen.EndpointRerank, loadgen.EndpointResponses, loadgen.EndpointMessages:
 		default:
 			return sc, invalidf("--endpoint-type %q: want chat, completions, embeddings, rankings, rerank, responses or messages", f.endpointType)
@@ -245,11 +245,8 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if has("streaming") || f.config == "" {
 		sc.NoStream = !f.streaming
 	}
-	if !has("streaming") {
-		switch sc.EndpointType {
-		case loadgen.EndpointEmbeddings, loadgen.EndpointRankings, loadgen.EndpointRerank:
-			sc.NoStream = true // these do not stream; streaming is on by default only where it means something
-		}
+	if has("streaming") && f.streaming && !sc.Streams() {
+		return sc, invalidf("--streaming: endpoint %s does not stream", sc.API)
 	}
 	if f.apiKey != "" {
 		sc.APIKey = loadgen.Secret(f.apiKey)
@@ -259,10 +256,10 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		if !ok || strings.TrimSpace(k) == "" {
 			return sc, invalidf("--header %q: want \"Name: value\"", h)
 		}
-		if sc.Client.Headers == nil {
-			sc.Client.Headers = map[string]string{}
+		if sc.Headers == nil {
+			sc.Headers = map[string]string{}
 		}
-		sc.Client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		sc.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	for _, x := range f.extra {
 		k, v, ok := strings.Cut(x, ":")
@@ -278,16 +275,16 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 			sc.IgnoreEOS = true
 			continue
 		}
-		if sc.Client.ExtraBody == nil {
-			sc.Client.ExtraBody = map[string]any{}
+		if sc.ExtraBody == nil {
+			sc.ExtraBody = map[string]any{}
 		}
-		sc.Client.ExtraBody[k] = val
+		sc.ExtraBody[k] = val
 	}
 	if f.ignoreEOS {
 		sc.IgnoreEOS = true
 	}
 	if f.serverTokens {
-		sc.UseServerTokenCount = true
+		sc.UsageOSL, sc.UsageISL = true, true
 	}
 	if f.corpus != "" {
 		switch f.corpus {
@@ -341,7 +338,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Rate = f.rate
 	}
 	if f.prefill > 0 {
-		sc.Client.PrefillConcurrency = f.prefill
+		sc.PrefillConcurrency = f.prefill
 	}
 	if has("request-count", "num-requests") && f.requests == 0 {
 		return sc, invalidf("--request-count 0: a run needs at least one request (or --benchmark-duration)")
@@ -378,9 +375,9 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if has("request-timeout-seconds") && f.timeout == 0 {
 		return sc, invalidf("--request-timeout-seconds 0: want a positive timeout")
 	}
-	seconds("request-timeout-seconds", f.timeout, &sc.Client.Timeout)
-	seconds("idle-timeout-seconds", f.idleTimeout, &sc.Client.IdleTimeout)
-	seconds("benchmark-grace-period", f.grace, &sc.Client.GracePeriod)
+	seconds("request-timeout-seconds", f.timeout, &sc.Timeout)
+	seconds("idle-timeout-seconds", f.idleTimeout, &sc.IdleTimeout)
+	seconds("benchmark-grace-period", f.grace, &sc.GracePeriod)
 	if has("random-seed") {
 		sc.Seed = f.seed
 	}
@@ -436,7 +433,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 			return sc, invalidf("--goodput: %v", err)
 		}
 		sc.Objectives.SLO = slo
-		sc.Client.SLO = slo
+		sc.SLO = slo
 	}
 	if err := applyAsserts(&sc, f.asserts); err != nil {
 		return sc, err
@@ -530,7 +527,7 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 	if f.urlStrategy != "" {
 		switch f.urlStrategy {
 		case loadgen.RouteRoundRobin, loadgen.RouteLeastOutstanding:
-			sc.Client.Routing = f.urlStrategy
+			sc.Routing = f.urlStrategy
 		default:
 			return invalidf("--url-strategy %q: want round_robin or least_outstanding", f.urlStrategy)
 		}
@@ -539,9 +536,9 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 		if !(f.cancelRate > 0 && f.cancelRate <= 100) {
 			return invalidf("--request-cancellation-rate %v: want a percentage in (0, 100]", f.cancelRate)
 		}
-		sc.Client.CancelFraction = f.cancelRate / 100
+		sc.CancelFraction = f.cancelRate / 100
 		// AIPerf's delay 0 means "cancel as soon as it is sent".
-		sc.Client.CancelAfter = max(secs(f.cancelDelay), time.Microsecond)
+		sc.CancelAfter = max(secs(f.cancelDelay), time.Microsecond)
 	} else if has("request-cancellation-delay") {
 		return invalidf("--request-cancellation-delay needs --request-cancellation-rate")
 	}
@@ -549,7 +546,7 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 		sc.Ramp = secs(f.rampDuration)
 	}
 	if f.warmupDuration > 0 {
-		sc.Client.WarmupDuration = secs(f.warmupDuration)
+		sc.WarmupDuration = secs(f.warmupDuration)
 	}
 	if f.turnDelayMean > 0 {
 		text := fmt.Sprintf("fixed:%g", f.turnDelayMean/1000)
@@ -560,19 +557,19 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 		if err != nil {
 			return invalidf("--conversation-turn-delay-mean: %v", err)
 		}
-		sc.Client.TurnDelay = distribution.Spec{Distribution: d}
+		sc.TurnDelay = distribution.Spec{Distribution: d}
 	}
 	if f.prefixTokens > 0 {
 		sc.PrefixTokens = f.prefixTokens
 	}
 	if f.blockTokens > 0 {
-		sc.Client.BlockTokens = f.blockTokens
+		sc.BlockTokens = f.blockTokens
 	}
 	if f.passages > 0 {
-		sc.Client.Passages = f.passages
+		sc.Passages = f.passages
 	}
 	if f.legacyMaxTokens {
-		sc.Client.OSLField = loadgen.OSLMaxTokens
+		sc.OSLField = loadgen.OSLMaxTokens
 	}
 	return nil
 }
@@ -683,11 +680,11 @@ func readScenario(path string) (scenario.Scenario, error) {
 // failure an invalid-configuration error naming the flag.
 func preflight(ctx context.Context, sc scenario.Scenario) error {
 	if err := scenario.Preflight(ctx, sc); err != nil {
-		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "), sc.Endpoint+": ")
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "), strings.Join(sc.URLs, ", ")+": ")
 		if strings.Contains(msg, "cannot connect") {
 			msg += " (--mock profiles the in-process mock)"
 		}
-		return invalidf("--url %s: %s", sc.Endpoint, msg)
+		return invalidf("--url %s: %s", strings.Join(sc.URLs, ", "), msg)
 	}
 	return nil
 }

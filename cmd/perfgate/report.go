@@ -92,7 +92,7 @@ func regate(sc *scenario.Scenario, asserts []string, goodput string) error {
 		if err != nil {
 			return invalidf("--goodput: %v", err)
 		}
-		sc.Objectives.SLO, sc.Client.SLO = slo, slo
+		sc.Objectives.SLO, sc.SLO = slo, slo
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func applyShardFlags(sc *scenario.Scenario, o *profileOpts) error {
 		if err != nil {
 			return invalidf("--start-at %q: want RFC 3339, e.g. 2026-01-02T15:04:05Z", s.startAt)
 		}
-		sc.Client.StartAt = t
+		sc.StartAt = t
 	}
 	if s.shards == 0 {
 		return nil
@@ -77,10 +77,13 @@ func applyShardFlags(sc *scenario.Scenario, o *profileOpts) error {
 	if s.startAt != "" && s.coordinator != "" {
 		return invalidf("--start-at and --coordinator conflict: the coordinator fixes the start time")
 	}
-	sc.Client.Shards, sc.Client.ShardIndex = s.shards, s.index
+	sc.Shards, sc.ShardIndex = s.shards, s.index
 	o.artifactDir = filepath.Join(o.artifactDir, fmt.Sprintf("shard-%d", s.index))
 	// The load generator refuses modes a partition cannot reproduce; say so now.
-	lc := sc.WithDefaults().LoadConfig("http://127.0.0.1:1")
+	lc := sc.WithDefaults().Config
+	if len(lc.URLs) == 0 {
+		lc.URLs = []string{"http://127.0.0.1:1"} // the mock's
+	}
 	if err := lc.Validate(); err != nil {
 		var msgs []string
 		for _, l := range strings.Split(err.Error(), "\n") {
@@ -121,7 +124,7 @@ func syncShard(ctx context.Context, e *env, sc *scenario.Scenario, o *profileOpt
 			fmt.Fprintf(e.stdout, "perfgate profile: shard 0 serves the start barrier for %d shards on %s\n", s.shards, ln.Addr())
 		}
 	}
-	info := scenario.ShardInfo{Index: s.index, Shards: s.shards, StartAt: sc.Client.StartAt, LocalStartAt: sc.Client.StartAt}
+	info := scenario.ShardInfo{Index: s.index, Shards: s.shards, StartAt: sc.StartAt, LocalStartAt: sc.StartAt}
 	if url != "" {
 		cctx, cancel := context.WithTimeout(ctx, s.timeout+time.Minute)
 		defer cancel()
@@ -137,7 +140,7 @@ func syncShard(ctx context.Context, e *env, sc *scenario.Scenario, o *profileOpt
 			Index: s.index, Shards: s.shards, StartAt: got.StartAt, LocalStartAt: got.Local,
 			Offset: got.Offset, RTT: got.RTT, Coordinator: got.URL, RegisteredLate: got.Late, Missing: got.Missing,
 		}
-		sc.Client.StartAt = got.Local
+		sc.StartAt = got.Local
 		if !o.quiet {
 			fmt.Fprintf(e.stdout, "perfgate profile: shard %d/%d: start %s (coordinator clock), offset %v ± %v\n", s.index, s.shards, got.StartAt.UTC().Format(time.RFC3339Nano), got.Offset, got.RTT/2)
 		}

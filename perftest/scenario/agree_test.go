@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/perfgate/perfgate/loadgen"
 	"math"
 	"os"
 	"path/filepath"
@@ -52,8 +53,7 @@ func fmt2(v float64) string {
 func TestEveryReportAgrees(t *testing.T) {
 	dir := t.TempDir()
 	slo := metric.SLO{TTFT: 40 * time.Millisecond, ITL: 4 * time.Millisecond}
-	sc := Scenario{ISL: fixed(64), OSL: distribution.Spec{Distribution: distribution.Uniform{Min: 4, Max: 40}}, IgnoreEOS: true,
-		Concurrency: 16, Requests: 300, Seed: 3,
+	sc := Scenario{
 		Mock: mockserver.Config{
 			TTFT: distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=25,stddev=8")},
 			ITL:  distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
@@ -61,8 +61,22 @@ func TestEveryReportAgrees(t *testing.T) {
 		Objectives: Objectives{SLO: slo, Goodput: 0.01, Bounds: []check.Bound{
 			{Metric: check.TTFT, P: 0.99, MaxTime: 10 * time.Second}, {Metric: check.ITL, P: 0.5, MaxTime: 10 * time.Second}, {Metric: check.Latency, P: 0.9, MaxTime: 10 * time.Second},
 		}},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:       fixed(64),
+				OSL:       distribution.Spec{Distribution: distribution.Uniform{Min: 4, Max: 40}},
+				IgnoreEOS: true,
+				Seed:      3,
+			},
+			Load: loadgen.Load{
+				Concurrency: 16,
+			},
+			Stop: loadgen.Stop{
+				Requests: 300,
+			},
+		},
 	}
-	sc.Client.SLO = slo
+	sc.SLO = slo
 	out, err := Run(context.Background(), sc, dir)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -35,16 +36,12 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return ErrInvalidScenario }
 
 // Enums are the fields with a fixed set of values, checked when a file is read, by
-// their path in the file.
+// their path in the file. The lists are loadgen's, which Config.Validate checks too.
 var Enums = map[string][]string{
-	"endpoint_type":       endpointNames(),
-	"client.endpoint":     endpointNames(),
-	"corpus":              {loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM},
-	"client.corpus":       {loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM},
-	"arrival":             {loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma},
-	"client.arrival":      {loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma},
-	"input_format":        {loadgen.FormatPayloads, loadgen.FormatMooncake, loadgen.FormatShareGPT, loadgen.FormatRecording},
-	"client.input_format": {loadgen.FormatPayloads, loadgen.FormatMooncake, loadgen.FormatShareGPT, loadgen.FormatRecording},
+	"endpoint_type": endpointNames(),
+	"corpus":        {loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM},
+	"arrival":       {loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma},
+	"input_format":  {loadgen.FormatPayloads, loadgen.FormatMooncake, loadgen.FormatShareGPT, loadgen.FormatRecording},
 }
 
 func endpointNames() []string {
@@ -54,6 +51,86 @@ func endpointNames() []string {
 		out = append(out, string(e))
 	}
 	return out
+}
+
+// renamed reads the names earlier scenario files used where the meaning is unchanged:
+// a top-level "endpoint" URL is "urls": [URL], and "use_server_token_count" sets
+// "usage_osl" and "usage_isl". The "client" block is refused, naming where each of
+// its fields is now (fail gets the node and the message) — unless fail is nil, as for
+// the scenario.json of older runs, whose client fields are then read at the top level
+// (where the top level does not set them; its "stream" and "urls" were never used).
+func renamed(root *node, fail func(n *node, msg string)) {
+	if root == nil || root.kind != 'm' {
+		return
+	}
+	has := func(name string) bool {
+		for _, k := range root.keys {
+			if k.text == name {
+				return true
+			}
+		}
+		return false
+	}
+	var keys, vals []*node
+	for i, k := range root.keys {
+		v := root.vals[i]
+		switch k.text {
+		case "endpoint":
+			if v.kind == 'v' && v.quoted {
+				if has("urls") {
+					fail(k, `"endpoint" and "urls" both set: "endpoint: URL" is the old spelling of "urls: [URL]"; keep one`)
+					continue
+				}
+				k = &node{line: k.line, col: k.col, kind: 'v', v: "urls", text: "urls", quoted: true}
+				v = &node{line: v.line, col: v.col, kind: 's', items: []*node{v}}
+			}
+		case "use_server_token_count":
+			for _, name := range []string{"usage_osl", "usage_isl"} {
+				if !has(name) {
+					keys = append(keys, &node{line: k.line, col: k.col, kind: 'v', v: name, text: name, quoted: true})
+					vals = append(vals, v)
+				}
+			}
+			continue
+		case "client":
+			if fail == nil && v.kind == 'm' {
+				for j, ck := range v.keys {
+					name := ck.text
+					switch name {
+					case "endpoint":
+						name = "endpoint_type"
+					case "stream", "urls":
+						continue
+					}
+					if !has(name) {
+						keys = append(keys, &node{line: ck.line, col: ck.col, kind: 'v', v: name, text: name, quoted: true})
+						vals = append(vals, v.vals[j])
+					}
+				}
+				continue
+			}
+			if v.kind == 'm' {
+				for j, ck := range v.keys {
+					to := ck.text
+					switch to {
+					case "endpoint":
+						to = "endpoint_type"
+					case "stream":
+						to = "no_stream (streaming is on by default)"
+					}
+					fail(ck, fmt.Sprintf("client.%s: the client block is gone; its fields are top-level: write %q at the top level", ck.text, to))
+					_ = j
+				}
+				if len(v.keys) > 0 {
+					continue
+				}
+			}
+			fail(k, "client: the client block is gone; its fields are top-level")
+			continue
+		}
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	root.keys, root.vals = keys, vals
 }
 
 // node is a parsed JSON or YAML value with its position.
@@ -84,7 +161,12 @@ func decodeFile(name string, data []byte, isYAML bool) (Scenario, error) {
 		return Scenario{}, nil
 	}
 	c := &checker{file: name}
+	renamed(root, func(n *node, msg string) { c.fail(n, "", "%s", msg) })
 	c.walk(root, reflect.TypeFor[Scenario](), "", false)
+	slices.SortStableFunc(c.errs, func(a, b error) int {
+		x, y := a.(*FileError), b.(*FileError)
+		return cmp.Or(cmp.Compare(x.Line, y.Line), cmp.Compare(x.Col, y.Col))
+	})
 	if len(c.errs) > 0 {
 		return Scenario{}, errors.Join(c.errs...)
 	}
@@ -524,7 +606,7 @@ func durationsAsText(b []byte, t reflect.Type) ([]byte, error) {
 	if err != nil || root == nil {
 		return b, err
 	}
-	textify(root, t, true, true)
+	textify(root, t, false, true)
 	var out bytes.Buffer
 	if err := root.encode(&out); err != nil {
 		return nil, err
@@ -540,7 +622,8 @@ func durationsAsNanos(b []byte, t reflect.Type) ([]byte, error) {
 	if err != nil || root == nil {
 		return b, nil // the decoder reports it
 	}
-	textify(root, t, true, false)
+	renamed(root, nil)
+	textify(root, t, false, false)
 	var out bytes.Buffer
 	if err := root.encode(&out); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/loadgen"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -50,12 +51,12 @@ func TestReadFileJSONPositions(t *testing.T) {
 func TestReadFileDurations(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.yaml")
-	os.WriteFile(p, []byte("duration: 30s\nramp: 1m\nclient: {timeout: 30s, idle_timeout: 250ms}\nmock: {grace_period: 2s}\nobjectives: {slo: {ttft: 200ms}, bounds: [{metric: ttft, p: 0.99, max_time: 1s}]}\n"), 0o644)
+	os.WriteFile(p, []byte("duration: 30s\nramp: 1m\ntimeout: 30s\nidle_timeout: 250ms\nmock: {grace_period: 2s}\nobjectives: {slo: {ttft: 200ms}, bounds: [{metric: ttft, p: 0.99, max_time: 1s}]}\n"), 0o644)
 	sc, err := ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.Duration != 30*time.Second || sc.Ramp != time.Minute || sc.Client.Timeout != 30*time.Second || sc.Client.IdleTimeout != 250*time.Millisecond ||
+	if sc.Duration != 30*time.Second || sc.Ramp != time.Minute || sc.Timeout != 30*time.Second || sc.IdleTimeout != 250*time.Millisecond ||
 		sc.Mock.GracePeriod != 2*time.Second || sc.Objectives.SLO.TTFT != 200*time.Millisecond || sc.Objectives.Bounds[0].MaxTime != time.Second {
 		t.Errorf("ReadFile = %+v; durations not as written", sc)
 	}
@@ -73,8 +74,8 @@ func TestNearest(t *testing.T) {
 // The JSON a Scenario writes (scenario.json) is a scenario file: durations as text, the
 // client's and the mock's included, and it reads back the same.
 func TestMarshalIsAScenarioFile(t *testing.T) {
-	sc := Scenario{Name: "rt", Duration: 30 * time.Second, Concurrency: 3}
-	sc.Client.Timeout, sc.Client.IdleTimeout = 30*time.Second, -1
+	sc := Scenario{Name: "rt", Config: loadgen.Config{Load: loadgen.Load{Concurrency: 3}, Stop: loadgen.Stop{Duration: 30 * time.Second}}}
+	sc.Timeout, sc.IdleTimeout = 30*time.Second, -1
 	sc.Mock.GracePeriod = 1500 * time.Millisecond
 	sc.Objectives.SLO.TTFT = 200 * time.Millisecond
 	b, err := sc.MarshalJSON()
@@ -90,7 +91,7 @@ func TestMarshalIsAScenarioFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Client.Timeout != sc.Client.Timeout || back.Client.IdleTimeout != -1 || back.Mock.GracePeriod != sc.Mock.GracePeriod || back.Duration != sc.Duration || back.Concurrency != 3 {
+	if back.Timeout != sc.Timeout || back.IdleTimeout != -1 || back.Mock.GracePeriod != sc.Mock.GracePeriod || back.Duration != sc.Duration || back.Concurrency != 3 {
 		t.Errorf("Parse(MarshalJSON) = %+v; want %+v", back, sc)
 	}
 }
@@ -100,13 +101,13 @@ func TestMarshalIsAScenarioFile(t *testing.T) {
 // nanoseconds.
 func TestUnmarshalJSONDurations(t *testing.T) {
 	sc := Scenario{Name: "u"}
-	sc.Client.GracePeriod = 2 * time.Second
+	sc.GracePeriod = 2 * time.Second
 	b, _ := json.Marshal(sc)
 	var back Scenario
-	if err := json.Unmarshal(b, &back); err != nil || back.Client.GracePeriod != 2*time.Second {
-		t.Errorf("Unmarshal(%s) = %+v, %v", b, back.Client, err)
+	if err := json.Unmarshal(b, &back); err != nil || back.GracePeriod != 2*time.Second {
+		t.Errorf("Unmarshal(%s) = %+v, %v", b, back.Config, err)
 	}
-	if err := json.Unmarshal([]byte(`{"client":{"grace_period":3000000000}}`), &back); err != nil || back.Client.GracePeriod != 3*time.Second {
-		t.Errorf("an old artifact's nanoseconds: %v, %v", back.Client.GracePeriod, err)
+	if err := json.Unmarshal([]byte(`{"client":{"grace_period":3000000000}}`), &back); err != nil || back.GracePeriod != 3*time.Second {
+		t.Errorf("an old artifact's nanoseconds: %v, %v", back.GracePeriod, err)
 	}
 }

@@ -3,7 +3,7 @@
 // [Scenario] the same way.
 //
 //	sc, err := scenario.ReadFile("chat.yaml")             // or a Scenario literal
-//	out, err := scenario.Run(ctx, sc, "artifacts/chat")     // mock started when sc.Endpoint == ""
+//	out, err := scenario.Run(ctx, sc, "artifacts/chat")     // mock started when sc.URLs is empty
 //	for _, v := range out.Check() {                         // the scenario's Objectives
 //		if !v.Pass {
 //			fmt.Fprintln(os.Stderr, v)

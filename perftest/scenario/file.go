@@ -51,14 +51,13 @@ func (s Scenario) Validate() error {
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidScenario}, a...)...))
 	}
-	url := s.Endpoint
-	if url == "" {
-		url = "http://127.0.0.1:1"
+	cfg := s.Config
+	if s.Mocked() {
+		cfg.URLs = []string{"http://127.0.0.1:1"} // where the mock will listen
 		if err := s.Mock.Validate(); err != nil {
 			bad("mock: %v", err)
 		}
 	}
-	cfg := s.LoadConfig(url)
 	if err := cfg.Validate(); err != nil {
 		bad("%v", err)
 	}

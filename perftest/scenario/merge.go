@@ -193,7 +193,7 @@ func Merge(out string, dirs []string, opts MergeOptions) (*Outcome, *MergeReport
 		return nil, nil, err
 	}
 	sc := shards[0].sc
-	sc.Client.ShardIndex, sc.Client.StartAt, sc.Client.SourceAddrs = 0, time.Time{}, nil
+	sc.ShardIndex, sc.StartAt, sc.SourceAddrs = 0, time.Time{}, nil
 	if opts.Adjust != nil {
 		if err := opts.Adjust(&sc); err != nil {
 			return nil, nil, err
@@ -229,7 +229,7 @@ func readShardDir(dir string) (shardDir, error) {
 	if _, err := os.Stat(filepath.Join(dir, ClientFile)); err != nil {
 		return s, fmt.Errorf("%w: %s: %w", ErrMerge, dir, err)
 	}
-	s.info = ShardInfo{Index: s.sc.Client.ShardIndex, Shards: max(s.sc.Client.Shards, 1)}
+	s.info = ShardInfo{Index: s.sc.ShardIndex, Shards: max(s.sc.Shards, 1)}
 	if b, err := os.ReadFile(filepath.Join(dir, ShardFile)); err == nil {
 		if err := json.Unmarshal(b, &s.info); err != nil {
 			return s, fmt.Errorf("%w: %s: %s: %w", ErrMerge, dir, ShardFile, err)
@@ -238,7 +238,7 @@ func readShardDir(dir string) (shardDir, error) {
 	// What may differ between the shards of one run: the index, the start time on the
 	// shard's clock, and the local addresses it dials from (a host's own).
 	k := s.sc
-	k.Client.ShardIndex, k.Client.StartAt, k.Client.SourceAddrs = 0, time.Time{}, nil
+	k.ShardIndex, k.StartAt, k.SourceAddrs = 0, time.Time{}, nil
 	kb, err := json.Marshal(k)
 	if err != nil {
 		return s, fmt.Errorf("%w: %s: %w", ErrMerge, dir, err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -19,14 +20,24 @@ type sentKey struct{ Index, ISL, OSL int }
 
 func mergeScenario() Scenario {
 	return Scenario{
-		Name:        "sharded",
-		ISL:         distribution.Spec{Distribution: distribution.Normal{Mu: 48, Sigma: 8}},
-		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
-		Concurrency: 4, Requests: 120, Seed: 21,
+		Name: "sharded",
 		Mock: mockserver.Config{Fast: true},
 		Objectives: Objectives{
 			ISLFit:         distribution.Spec{Distribution: distribution.Normal{Mu: 48, Sigma: 8}},
 			TokenizerMatch: true,
+		},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.Spec{Distribution: distribution.Normal{Mu: 48, Sigma: 8}},
+				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
+				Seed: 21,
+			},
+			Load: loadgen.Load{
+				Concurrency: 4,
+			},
+			Stop: loadgen.Stop{
+				Requests: 120,
+			},
 		},
 	}
 }
@@ -45,7 +56,7 @@ func TestMergeParity(t *testing.T) {
 	var dirs []string
 	for i := range 4 {
 		sc := mergeScenario()
-		sc.Client.Shards, sc.Client.ShardIndex = 4, i
+		sc.Shards, sc.ShardIndex = 4, i
 		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
 		if _, err := Run(ctx, sc, d); err != nil {
 			t.Fatal(err)
@@ -131,7 +142,7 @@ func TestMergeFlagsSkew(t *testing.T) {
 	for i := range 2 {
 		sc := mergeScenario()
 		sc.Requests, sc.Concurrency = 10, 2
-		sc.Client.Shards, sc.Client.ShardIndex = 2, i
+		sc.Shards, sc.ShardIndex = 2, i
 		d := filepath.Join(root, fmt.Sprint(i))
 		info := ShardInfo{RTT: 200e3}
 		if i == 1 {

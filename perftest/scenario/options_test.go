@@ -52,8 +52,26 @@ func TestRunOnRecord(t *testing.T) {
 		inside.Add(-1)
 	}
 	dir := t.TempDir()
-	sc := Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(16), OSL: fixed(4), Concurrency: 4,
-		Requests: 12, WarmupRequests: 3, Seed: 2, Mock: mockserver.Config{Fast: true}}
+	sc := Scenario{
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointCompletions,
+			},
+			Workload: loadgen.Workload{
+				ISL:  fixed(16),
+				OSL:  fixed(4),
+				Seed: 2,
+			},
+			Load: loadgen.Load{
+				Concurrency: 4,
+			},
+			Stop: loadgen.Stop{
+				Requests:       12,
+				WarmupRequests: 3,
+			},
+		},
+	}
 	out, err := Run(context.Background(), sc, dir, OnRecord(onRec), WithTokenizer(tok), WithCommand("perfgate", "profile"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +111,24 @@ func TestRunInterrupted(t *testing.T) {
 	defer cancel()
 	var n atomic.Int64
 	dir := t.TempDir()
-	sc := Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(16), OSL: fixed(4), Concurrency: 2,
-		Requests: 100000, Mock: mockserver.Config{Fast: true}}
+	sc := Scenario{
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointCompletions,
+			},
+			Workload: loadgen.Workload{
+				ISL: fixed(16),
+				OSL: fixed(4),
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 100000,
+			},
+		},
+	}
 	out, err := Run(ctx, sc, dir, OnRecord(func(record.Client) {
 		if n.Add(1) == 5 {
 			cancel()
@@ -119,9 +153,27 @@ func TestRunInterrupted(t *testing.T) {
 // each can fail.
 func TestObjectivesFitsAndTokenizer(t *testing.T) {
 	dir := t.TempDir()
-	sc := Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(32), OSL: fixed(8), IgnoreEOS: true, Concurrency: 4,
-		Requests: 20, Seed: 1, Mock: mockserver.Config{Fast: true},
-		Objectives: Objectives{TokenizerMatch: true, ISLFit: fixed(32), OSLFit: fixed(500), Alpha: 0.05}}
+	sc := Scenario{
+		Mock:       mockserver.Config{Fast: true},
+		Objectives: Objectives{TokenizerMatch: true, ISLFit: fixed(32), OSLFit: fixed(500), Alpha: 0.05},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointCompletions,
+			},
+			Workload: loadgen.Workload{
+				ISL:       fixed(32),
+				OSL:       fixed(8),
+				IgnoreEOS: true,
+				Seed:      1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 4,
+			},
+			Stop: loadgen.Stop{
+				Requests: 20,
+			},
+		},
+	}
 	out, err := Run(context.Background(), sc, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -184,8 +236,27 @@ func TestDescribe(t *testing.T) {
 		want string
 	}{
 		{Scenario{}, "the in-process mock server (chat), concurrency=1, 100 requests, ISL fixed:128, OSL server default, tokenizer gpt2, seed 0"},
-		{Scenario{Endpoint: "http://127.0.0.1:8000", EndpointType: loadgen.EndpointCompletions, Rate: 5, Requests: 40,
-			Duration: 30e9, ISL: fixed(64), OSL: fixed(16), Seed: 7, Tokenizer: "cl100k_base"},
+		{Scenario{
+			Tokenizer: "cl100k_base",
+			Config: loadgen.Config{
+				Target: loadgen.Target{
+					URLs: []string{"http://127.0.0.1:8000"},
+					API:  loadgen.EndpointCompletions,
+				},
+				Workload: loadgen.Workload{
+					ISL:  fixed(64),
+					OSL:  fixed(16),
+					Seed: 7,
+				},
+				Load: loadgen.Load{
+					Rate: 5,
+				},
+				Stop: loadgen.Stop{
+					Requests: 40,
+					Duration: 30e9,
+				},
+			},
+		},
 			"http://127.0.0.1:8000 (completions), Poisson{5 req/s}, 40 requests or 30s, ISL fixed:64, OSL fixed:16, tokenizer cl100k_base, seed 7"},
 	} {
 		if got := c.s.Describe(); got != c.want {

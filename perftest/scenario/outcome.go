@@ -68,7 +68,7 @@ func (o *Outcome) summary() *summary {
 	if o.sum != nil {
 		return o.sum
 	}
-	lc := o.Scenario.WithDefaults().LoadConfig("")
+	lc := o.Scenario.WithDefaults().Config
 	return summarize(o.Client, o.Server, metricOptions(lc), lc.SLO)
 }
 
@@ -77,7 +77,7 @@ func (o *Outcome) summary() *summary {
 // changed its goodput SLO or usage-based OSL, as `perfgate report` does to re-gate an
 // old run): one streaming pass over the files, or the records in memory.
 func (o *Outcome) Recompute() error {
-	lc := o.Scenario.WithDefaults().LoadConfig("")
+	lc := o.Scenario.WithDefaults().Config
 	opt := metricOptions(lc)
 	if o.clientPath == "" || o.Client != nil {
 		o.sum = nil
@@ -162,7 +162,7 @@ func (o *Outcome) ServerRecords() ([]record.Server, error) {
 // the client recording again, one record at a time.
 func (o *Outcome) RequestsWithGaps() ([]check.Request, error) {
 	rs := o.Requests()
-	opt := metricOptions(o.Scenario.WithDefaults().LoadConfig(""))
+	opt := metricOptions(o.Scenario.WithDefaults().Config)
 	i := 0
 	add := func(c *record.Client) error {
 		if c.Warmup || i >= len(rs) {

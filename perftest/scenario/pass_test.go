@@ -17,10 +17,30 @@ import (
 // RequestsWithGaps reads back), under the scenario's OSL definition, in Run and Load.
 func TestStreamingPassMatchesFullRecords(t *testing.T) {
 	dir := t.TempDir()
-	sc := Scenario{EndpointType: loadgen.EndpointChat, ISL: fixed(24), OSL: fixed(6), Concurrency: 3,
-		Requests: 25, WarmupRequests: 2, Seed: 4, Mock: mockserver.Config{Fast: true},
-		Client:     loadgen.Config{Recording: loadgen.Recording{UsageOSL: true}},
-		Objectives: Objectives{TokenizerMatch: true, ISLFit: fixed(24)}}
+	sc := Scenario{
+		Mock:       mockserver.Config{Fast: true},
+		Objectives: Objectives{TokenizerMatch: true, ISLFit: fixed(24)},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointChat,
+			},
+			Workload: loadgen.Workload{
+				ISL:  fixed(24),
+				OSL:  fixed(6),
+				Seed: 4,
+			},
+			Load: loadgen.Load{
+				Concurrency: 3,
+			},
+			Stop: loadgen.Stop{
+				Requests:       25,
+				WarmupRequests: 2,
+			},
+			Recording: loadgen.Recording{
+				UsageOSL: true,
+			},
+		},
+	}
 	out, err := Run(context.Background(), sc, dir)
 	if err != nil {
 		t.Fatal(err)

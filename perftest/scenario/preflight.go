@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,21 +27,28 @@ const (
 
 // Preflight checks, before a run against a real endpoint, that the run can do
 // anything at all, so a wrong URL or model fails at once instead of as a run of
-// failed requests: it connects to sc.Endpoint, then asks GET /v1/models (with the
+// failed requests: it connects to each of sc.URLs, then asks GET /v1/models (with the
 // scenario's API key and headers) and, when the scenario names a model and the server
 // lists some, checks that the model is among them. A server without /v1/models (any
-// status but 401 and 403, or a body that is not a model list) passes. With no Endpoint
+// status but 401 and 403, or a body that is not a model list) passes. With no URLs
 // (the in-process mock) it does nothing. perftest.Run and `perfgate profile` call it;
 // [Run] does not. Its errors wrap [ErrPreflight]: "scenario: http://…: cannot connect:
 // connection refused; is the server running?", "scenario: model "x" is not served;
 // served: a, b (GET http://…/v1/models)".
 func Preflight(ctx context.Context, sc Scenario) error {
-	if sc.Endpoint == "" {
-		return nil
+	for _, raw := range sc.URLs {
+		if err := preflight(ctx, sc, raw); err != nil {
+			return err
+		}
 	}
-	u, err := url.Parse(sc.Endpoint)
+	return nil
+}
+
+// preflight checks one of the scenario's URLs.
+func preflight(ctx context.Context, sc Scenario, raw string) error {
+	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("%w: endpoint %q: want an http(s) URL such as http://127.0.0.1:8000", ErrPreflight, sc.Endpoint)
+		return fmt.Errorf("%w: url %q: want an http(s) URL such as http://127.0.0.1:8000", ErrPreflight, raw)
 	}
 	host := u.Host
 	if u.Port() == "" {
@@ -51,16 +57,15 @@ func Preflight(ctx context.Context, sc Scenario) error {
 	d := net.Dialer{Timeout: PreflightConnectTimeout}
 	c, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
-		return fmt.Errorf("%w: %s: cannot connect: %v; is the server running?", ErrPreflight, sc.Endpoint, unwrapNet(err))
+		return fmt.Errorf("%w: %s: cannot connect: %v; is the server running?", ErrPreflight, raw, unwrapNet(err))
 	}
 	c.Close()
 	served, err := listModels(ctx, sc, u)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrPreflight, sc.Endpoint, err)
+		return fmt.Errorf("%w: %s: %v", ErrPreflight, raw, err)
 	}
-	model := cmp.Or(sc.Model, sc.Client.Model)
-	if model != "" && len(served) > 0 && !slices.Contains(served, model) {
-		return fmt.Errorf("%w: model %q is not served; served: %s (GET %s)", ErrPreflight, model, strings.Join(served, ", "), ModelsURL(u))
+	if sc.Model != "" && len(served) > 0 && !slices.Contains(served, sc.Model) {
+		return fmt.Errorf("%w: model %q is not served; served: %s (GET %s)", ErrPreflight, sc.Model, strings.Join(served, ", "), ModelsURL(u))
 	}
 	return nil
 }
@@ -88,13 +93,13 @@ func listModels(ctx context.Context, sc Scenario, u *url.URL) ([]string, error) 
 	if err != nil {
 		return nil, nil
 	}
-	for k, v := range sc.Client.Headers {
+	for k, v := range sc.Headers {
 		req.Header.Set(k, v)
 	}
-	if key := cmp.Or(sc.APIKey, sc.Client.APIKey); key != "" {
+	if key := sc.APIKey; key != "" {
 		req.Header.Set("Authorization", "Bearer "+string(key))
-	} else if sc.Client.APIKeyEnv != "" {
-		if key := os.Getenv(sc.Client.APIKeyEnv); key != "" {
+	} else if sc.APIKeyEnv != "" {
+		if key := os.Getenv(sc.APIKeyEnv); key != "" {
 			req.Header.Set("Authorization", "Bearer "+key)
 		}
 	}

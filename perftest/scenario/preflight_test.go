@@ -58,14 +58,14 @@ func TestPreflight(t *testing.T) {
 		want string // "" = passes
 	}{
 		{"mock", Scenario{}, ""},
-		{"served model", Scenario{Endpoint: served, Model: "qwen"}, ""},
-		{"no model named", Scenario{Endpoint: served}, ""},
-		{"model not served", Scenario{Endpoint: served + "/v1/chat/completions", Model: "gpt-4"}, `scenario: preflight failed: model "gpt-4" is not served; served: llama, qwen (GET ` + served + `/v1/models)`},
-		{"client model", Scenario{Endpoint: served, Client: loadgen.Config{Target: loadgen.Target{Model: "gpt-4"}}}, `model "gpt-4" is not served`},
-		{"no models list", Scenario{Endpoint: modelsServer(t, http.StatusOK, "not json"), Model: "x"}, ""},
-		{"refused", Scenario{Endpoint: refused}, "scenario: preflight failed: " + refused + ": cannot connect: connection refused; is the server running?"},
-		{"bad key", Scenario{Endpoint: modelsServer(t, http.StatusUnauthorized, list), APIKey: "sk-wrong"}, "GET /v1/models: 401 Unauthorized: check the API key"},
-		{"right key", Scenario{Endpoint: modelsServer(t, http.StatusUnauthorized, list), APIKey: "sk-right", Model: "llama"}, ""},
+		{"served model", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{served}, Model: "qwen"}}}, ""},
+		{"no model named", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{served}}}}, ""},
+		{"model not served", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{served + "/v1/chat/completions"}, Model: "gpt-4"}}}, `scenario: preflight failed: model "gpt-4" is not served; served: llama, qwen (GET ` + served + `/v1/models)`},
+		{"client model", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{served}, Model: "gpt-4"}}}, `model "gpt-4" is not served`},
+		{"no models list", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{modelsServer(t, http.StatusOK, "not json")}, Model: "x"}}}, ""},
+		{"refused", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{refused}}}}, "scenario: preflight failed: " + refused + ": cannot connect: connection refused; is the server running?"},
+		{"bad key", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{modelsServer(t, http.StatusUnauthorized, list)}, APIKey: "sk-wrong"}}}, "GET /v1/models: 401 Unauthorized: check the API key"},
+		{"right key", Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{modelsServer(t, http.StatusUnauthorized, list)}, APIKey: "sk-right", Model: "llama"}}}, ""},
 	} {
 		err := Preflight(t.Context(), c.sc)
 		switch {

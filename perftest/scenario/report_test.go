@@ -19,12 +19,25 @@ import (
 func TestLoadRebuildsReports(t *testing.T) {
 	dir := t.TempDir()
 	sc := Scenario{
-		Name: "rebuild", EndpointType: loadgen.EndpointChat,
-		ISL:         distribution.Spec{Distribution: distribution.Fixed{Value: 24}},
-		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 6}},
-		Concurrency: 3, Requests: 30, Seed: 3,
+		Name:       "rebuild",
 		Mock:       mockserver.Config{Fast: true},
 		Objectives: Objectives{TokenizerMatch: true},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointChat,
+			},
+			Workload: loadgen.Workload{
+				ISL:  distribution.Spec{Distribution: distribution.Fixed{Value: 24}},
+				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 6}},
+				Seed: 3,
+			},
+			Load: loadgen.Load{
+				Concurrency: 3,
+			},
+			Stop: loadgen.Stop{
+				Requests: 30,
+			},
+		},
 	}
 	out, err := Run(context.Background(), sc, dir)
 	if err != nil {

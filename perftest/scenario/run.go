@@ -24,7 +24,7 @@ import (
 var ErrInvalidScenario = errors.New("scenario: invalid scenario")
 
 // Run runs sc: it loads the tokenizer, starts the in-process mock server on 127.0.0.1
-// when sc.Endpoint is empty, drives the load generator until the request count or
+// when sc.URLs is empty, drives the load generator until the request count or
 // duration is reached or ctx is done, stops the mock (so its recording is complete),
 // and writes the artifacts into artifactDir ("" = write none): the client recording,
 // the mock's recording and summary, the metrics, the scenario (API key redacted), the
@@ -48,9 +48,6 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
-	if sc.Endpoint == "" && sc.Client.URLs != nil {
-		return nil, fmt.Errorf("%w: client.urls is set but endpoint is empty; set endpoint (or neither, for the mock)", ErrInvalidScenario)
-	}
 	tok := rc.tok
 	if tok == nil {
 		var err error
@@ -64,10 +61,11 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 	}
 	out := &Outcome{Dir: artifactDir}
-	url := sc.Endpoint
+	cfg := sc.Config
+	cfg.RecordFile = "" // Run writes the recording itself, below
 	var srv *mockserver.Server
 	serverFile := "" // the mock's recording, when Run chose where it goes
-	if url == "" {
+	if sc.Mocked() {
 		mc := sc.Mock
 		mc.Host, mc.Port = "127.0.0.1", 0 // loopback only, a free port
 		if artifactDir != "" && mc.RecordFile == "" {
@@ -89,21 +87,18 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			return nil, fmt.Errorf("scenario %q: mock server: %w", sc.Name, err)
 		}
 		defer srv.Close() // after the explicit Close below, a no-op; on early return, cleanup
-		url = srv.URL()
+		cfg.URLs = []string{srv.URL()}
 		out.Mocked = true
-		if sc.Model == "" && sc.Client.Model == "" && len(mc.Models) > 0 {
+		if sc.Model == "" && len(mc.Models) > 0 {
 			sc.Model = mc.Models[0]
+			cfg.Model = sc.Model
 		}
 	}
-	cfg := sc.LoadConfig(url)
 	if artifactDir != "" {
 		// The scenario goes first, so a killed run's directory says what ran and
 		// Load (perfgate report) can rebuild its reports and verdicts.
 		asRun := sc
 		asRun.APIKey = ""
-		if out.Mocked {
-			asRun.Endpoint = ""
-		}
 		if err := reportgen.WriteFileAtomic(filepath.Join(artifactDir, ScenarioFile), func(w io.Writer) error { return writeJSON(w, asRun) }); err != nil {
 			return nil, fmt.Errorf("scenario %q: artifacts: %w", sc.Name, err)
 		}
@@ -128,7 +123,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		// The scrapes outlive a cancelled run: the one after it still says where
 		// the server's counters ended. Each is bounded by the scrape timeout.
 		var err error
-		if scraper, err = servermetrics.Start(context.WithoutCancel(ctx), sc.ServerMetrics.Resolve(url), w); err != nil {
+		if scraper, err = servermetrics.Start(context.WithoutCancel(ctx), sc.ServerMetrics.Resolve(cfg.URLs[0]), w); err != nil {
 			return nil, fmt.Errorf("scenario %q: %w: %w", sc.Name, ErrInvalidScenario, err)
 		}
 	}
@@ -188,9 +183,6 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	}
 	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
 		runErr = nil // the run stopped early: Interrupted says so
-	}
-	if out.Mocked {
-		sc.Endpoint = "" // as written: the mock, on whatever port it had
 	}
 	sc.APIKey = ""
 	out.Scenario = sc

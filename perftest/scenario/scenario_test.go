@@ -18,15 +18,25 @@ import (
 func TestRunMock(t *testing.T) {
 	dir := t.TempDir()
 	sc := Scenario{
-		Name:         "smoke",
-		EndpointType: loadgen.EndpointCompletions,
-		ISL:          distribution.Spec{Distribution: distribution.Fixed{Value: 32}},
-		OSL:          distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
-		Concurrency:  4,
-		Requests:     20,
-		Seed:         1,
-		APIKey:       "sk-secret",
-		Mock:         mockserver.Config{Fast: true},
+		Name: "smoke",
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API:    loadgen.EndpointCompletions,
+				APIKey: "sk-secret",
+			},
+			Workload: loadgen.Workload{
+				ISL:  distribution.Spec{Distribution: distribution.Fixed{Value: 32}},
+				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
+				Seed: 1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 4,
+			},
+			Stop: loadgen.Stop{
+				Requests: 20,
+			},
+		},
 	}
 	out, err := Run(context.Background(), sc, dir)
 	if err != nil {
@@ -70,7 +80,7 @@ func TestRunMock(t *testing.T) {
 }
 
 func TestRunInvalid(t *testing.T) {
-	_, err := Run(context.Background(), Scenario{Concurrency: -1, Mock: mockserver.Config{Fast: true}}, "")
+	_, err := Run(context.Background(), Scenario{Mock: mockserver.Config{Fast: true}, Config: loadgen.Config{Load: loadgen.Load{Concurrency: -1}}}, "")
 	if !errors.Is(err, ErrInvalidScenario) {
 		t.Errorf("Run(concurrency -1) = %v, want ErrInvalidScenario", err)
 	}
@@ -106,9 +116,9 @@ func TestLoadString(t *testing.T) {
 		want string
 	}{
 		{Scenario{}, "concurrency=1"},
-		{Scenario{Concurrency: 10}, "concurrency=10"},
-		{Scenario{Rate: 20}, "Poisson{20 req/s}"},
-		{Scenario{Rate: 5, Arrival: "constant", Concurrency: 4}, "Constant{5 req/s}, concurrency<=4"},
+		{Scenario{Config: loadgen.Config{Load: loadgen.Load{Concurrency: 10}}}, "concurrency=10"},
+		{Scenario{Config: loadgen.Config{Load: loadgen.Load{Rate: 20}}}, "Poisson{20 req/s}"},
+		{Scenario{Config: loadgen.Config{Load: loadgen.Load{Rate: 5, Arrival: "constant", Concurrency: 4}}}, "Constant{5 req/s}, concurrency<=4"},
 	} {
 		if got := c.s.LoadString(); got != c.want {
 			t.Errorf("%+v.LoadString() = %q, want %q", c.s, got, c.want)
@@ -158,7 +168,7 @@ objectives:
 }
 
 func TestValidate(t *testing.T) {
-	err := Scenario{Concurrency: -1, Objectives: Objectives{Goodput: 95, Bounds: []check.Bound{{Metric: "ttfb", P: 99}}}}.Validate()
+	err := Scenario{Objectives: Objectives{Goodput: 95, Bounds: []check.Bound{{Metric: "ttfb", P: 99}}}, Config: loadgen.Config{Load: loadgen.Load{Concurrency: -1}}}.Validate()
 	if !errors.Is(err, ErrInvalidScenario) {
 		t.Fatalf("Validate() = %v, want ErrInvalidScenario", err)
 	}

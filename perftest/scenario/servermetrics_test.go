@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/servermetrics"
 )
@@ -13,8 +14,22 @@ import (
 // resolves against it) and its Outcome carries deltas equal to what the mock served,
 // with no artifact directory too (the perftest path). Load reads them back.
 func TestRunServerMetrics(t *testing.T) {
-	sc := Scenario{Requests: 6, Concurrency: 2, IgnoreEOS: true, OSL: distribution.Spec{Distribution: distribution.Fixed{Value: 5}},
-		Mock: mockserver.Config{Fast: true}, ServerMetrics: servermetrics.Config{URLs: []string{"/metrics"}}}
+	sc := Scenario{
+		Mock:          mockserver.Config{Fast: true},
+		ServerMetrics: servermetrics.Config{URLs: []string{"/metrics"}},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				IgnoreEOS: true,
+				OSL:       distribution.Spec{Distribution: distribution.Fixed{Value: 5}},
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 6,
+			},
+		},
+	}
 	for _, dir := range []string{"", t.TempDir()} {
 		out, err := Run(context.Background(), sc, dir)
 		if err != nil {

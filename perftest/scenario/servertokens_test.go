@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 )
 
@@ -30,8 +31,31 @@ func TestOSLFitServerTokenCount(t *testing.T) {
 	}
 	url := srv(mockserver.Config{})
 	run := func(url string, usage, ignoreEOS bool) string {
-		sc := Scenario{Endpoint: url, Tokenizer: "gpt2", ISL: fixed(32), OSL: fixed(48), IgnoreEOS: ignoreEOS,
-			UseServerTokenCount: usage, Requests: 40, Concurrency: 4, Seed: 1, Objectives: Objectives{OSLFit: fixed(48)}}
+		sc := Scenario{
+			Tokenizer:  "gpt2",
+			Objectives: Objectives{OSLFit: fixed(48)},
+			Config: loadgen.Config{
+				Target: loadgen.Target{
+					URLs: []string{url},
+				},
+				Workload: loadgen.Workload{
+					ISL:       fixed(32),
+					OSL:       fixed(48),
+					IgnoreEOS: ignoreEOS,
+					Seed:      1,
+				},
+				Load: loadgen.Load{
+					Concurrency: 4,
+				},
+				Stop: loadgen.Stop{
+					Requests: 40,
+				},
+				Recording: loadgen.Recording{
+					UsageOSL: usage,
+					UsageISL: usage,
+				},
+			},
+		}
 		out, err := Run(context.Background(), sc, t.TempDir())
 		if err != nil {
 			t.Fatal(err)

@@ -15,8 +15,22 @@ import (
 )
 
 func sweepScenario() Scenario {
-	return Scenario{EndpointType: loadgen.EndpointCompletions, ISL: fixed(16), OSL: fixed(4), Requests: 8, Seed: 5,
-		Mock: mockserver.Config{Fast: true}}
+	return Scenario{
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Target: loadgen.Target{
+				API: loadgen.EndpointCompletions,
+			},
+			Workload: loadgen.Workload{
+				ISL:  fixed(16),
+				OSL:  fixed(4),
+				Seed: 5,
+			},
+			Stop: loadgen.Stop{
+				Requests: 8,
+			},
+		},
+	}
 }
 
 func TestRepeat(t *testing.T) {

@@ -33,10 +33,10 @@ var notWorkload = []string{"host", "port", "record_file", "discard_records", "re
 // and the duration are not in it: they change the sample, not the workload.
 func (sc Scenario) Workload() [][2]string {
 	d := sc.WithDefaults()
-	c := d.LoadConfig(d.Endpoint)
+	c := d.Config
 	target := "mock"
-	if d.Endpoint != "" {
-		target = d.Endpoint
+	if !d.Mocked() {
+		target = strings.Join(d.URLs, ", ")
 	}
 	opt := func(v any) string {
 		s := fmt.Sprint(v)
@@ -50,8 +50,8 @@ func (sc Scenario) Workload() [][2]string {
 		{"endpoint", target},
 		{"endpoint_type", string(cmp.Or(c.API, loadgen.EndpointChat))},
 		{"model", c.Model},
-		{"stream", fmt.Sprint(c.Stream)},
-		{"isl", cmp.Or(c.ISL.String(), "fixed:128")},
+		{"stream", fmt.Sprint(c.Streams())},
+		{"isl", c.InputLength().String()},
 		{"osl", c.OSL.String()},
 		{"ignore_eos", opt(c.IgnoreEOS)},
 		{"corpus", cmp.Or(c.Corpus, loadgen.CorpusShakespeare)},
@@ -66,7 +66,7 @@ func (sc Scenario) Workload() [][2]string {
 		w = append(w, [2]string{"arrival", cmp.Or(c.Arrival, loadgen.ArrivalPoisson)}, [2]string{"burstiness", opt(c.Burstiness)})
 	}
 	w = append(w, [2]string{"ramp", opt(c.Ramp)}, [2]string{"schedule", opt(c.Schedule)})
-	if d.Endpoint == "" {
+	if d.Mocked() {
 		var m map[string]json.RawMessage
 		if b, err := json.Marshal(d.Mock); err == nil && json.Unmarshal(b, &m) == nil {
 			keys := make([]string, 0, len(m))

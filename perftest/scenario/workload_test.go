@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 )
 
 func TestDiffWorkload(t *testing.T) {
-	a := Scenario{ISL: distribution.MustSpec("fixed:64"), Concurrency: 2, Seed: 1, Requests: 10}
+	a := Scenario{Config: loadgen.Config{Workload: loadgen.Workload{ISL: distribution.MustSpec("fixed:64"), Seed: 1}, Load: loadgen.Load{Concurrency: 2}, Stop: loadgen.Stop{Requests: 10}}}
 	b := a
 	b.Seed, b.Requests, b.Name = 2, 500, "other" // the sample, not the workload
 	b.Mock.Seed = 9

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
@@ -34,13 +35,21 @@ func TestOnRecordFromAnotherModule(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "run")
 	sc := scenario.Scenario{
-		Name:        "external",
-		ISL:         distribution.Spec{Distribution: distribution.Fixed{Value: 16}},
-		OSL:         distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
-		Concurrency: 2,
-		Requests:    n,
-		Seed:        9,
-		Mock:        mockserver.Config{Fast: true},
+		Name: "external",
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.Spec{Distribution: distribution.Fixed{Value: 16}},
+				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 4}},
+				Seed: 9,
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: n,
+			},
+		},
 	}
 	out, err := scenario.Run(context.Background(), sc, dir, onRecord)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/perftest/scenario"
@@ -17,13 +18,21 @@ import (
 // baseline and a regression gate that refuses a baseline of another workload.
 func TestPerftestFromAnotherModule(t *testing.T) {
 	sc := perftest.Scenario{
-		Name:        "external",
-		ISL:         distribution.MustSpec("fixed:32"),
-		OSL:         distribution.MustSpec("fixed:4"),
-		Concurrency: 2,
-		Requests:    40,
-		Seed:        1,
-		Mock:        mockserver.Config{Fast: true},
+		Name: "external",
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{
+				ISL:  distribution.MustSpec("fixed:32"),
+				OSL:  distribution.MustSpec("fixed:4"),
+				Seed: 1,
+			},
+			Load: loadgen.Load{
+				Concurrency: 2,
+			},
+			Stop: loadgen.Stop{
+				Requests: 40,
+			},
+		},
 	}
 	var seen atomic.Int64
 	res := perftest.Run(t, sc, scenario.OnRecord(func(c record.Client) {
