@@ -6,9 +6,12 @@
 // per request.
 //
 //	tok, _ := tokenizer.Load("gpt2")
-//	cfg := loadgen.Config{URLs: []string{srv.URL()}, Model: "m", Stream: true,
-//		Requests: 100, Concurrency: 8,
-//		ISL: distribution.Spec{...}, OSL: distribution.Spec{...}}
+//	cfg := loadgen.Config{ // five groups: Target, Workload, Load, Stop, Recording
+//		Target:   loadgen.Target{URLs: []string{srv.URL()}, Model: "m"}, // streams by default
+//		Workload: loadgen.Workload{ISL: distribution.MustSpec("normal:512,64"), OSL: distribution.MustSpec("fixed:128")},
+//		Load:     loadgen.Load{Concurrency: 8},
+//		Stop:     loadgen.Stop{Requests: 100},
+//	}
 //	out, err := loadgen.Run(ctx, cfg, tok, nil)
 //	fmt.Println(out.Metrics)
 //

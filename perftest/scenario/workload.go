@@ -47,7 +47,7 @@ func (sc Scenario) Workload() [][2]string {
 	}
 	w := [][2]string{
 		{"tokenizer", d.Tokenizer},
-		{"endpoint", target},
+		{"urls", target},
 		{"endpoint_type", string(cmp.Or(c.API, loadgen.EndpointChat))},
 		{"model", c.Model},
 		{"stream", fmt.Sprint(c.Streams())},
