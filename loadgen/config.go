@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,32 @@ const (
 	DefaultConnectTime = 10 * time.Second
 	DefaultModel       = "perfgate-model"
 )
+
+// The allowed values of each enumerated setting, in the order messages list them:
+// [Config.Validate], scenario files and the CLI all check against these.
+var (
+	Endpoints    = []string{string(EndpointChat), string(EndpointCompletions), string(EndpointEmbeddings), string(EndpointRankings), string(EndpointRerank), string(EndpointResponses), string(EndpointMessages)}
+	Corpora      = []string{CorpusShakespeare, CorpusRandom, CorpusVLLM}
+	Arrivals     = []string{ArrivalPoisson, ArrivalConstant, ArrivalGamma}
+	InputFormats = []string{FormatPayloads, FormatMooncake, FormatShareGPT, FormatRecording}
+	Routings     = []string{RouteRoundRobin, RouteLeastOutstanding}
+	OSLFields    = []string{OSLMaxCompletionTokens, OSLMaxTokens, OSLNone}
+)
+
+// OrList writes values as "a, b or c", as the messages about them do.
+func OrList(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+// checkEnum adds a problem when v is set and not one of allowed.
+func (p *problems) checkEnum(name, v string, allowed []string) {
+	if v != "" && !slices.Contains(allowed, v) {
+		p.add("%s %q: want %s", name, v, OrList(allowed))
+	}
+}
 
 // Limits checked by [Config.Validate] before anything is sent: a length no server
 // accepts, or more workers than any machine holds, is a configuration error, not a
@@ -490,31 +517,15 @@ func (c *Config) checkTarget(p *problems) {
 			p.add("url %q: no host", u)
 		}
 	}
-	switch c.Routing {
-	case "", RouteRoundRobin, RouteLeastOutstanding:
-	default:
-		p.add("routing %q: want %s or %s", c.Routing, RouteRoundRobin, RouteLeastOutstanding)
-	}
-	switch c.endpoint() {
-	case EndpointChat, EndpointCompletions, EndpointEmbeddings, EndpointRankings, EndpointRerank, EndpointResponses, EndpointMessages:
-	default:
-		p.add("endpoint %q: want chat, completions, embeddings, rankings, rerank, responses or messages", c.API)
-	}
-	switch c.OSLField {
-	case "", OSLMaxCompletionTokens, OSLMaxTokens, OSLNone:
-	default:
-		p.add("osl_field %q: want max_completion_tokens, max_tokens or none", c.OSLField)
-	}
+	p.checkEnum("routing", c.Routing, Routings)
+	p.checkEnum("endpoint", string(c.API), Endpoints)
+	p.checkEnum("osl_field", c.OSLField, OSLFields)
 }
 
 // checkInput checks what is sent: the corpus (and vLLM's length rules), prefixes,
 // passages, an input file and its schedule.
 func (c *Config) checkInput(p *problems) {
-	switch c.Corpus {
-	case "", CorpusShakespeare, CorpusRandom, CorpusVLLM:
-	default:
-		p.add("corpus %q: want shakespeare, random or vllm", c.Corpus)
-	}
+	p.checkEnum("corpus", c.Corpus, Corpora)
 	if c.Corpus == CorpusVLLM {
 		if c.Requests <= 0 {
 			p.add("corpus vllm: requests must be set (vLLM draws all lengths up front)")
@@ -542,11 +553,7 @@ func (c *Config) checkInput(p *problems) {
 	if c.Passages < 0 {
 		p.add("passages %d < 0", c.Passages)
 	}
-	switch c.InputFormat {
-	case "", FormatPayloads, FormatMooncake, FormatShareGPT, FormatRecording:
-	default:
-		p.add("input_format %q: want payloads, mooncake, sharegpt or recording", c.InputFormat)
-	}
+	p.checkEnum("input_format", c.InputFormat, InputFormats)
 	if c.InputFile != "" && c.InputFormat == "" {
 		p.add("input_file set without input_format")
 	}
@@ -574,11 +581,7 @@ func (c *Config) checkLoad(p *problems) {
 	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
 		p.add("rate %v: want >= 0 and finite", c.Rate)
 	}
-	switch c.Arrival {
-	case "", ArrivalPoisson, ArrivalConstant, ArrivalGamma:
-	default:
-		p.add("arrival %q: want poisson, constant or gamma", c.Arrival)
-	}
+	p.checkEnum("arrival", c.Arrival, Arrivals)
 	if c.Arrival != "" && c.Rate == 0 {
 		p.add("arrival %q needs rate > 0", c.Arrival)
 	}

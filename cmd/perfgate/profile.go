@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,14 +89,14 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&f.url, "", "server base URL, e.g. http://127.0.0.1:8000 (or --mock)", "url", "u")
 	str(&f.models, "", "model name sent (comma-separated: the first is used)", "model-names", "model", "m")
 	str(&f.tokenizer, "", "tokenizer: built-in (gpt2, cl100k_base, o200k_base, …), tokenizer.json, directory or hub id (default gpt2)", "tokenizer")
-	str(&f.endpointType, "", "API: chat, completions, embeddings, rankings, rerank, responses or messages (Anthropic) (default chat)", "endpoint-type")
+	str(&f.endpointType, "", "API: "+loadgen.OrList(loadgen.Endpoints)+" (messages: Anthropic; default chat)", "endpoint-type")
 	boolean(&f.serverTokens, false, "take OSL and ISL from the server's usage (completion_tokens, prompt_tokens), not the client tokenizer", "use-server-token-count")
 	boolean(&f.streaming, true, "stream responses over SSE (needed for TTFT and ITL; --streaming=false to turn off)", "streaming")
 	str(&f.apiKey, "", "API key sent as a bearer token (never printed or recorded)", "api-key")
 	fs.Var(&f.headers, "header", "extra request header \"Name: value\" (repeatable)")
 	fs.Var(&f.headers, "H", "extra request header \"Name: value\" (repeatable)")
 	fs.Var(&f.extra, "extra-inputs", "extra body field key:value (repeatable; JSON values allowed, ignore_eos:true is common)")
-	str(&f.corpus, "", "synthetic prompt style: shakespeare, random or vllm", "prompt-corpus", "random-corpus-style")
+	str(&f.corpus, "", "synthetic prompt style: "+loadgen.OrList(loadgen.Corpora), "prompt-corpus", "random-corpus-style")
 	flt(&f.rangeRatio, 0, "vLLM-style range ratio: lengths uniform in [N(1-r), N(1+r)]", "random-range-ratio")
 	flt(&f.islMean, 0, "mean input tokens", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")
 	flt(&f.islStd, 0, "stddev of input tokens", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "isl-stddev")
@@ -129,7 +130,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&f.islDist, "", "input length distribution, e.g. normal:512,64 or lognormal:mean=512,stddev=128", "isl-dist")
 	str(&f.oslDist, "", "output length distribution, e.g. fixed:128", "osl-dist")
 	boolean(&f.ignoreEOS, false, "send ignore_eos so the server generates exactly the OSL", "ignore-eos")
-	str(&f.arrival, "", "open-loop arrivals: poisson, constant or gamma", "arrival", "arrival-pattern", "request-rate-mode")
+	str(&f.arrival, "", "open-loop arrivals: "+loadgen.OrList(loadgen.Arrivals), "arrival", "arrival-pattern", "request-rate-mode")
 	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness", "arrival-smoothness", "vllm-burstiness")
 	fs.Var(&f.asserts, "assert", "assertion (repeatable): goodput>=0.95, ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10, tokenizer_match (or tokenizer_match<=N tokens)")
 	str(&o.assertISL, "", "assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
@@ -235,12 +236,10 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Tokenizer = f.tokenizer
 	}
 	if f.endpointType != "" {
-		sc.API = loadgen.Endpoint(f.endpointType)
-		switch sc.API {
-		case loadgen.EndpointChat, loadgen.EndpointCompletions, loadgen.EndpointEmbeddings, loadgen.EndpointRankings, loadgen.EndpointRerank, loadgen.EndpointResponses, loadgen.EndpointMessages:
-		default:
-			return sc, invalidf("--endpoint-type %q: want chat, completions, embeddings, rankings, rerank, responses or messages", f.endpointType)
+		if !slices.Contains(loadgen.Endpoints, f.endpointType) {
+			return sc, invalidf("--endpoint-type %q: want %s", f.endpointType, loadgen.OrList(loadgen.Endpoints))
 		}
+		sc.API = loadgen.Endpoint(f.endpointType)
 	}
 	if has("streaming") || f.config == "" {
 		sc.NoStream = !f.streaming
@@ -287,13 +286,13 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.UsageOSL, sc.UsageISL = true, true
 	}
 	if f.corpus != "" {
-		switch f.corpus {
-		case loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM:
+		switch {
+		case slices.Contains(loadgen.Corpora, f.corpus):
 			sc.Corpus = f.corpus
-		case "sonnet":
+		case f.corpus == "sonnet":
 			sc.Corpus = loadgen.CorpusShakespeare // aiperf's name for the same idea
 		default:
-			return sc, invalidf("--prompt-corpus %q: want shakespeare, random or vllm", f.corpus)
+			return sc, invalidf("--prompt-corpus %q: want %s", f.corpus, loadgen.OrList(loadgen.Corpora))
 		}
 	}
 	// Lengths: a text distribution, or aiperf's mean/stddev/range-ratio.
@@ -382,12 +381,10 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Seed = f.seed
 	}
 	if f.arrival != "" {
-		switch f.arrival {
-		case loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma:
-			sc.Arrival = f.arrival
-		default:
-			return sc, invalidf("--arrival %q: want poisson, constant or gamma", f.arrival)
+		if !slices.Contains(loadgen.Arrivals, f.arrival) {
+			return sc, invalidf("--arrival %q: want %s", f.arrival, loadgen.OrList(loadgen.Arrivals))
 		}
+		sc.Arrival = f.arrival
 		if sc.Rate == 0 {
 			return sc, invalidf("--arrival %s needs --request-rate", f.arrival)
 		}
@@ -412,7 +409,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		case "recording":
 			sc.InputFormat = loadgen.FormatRecording
 		default:
-			return sc, invalidf("--custom-dataset-type %q: want payloads, mooncake, sharegpt or recording", f.inputFormat)
+			return sc, invalidf("--custom-dataset-type %q: want %s", f.inputFormat, loadgen.OrList(loadgen.InputFormats))
 		}
 	}
 	if sc.InputFile != "" && sc.InputFormat == "" {

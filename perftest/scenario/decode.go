@@ -38,19 +38,12 @@ func (e *FileError) Unwrap() error { return ErrInvalidScenario }
 // Enums are the fields with a fixed set of values, checked when a file is read, by
 // their path in the file. The lists are loadgen's, which Config.Validate checks too.
 var Enums = map[string][]string{
-	"endpoint_type": endpointNames(),
-	"corpus":        {loadgen.CorpusShakespeare, loadgen.CorpusRandom, loadgen.CorpusVLLM},
-	"arrival":       {loadgen.ArrivalPoisson, loadgen.ArrivalConstant, loadgen.ArrivalGamma},
-	"input_format":  {loadgen.FormatPayloads, loadgen.FormatMooncake, loadgen.FormatShareGPT, loadgen.FormatRecording},
-}
-
-func endpointNames() []string {
-	var out []string
-	for _, e := range []loadgen.Endpoint{loadgen.EndpointChat, loadgen.EndpointCompletions, loadgen.EndpointEmbeddings,
-		loadgen.EndpointRankings, loadgen.EndpointRerank, loadgen.EndpointResponses} {
-		out = append(out, string(e))
-	}
-	return out
+	"endpoint_type": loadgen.Endpoints,
+	"corpus":        loadgen.Corpora,
+	"arrival":       loadgen.Arrivals,
+	"input_format":  loadgen.InputFormats,
+	"routing":       loadgen.Routings,
+	"osl_field":     loadgen.OSLFields,
 }
 
 // renamed reads the names earlier scenario files used where the meaning is unchanged:
@@ -485,7 +478,7 @@ func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
 		}
 		n.v = n.text // YAML's `model: 7` is the text "7"
 		if allowed, ok := Enums[path]; ok && n.text != "" && !slices.Contains(allowed, n.text) {
-			c.fail(n, "", "%s %q: want %s", path, n.text, orList(allowed))
+			c.fail(n, "", "%s %q: want %s", path, n.text, loadgen.OrList(allowed))
 		}
 	}
 }
@@ -582,14 +575,7 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
-// orList prints "a, b or c".
-func orList(xs []string) string {
-	if len(xs) < 2 {
-		return strings.Join(xs, "")
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
-}
-
+// example is an example value of type t for a message.
 func example(t reflect.Type) string {
 	if strings.HasSuffix(t.String(), "distribution.Spec") {
 		return `"normal:128,20"`
