@@ -148,9 +148,24 @@ func EachLine(r io.Reader, fn func(line int, b []byte) error) error {
 
 // eachLine is EachLine, also telling fn whether the line ended at EOF without a newline.
 func eachLine(r io.Reader, fn func(line int, b []byte, unterminated bool) error) error {
+	return EachLineAt(r, func(line int, _ int64, raw []byte) error {
+		if t := bytes.TrimSpace(raw); len(t) > 0 {
+			return fn(line, t, raw[len(raw)-1] != '\n')
+		}
+		return nil
+	})
+}
+
+// EachLineAt calls fn with every line of r, blank ones included: its 1-based number,
+// its byte offset in r, and the line as it is in the input (with its newline, unless
+// it is a last line without one), so a caller can index a file and read lines back
+// with ReadAt. Lines may be of any length, as for [EachLine]; raw is valid only until
+// fn returns. A read error is returned as "record: read: …" with its line.
+func EachLineAt(r io.Reader, fn func(line int, off int64, raw []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // the pieces of a line longer than br's buffer
 	line := 0
+	var off int64
 	for {
 		b, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -163,11 +178,10 @@ func eachLine(r io.Reader, fn func(line int, b []byte, unterminated bool) error)
 		}
 		if len(b) > 0 {
 			line++
-			if t := bytes.TrimSpace(b); len(t) > 0 {
-				if ferr := fn(line, t, err == io.EOF && b[len(b)-1] != '\n'); ferr != nil {
-					return ferr
-				}
+			if ferr := fn(line, off, b); ferr != nil {
+				return ferr
 			}
+			off += int64(len(b))
 		}
 		long = long[:0]
 		if cap(long) > 16<<20 {

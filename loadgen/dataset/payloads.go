@@ -1,12 +1,13 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/perfgate/perfgate/record"
 )
 
 // Payloads is a Source over a JSONL file of request bodies (see [ReadPayloads]) that
@@ -34,49 +35,35 @@ type payloadLine struct {
 // source is drawn from; Close closes it when it is an io.Closer.
 func NewPayloads(r io.ReaderAt) (*Payloads, error) {
 	p := &Payloads{r: r}
-	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, 1<<62), 1<<20)
-	var off int64
-	for n := 1; ; n++ {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
-			long := bytes.Clone(b) // before the next read reuses the buffer
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
+	err := record.EachLineAt(io.NewSectionReader(r, 0, 1<<62), func(n int, off int64, raw []byte) error {
+		body := bytes.TrimSpace(raw)
+		if len(body) == 0 {
+			return nil
 		}
-		if err != nil && err != io.EOF {
-			return nil, err
+		var probe struct {
+			Stream *bool `json:"stream"`
 		}
-		lineLen := int64(len(b))
-		body := bytes.TrimRight(b, "\r\n")
-		start := off + int64(len(b)-len(bytes.TrimLeft(b, " \t")))
-		trimmed := bytes.TrimSpace(body)
-		if len(trimmed) > 0 {
-			var probe struct {
-				Stream *bool `json:"stream"`
-			}
-			if jerr := json.Unmarshal(trimmed, &probe); jerr != nil {
-				return nil, &LineError{Line: n, Err: fmt.Errorf("not a JSON object: %w", jerr)}
-			}
-			if len(trimmed) > 1<<31-1 {
-				return nil, &LineError{Line: n, Err: errors.New("a body over 2 GiB")}
-			}
-			l := payloadLine{off: start, n: int32(len(trimmed)), stream: -1}
-			if probe.Stream != nil {
-				l.stream = 0
-				if *probe.Stream {
-					l.stream = 1
-				}
-			}
-			p.lines = append(p.lines, l)
+		if err := json.Unmarshal(body, &probe); err != nil {
+			return &LineError{Line: n, Err: fmt.Errorf("not a JSON object: %w", err)}
 		}
-		off += lineLen
-		if err == io.EOF {
-			return p, nil
+		if len(body) > 1<<31-1 {
+			return &LineError{Line: n, Err: errors.New("a body over 2 GiB")}
 		}
+		lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n"))
+		l := payloadLine{off: off + int64(lead), n: int32(len(body)), stream: -1}
+		if probe.Stream != nil {
+			l.stream = 0
+			if *probe.Stream {
+				l.stream = 1
+			}
+		}
+		p.lines = append(p.lines, l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return p, nil
 }
 
 // Len returns the number of bodies.

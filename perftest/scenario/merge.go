@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -379,30 +380,22 @@ func mergeLines(out, name string, shards []shardDir, client bool, key func(b []b
 			return 0, fmt.Errorf("scenario: merge: %w", err)
 		}
 		files[fi], any = f, true
-		r := bufio.NewReaderSize(f, 1<<20)
-		var off int64
-		for ln := 1; ; ln++ {
-			b, err := r.ReadSlice('\n')
-			if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
-				long := slices.Clone(b) // before the next read reuses the buffer
-				for errors.Is(err, bufio.ErrBufferFull) {
-					b, err = r.ReadSlice('\n')
-					long = append(long, b...)
-				}
-				b = long
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return 0, fmt.Errorf("scenario: merge: %s: %w", s.dir, err)
+		err = record.EachLineAt(f, func(ln int, off int64, b []byte) error {
+			if b[len(b)-1] != '\n' || len(bytes.TrimSpace(b)) == 0 {
+				return nil // blank, or a last line without its newline, cut short by a kill
 			}
 			k, err := key(b, s, ln)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			lines = append(lines, line{key: k, off: off, n: int32(len(b)), file: int32(fi)})
-			off += int64(len(b))
+			return nil
+		})
+		if err != nil {
+			if errors.Is(err, ErrMerge) {
+				return 0, err
+			}
+			return 0, fmt.Errorf("scenario: merge: %s: %w", s.dir, err)
 		}
 	}
 	if !any {
