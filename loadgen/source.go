@@ -48,23 +48,39 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 		if err != nil {
 			return nil, fmt.Errorf("%w: input file: %w", ErrInvalidConfig, err)
 		}
-		if cfg.InputFormat == FormatPayloads {
-			// Lines are checked now; each body is read from the file when it is
-			// drawn, and the file is closed when the run ends.
-			p, err := dataset.NewPayloads(ctxReaderAt{ctx, file})
-			if err == nil && p.Len() == 0 {
+		switch cfg.InputFormat {
+		case FormatPayloads, FormatShareGPT:
+			// Items are checked now; each is read from the file when it is drawn,
+			// and the file is closed when the run ends.
+			var src interface {
+				dataset.Source
+				Len() int
+			}
+			var err error
+			if cfg.InputFormat == FormatPayloads {
+				var p *dataset.Payloads
+				if p, err = dataset.NewPayloads(ctxReaderAt{ctx, file}); err == nil {
+					p.Cycle = !cfg.Schedule && (cfg.Requests > p.Len() || cfg.Duration > 0)
+					src = p
+				}
+			} else {
+				var g *dataset.ShareGPT
+				if g, err = dataset.NewShareGPT(ctxReaderAt{ctx, file}, tok); err == nil {
+					g.Cycle = !cfg.Schedule && (cfg.Requests > g.Len() || cfg.Duration > 0)
+					src = g
+				}
+			}
+			if err == nil && src.Len() == 0 {
 				err = errors.New("no requests")
 			}
 			if err != nil {
 				file.Close()
 				return nil, inputError(cfg.InputFile, err)
 			}
-			p.Cycle = !cfg.Schedule && (cfg.Requests > p.Len() || cfg.Duration > 0)
-			return p, nil
+			return src, nil
 		}
 		defer file.Close()
 		f := ctxReader{ctx, file}
-		var items []dataset.Conversation
 		if cfg.InputFormat == FormatMooncake {
 			// Rows are read and checked now; each prompt is made when it is drawn.
 			bt := cfg.BlockTokens
@@ -81,21 +97,16 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 			m.Cycle = !cfg.Schedule && (cfg.Requests > m.Len() || cfg.Duration > 0)
 			return m, nil
 		}
-		switch cfg.InputFormat {
-		case FormatShareGPT:
-			items, err = dataset.ReadShareGPT(f, tok)
-		case FormatRecording:
-			items, err = dataset.ReadRecording(f, tok, cfg.Seed)
+		// A recording: each record is read now, its prompt made when it is drawn.
+		rc, err := dataset.NewRecording(f, tok, cfg.Seed)
+		if err == nil && rc.Len() == 0 {
+			err = errors.New("no requests")
 		}
 		if err != nil {
 			return nil, inputError(cfg.InputFile, err)
 		}
-		if len(items) == 0 {
-			return nil, fmt.Errorf("%w: input file %s: no requests", ErrInvalidConfig, cfg.InputFile)
-		}
-		// Cycle a file when a request count or duration asks for more than it holds.
-		cycle := !cfg.Schedule && (cfg.Requests > len(items) || cfg.Duration > 0)
-		return &dataset.Slice{Items: items, Cycle: cycle}, nil
+		rc.Cycle = !cfg.Schedule && (cfg.Requests > rc.Len() || cfg.Duration > 0)
+		return rc, nil
 	}
 	if cfg.Corpus == CorpusVLLM {
 		inLen, inRatio, _ := vllmLen(cfg.InputLength())

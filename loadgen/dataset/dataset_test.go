@@ -355,3 +355,71 @@ func TestPayloadsStreamed(t *testing.T) {
 		t.Errorf("bad second line: %v, want a LineError at line 2", err)
 	}
 }
+
+// TestShareGPTStreamed: the array and JSONL forms index the same conversations (the
+// one without a human turn left out), Next reads each back from its offset, a cycle
+// repeats them, and a bad conversation is named.
+func TestShareGPTStreamed(t *testing.T) {
+	tk := gpt2(t)
+	convs := []string{
+		`{"id":"a","conversations":[{"from":"human","value":"Hello there"},{"from":"gpt","value":"Hi!"}]}`,
+		`{"id":"b","conversations":[{"from":"gpt","value":"orphan"}]}`,
+		`{"conversations":[{"from":"user","value":"Tell me, a joke, [please]"}]}`,
+	}
+	for name, in := range map[string]string{
+		"array": " [\n" + strings.Join(convs, " ,\n  ") + "\n]\n",
+		"jsonl": strings.Join(convs, "\n") + "\n",
+	} {
+		g, err := NewShareGPT(strings.NewReader(in), tk)
+		if err != nil || g.Len() != 2 {
+			t.Fatalf("%s: NewShareGPT = %v, %v; want 2 conversations", name, g, err)
+		}
+		g.Cycle = true
+		var got []string
+		for range 3 {
+			c, ok := g.Next()
+			if !ok {
+				t.Fatalf("%s: exhausted early", name)
+			}
+			got = append(got, c.ID+":"+c.Turns[0].Prompt)
+		}
+		want := "a:Hello there|s2:Tell me, a joke, [please]|a:Hello there"
+		if strings.Join(got, "|") != want {
+			t.Errorf("%s: drew %q, want %q", name, strings.Join(got, "|"), want)
+		}
+	}
+	if _, err := NewShareGPT(strings.NewReader(`[{"id":"a","conversations":[]}, {"id": 3}]`), tk); err == nil || !strings.Contains(err.Error(), "conversation 2") {
+		t.Errorf("a bad second conversation: %v; want an error naming it", err)
+	}
+}
+
+// TestRecordingCycleSamePrompts: a replayed recording writes the same prompts on
+// every pass.
+func TestRecordingCycleSamePrompts(t *testing.T) {
+	var sb strings.Builder
+	enc := record.NewEncoder(&sb)
+	for i := range 3 {
+		_ = enc.Encode(record.Server{RecvNS: int64(i+1) * 1e9, Endpoint: "/v1/completions", Model: "m", ISL: 20 + i})
+	}
+	_ = enc.Flush()
+	rc, err := NewRecording(strings.NewReader(sb.String()), gpt2(t), 3)
+	if err != nil || rc.Len() != 3 {
+		t.Fatalf("NewRecording = %v, %v", rc, err)
+	}
+	rc.Cycle = true
+	var first, second []string
+	for i := range 6 {
+		c, _ := rc.Next()
+		if i < 3 {
+			first = append(first, c.Turns[0].Prompt)
+		} else {
+			second = append(second, c.Turns[0].Prompt)
+			if c.At != -1 {
+				t.Errorf("pass 2, request %d: At = %v, want -1 (a cycled request has no schedule)", i-3, c.At)
+			}
+		}
+	}
+	if strings.Join(first, "\x00") != strings.Join(second, "\x00") {
+		t.Errorf("the second pass wrote other prompts than the first")
+	}
+}

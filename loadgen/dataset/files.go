@@ -214,64 +214,21 @@ var (
 	_ Offsets = (*Slice)(nil)
 )
 
-// shareGPTConv is one ShareGPT conversation.
-type shareGPTConv struct {
-	ID            string `json:"id"`
-	Conversations []struct {
-		From  string `json:"from"`
-		Value string `json:"value"`
-	} `json:"conversations"`
-}
-
 // ReadShareGPT reads ShareGPT conversations: a JSON array, or JSONL with one
 // conversation per line. Each human/user message becomes a turn; the following
 // gpt/assistant message's token count is the turn's OSL (as vLLM uses it).
-// Conversations without a human turn are skipped.
+// Conversations without a human turn are skipped. It is [NewShareGPT] drawn to the
+// end, in memory.
 func ReadShareGPT(r io.Reader, tok *tokenizer.Tokenizer) ([]Conversation, error) {
-	if tok == nil {
-		return nil, errors.New("sharegpt needs a tokenizer")
-	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	var convs []shareGPTConv
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		if err := json.Unmarshal(t, &convs); err != nil {
-			return nil, err
-		}
-	} else if err := lines(bytes.NewReader(data), func(n int, b []byte) error {
-		var c shareGPTConv
-		if err := json.Unmarshal(b, &c); err != nil {
-			return err
-		}
-		convs = append(convs, c)
-		return nil
-	}); err != nil {
+	src, err := NewShareGPT(bytes.NewReader(data), tok)
+	if err != nil {
 		return nil, err
 	}
-	var out []Conversation
-	for i, c := range convs {
-		conv := Conversation{ID: c.ID, At: -1}
-		if conv.ID == "" {
-			conv.ID = fmt.Sprintf("s%d", i)
-		}
-		for _, m := range c.Conversations {
-			switch m.From {
-			case "human", "user":
-				n := tok.Count(m.Value, false)
-				conv.Turns = append(conv.Turns, Turn{Prompt: m.Value, ISL: n, RequestedISL: n, Exact: true})
-			case "gpt", "assistant", "chatgpt", "bard", "bing":
-				if k := len(conv.Turns); k > 0 && conv.Turns[k-1].OSL == 0 {
-					conv.Turns[k-1].OSL = max(tok.Count(m.Value, false), 1)
-				}
-			}
-		}
-		if len(conv.Turns) > 0 {
-			out = append(out, conv)
-		}
-	}
-	return out, nil
+	return drain(src), nil
 }
 
 // ReadRecording reads a mock-server recording (record.Server JSONL) and rebuilds
@@ -279,49 +236,26 @@ func ReadShareGPT(r io.Reader, tok *tokenizer.Tokenizer) ([]Conversation, error)
 // fields (max_tokens / max_completion_tokens, min_tokens, ignore_eos) and a prompt
 // with the recorded ISL (the recorded ISL may include a chat template's tokens; the
 // replayed prompt has that many tokens of content), at the recorded arrival times
-// (At, relative to the first). Rejected requests are skipped.
+// (At, relative to the first). Rejected requests are skipped. It is [NewRecording]
+// drawn to the end.
 func ReadRecording(r io.Reader, tok *tokenizer.Tokenizer, seed uint64) ([]Conversation, error) {
-	if tok == nil {
-		return nil, errors.New("recording replay needs a tokenizer")
-	}
-	var recs []record.Server
-	if err := record.Each(r, func(s record.Server) error {
-		if s.Rejected == "" {
-			recs = append(recs, s)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	w, err := NewWriter(tok, StyleShakespeare, seed)
+	src, err := NewRecording(r, tok, seed)
 	if err != nil {
 		return nil, err
 	}
+	return drain(src), nil
+}
+
+// drain draws a finite source to its end.
+func drain(src Source) []Conversation {
 	var out []Conversation
-	var t0 int64
-	for i, s := range recs {
-		ts := s.RecvNS
-		if ts == 0 {
-			ts = int64(s.TS * 1e9)
+	for {
+		c, ok := src.Next()
+		if !ok {
+			return out
 		}
-		if i == 0 {
-			t0 = ts
-		}
-		n := max(s.ISL, 1)
-		prompt, got := w.Text("", n)
-		t := Turn{Prompt: prompt, ISL: got, RequestedISL: n, Exact: got == n, Model: s.Model,
-			Endpoint: endpointOfPath(s.Endpoint), IgnoreEOS: s.IgnoreEOS, MinTokens: s.MinTokens}
-		stream := s.Stream
-		t.Stream = &stream
-		switch {
-		case s.MaxCompletionTokens != nil:
-			t.OSL, t.MaxTokensField = *s.MaxCompletionTokens, "max_completion_tokens"
-		case s.MaxTokens != nil:
-			t.OSL, t.MaxTokensField = *s.MaxTokens, "max_tokens"
-		}
-		out = append(out, Conversation{ID: fmt.Sprintf("r%d", i), At: time.Duration(ts - t0), Turns: []Turn{t}})
+		out = append(out, c)
 	}
-	return out, nil
 }
 
 func endpointOfPath(p string) string {
