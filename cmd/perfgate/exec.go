@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
@@ -124,7 +125,7 @@ func printVerdicts(w io.Writer, vs []check.Verdict) bool {
 // profile runs the scenario once, repeatedly, as a sweep or as a search, prints the
 // results and maps the verdicts onto the exit code.
 func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	if err := preflight(ctx, sc); err != nil {
+	if err := preflight(ctx, sc, time.Duration(o.waitModel*float64(time.Second))); err != nil {
 		return err
 	}
 	switch {

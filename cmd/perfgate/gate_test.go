@@ -458,3 +458,37 @@ func TestSupervisedCommands(t *testing.T) {
 		t.Errorf("supervised() with no command = true")
 	}
 }
+
+// TestWaitForModelFlag: --wait-for-model-timeout waits for a mock still loading its
+// model (/v1/models and inference answer 503 for its first second) and then runs
+// cleanly; waiting for a model the server never lists ends in exit 2 at the timeout.
+func TestWaitForModelFlag(t *testing.T) {
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		var o, e strings.Builder
+		done <- runWith(ctx, []string{"mock", "--port", fmt.Sprint(port), "--fast", "--models-ready-delay-seconds", "1", "--inference-ready-delay-seconds", "1"}, nil, &o, &e)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("mock did not start")
+		}
+	}
+	art := filepath.Join(t.TempDir(), "out")
+	code, out, errOut := cli(t, "profile", "--url", url, "-q", "--artifact-dir", art, "--request-count", "3", "--wait-for-model-timeout", "30")
+	if code != ExitOK {
+		t.Errorf("with --wait-for-model-timeout: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = cli(t, "profile", "--url", url, "-q", "--artifact-dir", filepath.Join(t.TempDir(), "x"), "--request-count", "3", "--wait-for-model-timeout", "0.3",
+		"--model", "not-this-one")
+	if code != ExitInvalidConfig || !strings.Contains(errOut, "not ready after") && !strings.Contains(errOut, "not served") {
+		t.Errorf("waiting for a model the server never lists: exit %d, stderr %q; want 2 saying so", code, errOut)
+	}
+}

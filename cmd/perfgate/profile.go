@@ -42,23 +42,24 @@ type profileOpts struct {
 	searchRate  string
 	searchTol   float64
 	hasAsserts  bool
+	waitModel   float64             // --wait-for-model-timeout, seconds
 	shard       shardFlags          // --shards and friends (shard.go)
 	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
 type profileFlags struct {
-	url, models, tokenizer, endpointType, apiKey, corpus, inputFile, inputFormat string
-	streaming, fixedSchedule, ignoreEOS                                          bool
-	serverTokens                                                                 bool
-	rangeRatio, rate, burstiness, duration, timeout, idleTimeout, grace          float64
-	islMean, islStd, oslMean, oslStd, turnMean, turnStd                          float64
-	concurrency, requests, conversations, warmup, prefill                        int
-	seed                                                                         uint64
-	goodput, islDist, oslDist, arrival, config, name                             string
-	headers, extra, asserts                                                      stringList
-	serverMetrics                                                                stringList
-	serverMetricsInterval                                                        float64
+	models, tokenizer, endpointType, apiKey, corpus, inputFile, inputFormat string
+	streaming, fixedSchedule, ignoreEOS                                     bool
+	serverTokens                                                            bool
+	rangeRatio, rate, burstiness, duration, timeout, idleTimeout, grace     float64
+	islMean, islStd, oslMean, oslStd, turnMean, turnStd                     float64
+	concurrency, requests, conversations, warmup, prefill                   int
+	seed                                                                    uint64
+	goodput, islDist, oslDist, arrival, config, name                        string
+	urls, headers, extra, asserts                                           stringList
+	serverMetrics                                                           stringList
+	serverMetricsInterval                                                   float64
 	// AIPerf flags that map onto an existing meaning (see aiperfFlags).
 	urlStrategy                                           string
 	cancelRate, cancelDelay, rampDuration, warmupDuration float64
@@ -86,7 +87,8 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 		alias(names, usage, func(n, u string) { fs.BoolVar(p, n, def, u) })
 	}
 	// aiperf profile's flags (common cases).
-	str(&f.url, "", "server base URL, e.g. http://127.0.0.1:8000 (or --mock)", "url", "u")
+	fs.Var(&f.urls, "url", "server base URL, e.g. http://127.0.0.1:8000 (repeatable: several servers, see --url-strategy; or --mock)")
+	fs.Var(&f.urls, "u", "short for --url")
 	str(&f.models, "", "model name sent (comma-separated: the first is used)", "model-names", "model", "m")
 	str(&f.tokenizer, "", "tokenizer: built-in (gpt2, cl100k_base, o200k_base, …), tokenizer.json, directory or hub id (default gpt2)", "tokenizer")
 	str(&f.endpointType, "", "API: "+loadgen.OrList(loadgen.Endpoints)+" (messages: Anthropic; default chat)", "endpoint-type")
@@ -143,6 +145,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&o.searchConc, "", "find the highest concurrency LO:HI meeting the assertions (bisection)", "search-concurrency")
 	str(&o.searchRate, "", "find the highest request rate LO:HI meeting the assertions (bisection)", "search-rate")
 	flt(&o.searchTol, 0.05, "relative tolerance of the search", "search-tolerance")
+	fs.Float64Var(&o.waitModel, "wait-for-model-timeout", 0, "wait up to this many seconds for the server to accept connections and list the model (GET /v1/models) before the run; 0 = check once")
 	boolean(&o.quiet, false, "no progress and no table; verdicts and where the artifacts are", "q", "quiet")
 	registerShardFlags(fs, &o.shard)
 }
@@ -186,7 +189,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	}
 	// Conflicting modes first: they make everything else moot.
 	switch {
-	case f.url != "" && o.mock:
+	case len(f.urls) > 0 && o.mock:
 		return sc, invalidf("--url and --mock conflict: profile a server at a URL or the in-process mock, not both")
 	case has("request-rate") && f.fixedSchedule:
 		return sc, invalidf("--request-rate and --fixed-schedule conflict: the schedule sets the arrival times")
@@ -210,15 +213,18 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if modes > 1 {
 		return sc, invalidf("--sweep-concurrency, --sweep-rate, --search-concurrency and --search-rate conflict: pick one")
 	}
-	if f.url != "" {
-		u, err := url.Parse(f.url)
-		if !strings.Contains(f.url, "://") {
-			u, err = url.Parse("http://" + f.url) // aiperf accepts host:port
+	if len(f.urls) > 0 {
+		sc.URLs = nil
+		for _, raw := range f.urls {
+			u, err := url.Parse(raw)
+			if !strings.Contains(raw, "://") {
+				u, err = url.Parse("http://" + raw) // aiperf accepts host:port
+			}
+			if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				return sc, invalidf("--url %q: want an http(s) URL such as http://127.0.0.1:8000", raw)
+			}
+			sc.URLs = append(sc.URLs, u.String())
 		}
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return sc, invalidf("--url %q: want an http(s) URL such as http://127.0.0.1:8000", f.url)
-		}
-		sc.URLs = []string{u.String()}
 	}
 	if o.mock {
 		sc.URLs = nil
@@ -486,7 +492,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 // aiperfFlags registers AIPerf's flags whose meaning perfgate already has under
 // another name or as a small mapping (applyAIPerf); README's flag table lists them.
 func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
-	fs.StringVar(&f.urlStrategy, "url-strategy", "", "with several URLs (client.urls in --config): round_robin or least_outstanding")
+	fs.StringVar(&f.urlStrategy, "url-strategy", "", "with several --url: "+loadgen.OrList(loadgen.Routings)+" (default round_robin)")
 	fs.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "percent (0-100) of requests cancelled after --request-cancellation-delay")
 	fs.Float64Var(&f.cancelDelay, "request-cancellation-delay", 0, "seconds after sending that a --request-cancellation-rate request is cancelled")
 	fs.Float64Var(&f.rampDuration, "concurrency-ramp-duration", 0, "seconds over which closed-loop workers start (1 → --concurrency)")
@@ -522,12 +528,10 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 	}
 	secs := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
 	if f.urlStrategy != "" {
-		switch f.urlStrategy {
-		case loadgen.RouteRoundRobin, loadgen.RouteLeastOutstanding:
-			sc.Routing = f.urlStrategy
-		default:
-			return invalidf("--url-strategy %q: want round_robin or least_outstanding", f.urlStrategy)
+		if !slices.Contains(loadgen.Routings, f.urlStrategy) {
+			return invalidf("--url-strategy %q: want %s", f.urlStrategy, loadgen.OrList(loadgen.Routings))
 		}
+		sc.Routing = f.urlStrategy
 	}
 	if has("request-cancellation-rate") {
 		if !(f.cancelRate > 0 && f.cancelRate <= 100) {
@@ -675,8 +679,15 @@ func readScenario(path string) (scenario.Scenario, error) {
 
 // preflight is scenario.Preflight (connect, then /v1/models and the model), its
 // failure an invalid-configuration error naming the flag.
-func preflight(ctx context.Context, sc scenario.Scenario) error {
-	if err := scenario.Preflight(ctx, sc); err != nil {
+func preflight(ctx context.Context, sc scenario.Scenario, wait time.Duration) error {
+	check := func() error { return scenario.Preflight(ctx, sc) }
+	if wait > 0 {
+		check = func() error { return scenario.WaitForModel(ctx, sc, wait) }
+	}
+	if err := check(); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return &exitError{ExitInterrupted, errors.New("interrupted while waiting for the model")}
+		}
 		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "), strings.Join(sc.URLs, ", ")+": ")
 		if strings.Contains(msg, "cannot connect") {
 			msg += " (--mock profiles the in-process mock)"

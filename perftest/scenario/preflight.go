@@ -50,12 +50,8 @@ func preflight(ctx context.Context, sc Scenario, raw string) error {
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("%w: url %q: want an http(s) URL such as http://127.0.0.1:8000", ErrPreflight, raw)
 	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), map[bool]string{true: "443", false: "80"}[u.Scheme == "https"])
-	}
 	d := net.Dialer{Timeout: PreflightConnectTimeout}
-	c, err := d.DialContext(ctx, "tcp", host)
+	c, err := d.DialContext(ctx, "tcp", hostPort(u))
 	if err != nil {
 		return fmt.Errorf("%w: %s: cannot connect: %v; is the server running?", ErrPreflight, raw, unwrapNet(err))
 	}
@@ -87,11 +83,17 @@ func ModelsURL(u *url.URL) string {
 // listModels returns the ids GET /v1/models lists; nil when the server has no such
 // list. Only refused credentials are an error.
 func listModels(ctx context.Context, sc Scenario, u *url.URL) ([]string, error) {
+	ids, _, err := modelsStatus(ctx, sc, u)
+	return ids, err
+}
+
+// modelsStatus is listModels with the status GET /v1/models answered (0: no answer).
+func modelsStatus(ctx context.Context, sc Scenario, u *url.URL) ([]string, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, PreflightModelsTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ModelsURL(u), nil)
 	if err != nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	for k, v := range sc.Headers {
 		req.Header.Set(k, v)
@@ -105,15 +107,15 @@ func listModels(ctx context.Context, sc Scenario, u *url.URL) ([]string, error) 
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, nil // no answer there: the run will say what the endpoint does
+		return nil, 0, nil // no answer there: the run will say what the endpoint does
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return nil, fmt.Errorf("GET /v1/models: %s: check the API key", resp.Status)
+		return nil, resp.StatusCode, fmt.Errorf("GET /v1/models: %s: check the API key", resp.Status)
 	case http.StatusOK:
 	default:
-		return nil, nil
+		return nil, resp.StatusCode, nil
 	}
 	var list struct {
 		Data []struct {
@@ -121,7 +123,7 @@ func listModels(ctx context.Context, sc Scenario, u *url.URL) ([]string, error) 
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list); err != nil {
-		return nil, nil
+		return nil, resp.StatusCode, nil
 	}
 	var ids []string
 	for _, m := range list.Data {
@@ -129,7 +131,15 @@ func listModels(ctx context.Context, sc Scenario, u *url.URL) ([]string, error) 
 			ids = append(ids, m.ID)
 		}
 	}
-	return ids, nil
+	return ids, resp.StatusCode, nil
+}
+
+// hostPort is u's host with its port, the scheme's default when it names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return net.JoinHostPort(u.Hostname(), map[bool]string{true: "443", false: "80"}[u.Scheme == "https"])
 }
 
 // unwrapNet returns the innermost cause of a dial error ("connection refused").
@@ -143,4 +153,64 @@ func unwrapNet(err error) error {
 		return oe.Err
 	}
 	return err
+}
+
+// WaitForModel waits, up to timeout, until every one of sc.URLs accepts connections
+// and answers GET /v1/models with 200 listing sc.Model (any model when none is named;
+// a server without /v1/models, answering 404, counts as ready), polling every
+// WaitForModelPoll — AIPerf's --wait-for-model-timeout, for a server still loading its
+// model. Then it returns [Preflight]'s verdict. When time runs out the error wraps
+// ErrPreflight and says what the server last answered.
+func WaitForModel(ctx context.Context, sc Scenario, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		why := ""
+		for _, raw := range sc.URLs {
+			if why = notReady(ctx, sc, raw); why != "" {
+				break
+			}
+		}
+		if why == "" {
+			return Preflight(ctx, sc)
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("%w: the model was not ready after %v: %s", ErrPreflight, timeout, why)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(WaitForModelPoll):
+		}
+	}
+}
+
+// WaitForModelPoll is how often [WaitForModel] asks.
+const WaitForModelPoll = 250 * time.Millisecond
+
+// notReady says why the server at raw is not ready yet ("" when it is).
+func notReady(ctx context.Context, sc Scenario, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "" // Preflight reports a bad URL
+	}
+	d := net.Dialer{Timeout: PreflightConnectTimeout}
+	c, err := d.DialContext(ctx, "tcp", hostPort(u))
+	if err != nil {
+		return fmt.Sprintf("%s: cannot connect: %v", raw, unwrapNet(err))
+	}
+	c.Close()
+	ids, status, err := modelsStatus(ctx, sc, u)
+	switch {
+	case err != nil:
+		return "" // a credentials problem: Preflight reports it
+	case status == http.StatusNotFound:
+		return ""
+	case status != http.StatusOK:
+		return fmt.Sprintf("GET %s answered %d", ModelsURL(u), status)
+	case sc.Model != "" && !slices.Contains(ids, sc.Model):
+		return fmt.Sprintf("GET %s does not list %q yet (served: %s)", ModelsURL(u), sc.Model, strings.Join(ids, ", "))
+	case sc.Model == "" && len(ids) == 0:
+		return fmt.Sprintf("GET %s lists no model yet", ModelsURL(u))
+	}
+	return ""
 }

@@ -1,13 +1,16 @@
 package scenario
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
 )
@@ -74,5 +77,38 @@ func TestPreflight(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrPreflight)):
 			t.Errorf("%s: Preflight = %v\nwant an ErrPreflight containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestWaitForModel: WaitForModel polls until /v1/models answers 200 listing the model
+// (here after three 503s and one list without it), and gives up at the timeout saying
+// what the server last answered.
+func TestWaitForModel(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch n := calls.Add(1); {
+		case n <= 3:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case n == 4:
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"other"}]}`))
+		default:
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"other"},{"id":"m"}]}`))
+		}
+	}))
+	defer srv.Close()
+	sc := Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{srv.URL}, Model: "m"}}}
+	if err := WaitForModel(context.Background(), sc, time.Minute); err != nil {
+		t.Fatalf("WaitForModel = %v; want the model ready after a few polls", err)
+	}
+	if n := calls.Load(); n < 5 {
+		t.Errorf("the server was asked %d times; want >= 5 (ready at the fifth)", n)
+	}
+
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	defer down.Close()
+	sc.URLs = []string{down.URL}
+	err := WaitForModel(context.Background(), sc, 2*WaitForModelPoll)
+	if !errors.Is(err, ErrPreflight) || !strings.Contains(err.Error(), "answered 503") {
+		t.Errorf("WaitForModel on a server that stays 503 = %v; want ErrPreflight saying it answered 503", err)
 	}
 }
