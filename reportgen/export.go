@@ -32,6 +32,18 @@ const (
 	RunReportFile   = "report.html"                // WriteRunReport output
 )
 
+// DefaultExportPrefix is the AIPerf exports' file prefix.
+const DefaultExportPrefix = "profile_export"
+
+// ExportFiles returns the names of the AIPerf exports with prefix ("" = the default):
+// the aggregate JSON and CSV and the per-request JSONL.
+func ExportFiles(prefix string) (json, csv, jsonl string) {
+	if prefix == "" {
+		return AIPerfJSONFile, AIPerfCSVFile, AIPerfJSONLFile
+	}
+	return prefix + "_aiperf.json", prefix + "_aiperf.csv", prefix + ".jsonl"
+}
+
 // each returns the run's record iterator ([Run.Each], or over [Run.Records]).
 func (run Run) each() func(fn func(*record.Client) error) error {
 	if run.Records == nil && run.Each != nil {
@@ -78,6 +90,9 @@ type Run struct {
 
 // ExportOptions tunes [WriteExports]. The zero value writes every file.
 type ExportOptions struct {
+	// Prefix names the AIPerf exports PREFIX_aiperf.json, PREFIX_aiperf.csv and
+	// PREFIX.jsonl (AIPerf's --profile-export-prefix); "" = DefaultExportPrefix.
+	Prefix string
 	// NoHTML skips the HTML run report.
 	NoHTML bool
 	// NoRecords skips the per-request export (profile_export.jsonl).
@@ -120,13 +135,14 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 		name  string
 		write func(io.Writer) error
 	}
+	jsonName, csvName, jsonlName := ExportFiles(opts.Prefix)
 	files := []file{
-		{AIPerfJSONFile, func(w io.Writer) error { return WriteAIPerfJSON(w, run) }},
-		{AIPerfCSVFile, func(w io.Writer) error { return WriteAIPerfCSV(w, run.Metrics) }},
+		{jsonName, func(w io.Writer) error { return WriteAIPerfJSON(w, run) }},
+		{csvName, func(w io.Writer) error { return WriteAIPerfCSV(w, run.Metrics) }},
 	}
 	if !opts.NoRecords {
 		files = append(files,
-			file{AIPerfJSONLFile, func(w io.Writer) error {
+			file{jsonlName, func(w io.Writer) error {
 				return writeAIPerfJSONL(w, run.each(), metric.Options{UsageOSL: run.Metrics.OSLSource == "usage", UsageISL: run.Metrics.ISLSource == "usage"})
 			}})
 	}

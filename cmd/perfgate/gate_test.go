@@ -492,3 +492,29 @@ func TestWaitForModelFlag(t *testing.T) {
 		t.Errorf("waiting for a model the server never lists: exit %d, stderr %q; want 2 saying so", code, errOut)
 	}
 }
+
+// TestExportPrefixAndLevel: --profile-export-prefix names the AIPerf exports,
+// --export-level summary leaves out the per-request JSONL, `perfgate report` keeps
+// both choices (they are in scenario.json), and raw is refused.
+func TestExportPrefixAndLevel(t *testing.T) {
+	art := filepath.Join(t.TempDir(), "out")
+	if code, out, errOut := cli(t, "profile", "--mock", "-q", "--artifact-dir", art, "--request-count", "3", "--profile-export-prefix", "nightly", "--export-level", "summary"); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	check := func(when string) {
+		for name, want := range map[string]bool{"nightly_aiperf.json": true, "nightly_aiperf.csv": true, "nightly.jsonl": false,
+			"profile_export_aiperf.json": false, "profile_export.jsonl": false, "client.jsonl": true} {
+			if _, err := os.Stat(filepath.Join(art, name)); (err == nil) != want {
+				t.Errorf("%s: %s exists = %v, want %v", when, name, err == nil, want)
+			}
+		}
+	}
+	check("profile")
+	if code, out, errOut := cli(t, "report", art); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errOut)
+	}
+	check("report")
+	if code, _, errOut := cli(t, "profile", "--mock", "-q", "--artifact-dir", filepath.Join(t.TempDir(), "x"), "--export-level", "raw"); code != ExitInvalidConfig || !strings.Contains(errOut, "raw") {
+		t.Errorf("--export-level raw: exit %d, stderr %q; want 2", code, errOut)
+	}
+}

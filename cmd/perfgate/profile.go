@@ -61,7 +61,7 @@ type profileFlags struct {
 	serverMetrics                                                           stringList
 	serverMetricsInterval                                                   float64
 	// AIPerf flags that map onto an existing meaning (see aiperfFlags).
-	urlStrategy                                           string
+	urlStrategy, exportPrefix, exportLevel                string
 	cancelRate, cancelDelay, rampDuration, warmupDuration float64
 	turnDelayMean, turnDelayStd                           float64
 	prefixTokens, blockTokens, passages                   int
@@ -492,6 +492,8 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 // aiperfFlags registers AIPerf's flags whose meaning perfgate already has under
 // another name or as a small mapping (applyAIPerf); README's flag table lists them.
 func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
+	fs.StringVar(&f.exportPrefix, "profile-export-prefix", "", "name the AIPerf exports PREFIX_aiperf.json, PREFIX_aiperf.csv and PREFIX.jsonl (default profile_export)")
+	fs.StringVar(&f.exportLevel, "export-level", "", "summary (the aggregate exports only) or records (also the per-request JSONL; the default)")
 	fs.StringVar(&f.urlStrategy, "url-strategy", "", "with several --url: "+loadgen.OrList(loadgen.Routings)+" (default round_robin)")
 	fs.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "percent (0-100) of requests cancelled after --request-cancellation-delay")
 	fs.Float64Var(&f.cancelDelay, "request-cancellation-delay", 0, "seconds after sending that a --request-cancellation-rate request is cancelled")
@@ -516,6 +518,18 @@ func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
 
 // applyAIPerf maps the flags aiperfFlags registered onto the scenario.
 func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) bool) error {
+	if f.exportPrefix != "" {
+		sc.Exports.Prefix = strings.TrimSuffix(f.exportPrefix, ".json") // aiperf accepts a file name
+	}
+	switch f.exportLevel {
+	case "":
+	case scenario.ExportSummary, scenario.ExportRecords:
+		sc.Exports.Level = f.exportLevel
+	case "raw":
+		return invalidf("--export-level raw: not supported; perfgate's client.jsonl already holds every request's record (chunk times, status, errors)")
+	default:
+		return invalidf("--export-level %q: want summary or records", f.exportLevel)
+	}
 	for _, c := range []struct {
 		name string
 		v    float64

@@ -44,6 +44,7 @@ var Enums = map[string][]string{
 	"input_format":  loadgen.InputFormats,
 	"routing":       loadgen.Routings,
 	"osl_field":     loadgen.OSLFields,
+	"exports.level": ExportLevels,
 }
 
 // renamed reads the names earlier scenario files used where the meaning is unchanged:

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/loadgen"
@@ -63,6 +64,12 @@ func (s Scenario) Validate() error {
 	}
 	if err := s.ServerMetrics.Validate(); err != nil {
 		bad("server_metrics: %v", err)
+	}
+	if l := s.Exports.Level; l != "" && !slices.Contains(ExportLevels, l) {
+		bad("exports.level %q: want %s", l, loadgen.OrList(ExportLevels))
+	}
+	if p := s.Exports.Prefix; strings.ContainsAny(p, `/\`) || p == "." || p == ".." {
+		bad("exports.prefix %q: want a file name prefix, not a path", p)
 	}
 	o := s.Objectives
 	if !(o.Goodput >= 0 && o.Goodput <= 1) {

@@ -251,7 +251,8 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	for _, v := range vs {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}
-	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro, ServerMetrics: o.ServerMetrics})
+	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro, ServerMetrics: o.ServerMetrics,
+		Prefix: sc.Exports.Prefix, NoRecords: sc.Exports.Level == ExportSummary})
 	o.Files = append(o.Files, files...)
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)

@@ -87,7 +87,30 @@ type Scenario struct {
 	// path ("/metrics"), resolved against the first URL or the in-process mock. Zero =
 	// scrape nothing. A failed scrape is recorded, never fatal.
 	ServerMetrics servermetrics.Config `json:"server_metrics,omitzero"`
+
+	// Exports names and selects the AIPerf exports written beside the recordings.
+	Exports Exports `json:"exports,omitzero"`
 }
+
+// Exports are AIPerf's --profile-export-prefix and --export-level.
+type Exports struct {
+	// Prefix names the files PREFIX_aiperf.json, PREFIX_aiperf.csv and PREFIX.jsonl;
+	// "" = reportgen.DefaultExportPrefix ("profile_export").
+	Prefix string `json:"prefix,omitempty"`
+	// Level is "records" (zero: the aggregates and the per-request JSONL) or
+	// "summary" (the aggregates only). client.jsonl, the one recording, is always
+	// written.
+	Level string `json:"level,omitempty"`
+}
+
+// Export levels of [Exports.Level].
+const (
+	ExportSummary = "summary"
+	ExportRecords = "records"
+)
+
+// ExportLevels are the values [Exports.Level] takes.
+var ExportLevels = []string{ExportSummary, ExportRecords}
 
 // Mocked reports whether the scenario runs against the in-process mock server (no URLs).
 func (s Scenario) Mocked() bool { return len(s.URLs) == 0 }
