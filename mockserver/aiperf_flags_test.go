@@ -1,8 +1,10 @@
 package mockserver
 
 import (
+	"encoding/json"
 	"flag"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +43,25 @@ func TestAIPerfMockFlags(t *testing.T) {
 	}
 	if st, b := get(t, s.URL()+"/v1/models"); st != 404 {
 		t.Errorf("/v1/models with --disable-models-endpoint: %d %s; want 404", st, b)
+	}
+}
+
+// TestMessagesErrorEnvelope: errors on /v1/messages use Anthropic's envelope; the
+// OpenAI endpoints keep theirs.
+func TestMessagesErrorEnvelope(t *testing.T) {
+	s := start(t, Config{Fast: true})
+	resp, b := post(t, s.URL()+"/v1/messages", `{"model":"perfgate-model","messages":[{"role":"user","content":"hi"}]}`, "anthropic-version", "2023-06-01")
+	var env struct {
+		Type  string `json:"type"`
+		Error struct {
+			Type, Message string
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil || resp.StatusCode != 400 || env.Type != "error" || env.Error.Type != "invalid_request_error" || env.Error.Message == "" {
+		t.Errorf("/v1/messages without max_tokens: %d %s; want 400 with Anthropic's error envelope", resp.StatusCode, b)
+	}
+	resp, b = post(t, s.URL()+"/v1/completions", `{"model":"perfgate-model","prompt":"hi","temperature":-1}`)
+	if resp.StatusCode != 400 || !strings.Contains(string(b), `"param":"temperature"`) || strings.Contains(string(b), `"type":"error"`) {
+		t.Errorf("/v1/completions error: %d %s; want OpenAI's envelope naming temperature", resp.StatusCode, b)
 	}
 }

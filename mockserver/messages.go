@@ -170,3 +170,35 @@ func messagesWhole(h openai.ChunkHeader, g *gen, thinking, text string, u openai
 	b, _ := json.Marshal(resp)
 	return b
 }
+
+// anthropicError is the Messages API's error body.
+type anthropicError struct {
+	Type  string             `json:"type"`
+	Error anthropicErrorBody `json:"error"`
+}
+
+type anthropicErrorBody struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// anthropicErrorType is the Messages API's error type for e: the OpenAI type where
+// the two APIs share it, else by status (429 rate_limit_error, 503/529
+// overloaded_error, other 5xx api_error).
+func anthropicErrorType(e *apiError) string {
+	switch {
+	case e.status == 429:
+		return "rate_limit_error"
+	case e.status == 503 || e.status == 529:
+		return "overloaded_error"
+	case e.status >= 500:
+		return "api_error"
+	case e.status == 413:
+		return "request_too_large"
+	}
+	switch e.typ {
+	case openai.ErrInvalidRequest, openai.ErrAuthentication, openai.ErrNotFound, "permission_error":
+		return e.typ
+	}
+	return "invalid_request_error"
+}
