@@ -239,7 +239,7 @@ func (st *stream) wait(n int) bool {
 		r.Fault = "shutdown"
 	}
 	st.g.i -= n
-	r.OSL = st.g.i
+	r.OSL, r.ReasoningTokens = st.g.i, st.g.reasoningSent()
 	return false
 }
 
@@ -260,7 +260,7 @@ func (st *stream) emit(n int, thinking bool) bool {
 	}
 	st.stamp()
 	r.Chunks++
-	r.OSL = g.i
+	r.OSL, r.ReasoningTokens = g.i, g.reasoningSent()
 	if r.ClientGone {
 		return false
 	}
@@ -304,7 +304,7 @@ func (st *stream) end() {
 		st.buf = st.fr.delta(st.buf, st.first, false, tail)
 		st.first = false
 	}
-	r.OSL = g.reportedOSL()
+	r.OSL, r.ReasoningTokens = g.reportedOSL(), g.reasoningSent()
 	r.FinishReason = g.finish
 	st.buf = st.fr.finish(st.buf, g, st.first, g.usage(r.ISL, r.OSL))
 	if st.out.end(st.buf) != nil {
@@ -365,6 +365,7 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	}
 	sb.WriteString(g.tail())
 	r.Status, r.OSL, r.FinishReason, r.Chunks = 200, g.reportedOSL(), g.finish, 0
+	r.ReasoningTokens = g.reasoningSent()
 	text := sb.String()
 	usage := g.usage(r.ISL, r.OSL)
 	body := g.k.whole(g.reply(c), think.String(), text, usage)

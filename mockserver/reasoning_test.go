@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -112,6 +113,15 @@ func TestReasoningChat(t *testing.T) {
 			t.Errorf("message %+v usage %+v, want 7 reasoning and 13 content tokens", m, cc.Usage)
 		}
 	})
+	// The recording counts the reasoning tokens too, as usage does.
+	s.Close()
+	var got []int
+	for _, r := range s.Records() {
+		got = append(got, r.ReasoningTokens)
+	}
+	if fmt.Sprint(got) != "[7 100 300 7]" {
+		t.Errorf("recorded reasoning tokens %v, want [7 100 300 7]", got)
+	}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

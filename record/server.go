@@ -60,6 +60,9 @@ type Server struct {
 	Status int `json:"status"`
 	// OSL is the number of output tokens generated and sent.
 	OSL int `json:"osl"`
+	// ReasoningTokens is how many of the OSL tokens were reasoning (reasoning_content,
+	// thinking blocks); 0 when none.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// TargetOSL is the output length the server decided to generate (OSL is smaller
 	// only when the stream was cut by a client disconnect or a fault).
 	TargetOSL int `json:"target_osl"`
@@ -142,6 +145,10 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(s.Status), 10)
 	b = append(b, `,"osl":`...)
 	b = strconv.AppendInt(b, int64(s.OSL), 10)
+	if s.ReasoningTokens != 0 {
+		b = append(b, `,"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(s.ReasoningTokens), 10)
+	}
 	b = append(b, `,"target_osl":`...)
 	b = strconv.AppendInt(b, int64(s.TargetOSL), 10)
 	if s.FinishReason != "" {

@@ -15,7 +15,7 @@ func TestServerAppendJSONMatchesEncodingJSON(t *testing.T) {
 		{},
 		{TS: 1700000000.123456, RequestID: "req-1", Endpoint: "/v1/chat/completions", Model: "m\"x", ISL: 512,
 			RequestedOSL: &m, MaxTokens: &n, MaxCompletionTokens: &m, MinTokens: &k, IgnoreEOS: &yes, ReasoningEffort: &effort,
-			Stream: true, TokenizationMode: ModeChatTemplate, Seq: 7, Status: 200, OSL: 256, TargetOSL: 256, FinishReason: "length",
+			Stream: true, TokenizationMode: ModeChatTemplate, Seq: 7, Status: 200, OSL: 256, ReasoningTokens: 100, TargetOSL: 256, FinishReason: "length",
 			RecvNS: 1700000000123456789, FirstTokenNS: 1700000000223456789, LastTokenNS: 1700000001223456789, Chunks: 256,
 			Fault: "disconnect", ClientGone: true, Inputs: 3, NonTextParts: 2},
 		{TS: 1e-7, Rejected: "invalid_json", Param: "max_tokens", Status: 400, Model: "bad\xffutf8\u2028<>&"},
