@@ -187,22 +187,41 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 			return sc, err
 		}
 	}
+	// The flags map onto the scenario in steps, one concern each, in this order (an
+	// earlier step's error wins).
+	for _, step := range []func(*scenario.Scenario, *profileFlags, *profileOpts, func(...string) bool) error{
+		profileConflicts, profileTarget, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives,
+	} {
+		if err := step(&sc, f, o, has); err != nil {
+			return sc, err
+		}
+	}
+	// Let the scenario check the rest (load generator, mock, objectives; every problem
+	// at once), before anything runs.
+	if err := sc.Validate(); err != nil {
+		return sc, invalid(errors.New(trimInvalid(err.Error())))
+	}
+	return sc, nil
+}
+
+// profileConflicts checks the flags that contradict each other (or the scenario file): they make everything else moot.
+func profileConflicts(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	// Conflicting modes first: they make everything else moot.
 	switch {
 	case len(f.urls) > 0 && o.mock:
-		return sc, invalidf("--url and --mock conflict: profile a server at a URL or the in-process mock, not both")
+		return invalidf("--url and --mock conflict: profile a server at a URL or the in-process mock, not both")
 	case has("request-rate") && f.fixedSchedule:
-		return sc, invalidf("--request-rate and --fixed-schedule conflict: the schedule sets the arrival times")
+		return invalidf("--request-rate and --fixed-schedule conflict: the schedule sets the arrival times")
 	case f.fixedSchedule && f.inputFile == "" && sc.InputFile == "":
-		return sc, invalidf("--fixed-schedule needs --input-file (a mooncake trace or a recording)")
+		return invalidf("--fixed-schedule needs --input-file (a mooncake trace or a recording)")
 	case has("isl-dist") && has("prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "isl-stddev"):
-		return sc, invalidf("--isl-dist and --prompt-input-tokens-mean/-stddev conflict: give the input length one way")
+		return invalidf("--isl-dist and --prompt-input-tokens-mean/-stddev conflict: give the input length one way")
 	case has("osl-dist") && has("prompt-output-tokens-mean", "output-tokens-mean", "osl", "prompt-output-tokens-stddev", "output-tokens-stddev", "osl-stddev"):
-		return sc, invalidf("--osl-dist and --prompt-output-tokens-mean/-stddev conflict: give the output length one way")
+		return invalidf("--osl-dist and --prompt-output-tokens-mean/-stddev conflict: give the output length one way")
 	case f.rangeRatio != 0 && (f.islStd != 0 || f.oslStd != 0):
-		return sc, invalidf("--random-range-ratio and --prompt-*-tokens-stddev conflict: a length is either uniform in a range or normal")
+		return invalidf("--random-range-ratio and --prompt-*-tokens-stddev conflict: a length is either uniform in a range or normal")
 	case has("request-count", "num-requests") && has("conversation-num", "num-conversations", "num-sessions"):
-		return sc, invalidf("--request-count and --conversation-num conflict: give the count once")
+		return invalidf("--request-count and --conversation-num conflict: give the count once")
 	}
 	modes := 0
 	for _, m := range []string{o.sweepConc, o.sweepRate, o.searchConc, o.searchRate} {
@@ -211,8 +230,13 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		}
 	}
 	if modes > 1 {
-		return sc, invalidf("--sweep-concurrency, --sweep-rate, --search-concurrency and --search-rate conflict: pick one")
+		return invalidf("--sweep-concurrency, --sweep-rate, --search-concurrency and --search-rate conflict: pick one")
 	}
+	return nil
+}
+
+// profileTarget maps what is benchmarked: URLs or the mock, name, model, tokenizer, API, streaming, key and headers.
+func profileTarget(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if len(f.urls) > 0 {
 		sc.URLs = nil
 		for _, raw := range f.urls {
@@ -221,7 +245,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 				u, err = url.Parse("http://" + raw) // aiperf accepts host:port
 			}
 			if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-				return sc, invalidf("--url %q: want an http(s) URL such as http://127.0.0.1:8000", raw)
+				return invalidf("--url %q: want an http(s) URL such as http://127.0.0.1:8000", raw)
 			}
 			sc.URLs = append(sc.URLs, u.String())
 		}
@@ -230,7 +254,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.URLs = nil
 	}
 	if sc.Mocked() && !o.mock && f.config == "" {
-		return sc, invalidf("--url is required (the server to profile), or --mock for the in-process mock server")
+		return invalidf("--url is required (the server to profile), or --mock for the in-process mock server")
 	}
 	if f.name != "" {
 		sc.Name = f.name
@@ -243,7 +267,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	}
 	if f.endpointType != "" {
 		if !slices.Contains(loadgen.Endpoints, f.endpointType) {
-			return sc, invalidf("--endpoint-type %q: want %s", f.endpointType, loadgen.OrList(loadgen.Endpoints))
+			return invalidf("--endpoint-type %q: want %s", f.endpointType, loadgen.OrList(loadgen.Endpoints))
 		}
 		sc.API = loadgen.Endpoint(f.endpointType)
 	}
@@ -251,7 +275,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.NoStream = !f.streaming
 	}
 	if has("streaming") && f.streaming && !sc.Streams() {
-		return sc, invalidf("--streaming: endpoint %s does not stream", sc.API)
+		return invalidf("--streaming: endpoint %s does not stream", sc.API)
 	}
 	if f.apiKey != "" {
 		sc.APIKey = loadgen.Secret(f.apiKey)
@@ -259,17 +283,22 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	for _, h := range f.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return sc, invalidf("--header %q: want \"Name: value\"", h)
+			return invalidf("--header %q: want \"Name: value\"", h)
 		}
 		if sc.Headers == nil {
 			sc.Headers = map[string]string{}
 		}
 		sc.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
+	return nil
+}
+
+// profileWorkload maps what is sent: extra body fields, ignore_eos, server token counts, the corpus, lengths and turns.
+func profileWorkload(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	for _, x := range f.extra {
 		k, v, ok := strings.Cut(x, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return sc, invalidf("--extra-inputs %q: want key:value", x)
+			return invalidf("--extra-inputs %q: want key:value", x)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		var val any = v
@@ -298,20 +327,20 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		case f.corpus == "sonnet":
 			sc.Corpus = loadgen.CorpusShakespeare // aiperf's name for the same idea
 		default:
-			return sc, invalidf("--prompt-corpus %q: want %s", f.corpus, loadgen.OrList(loadgen.Corpora))
+			return invalidf("--prompt-corpus %q: want %s", f.corpus, loadgen.OrList(loadgen.Corpora))
 		}
 	}
 	// Lengths: a text distribution, or aiperf's mean/stddev/range-ratio.
 	var err error
 	if sc.ISL, err = lengthSpec("isl", f.islDist, f.islMean, f.islStd, f.rangeRatio, sc.ISL, has("isl-dist", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")); err != nil {
-		return sc, err
+		return err
 	}
 	if sc.OSL, err = lengthSpec("osl", f.oslDist, f.oslMean, f.oslStd, f.rangeRatio, sc.OSL, has("osl-dist", "prompt-output-tokens-mean", "output-tokens-mean", "osl")); err != nil {
-		return sc, err
+		return err
 	}
 	if has("conversation-turn-mean", "session-turns-mean") {
 		if !(f.turnMean >= 1) || f.turnStd < 0 {
-			return sc, invalidf("--conversation-turn-mean %g / -stddev %g: want a mean >= 1 and a stddev >= 0", f.turnMean, f.turnStd)
+			return invalidf("--conversation-turn-mean %g / -stddev %g: want a mean >= 1 and a stddev >= 0", f.turnMean, f.turnStd)
 		}
 		text := fmt.Sprintf("fixed:%g", f.turnMean)
 		if f.turnStd > 0 {
@@ -319,12 +348,17 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		}
 		d, err := distribution.Parse(text)
 		if err != nil {
-			return sc, invalidf("--conversation-turn-mean: %v", err)
+			return invalidf("--conversation-turn-mean: %v", err)
 		}
 		sc.Turns = distribution.Spec{Distribution: d}
 	} else if has("conversation-turn-stddev", "session-turns-stddev") {
-		return sc, invalidf("--conversation-turn-stddev needs --conversation-turn-mean")
+		return invalidf("--conversation-turn-stddev needs --conversation-turn-mean")
 	}
+	return nil
+}
+
+// profileLoad maps how it is sent and when it stops: concurrency, rate, counts, duration, timeouts, seed and arrivals.
+func profileLoad(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -333,7 +367,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		{"--benchmark-duration", f.duration}, {"--request-timeout-seconds", f.timeout}, {"--burstiness", f.burstiness},
 		{"--idle-timeout-seconds", f.idleTimeout}, {"--benchmark-grace-period", f.grace}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
-			return sc, invalidf("%s: want a value >= 0, got %v", c.name, c.v)
+			return invalidf("%s: want a value >= 0, got %v", c.name, c.v)
 		}
 	}
 	if f.concurrency > 0 {
@@ -346,10 +380,10 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.PrefillConcurrency = f.prefill
 	}
 	if has("request-count", "num-requests") && f.requests == 0 {
-		return sc, invalidf("--request-count 0: a run needs at least one request (or --benchmark-duration)")
+		return invalidf("--request-count 0: a run needs at least one request (or --benchmark-duration)")
 	}
 	if has("conversation-num", "num-conversations", "num-sessions") && f.conversations == 0 {
-		return sc, invalidf("--conversation-num 0: a run needs at least one conversation")
+		return invalidf("--conversation-num 0: a run needs at least one conversation")
 	}
 	if f.requests > 0 {
 		sc.Requests = f.requests
@@ -378,7 +412,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		}
 	}
 	if has("request-timeout-seconds") && f.timeout == 0 {
-		return sc, invalidf("--request-timeout-seconds 0: want a positive timeout")
+		return invalidf("--request-timeout-seconds 0: want a positive timeout")
 	}
 	seconds("request-timeout-seconds", f.timeout, &sc.Timeout)
 	seconds("idle-timeout-seconds", f.idleTimeout, &sc.IdleTimeout)
@@ -388,19 +422,24 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	}
 	if f.arrival != "" {
 		if !slices.Contains(loadgen.Arrivals, f.arrival) {
-			return sc, invalidf("--arrival %q: want %s", f.arrival, loadgen.OrList(loadgen.Arrivals))
+			return invalidf("--arrival %q: want %s", f.arrival, loadgen.OrList(loadgen.Arrivals))
 		}
 		sc.Arrival = f.arrival
 		if sc.Rate == 0 {
-			return sc, invalidf("--arrival %s needs --request-rate", f.arrival)
+			return invalidf("--arrival %s needs --request-rate", f.arrival)
 		}
 	}
 	if f.burstiness > 0 {
 		sc.Burstiness = f.burstiness
 	}
+	return nil
+}
+
+// profileInput maps an input file, its format and the fixed schedule.
+func profileInput(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if f.inputFile != "" {
 		if _, err := os.Stat(f.inputFile); err != nil {
-			return sc, invalidf("--input-file %s: %v", f.inputFile, unwrapPath(err))
+			return invalidf("--input-file %s: %v", f.inputFile, unwrapPath(err))
 		}
 		sc.InputFile = f.inputFile
 	}
@@ -415,7 +454,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		case "recording":
 			sc.InputFormat = loadgen.FormatRecording
 		default:
-			return sc, invalidf("--custom-dataset-type %q: want %s", f.inputFormat, loadgen.OrList(loadgen.InputFormats))
+			return invalidf("--custom-dataset-type %q: want %s", f.inputFormat, loadgen.OrList(loadgen.InputFormats))
 		}
 	}
 	if sc.InputFile != "" && sc.InputFormat == "" {
@@ -424,22 +463,32 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	if f.fixedSchedule {
 		sc.Schedule = true
 	}
-	if err := applyAIPerf(&sc, f, has); err != nil {
-		return sc, err
+	return nil
+}
+
+// profileExtras maps AIPerf's other flags and the server metrics.
+func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
+	if err := applyAIPerf(sc, f, has); err != nil {
+		return err
 	}
-	if err := applyServerMetrics(&sc, f, has("server-metrics-interval")); err != nil {
-		return sc, err
+	if err := applyServerMetrics(sc, f, has("server-metrics-interval")); err != nil {
+		return err
 	}
+	return nil
+}
+
+// profileObjectives maps the gate: goodput SLO, assertions, length fits, and the run-mode settings that depend on them.
+func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if f.goodput != "" {
 		slo, err := metric.ParseAIPerfSLO(f.goodput)
 		if err != nil {
-			return sc, invalidf("--goodput: %v", err)
+			return invalidf("--goodput: %v", err)
 		}
 		sc.Objectives.SLO = slo
 		sc.SLO = slo
 	}
-	if err := applyAsserts(&sc, f.asserts); err != nil {
-		return sc, err
+	if err := applyAsserts(sc, f.asserts); err != nil {
+		return err
 	}
 	for _, d := range []struct {
 		flag, text string
@@ -450,7 +499,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		}
 		dist, err := distribution.Parse(d.text)
 		if err != nil {
-			return sc, invalidf("%s %q: %v", d.flag, d.text, err)
+			return invalidf("%s %q: %v", d.flag, d.text, err)
 		}
 		*d.dst = distribution.Spec{Distribution: dist}
 	}
@@ -458,13 +507,13 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Objectives.Alpha = o.alpha
 	}
 	if !(o.alpha > 0 && o.alpha < 1) {
-		return sc, invalidf("--alpha: want a level in (0, 1), got %g", o.alpha)
+		return invalidf("--alpha: want a level in (0, 1), got %g", o.alpha)
 	}
 	if o.numRuns < 1 {
-		return sc, invalidf("--num-runs: want at least 1, got %d", o.numRuns)
+		return invalidf("--num-runs: want at least 1, got %d", o.numRuns)
 	}
 	if !(o.confidence > 0 && o.confidence < 1) {
-		return sc, invalidf("--confidence: want a level in (0, 1), got %g", o.confidence)
+		return invalidf("--confidence: want a level in (0, 1), got %g", o.confidence)
 	}
 	// Failed requests always fail the gate (Objectives.MaxErrorRate's zero value):
 	// --assert error_rate<=X or the file's max_error_rate raise the limit, and
@@ -474,19 +523,14 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 		sc.Name = "profile"
 	}
 	if (o.searchConc != "" || o.searchRate != "") && !o.hasAsserts {
-		return sc, invalidf("--search-* needs assertions to search against, e.g. --assert goodput>=0.95 --goodput \"time_to_first_token:200\"")
+		return invalidf("--search-* needs assertions to search against, e.g. --assert goodput>=0.95 --goodput \"time_to_first_token:200\"")
 	}
 	if o.searchRate != "" || o.sweepRate != "" {
 		if sc.Schedule {
-			return sc, invalidf("--sweep-rate/--search-rate and --fixed-schedule conflict")
+			return invalidf("--sweep-rate/--search-rate and --fixed-schedule conflict")
 		}
 	}
-	// Let the scenario check the rest (load generator, mock, objectives; every problem
-	// at once), before anything runs.
-	if err := sc.Validate(); err != nil {
-		return sc, invalid(errors.New(trimInvalid(err.Error())))
-	}
-	return sc, nil
+	return nil
 }
 
 // aiperfFlags registers AIPerf's flags whose meaning perfgate already has under
