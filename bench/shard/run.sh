@@ -38,7 +38,7 @@ for _ in $(seq 50); do (echo >"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; 
 pids=()
 for i in $(seq 0 $((PROCS - 1))); do
   cat >"$TMP/sc-$i.json" <<JSON
-{"client": {"source_addrs": ["127.0.0.$((10 + i))"]}}
+{"source_addrs": ["127.0.0.$((10 + i))"]}
 JSON
   JOB_COMPLETION_INDEX=$i "$PG" profile --config "$TMP/sc-$i.json" --url "http://127.0.0.1:$PORT" \
     --concurrency $((STREAMS * PROCS)) --benchmark-duration "$SECS" --osl 64 --random-seed 1 \
