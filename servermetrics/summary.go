@@ -95,7 +95,8 @@ type Derived struct {
 	// sglang:cache_hit_rate gauge; a fraction in [0, 1].
 	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
 	// SpecDecodeAcceptanceRate is Δaccepted/Δdraft of
-	// vllm:spec_decode_num_{accepted,draft}_tokens_total; a fraction.
+	// vllm:spec_decode_num_{accepted,draft}_tokens_total, or SGLang's
+	// sglang:spec_accept_rate gauge averaged over the run; a fraction.
 	SpecDecodeAcceptanceRate *float64 `json:"spec_decode_acceptance_rate,omitempty"`
 	// MeanRunning and MeanWaiting are the mean requests running and waiting
 	// (vllm:num_requests_running / _waiting, sglang:num_running_reqs /
@@ -122,10 +123,13 @@ var (
 	namesHitRateGauge = []string{"sglang:cache_hit_rate"}
 	namesSpecAccepted = []string{"vllm:spec_decode_num_accepted_tokens_total"}
 	namesSpecDraft    = []string{"vllm:spec_decode_num_draft_tokens_total"}
-	namesRunning      = []string{"vllm:num_requests_running", "sglang:num_running_reqs"}
-	namesWaiting      = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs"}
-	namesKVUsage      = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
-	namesTTFT         = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
+	// SGLang reports acceptance as a gauge (accepted / draft tokens), averaged over
+	// the run's scrapes as sglang:cache_hit_rate is.
+	namesSpecRateGauge = []string{"sglang:spec_accept_rate"}
+	namesRunning       = []string{"vllm:num_requests_running", "sglang:num_running_reqs"}
+	namesWaiting       = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs"}
+	namesKVUsage       = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
+	namesTTFT          = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
 )
 
 // maxErrors is how many distinct failure messages an Endpoint keeps.
@@ -400,6 +404,8 @@ func (e *epAcc) derived(ep Endpoint, totals map[string]*stat) Derived {
 		if ac, ok := counter(namesSpecAccepted); ok {
 			d.SpecDecodeAcceptanceRate = ptr(ac / dr)
 		}
+	} else if st := gauge(namesSpecRateGauge); st != nil {
+		d.SpecDecodeAcceptanceRate = ptr(st.mean())
 	}
 	if st := gauge(namesRunning); st != nil {
 		d.MeanRunning, d.PeakRunning = ptr(st.mean()), ptr(st.max)

@@ -128,3 +128,16 @@ func TestRedactAndValidate(t *testing.T) {
 		t.Errorf("JSON round trip: %s → %+v, %v", b, back, err)
 	}
 }
+
+// TestSGLangSpecAcceptance: SGLang's acceptance gauge is averaged over the scrapes
+// during the run; vLLM's counters, when present, win.
+func TestSGLangSpecAcceptance(t *testing.T) {
+	a := NewAccumulator()
+	for _, sc := range []struct{ phase, v string }{{PhaseBefore, "0.1"}, {PhaseDuring, "0.6"}, {PhaseDuring, "0.8"}, {PhaseAfter, "0.9"}} {
+		a.Add(Scrape{URL: "s", Phase: sc.phase, Samples: parse(t, "# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{model_name=\"m\"} "+sc.v+"\n")})
+	}
+	d := a.Summary().Endpoints[0].Derived
+	if d.SpecDecodeAcceptanceRate == nil || *d.SpecDecodeAcceptanceRate < 0.7-1e-12 || *d.SpecDecodeAcceptanceRate > 0.7+1e-12 {
+		t.Errorf("SGLang spec-decode acceptance = %v, want 0.7 (the mean over the run's scrapes)", d.SpecDecodeAcceptanceRate)
+	}
+}
