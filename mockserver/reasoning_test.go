@@ -122,6 +122,11 @@ func TestReasoningChat(t *testing.T) {
 	if fmt.Sprint(got) != "[7 100 300 7]" {
 		t.Errorf("recorded reasoning tokens %v, want [7 100 300 7]", got)
 	}
+	// And the summary has their distribution.
+	q := s.Summary().PerEndpoint[pathChat].ReasoningTokens
+	if q == nil || q.Min != 7 || q.Max != 300 || q.Mean != (7+100+300+7)/4.0 {
+		t.Errorf("summary reasoning tokens %+v, want min 7, max 300, mean %v", q, (7+100+300+7)/4.0)
+	}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

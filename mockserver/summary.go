@@ -28,6 +28,7 @@ type aggregator struct {
 
 type epAgg struct {
 	isl, reqOSL, minTok, osl intCounts
+	reasoning                intCounts
 	streamed, ignoreEOS      int
 	effort, modes, finish    map[string]int
 	vocab                    map[int]int
@@ -57,7 +58,7 @@ func (a *aggregator) add(r *record.Server, ids []int) {
 	e := a.eps[r.Endpoint]
 	if e == nil {
 		e = &epAgg{effort: map[string]int{}, modes: map[string]int{}, finish: map[string]int{}, vocab: map[int]int{},
-			isl: intCounts{}, reqOSL: intCounts{}, minTok: intCounts{}, osl: intCounts{}}
+			isl: intCounts{}, reqOSL: intCounts{}, minTok: intCounts{}, osl: intCounts{}, reasoning: intCounts{}}
 		a.eps[r.Endpoint] = e
 	}
 	e.isl[r.ISL]++
@@ -69,6 +70,9 @@ func (a *aggregator) add(r *record.Server, ids []int) {
 	}
 	if r.FinishReason != "" || r.OSL > 0 {
 		e.osl[r.OSL]++
+	}
+	if r.ReasoningTokens > 0 {
+		e.reasoning[r.ReasoningTokens]++
 	}
 	if r.Stream {
 		e.streamed++
@@ -105,6 +109,9 @@ func (a *aggregator) summary(decode func(int) string) record.ServerSummary {
 		}
 		if len(e.effort) > 0 {
 			es.ReasoningEffortCounts = e.effort
+		}
+		if len(e.reasoning) > 0 {
+			es.ReasoningTokens = quantiles(e.reasoning)
 		}
 		if len(e.finish) == 0 {
 			es.FinishReasons = nil

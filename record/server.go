@@ -326,7 +326,10 @@ type EndpointSummary struct {
 	RequestedOSL *StatBlock `json:"requested_osl"`
 	MinTokens    *Quantiles `json:"min_tokens"`
 	// OSL is the distribution of generated output lengths (perfgate).
-	OSL               *StatBlock         `json:"osl"`
+	OSL *StatBlock `json:"osl"`
+	// ReasoningTokens is the distribution of the reasoning part of OSL, over the
+	// requests that reasoned (nil when none did).
+	ReasoningTokens   *Quantiles         `json:"reasoning_tokens,omitempty"`
 	VocabDistribution *VocabDistribution `json:"vocab_distribution"`
 	TokenizationModes map[string]int     `json:"tokenization_modes"`
 	FinishReasons     map[string]int     `json:"finish_reasons,omitempty"`
