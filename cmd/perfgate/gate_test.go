@@ -514,6 +514,13 @@ func TestExportPrefixAndLevel(t *testing.T) {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errOut)
 	}
 	check("report")
+	old := filepath.Join(t.TempDir(), "old")
+	if code, out, errOut := cli(t, "profile", "--mock", "-q", "--artifact-dir", old, "--request-count", "2", "--profile-export-file", "weekly.json"); code != ExitOK {
+		t.Fatalf("--profile-export-file: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(old, "weekly_aiperf.json")); err != nil {
+		t.Errorf("--profile-export-file weekly.json: %v; want weekly_aiperf.json", err)
+	}
 	if code, _, errOut := cli(t, "profile", "--mock", "-q", "--artifact-dir", filepath.Join(t.TempDir(), "x"), "--export-level", "raw"); code != ExitInvalidConfig || !strings.Contains(errOut, "raw") {
 		t.Errorf("--export-level raw: exit %d, stderr %q; want 2", code, errOut)
 	}

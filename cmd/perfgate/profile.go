@@ -537,6 +537,7 @@ func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, h
 // another name or as a small mapping (applyAIPerf); README's flag table lists them.
 func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
 	fs.StringVar(&f.exportPrefix, "profile-export-prefix", "", "name the AIPerf exports PREFIX_aiperf.json, PREFIX_aiperf.csv and PREFIX.jsonl (default profile_export)")
+	fs.StringVar(&f.exportPrefix, "profile-export-file", "", "AIPerf's older name of --profile-export-prefix (a .json or .jsonl ending is dropped)")
 	fs.StringVar(&f.exportLevel, "export-level", "", "summary (the aggregate exports only) or records (also the per-request JSONL; the default)")
 	fs.StringVar(&f.urlStrategy, "url-strategy", "", "with several --url: "+loadgen.OrList(loadgen.Routings)+" (default round_robin)")
 	fs.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "percent (0-100) of requests cancelled after --request-cancellation-delay")
@@ -563,7 +564,8 @@ func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
 // applyAIPerf maps the flags aiperfFlags registered onto the scenario.
 func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) bool) error {
 	if f.exportPrefix != "" {
-		sc.Exports.Prefix = strings.TrimSuffix(f.exportPrefix, ".json") // aiperf accepts a file name
+		// aiperf accepts a file name: profile_export.json → profile_export
+		sc.Exports.Prefix = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f.exportPrefix), ".jsonl"), ".json")
 	}
 	switch f.exportLevel {
 	case "":
