@@ -136,10 +136,5 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 		rec.NonTextParts += m.Content.NonText
 	}
 	addGen := req.AddGenerationPrompt == nil || *req.AddGenerationPrompt
-	ids, n, mode, err := s.encodeChat(msgs, addGen)
-	if err != nil {
-		return badRequest("chat_template_error", "messages", "chat template: %v", err)
-	}
-	j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
-	return s.checkLen(n, "messages")
+	return s.encodeChat(msgs, addGen, "messages", j, rec)
 }

@@ -294,15 +294,18 @@ func segmentCut(s string, max int) int {
 }
 
 // encodeChat renders msgs as [tokenizer.Tokenizer.ChatInput] does (the chat template,
-// or the ChatML fallback) and encodes the result without adding special tokens (the
-// rendering has them), bounded by the context length (see [Server.encodeBounded]).
-func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool) ([]int, int, string, error) {
+// or the ChatML fallback), encodes the result without adding special tokens (the
+// rendering has them), bounded by the context length (see [Server.encodeBounded]),
+// into j and rec, and checks the length against the context (param names the field
+// in the errors).
+func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool, param string, j *job, rec *record.Server) *apiError {
 	text, fallback, err := s.tok.ChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {
-		return nil, 0, "", err
+		return badRequest("chat_template_error", param, "chat template: %v", err)
 	}
-	ids, n := s.encodeBounded(text, s.maxModelLen())
-	return ids, n, chatMode(fallback), nil
+	j.ids, rec.ISL = s.encodeBounded(text, s.maxModelLen())
+	rec.TokenizationMode = chatMode(fallback)
+	return s.checkLen(rec.ISL, param)
 }
 
 // chatMode is the record's tokenization mode of a chat input rendered with the

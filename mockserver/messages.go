@@ -86,12 +86,7 @@ func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiErro
 		msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
 		rec.NonTextParts += m.Content.NonText
 	}
-	ids, n, mode, err := s.encodeChat(msgs, true)
-	if err != nil {
-		return badRequest("chat_template_error", "messages", "chat template: %v", err)
-	}
-	j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
-	return s.checkLen(n, "messages")
+	return s.encodeChat(msgs, true, "messages", j, rec)
 }
 
 // msgStream writes the Messages API event sequence: message_start at once, then a

@@ -135,12 +135,7 @@ func (s *Server) parseResponses(body []byte, j *job, rec *record.Server) *apiErr
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
 			rec.NonTextParts += m.Content.NonText
 		}
-		ids, n, mode, err := s.encodeChat(msgs, true)
-		if err != nil {
-			return badRequest("chat_template_error", "input", "chat template: %v", err)
-		}
-		j.ids, rec.ISL, rec.TokenizationMode = ids, n, mode
-		return s.checkLen(n, "input")
+		return s.encodeChat(msgs, true, "input", j, rec)
 	case req.Input.Text != "":
 		text := req.Input.Text
 		if req.Instructions != "" {
