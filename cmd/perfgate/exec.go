@@ -161,10 +161,16 @@ func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string
 	m := r.out.Metrics
 	if m.Value(record.MetricRequestCount) == 0 {
 		fmt.Fprintf(e.stdout, "artifacts: %s\n", artifactPath(dir))
-		if measured := r.out.Context("").Requests; measured > 0 {
-			return runtimef("no request succeeded (%d failed); first error: %s", measured, firstError(r.out.Requests()))
+		// The run's own gate, as perftest.Run reports it: its first verdict is Completed.
+		v := r.out.Health()[0]
+		msg := v.Summary
+		for _, l := range v.Evidence {
+			msg += "; " + l.Label + ": " + l.Text
 		}
-		return runtimef("no request was completed: nothing measured (is --benchmark-duration shorter than one request, or the input empty?)")
+		if len(v.Evidence) == 0 {
+			msg += " (is --benchmark-duration shorter than one request, or the input empty?)"
+		}
+		return runtimef("%s", msg)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s\nreport:    %s\n", artifactPath(dir), filepath.Join(artifactPath(dir), reportgen.RunReportFile))
 	if len(r.verdicts) > 0 {
@@ -191,16 +197,6 @@ func countFailed(vs []check.Verdict) int {
 		}
 	}
 	return n
-}
-
-// firstError is the first failed request's "kind: text".
-func firstError(rs []check.Request) string {
-	for _, r := range rs {
-		if r.Err != "" {
-			return r.Err
-		}
-	}
-	return ""
 }
 
 // runner is scenario.Runner over runOne: each run of a repeat, sweep or search gets
