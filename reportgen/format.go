@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// FormatNumber is how the console table, the CSV and the HTML report write a metric's
+// value: two decimals with thousands separators ("1,274.63"), NaN and ±Inf as "N/A".
+func FormatNumber(v float64) string { return num(v) }
+
 // num formats v as AIPerf's console does: two decimals with thousands separators
 // ("1,274.63"); NaN and ±Inf as "N/A".
 func num(v float64) string {

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,26 +22,6 @@ import (
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 )
-
-// fmt2 is the reports' two-decimal number format ("1,274.63").
-func fmt2(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "N/A"
-	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', 2, 64)
-	ip, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	if v < 0 && s != "0.00" {
-		b.WriteByte('-')
-	}
-	for i, r := range ip {
-		if i > 0 && (len(ip)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String() + "." + frac
-}
 
 // TestEveryReportAgrees runs one streamed scenario against a mock with latency and
 // checks that every number shown agrees exactly with metrics.json: the metrics
@@ -130,7 +109,7 @@ func TestEveryReportAgrees(t *testing.T) {
 	// The CSV, the console table and the HTML, at their two decimals.
 	want := map[string][]string{} // row label → avg, min, max, p99, p90, p50, std
 	for name, s := range m.Stats {
-		want[reportgen.Label(name, s.Unit)] = []string{fmt2(s.Avg), fmt2(s.Min), fmt2(s.Max), fmt2(s.P99), fmt2(s.P90), fmt2(s.P50), fmt2(s.Std)}
+		want[reportgen.Label(name, s.Unit)] = []string{reportgen.FormatNumber(s.Avg), reportgen.FormatNumber(s.Min), reportgen.FormatNumber(s.Max), reportgen.FormatNumber(s.P99), reportgen.FormatNumber(s.P90), reportgen.FormatNumber(s.P50), reportgen.FormatNumber(s.Std)}
 	}
 	csvb, err := os.ReadFile(filepath.Join(dir, reportgen.AIPerfCSVFile))
 	if err != nil {
