@@ -402,8 +402,10 @@ func TestCrashIsInternalError(t *testing.T) {
 	}
 }
 
-// TestSecondInterruptAborts: the first SIGINT lets the run write its exports (exit
-// 130); a second one ends it at once, also 130, keeping the records already written.
+// TestSecondInterruptAborts: two SIGINTs in a row through the supervisor end the run
+// with 130 and keep the records already written. Whether the second one arrives
+// before the export has finished is up to the scheduler, so this checks the exit code
+// and the records of either path, not that the export was cut short.
 func TestSecondInterruptAborts(t *testing.T) {
 	art := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(os.Args[0], "profile", "--mock", "--artifact-dir", art, "-q", "--request-rate", "200", "--benchmark-duration", "600", "--osl", "4")
