@@ -19,6 +19,10 @@ const (
 	ExitAssertFailed = 99
 	// ExitInterrupted: stopped by SIGINT/SIGTERM before completion.
 	ExitInterrupted = 130
+	// ExitInconclusive: a regression gate could not tell, at its cap of runs, whether the
+	// current build regressed (and the gate is set to fail on that). Not a breach (99):
+	// more runs, or a larger margin, can decide it.
+	ExitInconclusive = 3
 )
 
 // exitError is an error that carries its exit code (k6's errext pattern); only main exits.

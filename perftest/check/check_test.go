@@ -322,3 +322,21 @@ func TestAll(t *testing.T) {
 		t.Errorf("All(pass, fail, fail) = %v", err)
 	}
 }
+
+func TestFailureUnwrapsByStatus(t *testing.T) {
+	for _, tc := range []struct {
+		s    Status
+		want error
+	}{{Decided, ErrBreached}, {Inconclusive, ErrInconclusive}, {Invalid, ErrInvalidRun}} {
+		err := Verdict{Status: tc.s, Summary: "x"}.Err()
+		if !errors.Is(err, tc.want) {
+			t.Errorf("Verdict{Status: %v}.Err() = %v, want it to wrap %v", tc.s, err, tc.want)
+		}
+		if tc.s != Decided && errors.Is(err, ErrBreached) {
+			t.Errorf("Verdict{Status: %v}.Err() wraps ErrBreached; an %v answer is not a breach", tc.s, tc.s)
+		}
+	}
+	if err := (Verdict{Status: Inconclusive, Pass: true}).Err(); err != nil {
+		t.Errorf("a passing inconclusive verdict gives error %v, want nil", err)
+	}
+}

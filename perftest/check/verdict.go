@@ -10,6 +10,45 @@ import (
 // caller can tell a breached objective from a setup error with errors.Is.
 var ErrBreached = errors.New("check: objective breached")
 
+// ErrInconclusive is wrapped, instead of [ErrBreached], by the error of a failing verdict
+// whose [Status] is [Inconclusive]: the data could not tell, which is not a breach.
+var ErrInconclusive = errors.New("check: inconclusive")
+
+// ErrInvalidRun is wrapped, instead of [ErrBreached], by the error of a failing verdict
+// whose [Status] is [Invalid]: the measurement itself cannot be trusted, so it is neither
+// a performance pass nor a performance failure.
+var ErrInvalidRun = errors.New("check: invalid measurement")
+
+// Status says what kind of answer a [Verdict] is, beyond Pass. The zero value,
+// [Decided], means Pass says it all.
+type Status uint8
+
+// Statuses.
+const (
+	// Decided: the check reached an answer; Pass is that answer.
+	Decided Status = iota
+	// Inconclusive: the data cannot tell (e.g. a regression gate whose interval straddles
+	// its margin). Pass says whether the gate lets an inconclusive answer through.
+	Inconclusive
+	// Invalid: the measurement is not valid (client-bound, not steady, warm cache…), so
+	// its numbers must not be read as a performance result. Pass is false unless the check
+	// is configured as a warning.
+	Invalid
+)
+
+// String returns "decided", "inconclusive" or "invalid".
+func (s Status) String() string {
+	switch s {
+	case Decided:
+		return "decided"
+	case Inconclusive:
+		return "inconclusive"
+	case Invalid:
+		return "invalid"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
 // Line is one labelled line of a verdict's evidence.
 type Line struct {
 	Label string // e.g. "quantiles"; printed followed by a colon and aligned
@@ -31,6 +70,8 @@ type Verdict struct {
 	Value float64
 	// Unit is Value's unit.
 	Unit Unit
+	// Status refines Pass: [Decided] (the zero value), [Inconclusive] or [Invalid].
+	Status Status
 }
 
 // String renders the verdict: the summary, then the evidence lines indented by four
@@ -69,8 +110,17 @@ type Failure struct{ Verdict Verdict }
 
 func (f *Failure) Error() string { return f.Verdict.String() }
 
-// Unwrap returns [ErrBreached].
-func (f *Failure) Unwrap() error { return ErrBreached }
+// Unwrap returns [ErrBreached], or [ErrInconclusive] / [ErrInvalidRun] for a verdict of
+// that [Status].
+func (f *Failure) Unwrap() error {
+	switch f.Verdict.Status {
+	case Inconclusive:
+		return ErrInconclusive
+	case Invalid:
+		return ErrInvalidRun
+	}
+	return ErrBreached
+}
 
 // Context describes the run a verdict was computed on; [Verdict.With] adds it to the
 // text. Zero fields are omitted.
