@@ -63,6 +63,9 @@ func (d Uniform) validate() error {
 	if d.Max < d.Min {
 		return fmt.Errorf("uniform: max %g < min %g", d.Max, d.Min)
 	}
+	if math.IsInf(d.Max-d.Min, 0) {
+		return fmt.Errorf("uniform: max %g - min %g overflows float64 (the width must be <= %g)", d.Max, d.Min, math.MaxFloat64)
+	}
 	return nil
 }
 

@@ -94,6 +94,9 @@ func NewEmpiricalHistogram(values, counts []float64) (Empirical, error) {
 	if total == 0 {
 		return Empirical{}, errors.New("distribution: empirical histogram: all counts are zero")
 	}
+	if math.IsInf(total, 0) {
+		return Empirical{}, fmt.Errorf("distribution: empirical histogram: the counts sum beyond %g", math.MaxFloat64)
+	}
 	return e, nil
 }
 
@@ -227,12 +230,13 @@ func (d Empirical) Quantile(p float64) float64 {
 // Mean returns the weighted mean of the values.
 func (d Empirical) Mean() float64 {
 	mustOK(d.validate())
-	s, prev := 0.0, 0.0
+	// Shares, not weights times values: the sum stays within the values' range.
+	s, prev, t := 0.0, 0.0, d.total()
 	for i, c := range d.cum {
-		s += (c - prev) * d.x[i]
+		s += (c - prev) / t * d.x[i]
 		prev = c
 	}
-	return s / d.total()
+	return s
 }
 
 // StdDev returns the population standard deviation (divisor n) of the values.
