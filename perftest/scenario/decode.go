@@ -235,7 +235,7 @@ func parseYAML(data []byte) (*node, error) {
 // limits: an alias to an anchor it is inside of (a cycle) is refused, and so are more
 // than maxNodes nodes reached through aliases or more than maxDepth levels.
 type yamlReader struct {
-	expanded int                // nodes made while expanding aliases
+	expanded int                 // nodes made while expanding aliases
 	alias    *yaml.Node          // the outermost alias being expanded
 	open     map[*yaml.Node]bool // anchored nodes being read (an alias to one is a cycle)
 }
