@@ -1,6 +1,7 @@
 package history
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -108,6 +109,14 @@ type State struct {
 	N      int   `json:"n"`
 	LastID int64 `json:"last_id,omitempty"`
 	Weak   []int `json:"weak"`
+	// Config is the detection settings the weak points were found with ([Detection]);
+	// other settings start over.
+	Config string `json:"config"`
+}
+
+// key identifies the settings the split step depends on.
+func (d Detection) key() string {
+	return fmt.Sprintf("w%d p%g s%d", d.Window, d.weakP(), d.MinSegment)
 }
 
 // Detect returns the change points of x, in order.
@@ -127,7 +136,7 @@ func DetectIncremental(x []float64, d Detection, prev State) ([]ChangePoint, Sta
 	n := len(x)
 	start := 0
 	var weak []int
-	if prev.N > 0 && prev.N <= n {
+	if prev.N > 0 && prev.N <= n && prev.Config == d.key() {
 		added := n - prev.N
 		step := d.Window / 2
 		maxStart := n - (added/d.Window+4)*d.Window
@@ -150,7 +159,7 @@ func DetectIncremental(x []float64, d Detection, prev State) ([]ChangePoint, Sta
 	weak = append(weak, split(x, d, start)...)
 	slices.Sort(weak)
 	weak = slices.Compact(weak)
-	st := State{N: n, Weak: slices.Clone(weak)}
+	st := State{N: n, Weak: slices.Clone(weak), Config: d.key()}
 	return merge(x, d, weak), st
 }
 
