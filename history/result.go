@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 // Result is one gated result: K runs of one scenario against one build of the server,
@@ -111,15 +112,17 @@ func (r *Result) Passed() bool {
 	return true
 }
 
-// ComputeKey returns the content key of r: a digest of its series, identity, start
-// time, host and statistics (not of where its artifacts are, nor when it was added).
+// ComputeKey returns the content key of r: a digest of what was measured (series,
+// start time, host, statistics), not of how it is labelled (commit, branch, build,
+// where its artifacts are) nor of when it was added: the same run recorded twice,
+// once by profile --history and once by history add, is one result.
 func (r *Result) ComputeKey() string {
 	type keyed struct {
-		F, S, C, B, Bu, H string
-		T                 int64
-		R                 []Run
+		F, S, H string
+		T       int64
+		R       []Run
 	}
-	b, _ := json.Marshal(keyed{r.Fingerprint, r.Scenario, r.Commit, r.Branch, r.Build, r.Host, r.Created.UnixNano(), r.Runs})
+	b, _ := json.Marshal(keyed{r.Fingerprint, r.Scenario, r.Host, r.Created.UnixNano(), r.Runs})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:16])
 }
@@ -169,11 +172,16 @@ func Center(values []float64) float64 {
 	return sum / float64(len(values))
 }
 
-// HigherIsBetter reports whether a larger value of the named statistic is better:
-// throughputs ("…_tps", "…throughput…") and the goodput fraction. Latencies and error
-// rates are better lower.
+// HigherIsBetter reports whether a larger value of the named run statistic is better
+// (throughputs, the goodput fraction), as the regression gate defines it
+// ([scenario.RunStatList]); unknown names are taken as latencies (lower is better).
 func HigherIsBetter(metric string) bool {
-	return strings.HasSuffix(metric, "_tps") || strings.Contains(metric, "throughput") || strings.HasPrefix(metric, "goodput")
+	for _, s := range scenario.RunStatList {
+		if s.Name == metric {
+			return s.HigherIsBetter
+		}
+	}
+	return false
 }
 
 // short returns s cut to n characters.

@@ -152,7 +152,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		_ = reportgen.WriteTable(e.stdout, r.out.Metrics, reportgen.TableOptions{Width: e.width})
 	}
 	printServerMetrics(e.stdout, r.out.ServerMetrics)
-	return finish(ctx, e, r, o, o.artifactDir)
+	return recordHistory(ctx, e, o, finish(ctx, e, r, o, o.artifactDir), r.out)
 }
 
 // finish prints the verdicts and where the artifacts are, and returns the exit error.
@@ -248,10 +248,10 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
 	if failed > 0 {
 		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
-		return errAssertFailed
+		return recordHistory(ctx, e, o, errAssertFailed, outs...)
 	}
 	fmt.Fprintf(e.stdout, "PASS: all %d runs met every assertion\n", o.numRuns)
-	return nil
+	return recordHistory(ctx, e, o, nil, outs...)
 }
 
 // axis returns the load axis and flag of a sweep or search.
