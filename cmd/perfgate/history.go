@@ -531,7 +531,6 @@ func writeJSONTo(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-
 // historyOpts are profile's --history flags: where to record the result, and the
 // identity of the server under test.
 type historyOpts struct {
