@@ -75,18 +75,6 @@ func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 // Metric names a per-request measurement that [Bound] and [Metric.Sample] can read.
 type Metric string
 
-// Per-request metrics. Latencies are in seconds, lengths in tokens.
-const (
-	TTFT    Metric = "ttft"    // time to first token (first chunk with text − sent)
-	TTFO    Metric = "ttfo"    // time to first output token: first chunk with non-reasoning text − sent (AIPerf)
-	ITL     Metric = "itl"     // inter-token latency: AIPerf's (latency − TTFT)/(OSL − 1) per request ([metric.Request.ITL])
-	Latency Metric = "latency" // request latency (last byte − sent)
-	ISL     Metric = "isl"     // input tokens (client count)
-	OSL     Metric = "osl"     // output tokens (client count)
-	// OutputTPS is a request's output tokens per second after its first token: 1/ITL.
-	OutputTPS Metric = "output_tps_per_user"
-)
-
 // Unit returns the metric's unit.
 func (m Metric) Unit() Unit {
 	switch m {
