@@ -55,6 +55,45 @@ func (c *compact) ttfoValue() time.Duration {
 	return time.Duration(c.ttft) + d
 }
 
+// pack returns q's values in their compact form.
+func pack(q *Request) compact {
+	c := compact{
+		latency: int64(q.Latency), ttft: int64(q.TTFT), ttst: int64(q.TTST), ttftVLLM: int64(q.TTFTVLLM),
+		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
+		reasoning: clamp32(q.Reasoning),
+	}
+	if q.HasTTFO {
+		var micro bool
+		c.ttfo, micro = packTTFO(q.TTFO - q.TTFT)
+		c.flags |= fTTFO
+		if micro {
+			c.flags |= fTTFOMicro
+		}
+	}
+	if q.HasTTFT {
+		c.flags |= fTTFT
+	}
+	if q.HasTTST {
+		c.flags |= fTTST
+	}
+	if q.HasTTFTVLLM {
+		c.flags |= fTTFTVLLM
+	}
+	return c
+}
+
+// Packed is one request's values in 64 bytes, as the [Accumulator] keeps them: every
+// field of [Request] but Warmup, Stream, Sent, Done and the gaps, exact but TTFO (to the
+// µs past 2.1 s). It is for callers that keep many requests' values in memory.
+type Packed struct{ c compact }
+
+// Pack returns q's values packed.
+func Pack(q *Request) Packed { return Packed{pack(q)} }
+
+// Request returns the packed values; OK is true (the accumulator packs only
+// successful requests; a caller packing a failed one sets it).
+func (p *Packed) Request() Request { return p.c.request() }
+
 func clamp32(n int) int32 { return int32(min(max(n, math.MinInt32), math.MaxInt32)) }
 
 const blockLen = 4096 // compact values per block: 256 KiB
@@ -155,28 +194,7 @@ func (a *Accumulator) Add(r *record.Client) {
 		}
 		return
 	}
-	c := compact{
-		latency: int64(q.Latency), ttft: int64(q.TTFT), ttst: int64(q.TTST), ttftVLLM: int64(q.TTFTVLLM),
-		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
-		reasoning: clamp32(q.Reasoning),
-	}
-	if q.HasTTFO {
-		var micro bool
-		c.ttfo, micro = packTTFO(q.TTFO - q.TTFT)
-		c.flags |= fTTFO
-		if micro {
-			c.flags |= fTTFOMicro
-		}
-	}
-	if q.HasTTFT {
-		c.flags |= fTTFT
-	}
-	if q.HasTTST {
-		c.flags |= fTTST
-	}
-	if q.HasTTFTVLLM {
-		c.flags |= fTTFTVLLM
-	}
+	c := pack(q)
 	n := len(a.blocks)
 	if n == 0 || len(a.blocks[n-1]) == blockLen {
 		a.blocks = append(a.blocks, make([]compact, 0, blockLen))

@@ -101,6 +101,9 @@ type Def struct {
 	// ReasoningOnly: reported only for runs in which some request had reasoning
 	// tokens (without them it repeats another metric or is 0).
 	ReasoningOnly bool
+	// FromSend: the value runs from the request's send, so the prompt's length explains
+	// part of it; verdicts note each worst request's prompt length.
+	FromSend bool
 	// Help is the definition, one or two sentences.
 	Help string
 
@@ -159,11 +162,11 @@ func tokens(f func(*Request) int) func(*Request) (float64, bool) {
 // perfgate's and vLLM's metrics, then the run-level ones.
 var builtin = []Def{
 	{Name: "time_to_first_token", Ident: "TTFT", Short: "ttft", Const: "TTFT", Header: "Time to First Token", Label: "TTFT",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
 		Help:  "First chunk with generated text − request sent; chunks without text (a role-only first chunk) are skipped. Streams only.",
 		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFT, q.HasTTFT })},
 	{Name: "time_to_first_output_token", Ident: "TTFO", Short: "ttfo", Const: "TTFO", Header: "Time to First Output Token", Label: "TTFO",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true, ReasoningOnly: true,
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true, ReasoningOnly: true,
 		Help:  "First chunk with non-reasoning output text − request sent; equals TTFT without reasoning. Streams only.",
 		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFO, q.HasTTFO })},
 	{Name: "time_to_second_token", Ident: "TTST", Header: "Time to Second Token", Label: "TTST",
@@ -171,7 +174,7 @@ var builtin = []Def{
 		Help:  "Second chunk with text − the first. Streams only.",
 		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTST, q.HasTTST })},
 	{Name: "request_latency", Ident: "RequestLatency", Short: "latency", Const: "Latency", Header: "Request Latency", Label: "request latency",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
 		Help:  "Last byte of the answer − request sent.",
 		Value: ms(func(q *Request) (time.Duration, bool) { return q.Latency, true })},
 	{Name: "inter_token_latency", Ident: "ITL", Short: "itl", Const: "ITL", Header: "Inter Token Latency", Label: "ITL",
@@ -216,7 +219,7 @@ var builtin = []Def{
 		Help:  "The server's usage.completion_tokens, for requests whose answer carried usage.",
 		Value: func(q *Request) (float64, bool) { return float64(q.UsageOSL), q.UsageOSL >= 0 }},
 	{Name: "time_to_first_token_vllm", Ident: "TTFTVLLM", Header: "Time to First Token (vLLM)", Label: "TTFT (vLLM)",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "vLLM",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "vLLM",
 		Help:  "First chunk with \"choices\", text or not − request sent, as `vllm bench serve` measures it. Streams only.",
 		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFTVLLM, q.HasTTFTVLLM })},
 	{Name: "inter_token_latency_vllm", Ident: "ITLVLLM", Header: "Inter Token Latency (vLLM)", Label: "ITL (vLLM)",
