@@ -58,12 +58,13 @@ func BenchmarkKindPath(b *testing.B) {
 			}
 			w := newWorker()
 			rec, res := &record.Client{}, &result{}
-			c := &call{endpoint: k.e}
+			a := adapterOf(k.e)
+			c := &call{api: a}
 			cn := &conn{}
 			whole := []byte(k.whole)
 			b.ReportAllocs()
 			for b.Loop() {
-				body := bb.build(k.e, t, tc, k.events != nil)
+				body, _ := bb.build(a, t, tc, k.events != nil)
 				if len(body) == 0 {
 					b.Fatal("empty body")
 				}
