@@ -69,10 +69,7 @@ const (
 
 // apis is the adapter table: every API kind the client speaks, in the order
 // [Endpoints] lists them. Adding a kind is one adapter type and one entry here.
-var apis = []struct {
-	e Endpoint
-	a adapter
-}{
+var apis = []apiEntry{
 	{EndpointChat, chatAPI{}},
 	{EndpointCompletions, completionsAPI{}},
 	{EndpointEmbeddings, embeddingsAPI{}},
@@ -80,6 +77,12 @@ var apis = []struct {
 	{EndpointRerank, rerankAPI{}},
 	{EndpointResponses, responsesAPI{}},
 	{EndpointMessages, messagesAPI{}},
+}
+
+// apiEntry is one row of the adapter table: a kind's name and its adapter.
+type apiEntry struct {
+	e Endpoint
+	a adapter
 }
 
 // endpointNames lists the table's kinds.

@@ -79,13 +79,7 @@ func (b *bodyBuilder) build(a adapter, t *dataset.Turn, tc *turnCtx, stream bool
 // min_tokens and ignore_eos) around k's own, then Config.ExtraBody's fields.
 func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool) ([]byte, string) {
 	cfg := b.cfg
-	w := wireBody{Model: cfg.Model}
-	if t.Model != "" {
-		w.Model = t.Model
-	}
-	if w.Model == "" {
-		w.Model = DefaultModel
-	}
+	w := wireBody{Model: b.model(t)}
 	gen := k.generates()
 	if gen && stream {
 		w.Stream = true
@@ -117,6 +111,17 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	}
 	out, _ := json.Marshal(&w) // cannot fail: only strings, ints, bools and slices of them
 	return spliceExtra(out, b.extra), ""
+}
+
+// model is the model t asks for: the turn's, the run's, or DefaultModel.
+func (b *bodyBuilder) model(t *dataset.Turn) string {
+	switch {
+	case t.Model != "":
+		return t.Model
+	case b.cfg.Model != "":
+		return b.cfg.Model
+	}
+	return DefaultModel
 }
 
 // spliceExtra appends the fields of the JSON object extra to the JSON object body;
