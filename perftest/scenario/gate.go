@@ -49,12 +49,15 @@ type Gate struct {
 	// IgnoreWorkload names workload settings ([Scenario.Workload]) that may differ
 	// between the baseline and the current runs.
 	IgnoreWorkload []string `json:"ignore_workload,omitempty"`
+	// SaltRuns gives each run the gate makes its own prompt salt ([RunSalts]), so a
+	// server's prefix cache cannot serve a run from an earlier run's prompts.
+	SaltRuns bool `json:"salt_runs,omitempty"`
 }
 
 // IsZero reports whether g is the zero Gate (for omitzero).
 func (g Gate) IsZero() bool {
 	return g.Baseline == "" && g.Margin == 0 && len(g.Margins) == 0 && g.Alpha == 0 && len(g.Primary) == 0 &&
-		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0
+		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0 && !g.SaltRuns
 }
 
 // Schedule is the gate's sequential plan.
@@ -245,6 +248,13 @@ func (r GateResult) Headline() string {
 	return fmt.Sprintf("regression gate: regressed: %s (%s)", strings.Join(hit, ", "), runs)
 }
 
+func runsN(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
 func signed(x float64) string {
 	if math.IsNaN(x) {
 		return "(no ratio)"
@@ -257,10 +267,10 @@ func signed(x float64) string {
 func (r GateResult) Where() []check.Line {
 	var ls []check.Line
 	if r.Baseline != nil {
-		ls = append(ls, check.Line{Label: "baseline", Text: fmt.Sprintf("%s: %d runs against %s", cmp.Or(r.Baseline.Dir, "(in memory)"), r.Baseline.Len(), r.Baseline.Targets())})
+		ls = append(ls, check.Line{Label: "baseline", Text: fmt.Sprintf("%s: %s against %s", cmp.Or(r.Baseline.Dir, "(in memory)"), runsN(r.Baseline.Len()), r.Baseline.Targets())})
 	}
 	if r.Current != nil {
-		ls = append(ls, check.Line{Label: "current", Text: fmt.Sprintf("%s: %d runs against %s", cmp.Or(r.Current.Dir, "(in memory)"), r.Current.Len(), r.Current.Targets())})
+		ls = append(ls, check.Line{Label: "current", Text: fmt.Sprintf("%s: %s against %s", cmp.Or(r.Current.Dir, "(in memory)"), runsN(r.Current.Len()), r.Current.Targets())})
 	}
 	for i, d := range r.Target {
 		l := ""
@@ -378,6 +388,9 @@ func GateRuns(ctx context.Context, sc Scenario, baseline *Series, dir string, g 
 		cur := &Series{Dir: dir, Scenario: sc}
 		return GateResult{Baseline: baseline, Current: cur, Workload: ds, Target: DiffTarget(baseline.Scenario, sc), Gate: g}, nil
 	}
+	if g.SaltRuns && opt.Salt == nil {
+		opt.Salt = RunSalts()
+	}
 	return gateLooks(g, baseline, func(look, k int, cur *Series) (*Series, error) {
 		if cur == nil {
 			cur = &Series{Dir: dir}
@@ -424,6 +437,9 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 	if ds := DiffWorkload(a, b, g.IgnoreWorkload...); len(ds) > 0 {
 		return GateResult{Baseline: &Series{Scenario: a}, Current: &Series{Scenario: b}, Workload: ds, Target: DiffTarget(a, b), Gate: g}, nil
 	}
+	if g.SaltRuns && opt.Salt == nil {
+		opt.Salt = RunSalts()
+	}
 	join := func(s string) string {
 		if dir == "" {
 			return ""
@@ -431,6 +447,10 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 		return filepath.Join(dir, s)
 	}
 	sa, sb := &Series{Dir: join("a")}, &Series{Dir: join("b")}
+	optB := opt
+	if salt := opt.Salt; salt != nil {
+		optB.Salt = func(i int) string { return "b " + salt(i) } // A's and B's prompts differ too
+	}
 	return gateLooks(g, sa, func(look, k int, _ *Series) (*Series, error) {
 		for sb.Len() < k {
 			if sa.Len() < k {
@@ -438,7 +458,7 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 					return sb, err
 				}
 			}
-			if _, err := sb.Extend(ctx, b, 1, opt); err != nil {
+			if _, err := sb.Extend(ctx, b, 1, optB); err != nil {
 				return sb, err
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,6 +127,14 @@ type SeriesOptions struct {
 	// Salt gives run i (1-based) its prompt salt; nil = no salt. A salt ("" = none)
 	// is passed to the run as [Scenario.Salt] (see there).
 	Salt func(i int) string
+}
+
+// RunSalts returns a salt for each run of a series, "run 3 1f2e3d4c": the run's
+// number and a random nonce drawn now, so that no two runs of one series, nor of two
+// series, send the same prompts to a server's prefix cache.
+func RunSalts() func(i int) string {
+	nonce := rand.Uint32()
+	return func(i int) string { return fmt.Sprintf("run %d %08x", i, nonce) }
 }
 
 // RunSeries runs sc k times into dir/run-001, dir/run-002, … (each the same seeded

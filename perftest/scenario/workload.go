@@ -88,7 +88,12 @@ func (sc Scenario) Target() [][2]string {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			t = append(t, [2]string{"mock." + k, string(m[k])})
+			v := string(m[k])
+			var str string
+			if json.Unmarshal(m[k], &str) == nil {
+				v = str // "fixed:9", not "\"fixed:9\""
+			}
+			t = append(t, [2]string{"mock." + k, v})
 		}
 	}
 	return t
