@@ -45,6 +45,7 @@ type profileOpts struct {
 	waitModel   float64             // --wait-for-model-timeout, seconds
 	shard       shardFlags          // --shards and friends (shard.go)
 	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
+	history     historyOpts         // --history and the server's identity (history.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -148,6 +149,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	fs.Float64Var(&o.waitModel, "wait-for-model-timeout", 0, "wait up to this many seconds for the server to accept connections and list the model (GET /v1/models) before the run; 0 = check once")
 	boolean(&o.quiet, false, "no progress and no table; verdicts and where the artifacts are", "q", "quiet")
 	registerShardFlags(fs, &o.shard)
+	registerHistoryFlags(fs, &o.history)
 }
 
 func cmdProfile(ctx context.Context, e *env, args []string) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // summary is what one streaming pass over a run's recordings keeps: the exact metrics
@@ -31,14 +32,16 @@ type summary struct {
 	failed   int
 	warm     map[string]bool // warm-up request ids → whether the request succeeded
 	nWarm    int
-	overhead bool // a measured request recorded its chat-template overhead
+	overhead bool           // a measured request recorded its chat-template overhead
+	tplModes map[string]int // measured requests with a known overhead, by tokenization mode
 
-	server    bool         // a server recording was read
-	srv       []compactSrv // server records, sorted by Seq
-	shared    bool         // every successful client request has a server record with its id
-	islAny    []int32      // per reqs position: the server's ISL under its id (not rejected), -1 none
-	isl200    []int32      // the same, status 200 only
-	warmHitOK int          // successful warm-up requests with a server record
+	server    bool           // a server recording was read
+	srv       []compactSrv   // server records, sorted by Seq
+	shared    bool           // every successful client request has a server record with its id
+	islAny    []int32        // per reqs position: the server's ISL under its id (not rejected), -1 none
+	isl200    []int32        // the same, status 200 only
+	warmHitOK int            // successful warm-up requests with a server record
+	modes     map[string]int // server records served (sOK, not warm-up) by tokenization mode
 }
 
 type compactReq struct {
@@ -116,6 +119,10 @@ func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.R
 	if n, ok := c.TemplateOverhead(); ok {
 		r.overhead, r.flags = clamp(n), r.flags|rOverhead
 		s.overhead = true
+		if s.tplModes == nil {
+			s.tplModes = map[string]int{}
+		}
+		s.tplModes[c.TokenizationMode]++
 	} else if c.Endpoint == "chat" && c.ISL > 0 {
 		r.flags |= rOverheadUnknown
 	}
@@ -206,6 +213,12 @@ func (s *summary) addServer(recs func(func(*record.Server) error) error) error {
 		}
 		if v.client >= 0 {
 			hit[v.client] = true
+		}
+		if v.flags&sOK != 0 && v.client != -2 && r.TokenizationMode != "" {
+			if s.modes == nil {
+				s.modes = map[string]int{}
+			}
+			s.modes[r.TokenizationMode]++
 		}
 		s.srv = append(s.srv, v)
 		return nil
@@ -307,6 +320,44 @@ func (s *summary) lengths(m check.Metric) (source string, lengths []int) {
 		}
 	}
 	return "server count", lengths
+}
+
+// serverLengths are the input and output lengths the server counted for the measured
+// requests it served (warm-up requests left out as lengths does), chat-template tokens
+// included; nil when there is no server recording.
+func (s *summary) serverLengths() (isl, osl []int) {
+	if !s.server {
+		return nil, nil
+	}
+	recs := s.srv
+	if !s.shared {
+		recs = recs[min(s.nWarm, len(recs)):]
+	}
+	isl, osl = []int{}, []int{}
+	for _, v := range recs {
+		if v.flags&sOK == 0 || (s.shared && v.client == -2) {
+			continue
+		}
+		isl, osl = append(isl, int(v.isl)), append(osl, int(v.osl))
+	}
+	return isl, osl
+}
+
+// islCounts are the run's mean input counts on each side (the console's ISL note).
+func (s *summary) islCounts() reportgen.ISLCounts {
+	var isl, overhead []float64
+	for i := range s.reqs {
+		c := &s.reqs[i]
+		if c.flags&rFailed != 0 {
+			continue
+		}
+		isl = append(isl, float64(c.isl))
+		if c.flags&rOverhead != 0 {
+			overhead = append(overhead, float64(c.overhead))
+		}
+	}
+	srvISL, _ := s.serverLengths()
+	return reportgen.ISLCountsOf(isl, overhead, s.tplModes, srvISL)
 }
 
 // chatLengths: per measured successful request, the server's count (usage, else its
