@@ -47,7 +47,9 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	// The sequential form runs the current side itself; another workload is refused
 	// before any run.
 	var cur *Runs
-	c = Capture(t, func(t testing.TB) { cur, ok = AssertNoRegressionRuns(t, gateScenario("fixed:28"), back, Gate{Runs: 3, MaxRuns: 3}) })
+	c = Capture(t, func(t testing.TB) {
+		cur, ok = AssertNoRegressionRuns(t, gateScenario("fixed:28"), back, Gate{Runs: 3, MaxRuns: 3})
+	})
 	if ok || !c.Failed() || cur.Len() != 3 {
 		t.Errorf("AssertNoRegressionRuns, 40%% slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
 	}
@@ -83,7 +85,9 @@ func TestABGate(t *testing.T) {
 	if c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, a, Gate{Runs: 3, MaxRuns: 3}) }); c.Failed() {
 		t.Errorf("A/B, A against itself:\n%s", c.Text())
 	}
-	if c := Capture(t, func(t testing.TB) { RunRuns(t, Scenario{Config: loadgen.Config{Load: loadgen.Load{Concurrency: -1}}}, 2) }); !c.Stopped() {
+	if c := Capture(t, func(t testing.TB) {
+		RunRuns(t, Scenario{Config: loadgen.Config{Load: loadgen.Load{Concurrency: -1}}}, 2)
+	}); !c.Stopped() {
 		t.Errorf("RunRuns of an invalid scenario did not stop the test: %s", c.Text())
 	}
 }

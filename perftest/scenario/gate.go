@@ -201,7 +201,9 @@ func (r GateResult) Pass() bool {
 
 // Inconclusive reports whether a gating statistic was inconclusive (and none failed
 // outright): more runs would tell.
-func (r GateResult) Inconclusive() bool { return !r.Invalid() && r.Change() == check.ChangeInconclusive }
+func (r GateResult) Inconclusive() bool {
+	return !r.Invalid() && r.Change() == check.ChangeInconclusive
+}
 
 // Headline is the gate's answer as one sentence that stands alone, e.g. "regression
 // gate: regressed: TTFT p50 +12.0% vs baseline (5 vs 5 runs)" or "regression gate: no
