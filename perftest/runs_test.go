@@ -78,7 +78,7 @@ func TestRunsBaselineAndGate(t *testing.T) {
 // A/B alternates the two mocks; B 40% slower fails, B as fast passes.
 func TestABGate(t *testing.T) {
 	a := gateScenario("fixed:20")
-	c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, gateScenario("fixed:28"), Gate{Runs: 2, MaxRuns: 2}) })
+	c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, gateScenario("fixed:28"), Gate{Runs: 4, MaxRuns: 4}) })
 	if !c.Failed() || !strings.HasPrefix(c.Text(), "perftest: regression gate: regressed: TTFT p50 +") {
 		t.Errorf("A/B, B 40%% slower:\n%s", c.Text())
 	}
