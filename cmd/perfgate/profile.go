@@ -135,7 +135,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	boolean(&f.ignoreEOS, false, "send ignore_eos so the server generates exactly the OSL", "ignore-eos")
 	str(&f.arrival, "", "open-loop arrivals: "+loadgen.OrList(loadgen.Arrivals), "arrival", "arrival-pattern", "request-rate-mode")
 	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness", "arrival-smoothness", "vllm-burstiness")
-	fs.Var(&f.asserts, "assert", "assertion (repeatable): goodput>=0.95, ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10, tokenizer_match (or tokenizer_match<=N tokens)")
+	fs.Var(&f.asserts, "assert", assertHelp())
 	str(&o.assertISL, "", "assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
 	str(&o.assertOSL, "", "assert the output lengths fit this distribution", "assert-osl")
 	flt(&o.alpha, check.DefaultAlpha, "significance level of --assert-isl / --assert-osl", "alpha")
@@ -711,6 +711,13 @@ func lengthSpec(which, text string, mean, std, ratio float64, def distribution.S
 		return def, invalidf("%s %q: a token length needs a mean >= 1, this has %g", flagName, text, m)
 	}
 	return distribution.Spec{Distribution: d}, nil
+}
+
+// assertHelp is --assert's help, its metric names from the catalogue.
+func assertHelp() string {
+	return "assertion (repeatable): METRIC_pNN<=VALUE or METRIC_pNN>=VALUE, a percentile of a per-request metric (" +
+		check.MetricNames() + "; latencies as 250ms; docs/metrics.md), e.g. ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s; " +
+		"goodput>=0.95, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10, tokenizer_match (or tokenizer_match<=N tokens)"
 }
 
 // applyAsserts appends every --assert expression to the scenario's rules, each parsed

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -21,11 +22,11 @@ import (
 // "250ms" or "1.5s", and a bare number there is milliseconds, as AIPerf writes it; a
 // fraction may be written as a percentage, "95%"):
 //
-//	METRIC_pNN<=VALUE, METRIC_pNN>=VALUE   the NN-th percentile of a per-request metric:
-//	                                       ttft, ttfo, itl, latency (latencies), isl,
-//	                                       osl (tokens), output_tps_per_user (tok/s);
-//	                                       time_to_first_token, time_to_first_output_token,
-//	                                       inter_token_latency and request_latency are aliases
+//	METRIC_pNN<=VALUE, METRIC_pNN>=VALUE   the NN-th percentile of a per-request metric
+//	                                       of docs/metrics.md, by its rule name (ttft,
+//	                                       ttfo, itl, latency, isl, osl,
+//	                                       output_tps_per_user) or its full name
+//	                                       (time_to_first_token, time_to_second_token, …)
 //	error_rate<=FRACTION                   failed requests (error_rate<=1 allows any)
 //	goodput>=FRACTION                      requests meeting the scenario's SLO, with
 //	                                       95% confidence (a Wilson lower bound)
@@ -76,14 +77,14 @@ var ErrBadRule = errors.New("check: bad rule")
 // Unwrap returns [ErrBadRule].
 func (e *RuleError) Unwrap() error { return ErrBadRule }
 
-// metricNames maps a rule's metric names (and AIPerf's long names) to metrics.
-var metricNames = map[string]Metric{
-	"ttft": TTFT, "time_to_first_token": TTFT,
-	"ttfo": TTFO, "time_to_first_output_token": TTFO,
-	"itl": ITL, "inter_token_latency": ITL,
-	"latency": Latency, "request_latency": Latency,
-	"isl": ISL, "osl": OSL,
-	"output_tps_per_user": OutputTPS,
+// ruleMetric returns the per-request metric a rule names, by its short name or its
+// full name in package metric's catalogue ("ttft" or "time_to_first_token").
+func ruleMetric(name string) (Metric, bool) {
+	d, ok := metric.LookupRule(name)
+	if !ok {
+		return "", false
+	}
+	return Metric(d.RuleName()), true
 }
 
 // ruleScanner reads a rule left to right, keeping the byte offset for errors.
@@ -223,11 +224,11 @@ func ParseRule(text string) (Rule, error) {
 	}
 	i := strings.LastIndex(name, "_p")
 	if i < 0 {
-		return r, s.fail(at, "unknown name %q; want METRIC_pNN (ttft, ttfo, itl, latency, isl, osl, output_tps_per_user), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name)
+		return r, s.fail(at, "unknown name %q; want METRIC_pNN (METRIC: %s), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name, MetricNames())
 	}
-	m, ok := metricNames[name[:i]]
+	m, ok := ruleMetric(name[:i])
 	if !ok {
-		return r, s.fail(at, "unknown metric %q; want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user", name[:i])
+		return r, s.fail(at, "unknown metric %q; want %s", name[:i], MetricNames())
 	}
 	p, err := strconv.ParseFloat(name[i+2:], 64)
 	if err != nil || !(p >= 0 && p <= 100) {
@@ -303,7 +304,7 @@ func (s *ruleScanner) slo() (SLO, error) {
 		if name == "" {
 			return slo, s.fail(at, "want an SLO term such as ttft<=200ms")
 		}
-		if m := metricNames[name]; m != TTFT && m != ITL && m != Latency {
+		if m, _ := ruleMetric(name); m != TTFT && m != ITL && m != Latency {
 			return slo, s.fail(at, "unknown SLO metric %q; want ttft, itl or latency", name)
 		}
 		atMost, opAt, err := s.op()
@@ -331,7 +332,8 @@ func (s *ruleScanner) slo() (SLO, error) {
 
 // sloTerm sets the bound of slo that name (ttft, itl or latency) names.
 func sloTerm(slo *SLO, name, val string) error {
-	dst := map[Metric]*time.Duration{TTFT: &slo.TTFT, ITL: &slo.ITL, Latency: &slo.Latency}[metricNames[name]]
+	m, _ := ruleMetric(name)
+	dst := map[Metric]*time.Duration{TTFT: &slo.TTFT, ITL: &slo.ITL, Latency: &slo.Latency}[m]
 	d, err := latency(val)
 	if err != nil || d <= 0 {
 		return fmt.Errorf("%s: want a positive duration such as 200ms (a bare number is ms)", name)
