@@ -149,6 +149,9 @@ func trendSVG(tr *Trend, findings []Finding) template.HTML {
 	fmt.Fprintf(&b, `<line class="axis" x1="%g" x2="%g" y1="%g" y2="%g"/>`, left, W-right, H-bottom, H-bottom)
 	step := max(1, (n+7)/8)
 	for i := 0; i < n; i += step {
+		if i > 0 && x(float64(i)) > W-right-28 {
+			break // the last label would run off the chart
+		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%g" text-anchor="middle">%s</text>`, x(float64(i)), H-bottom+16, template.HTMLEscapeString(short(tr.Results[i].Commit, 7)))
 	}
 	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end" fill="#5b6475">commit →</text>`, W-right, H-6)
