@@ -114,7 +114,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.turnStd, 0, "stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
 	integer(&f.warmup, 0, "warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
 	fs.Uint64Var(&f.seed, "random-seed", 0, "seed of every random choice (same seed, same workload)")
-	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms)", "goodput")
+	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms), or as rule terms, \"ttft<=200ms, itl<=20ms\"", "goodput")
 	str(&o.artifactDir, DefaultArtifactDir, "directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
 	str(&f.inputFile, "", "prompts or trace from a file instead of synthetic prompts", "input-file")
 	str(&f.inputFormat, "", "format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
@@ -482,7 +482,7 @@ func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has f
 // profileObjectives maps the gate: goodput SLO, assertions, length fits, and the run-mode settings that depend on them.
 func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if f.goodput != "" {
-		slo, err := metric.ParseAIPerfSLO(f.goodput)
+		slo, err := metric.ParseSLO(f.goodput)
 		if err != nil {
 			return invalidf("--goodput: %v", err)
 		}
