@@ -272,7 +272,7 @@ func centerText(r *history.Result, m string) string {
 	if len(v) == 0 {
 		return "-"
 	}
-	return reportgen.FormatNumber(history.Center(v))
+	return history.Format(m, history.Center(v))
 }
 
 func (h *historyCmd) show(ctx context.Context, args []string) error {
@@ -317,7 +317,7 @@ func (h *historyCmd) show(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t", m)
 		for _, run := range r.Runs {
 			if v, ok := run.Stats[m]; ok {
-				fmt.Fprintf(tw, "%s\t", reportgen.FormatNumber(v))
+				fmt.Fprintf(tw, "%s\t", history.Format(m, v))
 			} else {
 				fmt.Fprint(tw, "-\t")
 			}
