@@ -15,7 +15,7 @@ import (
 type runsRef struct {
 	Numpy, Scipy string
 	Welch        []struct {
-		X, Y                              []float64
+		X, Y                             []float64
 		Conf, Diff, SE, DF, T, P, Lo, Hi float64
 	}
 	TQ      []struct{ P, DF, Q float64 }
@@ -27,7 +27,7 @@ type runsRef struct {
 	}
 	Power      []struct{ Lam, DF, Alpha, Power float64 }
 	Detectable []struct{ SE, DF, Alpha, Power, D float64 }
-	RunsFor       []struct {
+	RunsFor    []struct {
 		Sigma, Effect, Alpha, Power float64
 		N                           int
 	} `json:"runs_for"`
