@@ -196,6 +196,7 @@ func (o *Outcome) RequestsWithGaps() ([]check.Request, error) {
 type keptVerdicts struct {
 	verdicts []check.Verdict
 	ctx      check.Context
+	stats    *RunStats
 }
 
 // dropRecords lets go of the records and the summary of an outcome whose recordings
@@ -205,7 +206,8 @@ func (o *Outcome) dropRecords() {
 	if o.Dir == "" || o.kept != nil {
 		return
 	}
-	o.kept = &keptVerdicts{verdicts: o.Verdicts(), ctx: o.Context("")}
+	rs := o.RunStats()
+	o.kept = &keptVerdicts{verdicts: o.Verdicts(), ctx: o.Context(""), stats: &rs}
 	o.Client, o.Server = nil, nil
 	o.sum, _ = newSummary(metric.Options{}, metric.SLO{})
 }

@@ -217,6 +217,9 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	if err := write(ScenarioFile, func(w io.Writer) error { return writeJSON(w, o.Scenario) }); err != nil {
 		return err
 	}
+	if err := write(RunStatsFile, func(w io.Writer) error { return writeJSON(w, o.RunStats()) }); err != nil {
+		return err
+	}
 	vs := o.Check()
 	if len(vs) > 0 {
 		err := write(VerdictsFile, func(w io.Writer) error {
