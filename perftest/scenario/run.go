@@ -250,7 +250,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	if !start.IsZero() {
 		run.Manifest.Created = start.UTC()
 	}
-	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")"}
+	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")", Lengths: o.ReportLengths()}
 	for _, v := range vs {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}
