@@ -59,9 +59,11 @@ type historyT struct {
 	errors []string
 }
 
-func (h *historyT) Helper()                        {}
-func (h *historyT) Logf(string, ...any)            {}
-func (h *historyT) Errorf(format string, a ...any) { h.errors = append(h.errors, fmt.Sprintf(format, a...)) }
+func (h *historyT) Helper()             {}
+func (h *historyT) Logf(string, ...any) {}
+func (h *historyT) Errorf(format string, a ...any) {
+	h.errors = append(h.errors, fmt.Sprintf(format, a...))
+}
 
 // A history that cannot be written fails the test that asked to record.
 func TestRecordHistoryFailure(t *testing.T) {
