@@ -27,7 +27,7 @@ type scheduler struct {
 }
 
 func newScheduler(c BatchConfig) *scheduler {
-	c.StepMs = orFloat(c.StepMs, DefaultBatchStepMs)
+	c.Step = orDur(c.Step, DefaultBatchStep)
 	c.MaxBatch = orInt(c.MaxBatch, DefaultBatchMaxBatch)
 	c.TokenBudget = orInt(c.TokenBudget, DefaultBatchTokens)
 	c.PrefillBudget = orInt(c.PrefillBudget, DefaultBatchPrefill)
@@ -115,7 +115,7 @@ func (sc *scheduler) loop() {
 				takes = append(takes, take{q, n})
 			}
 		}
-		ms := sc.cfg.StepMs + sc.cfg.DecodeTokenMs*float64(nDec) + sc.cfg.PrefillTokenMs*float64(prefilled)
+		ms := durMS(sc.cfg.Step) + durMS(sc.cfg.DecodeToken)*float64(nDec) + durMS(sc.cfg.PrefillToken)*float64(prefilled)
 		deadline = deadline.Add(msDur(ms))
 		now := time.Now()
 		if d := deadline.Sub(now); d > 0 {

@@ -93,13 +93,13 @@ func TestRegisterFlags(t *testing.T) {
 		"--record-requests", "x.jsonl", "--ttft", "lognormal:mean=30,stddev=5", "--itl", "7", "--ttft-per-isl-token-ms", "0.1",
 		"--itl-concurrency-lin-ms", "0.01", "--ttft-jitter-cv", "0.2", "--itl-jitter-cv", "0.3", "--error-rate", "5",
 		"--random-seed", "42", "--api-key", "k", "--fast", "--models-ready-delay-seconds", "1.5", "--inference-ready-delay-seconds", "2",
-		"--batch", "--batch-max-batch", "8", "--osl", "normal:100,10"})
+		"--batch", "--batch-max-batch", "8", "--batch-step", "5ms", "--osl", "normal:100,10"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Port != 9001 || c.Host != "0.0.0.0" || c.Tokenizer != "cl100k_base" || c.models()[0] != "llama" || c.RecordFile != "x.jsonl" ||
 		c.TTFT.String() != "lognormal:mean=30,stddev=5" && !strings.HasPrefix(c.TTFT.String(), "lognormal") || c.ITL.String() != (distribution.Fixed{Value: 7}).String() ||
-		c.TTFTPerISLTokenMs != 0.1 || c.ITLConcurrencyLinMs != 0.01 || c.TTFTJitterCV != 0.2 || c.ITLJitterCV != 0.3 ||
+		c.TTFTPerISLToken != 100*time.Microsecond || c.ITLConcurrencyLin != 10*time.Microsecond || c.Batch.Step != 5*time.Millisecond || c.TTFTJitterCV != 0.2 || c.ITLJitterCV != 0.3 ||
 		c.Faults.ErrorRate != 0.05 || c.Seed != 42 || c.APIKey != "k" || !c.Fast || c.Faults.ModelsReadyDelay != 1500*time.Millisecond ||
 		c.Faults.InferenceReadyDelay != 2*time.Second || !c.Batch.Enabled || c.Batch.MaxBatch != 8 || c.OSL.IsZero() {
 		t.Errorf("parsed config = %+v", c)
@@ -132,7 +132,7 @@ func TestLatencySampler(t *testing.T) {
 	var inflight, streams atomic.Int64
 	inflight.Store(5)
 	streams.Store(3)
-	m := newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLTokenMs: 0.5, TTFTConcurrencyLinMs: 1, ITLConcurrencyLinMs: 0.25})
+	m := newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLToken: 500 * time.Microsecond, TTFTConcurrencyLin: time.Millisecond, ITLConcurrencyLin: 250 * time.Microsecond})
 	smp := m.sampler(rand.New(rand.NewPCG(1, 1)), &inflight, &streams)
 	if got, want := smp.firstToken(100), msDur(20+0.5*100+1*4); got != want {
 		t.Errorf("firstToken(100) = %v, want %v (20 + 0.5·100 + 1·(5-1))", got, want)
