@@ -37,7 +37,7 @@ const DefaultBlockTokens = 512
 
 func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 	docs := 0
-	if e := cfg.endpoint(); e == EndpointRankings || e == EndpointRerank {
+	if a := adapterOf(cfg.endpoint()); a != nil && a.docs() {
 		docs = cfg.Passages
 		if docs == 0 {
 			docs = 2
@@ -121,7 +121,7 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 		})
 	}
 	syn := dataset.Synthetic{
-		Tok: tok, Style: cfg.Corpus, PrefixTokens: cfg.PrefixTokens, Docs: docs, Seed: cfg.Seed,
+		Tok: tok, Style: cfg.Corpus, PrefixTokens: cfg.PrefixTokens, Docs: docs, Seed: cfg.Seed, Salt: cfg.Salt,
 	}
 	if syn.Style == CorpusShakespeare {
 		syn.Style = dataset.StyleShakespeare

@@ -194,14 +194,14 @@ func TestSLOMiss(t *testing.T) {
 	}
 }
 
-func TestParseAIPerfSLO(t *testing.T) {
-	s, err := ParseAIPerfSLO("time_to_first_token:200 itl:20.5")
+func TestParseAIPerfForm(t *testing.T) {
+	s, err := ParseSLO("time_to_first_token:200 itl:20.5")
 	if err != nil || s != (SLO{TTFT: 200 * msec, ITL: 20500 * time.Microsecond}) {
 		t.Errorf("ParseAIPerfSLO = %+v, %v", s, err)
 	}
 	for _, bad := range []string{"", "ttft", "ttft:0", "ttft:x", "tpot:3"} {
-		if _, err := ParseAIPerfSLO(bad); err == nil {
-			t.Errorf("ParseAIPerfSLO(%q): no error", bad)
+		if _, err := ParseSLO(bad); err == nil {
+			t.Errorf("ParseSLO(%q): no error", bad)
 		}
 	}
 }

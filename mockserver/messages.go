@@ -10,9 +10,6 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-// pathMessages is the Anthropic Messages API endpoint.
-const pathMessages = "/v1/messages"
-
 // mockSignature is the signature closing every thinking block (clients keep it to send
 // the block back; the mock never checks it).
 const mockSignature = "perfgate-mock"
@@ -22,15 +19,11 @@ const mockSignature = "perfgate-mock"
 // It takes the API key in X-Api-Key too.
 type messagesKind struct{ generating }
 
-func (messagesKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
-	return s.parseMessages(body, j, rec)
-}
-
 func (messagesKind) idPrefix() string { return "msg_" }
 
 func (messagesKind) reasons() bool { return true }
 
-func (messagesKind) apiKeyHeader() string { return "X-Api-Key" }
+func (messagesKind) apiKeyHeader() string { return openai.HeaderAPIKey }
 
 func (messagesKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
 	return messagesWhole(rp.h, rp.g, thinking, text, u)
@@ -51,7 +44,7 @@ func (g *gen) usage(isl, osl int) openai.Usage {
 // parseMessages reads an Anthropic Messages request: max_tokens is required, the
 // system prompt and the messages are counted through the chat template as a chat
 // request's are (the system prompt as a leading system message).
-func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiError {
+func (messagesKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
 	var req openai.MessagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
@@ -62,7 +55,7 @@ func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiErro
 	if req.MaxTokens == nil {
 		return badRequest("missing_field", "max_tokens", "max_tokens: field required")
 	}
-	if e := s.outputLimits(j, rec, req.MaxTokens, nil, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
+	if e := in.outputLimits(j, rec, req.MaxTokens, nil, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
 	if e := sampling(req.Temperature, req.TopP, nil); e != nil {
@@ -86,7 +79,7 @@ func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiErro
 		msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
 		rec.NonTextParts += m.Content.NonText
 	}
-	return s.encodeChat(msgs, true, "messages", j, rec)
+	return in.encodeChat(msgs, true, "messages", j, rec)
 }
 
 // msgStream writes the Messages API event sequence: message_start at once, then a
@@ -163,6 +156,12 @@ func messagesWhole(h openai.ChunkHeader, g *gen, thinking, text string, u openai
 	}
 	resp.Content = append(resp.Content, openai.MessagesBlock{Type: "text", Text: &text})
 	b, _ := json.Marshal(resp)
+	return b
+}
+
+// errorBody is Anthropic's error envelope: {"type":"error","error":{"type":…,"message":…}}.
+func (messagesKind) errorBody(e *apiError) []byte {
+	b, _ := json.Marshal(anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(e), Message: e.msg}})
 	return b
 }
 

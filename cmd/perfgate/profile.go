@@ -45,6 +45,7 @@ type profileOpts struct {
 	waitModel   float64             // --wait-for-model-timeout, seconds
 	shard       shardFlags          // --shards and friends (shard.go)
 	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
+	history     historyOpts         // --history and the server's identity (history.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -113,7 +114,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.turnStd, 0, "stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
 	integer(&f.warmup, 0, "warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
 	fs.Uint64Var(&f.seed, "random-seed", 0, "seed of every random choice (same seed, same workload)")
-	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms)", "goodput")
+	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms), or as rule terms, \"ttft<=200ms, itl<=20ms\"", "goodput")
 	str(&o.artifactDir, DefaultArtifactDir, "directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
 	str(&f.inputFile, "", "prompts or trace from a file instead of synthetic prompts", "input-file")
 	str(&f.inputFormat, "", "format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
@@ -148,6 +149,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	fs.Float64Var(&o.waitModel, "wait-for-model-timeout", 0, "wait up to this many seconds for the server to accept connections and list the model (GET /v1/models) before the run; 0 = check once")
 	boolean(&o.quiet, false, "no progress and no table; verdicts and where the artifacts are", "q", "quiet")
 	registerShardFlags(fs, &o.shard)
+	registerHistoryFlags(fs, &o.history)
 }
 
 func cmdProfile(ctx context.Context, e *env, args []string) error {
@@ -480,7 +482,7 @@ func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has f
 // profileObjectives maps the gate: goodput SLO, assertions, length fits, and the run-mode settings that depend on them.
 func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if f.goodput != "" {
-		slo, err := metric.ParseAIPerfSLO(f.goodput)
+		slo, err := metric.ParseSLO(f.goodput)
 		if err != nil {
 			return invalidf("--goodput: %v", err)
 		}

@@ -88,7 +88,7 @@ func regate(sc *scenario.Scenario, asserts []string, goodput string) error {
 		}
 	}
 	if goodput != "" {
-		slo, err := metric.ParseAIPerfSLO(goodput)
+		slo, err := metric.ParseSLO(goodput)
 		if err != nil {
 			return invalidf("--goodput: %v", err)
 		}
