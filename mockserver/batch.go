@@ -26,8 +26,13 @@ type scheduler struct {
 	queued  atomic.Int64 // waiting, for metrics
 }
 
-func newScheduler(c BatchConfig) *scheduler {
-	c.Step = orDur(c.Step, DefaultBatchStep)
+// newScheduler starts the batch scheduler; scale (Config.LatencyScale, 0 = 1)
+// multiplies its step times.
+func newScheduler(c BatchConfig, scale float64) *scheduler {
+	scale = orFloat(scale, 1)
+	c.Step = time.Duration(float64(orDur(c.Step, DefaultBatchStep)) * scale)
+	c.DecodeToken = time.Duration(float64(c.DecodeToken) * scale)
+	c.PrefillToken = time.Duration(float64(c.PrefillToken) * scale)
 	c.MaxBatch = orInt(c.MaxBatch, DefaultBatchMaxBatch)
 	c.TokenBudget = orInt(c.TokenBudget, DefaultBatchTokens)
 	c.PrefillBudget = orInt(c.PrefillBudget, DefaultBatchPrefill)
