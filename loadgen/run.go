@@ -40,6 +40,9 @@ type Outcome struct {
 	Inexact []int
 	// Interrupted reports that the context was cancelled before the run finished.
 	Interrupted bool
+	// Self is the load generator's measurement of itself: send lag, CPU, GC pauses and
+	// the socket read delay (see [Self]).
+	Self Self
 	// StartLate is how long after Config.StartAt the run could start (0 when it
 	// waited for it, or had none): the shard's first requests went out that late.
 	StartLate time.Duration
@@ -143,7 +146,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 			return nil, fmt.Errorf("loadgen: default tokenizer: %w", err)
 		}
 	}
-	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}, spin: DefaultSpin, memo: map[string]int{}, tmemo: map[string]templated{}}
+	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{self: &selfMeter{}}, spin: DefaultSpin, memo: map[string]int{}, tmemo: map[string]templated{}}
 	if cfg.CoarseTimer {
 		r.spin = 0
 	}
@@ -248,6 +251,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		return &out, err
 	}
 	r.out.Start = r.clock.start
+	r.clock.self.begin()
 	// Requests run under sendCtx: the run's context, and with a duration, the end of
 	// the grace period after it, which cancels whatever is still in flight then.
 	sendCtx := ctx
@@ -282,6 +286,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		t.closeIdle()
 	}
 	r.out.Elapsed = r.clock.now()
+	r.out.Self = r.clock.self.end()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
 	var ferr error
@@ -391,6 +396,9 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	}
 	rctx, stop := r.maybeCancel(ctx)
 	defer stop()
+	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
+		r.clock.self.sendLag.add(r.clock.now() - q.due) // the client's own lateness
+	}
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
 	if r.prefill == nil {
