@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
@@ -49,6 +50,10 @@ type Outcome struct {
 	// ServerMetrics summarises the scrapes of Scenario.ServerMetrics (nil when it
 	// scraped nothing).
 	ServerMetrics *servermetrics.Summary
+	// Self is the load generator's measurement of itself during the run (send lag,
+	// CPU, GC pauses, read delay), which [Outcome.Validity] judges; nil for a run read
+	// back from a directory without validity.json.
+	Self *loadgen.Self
 	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
 	Dir   string
 	Files []string
@@ -195,6 +200,7 @@ func (o *Outcome) RequestsWithGaps() ([]check.Request, error) {
 
 type keptVerdicts struct {
 	verdicts []check.Verdict
+	validity []check.Verdict
 	ctx      check.Context
 }
 
@@ -205,7 +211,7 @@ func (o *Outcome) dropRecords() {
 	if o.Dir == "" || o.kept != nil {
 		return
 	}
-	o.kept = &keptVerdicts{verdicts: o.Verdicts(), ctx: o.Context("")}
+	o.kept = &keptVerdicts{verdicts: o.Verdicts(), validity: o.Validity(), ctx: o.Context("")}
 	o.Client, o.Server = nil, nil
 	o.sum, _ = newSummary(metric.Options{}, metric.SLO{})
 }

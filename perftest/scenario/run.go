@@ -165,6 +165,8 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
 	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
+	self := lo.Self
+	out.Self = &self
 	if err := writeShard(artifactDir, cfg, rc, lo); err != nil && runErr == nil {
 		runErr = fmt.Errorf("artifacts: %w", err)
 	}
@@ -211,7 +213,19 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		o.Files = append(o.Files, p)
 		return nil
 	}
-	if err := write(MetricsFile, func(w io.Writer) error { return writeJSON(w, o.Metrics) }); err != nil {
+	val := o.Validity()
+	doc := validityDoc{Self: o.Self}
+	for _, v := range val {
+		doc.Verdicts = append(doc.Verdicts, docVerdict(v))
+	}
+	metrics := struct {
+		record.Metrics
+		Validity *validityDoc `json:"validity,omitempty"`
+	}{o.Metrics, &doc}
+	if err := write(MetricsFile, func(w io.Writer) error { return writeJSON(w, metrics) }); err != nil {
+		return err
+	}
+	if err := write(ValidityFile, func(w io.Writer) error { return writeJSON(w, doc) }); err != nil {
 		return err
 	}
 	if err := write(ScenarioFile, func(w io.Writer) error { return writeJSON(w, o.Scenario) }); err != nil {
@@ -248,7 +262,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		run.Manifest.Created = start.UTC()
 	}
 	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")"}
-	for _, v := range vs {
+	for _, v := range append(slices.Clone(val), vs...) {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}
 	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro, ServerMetrics: o.ServerMetrics,
