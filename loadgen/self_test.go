@@ -11,7 +11,9 @@ func TestLagHistQuantiles(t *testing.T) {
 		h.add(time.Duration(i) * time.Microsecond)
 	}
 	s := h.stats()
-	within := func(got, want time.Duration) bool { return got >= want && float64(got) <= float64(want)*lagGrowth*1.001 }
+	within := func(got, want time.Duration) bool {
+		return got >= want && float64(got) <= float64(want)*lagGrowth*1.001
+	}
 	if s.N != 1000 || s.Max != time.Millisecond || !within(s.P50, 500*time.Microsecond) || !within(s.P99, 990*time.Microsecond) {
 		t.Errorf("stats of 1..1000 µs: %+v; want n=1000, p50 ≈ 500µs, p99 ≈ 990µs (+2%%), max 1ms", s)
 	}
