@@ -40,6 +40,12 @@ type Outcome struct {
 	Inexact []int
 	// Interrupted reports that the context was cancelled before the run finished.
 	Interrupted bool
+	// Fingerprint is the dataset fingerprint: the hex SHA-256 over the SHA-256 of each
+	// request body sent, in request index order (a Config.PromptSalt replaced by a fixed
+	// placeholder): equal for equal seeded workloads. Fingerprinted is the number of
+	// bodies it covers, warm-up included.
+	Fingerprint   string
+	Fingerprinted int
 	// Self is the load generator's measurement of itself: send lag, CPU, GC pauses and
 	// the socket read delay (see [Self]).
 	Self Self
@@ -101,6 +107,7 @@ type runner struct {
 	rr      atomic.Uint64
 	bodies  *bodyBuilder
 	clock   *runClock
+	fp      *fingerprinter
 	sender  sender
 	pacer   Pacer // nil: closed loop
 	spin    time.Duration
@@ -150,6 +157,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if cfg.CoarseTimer {
 		r.spin = 0
 	}
+	r.fp = newFingerprinter(cfg.PromptSalt)
 	var err error
 	if r.src, err = newSource(ctx, &r.cfg, tok); err != nil {
 		return nil, err
@@ -287,6 +295,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	r.out.Elapsed = r.clock.now()
 	r.out.Self = r.clock.self.end()
+	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
 	var ferr error
@@ -311,6 +320,7 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // conversation sends conv's turns in order; the first turn already holds index idx
 // (and a semaphore slot when held is true). It reports whether the run may go on.
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool) bool {
+	conv = r.salted(conv)
 	tc := turnCtx{system: r.cfg.SystemPrompt}
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]
@@ -411,6 +421,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	r.templateCount(q.endpoint, q.t, q.tc, rec, sc)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
+	r.fp.add(q.idx, c.body) // after the send: hashing never delays a request
 	c.body = nil
 	r.done <- rec
 	if q.wantText {
