@@ -2,6 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/perftest/scenario"
@@ -71,4 +76,42 @@ func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has
 		d.ResetURL = v.resetURL
 	}
 	return nil
+}
+
+// printPins prints what a run measured with (scenario.Pins), one line each.
+func printPins(w io.Writer, p *scenario.Pins) {
+	if p == nil {
+		return
+	}
+	if v := p.VCS; v != nil {
+		tree := "clean"
+		if v.Modified {
+			tree = "modified"
+		}
+		fmt.Fprintf(w, "perfgate:  revision %s (%s tree)\n", v.Revision, tree)
+	}
+	if d := p.Dataset; d != nil {
+		fmt.Fprintf(w, "dataset:   sha256 %s (%d request bodies)\n", d.Fingerprint, d.Requests)
+	}
+	for _, s := range p.Servers {
+		line := s.URL
+		if s.Header != "" {
+			line += "  Server: " + s.Header
+		}
+		if s.Version != "" {
+			line += "  /version: " + s.Version
+		}
+		if len(s.Build) > 0 {
+			keys := slices.Sorted(maps.Keys(s.Build))
+			var kv []string
+			for _, k := range keys {
+				kv = append(kv, k+"="+s.Build[k])
+			}
+			line += "  build: " + strings.Join(kv, " ")
+		}
+		fmt.Fprintf(w, "server:    %s\n", line)
+	}
+	if t := p.Topology; t != nil {
+		fmt.Fprintf(w, "topology:  %s → %s, RTT %v at preflight, %d shard(s)\n", t.ClientHost, strings.Join(t.Addrs, ", "), t.RTT.Round(time.Microsecond), t.Shards)
+	}
 }

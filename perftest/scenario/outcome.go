@@ -54,6 +54,9 @@ type Outcome struct {
 	// CPU, GC pauses, read delay), which [Outcome.Validity] judges; nil for a run read
 	// back from a directory without validity.json.
 	Self *loadgen.Self
+	// Pins are what the run measured with: perfgate's revision, the dataset
+	// fingerprint, the servers' identity and the topology (nil: unknown, an old run).
+	Pins *Pins
 	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
 	Dir   string
 	Files []string

@@ -108,6 +108,23 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		cfg.RecordFile = filepath.Join(artifactDir, ClientFile)
 		cfg.DiscardRecords = true
 	}
+	// What is measured, pinned before the load: who answers, over which path.
+	metricsURL := ""
+	if sc.ServerMetrics.Enabled() {
+		if us := sc.ServerMetrics.Resolve(cfg.URLs[0]).URLs; len(us) > 0 {
+			metricsURL = us[0]
+		}
+	}
+	out.Pins = &Pins{VCS: reportgen.BuildVCS()}
+	out.Pins.Servers, out.Pins.Topology = Identify(ctx, sc, cfg.URLs, metricsURL)
+	if sc.Validity.CacheBust {
+		cfg.PromptSalt = loadgen.NewPromptSalt()
+	}
+	if u := sc.Validity.ResetURL; u != "" {
+		if err := resetCache(ctx, sc, u); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+	}
 	var scraper *servermetrics.Scraper
 	var smFile *os.File
 	if sc.ServerMetrics.Enabled() {
@@ -167,6 +184,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
 	self := lo.Self
 	out.Self = &self
+	out.Pins.Dataset = &reportgen.Dataset{Fingerprint: lo.Fingerprint, Requests: lo.Fingerprinted}
 	if err := writeShard(artifactDir, cfg, rc, lo); err != nil && runErr == nil {
 		runErr = fmt.Errorf("artifacts: %w", err)
 	}
@@ -214,7 +232,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		return nil
 	}
 	val := o.Validity()
-	doc := validityDoc{Self: o.Self}
+	doc := validityDoc{Self: o.Self, Pins: o.Pins}
 	for _, v := range val {
 		doc.Verdicts = append(doc.Verdicts, docVerdict(v))
 	}
@@ -255,6 +273,9 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
 		Tokenizer: tok,
 	}}
+	if p := o.Pins; p != nil {
+		run.Manifest.VCS, run.Manifest.Dataset, run.Manifest.Servers, run.Manifest.Topology = p.VCS, p.Dataset, p.Servers, p.Topology
+	}
 	if o.File(ClientFile) != "" {
 		run.RecordFile = ClientFile
 	}

@@ -456,6 +456,7 @@ func (o *Outcome) warmCache(cfg Validity) (check.Verdict, bool) {
 
 // validityDoc is validity.json, and the "validity" section of metrics.json.
 type validityDoc struct {
+	Pins     *Pins            `json:"pins,omitempty"`
 	Self     *loadgen.Self    `json:"client,omitempty"`
 	Verdicts []validityRecord `json:"verdicts,omitempty"`
 }
