@@ -63,6 +63,9 @@ func (d Uniform) validate() error {
 	if d.Max < d.Min {
 		return fmt.Errorf("uniform: max %g < min %g", d.Max, d.Min)
 	}
+	if math.IsInf(d.Max-d.Min, 0) {
+		return fmt.Errorf("uniform: max %g - min %g overflows float64 (the width must be <= %g)", d.Max, d.Min, math.MaxFloat64)
+	}
 	return nil
 }
 
@@ -138,6 +141,9 @@ func (d Normal) CDF(x float64) float64 {
 func (d Normal) Quantile(p float64) float64 {
 	checkProb(p)
 	mustOK(d.validate())
+	if d.Sigma == 0 {
+		return d.Mu // a point mass: 0 × ∞ would be NaN at p = 0 and 1
+	}
 	return d.Mu + d.Sigma*stdNormalQuantile(p)
 }
 
@@ -208,6 +214,9 @@ func (d LogNormal) CDF(x float64) float64 {
 func (d LogNormal) Quantile(p float64) float64 {
 	checkProb(p)
 	mustOK(d.validate())
+	if d.Sigma == 0 {
+		return math.Exp(d.Mu) // a point mass: 0 × ∞ would be NaN at p = 0 and 1
+	}
 	return math.Exp(d.Mu + d.Sigma*stdNormalQuantile(p))
 }
 

@@ -18,6 +18,9 @@ func (d UniformInt) validate() error {
 	if d.Max < d.Min {
 		return fmt.Errorf("uniformint: max %d < min %d", d.Max, d.Min)
 	}
+	if span := uint64(d.Max) - uint64(d.Min); span >= math.MaxInt64 {
+		return fmt.Errorf("uniformint: max %d - min %d overflows int64 (the span must be < %d)", d.Max, d.Min, int64(math.MaxInt64))
+	}
 	return nil
 }
 
@@ -96,6 +99,9 @@ func (d VLLMRange) validate() error {
 	if d.Len < 0 || !(d.Ratio >= 0 && d.Ratio < 1) {
 		return fmt.Errorf("vllm-range: want len >= 0 and 0 <= ratio < 1, got %d, %g", d.Len, d.Ratio)
 	}
+	if d.Len > MaxInt {
+		return fmt.Errorf("vllm-range: len %d is above the limit %d", d.Len, MaxInt)
+	}
 	return nil
 }
 
@@ -146,6 +152,9 @@ type SGLangRange struct {
 func (d SGLangRange) validate() error {
 	if d.Len < 1 || !(d.Ratio >= 0 && d.Ratio <= 1) {
 		return fmt.Errorf("sglang-range: want len >= 1 and 0 <= ratio <= 1, got %d, %g", d.Len, d.Ratio)
+	}
+	if d.Len > MaxInt {
+		return fmt.Errorf("sglang-range: len %d is above the limit %d", d.Len, MaxInt)
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ type Empirical struct {
 	Src rand.Source
 
 	x      []float64 // distinct values, ascending
+	w      []float64 // weight of x[i], as given (String writes it)
 	cum    []float64 // cumulative weight up to and including x[i]
 	source string    // "FILE#field" when loaded from a file
 }
@@ -48,10 +49,12 @@ func NewEmpirical(samples []float64) (Empirical, error) {
 		}
 		if n := len(e.x); n > 0 && e.x[n-1] == v {
 			e.cum[n-1]++
+			e.w[n-1]++
 			continue
 		}
 		e.x = append(e.x, v)
 		e.cum = append(e.cum, 1)
+		e.w = append(e.w, 1)
 	}
 	for i := 1; i < len(e.cum); i++ {
 		e.cum[i] += e.cum[i-1]
@@ -86,13 +89,18 @@ func NewEmpiricalHistogram(values, counts []float64) (Empirical, error) {
 		total += counts[i]
 		if n := len(e.x); n > 0 && e.x[n-1] == values[i] {
 			e.cum[n-1] = total
+			e.w[n-1] += counts[i]
 			continue
 		}
 		e.x = append(e.x, values[i])
 		e.cum = append(e.cum, total)
+		e.w = append(e.w, counts[i])
 	}
 	if total == 0 {
 		return Empirical{}, errors.New("distribution: empirical histogram: all counts are zero")
+	}
+	if math.IsInf(total, 0) {
+		return Empirical{}, fmt.Errorf("distribution: empirical histogram: the counts sum beyond %g", math.MaxFloat64)
 	}
 	return e, nil
 }
@@ -227,21 +235,28 @@ func (d Empirical) Quantile(p float64) float64 {
 // Mean returns the weighted mean of the values.
 func (d Empirical) Mean() float64 {
 	mustOK(d.validate())
-	s, prev := 0.0, 0.0
-	for i, c := range d.cum {
-		s += (c - prev) * d.x[i]
-		prev = c
+	s, t := 0.0, d.total()
+	for i, w := range d.w {
+		s += w * d.x[i]
 	}
-	return s / d.total()
+	if !math.IsInf(s, 0) {
+		return s / t
+	}
+	// Weights times values overflowed: sum shares instead, which stay within the
+	// values' range.
+	s = 0
+	for i, w := range d.w {
+		s += w / t * d.x[i]
+	}
+	return s
 }
 
 // StdDev returns the population standard deviation (divisor n) of the values.
 func (d Empirical) StdDev() float64 {
 	m := d.Mean()
-	s, prev := 0.0, 0.0
-	for i, c := range d.cum {
-		s += (c - prev) * (d.x[i] - m) * (d.x[i] - m)
-		prev = c
+	s := 0.0
+	for i, w := range d.w {
+		s += w * (d.x[i] - m) * (d.x[i] - m)
 	}
 	return math.Sqrt(s / d.total())
 }
@@ -254,17 +269,15 @@ func (d Empirical) String() string {
 	}
 	var b strings.Builder
 	b.WriteString("empirical:")
-	prev := 0.0
-	for i, c := range d.cum {
+	for i, w := range d.w {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(fmtFloat(d.x[i]))
-		if w := c - prev; w != 1 {
+		if w != 1 {
 			b.WriteByte('*')
 			b.WriteString(fmtFloat(w))
 		}
-		prev = c
 	}
 	return b.String()
 }

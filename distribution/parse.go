@@ -1,6 +1,7 @@
 package distribution
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -128,7 +129,7 @@ func parse(text string, top bool) (Distribution, error) {
 		lo, err1 := toInt(vals["min"])
 		hi, err2 := toInt(vals["max"])
 		if err1 != nil || err2 != nil {
-			return nil, fail("bounds must be integers")
+			return nil, fail(fmt.Sprintf("bounds must be integers within ±%d", MaxInt))
 		}
 		d = UniformInt{Min: lo, Max: hi}
 	case "normal":
@@ -174,7 +175,7 @@ func parse(text string, top bool) (Distribution, error) {
 	case "vllm-range", "sglang-range":
 		n, err := toInt(vals["len"])
 		if err != nil {
-			return nil, fail("len must be an integer")
+			return nil, fail(fmt.Sprintf("len must be an integer within ±%d", MaxInt))
 		}
 		if name == "vllm-range" {
 			d = VLLMRange{Len: n, Ratio: vals["ratio"]}
@@ -231,9 +232,9 @@ func parseArgs(args string, spec params, fail func(string) error) (map[string]fl
 		if _, dup := vals[key]; dup {
 			return nil, fail(fmt.Sprintf("parameter %q given twice", key))
 		}
-		v, err := strconv.ParseFloat(a, 64)
+		v, err := parseFinite(a)
 		if err != nil {
-			return nil, fail(fmt.Sprintf("%s %q is not a number", key, a))
+			return nil, fail(fmt.Sprintf("%s %q %v", key, a, err))
 		}
 		vals[key] = v
 	}
@@ -261,9 +262,29 @@ func contains(s []string, x string) bool {
 	return false
 }
 
+// parseFinite reads a parameter: a number that is not infinite, NaN or beyond
+// float64's range (which strconv rounds to infinity).
+func parseFinite(text string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("is out of range (|x| <= %g)", math.MaxFloat64)
+	case err != nil:
+		return 0, errors.New("is not a number")
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, errors.New("is not a finite number")
+	}
+	return v, nil
+}
+
+// MaxInt is the largest integer parameter a spec takes (2^53): integers above it are
+// not all representable in the float64 a distribution samples, so their text would
+// not read back.
+const MaxInt = 1 << 53
+
 func toInt(f float64) (int, error) {
-	if f != float64(int(f)) {
-		return 0, fmt.Errorf("%g is not an integer", f)
+	if f != math.Trunc(f) || math.Abs(f) > MaxInt {
+		return 0, fmt.Errorf("%g is not an integer within ±%d", f, MaxInt)
 	}
 	return int(f), nil
 }
@@ -279,9 +300,9 @@ func parseMix(args string, fail func(string) error) (Distribution, error) {
 		if !ok {
 			return nil, fail(fmt.Sprintf("component %q has no WEIGHT*", p))
 		}
-		w, err := strconv.ParseFloat(strings.TrimSpace(ws), 64)
+		w, err := parseFinite(ws)
 		if err != nil {
-			return nil, fail(fmt.Sprintf("weight %q is not a number", ws))
+			return nil, fail(fmt.Sprintf("weight %q %v", ws, err))
 		}
 		c, err := parse(strings.TrimSpace(ds), false)
 		if err != nil {
@@ -344,17 +365,17 @@ func parseEmpirical(args string, fail func(string) error) (Distribution, error) 
 	var vals, counts []float64
 	for _, a := range strings.Split(args, ",") {
 		vs, cs, hasCount := strings.Cut(strings.TrimSpace(a), "*")
-		v, err := strconv.ParseFloat(strings.TrimSpace(vs), 64)
+		v, err := parseFinite(vs)
 		if err != nil {
 			if len(vals) == 0 {
 				return nil, fail(fmt.Sprintf("%q is neither FILE#FIELD nor a number", a))
 			}
-			return nil, fail(fmt.Sprintf("value %q is not a number", a))
+			return nil, fail(fmt.Sprintf("value %q %v", a, err))
 		}
 		c := 1.0
 		if hasCount {
-			if c, err = strconv.ParseFloat(strings.TrimSpace(cs), 64); err != nil {
-				return nil, fail(fmt.Sprintf("weight %q is not a number", cs))
+			if c, err = parseFinite(cs); err != nil {
+				return nil, fail(fmt.Sprintf("weight %q %v", cs, err))
 			}
 		}
 		vals, counts = append(vals, v), append(counts, c)

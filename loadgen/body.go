@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -66,96 +65,36 @@ type turnCtx struct {
 	system  string
 }
 
-// build renders t for endpoint e. It returns the body and whether it streams.
-func (b *bodyBuilder) build(e Endpoint, t *dataset.Turn, tc *turnCtx, stream bool) []byte {
+// build renders t for the API kind a: a payload as it is, otherwise the kind's
+// body. It returns the body and its Content-Type ("" = application/json).
+func (b *bodyBuilder) build(a adapter, t *dataset.Turn, tc *turnCtx, stream bool) ([]byte, string) {
 	if t.Body != nil {
-		return t.Body
+		return t.Body, ""
 	}
+	return a.body(b, t, tc, stream)
+}
+
+// json renders a JSON body for the kind k: the fields every kind shares (model;
+// for kinds that generate, stream and stream_options, the output cap and vLLM's
+// min_tokens and ignore_eos) around k's own, then Config.ExtraBody's fields.
+func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool) ([]byte, string) {
 	cfg := b.cfg
-	w := wireBody{Model: cfg.Model}
-	if t.Model != "" {
-		w.Model = t.Model
-	}
-	if w.Model == "" {
-		w.Model = DefaultModel
-	}
-	gen := e.generates()
+	w := wireBody{Model: b.model(t)}
+	gen := k.generates()
 	if gen && stream {
 		w.Stream = true
-		if !cfg.NoUsage && e != EndpointResponses && e != EndpointMessages {
+		if !cfg.NoUsage && k.streamUsage() {
 			w.StreamOptions = &streamOptions{IncludeUsage: true}
 		}
 	}
-	switch e {
-	case EndpointChat:
-		if tc.system != "" {
-			w.Messages = append(w.Messages, message{Role: "system", Content: tc.system})
-		}
-		w.Messages = append(w.Messages, tc.history...)
-		w.Messages = append(w.Messages, message{Role: "user", Content: t.Prompt})
-	case EndpointMessages:
-		w.System = tc.system
-		w.Messages = append(w.Messages, tc.history...)
-		w.Messages = append(w.Messages, message{Role: "user", Content: t.Prompt})
-		if t.OSL <= 0 {
-			n := DefaultMessagesMaxTokens // required by the API
-			w.MaxTokens = &n
-		}
-	case EndpointResponses:
-		if len(tc.history) == 0 && tc.system == "" {
-			w.Input = t.Prompt
-		} else {
-			var msgs []message
-			if tc.system != "" {
-				msgs = append(msgs, message{Role: "system", Content: tc.system})
-			}
-			msgs = append(msgs, tc.history...)
-			w.Input = append(msgs, message{Role: "user", Content: t.Prompt})
-		}
-	case EndpointCompletions:
-		p := t.Prompt
-		if len(tc.history) > 0 || tc.system != "" {
-			var sb bytes.Buffer
-			if tc.system != "" {
-				sb.WriteString(tc.system)
-				sb.WriteString("\n")
-			}
-			for _, m := range tc.history {
-				sb.WriteString(m.Content)
-				sb.WriteString("\n")
-			}
-			sb.WriteString(p)
-			p = sb.String()
-		}
-		w.Prompt = &p
-	case EndpointEmbeddings:
-		w.Input = t.Prompt
-	case EndpointRankings:
-		w.Query = textField{Text: t.Prompt}
-		for _, d := range t.Docs {
-			w.Passages = append(w.Passages, textField{Text: d})
-		}
-	case EndpointRerank:
-		w.Query = t.Prompt
-		w.Documents = append(w.Documents, t.Docs...)
-	}
+	k.fill(&w, t, tc)
 	if gen && t.OSL > 0 {
 		osl := t.OSL
 		field := cfg.OSLField
 		if t.MaxTokensField != "" {
 			field = t.MaxTokensField
 		}
-		switch {
-		case e == EndpointResponses && field != OSLNone:
-			w.MaxOutputTokens = &osl
-		case e == EndpointMessages:
-			w.MaxTokens = &osl // Anthropic's only output cap, required
-		case field == OSLMaxTokens || (field == "" && e == EndpointCompletions):
-			w.MaxTokens = &osl
-		case field == OSLNone:
-		default:
-			w.MaxCompletionTokens = &osl
-		}
+		k.capOutput(&w, field, &osl)
 		if cfg.MinTokens {
 			w.MinTokens = &osl
 		}
@@ -171,7 +110,18 @@ func (b *bodyBuilder) build(e Endpoint, t *dataset.Turn, tc *turnCtx, stream boo
 		w.IgnoreEOS = t.IgnoreEOS
 	}
 	out, _ := json.Marshal(&w) // cannot fail: only strings, ints, bools and slices of them
-	return spliceExtra(out, b.extra)
+	return spliceExtra(out, b.extra), ""
+}
+
+// model is the model t asks for: the turn's, the run's, or DefaultModel.
+func (b *bodyBuilder) model(t *dataset.Turn) string {
+	switch {
+	case t.Model != "":
+		return t.Model
+	case b.cfg.Model != "":
+		return b.cfg.Model
+	}
+	return DefaultModel
 }
 
 // spliceExtra appends the fields of the JSON object extra to the JSON object body;

@@ -21,49 +21,22 @@ type Endpoint string
 
 // Endpoints. The zero value means EndpointChat.
 const (
-	EndpointChat        Endpoint = "chat"        // POST /v1/chat/completions
-	EndpointCompletions Endpoint = "completions" // POST /v1/completions
-	EndpointEmbeddings  Endpoint = "embeddings"  // POST /v1/embeddings
-	EndpointRankings    Endpoint = "rankings"    // POST /v1/ranking (NVIDIA NIM: query + passages)
-	EndpointRerank      Endpoint = "rerank"      // POST /v1/rerank (vLLM/Cohere: query + documents)
-	EndpointResponses   Endpoint = "responses"   // POST /v1/responses (OpenAI Responses API)
-	EndpointMessages    Endpoint = "messages"    // POST /v1/messages (Anthropic Messages API)
+	EndpointChat        Endpoint = openai.KindChat        // POST /v1/chat/completions
+	EndpointCompletions Endpoint = openai.KindCompletions // POST /v1/completions
+	EndpointEmbeddings  Endpoint = openai.KindEmbeddings  // POST /v1/embeddings
+	EndpointRankings    Endpoint = openai.KindRankings    // POST /v1/ranking (NVIDIA NIM: query + passages)
+	EndpointRerank      Endpoint = openai.KindRerank      // POST /v1/rerank (vLLM/Cohere: query + documents)
+	EndpointResponses   Endpoint = openai.KindResponses   // POST /v1/responses (OpenAI Responses API)
+	EndpointMessages    Endpoint = openai.KindMessages    // POST /v1/messages (Anthropic Messages API)
 )
 
 // Anthropic Messages API constants: the version header every request carries (unless
 // Config.Headers sets its own) and the max_tokens sent when a turn asks for no output
 // length (the API requires the field).
 const (
-	AnthropicVersion         = "2023-06-01"
+	AnthropicVersion         = openai.AnthropicVersion
 	DefaultMessagesMaxTokens = 4096
 )
-
-// Path returns the endpoint's default URL path.
-func (e Endpoint) Path() string {
-	switch e {
-	case EndpointCompletions:
-		return "/v1/completions"
-	case EndpointEmbeddings:
-		return "/v1/embeddings"
-	case EndpointRankings:
-		return "/v1/ranking"
-	case EndpointRerank:
-		return "/v1/rerank"
-	case EndpointResponses:
-		return "/v1/responses"
-	case EndpointMessages:
-		return "/v1/messages"
-	}
-	return "/v1/chat/completions"
-}
-
-func (e Endpoint) generates() bool {
-	return e == "" || e == EndpointChat || e == EndpointCompletions || e == EndpointResponses || e == EndpointMessages
-}
-
-// chatLike reports an endpoint whose input is a list of messages rendered by the
-// server's chat template: chat completions and Anthropic messages.
-func (e Endpoint) chatLike() bool { return e == "" || e == EndpointChat || e == EndpointMessages }
 
 // Corpus styles for synthetic prompts.
 const (
@@ -117,7 +90,7 @@ const (
 // The allowed values of each enumerated setting, in the order messages list them:
 // [Config.Validate], scenario files and the CLI all check against these.
 var (
-	Endpoints    = []string{string(EndpointChat), string(EndpointCompletions), string(EndpointEmbeddings), string(EndpointRankings), string(EndpointRerank), string(EndpointResponses), string(EndpointMessages)}
+	Endpoints    = endpointNames() // the adapter table's kinds (adapter.go)
 	Corpora      = []string{CorpusShakespeare, CorpusRandom, CorpusVLLM}
 	Arrivals     = []string{ArrivalPoisson, ArrivalConstant, ArrivalGamma}
 	InputFormats = []string{FormatPayloads, FormatMooncake, FormatShareGPT, FormatRecording}
@@ -449,7 +422,7 @@ func (c *Config) endpoint() Endpoint {
 // Streams reports whether requests ask for SSE streaming: unless NoStream, when the
 // API generates.
 func (t *Target) Streams() bool {
-	return !t.NoStream && (t.API == "" || t.API.generates())
+	return !t.NoStream && t.API.generates()
 }
 
 func (c *Config) idleTimeout() time.Duration {

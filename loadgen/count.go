@@ -23,7 +23,8 @@ type templated struct {
 }
 
 // templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
-// input is a list of messages (chat, or Responses with a system prompt or history):
+// input is a list of messages (as its adapter's input says: chat, messages, or
+// Responses with a system prompt or history):
 // the messages as sent, rendered with the tokenizer's chat template (the ChatML
 // fallback without one) and the generation prompt unless the body turns it off
 // (add_generation_prompt, a vLLM extension), and encoded without special tokens, as
@@ -32,20 +33,21 @@ type templated struct {
 // A render error or an unreadable payload leaves both unset. Results for short
 // single-turn inputs are memoised: payload files and small prompts repeat, and at
 // tens of thousands of requests per second the render is a visible CPU cost.
-func (r *runner) templateCount(e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
+func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
 	addGen := true
-	if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok && e == EndpointChat && t.Body == nil {
-		addGen = v
-	}
 	key := sc.key[:0]
-	switch {
-	case t.Body != nil && e == EndpointChat:
+	switch a.input(t, tc) {
+	case inputPayload:
 		key = append(append(key, 'b'), t.Body...)
-	case t.Body != nil && e == EndpointMessages:
-		return // a payload's top-level system prompt is not parsed
-	case e.chatLike() && len(tc.history) == 0:
-		key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
-	case e.chatLike(), e == EndpointResponses && (len(tc.history) > 0 || tc.system != ""):
+	case inputTemplateExtra:
+		if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok {
+			addGen = v
+		}
+		fallthrough
+	case inputTemplate:
+		if len(tc.history) == 0 {
+			key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
+		}
 	default:
 		return
 	}

@@ -60,7 +60,11 @@ func appendHead(dst []byte, c *call) []byte {
 		dst = append(append(append(dst, "Host: "...), c.target.host...), "\r\n"...)
 	}
 	if !h.ctype {
-		dst = append(dst, "Content-Type: application/json\r\n"...)
+		ct := c.ctype
+		if ct == "" {
+			ct = "application/json"
+		}
+		dst = append(append(append(dst, "Content-Type: "...), ct...), "\r\n"...)
 	}
 	if c.stream && !h.accept {
 		dst = append(dst, "Accept: text/event-stream\r\n"...)
@@ -135,7 +139,8 @@ type call struct {
 	body      []byte
 	requestID string
 	stream    bool
-	endpoint  Endpoint
+	api       adapter       // the API kind: how the answer is read
+	ctype     string        // the body's Content-Type; "" = application/json
 	hdr       *headerBlock  // shared headers; nil = none
 	timeout   time.Duration // total; 0 = none
 	idle      time.Duration // between chunks once the first byte arrived; 0 = none

@@ -7,7 +7,6 @@ package loadgen
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -374,14 +373,14 @@ func (w *worker) readStream(x *exchange) {
 	}
 }
 
-// streamEnded records how a stream ended: at EOF (a stream of OpenAI chunks must have
-// sent [DONE] first) or with a read error.
+// streamEnded records how a stream ended: at EOF (a stream of a kind that ends with
+// [DONE] must have sent it first) or with a read error.
 func (w *worker) streamEnded(x *exchange, err error) {
 	rec, resp := x.rec, &w.resp
 	rec.Done = x.clock.now()
 	rec.ResponseBytes = int(w.sse.Bytes())
 	if err == io.EOF {
-		if !x.sawDone && x.c.endpoint != EndpointResponses && x.c.endpoint != EndpointMessages && rec.ErrorKind == "" {
+		if !x.sawDone && x.c.api.endsWithDone() && rec.ErrorKind == "" {
 			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: stream ended without [DONE]"
 		}
 		x.keep = rec.ErrorKind == "" && !resp.ConnectionClose()
@@ -398,14 +397,14 @@ func (w *worker) streamEnded(x *exchange, err error) {
 func (w *worker) event(x *exchange, ev sse.Event) {
 	rec := x.rec
 	t := w.tr.last
-	if string(ev.Data) == "[DONE]" {
+	if sse.IsDone(ev.Data) {
 		x.sawDone = true
 		return
 	}
 	if x.sawDone {
 		return
 	}
-	if err := w.parser.Parse(ev.Data, &w.chunk); err != nil {
+	if err := x.c.api.parseEvent(&w.parser, ev.Type, ev.Data, &w.chunk); err != nil {
 		if rec.ErrorKind == "" {
 			rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: non-JSON event: "+snippet(ev.Data)
 		}
@@ -429,23 +428,18 @@ func (w *worker) event(x *exchange, ev sse.Event) {
 }
 
 // chunk records one parsed chunk that arrived at t: its time (batched when it came in
-// the same read as the previous one), finish reason and usage.
+// the same read as the previous one), finish reason and usage (as its kind reads it).
 func (x *exchange) chunk(ch *openai.StreamChunk, t time.Duration) {
 	rec, c := x.rec, x.c
 	if x.cn.reads == x.prevRead && len(rec.Chunks) > 0 {
 		// Same read as the previous event: that one's time is only an upper bound.
 		rec.Chunks[len(rec.Chunks)-1].Batched = true
 	}
-	choices := ch.Choices > 0 || c.endpoint == EndpointMessages && string(ch.Type) == "content_block_delta"
+	choices := c.api.event(ch, rec)
 	rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: choices})
 	x.prevRead = x.cn.reads
 	if ch.FinishReason != nil {
 		rec.FinishReason = string(ch.FinishReason)
-	}
-	if c.endpoint == EndpointMessages {
-		messagesUsage(ch, rec)
-	} else if ch.HasUsage {
-		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
 	}
 	if ch.UsageReasoning > 0 {
 		rec.UsageReasoningTokens = ch.UsageReasoning
@@ -511,9 +505,10 @@ func snippet(b []byte) string {
 	return s
 }
 
-// parseBody extracts text and usage from a non-streaming response body.
+// parseBody extracts text and usage from a non-streaming response body, as its kind reads it.
 func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result) {
-	if err := w.parser.Parse(body, &w.chunk); err != nil {
+	content, choices, err := c.api.parseWhole(&w.parser, body, &w.chunk, res)
+	if err != nil {
 		rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: response is not JSON: "+snippet(body)
 		return
 	}
@@ -522,22 +517,14 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 		// A 2xx whose body is an error object: the server failed the request but said
 		// so in the body (seen from proxies and some servers), as a stream's error event.
 		rec.ErrorKind, rec.Error = record.ErrErrorBody, "loadgen: error body with HTTP "+strconv.Itoa(rec.Status)+": "+snippet(body)
+		res.text, res.reasoning, res.content = res.text[:0], res.reasoning[:0], res.content[:0]
 		return
 	}
-	text, reasoning := ch.Text, ch.Reasoning
-	switch {
-	case c.endpoint == EndpointResponses && len(text) == 0:
-		text = []byte(responsesOutputText(body))
-	case c.endpoint == EndpointMessages:
-		t, r := messagesBody(body)
-		text, reasoning = []byte(t), []byte(r)
-	}
-	res.add(text, reasoning)
 	res.ends = append(res.ends, len(res.text))
-	if len(text) > 0 {
+	if content {
 		rec.FirstOutput = rec.Done
 	}
-	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: ch.Choices > 0 || c.endpoint == EndpointMessages})
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: choices})
 	if ch.FinishReason != nil {
 		rec.FinishReason = string(ch.FinishReason)
 	}
@@ -545,29 +532,4 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
 	}
 	rec.UsageReasoningTokens = max(ch.UsageReasoning, 0)
-}
-
-// responsesOutputText extracts the text of a non-streaming Responses API body
-// (output[].content[] parts of type "output_text"), concatenated.
-func responsesOutputText(body []byte) string {
-	var r struct {
-		Output []struct {
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"output"`
-	}
-	if json.Unmarshal(body, &r) != nil {
-		return ""
-	}
-	var sb strings.Builder
-	for _, o := range r.Output {
-		for _, c := range o.Content {
-			if c.Type == "output_text" {
-				sb.WriteString(c.Text)
-			}
-		}
-	}
-	return sb.String()
 }

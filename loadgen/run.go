@@ -117,6 +117,7 @@ type runner struct {
 	apiKey  string
 	headers [][2]string
 	hdr     *headerBlock // headers rendered once
+	api     adapter      // the run's API kind (a turn may name another)
 	scratch sync.Pool    // *scratch
 	recs    sync.Pool    // *record.Client, returned by the collector
 	// reuseChunks: records are neither kept nor given to a sink, so a recycled
@@ -188,17 +189,8 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	for k, v := range cfg.Headers {
 		r.headers = append(r.headers, [2]string{k, v})
 	}
-	if r.cfg.endpoint() == EndpointMessages {
-		// Anthropic's authentication and version headers instead of a bearer token.
-		if r.apiKey != "" {
-			r.headers = append(r.headers, [2]string{"X-Api-Key", r.apiKey})
-		}
-		if !hasHeader(cfg.Headers, "anthropic-version") {
-			r.headers = append(r.headers, [2]string{"Anthropic-Version", AnthropicVersion})
-		}
-	} else if r.apiKey != "" {
-		r.headers = append(r.headers, [2]string{"Authorization", "Bearer " + r.apiKey})
-	}
+	r.api = adapterOf(r.cfg.endpoint())
+	r.headers = r.api.auth(r.headers, r.apiKey, cfg.Headers)
 	r.hdr = newHeaderBlock(r.headers)
 	r.reuseChunks = cfg.DiscardRecords && sink == nil
 	r.pacer, err = r.makePacer()
@@ -381,13 +373,14 @@ type turnReq struct {
 	tc        *turnCtx
 	wantText  bool
 	endpoint  Endpoint
+	api       adapter // endpoint's
 	stream    bool
 }
 
 // request sends one turn and records it; it returns the generated text when
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq) string {
-	q.endpoint, q.stream = r.shape(q.t)
+	q.endpoint, q.api, q.stream = r.shape(q.t)
 	tg := r.pick()
 	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
 		tg.pending.Add(1) // only this routing reads it: spare the shared counter
@@ -401,9 +394,9 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	defer r.scratch.Put(sc)
 	c := &sc.call
 	*c = call{
-		target: tg, body: r.bodies.build(q.endpoint, q.t, q.tc, q.stream), requestID: rec.RequestID, stream: q.stream,
-		endpoint: q.endpoint, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
+		target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
+	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
 	rctx, stop := r.maybeCancel(ctx)
 	defer stop()
 	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
@@ -418,7 +411,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	}
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
-	r.templateCount(q.endpoint, q.t, q.tc, rec, sc)
+	r.templateCount(q.api, q.t, q.tc, rec, sc)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.add(q.idx, c.body) // after the send: hashing never delays a request
@@ -430,17 +423,19 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	return ""
 }
 
-// shape is the endpoint turn t goes to and whether it streams.
-func (r *runner) shape(t *dataset.Turn) (Endpoint, bool) {
-	e := r.cfg.endpoint()
-	if t.Endpoint != "" {
-		e = Endpoint(t.Endpoint)
+// shape is the endpoint turn t goes to, its adapter, and whether it streams.
+func (r *runner) shape(t *dataset.Turn) (Endpoint, adapter, bool) {
+	e, a := r.cfg.endpoint(), r.api
+	if t.Endpoint != "" && Endpoint(t.Endpoint) != e {
+		if ta := adapterOf(Endpoint(t.Endpoint)); ta != nil {
+			e, a = Endpoint(t.Endpoint), ta
+		}
 	}
 	stream := r.cfg.Streams()
 	if t.Stream != nil {
 		stream = *t.Stream
 	}
-	return e, stream && e.generates()
+	return e, a, stream && a.generates()
 }
 
 // newRecord starts q's record (from the pool) with what is known before the send.
@@ -503,7 +498,7 @@ func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.Canc
 // checkEmptyOutput fails a 200 stream that carried no output token: it has no TTFT,
 // ITL or OSL to measure; the server failed the request without saying so.
 func checkEmptyOutput(rec *record.Client, res *result, q *turnReq) {
-	if rec.OK() && q.stream && q.endpoint.generates() && len(res.text) == 0 {
+	if rec.OK() && q.stream && q.api.generates() && len(res.text) == 0 {
 		rec.ErrorKind, rec.Error = record.ErrEmptyOutput, "loadgen: the stream carried no output"
 		if rec.RequestedOSL > 0 {
 			rec.Error += fmt.Sprintf(" (%d tokens asked for)", rec.RequestedOSL)

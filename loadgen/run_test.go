@@ -635,7 +635,7 @@ func TestTemplateCountMemo(t *testing.T) {
 	sc := &scratch{} // shared, as a pooled one is: a reused key buffer must not leak
 	count := func(tt *dataset.Turn, tc *turnCtx, e Endpoint) record.Client {
 		var rec record.Client
-		r.templateCount(e, tt, tc, &rec, sc)
+		r.templateCount(adapterOf(e), tt, tc, &rec, sc)
 		return rec
 	}
 	fresh := count(&dataset.Turn{Body: body}, &turnCtx{}, EndpointChat)

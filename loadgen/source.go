@@ -37,7 +37,7 @@ const DefaultBlockTokens = 512
 
 func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 	docs := 0
-	if e := cfg.endpoint(); e == EndpointRankings || e == EndpointRerank {
+	if a := adapterOf(cfg.endpoint()); a != nil && a.docs() {
 		docs = cfg.Passages
 		if docs == 0 {
 			docs = 2

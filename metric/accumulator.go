@@ -8,23 +8,6 @@ import (
 	"github.com/perfgate/perfgate/record"
 )
 
-// Units of the reported metrics.
-const (
-	UnitMS         = "ms"
-	UnitTokens     = "tokens"
-	UnitTokPerUser = "tokens/sec/user"
-)
-
-// Units maps each per-request and per-token metric name to its unit.
-var Units = map[string]string{
-	record.MetricTTFT: UnitMS, record.MetricTTFTVLLM: UnitMS, record.MetricTTST: UnitMS,
-	record.MetricITL: UnitMS, record.MetricICL: UnitMS, record.MetricITLVLLM: UnitMS,
-	record.MetricTPOTVLLM: UnitMS, record.MetricRequestLatency: UnitMS, record.MetricQueueTime: UnitMS,
-	record.MetricOutputTokenThroughputPerUser: UnitTokPerUser, record.MetricPrefillThroughputPerUser: UnitTokPerUser,
-	record.MetricOSL: UnitTokens, record.MetricISL: UnitTokens, record.MetricUsageOSL: UnitTokens,
-	record.MetricTTFO: UnitMS, record.MetricReasoningTokens: UnitTokens, record.MetricOutputTokens: UnitTokens,
-}
-
 // compact is one successful request's values in 64 bytes: what every per-request
 // metric is derived from ([Request] without the gaps). All are exact but TTFO, kept as
 // its distance from TTFT: in ns up to ±2.1 s, in µs beyond (fTTFOMicro).
@@ -72,6 +55,45 @@ func (c *compact) ttfoValue() time.Duration {
 	return time.Duration(c.ttft) + d
 }
 
+// pack returns q's values in their compact form.
+func pack(q *Request) compact {
+	c := compact{
+		latency: int64(q.Latency), ttft: int64(q.TTFT), ttst: int64(q.TTST), ttftVLLM: int64(q.TTFTVLLM),
+		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
+		reasoning: clamp32(q.Reasoning),
+	}
+	if q.HasTTFO {
+		var micro bool
+		c.ttfo, micro = packTTFO(q.TTFO - q.TTFT)
+		c.flags |= fTTFO
+		if micro {
+			c.flags |= fTTFOMicro
+		}
+	}
+	if q.HasTTFT {
+		c.flags |= fTTFT
+	}
+	if q.HasTTST {
+		c.flags |= fTTST
+	}
+	if q.HasTTFTVLLM {
+		c.flags |= fTTFTVLLM
+	}
+	return c
+}
+
+// Packed is one request's values in 64 bytes, as the [Accumulator] keeps them: every
+// field of [Request] but Warmup, Stream, Sent, Done and the gaps, exact but TTFO (to the
+// µs past 2.1 s). It is for callers that keep many requests' values in memory.
+type Packed struct{ c compact }
+
+// Pack returns q's values packed.
+func Pack(q *Request) Packed { return Packed{pack(q)} }
+
+// Request returns the packed values; OK is true (the accumulator packs only
+// successful requests; a caller packing a failed one sets it).
+func (p *Packed) Request() Request { return p.c.request() }
+
 func clamp32(n int) int32 { return int32(min(max(n, math.MinInt32), math.MaxInt32)) }
 
 const blockLen = 4096 // compact values per block: 256 KiB
@@ -87,8 +109,9 @@ type Accumulator struct {
 	opt         Options
 	slo         SLO
 	hasSLO      bool
+	defs        []Def // the catalogue when the accumulator was made
 	blocks      [][]compact
-	icl, itlv   Sketch
+	chunks      []Sketch // one per defs entry of Kind PerChunk (others unused)
 	ok, errs    int
 	good, warm  int
 	inexact     int
@@ -98,15 +121,16 @@ type Accumulator struct {
 	totISL      int
 	totReason   int
 	scratch     Request
-	// approx: per-request values go into reqs (one sketch per [PerRequest] entry)
-	// instead of blocks.
+	// approx: per-request values go into reqs (one sketch per defs entry of Kind
+	// PerRequest) instead of blocks.
 	approx bool
 	reqs   []Sketch
 }
 
 // NewAccumulator returns an empty accumulator using opt's definitions.
 func NewAccumulator(opt Options) *Accumulator {
-	return &Accumulator{opt: opt, errors: map[string]int{}, first: -1}
+	defs := Catalogue()
+	return &Accumulator{opt: opt, defs: defs, chunks: make([]Sketch, len(defs)), errors: map[string]int{}, first: -1}
 }
 
 // SetSLO makes the accumulator count goodput against slo (record.MetricGoodput and
@@ -114,14 +138,14 @@ func NewAccumulator(opt Options) *Accumulator {
 func (a *Accumulator) SetSLO(slo SLO) { a.slo, a.hasSLO = slo, true }
 
 // Approximate makes the accumulator keep per-request values in [Sketch]es as well,
-// one per [PerRequest] metric, instead of exactly: memory stays constant however many
+// one per [PerRequest] metric of the [Catalogue], instead of exactly: memory stays constant however many
 // requests are added, and every per-request percentile is within
 // [SketchRelativeError] of the exact one (count, mean, std, min and max stay exact).
 // [Accumulator.Requests] then yields nothing. For a run whose records are on disk,
 // where the exact values are derived again after the run. Call it before Add.
 func (a *Accumulator) Approximate() {
 	a.approx = true
-	a.reqs = make([]Sketch, len(PerRequest))
+	a.reqs = make([]Sketch, len(a.defs))
 }
 
 // Add accounts for one record. Warmup records are counted and otherwise left out;
@@ -153,42 +177,24 @@ func (a *Accumulator) Add(r *record.Client) {
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
 	}
-	for _, g := range q.ICL {
-		a.icl.Add(MS(g))
-	}
-	for _, g := range q.ITLVLLM {
-		a.itlv.Add(MS(g))
+	for k := range a.defs {
+		if d := &a.defs[k]; d.Kind == PerChunk {
+			for _, g := range d.Gaps(q) {
+				a.chunks[k].Add(MS(g))
+			}
+		}
 	}
 	if a.approx {
-		for k, d := range PerRequest {
-			if v, ok := d.F(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				a.reqs[k].Add(v)
+		for k := range a.defs {
+			if d := &a.defs[k]; d.Kind == PerRequest {
+				if v, ok := d.Value(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+					a.reqs[k].Add(v)
+				}
 			}
 		}
 		return
 	}
-	c := compact{
-		latency: int64(q.Latency), ttft: int64(q.TTFT), ttst: int64(q.TTST), ttftVLLM: int64(q.TTFTVLLM),
-		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
-		reasoning: clamp32(q.Reasoning),
-	}
-	if q.HasTTFO {
-		var micro bool
-		c.ttfo, micro = packTTFO(q.TTFO - q.TTFT)
-		c.flags |= fTTFO
-		if micro {
-			c.flags |= fTTFOMicro
-		}
-	}
-	if q.HasTTFT {
-		c.flags |= fTTFT
-	}
-	if q.HasTTST {
-		c.flags |= fTTST
-	}
-	if q.HasTTFTVLLM {
-		c.flags |= fTTFTVLLM
-	}
+	c := pack(q)
 	n := len(a.blocks)
 	if n == 0 || len(a.blocks[n-1]) == blockLen {
 		a.blocks = append(a.blocks, make([]compact, 0, blockLen))
@@ -199,9 +205,12 @@ func (a *Accumulator) Add(r *record.Client) {
 
 // Bytes returns the accumulator's approximate size in memory.
 func (a *Accumulator) Bytes() int {
-	n := len(a.blocks)*blockLen*compactSize + a.icl.Bytes() + a.itlv.Bytes() + 256
+	n := len(a.blocks)*blockLen*compactSize + 256
 	for i := range a.reqs {
 		n += a.reqs[i].Bytes()
+	}
+	for i := range a.chunks {
+		n += a.chunks[i].Bytes()
 	}
 	return n
 }
@@ -217,34 +226,6 @@ func (a *Accumulator) Requests(f func(*Request)) {
 		}
 	}
 }
-
-// PerRequest is the list of per-request metrics and how each is derived from a
-// [Request]: f returns the value and whether the request has one. Every report of a
-// per-request metric goes through this table.
-var PerRequest = []struct {
-	Name string
-	F    func(*Request) (float64, bool)
-}{
-	{record.MetricRequestLatency, func(q *Request) (float64, bool) { return MS(q.Latency), true }},
-	{record.MetricISL, func(q *Request) (float64, bool) { return float64(q.ISL), true }},
-	{record.MetricOSL, func(q *Request) (float64, bool) { return float64(q.OSL), true }},
-	{record.MetricUsageOSL, func(q *Request) (float64, bool) { return float64(q.UsageOSL), q.UsageOSL >= 0 }},
-	{record.MetricOutputTokens, func(q *Request) (float64, bool) { return float64(q.Output()), true }},
-	{record.MetricReasoningTokens, func(q *Request) (float64, bool) { return float64(q.Reasoning), true }},
-	{record.MetricQueueTime, func(q *Request) (float64, bool) { return MS(q.Queue), true }},
-	{record.MetricTTFT, func(q *Request) (float64, bool) { return MS(q.TTFT), q.HasTTFT }},
-	{record.MetricPrefillThroughputPerUser, (*Request).PrefillThroughputPerUser},
-	{record.MetricTTFO, func(q *Request) (float64, bool) { return MS(q.TTFO), q.HasTTFO }},
-	{record.MetricTTST, func(q *Request) (float64, bool) { return MS(q.TTST), q.HasTTST }},
-	{record.MetricITL, (*Request).ITL},
-	{record.MetricOutputTokenThroughputPerUser, (*Request).OutputThroughputPerUser},
-	{record.MetricTTFTVLLM, func(q *Request) (float64, bool) { return MS(q.TTFTVLLM), q.HasTTFTVLLM }},
-	{record.MetricTPOTVLLM, (*Request).TPOTVLLM},
-}
-
-// reasoningOnly are the metrics reported only for runs with reasoning: without it
-// TTFO is TTFT, output_token_count is OSL and reasoning_token_count is 0.
-var reasoningOnly = map[string]bool{record.MetricTTFO: true, record.MetricOutputTokens: true, record.MetricReasoningTokens: true}
 
 // Metrics returns the summary of what was added so far. It does not change the
 // accumulator, which can keep accumulating.
@@ -266,60 +247,45 @@ func (a *Accumulator) Metrics() record.Metrics {
 	if !a.approx {
 		xs = make([]float64, 0, a.ok)
 	}
-	for k, d := range PerRequest {
-		if a.totReason == 0 && reasoningOnly[d.Name] {
-			continue
-		}
-		if a.approx {
-			if a.reqs[k].Count() > 0 {
-				m.Stats[d.Name] = a.reqs[k].Stat(Units[d.Name])
-			}
-			continue
-		}
-		xs = xs[:0]
-		a.Requests(func(q *Request) {
-			if v, ok := d.F(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				xs = append(xs, v)
-			}
-		})
-		if len(xs) > 0 {
-			m.Stats[d.Name] = summarizeOwned(xs, Units[d.Name])
-		}
-	}
-	if a.icl.Count() > 0 {
-		m.Stats[record.MetricICL] = a.icl.Stat(UnitMS)
-	}
-	if a.itlv.Count() > 0 {
-		m.Stats[record.MetricITLVLLM] = a.itlv.Stat(UnitMS)
-	}
-	ok, errs := a.ok, a.errs
-	dur := 0.0
+	t := Totals{OK: a.ok, Errors: a.errs, Good: a.good, HasSLO: a.hasSLO,
+		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason}
 	if a.first >= 0 && a.last > a.first {
-		dur = (a.last - a.first).Seconds()
+		t.Duration = (a.last - a.first).Seconds()
 	}
-	m.Scalars[record.MetricBenchmarkDuration] = record.Scalar{Unit: "sec", Value: dur}
-	m.Scalars[record.MetricRequestCount] = record.Scalar{Unit: "requests", Value: float64(ok)}
-	m.Scalars[record.MetricErrorCount] = record.Scalar{Unit: "requests", Value: float64(errs)}
-	m.Scalars[record.MetricTotalOSL] = record.Scalar{Unit: UnitTokens, Value: float64(a.totOSL)}
-	m.Scalars[record.MetricTotalISL] = record.Scalar{Unit: UnitTokens, Value: float64(a.totISL)}
-	if a.totReason > 0 {
-		m.Scalars[record.MetricTotalReasoning] = record.Scalar{Unit: UnitTokens, Value: float64(a.totReason)}
-		m.Scalars[record.MetricTotalOutputTokens] = record.Scalar{Unit: UnitTokens, Value: float64(a.totOSL - a.totReason)}
-	}
-	if ok+errs > 0 {
-		m.Scalars[record.MetricErrorRate] = record.Scalar{Unit: "ratio", Value: float64(errs) / float64(ok+errs)}
-	}
-	if dur > 0 {
-		m.Scalars[record.MetricRequestThroughput] = record.Scalar{Unit: "requests/sec", Value: float64(ok) / dur}
-		m.Scalars[record.MetricOutputTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(a.totOSL) / dur}
-		m.Scalars[record.MetricTotalTokenThroughput] = record.Scalar{Unit: "tokens/sec", Value: float64(a.totOSL+a.totISL) / dur}
-		if a.hasSLO {
-			m.Scalars[record.MetricGoodput] = record.Scalar{Unit: "requests/sec", Value: float64(a.good) / dur}
+	for k := range a.defs {
+		d := &a.defs[k]
+		if a.totReason == 0 && d.ReasoningOnly {
+			continue
+		}
+		switch d.Kind {
+		case PerRun:
+			if v, ok := d.Total(&t); ok {
+				m.Scalars[d.Name] = record.Scalar{Unit: d.Unit, Value: v}
+			}
+		case PerChunk:
+			if a.chunks[k].Count() > 0 {
+				m.Stats[d.Name] = a.chunks[k].Stat(d.Unit)
+			}
+		case PerRequest:
+			if a.approx {
+				if a.reqs[k].Count() > 0 {
+					m.Stats[d.Name] = a.reqs[k].Stat(d.Unit)
+				}
+				continue
+			}
+			xs = xs[:0]
+			a.Requests(func(q *Request) {
+				if v, ok := d.Value(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+					xs = append(xs, v)
+				}
+			})
+			if len(xs) > 0 {
+				m.Stats[d.Name] = summarizeOwned(xs, d.Unit)
+			}
 		}
 	}
 	if a.hasSLO {
 		m.SLO = a.slo.AIPerf()
-		m.Scalars[record.MetricGoodRequestCount] = record.Scalar{Unit: "requests", Value: float64(a.good)}
 	}
 	return m
 }

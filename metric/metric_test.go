@@ -194,14 +194,14 @@ func TestSLOMiss(t *testing.T) {
 	}
 }
 
-func TestParseAIPerfSLO(t *testing.T) {
-	s, err := ParseAIPerfSLO("time_to_first_token:200 itl:20.5")
+func TestParseAIPerfForm(t *testing.T) {
+	s, err := ParseSLO("time_to_first_token:200 itl:20.5")
 	if err != nil || s != (SLO{TTFT: 200 * msec, ITL: 20500 * time.Microsecond}) {
 		t.Errorf("ParseAIPerfSLO = %+v, %v", s, err)
 	}
 	for _, bad := range []string{"", "ttft", "ttft:0", "ttft:x", "tpot:3"} {
-		if _, err := ParseAIPerfSLO(bad); err == nil {
-			t.Errorf("ParseAIPerfSLO(%q): no error", bad)
+		if _, err := ParseSLO(bad); err == nil {
+			t.Errorf("ParseSLO(%q): no error", bad)
 		}
 	}
 }
@@ -311,7 +311,10 @@ func TestAccumulatorApproximate(t *testing.T) {
 	grew := int64(heapInUse()) - int64(before)
 	want, got := exact.Metrics(), approx.Metrics()
 	runtime.KeepAlive(exact)
-	for _, d := range PerRequest {
+	for _, d := range Catalogue() {
+		if d.Kind != PerRequest {
+			continue
+		}
 		w, g := want.Stats[d.Name], got.Stats[d.Name]
 		if w.Count != g.Count || w.Min != g.Min || w.Max != g.Max || math.Abs(w.Avg-g.Avg) > 1e-9*math.Abs(w.Avg) {
 			t.Errorf("%s: approximate count/min/max/avg = %d/%g/%g/%g, want exact %d/%g/%g/%g", d.Name, g.Count, g.Min, g.Max, g.Avg, w.Count, w.Min, w.Max, w.Avg)

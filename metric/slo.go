@@ -113,37 +113,6 @@ func (s SLO) AIPerf() map[string]float64 {
 	return m
 }
 
-// ParseAIPerfSLO reads AIPerf's --goodput form: space-separated metric:milliseconds
-// pairs ("time_to_first_token:200 inter_token_latency:20"; ttft, itl and latency are
-// accepted as short names).
-func ParseAIPerfSLO(text string) (SLO, error) {
-	var s SLO
-	n := 0
-	for _, f := range strings.Fields(text) {
-		k, v, ok := strings.Cut(f, ":")
-		x, err := strconv.ParseFloat(v, 64)
-		if !ok || err != nil || !(x > 0) {
-			return SLO{}, fmt.Errorf("metric: goodput %q: want metric:milliseconds pairs such as \"time_to_first_token:200 inter_token_latency:20\"", text)
-		}
-		d := time.Duration(x * float64(time.Millisecond))
-		switch k {
-		case record.MetricTTFT, "ttft":
-			s.TTFT = d
-		case record.MetricITL, "itl":
-			s.ITL = d
-		case record.MetricRequestLatency, "latency":
-			s.Latency = d
-		default:
-			return SLO{}, fmt.Errorf("metric: goodput %q: unknown metric %q; want time_to_first_token, inter_token_latency or request_latency", text, k)
-		}
-		n++
-	}
-	if n == 0 {
-		return SLO{}, fmt.Errorf("metric: goodput is empty; want e.g. \"time_to_first_token:200\"")
-	}
-	return s, nil
-}
-
 type sloJSON struct {
 	TTFT          Duration `json:"ttft,omitzero"`
 	ITL           Duration `json:"itl,omitzero"`

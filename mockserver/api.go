@@ -89,25 +89,20 @@ var (
 	kindRankings   kind = rankingsKind{}
 )
 
-const (
-	pathChat        = "/v1/chat/completions"
-	pathCompletions = "/v1/completions"
-)
-
 // kindOf routes a request path to its API kind (nil: not an API path).
 func kindOf(path string) kind {
 	switch path {
-	case pathChat:
+	case openai.PathChat:
 		return kindChat
-	case pathCompletions:
+	case openai.PathCompletions:
 		return kindCompletion
-	case "/v1/responses":
+	case openai.PathResponses:
 		return kindResponses
-	case pathMessages:
+	case openai.PathMessages:
 		return kindMessages
-	case "/v1/embeddings":
+	case openai.PathEmbeddings:
 		return kindEmbeddings
-	case "/v1/rankings", "/v1/ranking", "/v1/rerank", "/rerank", "/v2/rerank":
+	case openai.PathRanking, openai.PathRerank, "/v1/rankings", "/rerank", "/v2/rerank":
 		return kindRankings
 	}
 	return nil

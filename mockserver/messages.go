@@ -10,9 +10,6 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-// pathMessages is the Anthropic Messages API endpoint.
-const pathMessages = "/v1/messages"
-
 // mockSignature is the signature closing every thinking block (clients keep it to send
 // the block back; the mock never checks it).
 const mockSignature = "perfgate-mock"
@@ -30,7 +27,7 @@ func (messagesKind) idPrefix() string { return "msg_" }
 
 func (messagesKind) reasons() bool { return true }
 
-func (messagesKind) apiKeyHeader() string { return "X-Api-Key" }
+func (messagesKind) apiKeyHeader() string { return openai.HeaderAPIKey }
 
 func (messagesKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
 	return messagesWhole(rp.h, rp.g, thinking, text, u)

@@ -439,7 +439,7 @@ func (s *Server) finish(c *call, ids []int) {
 
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 	body, _ := json.Marshal(openai.NewError(e.typ, e.msg, e.param, e.code))
-	if string(ctx.Path()) == pathMessages {
+	if string(ctx.Path()) == openai.PathMessages {
 		// Anthropic's envelope: {"type":"error","error":{"type":…,"message":…}}.
 		body, _ = json.Marshal(anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(e), Message: e.msg}})
 	}

@@ -128,8 +128,9 @@ func (r *Result) RequireTTFT(t testing.TB, p float64, max time.Duration) {
 	r.bound(t, Bound{Metric: TTFT, P: p, MaxTime: max}, true)
 }
 
-// AssertITL checks that the p-quantile of the requests' inter-token latency (each
-// request's mean gap between text chunks) is at most max: the rule itl_pNN<=max.
+// AssertITL checks that the p-quantile of the requests' inter-token latency (AIPerf's
+// per-request ITL, (request latency − TTFT) / (OSL − 1); docs/metrics.md) is at most
+// max: the rule itl_pNN<=max.
 func (r *Result) AssertITL(t testing.TB, p float64, max time.Duration) bool {
 	t.Helper()
 	return r.bound(t, Bound{Metric: ITL, P: p, MaxTime: max}, false)

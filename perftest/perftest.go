@@ -26,16 +26,6 @@ type SLO = check.SLO
 // Bound is a quantile bound on a per-request metric; see [check.Bound].
 type Bound = check.Bound
 
-// Per-request metrics for [Bound] and [Result.AssertBound].
-const (
-	TTFT      = check.TTFT
-	ITL       = check.ITL
-	Latency   = check.Latency
-	ISL       = check.ISL
-	OSL       = check.OSL
-	OutputTPS = check.OutputTPS
-)
-
 // Result is a finished run: the scenario as run, the client recording, the server's
 // input-token counts (mock), the metrics and the artifact directory, all from the
 // embedded [scenario.Outcome]. Its Assert and Require methods check objectives on it.

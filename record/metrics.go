@@ -1,70 +1,10 @@
 package record
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-)
-
-// Metric names. The unprefixed names follow AIPerf's metric tags and definitions; the
-// *_vllm names follow `vllm bench serve` where its definition differs, so a report can
-// say which one it shows.
-const (
-	// TTFT: first chunk with generated text − request sent (AIPerf: empty initial
-	// responses are ignored). Unit ms.
-	MetricTTFT = "time_to_first_token"
-	// TTFTVLLM: first chunk with "choices" (text or not) − sent (vLLM). Unit ms.
-	MetricTTFTVLLM = "time_to_first_token_vllm"
-	// TTST: second text chunk − first text chunk (AIPerf). Unit ms.
-	MetricTTST = "time_to_second_token"
-	// ITL: per request, (request latency − TTFT) / (OSL − 1), requests with OSL ≥ 2 (AIPerf). Unit ms.
-	MetricITL = "inter_token_latency"
-	// ICL: every gap between consecutive text chunks, pooled over requests (AIPerf inter_chunk_latency). Unit ms.
-	MetricICL = "inter_chunk_latency"
-	// ITLVLLM: every gap between consecutive "choices" chunks after the first, pooled (vLLM's ITL). Unit ms.
-	MetricITLVLLM = "inter_token_latency_vllm"
-	// TPOTVLLM: per request, (latency − TTFT_vllm)/(output tokens − 1) with vLLM's
-	// TTFT (vLLM's TPOT). Unit ms.
-	MetricTPOTVLLM = "time_per_output_token_vllm"
-	// Request latency: last byte − sent. Unit ms.
-	MetricRequestLatency = "request_latency"
-	// Client queueing time: sent − scheduled (open-loop with a concurrency ceiling). Unit ms.
-	MetricQueueTime = "client_queue_time"
-	// Per-user output token throughput: 1000 / ITL per request. Unit tokens/sec/user.
-	MetricOutputTokenThroughputPerUser = "output_token_throughput_per_user"
-	// Prefill throughput per user: ISL / TTFT. Unit tokens/sec/user.
-	MetricPrefillThroughputPerUser = "prefill_throughput_per_user"
-	// Output sequence length (client count, or usage when chosen). Unit tokens.
-	MetricOSL = "output_sequence_length"
-	// Input sequence length (client tokenizer). Unit tokens.
-	MetricISL = "input_sequence_length"
-	// Usage-reported completion tokens. Unit tokens.
-	MetricUsageOSL = "usage_completion_tokens"
-	// TTFO: first chunk with non-reasoning output text − sent (AIPerf
-	// time_to_first_output_token; equals TTFT without reasoning). Unit ms.
-	MetricTTFO = "time_to_first_output_token"
-	// Reasoning tokens of a request (AIPerf reasoning_token_count: the client
-	// tokenizer's count of reasoning_content, or usage's reasoning_tokens when OSL comes
-	// from usage). Unit tokens.
-	MetricReasoningTokens = "reasoning_token_count"
-	// Output tokens of a request without reasoning (AIPerf output_token_count):
-	// OSL − reasoning. Unit tokens.
-	MetricOutputTokens = "output_token_count"
-
-	// Scalars.
-	MetricRequestThroughput     = "request_throughput"       // successful requests / benchmark duration, req/s
-	MetricOutputTokenThroughput = "output_token_throughput"  // output tokens / benchmark duration, tokens/s
-	MetricTotalTokenThroughput  = "total_token_throughput"   // (input+output tokens) / duration, tokens/s
-	MetricGoodput               = "goodput"                  // requests meeting every SLO / duration, req/s
-	MetricBenchmarkDuration     = "benchmark_duration"       // first sent → last done, s
-	MetricRequestCount          = "request_count"            // successful non-warmup requests
-	MetricErrorCount            = "error_request_count"      // failed non-warmup requests
-	MetricErrorRate             = "error_rate"               // errors / (errors + successes)
-	MetricTotalOSL              = "total_output_tokens"      // sum of OSL
-	MetricTotalISL              = "total_input_tokens"       // sum of ISL
-	MetricTotalReasoning        = "total_reasoning_tokens"   // sum of reasoning_token_count
-	MetricTotalOutputTokens     = "total_output_token_count" // sum of output_token_count (OSL without reasoning)
-	MetricGoodRequestCount      = "good_request_count"       // requests meeting every SLO
 )
 
 // Stat summarises one metric's distribution. Percentiles use numpy's default
@@ -151,6 +91,42 @@ type Metrics struct {
 	// SLO is the goodput SLO used (metric name → max value in the metric's unit).
 	SLO map[string]float64 `json:"slo,omitempty"`
 }
+
+// UnmarshalJSON reads a metrics.json. A file written before the run totals took
+// AIPerf's tags (perfgate before v0.2) is read as if written now: its
+// total_input_tokens is total_isl, its total_output_tokens (the sum of OSL,
+// reasoning included) is total_osl, and its total_output_token_count is
+// total_output_tokens (OSL without reasoning; without reasoning, total_osl). The shim
+// goes in v0.3.
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	type plain Metrics
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*m = Metrics(p)
+	if old, ok := m.Scalars[legacyTotalInput]; ok {
+		delete(m.Scalars, legacyTotalInput)
+		m.Scalars[MetricTotalISL] = old
+		osl, hasOSL := m.Scalars[MetricTotalOutputTokens]
+		if hasOSL {
+			m.Scalars[MetricTotalOSL] = osl
+		}
+		if out, ok := m.Scalars[legacyTotalOutputCount]; ok {
+			delete(m.Scalars, legacyTotalOutputCount)
+			m.Scalars[MetricTotalOutputTokens] = out
+		} else if hasOSL {
+			m.Scalars[MetricTotalOutputTokens] = Scalar{Unit: osl.Unit, Value: osl.Value - m.Scalars[MetricTotalReasoning].Value}
+		}
+	}
+	return nil
+}
+
+// The run totals' keys before they took AIPerf's tags.
+const (
+	legacyTotalInput       = "total_input_tokens"
+	legacyTotalOutputCount = "total_output_token_count"
+)
 
 // Stat returns the named distribution and whether it is present.
 func (m Metrics) Stat(name string) (Stat, bool) {

@@ -32,6 +32,9 @@ svg.chart-svg .axis{stroke:#7a8394;stroke-width:1}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:baseline}
 code,pre{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 pre{background:#fff;border:1px solid var(--line);padding:8px;overflow:auto;max-height:320px}
+#verdicts pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
+.unit{color:var(--muted);font-size:12px}
+.note{background:#fff8e1;border:1px solid #f0d98c;border-radius:4px;padding:6px 10px;max-width:1100px}
 pre.fail-v{border-left:4px solid #c62828}pre.pass-v{border-left:4px solid #1a7f37}
 footer{color:var(--muted);font-size:12px;margin-top:28px}
 `

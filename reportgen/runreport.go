@@ -31,6 +31,10 @@ type RunReportOptions struct {
 	// ServerMetrics, when set, adds a "Server metrics" section: per scraped URL the
 	// scrape counts, the derived figures, and the counter deltas and gauge statistics.
 	ServerMetrics *servermetrics.Summary
+	// Lengths adds the server's counts, the checked lengths and the configured
+	// targets to the "Input and output lengths" section; nil draws the client's
+	// counts only.
+	Lengths *RunLengths
 }
 
 // Verdict is one assertion outcome as the report shows it: pass or fail and its text
@@ -46,7 +50,7 @@ func metricRows(m record.Metrics) ([]statRow, []kv) {
 	var rows []statRow
 	for _, n := range statNames(m) {
 		s := m.Stats[n]
-		rows = append(rows, statRow{Name: info(n).Header, Unit: aiperfUnit(s.Unit), N: s.Count, Avg: num(s.Avg), Min: num(s.Min), Max: num(s.Max),
+		rows = append(rows, statRow{Name: info(n).Header, Unit: aiperfUnit(s.Unit), N: s.Count, Counts: countNoun(n), Avg: num(s.Avg), Min: num(s.Min), Max: num(s.Max),
 			P50: num(s.P50), P90: num(s.P90), P99: num(s.P99), Std: num(s.Std)})
 	}
 	var counts []kv
@@ -74,12 +78,14 @@ type perRequest struct {
 	chunkT                 []float64 // seconds; with chunkTok: output tokens over time
 	chunkTok               []float64
 	isl, osl               []float64
+	islTpl, overhead       []float64      // requests whose chat-template overhead the client counted
+	tplModes               map[string]int // their tokenization modes
 	requests, ok, failures int
 }
 
 // collect derives every value with [metric.Request.Reset] under opt.
 func collect(each func(func(*record.Client) error) error, opt metric.Options) perRequest {
-	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, start: -1}
+	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, tplModes: map[string]int{}, start: -1}
 	var q metric.Request
 	var tb tokenBins
 	_ = each(func(r *record.Client) error {
@@ -109,6 +115,11 @@ func collect(each func(func(*record.Client) error) error, opt metric.Options) pe
 		p.latency = append(p.latency, metric.MS(q.Latency))
 		p.isl = append(p.isl, float64(q.ISL))
 		p.osl = append(p.osl, float64(q.OSL))
+		if n, ok := r.TemplateOverhead(); ok {
+			p.overhead = append(p.overhead, float64(n))
+			p.islTpl = append(p.islTpl, float64(r.ISLTemplate))
+			p.tplModes[r.TokenizationMode]++
+		}
 		p.doneS = append(p.doneS, r.Done.Seconds())
 		p.sentS = append(p.sentS, r.Sent.Seconds())
 		ttft, itl := math.NaN(), math.NaN()
@@ -241,6 +252,7 @@ func sumOf(g []float64) float64 {
 
 type statRow struct {
 	Name, Unit                        string
+	Counts                            string // what N counts ("requests", "gaps between chunks")
 	N                                 int
 	Avg, Min, Max, P50, P90, P99, Std string
 }
@@ -265,6 +277,7 @@ type runPage struct {
 	Manifest        *Manifest
 	Rows            []statRow
 	Counts          []kv
+	Lengths         lengthsPage
 	Latency         []figure
 	OverTime        []figure
 	Errors          []figure
@@ -336,17 +349,23 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{if .Verdicts}}<h2>Assertions: {{if .Failed}}<span class="fail">{{.Failed}} failed</span>, {{end}}<span class="pass">{{.Passed}} passed</span></h2>
 <div id="verdicts">{{range .Verdicts}}<pre class="{{if .Pass}}pass-v{{else}}fail-v{{end}}"><b class="{{if .Pass}}pass{{else}}fail{{end}}">{{if .Pass}}PASS{{else}}FAIL{{end}}</b> {{.Text}}</pre>{{end}}</div>{{end}}
 <h2>Summary</h2>
-<table id="summary"><thead><tr><th class="l">metric</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
-{{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
+<table id="summary"><thead><tr><th class="l">metric</th><th title="how many values each row summarises, and of what">n (of what)</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
+{{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}{{with .Counts}} <span class="unit">{{.}}</span>{{end}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
 {{end}}</tbody></table>
 <table id="counts"><tbody>{{range .Counts}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
+<h2>Input and output lengths</h2>
+{{with .Lengths}}{{if .Note}}<p class="note" id="isl-note">{{.Note}}</p>{{end}}
+<table id="lengths"><thead><tr><th class="l">tokens a request</th><th class="l">counted by</th><th>n (requests)</th><th>mean</th><th>p50</th><th>min</th><th>max</th><th>std</th></tr></thead><tbody>
+{{range .Rows}}<tr><td class="l">{{.Name}}</td><td class="l">{{.By}}</td><td>{{.N}}</td><td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.Std}}</td></tr>
+{{end}}</tbody></table>
+{{template "figs" .Figures}}{{end}}
 <h2>Latency distributions</h2>
 {{template "figs" .Latency}}
 <h2>Over time</h2>
 {{template "figs" .OverTime}}
 <h2>Errors</h2>
-{{template "figs" .Errors}}
-{{if .ErrRows}}<table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
+{{if .ErrRows}}{{template "figs" .Errors}}
+<table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
 {{range .ErrRows}}<tr><td class="l">{{.Kind}}</td><td>{{.Count}}</td><td class="l"><code>{{.Example}}</code></td></tr>{{end}}
 </tbody></table>{{else}}<p class="pass" id="no-errors">No failed requests.</p>{{end}}{{if .Server}}
 <h2>Server metrics</h2>
@@ -415,6 +434,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		sum = &m
 	}
 	page.Rows, page.Counts = metricRows(*sum)
+	page.Lengths = lengthsSection(p, opts.Lengths)
 
 	page.Latency = []figure{
 		{ID: "latency-hist", SVG: template.HTML(histogramSVG("Request latency", "ms", []histSet{{"request latency", p.latency}}, 0))},
@@ -482,10 +502,12 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", rx, tokRate}}))},
 		figure{ID: "request-throughput", Caption: "successful requests completed per second",
 			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", rx, reqRate}}))})
-	errs := sliced(shift(p.errAt), ones(len(p.errAt)), 0, width, n, sumOf)
-	zero(errs)
-	page.Errors = []figure{{ID: "error-timeline", Caption: "failed requests per time slice (by completion time)",
-		SVG: template.HTML(barSVG("Errors over time", "s since first request", "errors", xs, width, errs, errorColor))}}
+	if p.failures > 0 { // no empty chart when nothing failed
+		errs := sliced(shift(p.errAt), ones(len(p.errAt)), 0, width, n, sumOf)
+		zero(errs)
+		page.Errors = []figure{{ID: "error-timeline", Caption: "failed requests per time slice (by completion time)",
+			SVG: template.HTML(barSVG("Errors over time", "s since first request", "failed requests", xs, width, errs, errorColor))}}
+	}
 	for k, c := range p.errKinds {
 		page.ErrRows = append(page.ErrRows, errRow{Kind: k, Count: c, Example: p.errSamples[k]})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,16 +134,29 @@ func (f frame) open(b *strings.Builder, kind, title, xlabel, ylabel string) {
 	fmt.Fprintf(b, `<text class="lbl" transform="translate(14 %s) rotate(-90)" text-anchor="middle">%s</text>`, c((f.top+f.h-f.bottom)/2), esc(ylabel))
 }
 
-// legend writes a small legend in the top-right corner.
+// legend writes a small legend in the top-right corner, as wide as its longest label
+// (labels over 40 characters are shortened with an ellipsis; the full text is the
+// entry's tooltip).
 func (f frame) legend(b *strings.Builder, labels []string, colors []string) {
 	if len(labels) < 2 {
 		return
 	}
-	x := f.w - f.right - 150
+	const maxRunes = 40
+	longest := 0
+	short := make([]string, len(labels))
 	for i, l := range labels {
+		r := []rune(l)
+		if len(r) > maxRunes {
+			r = append(r[:maxRunes-1], '…')
+		}
+		short[i] = string(r)
+		longest = max(longest, len(r))
+	}
+	x := f.w - f.right - 20 - 6*float64(longest)
+	for i := range labels {
 		y := f.top + 4 + float64(i)*14
-		fmt.Fprintf(b, `<rect class="key" x="%s" y="%s" width="10" height="10" fill="%s" fill-opacity="0.6"/>`, c(x), c(y), colors[i%len(colors)])
-		fmt.Fprintf(b, `<text class="tick" x="%s" y="%s">%s</text>`, c(x+14), c(y+9), esc(l))
+		fmt.Fprintf(b, `<g class="key"><title>%s</title><rect x="%s" y="%s" width="10" height="10" fill="%s" fill-opacity="0.6"/>`, esc(labels[i]), c(x), c(y), colors[i%len(colors)])
+		fmt.Fprintf(b, `<text class="tick" x="%s" y="%s">%s</text></g>`, c(x+14), c(y+9), esc(short[i]))
 	}
 }
 
@@ -194,8 +208,22 @@ func autoBinWidth(sets []histSet) float64 {
 }
 
 // histogramSVG draws the sets as overlapping histograms with bins of the given width
-// (width <= 0 picks one). Bars are translucent so overlaps mix.
+// (width <= 0 picks one), the y axis counting requests. Bars are translucent so
+// overlaps mix.
 func histogramSVG(title, xlabel string, sets []histSet, width float64) string {
+	return histogram(title, xlabel, sets, width, false)
+}
+
+// histogramShareSVG is [histogramSVG] with each set normalised to its share of its own
+// requests (so samples of different sizes compare), drawn as translucent bars with a
+// step outline each; when one set's tallest bin is more than four times every other
+// set's, the y axis is cut at twice the others' tallest and the cut bars are marked
+// with their value, so a spike cannot flatten the other series.
+func histogramShareSVG(title, xlabel string, sets []histSet, width float64) string {
+	return histogram(title, xlabel, sets, width, true)
+}
+
+func histogram(title, xlabel string, sets []histSet, width float64, share bool) string {
 	if width <= 0 {
 		width = autoBinWidth(sets)
 	}
@@ -205,28 +233,48 @@ func histogramSVG(title, xlabel string, sets []histSet, width float64) string {
 		width *= 2
 		lo, n = binsFor(sets, width)
 	}
-	counts := make([][]int, len(sets))
-	maxC := 0
+	counts := make([][]float64, len(sets))
+	peaks := make([]float64, len(sets))
 	for i, s := range sets {
-		counts[i] = make([]int, n)
+		counts[i] = make([]float64, n)
+		total := 0
 		for _, v := range s.Values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
 			k := int(math.Floor((v - lo) / width))
-			if k >= n {
-				k = n - 1
-			}
-			if k < 0 {
-				k = 0
-			}
+			k = min(max(k, 0), n-1)
 			counts[i][k]++
-			maxC = max(maxC, counts[i][k])
+			total++
+		}
+		if share && total > 0 {
+			for k := range counts[i] {
+				counts[i][k] *= 100 / float64(total)
+			}
+		}
+		peaks[i] = slices.Max(append([]float64{0}, counts[i]...))
+	}
+	top := slices.Max(append([]float64{0}, peaks...))
+	cut := math.Inf(1)
+	if share && len(sets) > 1 {
+		others := 0.0 // the tallest bin of the sets other than the tallest
+		for i, p := range peaks {
+			if p != top || slices.Index(peaks, top) != i {
+				others = math.Max(others, p)
+			}
+		}
+		if others > 0 && top > 4*others {
+			cut = niceMax(2 * others)
+			top = cut
 		}
 	}
+	ylabel := "requests"
+	if share {
+		ylabel = "% of requests"
+	}
 	var b strings.Builder
-	f := newFrame(640, 280, lo, lo+float64(max(n, 1))*width, 0, niceMax(float64(maxC)))
-	f.open(&b, "histogram", title, xlabel, "requests")
+	f := newFrame(640, 280, lo, lo+float64(max(n, 1))*width, 0, niceMax(top))
+	f.open(&b, "histogram", title, xlabel, ylabel)
 	labels := make([]string, len(sets))
 	for i, s := range sets {
 		labels[i] = s.Label
@@ -238,9 +286,30 @@ func histogramSVG(title, xlabel string, sets []histSet, width float64) string {
 			}
 			x0 := f.px(lo + float64(k)*width)
 			x1 := f.px(lo + float64(k+1)*width)
-			y := f.py(float64(cnt))
-			fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>[%s, %s): %d</title></rect>`,
-				c(x0), c(y), c(math.Max(x1-x0, 0.5)), c(f.py(0)-y), fmtTick(lo+float64(k)*width), fmtTick(lo+float64(k+1)*width), cnt)
+			y := f.py(math.Min(cnt, cut))
+			val := strconv.Itoa(int(cnt))
+			if share {
+				val = strconv.FormatFloat(cnt, 'f', 2, 64) + "%"
+			}
+			cls := "bar"
+			if cnt > cut {
+				cls = "bar cut"
+			}
+			fmt.Fprintf(&b, `<rect class="%s" x="%s" y="%s" width="%s" height="%s"><title>%s [%s, %s): %s</title></rect>`,
+				cls, c(x0), c(y), c(math.Max(x1-x0, 0.5)), c(f.py(0)-y), esc(s.Label), fmtTick(lo+float64(k)*width), fmtTick(lo+float64(k+1)*width), val)
+			if cnt > cut {
+				fmt.Fprintf(&b, `<text class="tick cut-label" x="%s" y="%s" text-anchor="middle" fill="%s" stroke="none">↑%s</text>`, c((x0+x1)/2), c(f.top-2), col, esc(val))
+			}
+		}
+		if share { // the set's outline, so it stays visible under another set's bars
+			var p strings.Builder
+			fmt.Fprintf(&p, "M%s %s", c(f.px(lo)), c(f.py(0)))
+			for k, cnt := range counts[i] {
+				y := f.py(math.Min(cnt, cut))
+				fmt.Fprintf(&p, "V%sH%s", c(y), c(f.px(lo+float64(k+1)*width)))
+			}
+			fmt.Fprintf(&p, "V%s", c(f.py(0)))
+			fmt.Fprintf(&b, `<path class="outline" d="%s" fill="none" stroke="%s" stroke-width="1.2" stroke-opacity="1"/>`, p.String(), col)
 		}
 		b.WriteString(`</g>`)
 	}
@@ -251,6 +320,25 @@ func histogramSVG(title, xlabel string, sets []histSet, width float64) string {
 
 // ecdfSVG draws the empirical CDF of each set as a step line.
 func ecdfSVG(title, xlabel string, sets []histSet) string {
+	return ecdfWith(title, xlabel, sets, nil)
+}
+
+// ecdfExtra is what an ECDF chart may draw besides the samples: a target CDF (a
+// step function over the integers lo..hi, dashed) and a Kolmogorov–Smirnov gap.
+type ecdfExtra struct {
+	Target      func(k int) float64 // nil = none
+	TargetLabel string
+	Lo, Hi      int // the target's drawn range
+	KS          *ksMark
+}
+
+// ksMark is the largest vertical gap between two CDFs: at X, from Y1 to Y2.
+type ksMark struct {
+	X, Y1, Y2 float64
+	Label     string // "D = 0.0312"
+}
+
+func ecdfWith(title, xlabel string, sets []histSet, extra *ecdfExtra) string {
 	mn, mx := math.Inf(1), math.Inf(-1)
 	sorted := make([][]float64, len(sets))
 	for i, s := range sets {
@@ -266,15 +354,18 @@ func ecdfSVG(title, xlabel string, sets []histSet) string {
 			mn, mx = math.Min(mn, v[0]), math.Max(mx, v[len(v)-1])
 		}
 	}
+	if extra != nil && extra.Target != nil && extra.Hi >= extra.Lo {
+		mn, mx = math.Min(mn, float64(extra.Lo)), math.Max(mx, float64(extra.Hi))
+	}
 	if math.IsInf(mn, 1) {
 		mn, mx = 0, 1
 	}
 	var b strings.Builder
 	f := newFrame(640, 280, mn, mx, 0, 1)
 	f.open(&b, "ecdf", title, xlabel, "fraction ≤ x")
-	labels := make([]string, len(sets))
+	var labels, colors []string
 	for i, s := range sets {
-		labels[i] = s.Label
+		labels, colors = append(labels, s.Label), append(colors, palette[i%len(palette)])
 		v := sorted[i]
 		if len(v) == 0 {
 			continue
@@ -288,7 +379,31 @@ func ecdfSVG(title, xlabel string, sets []histSet) string {
 		}
 		fmt.Fprintf(&b, `<path class="line ecdf-line" data-label="%s" d="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, esc(s.Label), p.String(), palette[i%len(palette)])
 	}
-	f.legend(&b, labels, palette)
+	if extra != nil && extra.Target != nil && extra.Hi >= extra.Lo {
+		const targetColor = "#444"
+		labels, colors = append(labels, extra.TargetLabel), append(colors, targetColor)
+		step := max(1, (extra.Hi-extra.Lo)/800)
+		var p strings.Builder
+		fmt.Fprintf(&p, "M%s %s", c(f.px(float64(extra.Lo))), c(f.py(0)))
+		for k := extra.Lo; k <= extra.Hi; k += step {
+			fmt.Fprintf(&p, "H%sV%s", c(f.px(float64(k))), c(f.py(extra.Target(k))))
+		}
+		fmt.Fprintf(&b, `<path class="line target-cdf" data-label="%s" d="%s" fill="none" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3"/>`,
+			esc(extra.TargetLabel), p.String(), targetColor)
+	}
+	if extra != nil && extra.KS != nil {
+		k := extra.KS
+		x := f.px(k.X)
+		fmt.Fprintf(&b, `<g class="ks-d" data-x="%s" data-d="%s"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2.5"/>`,
+			strconv.FormatFloat(k.X, 'g', -1, 64), strconv.FormatFloat(math.Abs(k.Y2-k.Y1), 'f', 4, 64), c(x), c(f.py(k.Y1)), c(x), c(f.py(k.Y2)), errorColor)
+		anchor, dx := "start", 5.0
+		if x > f.w-f.right-110 {
+			anchor, dx = "end", -5
+		}
+		fmt.Fprintf(&b, `<text class="tick ks-label" x="%s" y="%s" text-anchor="%s" fill="%s">%s</text></g>`,
+			c(x+dx), c(f.py((k.Y1+k.Y2)/2)+4), anchor, errorColor, esc(k.Label))
+	}
+	f.legend(&b, labels, colors)
 	b.WriteString(`</svg>`)
 	return b.String()
 }

@@ -87,7 +87,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	}
 	if !o.quiet {
 		fmt.Fprintln(e.stdout)
-		_ = reportgen.WriteTable(e.stdout, r.out.Metrics, reportgen.TableOptions{Width: e.width})
+		printTable(e, r.out)
 		fmt.Fprintln(e.stdout)
 	}
 	err = finish(ctx, e, r, o, *out)

@@ -174,10 +174,19 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		return err
 	}
 	if !o.quiet {
-		_ = reportgen.WriteTable(e.stdout, r.out.Metrics, reportgen.TableOptions{Width: e.width})
+		printTable(e, r.out)
 	}
 	printServerMetrics(e.stdout, r.out.ServerMetrics)
-	return finish(ctx, e, r, o, o.artifactDir)
+	return recordHistory(ctx, e, o, finish(ctx, e, r, o, o.artifactDir), r.out)
+}
+
+// printTable prints the run's console summary table, and under it, when the client's
+// and the server's input counts differ, the one line that says why (the chat template).
+func printTable(e *env, out *scenario.Outcome) {
+	_ = reportgen.WriteTable(e.stdout, out.Metrics, reportgen.TableOptions{Width: e.width})
+	if n := out.ISLCounts().Note(); n != "" {
+		fmt.Fprintln(e.stdout, n)
+	}
 }
 
 // finish prints the verdicts and where the artifacts are, and returns the exit error.
@@ -281,10 +290,10 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
 	if failed > 0 {
 		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
-		return errAssertFailed
+		return recordHistory(ctx, e, o, errAssertFailed, outs...)
 	}
 	fmt.Fprintf(e.stdout, "PASS: all %d runs met every assertion\n", o.numRuns)
-	return nil
+	return recordHistory(ctx, e, o, nil, outs...)
 }
 
 // axis returns the load axis and flag of a sweep or search.

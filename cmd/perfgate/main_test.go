@@ -102,7 +102,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown assert", []string{"profile", "--mock", "--assert", "vibes>=3"}, []string{"--assert", "vibes"}},
 		{"assert column", []string{"profile", "--mock", "--assert", "ttft_p99 <= 25Oms"}, []string{`--assert: check: rule "ttft_p99 <= 25Oms", column 13:`}},
 		{"bad tokenizer match", []string{"profile", "--mock", "--assert", "tokenizer_match<=-2"}, []string{"--assert", "tokenizer_match<=TOKENS"}},
-		{"bad goodput", []string{"profile", "--mock", "--goodput", "ttft=3"}, []string{"--goodput", "metric:milliseconds"}},
+		{"bad goodput", []string{"profile", "--mock", "--goodput", "ttft=3"}, []string{"--goodput", "ttft:MILLISECONDS"}},
 		{"bad endpoint", []string{"profile", "--mock", "--endpoint-type", "telepathy"}, []string{"--endpoint-type", "telepathy"}},
 		{"two sweeps", []string{"profile", "--mock", "--sweep-rate", "1,2", "--search-concurrency", "1:4"}, []string{"conflict"}},
 		{"search without asserts", []string{"profile", "--mock", "--search-concurrency", "1:8"}, []string{"--search-* needs assertions"}},

@@ -61,7 +61,7 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	}
 	if !*quiet {
 		fmt.Fprintf(e.stdout, "perfgate merge: %d shards, %d client records, %d server records -> %s\n", rep.Shards, rep.Records, rep.ServerRecords, *out)
-		_ = reportgen.WriteTable(e.stdout, o.Metrics, reportgen.TableOptions{Width: e.width})
+		printTable(e, o)
 	}
 	for _, s := range rep.Skewed {
 		fmt.Fprintf(e.stderr, "perfgate merge: skew: %s\n", s)

@@ -45,6 +45,7 @@ type profileOpts struct {
 	waitModel   float64             // --wait-for-model-timeout, seconds
 	shard       shardFlags          // --shards and friends (shard.go)
 	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
+	history     historyOpts         // --history and the server's identity (history.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -115,7 +116,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.turnStd, 0, "stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
 	integer(&f.warmup, 0, "warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
 	fs.Uint64Var(&f.seed, "random-seed", 0, "seed of every random choice (same seed, same workload)")
-	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms)", "goodput")
+	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms), or as rule terms, \"ttft<=200ms, itl<=20ms\"", "goodput")
 	str(&o.artifactDir, DefaultArtifactDir, "directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
 	str(&f.inputFile, "", "prompts or trace from a file instead of synthetic prompts", "input-file")
 	str(&f.inputFormat, "", "format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
@@ -137,7 +138,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	boolean(&f.ignoreEOS, false, "send ignore_eos so the server generates exactly the OSL", "ignore-eos")
 	str(&f.arrival, "", "open-loop arrivals: "+loadgen.OrList(loadgen.Arrivals), "arrival", "arrival-pattern", "request-rate-mode")
 	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness", "arrival-smoothness", "vllm-burstiness")
-	fs.Var(&f.asserts, "assert", "assertion (repeatable): goodput>=0.95, ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10, tokenizer_match (or tokenizer_match<=N tokens)")
+	fs.Var(&f.asserts, "assert", assertHelp())
 	str(&o.assertISL, "", "assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
 	str(&o.assertOSL, "", "assert the output lengths fit this distribution", "assert-osl")
 	flt(&o.alpha, check.DefaultAlpha, "significance level of --assert-isl / --assert-osl", "alpha")
@@ -151,6 +152,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	fs.Float64Var(&o.waitModel, "wait-for-model-timeout", 0, "wait up to this many seconds for the server to accept connections and list the model (GET /v1/models) before the run; 0 = check once")
 	boolean(&o.quiet, false, "no progress and no table; verdicts and where the artifacts are", "q", "quiet")
 	registerShardFlags(fs, &o.shard)
+	registerHistoryFlags(fs, &o.history)
 }
 
 func cmdProfile(ctx context.Context, e *env, args []string) error {
@@ -483,7 +485,7 @@ func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has f
 // profileObjectives maps the gate: goodput SLO, assertions, length fits, and the run-mode settings that depend on them.
 func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if f.goodput != "" {
-		slo, err := metric.ParseAIPerfSLO(f.goodput)
+		slo, err := metric.ParseSLO(f.goodput)
 		if err != nil {
 			return invalidf("--goodput: %v", err)
 		}
@@ -712,6 +714,13 @@ func lengthSpec(which, text string, mean, std, ratio float64, def distribution.S
 		return def, invalidf("%s %q: a token length needs a mean >= 1, this has %g", flagName, text, m)
 	}
 	return distribution.Spec{Distribution: d}, nil
+}
+
+// assertHelp is --assert's help, its metric names from the catalogue.
+func assertHelp() string {
+	return "assertion (repeatable): METRIC_pNN<=VALUE or METRIC_pNN>=VALUE, a percentile of a per-request metric (" +
+		check.MetricNames() + "; latencies as 250ms; docs/metrics.md), e.g. ttft_p99<=250ms, itl_p50<=20ms, latency_p95<=2s; " +
+		"goodput>=0.95, error_rate<=0.01, output_token_throughput>=1000, request_throughput>=10, tokenizer_match (or tokenizer_match<=N tokens)"
 }
 
 // applyAsserts appends every --assert expression to the scenario's rules, each parsed

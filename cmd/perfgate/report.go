@@ -62,7 +62,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 			fmt.Fprint(e.stdout, " (its last line was cut short and is left out)")
 		}
 		fmt.Fprintln(e.stdout)
-		_ = reportgen.WriteTable(e.stdout, out.Metrics, reportgen.TableOptions{Width: e.width})
+		printTable(e, out)
 		printPins(e.stdout, out.Pins)
 	}
 	if err := invalidMeasurement(e.stdout, out.Validity()); err != nil {
@@ -92,7 +92,7 @@ func regate(sc *scenario.Scenario, asserts []string, goodput string) error {
 		}
 	}
 	if goodput != "" {
-		slo, err := metric.ParseAIPerfSLO(goodput)
+		slo, err := metric.ParseSLO(goodput)
 		if err != nil {
 			return invalidf("--goodput: %v", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/servermetrics"
@@ -52,6 +53,7 @@ func commands() []command {
 		{"coordinator", "serve the start barrier of a sharded run (profile --shards N --coordinator URL)", cmdCoordinator},
 		{"k8s", "print a Kubernetes manifest running a profile as N shards (Indexed Job) and a merge Job that gates", cmdK8s},
 		{"compare", "HTML comparison report of two recordings", cmdCompare},
+		{"history", "keep gated results in a database: add, list, show, report, check (change points), export", cmdHistory},
 		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},
 		{"demo", "mock server + short profile + reports, on embedded defaults (no network)", cmdDemo},
 		{"version", "print the version", cmdVersion},
@@ -265,6 +267,8 @@ func redactArgs(args []string) []string {
 			}
 		case "server-metrics":
 			redact = servermetrics.Redact // a scrape URL may carry a token in its query
+		case "history", "db":
+			redact = history.Redact // a postgres:// URL's password
 		default:
 			continue
 		}

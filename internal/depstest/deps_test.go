@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"record":                    {},
 	"internal/testutil":         {},
 	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
+	"internal/testutil/pgtest":  {},                // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
 	"servermetrics":             {},
 	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
@@ -36,9 +37,12 @@ var allowed = map[string][]string{
 	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"perftest/check":            {"distribution/...", "metric", "record"},
 	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
-	"perftest":                  {"perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
-	"cmd/perfgate":              {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
-	"bench/...":                 {"..."},
+	// history keeps gated results in a database: it reads artifacts (scenario) and
+	// draws its report in reportgen's style; perftest and the CLI record into it.
+	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
+	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
+	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
+	"bench/...":    {"..."},
 }
 
 // thirdParty lists the non-stdlib module prefixes each package family may use.
@@ -50,6 +54,8 @@ var thirdParty = map[string][]string{
 	// mockserver serves its metrics through client_golang (and renders them with expfmt).
 	"mockserver": {"github.com/prometheus/client_golang/", "github.com/prometheus/common/", "github.com/prometheus/client_model/", "github.com/valyala/fasthttp", "golang.org/x/"},
 	// cmd/perfgate alone builds Kubernetes manifests (perfgate k8s), from the API types.
+	// history alone talks to databases: SQLite (pure Go) and PostgreSQL.
+	"history":  {"modernc.org/sqlite", "github.com/jackc/pgx/v5", "gonum.org/v1/gonum"},
 	"cmd":      {"golang.org/x/term", "k8s.io/api/", "k8s.io/apimachinery/", "sigs.k8s.io/yaml"},
 	"internal": {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
 }
@@ -146,7 +152,7 @@ func TestPackageGraph(t *testing.T) {
 func TestOnlyPerftestImportsTesting(t *testing.T) {
 	for _, p := range listPackages(t) {
 		r, ok := rel(p.ImportPath)
-		if !ok || r == "perftest" || r == "internal/testutil" || r == "internal/testutil/toktest" || r == "internal/depstest" || strings.HasPrefix(r, "examples_test") {
+		if !ok || r == "perftest" || r == "internal/testutil" || r == "internal/testutil/toktest" || r == "internal/testutil/pgtest" || r == "internal/depstest" || strings.HasPrefix(r, "examples_test") {
 			continue
 		}
 		if slices.Contains(p.Deps, "testing") {

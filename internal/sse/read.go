@@ -32,6 +32,7 @@ type Reader struct {
 	src    io.Reader
 	buf    []byte // raw bytes read from src; buf[r:w] unconsumed
 	r, w   int
+	scan   int   // buf[r:r+scan] holds no line end (CR or LF)
 	err    error // sticky read error
 	max    int
 	data   []byte // assembled data of the current event
@@ -64,7 +65,7 @@ func NewReaderSize(src io.Reader, size, maxEvent int) *Reader {
 // Reset makes r read from src, keeping its buffers, so one Reader can serve many
 // responses.
 func (r *Reader) Reset(src io.Reader) {
-	r.src, r.r, r.w, r.err = src, 0, 0, nil
+	r.src, r.r, r.w, r.scan, r.err = src, 0, 0, 0, nil
 	r.data, r.typ, r.id, r.lines, r.bomOK = r.data[:0], r.typ[:0], nil, 0, false
 	r.events, r.bytes = 0, 0
 }
@@ -146,51 +147,70 @@ func parseRetry(v []byte) int {
 	return n
 }
 
+// bom is the UTF-8 byte-order mark, skipped at the very start of a stream.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
 // line returns the next line without its terminator (LF, CRLF or CR). The slice points
-// into r.buf and is valid until the next call.
+// into r.buf and is valid until the next call. Each buffered byte is scanned once,
+// however the source splits the line into reads (r.scan remembers how far the
+// current line holds no line end), so a line trickled in small reads costs linear
+// time.
 func (r *Reader) line() ([]byte, error) {
 	for {
 		seg := r.buf[r.r:r.w]
-		if !r.bomOK && len(seg) >= 3 {
-			r.bomOK = true
-			if seg[0] == 0xEF && seg[1] == 0xBB && seg[2] == 0xBF {
-				r.r += 3
-				r.bytes += 3
+		if !r.bomOK {
+			// Only the stream's first bytes may be a byte-order mark; wait for three
+			// bytes (or the end) before deciding, so that read boundaries do not matter.
+			switch {
+			case r.bytes > 0 || len(seg) >= 3 || r.err != nil || !bytes.HasPrefix(bom, seg):
+				r.bomOK = true
+				if r.bytes == 0 && bytes.HasPrefix(seg, bom) {
+					r.r += 3
+					r.bytes += 3
+					continue
+				}
+			default:
+				if err := r.fill(); err != nil {
+					return nil, err
+				}
 				continue
 			}
 		}
-		nl := bytes.IndexByte(seg, '\n')
-		end := nl
-		if end < 0 {
-			end = len(seg)
+		end := -1 // index of the first CR or LF at or after r.scan
+		rest := seg[r.scan:]
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			nl = len(rest)
 		}
-		if cr := bytes.IndexByte(seg[:end], '\r'); cr >= 0 {
+		if cr := bytes.IndexByte(rest[:nl], '\r'); cr >= 0 {
+			end = r.scan + cr
+		} else if nl < len(rest) {
+			end = r.scan + nl
+		}
+		switch {
+		case end >= 0 && seg[end] == '\n':
+			return r.take(seg, end, end+1), nil
+		case end >= 0 && end+1 < len(seg):
 			// CR ends the line; a following LF belongs to it (CRLF).
-			if cr+1 < len(seg) {
-				n := cr + 1
-				if seg[cr+1] == '\n' {
-					n++
-				}
-				r.r += n
-				r.bytes += int64(n)
-				return seg[:cr], nil
+			n := end + 1
+			if seg[end+1] == '\n' {
+				n++
 			}
+			return r.take(seg, end, n), nil
+		case end >= 0 && r.err != nil:
+			return r.take(seg, end, end+1), nil
+		case end >= 0:
 			// CR is the last buffered byte: need one more byte to know if LF follows.
-			if r.err != nil {
-				r.r += cr + 1
-				r.bytes += int64(cr + 1)
-				return seg[:cr], nil
-			}
-		} else if nl >= 0 {
-			r.r += nl + 1
-			r.bytes += int64(nl + 1)
-			return seg[:nl], nil
+			r.scan = end
+		default:
+			r.scan = len(seg)
 		}
 		if r.err != nil {
 			if r.r < r.w { // unterminated last line: incomplete event, dropped
 				r.bytes += int64(r.w - r.r)
 				r.r = r.w
 			}
+			r.scan = 0
 			if r.err == io.EOF {
 				return nil, io.EOF
 			}
@@ -200,6 +220,15 @@ func (r *Reader) line() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// take consumes n bytes of seg (the line and its terminator) and returns the line,
+// seg[:end].
+func (r *Reader) take(seg []byte, end, n int) []byte {
+	r.r += n
+	r.bytes += int64(n)
+	r.scan = 0
+	return seg[:end]
 }
 
 // fill reads more bytes, compacting or growing the buffer.

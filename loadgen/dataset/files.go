@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
@@ -258,20 +259,5 @@ func drain(src Source) []Conversation {
 	}
 }
 
-func endpointOfPath(p string) string {
-	switch {
-	case strings.HasSuffix(p, "/chat/completions"):
-		return "chat"
-	case strings.HasSuffix(p, "/completions"):
-		return "completions"
-	case strings.HasSuffix(p, "/embeddings"):
-		return "embeddings"
-	case strings.HasSuffix(p, "/ranking"):
-		return "rankings"
-	case strings.HasSuffix(p, "/rerank"):
-		return "rerank"
-	case strings.HasSuffix(p, "/responses"):
-		return "responses"
-	}
-	return ""
-}
+// endpointOfPath is the API kind a recorded request path was for ("" = the run's).
+func endpointOfPath(p string) string { return openai.KindOfPath(p) }

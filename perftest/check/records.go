@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ func FromClient(cs []record.Client) []Request { return FromClientOptions(cs, met
 
 // FromClientOptions is [FromClient] with the metric definitions opt chooses (OSL by
 // usage when opt.UsageOSL), so verdicts agree with the run's metrics. Every value comes
-// from [metric.Of].
+// from [metric.Of], through [NewRequest].
 func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 	out := make([]Request, 0, len(cs))
 	var q metric.Request
@@ -33,37 +34,7 @@ func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 			continue
 		}
 		q.Reset(c, opt)
-		r := Request{
-			ID:        c.RequestID,
-			Latency:   q.Latency.Seconds(),
-			ISL:       q.ISL,
-			ServerISL: c.UsagePromptTokens,
-			OSL:       q.OSL,
-			Turn:      c.Turn,
-		}
-		if r.ID == "" {
-			r.ID = strconv.Itoa(c.Index)
-		}
-		if n, ok := c.TemplateOverhead(); ok {
-			r.Overhead = n
-		} else if c.Endpoint == "chat" && c.ISL > 0 {
-			r.OverheadUnknown = true
-		}
-		if c.UsagePromptTokens < 0 {
-			r.ServerISL = -1
-		}
-		if !c.OK() {
-			r.Err = c.ErrorKind
-			if c.Error != "" {
-				r.Err += ": " + c.Error
-			}
-		}
-		if q.HasTTFT {
-			r.TTFT = q.TTFT.Seconds()
-		}
-		if q.HasTTFO {
-			r.TTFO = q.TTFO.Seconds()
-		}
+		r := NewRequest(c, &q)
 		for _, g := range q.ICL {
 			r.Gaps = append(r.Gaps, g.Seconds())
 		}
@@ -72,27 +43,73 @@ func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 	return out
 }
 
-// Metric names a per-request measurement that [Bound] and [Metric.Sample] can read.
+// NewRequest is the one mapping from a client record and its derived values (q, from
+// [metric.Request.Reset]) to a [Request]: [FromValues] of q, then the record's id
+// (the send index when it has none), server-side input count, turn, chat-template
+// overhead and error. Gaps is left empty; a caller that needs them fills it from q.ICL.
+func NewRequest(c *record.Client, q *metric.Request) Request {
+	r := FromValues(*q)
+	r.ID, r.ServerISL, r.Turn = c.RequestID, c.UsagePromptTokens, c.Turn
+	if r.ID == "" {
+		r.ID = strconv.Itoa(c.Index)
+	}
+	if n, ok := c.TemplateOverhead(); ok {
+		r.Overhead = n
+	} else if c.Endpoint == "chat" && c.ISL > 0 {
+		r.OverheadUnknown = true
+	}
+	if c.UsagePromptTokens < 0 {
+		r.ServerISL = -1
+	}
+	if !c.OK() {
+		r.Err = c.ErrorKind
+		if c.Error != "" {
+			r.Err += ": " + c.Error
+		}
+	}
+	return r
+}
+
+// FromValues returns the Request fields derived from q: Latency, TTFT, TTFO, ISL, OSL
+// and Values (q as [metric.Pack] keeps it: no gaps, times from the send, TTFO to the µs
+// past 2.1 s, as metrics.json has it). The record-level fields (ID, Err, ServerISL,
+// Turn, overhead) are [NewRequest]'s.
+func FromValues(q metric.Request) Request {
+	r := Request{Latency: q.Latency.Seconds(), ISL: q.ISL, OSL: q.OSL}
+	if q.HasTTFT {
+		r.TTFT = q.TTFT.Seconds()
+	}
+	if q.HasTTFO {
+		r.TTFO = q.TTFO.Seconds()
+	}
+	p := metric.Pack(&q)
+	v := p.Request()
+	v.OK = q.OK
+	r.Values = &v
+	return r
+}
+
+// Metric names a per-request metric of package metric's catalogue, by its rule name
+// ("ttft") or its full name ("time_to_first_token"): what [Bound], [Metric.Sample] and
+// the rules read. The constants (TTFT, …) are the metrics with a short name.
 type Metric string
 
-// Per-request metrics. Latencies are in seconds, lengths in tokens.
-const (
-	TTFT    Metric = "ttft"    // time to first token (first chunk with text − sent)
-	TTFO    Metric = "ttfo"    // time to first output token: first chunk with non-reasoning text − sent (AIPerf)
-	ITL     Metric = "itl"     // inter-token latency: AIPerf's (latency − TTFT)/(OSL − 1) per request ([metric.Request.ITL])
-	Latency Metric = "latency" // request latency (last byte − sent)
-	ISL     Metric = "isl"     // input tokens (client count)
-	OSL     Metric = "osl"     // output tokens (client count)
-	// OutputTPS is a request's output tokens per second after its first token: 1/ITL.
-	OutputTPS Metric = "output_tps_per_user"
-)
+// def returns m's catalogue entry.
+func (m Metric) def() (metric.Def, bool) { return metric.LookupRule(string(m)) }
 
-// Unit returns the metric's unit.
+// Unit returns the metric's unit: Seconds for a latency, Tokens for a length,
+// TokPerSec for a throughput (an unknown metric: Seconds).
 func (m Metric) Unit() Unit {
-	switch m {
-	case ISL, OSL:
+	d, _ := m.def()
+	return checkUnit(d.Unit)
+}
+
+// checkUnit is the unit a verdict shows a catalogue unit in.
+func checkUnit(u string) Unit {
+	switch u {
+	case metric.UnitTokens:
 		return Tokens
-	case OutputTPS:
+	case metric.UnitTokPerUser:
 		return TokPerSec
 	}
 	return Seconds
@@ -100,74 +117,71 @@ func (m Metric) Unit() Unit {
 
 // Label returns the name printed in messages ("TTFT", "ITL", …).
 func (m Metric) Label() string {
-	switch m {
-	case TTFT:
-		return "TTFT"
-	case TTFO:
-		return "TTFO"
-	case ITL:
-		return "ITL"
-	case Latency:
-		return "request latency"
-	case ISL:
-		return "ISL"
-	case OSL:
-		return "OSL"
-	case OutputTPS:
-		return "output tokens/s per user"
+	if d, ok := m.def(); ok {
+		return d.VerdictLabel()
 	}
 	return string(m)
 }
 
 // Sample returns the metric's values over the successful requests (a metric a request
-// does not have, such as ITL with one output token, is left out).
+// does not have, such as ITL with one output token, is left out), derived by the
+// metric's catalogue entry from [Request.Metric], latencies in seconds.
 func (m Metric) Sample(reqs []Request) Sample {
 	s := Sample{Name: m.Label(), Unit: m.Unit()}
-	for _, r := range reqs {
+	d, known := m.def()
+	if !known {
+		return s
+	}
+	for i := range reqs {
+		r := &reqs[i]
 		if r.Err != "" {
 			continue
 		}
-		var v float64
-		ok := true
-		switch m {
-		case TTFT:
-			v, ok = r.TTFT, r.TTFT > 0
-		case TTFO:
-			v, ok = r.TTFO, r.TTFO > 0
-		case ITL:
-			v = r.ITL(0)
-			ok = v > 0
-		case Latency:
-			v = r.Latency
-		case ISL:
-			v = float64(r.ISL)
-		case OSL:
-			v = float64(r.OSL)
-		case OutputTPS:
-			m := r.Metric()
-			v, ok = m.OutputThroughputPerUser()
-		default:
-			ok = false
+		q := r.Metric()
+		v, ok := d.Value(&q)
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
 		}
-		if ok {
-			s.Values = append(s.Values, v)
-			s.IDs = append(s.IDs, r.ID)
-			switch m {
-			case TTFT, TTFO, Latency:
-				s.Notes = append(s.Notes, "prompt "+Tokens.Format(float64(r.ISL))+" tok")
-			default:
-				s.Notes = append(s.Notes, "")
-			}
+		if d.IsTime() {
+			v /= 1e3
+		}
+		s.Values = append(s.Values, v)
+		s.IDs = append(s.IDs, r.ID)
+		if d.FromSend {
+			s.Notes = append(s.Notes, "prompt "+Tokens.Format(float64(r.ISL))+" tok")
+		} else {
+			s.Notes = append(s.Notes, "")
 		}
 	}
 	return s
 }
 
+// MetricNames lists the rule names of every per-request metric in package metric's
+// catalogue, those with a short name first, for messages and help:
+// "ttft, ttfo, …, time_to_second_token, … or …".
+func MetricNames() string {
+	var names, long []string
+	for _, d := range metric.Catalogue() {
+		switch {
+		case d.Kind != metric.PerRequest:
+		case d.Short != "":
+			names = append(names, d.Short)
+		default:
+			long = append(long, d.Name)
+		}
+	}
+	names = append(names, long...)
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // Bound is a quantile bound on a per-request metric, written as data so a scenario file
 // can hold it: {"metric": "ttft", "p": 0.99, "max_time": "200ms"} means TTFT p99 <= 200 ms.
-// A latency metric (ttft, ttfo, itl, latency) is bounded by MaxTime and MinTime, durations
-// (text such as "200ms" in JSON and YAML); a token or throughput metric (isl, osl,
-// output_tps_per_user) by Max and Min, in its unit. A zero limit is no limit on that
+// A latency metric (ttft, ttfo, itl, latency, …: unit ms in docs/metrics.md) is bounded by
+// MaxTime and MinTime, durations (text such as "200ms" in JSON and YAML); a token or
+// throughput metric (isl, osl, output_tps_per_user, …) by Max and Min, in its unit. A zero limit is no limit on that
 // side; the other pair must be zero ([Bound.Err] says so). The same bound is the rule
 // "ttft_p99<=200ms" ([ParseRule]).
 type Bound struct {
@@ -209,12 +223,9 @@ func (b *Bound) UnmarshalJSON(data []byte) error {
 // level outside [0, 1], no limit, or the limit pair that does not fit the metric.
 func (b Bound) Err() error {
 	var errs []error
-	known := true
-	switch b.Metric {
-	case TTFT, TTFO, ITL, Latency, ISL, OSL, OutputTPS:
-	default:
-		known = false
-		errs = append(errs, fmt.Errorf("metric %q: want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user", b.Metric))
+	_, known := b.Metric.def()
+	if !known {
+		errs = append(errs, fmt.Errorf("metric %q: want %s", b.Metric, MetricNames()))
 	}
 	if !(b.P >= 0 && b.P <= 1) {
 		errs = append(errs, fmt.Errorf("p %v: want a quantile level in [0, 1]", b.P))

@@ -29,6 +29,10 @@ type Request struct {
 	// count (record.Client.ISLTemplate: recorded before it existed, or a custom
 	// payload), so ISL is the message contents only; TokenizerMatch says so.
 	OverheadUnknown bool
+	// Values are the request's derived values (without gaps) when it was made from a
+	// recording by [NewRequest]; nil for a Request written by hand, whose values
+	// [Request.Metric] derives from the fields above.
+	Values *metric.Request
 }
 
 // ITL returns the request's inter-token latency in seconds, by [metric.SLO.ITLValue]:
@@ -43,10 +47,19 @@ func (r Request) ITL(p float64) float64 {
 	return v / 1e3
 }
 
-// Metric returns r's values in package metric's form, which [SLO] and [Request.ITL]
-// evaluate. Durations are rounded to the nanosecond, so a Request from [FromClient]
-// gives back the recording's exact times.
+// Metric returns r's values in package metric's form, which [SLO], [Request.ITL] and
+// every [Metric] evaluate: Values with Gaps as its inter-chunk gaps, or for a Request
+// without Values the fields above, durations rounded to the nanosecond (so a Request
+// from [FromClient] gives back the recording's exact times).
 func (r Request) Metric() metric.Request {
+	if r.Values != nil {
+		m := *r.Values
+		m.OK, m.ICL = r.Err == "", nil
+		for _, g := range r.Gaps {
+			m.ICL = append(m.ICL, seconds(g))
+		}
+		return m
+	}
 	m := metric.Request{
 		OK: r.Err == "", Stream: true, Latency: seconds(r.Latency), ISL: r.ISL, OSL: r.OSL, UsageOSL: -1,
 		TTFT: seconds(r.TTFT), HasTTFT: r.TTFT > 0, TTFO: seconds(r.TTFO), HasTTFO: r.TTFO > 0,

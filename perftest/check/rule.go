@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -21,11 +22,11 @@ import (
 // "250ms" or "1.5s", and a bare number there is milliseconds, as AIPerf writes it; a
 // fraction may be written as a percentage, "95%"):
 //
-//	METRIC_pNN<=VALUE, METRIC_pNN>=VALUE   the NN-th percentile of a per-request metric:
-//	                                       ttft, ttfo, itl, latency (latencies), isl,
-//	                                       osl (tokens), output_tps_per_user (tok/s);
-//	                                       time_to_first_token, time_to_first_output_token,
-//	                                       inter_token_latency and request_latency are aliases
+//	METRIC_pNN<=VALUE, METRIC_pNN>=VALUE   the NN-th percentile of a per-request metric
+//	                                       of docs/metrics.md, by its rule name (ttft,
+//	                                       ttfo, itl, latency, isl, osl,
+//	                                       output_tps_per_user) or its full name
+//	                                       (time_to_first_token, time_to_second_token, …)
 //	error_rate<=FRACTION                   failed requests (error_rate<=1 allows any)
 //	goodput>=FRACTION                      requests meeting the scenario's SLO, with
 //	                                       95% confidence (a Wilson lower bound)
@@ -76,14 +77,14 @@ var ErrBadRule = errors.New("check: bad rule")
 // Unwrap returns [ErrBadRule].
 func (e *RuleError) Unwrap() error { return ErrBadRule }
 
-// metricNames maps a rule's metric names (and AIPerf's long names) to metrics.
-var metricNames = map[string]Metric{
-	"ttft": TTFT, "time_to_first_token": TTFT,
-	"ttfo": TTFO, "time_to_first_output_token": TTFO,
-	"itl": ITL, "inter_token_latency": ITL,
-	"latency": Latency, "request_latency": Latency,
-	"isl": ISL, "osl": OSL,
-	"output_tps_per_user": OutputTPS,
+// ruleMetric returns the per-request metric a rule names, by its short name or its
+// full name in package metric's catalogue ("ttft" or "time_to_first_token").
+func ruleMetric(name string) (Metric, bool) {
+	d, ok := metric.LookupRule(name)
+	if !ok {
+		return "", false
+	}
+	return Metric(d.RuleName()), true
 }
 
 // ruleScanner reads a rule left to right, keeping the byte offset for errors.
@@ -223,11 +224,11 @@ func ParseRule(text string) (Rule, error) {
 	}
 	i := strings.LastIndex(name, "_p")
 	if i < 0 {
-		return r, s.fail(at, "unknown name %q; want METRIC_pNN (ttft, ttfo, itl, latency, isl, osl, output_tps_per_user), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name)
+		return r, s.fail(at, "unknown name %q; want METRIC_pNN (METRIC: %s), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name, MetricNames())
 	}
-	m, ok := metricNames[name[:i]]
+	m, ok := ruleMetric(name[:i])
 	if !ok {
-		return r, s.fail(at, "unknown metric %q; want ttft, ttfo, itl, latency, isl, osl or output_tps_per_user", name[:i])
+		return r, s.fail(at, "unknown metric %q; want %s", name[:i], MetricNames())
 	}
 	p, err := strconv.ParseFloat(name[i+2:], 64)
 	if err != nil || !(p >= 0 && p <= 100) {
@@ -237,7 +238,7 @@ func ParseRule(text string) (Rule, error) {
 	if m.Unit() == Seconds {
 		d, err := latency(val)
 		if err != nil {
-			return r, s.fail(valAt, "%s is a latency: want Go duration text such as 250ms or 1.5s (a bare number is ms)", name)
+			return r, s.fail(valAt, "%s is a latency: %v", name, err)
 		}
 		r.value = d.Seconds()
 	} else {
@@ -261,28 +262,31 @@ func QuantileRule(m Metric, p float64, atMost bool, limit float64) Rule {
 	if atMost {
 		op = "<="
 	}
-	v := strconv.FormatFloat(limit, 'g', 10, 64)
+	v := strconv.FormatFloat(limit, 'g', -1, 64)
 	if m.Unit() == Seconds {
-		v = time.Duration(math.Round(limit * 1e9)).String()
+		// The longest duration's seconds round up to 2^63 ns, one past what a
+		// time.Duration holds: clamp, so the text is the longest duration, not a
+		// negative one.
+		if ns := math.Round(limit * 1e9); ns >= math.MaxInt64 {
+			v = metric.MaxDuration.String()
+		} else {
+			v = time.Duration(ns).String()
+		}
 	}
-	return Rule{Source: string(m) + "_p" + strconv.FormatFloat(p*100, 'g', 10, 64) + op + v,
+	r := Rule{Source: string(m) + "_p" + strconv.FormatFloat(p*100, 'g', -1, 64) + op + v,
 		kind: ruleQuantile, metric: m, p: p, atMost: atMost, value: limit}
+	// The rule is what its text reads as, so that String round-trips.
+	if back, err := ParseRule(r.Source); err == nil {
+		return back
+	}
+	return r
 }
 
 // GoodputRule returns the rule goodput(slo)>=minFraction; its Source is written as
 // ParseRule reads it ("goodput(ttft<=200ms, itl<=20ms)>=0.95"), except that an
 // SLO.ITLPercentile, which the text form has no place for, is only in the SLO.
 func GoodputRule(slo SLO, minFraction float64) Rule {
-	var terms []string
-	for _, t := range []struct {
-		name string
-		d    time.Duration
-	}{{"ttft", slo.TTFT}, {"itl", slo.ITL}, {"latency", slo.Latency}} {
-		if t.d > 0 {
-			terms = append(terms, t.name+"<="+t.d.String())
-		}
-	}
-	return Rule{Source: "goodput(" + strings.Join(terms, ", ") + ")>=" + strconv.FormatFloat(minFraction, 'g', 10, 64),
+	return Rule{Source: "goodput(" + slo.Terms() + ")>=" + strconv.FormatFloat(minFraction, 'g', -1, 64),
 		kind: ruleGoodput, value: minFraction, slo: &slo}
 }
 
@@ -295,74 +299,43 @@ func MustRule(text string) Rule {
 	return r
 }
 
-// slo reads "ttft<=200ms, itl<=20ms)" (the opening parenthesis already read).
+// slo reads "ttft<=200ms, itl<=20ms)" (the opening parenthesis already read) with
+// [metric.ParseSLO], the one SLO parser.
 func (s *ruleScanner) slo() (SLO, error) {
-	var slo SLO
-	for {
-		name, at := s.ident()
-		if name == "" {
-			return slo, s.fail(at, "want an SLO term such as ttft<=200ms")
+	start := s.i
+	end := strings.IndexByte(s.src[s.i:], ')')
+	if end < 0 {
+		// Say what is wrong with the terms, if anything, before the missing ")".
+		if _, err := metric.ParseSLO(s.src[start:]); err != nil {
+			if se := (*metric.SLOError)(nil); errors.As(err, &se) {
+				return SLO{}, s.fail(start+se.Column-1, "%s", se.Msg)
+			}
 		}
-		if m := metricNames[name]; m != TTFT && m != ITL && m != Latency {
-			return slo, s.fail(at, "unknown SLO metric %q; want ttft, itl or latency", name)
-		}
-		atMost, opAt, err := s.op()
-		if err != nil {
-			return slo, err
-		}
-		if !atMost {
-			return slo, s.fail(opAt, "an SLO term is an upper bound: want %s<=DURATION", name)
-		}
-		val, valAt := s.value(true)
-		if err := sloTerm(&slo, name, val); err != nil {
-			return slo, s.fail(valAt, "%v", err)
-		}
-		s.skip()
-		if s.i == len(s.src) {
-			return slo, s.fail(s.i, "want ) to close goodput(")
-		}
-		c := s.src[s.i]
-		s.i++
-		if c == ')' {
-			return slo, nil
-		}
+		return SLO{}, s.fail(len(s.src), "want ) to close goodput(")
 	}
+	slo, err := metric.ParseSLO(s.src[start : start+end])
+	if se := (*metric.SLOError)(nil); errors.As(err, &se) {
+		return SLO{}, s.fail(start+se.Column-1, "%s", se.Msg)
+	}
+	s.i = start + end + 1
+	return slo, err
 }
 
-// sloTerm sets the bound of slo that name (ttft, itl or latency) names.
-func sloTerm(slo *SLO, name, val string) error {
-	dst := map[Metric]*time.Duration{TTFT: &slo.TTFT, ITL: &slo.ITL, Latency: &slo.Latency}[metricNames[name]]
-	d, err := latency(val)
-	if err != nil || d <= 0 {
-		return fmt.Errorf("%s: want a positive duration such as 200ms (a bare number is ms)", name)
-	}
-	*dst = d
-	return nil
-}
-
-// ParseSLO reads an SLO written as comma-separated rule terms, "ttft<=200ms,
-// itl<=20ms": the inside of a goodput(…) rule (bare numbers are ms).
+// ParseSLO reads an SLO with [metric.ParseSLO], the one SLO parser: rule terms,
+// "ttft<=200ms, itl<=20ms" (the inside of a goodput(…) rule; bare numbers are ms), or
+// AIPerf's "time_to_first_token:200". The whole text is the SLO: anything after it is
+// an error. The error is a [*RuleError].
 func ParseSLO(text string) (SLO, error) {
-	s := &ruleScanner{src: strings.TrimSpace(text) + ")"}
-	slo, err := s.slo()
-	var re *RuleError
-	if errors.As(err, &re) {
-		re.Rule = strings.TrimSuffix(re.Rule, ")")
+	slo, err := metric.ParseSLO(text)
+	if se := (*metric.SLOError)(nil); errors.As(err, &se) {
+		return SLO{}, &RuleError{Rule: text, Column: se.Column, Msg: se.Msg}
 	}
 	return slo, err
 }
 
-// latency reads Go duration text, or a bare number of milliseconds.
-func latency(v string) (time.Duration, error) {
-	if d, err := time.ParseDuration(v); err == nil {
-		return d, nil
-	}
-	ms, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) {
-		return 0, errors.New("not a duration")
-	}
-	return time.Duration(ms * float64(time.Millisecond)), nil
-}
+// latency reads Go duration text, or a bare number of milliseconds (see
+// [metric.ParseLatency]).
+func latency(v string) (time.Duration, error) { return metric.ParseLatency(v) }
 
 // fraction reads 0.95 or 95%.
 func fraction(v string) (float64, error) {

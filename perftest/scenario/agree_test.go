@@ -140,8 +140,8 @@ func TestEveryReportAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// HTML rows: name, n, avg, min, max, p99, p90, p50, std (the console order).
-	re := regexp.MustCompile(`<tr><td class="l">([^<]+)</td><td>\d+</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td></tr>`)
+	// HTML rows: name, n (and what it counts), avg, min, max, p99, p90, p50, std (the console order).
+	re := regexp.MustCompile(`<tr><td class="l">([^<]+)</td><td>\d+(?: <span class="unit">[^<]*</span>)?</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td></tr>`)
 	n := 0
 	for _, g := range re.FindAllStringSubmatch(string(html), -1) {
 		w, ok := want[unescape(g[1])]

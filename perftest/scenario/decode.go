@@ -50,10 +50,11 @@ var Enums = map[string][]string{
 // renamed reads the names earlier scenario files used where the meaning is unchanged:
 // a top-level "endpoint" URL is "urls": [URL], and "use_server_token_count" sets
 // "usage_osl" and "usage_isl". The "client" block is refused, naming where each of
-// its fields is now (fail gets the node and the message) — unless fail is nil, as for
-// the scenario.json of older runs, whose client fields are then read at the top level
+// its fields is now (fail gets the node and the message) — unless legacy is set, as for
+// the scenario.json of older runs, whose client mapping is then read at the top level
 // (where the top level does not set them; its "stream" and "urls" were never used).
-func renamed(root *node, fail func(n *node, msg string)) {
+// Anything else renamed cannot read goes to fail, legacy or not.
+func renamed(root *node, legacy bool, fail func(n *node, msg string)) {
 	if root == nil || root.kind != 'm' {
 		return
 	}
@@ -87,7 +88,7 @@ func renamed(root *node, fail func(n *node, msg string)) {
 			}
 			continue
 		case "client":
-			if fail == nil && v.kind == 'm' {
+			if legacy && v.kind == 'm' {
 				for j, ck := range v.keys {
 					name := ck.text
 					switch name {
@@ -148,6 +149,9 @@ func decodeFile(name string, data []byte, isYAML bool) (Scenario, error) {
 	} else {
 		root, err = parseJSON(data)
 	}
+	if le := (*limitError)(nil); errors.As(err, &le) {
+		return Scenario{}, &FileError{File: name, Line: le.line, Col: le.col, Msg: le.msg}
+	}
 	if err != nil {
 		return Scenario{}, fmt.Errorf("%s: %w: %w", name, ErrInvalidScenario, err)
 	}
@@ -155,7 +159,7 @@ func decodeFile(name string, data []byte, isYAML bool) (Scenario, error) {
 		return Scenario{}, nil
 	}
 	c := &checker{file: name}
-	renamed(root, func(n *node, msg string) { c.fail(n, "", "%s", msg) })
+	renamed(root, false, func(n *node, msg string) { c.fail(n, "", "%s", msg) })
 	c.walk(root, reflect.TypeFor[Scenario](), "", false)
 	slices.SortStableFunc(c.errs, func(a, b error) int {
 		x, y := a.(*FileError), b.(*FileError)
@@ -196,6 +200,25 @@ func (n *node) value() any {
 	return n.v
 }
 
+// Limits on a scenario file's shape. YAML aliases are expanded into the tree that is
+// checked, so a small file can stand for a huge one ("billion laughs"): maxNodes
+// bounds the nodes aliases expand to, as the YAML library bounds aliasing when it
+// decodes into values, and maxDepth bounds nesting (JSON and YAML) so that no walk of
+// the tree can exhaust the stack. A scenario file is a few levels deep and a few
+// hundred nodes long.
+const (
+	maxDepth = 100
+	maxNodes = 100_000
+)
+
+// limitError is a problem at a position of the text, before the tree exists.
+type limitError struct {
+	line, col int
+	msg       string
+}
+
+func (e *limitError) Error() string { return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg) }
+
 func parseYAML(data []byte) (*node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -204,23 +227,59 @@ func parseYAML(data []byte) (*node, error) {
 	if len(doc.Content) == 0 {
 		return nil, nil
 	}
-	return fromYAML(doc.Content[0])
+	r := &yamlReader{open: map[*yaml.Node]bool{}}
+	return r.node(doc.Content[0], 0, false)
 }
 
-func fromYAML(y *yaml.Node) (*node, error) {
-	for y.Kind == yaml.AliasNode {
-		y = y.Alias
+// yamlReader turns a yaml.Node tree into a node tree, expanding aliases within the
+// limits: an alias to an anchor it is inside of (a cycle) is refused, and so are more
+// than maxNodes nodes reached through aliases or more than maxDepth levels.
+type yamlReader struct {
+	expanded int                 // nodes made while expanding aliases
+	alias    *yaml.Node          // the outermost alias being expanded
+	open     map[*yaml.Node]bool // anchored nodes being read (an alias to one is a cycle)
+}
+
+func (r *yamlReader) node(y *yaml.Node, depth int, viaAlias bool) (*node, error) {
+	if y.Kind == yaml.AliasNode {
+		a := y
+		for y.Kind == yaml.AliasNode {
+			if y.Alias == nil {
+				return nil, &limitError{a.Line, a.Column, fmt.Sprintf("alias *%s: no such anchor", a.Value)}
+			}
+			y = y.Alias
+		}
+		if r.open[y] {
+			return nil, &limitError{a.Line, a.Column, fmt.Sprintf("alias *%s refers to a node that contains it (line %d): an alias cycle", a.Value, y.Line)}
+		}
+		if !viaAlias {
+			r.alias = a
+		}
+		viaAlias = true
+	}
+	if depth >= maxDepth {
+		return nil, &limitError{y.Line, y.Column, fmt.Sprintf("nested more than %d levels deep (the limit)", maxDepth)}
+	}
+	if viaAlias {
+		if r.expanded++; r.expanded > maxNodes {
+			a := r.alias
+			return nil, &limitError{a.Line, a.Column, fmt.Sprintf("alias *%s: aliases expand to more than %d nodes (the limit); write the values out or use fewer aliases", a.Value, maxNodes)}
+		}
+	}
+	if y.Anchor != "" {
+		r.open[y] = true
+		defer delete(r.open, y)
 	}
 	n := &node{line: y.Line, col: y.Column}
 	switch y.Kind {
 	case yaml.MappingNode:
 		n.kind = 'm'
 		for i := 0; i+1 < len(y.Content); i += 2 {
-			k, err := fromYAML(y.Content[i])
+			k, err := r.node(y.Content[i], depth+1, viaAlias)
 			if err != nil {
 				return nil, err
 			}
-			v, err := fromYAML(y.Content[i+1])
+			v, err := r.node(y.Content[i+1], depth+1, viaAlias)
 			if err != nil {
 				return nil, err
 			}
@@ -229,7 +288,7 @@ func fromYAML(y *yaml.Node) (*node, error) {
 	case yaml.SequenceNode:
 		n.kind = 's'
 		for _, c := range y.Content {
-			it, err := fromYAML(c)
+			it, err := r.node(c, depth+1, viaAlias)
 			if err != nil {
 				return nil, err
 			}
@@ -268,6 +327,9 @@ func parseJSON(data []byte) (*node, error) {
 	if err == io.EOF {
 		return nil, nil
 	}
+	if le := (*limitError)(nil); errors.As(err, &le) {
+		return nil, err
+	}
 	if err != nil {
 		line, col := p.pos(int(p.d.InputOffset()))
 		return nil, fmt.Errorf("%d:%d: %s", line, col, strings.TrimPrefix(err.Error(), "json: "))
@@ -280,15 +342,27 @@ func parseJSON(data []byte) (*node, error) {
 }
 
 type jsonParser struct {
-	data []byte
-	d    *json.Decoder
+	data  []byte
+	d     *json.Decoder
+	depth int // open objects and arrays
+
+	// The position pos last returned: offsets only grow, so each byte is counted once.
+	off, line, lineStart int
 }
 
 // pos turns a byte offset into a 1-based line and column.
 func (p *jsonParser) pos(off int) (int, int) {
 	off = min(off, len(p.data))
-	line := 1 + bytes.Count(p.data[:off], []byte("\n"))
-	return line, off - bytes.LastIndexByte(p.data[:off], '\n')
+	if off < p.off || p.line == 0 {
+		p.off, p.line, p.lineStart = 0, 1, 0
+	}
+	for i := p.off; i < off; i++ {
+		if p.data[i] == '\n' {
+			p.line, p.lineStart = p.line+1, i+1
+		}
+	}
+	p.off = off
+	return p.line, off - p.lineStart + 1
 }
 
 // next returns the next token and where it starts.
@@ -314,6 +388,10 @@ func (p *jsonParser) from(tok json.Token, line, col int) (*node, error) {
 	n := &node{line: line, col: col, kind: 'v'}
 	switch t := tok.(type) {
 	case json.Delim:
+		if p.depth++; p.depth > maxDepth {
+			return nil, &limitError{line, col, fmt.Sprintf("nested more than %d levels deep (the limit)", maxDepth)}
+		}
+		defer func() { p.depth-- }()
 		switch t {
 		case '{':
 			n.kind = 'm'
@@ -606,10 +684,17 @@ func durationsAsText(b []byte, t reflect.Type) ([]byte, error) {
 // Scenario.MarshalJSON writes. Anything else is left for the decoder to judge.
 func durationsAsNanos(b []byte, t reflect.Type) ([]byte, error) {
 	root, err := parseJSON(b)
+	if le := (*limitError)(nil); errors.As(err, &le) {
+		return nil, err
+	}
 	if err != nil || root == nil {
 		return b, nil // the decoder reports it
 	}
-	renamed(root, nil)
+	var errs []error
+	renamed(root, true, func(n *node, msg string) { errs = append(errs, &limitError{n.line, n.col, msg}) })
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	textify(root, t, false, false)
 	var out bytes.Buffer
 	if err := root.encode(&out); err != nil {

@@ -120,7 +120,7 @@ func loadClient(path string) ([]record.Client, error) {
 
 // BaselineFiles are the artifacts [SaveBaseline] keeps: what [Load] reads (the
 // manifest only marks the run as finished).
-var BaselineFiles = []string{ClientFile, ScenarioFile, ServerFile, reportgen.ManifestFile}
+var BaselineFiles = []string{ClientFile, ScenarioFile, ServerFile, RunStatsFile, reportgen.ManifestFile}
 
 // SaveBaseline copies into dir the artifacts of o that [Load] needs to read the run
 // back as a baseline ([BaselineFiles] present in o.Dir; the client recording is

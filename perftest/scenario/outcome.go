@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/servermetrics"
 )
 
@@ -205,6 +206,7 @@ type keptVerdicts struct {
 	verdicts []check.Verdict
 	validity []check.Verdict
 	ctx      check.Context
+	stats    *RunStats
 }
 
 // dropRecords lets go of the records and the summary of an outcome whose recordings
@@ -214,7 +216,8 @@ func (o *Outcome) dropRecords() {
 	if o.Dir == "" || o.kept != nil {
 		return
 	}
-	o.kept = &keptVerdicts{verdicts: o.Verdicts(), validity: o.Validity(), ctx: o.Context("")}
+	rs := o.RunStats()
+	o.kept = &keptVerdicts{verdicts: o.Verdicts(), validity: o.Validity(), ctx: o.Context(""), stats: &rs}
 	o.Client, o.Server = nil, nil
 	o.sum, _ = newSummary(metric.Options{}, metric.SLO{})
 }
@@ -305,6 +308,42 @@ func (o *Outcome) LengthFit(m check.Metric, target distribution.Length, alpha fl
 		v.Evidence = append(v.Evidence, check.OSLEvidence(o.oslRecords(), src == sourceUsage)...)
 	}
 	return v
+}
+
+// ISLCounts are the run's mean input length per request as the client counted the
+// message contents, the chat-template tokens around them and the server counted them;
+// [reportgen.ISLCounts.Note] is the console's line when they differ.
+func (o *Outcome) ISLCounts() reportgen.ISLCounts { return o.summary().islCounts() }
+
+// ReportLengths is what the run report's lengths section draws besides the client's
+// counts: the server's counts, the lengths the length checks measure ([Outcome.Lengths])
+// and their targets (the length objective when there is one, else the workload's
+// configured distribution) with the fit verdict against each.
+func (o *Outcome) ReportLengths() *reportgen.RunLengths {
+	s := o.summary()
+	l := &reportgen.RunLengths{ServerModes: s.modes}
+	l.ServerISL, l.ServerOSL = s.serverLengths()
+	c := o.ISLCounts()
+	l.Counts = &c
+	obj, wl := o.Scenario.Objectives, o.Scenario.WithDefaults().Config.Workload
+	for _, f := range []struct {
+		m         check.Metric
+		fit       *reportgen.LengthFit
+		obj, work distribution.Spec
+	}{{check.ISL, &l.ISL, obj.ISLFit, wl.ISL}, {check.OSL, &l.OSL, obj.OSLFit, wl.OSL}} {
+		f.fit.Source, f.fit.Lengths = o.Lengths(f.m)
+		spec := f.obj
+		if spec.Distribution == nil {
+			spec = f.work
+		}
+		if spec.Distribution == nil || len(f.fit.Lengths) == 0 {
+			continue
+		}
+		f.fit.Target = distribution.Length{Dist: spec.Distribution}
+		v := o.LengthFit(f.m, f.fit.Target, obj.Alpha)
+		f.fit.Verdict, f.fit.Asserted = &reportgen.Verdict{Pass: v.Pass, Text: v.String()}, f.obj.Distribution != nil
+	}
+	return l
 }
 
 // sourceUsage names lengths taken from the server's usage object.

@@ -14,10 +14,11 @@ import (
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // summary is what one streaming pass over a run's recordings keeps: the exact metrics
-// and everything the verdicts, the run context and the length checks need, in 56
+// and everything the verdicts, the run context and the length checks need, in 88
 // bytes a measured request (error texts and ids other than the load generator's
 // "req-<index>" on the side) and 24 bytes a server record. The records themselves
 // stay on disk ([Outcome.Records] reads them back).
@@ -31,33 +32,34 @@ type summary struct {
 	failed   int
 	warm     map[string]bool // warm-up request ids → whether the request succeeded
 	nWarm    int
-	overhead bool // a measured request recorded its chat-template overhead
+	overhead bool           // a measured request recorded its chat-template overhead
+	tplModes map[string]int // measured requests with a known overhead, by tokenization mode
 
-	server    bool         // a server recording was read
-	srv       []compactSrv // server records, sorted by Seq
-	shared    bool         // every successful client request has a server record with its id
-	islAny    []int32      // per reqs position: the server's ISL under its id (not rejected), -1 none
-	isl200    []int32      // the same, status 200 only
-	warmHitOK int          // successful warm-up requests with a server record
+	server    bool           // a server recording was read
+	srv       []compactSrv   // server records, sorted by Seq
+	shared    bool           // every successful client request has a server record with its id
+	islAny    []int32        // per reqs position: the server's ISL under its id (not rejected), -1 none
+	isl200    []int32        // the same, status 200 only
+	warmHitOK int            // successful warm-up requests with a server record
+	modes     map[string]int // server records served (sOK, not warm-up) by tokenization mode
 }
 
+// compactReq is one measured request's check.Request (check.NewRequest, the one
+// record→check mapping) packed: its metric values as metric.Pack keeps them, and the
+// record-level fields beside.
 type compactReq struct {
-	latency, ttft, ttfo int64 // ns
-	isl, osl            int32
-	usagePrompt         int32 // -1 none
-	usageOut            int32 // usage.completion_tokens, -1 none
-	overhead            int32
-	index, turn         int32
-	flags               uint8
+	v           metric.Packed
+	usagePrompt int32 // check.Request.ServerISL before the server join; -1 none
+	overhead    int32
+	index, turn int32
+	flags       uint8
 }
 
 const (
-	rFailed = 1 << iota
-	rTTFT
+	rFailed          = 1 << iota
 	rOverhead        // overhead known (ISLTemplate counted)
 	rOverheadUnknown // a chat request without it
 	rCustomID        // id in summary.ids
-	rTTFO
 )
 
 type compactSrv struct {
@@ -96,37 +98,28 @@ func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.R
 	q.Reset(c, s.opt)
 	s.requests++
 	pos := int32(len(s.reqs))
-	r := compactReq{
-		latency: int64(q.Latency), isl: clamp(q.ISL), osl: clamp(q.OSL), usagePrompt: clamp(c.UsagePromptTokens),
-		usageOut: clamp(max(c.UsageCompletionTokens, -1)), index: clamp(c.Index), turn: clamp(c.Turn),
-	}
-	if q.HasTTFO {
-		r.ttfo, r.flags = int64(q.TTFO), r.flags|rTTFO
-	}
-	if c.UsagePromptTokens < 0 {
-		r.usagePrompt = -1
-	}
-	if c.RequestID != "req-"+strconv.Itoa(c.Index) {
+	cr := check.NewRequest(c, q)
+	r := compactReq{v: metric.Pack(q), usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
+		index: clamp(c.Index), turn: clamp(cr.Turn)}
+	if cr.ID != "req-"+strconv.Itoa(c.Index) {
 		r.flags |= rCustomID
-		s.ids[pos] = c.RequestID
+		s.ids[pos] = cr.ID
 	}
-	if q.HasTTFT {
-		r.ttft, r.flags = int64(q.TTFT), r.flags|rTTFT
-	}
-	if n, ok := c.TemplateOverhead(); ok {
-		r.overhead, r.flags = clamp(n), r.flags|rOverhead
+	if _, ok := c.TemplateOverhead(); ok {
+		r.flags |= rOverhead
 		s.overhead = true
-	} else if c.Endpoint == "chat" && c.ISL > 0 {
+		if s.tplModes == nil {
+			s.tplModes = map[string]int{}
+		}
+		s.tplModes[c.TokenizationMode]++
+	}
+	if cr.OverheadUnknown {
 		r.flags |= rOverheadUnknown
 	}
-	if !c.OK() {
+	if cr.Err != "" {
 		s.failed++
 		r.flags |= rFailed
-		e := c.ErrorKind
-		if c.Error != "" {
-			e += ": " + c.Error
-		}
-		s.errs[pos] = e
+		s.errs[pos] = cr.Err
 	}
 	s.reqs = append(s.reqs, r)
 }
@@ -145,29 +138,14 @@ func (s *summary) id(i int) string {
 // the inter-chunk gaps.
 func (s *summary) request(i int) check.Request {
 	c := &s.reqs[i]
-	r := check.Request{
-		ID: s.id(i), Latency: durSeconds(c.latency), ISL: int(c.isl), ServerISL: int(c.usagePrompt),
-		OSL: int(c.osl), Turn: int(c.turn), Overhead: int(c.overhead), OverheadUnknown: c.flags&rOverheadUnknown != 0,
-	}
-	if r.ID == "" {
-		r.ID = strconv.Itoa(int(c.index))
-	}
-	if c.flags&rTTFT != 0 {
-		r.TTFT = durSeconds(c.ttft)
-	}
-	if c.flags&rTTFO != 0 {
-		r.TTFO = durSeconds(c.ttfo)
-	}
+	r := check.FromValues(c.v.Request())
+	r.ID, r.ServerISL, r.Turn = s.id(i), int(c.usagePrompt), int(c.turn)
+	r.Overhead, r.OverheadUnknown = int(c.overhead), c.flags&rOverheadUnknown != 0
 	if c.flags&rFailed != 0 {
 		r.Err = s.errs[int32(i)]
+		r.Values.OK = false
 	}
 	return r
-}
-
-// durSeconds is time.Duration(ns).Seconds(), the conversion check.FromClient uses.
-func durSeconds(ns int64) float64 {
-	sec, nsec := ns/1e9, ns%1e9
-	return float64(sec) + float64(nsec)/1e9
 }
 
 // addServer records the server's recording; call it after every client record.
@@ -206,6 +184,12 @@ func (s *summary) addServer(recs func(func(*record.Server) error) error) error {
 		}
 		if v.client >= 0 {
 			hit[v.client] = true
+		}
+		if v.flags&sOK != 0 && v.client != -2 && r.TokenizationMode != "" {
+			if s.modes == nil {
+				s.modes = map[string]int{}
+			}
+			s.modes[r.TokenizationMode]++
 		}
 		s.srv = append(s.srv, v)
 		return nil
@@ -258,8 +242,10 @@ func (s *summary) lengths(m check.Metric) (source string, lengths []int) {
 	if !s.server {
 		if m == check.OSL && s.opt.UsageOSL {
 			for i := range s.reqs {
-				if c := &s.reqs[i]; c.flags&rFailed == 0 && c.usageOut >= 0 {
-					lengths = append(lengths, int(c.usageOut))
+				if c := &s.reqs[i]; c.flags&rFailed == 0 {
+					if q := c.v.Request(); q.UsageOSL >= 0 {
+						lengths = append(lengths, q.UsageOSL)
+					}
 				}
 			}
 			return sourceUsage, lengths
@@ -280,10 +266,11 @@ func (s *summary) lengths(m check.Metric) (source string, lengths []int) {
 			if c.flags&rFailed != 0 {
 				continue
 			}
+			q := c.v.Request()
 			if m == check.OSL {
-				lengths = append(lengths, int(c.osl))
+				lengths = append(lengths, q.OSL)
 			} else {
-				lengths = append(lengths, int(c.isl))
+				lengths = append(lengths, q.ISL)
 			}
 		}
 		return "client count", lengths
@@ -307,6 +294,45 @@ func (s *summary) lengths(m check.Metric) (source string, lengths []int) {
 		}
 	}
 	return "server count", lengths
+}
+
+// serverLengths are the input and output lengths the server counted for the measured
+// requests it served (warm-up requests left out as lengths does), chat-template tokens
+// included; nil when there is no server recording.
+func (s *summary) serverLengths() (isl, osl []int) {
+	if !s.server {
+		return nil, nil
+	}
+	recs := s.srv
+	if !s.shared {
+		recs = recs[min(s.nWarm, len(recs)):]
+	}
+	isl, osl = []int{}, []int{}
+	for _, v := range recs {
+		if v.flags&sOK == 0 || (s.shared && v.client == -2) {
+			continue
+		}
+		isl, osl = append(isl, int(v.isl)), append(osl, int(v.osl))
+	}
+	return isl, osl
+}
+
+// islCounts are the run's mean input counts on each side (the console's ISL note).
+func (s *summary) islCounts() reportgen.ISLCounts {
+	var isl, overhead []float64
+	for i := range s.reqs {
+		c := &s.reqs[i]
+		if c.flags&rFailed != 0 {
+			continue
+		}
+		q := c.v.Request()
+		isl = append(isl, float64(q.ISL))
+		if c.flags&rOverhead != 0 {
+			overhead = append(overhead, float64(c.overhead))
+		}
+	}
+	srvISL, _ := s.serverLengths()
+	return reportgen.ISLCountsOf(isl, overhead, s.tplModes, srvISL)
 }
 
 // chatLengths: per measured successful request, the server's count (usage, else its

@@ -249,6 +249,9 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	if err := write(ScenarioFile, func(w io.Writer) error { return writeJSON(w, o.Scenario) }); err != nil {
 		return err
 	}
+	if err := write(RunStatsFile, func(w io.Writer) error { return writeJSON(w, o.RunStats()) }); err != nil {
+		return err
+	}
 	vs := o.Check()
 	if len(vs) > 0 {
 		err := write(VerdictsFile, func(w io.Writer) error {
@@ -282,7 +285,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	if !start.IsZero() {
 		run.Manifest.Created = start.UTC()
 	}
-	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")"}
+	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")", Lengths: o.ReportLengths()}
 	for _, v := range append(slices.Clone(val), vs...) {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/testutil/pgtest"
+)
+
+// seedSeries adds n synthetic results to the series of scenario sc: ttft_p50 at 100 ms
+// (2% noise), stepping up by step from result at on.
+func seedSeries(t *testing.T, addr, sc string, n, at int, step float64) {
+	t.Helper()
+	s, err := history.Open(t.Context(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 10, 1, 2, 0, 0, 0, time.UTC)
+	for i := range n {
+		level := 0.100
+		if i >= at {
+			level *= 1 + step
+		}
+		r := &history.Result{Fingerprint: "synthetic", Scenario: sc, Commit: fmt.Sprintf("%07x%033d", i+1, 0), Branch: "main",
+			Created: t0.Add(time.Duration(i) * 24 * time.Hour)}
+		for k := range 3 {
+			r.Runs = append(r.Runs, history.Run{Run: k + 1, Stats: map[string]float64{"ttft_p50": level * (1 + 0.02*rng.NormFloat64()), "output_tps": 900 * (1 + 0.02*rng.NormFloat64())}})
+		}
+		if _, err := s.Add(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHistoryRecipe is the CI recipe of docs/history.md end to end, on both backends:
+// profile --history, history add, list, show, export, report and check.
+func TestHistoryRecipe(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "history.db")
+			if backend == "postgres" {
+				c, err := pgtest.Start()
+				if err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Fatal(err)
+					}
+					t.Skip(err)
+				}
+				t.Cleanup(c.Stop)
+				db = c.NewDatabase(t)
+			}
+			art := filepath.Join(dir, "nightly-1")
+			code, out, errOut := cli(t, "profile", "--mock", "--request-count", "30", "--concurrency", "4", "--name", "nightly",
+				"--artifact-dir", art, "--history", db, "--commit", "aaaaaaa1111", "--branch", "main", "--build", "17")
+			if code != ExitOK || !strings.Contains(out, "history: recorded result 1: nightly, commit aaaaaaa111, 1 run(s)") {
+				t.Fatalf("profile --history: exit %d\n%s\n%s", code, out, errOut)
+			}
+			// The same directory again: already there. A second night: a new result.
+			code, out, errOut = cli(t, "history", "add", "--db", db, art)
+			if code != ExitOK || !strings.Contains(out, "already recorded result 1") {
+				t.Errorf("history add of a recorded run: exit %d\n%s\n%s", code, out, errOut)
+			}
+			art2 := filepath.Join(dir, "nightly-2")
+			if code, out, errOut = cli(t, "profile", "--mock", "--request-count", "30", "--concurrency", "4", "--name", "nightly", "--artifact-dir", art2, "--quiet"); code != ExitOK {
+				t.Fatalf("profile: %d %s %s", code, out, errOut)
+			}
+			t.Setenv("GITHUB_SHA", "bbbbbbb2222")
+			t.Setenv("GITHUB_REF_NAME", "main")
+			if code, out, errOut = cli(t, "history", "add", art2, "--db", db); code != ExitOK || !strings.Contains(out, "history: recorded result") || !strings.Contains(out, "nightly, commit bbbbbbb222, 1 run(s)") {
+				t.Errorf("history add with CI variables: exit %d\n%s\n%s", code, out, errOut)
+			}
+			code, out, _ = cli(t, "history", "list", "--db", db)
+			if code != ExitOK || !strings.Contains(out, "series nightly") || !strings.Contains(out, "aaaaaaa111") || !strings.Contains(out, "bbbbbbb222") {
+				t.Errorf("history list: %d\n%s", code, out)
+			}
+			code, out, _ = cli(t, "history", "show", "--db", db, "1")
+			if code != ExitOK || !strings.Contains(out, "ttft_p50") || !strings.Contains(out, "build 17") || !strings.Contains(out, "topology mock") {
+				t.Errorf("history show 1: %d\n%s", code, out)
+			}
+			if code, _, errOut = cli(t, "history", "show", "--db", db, "99"); code != ExitInvalidConfig || !strings.Contains(errOut, "no such result") {
+				t.Errorf("history show 99: %d %s", code, errOut)
+			}
+			// Nightly check on a real two-result series: nothing to say yet.
+			if code, out, errOut = cli(t, "history", "check", "--db", db, "--scenario", "nightly"); code != ExitOK {
+				t.Errorf("history check, two results: %d\n%s\n%s", code, out, errOut)
+			}
+			// A synthetic history with a 12% slowdown in its newest 6 results fails, naming the commit.
+			seedSeries(t, db, "drifting", 40, 34, 0.12)
+			code, out, errOut = cli(t, "history", "check", "--db", db, "--scenario", "drifting")
+			if code != ExitAssertFailed || !strings.Contains(out, "REGRESSION: drifting ttft_p50 regressed by 1") || !strings.Contains(out, "commit 0000023000") {
+				t.Errorf("history check of a 12%% step: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if code, out, _ = cli(t, "history", "check", "--db", db, "--scenario", "drifting", "--margin", "20%"); code != ExitOK {
+				t.Errorf("history check --margin 20%%: exit %d\n%s", code, out)
+			}
+			html := filepath.Join(dir, "history.html")
+			if code, out, errOut = cli(t, "history", "report", "--db", db, "--out", html); code != ExitOK {
+				t.Fatalf("history report: %d %s %s", code, out, errOut)
+			}
+			page, _ := os.ReadFile(html)
+			if n := strings.Count(string(page), `class="change-point"`); n < 1 || !strings.Contains(string(page), "nightly") || !strings.Contains(string(page), "regressed by") {
+				t.Errorf("report: %d change points drawn, page of %d bytes", n, len(page))
+			}
+			csvPath := filepath.Join(dir, "h.csv")
+			if code, _, errOut = cli(t, "history", "export", "--db", db, "--out", csvPath); code != ExitOK {
+				t.Fatalf("export csv: %d %s", code, errOut)
+			}
+			f, _ := os.Open(csvPath)
+			rows, err := csv.NewReader(f).ReadAll()
+			f.Close()
+			if err != nil || len(rows) < 1+40*3*2 || strings.Join(rows[0], ",") != strings.Join(history.CSVHeader, ",") {
+				t.Errorf("export csv: %d rows, %v", len(rows), err)
+			}
+			code, out, _ = cli(t, "history", "export", "--db", db, "--format", "json", "--scenario", "nightly")
+			var rs []history.Result
+			if code != ExitOK || json.Unmarshal([]byte(out), &rs) != nil || len(rs) != 2 || rs[1].Commit != "bbbbbbb2222" {
+				t.Errorf("export json: %d, %d results", code, len(rs))
+			}
+			if backend == "postgres" {
+				// The password reached neither the output nor any artifact.
+				for _, d := range []string{art, art2} {
+					filepath.WalkDir(d, func(p string, de os.DirEntry, err error) error {
+						if b, _ := os.ReadFile(p); strings.Contains(string(b), pgtest.Password) {
+							t.Errorf("%s holds the database password", p)
+						}
+						return nil
+					})
+				}
+				if strings.Contains(string(page), pgtest.Password) {
+					t.Error("the report holds the database password")
+				}
+			}
+		})
+	}
+}
+
+func TestHistoryCLIErrors(t *testing.T) {
+	t.Setenv(history.EnvHistory, "")
+	db := filepath.Join(t.TempDir(), "h.db")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"history"}, ExitInvalidConfig, "a command is required"},
+		{[]string{"history", "frob"}, ExitInvalidConfig, `unknown command "frob"`},
+		{[]string{"history", "list"}, ExitInvalidConfig, "no history database: give --db"},
+		{[]string{"history", "add", "--db", db}, ExitInvalidConfig, "give the artifact directories"},
+		{[]string{"history", "add", "--db", db, t.TempDir()}, ExitInvalidConfig, "holds no run"},
+		{[]string{"history", "check", "--db", db}, ExitInvalidConfig, "no results to check"},
+		{[]string{"history", "check", "--db", db, "--margin", "150%"}, ExitInvalidConfig, "--margin"},
+		{[]string{"history", "check", "--db", db, "--max-p", "2"}, ExitInvalidConfig, "--max-p"},
+		{[]string{"history", "export", "--db", db, "--format", "xml"}, ExitInvalidConfig, "--format: want csv or json"},
+		{[]string{"history", "show", "--db", db, "x1"}, ExitInvalidConfig, "not a result ID"},
+		{[]string{"history", "list", "--db", "postgres://u:Topsecret1@127.0.0.1:1/x?connect_timeout=2"}, ExitRuntime, "u:xxxxx@127.0.0.1:1"},
+	} {
+		code, _, errOut := cli(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "Topsecret1") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+	_ = context.Background
+}

@@ -1,0 +1,225 @@
+package distribution
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// This file holds the maths of the run-level regression gate (perftest/check's
+// CompareRuns): Welch's t interval for a difference of means, Holm's step-down
+// correction, the Clopper–Pearson interval of a rate, and the power calculations behind
+// the minimum detectable effect. Each is compared with SciPy/numpy in runs_scipy_test.go.
+
+// WelchResult is Welch's unequal-variance t comparison of two samples' means.
+type WelchResult struct {
+	Diff       float64 // mean(y) - mean(x)
+	SE         float64 // its standard error, sqrt(var(x)/n_x + var(y)/n_y)
+	DF         float64 // Welch–Satterthwaite degrees of freedom (+Inf when SE is known exactly)
+	T          float64 // Diff / SE
+	PValue     float64 // two-sided
+	Lo, Hi     float64 // Diff ± t_{DF,(1+Confidence)/2} SE
+	Confidence float64
+	NX, NY     int
+}
+
+// String prints e.g. "diff 0.0953 [0.0612, 0.129] (99% Welch t, t=7.12, df=17.6, p=1.3e-06, n=10+10)".
+func (r WelchResult) String() string {
+	return fmt.Sprintf("diff %.4g [%.4g, %.4g] (%g%% Welch t, t=%.3g, df=%.3g, p=%s, n=%d+%d)",
+		r.Diff, r.Lo, r.Hi, r.Confidence*100, r.T, r.DF, FormatPValue(r.PValue), r.NX, r.NY)
+}
+
+// FormatPValue prints a p-value with three significant digits, small ones in exponent form.
+func FormatPValue(p float64) string {
+	if p < 1e-4 && p > 0 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.3g", p)
+}
+
+// Welch compares the means of x and y with Welch's t (scipy.stats.ttest_ind(y, x,
+// equal_var=False)): Diff = mean(y) - mean(x), SE² = s_x²/n_x + s_y²/n_y with sample
+// variances (divisor n-1), DF by Welch–Satterthwaite,
+//
+//	DF = SE⁴ / ((s_x²/n_x)²/(n_x-1) + (s_y²/n_y)²/(n_y-1)),
+//
+// the two-sided p-value of T = Diff/SE, and the interval Diff ± t_{DF,(1+c)/2}·SE. Both
+// samples need at least two values. When SE is 0 (both samples constant) the interval is
+// the point Diff and the p-value is 1 if Diff is 0 and 0 otherwise.
+func Welch(x, y []float64, confidence float64) (WelchResult, error) {
+	checkConfidence(confidence)
+	if len(x) < 2 || len(y) < 2 {
+		return WelchResult{}, fmt.Errorf("distribution: Welch needs >= 2 values per sample, got %d and %d", len(x), len(y))
+	}
+	mx, sx := meanStd(x)
+	my, sy := meanStd(y)
+	vx, vy := sx*sx/float64(len(x)), sy*sy/float64(len(y))
+	df := (vx + vy) * (vx + vy) / (vx*vx/float64(len(x)-1) + vy*vy/float64(len(y)-1))
+	return WelchFrom(my-mx, math.Sqrt(vx+vy), df, confidence, len(x), len(y)), nil
+}
+
+// WelchFrom is the interval and two-sided p-value of a difference diff with standard
+// error se and df degrees of freedom (+Inf for a normal reference, as when the variance is
+// known rather than estimated). Welch calls it; a caller that assumed a variance for one
+// side (one run, a stored CV) builds se and df itself.
+func WelchFrom(diff, se, df, confidence float64, nx, ny int) WelchResult {
+	checkConfidence(confidence)
+	r := WelchResult{Diff: diff, SE: se, DF: df, Confidence: confidence, NX: nx, NY: ny}
+	if se == 0 {
+		r.Lo, r.Hi = diff, diff
+		r.T = math.Copysign(math.Inf(1), diff)
+		r.PValue = 0
+		if diff == 0 {
+			r.T, r.PValue = 0, 1
+		}
+		return r
+	}
+	r.T = diff / se
+	r.PValue = math.Min(1, 2*tSurvival(math.Abs(r.T), df))
+	half := TQuantile(0.5+0.5*confidence, df) * se
+	r.Lo, r.Hi = diff-half, diff+half
+	return r
+}
+
+// TQuantile returns Student's t quantile at probability p with df degrees of freedom
+// (scipy.stats.t.ppf(p, df)); df = +Inf gives the standard normal quantile.
+func TQuantile(p, df float64) float64 {
+	checkProb(p)
+	if math.IsInf(df, 1) {
+		return stdNormalQuantile(p)
+	}
+	if !(df > 0) {
+		panic(fmt.Sprintf("distribution: TQuantile df %v is not positive", df))
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
+}
+
+// tSurvival is P(T > t) for Student's t with df degrees of freedom (normal at +Inf).
+func tSurvival(t, df float64) float64 {
+	if math.IsInf(df, 1) {
+		return Normal{Mu: 0, Sigma: 1}.Survival(t)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
+}
+
+// Holm returns Holm's step-down adjusted p-values, in the input order: with the p-values
+// sorted ascending p₍₁₎ ≤ … ≤ p₍ₘ₎, the adjusted p₍ᵢ₎ is max over j ≤ i of
+// min(1, (m-j+1)·p₍ⱼ₎). Rejecting where the adjusted value is below alpha controls the
+// family-wise error rate at alpha for any dependence between the tests. NaN p-values are
+// not allowed (it panics).
+func Holm(p []float64) []float64 {
+	m := len(p)
+	order := HolmOrder(p)
+	adj := make([]float64, m)
+	run := 0.0
+	for i, k := range order {
+		run = math.Max(run, math.Min(1, float64(m-i)*p[k]))
+		adj[k] = run
+	}
+	return adj
+}
+
+// HolmOrder returns the indices of p sorted by p ascending (ties in input order): the
+// order in which Holm's procedure tests them.
+func HolmOrder(p []float64) []int {
+	order := make([]int, len(p))
+	for i, x := range p {
+		if math.IsNaN(x) {
+			panic(fmt.Sprintf("distribution: Holm p-value %d is NaN", i))
+		}
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case p[a] < p[b]:
+			return -1
+		case p[a] > p[b]:
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
+// HolmLevels returns, in the input order, the level at which Holm's procedure tests each
+// p-value for a family level alpha: the i-th smallest (0-based) is tested at alpha/(m-i)
+// while every smaller one was rejected; from the first p-value that is not rejected on,
+// the procedure stops, and every remaining one keeps that level (it cannot be rejected,
+// since its p-value is at least as large). p[k] < levels[k] exactly when Holm rejects k,
+// and an interval at confidence 1-levels[k] excludes the null exactly then too.
+func HolmLevels(p []float64, alpha float64) []float64 {
+	m := len(p)
+	lv := make([]float64, m)
+	stopped := 0.0
+	for i, k := range HolmOrder(p) {
+		if stopped > 0 {
+			lv[k] = stopped
+			continue
+		}
+		lv[k] = alpha / float64(m-i)
+		if !(p[k] < lv[k]) {
+			stopped = lv[k]
+		}
+	}
+	return lv
+}
+
+// ClopperPearson returns the exact (Clopper–Pearson) two-sided interval for a proportion
+// of k successes in n trials, as scipy.stats.binomtest(k, n).proportion_ci(confidence,
+// method="exact"): Lo is the a/2 quantile of Beta(k, n-k+1) (0 when k = 0) and Hi the
+// 1-a/2 quantile of Beta(k+1, n-k) (1 when k = n), with a = 1-confidence. Its coverage is
+// at least the confidence for every true rate, so it is the interval to quote for a
+// measured false-alarm rate. It panics unless 0 <= k <= n, n >= 1.
+func ClopperPearson(k, n int, confidence float64) Interval {
+	if n < 1 || k < 0 || k > n {
+		panic(fmt.Sprintf("distribution: ClopperPearson(%d, %d): want 0 <= k <= n, n >= 1", k, n))
+	}
+	checkConfidence(confidence)
+	a := 1 - confidence
+	lo, hi := 0.0, 1.0
+	if k > 0 {
+		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(a / 2)
+	}
+	if k < n {
+		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - a/2)
+	}
+	return Interval{Lo: lo, Hi: hi, Estimate: float64(k) / float64(n), Confidence: confidence, N: n, Method: "Clopper-Pearson"}
+}
+
+// DetectableEffect returns the smallest true difference that a two-sided t test at level
+// alpha detects with the given power, for a difference estimated with standard error se
+// on df degrees of freedom (+Inf: normal):
+//
+//	(t_{df,1-alpha/2} + t_{df,power}) · se
+//
+// the usual approximation that ignores the far rejection tail and uses the central t for
+// the power quantile (Cohen; it is within a few percent of the non-central-t answer for
+// df >= 4 and converges to the exact normal answer as df grows). It panics unless alpha
+// and power are in (0, 1).
+func DetectableEffect(se, df, alpha, power float64) float64 {
+	if !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1) {
+		panic(fmt.Sprintf("distribution: DetectableEffect alpha %v, power %v: want both in (0, 1)", alpha, power))
+	}
+	return (TQuantile(1-alpha/2, df) + TQuantile(power, df)) * se
+}
+
+// RunsForEffect returns the smallest n (>= 2) such that two samples of n values each,
+// with common standard deviation sigma, detect a difference of effect by a two-sided t
+// test at level alpha with the given power:
+//
+//	DetectableEffect(sigma·sqrt(2/n), 2n-2, alpha, power) <= effect
+//
+// or 0 when no n up to limit does (or effect is not positive). sigma 0 gives 2.
+func RunsForEffect(sigma, effect, alpha, power float64, limit int) int {
+	if !(effect > 0) || math.IsNaN(sigma) || sigma < 0 {
+		return 0
+	}
+	for n := 2; n <= limit; n++ {
+		if DetectableEffect(sigma*math.Sqrt(2/float64(n)), float64(2*n-2), alpha, power) <= effect {
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,247 @@
+package history
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+// Identity is what a result says of the server under test, and where its artifacts
+// are kept. Fields left empty are filled by [Identity.FromEnv].
+type Identity struct {
+	Commit, Branch, Build string
+	// Artifacts is the path or URL of the artifacts (default: the directory read).
+	Artifacts string
+	// Topology overrides the topology read from the artifacts.
+	Topology string
+}
+
+// ciVars lists, per field, the variables CI systems set, most specific first:
+// perfgate's own, then GitHub Actions, GitLab CI, Buildkite, Jenkins.
+var ciVars = map[string][]string{
+	"commit": {"PERFGATE_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT"},
+	"branch": {"PERFGATE_BRANCH", "GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "BUILDKITE_BRANCH", "GIT_BRANCH"},
+	"build":  {"PERFGATE_BUILD", "GITHUB_RUN_ID", "CI_PIPELINE_ID", "BUILDKITE_BUILD_NUMBER", "BUILD_NUMBER"},
+}
+
+// FromEnv returns id with its empty Commit, Branch and Build taken from the
+// environment (getenv: os.Getenv): PERFGATE_COMMIT, PERFGATE_BRANCH, PERFGATE_BUILD,
+// else the CI system's (GITHUB_SHA, CI_COMMIT_SHA, … ; see docs/history.md). In CI,
+// these name the commit the pipeline built, which is the server under test when the
+// pipeline builds the server.
+func (id Identity) FromEnv(getenv func(string) string) Identity {
+	first := func(names []string) string {
+		for _, n := range names {
+			if v := strings.TrimSpace(getenv(n)); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	id.Commit = cmp.Or(id.Commit, first(ciVars["commit"]))
+	id.Branch = cmp.Or(id.Branch, first(ciVars["branch"]))
+	id.Build = cmp.Or(id.Build, first(ciVars["build"]))
+	return id
+}
+
+// Fingerprint is the workload's identity: a digest of what was sent
+// ([scenario.Scenario.Workload]: tokenizer, endpoint, lengths, corpus, load, …),
+// leaving out where it was sent (the URLs), so a server on another host or port
+// stays in the same series.
+func Fingerprint(sc scenario.Scenario) string {
+	h := sha256.New()
+	h.Write([]byte("perfgate workload v1\n"))
+	for _, kv := range sc.Workload() {
+		if kv[0] == "urls" {
+			continue
+		}
+		fmt.Fprintf(h, "%s=%s\n", kv[0], kv[1])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// runsFile is the index of K runs that gate-plumb's series write (scenario.RunsFile
+// once it is on main).
+const runsFile = "runs.json"
+
+// runsIndex is the part of a series' runs.json (K runs of one scenario) read here.
+type runsIndex struct {
+	Scenario scenario.Scenario   `json:"scenario"`
+	Runs     []scenario.RunStats `json:"runs"`
+	Dirs     []string            `json:"dirs"`
+}
+
+// FromDir reads the result saved in an artifact directory: one run (its
+// runstats.json, else its records), or K runs (a runs.json index, or run-NNN
+// subdirectories). Its verdicts are re-derived from each run's records under the
+// scenario's objectives.
+func FromDir(dir string, id Identity) (*Result, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("history: %s is not a directory of artifacts", dir)
+	}
+	var runDirs []string
+	var index *runsIndex
+	if b, err := os.ReadFile(filepath.Join(dir, runsFile)); err == nil {
+		index = &runsIndex{}
+		if err := json.Unmarshal(b, index); err != nil {
+			return nil, fmt.Errorf("history: %s: %w", filepath.Join(dir, runsFile), err)
+		}
+		for _, d := range index.Dirs {
+			runDirs = append(runDirs, filepath.Join(dir, d))
+		}
+	} else if isRun(dir) {
+		runDirs = []string{dir}
+	} else {
+		subs, _ := filepath.Glob(filepath.Join(dir, "run-*"))
+		slices.Sort(subs)
+		for _, s := range subs {
+			if isRun(s) {
+				runDirs = append(runDirs, s)
+			}
+		}
+	}
+	if len(runDirs) == 0 {
+		return nil, fmt.Errorf("history: %s holds no run (no %s, %s or run-NNN directories)", dir, scenario.ClientFile, runsFile)
+	}
+	var outs []*scenario.Outcome
+	for _, d := range runDirs {
+		o, err := scenario.Load(d)
+		if err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		if o.Interrupted {
+			return nil, fmt.Errorf("history: %s did not finish (no %s): an interrupted run is not a result", d, reportgen.ManifestFile)
+		}
+		outs = append(outs, o)
+	}
+	id.Artifacts = cmp.Or(id.Artifacts, absPath(dir))
+	r, err := FromOutcomes(outs, id)
+	if err != nil {
+		return nil, err
+	}
+	if index != nil && len(index.Runs) == len(outs) {
+		for i := range r.Runs {
+			r.Runs[i].Stats = index.Runs[i].Stats // as the gate compared them
+		}
+	}
+	return r, nil
+}
+
+// isRun reports whether dir holds one run's artifacts.
+func isRun(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, scenario.ClientFile))
+	return err == nil
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// FromOutcomes builds a result of the runs outs (K runs of one scenario, in order):
+// each run's statistics ([scenario.Outcome.RunStats], or its runstats.json), the
+// verdicts of each (named "run N: check" when there are several), and the identity
+// from the first run's manifest (start time, perfgate version, host) and id.
+func FromOutcomes(outs []*scenario.Outcome, id Identity) (*Result, error) {
+	if len(outs) == 0 {
+		return nil, errors.New("history: no runs")
+	}
+	first := outs[0]
+	sc := first.Scenario
+	r := &Result{
+		Fingerprint: Fingerprint(sc), Scenario: cmp.Or(sc.Name, "unnamed"),
+		Commit: id.Commit, Branch: id.Branch, Build: id.Build, Artifacts: id.Artifacts,
+		Topology: cmp.Or(id.Topology, topology(first)),
+	}
+	if r.Artifacts == "" && first.Dir != "" {
+		r.Artifacts = absPath(first.Dir)
+	}
+	man, err := readManifest(first.Dir)
+	switch {
+	case err == nil:
+		r.Created, r.Version, r.Host = man.Created.UTC(), man.Version, hostString(man.Host)
+	case errors.Is(err, fs.ErrNotExist) || first.Dir == "":
+		r.Created, r.Version, r.Host = time.Now().UTC(), reportgen.ModuleVersion(), hostString(reportgen.HostFacts())
+	default:
+		return nil, err
+	}
+	for i, o := range outs {
+		rs, err := scenario.ReadRunStats(o.Dir)
+		if o.Dir == "" || err != nil {
+			rs = o.RunStats()
+		}
+		r.Runs = append(r.Runs, Run{Run: i + 1, Stats: rs.Stats})
+		for _, v := range o.Check() {
+			name := v.Check
+			if len(outs) > 1 {
+				name = fmt.Sprintf("run %d: %s", i+1, v.Check)
+			}
+			r.Verdicts = append(r.Verdicts, Verdict{Check: name, Pass: v.Pass, Status: v.Status.String(), Summary: v.Summary, Value: v.Value, Unit: string(v.Unit)})
+		}
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func readManifest(dir string) (reportgen.Manifest, error) {
+	var m reportgen.Manifest
+	if dir == "" {
+		return m, fs.ErrNotExist
+	}
+	b, err := os.ReadFile(filepath.Join(dir, reportgen.ManifestFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("history: %s: %w", filepath.Join(dir, reportgen.ManifestFile), err)
+	}
+	return m, nil
+}
+
+func hostString(h reportgen.Host) string {
+	s := fmt.Sprintf("%s (%d CPUs", cmp.Or(h.Hostname, "unknown host"), h.CPUs)
+	if h.CPUModel != "" {
+		s += ", " + h.CPUModel
+	}
+	return s + ")"
+}
+
+// topology describes what the run measured: the mock, or how many servers, and shards.
+func topology(o *scenario.Outcome) string {
+	t := "mock"
+	if n := len(o.Scenario.URLs); !o.Mocked && n > 0 {
+		t = fmt.Sprintf("%d url", n)
+		if n > 1 {
+			t += "s"
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(o.Dir, scenario.MergeFile)); err == nil {
+		var m struct {
+			Shards []json.RawMessage `json:"shards"`
+		}
+		if json.Unmarshal(b, &m) == nil && len(m.Shards) > 0 {
+			t = fmt.Sprintf("%d shards × %s", len(m.Shards), t)
+		}
+	}
+	return t
+}

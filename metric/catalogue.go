@@ -1,0 +1,328 @@
+package metric
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Kind says how a metric is measured and aggregated.
+type Kind uint8
+
+const (
+	// PerRequest metrics have one value per successful request ([Def.Value]),
+	// summarised as a [record.Stat] (avg, std, min, max, percentiles). The rule
+	// grammar bounds their quantiles.
+	PerRequest Kind = iota + 1
+	// PerChunk metrics have one value per gap between chunks ([Def.Gaps]), pooled over
+	// the requests in a [Sketch] and summarised as a [record.Stat].
+	PerChunk
+	// PerRun metrics have one value for the whole run ([Def.Total]), a [record.Scalar].
+	PerRun
+)
+
+// String returns the kind as the metrics reference writes it.
+func (k Kind) String() string {
+	switch k {
+	case PerRequest:
+		return "per request"
+	case PerChunk:
+		return "per chunk gap"
+	case PerRun:
+		return "per run"
+	}
+	return "unknown"
+}
+
+// Better says which direction of a metric is an improvement.
+type Better int8
+
+const (
+	// Neither: a count or a length, neither better higher nor lower.
+	Neither Better = iota
+	// Lower is better (latencies, errors).
+	Lower
+	// Higher is better (throughputs, goodput).
+	Higher
+)
+
+// String returns "lower", "higher" or "neither".
+func (b Better) String() string {
+	switch b {
+	case Lower:
+		return "lower"
+	case Higher:
+		return "higher"
+	}
+	return "neither"
+}
+
+// Totals are the run-level sums a [PerRun] metric is derived from.
+type Totals struct {
+	OK, Errors int     // successful and failed measured requests
+	Good       int     // successful requests meeting the SLO (when HasSLO)
+	HasSLO     bool    // the run counted goodput against an SLO
+	Duration   float64 // first request sent → last one done, seconds
+	ISL, OSL   int     // sums over the successful requests (OSL with reasoning)
+	Reasoning  int     // sum of the reasoning tokens
+}
+
+// Def is one metric: its name, how it is shown and asserted on, and how it is derived.
+// The catalogue ([Catalogue]) is the one place each of these facts is written; the
+// record's names (record.Metric…), the [Accumulator], the reports and exports
+// (reportgen), the rule grammar (perftest/check), perftest's constants, the CLI's
+// --assert help and docs/metrics.md all read it.
+type Def struct {
+	// Name is the metric's key in metrics.json, in the AIPerf exports and in the
+	// record.Metric… constants: AIPerf's tag where AIPerf has the metric. The rule
+	// grammar accepts it for a per-request metric ("time_to_first_token_p99<=1s").
+	Name string
+	// Ident is the Go name after "record.Metric" (MetricTTFT).
+	Ident string
+	// Short is the rule grammar's short name ("ttft"); "" = Name only.
+	Short string
+	// Const is the Go name of the per-request metric constant in perftest/check and
+	// perftest (check.TTFT, perftest.TTFT); "" = none.
+	Const string
+	// Header is the row title in the console table, the CSV and the HTML report.
+	Header string
+	// Label names the metric in verdicts ("TTFT p99 = 180 ms"); "" = Header.
+	Label string
+	// Unit is the unit every artifact reports the metric in.
+	Unit string
+	// Better says which direction is an improvement.
+	Better Better
+	// Kind says how it is measured and aggregated.
+	Kind Kind
+	// Origin is whose definition it follows: "AIPerf", "vLLM" or "perfgate".
+	Origin string
+	// Console: shown in the console summary table by default (all are with --all).
+	Console bool
+	// ReasoningOnly: reported only for runs in which some request had reasoning
+	// tokens (without them it repeats another metric or is 0).
+	ReasoningOnly bool
+	// FromSend: the value runs from the request's send, so the prompt's length explains
+	// part of it; verdicts note each worst request's prompt length.
+	FromSend bool
+	// Help is the definition, one or two sentences.
+	Help string
+
+	// Value derives a [PerRequest] metric from one successful request in Unit, and
+	// whether the request has a value.
+	Value func(*Request) (float64, bool)
+	// Gaps derives a [PerChunk] metric's gaps from one successful request.
+	Gaps func(*Request) []time.Duration
+	// Total derives a [PerRun] metric in Unit, and whether the run reports it.
+	Total func(*Totals) (float64, bool)
+}
+
+// RuleName returns the name rules and messages use for d: Short, else Name.
+func (d Def) RuleName() string {
+	if d.Short != "" {
+		return d.Short
+	}
+	return d.Name
+}
+
+// VerdictLabel returns the name verdicts print for d: Label, else Header.
+func (d Def) VerdictLabel() string {
+	if d.Label != "" {
+		return d.Label
+	}
+	return d.Header
+}
+
+// IsTime reports whether d is a duration (reported in ms).
+func (d Def) IsTime() bool { return d.Unit == UnitMS }
+
+// Units of the reported metrics.
+const (
+	UnitMS         = "ms"
+	UnitTokens     = "tokens"
+	UnitTokPerUser = "tokens/sec/user"
+	UnitSec        = "sec"
+	UnitRequests   = "requests"
+	UnitReqPerSec  = "requests/sec"
+	UnitTokPerSec  = "tokens/sec"
+	UnitRatio      = "ratio"
+)
+
+func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
+	return func(q *Request) (float64, bool) {
+		d, ok := f(q)
+		return MS(d), ok
+	}
+}
+
+func tokens(f func(*Request) int) func(*Request) (float64, bool) {
+	return func(q *Request) (float64, bool) { return float64(f(q)), true }
+}
+
+// builtin is perfgate's catalogue, in report order: AIPerf's console order, then
+// perfgate's and vLLM's metrics, then the run-level ones.
+var builtin = []Def{
+	{Name: "time_to_first_token", Ident: "TTFT", Short: "ttft", Const: "TTFT", Header: "Time to First Token", Label: "TTFT",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "First chunk with generated text − request sent; chunks without text (a role-only first chunk) are skipped. Streams only.",
+		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFT, q.HasTTFT })},
+	{Name: "time_to_first_output_token", Ident: "TTFO", Short: "ttfo", Const: "TTFO", Header: "Time to First Output Token", Label: "TTFO",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true, ReasoningOnly: true,
+		Help:  "First chunk with non-reasoning output text − request sent; equals TTFT without reasoning. Streams only.",
+		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFO, q.HasTTFO })},
+	{Name: "time_to_second_token", Ident: "TTST", Header: "Time to Second Token", Label: "TTST",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
+		Help:  "Second chunk with text − the first. Streams only.",
+		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTST, q.HasTTST })},
+	{Name: "request_latency", Ident: "RequestLatency", Short: "latency", Const: "Latency", Header: "Request Latency", Label: "request latency",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "Last byte of the answer − request sent.",
+		Value: ms(func(q *Request) (time.Duration, bool) { return q.Latency, true })},
+	{Name: "inter_token_latency", Ident: "ITL", Short: "itl", Const: "ITL", Header: "Inter Token Latency", Label: "ITL",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
+		Help:  "Per request, (request latency − TTFT) / (OSL − 1), for streamed requests with OSL ≥ 2.",
+		Value: (*Request).ITL},
+	{Name: "output_token_throughput_per_user", Ident: "OutputTokenThroughputPerUser", Short: "output_tps_per_user", Const: "OutputTPS",
+		Header: "Output Token Throughput Per User", Label: "output tokens/s per user",
+		Unit: UnitTokPerUser, Better: Higher, Kind: PerRequest, Origin: "AIPerf", Console: true,
+		Help:  "Per request, 1000 / ITL: output tokens per second after the first token.",
+		Value: (*Request).OutputThroughputPerUser},
+	{Name: "output_sequence_length", Ident: "OSL", Short: "osl", Const: "OSL", Header: "Output Sequence Length", Label: "OSL",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "AIPerf", Console: true,
+		Help:  "Output tokens of a request, reasoning included: the client tokenizer's count of the received text, or usage.completion_tokens with --use-server-token-count.",
+		Value: tokens(func(q *Request) int { return q.OSL })},
+	{Name: "output_token_count", Ident: "OutputTokens", Header: "Output Token Count", Label: "output tokens",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "AIPerf", Console: true, ReasoningOnly: true,
+		Help:  "Output tokens of a request without the reasoning: OSL − reasoning_token_count.",
+		Value: tokens((*Request).Output)},
+	{Name: "reasoning_token_count", Ident: "ReasoningTokens", Header: "Reasoning Token Count", Label: "reasoning tokens",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "AIPerf", Console: true, ReasoningOnly: true,
+		Help:  "Reasoning tokens of a request: the client tokenizer's count of reasoning_content, or usage's reasoning_tokens when OSL comes from usage.",
+		Value: tokens(func(q *Request) int { return q.Reasoning })},
+	{Name: "input_sequence_length", Ident: "ISL", Short: "isl", Const: "ISL", Header: "Input Sequence Length", Label: "ISL",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "AIPerf", Console: true,
+		Help:  "Input tokens of a request: the client tokenizer's count, or usage.prompt_tokens with --use-server-token-count.",
+		Value: tokens(func(q *Request) int { return q.ISL })},
+	{Name: "inter_chunk_latency", Ident: "ICL", Header: "Inter Chunk Latency", Label: "inter-chunk latency",
+		Unit: UnitMS, Better: Lower, Kind: PerChunk, Origin: "AIPerf",
+		Help: "Every gap between consecutive chunks with text, pooled over the requests.",
+		Gaps: func(q *Request) []time.Duration { return q.ICL }},
+	{Name: "prefill_throughput_per_user", Ident: "PrefillThroughputPerUser", Header: "Prefill Throughput Per User", Label: "prefill tokens/s per user",
+		Unit: UnitTokPerUser, Better: Higher, Kind: PerRequest, Origin: "perfgate",
+		Help:  "Per request, ISL / TTFT in tokens per second.",
+		Value: (*Request).PrefillThroughputPerUser},
+	{Name: "client_queue_time", Ident: "QueueTime", Header: "Client Queue Time", Label: "client queue time",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
+		Help:  "Request sent − scheduled: how long an open-loop request waited for a free connection under the concurrency ceiling.",
+		Value: ms(func(q *Request) (time.Duration, bool) { return q.Queue, true })},
+	{Name: "usage_completion_tokens", Ident: "UsageOSL", Header: "Usage Completion Tokens", Label: "usage completion tokens",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "perfgate",
+		Help:  "The server's usage.completion_tokens, for requests whose answer carried usage.",
+		Value: func(q *Request) (float64, bool) { return float64(q.UsageOSL), q.UsageOSL >= 0 }},
+	{Name: "time_to_first_token_vllm", Ident: "TTFTVLLM", Header: "Time to First Token (vLLM)", Label: "TTFT (vLLM)",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "vLLM",
+		Help:  "First chunk with \"choices\", text or not − request sent, as `vllm bench serve` measures it. Streams only.",
+		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFTVLLM, q.HasTTFTVLLM })},
+	{Name: "inter_token_latency_vllm", Ident: "ITLVLLM", Header: "Inter Token Latency (vLLM)", Label: "ITL (vLLM)",
+		Unit: UnitMS, Better: Lower, Kind: PerChunk, Origin: "vLLM",
+		Help: "Every gap between consecutive \"choices\" chunks after the first, pooled over the requests (vLLM's ITL).",
+		Gaps: func(q *Request) []time.Duration { return q.ITLVLLM }},
+	{Name: "time_per_output_token_vllm", Ident: "TPOTVLLM", Header: "Time per Output Token (vLLM)", Label: "TPOT (vLLM)",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "vLLM",
+		Help:  "Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).",
+		Value: (*Request).TPOTVLLM},
+
+	{Name: "output_token_throughput", Ident: "OutputTokenThroughput", Header: "Output Token Throughput",
+		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
+		Help:  "Sum of OSL over the successful requests / benchmark duration.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.OSL) / t.Duration, t.Duration > 0 }},
+	{Name: "total_token_throughput", Ident: "TotalTokenThroughput", Header: "Total Token Throughput",
+		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf",
+		Help:  "Sum of ISL and OSL over the successful requests / benchmark duration.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.OSL+t.ISL) / t.Duration, t.Duration > 0 }},
+	{Name: "request_throughput", Ident: "RequestThroughput", Header: "Request Throughput",
+		Unit: UnitReqPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
+		Help:  "Successful requests / benchmark duration.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.OK) / t.Duration, t.Duration > 0 }},
+	{Name: "goodput", Ident: "Goodput", Header: "Goodput",
+		Unit: UnitReqPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
+		Help:  "Requests meeting every bound of the goodput SLO / benchmark duration; reported only with an SLO.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.Good) / t.Duration, t.HasSLO && t.Duration > 0 }},
+	{Name: "request_count", Ident: "RequestCount", Header: "Request Count",
+		Unit: UnitRequests, Kind: PerRun, Origin: "AIPerf", Console: true,
+		Help:  "Successful measured (non-warm-up) requests.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.OK), true }},
+	{Name: "good_request_count", Ident: "GoodRequestCount", Header: "Good Request Count",
+		Unit: UnitRequests, Better: Higher, Kind: PerRun, Origin: "AIPerf",
+		Help:  "Requests meeting every bound of the goodput SLO; reported only with an SLO.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.Good), t.HasSLO }},
+	{Name: "error_request_count", Ident: "ErrorCount", Header: "Error Request Count",
+		Unit: UnitRequests, Better: Lower, Kind: PerRun, Origin: "AIPerf", Console: true,
+		Help:  "Failed measured requests.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.Errors), true }},
+	{Name: "error_rate", Ident: "ErrorRate", Header: "Error Rate",
+		Unit: UnitRatio, Better: Lower, Kind: PerRun, Origin: "perfgate",
+		Help: "Failed / (failed + successful) measured requests.",
+		Total: func(t *Totals) (float64, bool) {
+			return float64(t.Errors) / float64(t.OK+t.Errors), t.OK+t.Errors > 0
+		}},
+	{Name: "benchmark_duration", Ident: "BenchmarkDuration", Header: "Benchmark Duration",
+		Unit: UnitSec, Kind: PerRun, Origin: "AIPerf",
+		Help:  "First measured request sent → last one done.",
+		Total: func(t *Totals) (float64, bool) { return t.Duration, true }},
+	{Name: "total_isl", Ident: "TotalISL", Header: "Total Input Sequence Length",
+		Unit: UnitTokens, Kind: PerRun, Origin: "AIPerf",
+		Help:  "Sum of ISL over the successful requests.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.ISL), true }},
+	{Name: "total_osl", Ident: "TotalOSL", Header: "Total Output Sequence Length",
+		Unit: UnitTokens, Kind: PerRun, Origin: "AIPerf",
+		Help:  "Sum of OSL (reasoning included) over the successful requests.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.OSL), true }},
+	{Name: "total_output_tokens", Ident: "TotalOutputTokens", Header: "Total Output Tokens",
+		Unit: UnitTokens, Kind: PerRun, Origin: "AIPerf",
+		Help:  "Sum of output_token_count (OSL without reasoning) over the successful requests; equals total_osl without reasoning.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.OSL - t.Reasoning), true }},
+	{Name: "total_reasoning_tokens", Ident: "TotalReasoning", Header: "Total Reasoning Tokens",
+		Unit: UnitTokens, Kind: PerRun, Origin: "AIPerf", ReasoningOnly: true,
+		Help:  "Sum of reasoning_token_count over the successful requests.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.Reasoning), true }},
+}
+
+var current atomic.Pointer[[]Def]
+
+func init() { current.Store(&builtin) }
+
+// Catalogue returns every metric perfgate reports, in report order. The slice is
+// shared: do not modify it.
+func Catalogue() []Def { return *current.Load() }
+
+// Lookup returns the metric named name (its [Def.Name]).
+func Lookup(name string) (Def, bool) {
+	for _, d := range Catalogue() {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
+// LookupRule returns the per-request metric a rule names, by its short name or its
+// Name ("ttft" or "time_to_first_token").
+func LookupRule(name string) (Def, bool) {
+	for _, d := range Catalogue() {
+		if d.Kind == PerRequest && (d.Short == name || d.Name == name) {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
+// Extend adds defs to the catalogue, after the built-in metrics, until restore is
+// called: every consumer (the accumulator made after it, the reports, the rule grammar,
+// the CLI help) then knows them. It is for tests and for programs that add a metric
+// of their own; it is not safe while a run or a report is being made.
+func Extend(defs ...Def) (restore func()) {
+	old := current.Load()
+	next := append(slices.Clip(*old), defs...)
+	current.Store(&next)
+	return func() { current.Store(old) }
+}

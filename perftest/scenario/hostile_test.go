@@ -1,0 +1,102 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hand-edited or corrupted scenario files give an error that says where, never a
+// panic (issue 26: a nil callback in renamed), a stack overflow (a YAML alias cycle)
+// or gigabytes (aliases expanding without limit).
+func TestHostileFiles(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want string // in the error
+	}{
+		{"client-number.json", `testdata/hostile/client-number.json:1:2: client: the client block is gone`},
+		{"client-null.json", `testdata/hostile/client-null.json:1:2: client: the client block is gone`},
+		{"client-list.json", `testdata/hostile/client-list.json:1:2: client: the client block is gone`},
+		{"alias-cycle.yaml", `testdata/hostile/alias-cycle.yaml:1:11: alias *a refers to a node that contains it (line 1): an alias cycle`},
+		{"billion-laughs.yaml", `testdata/hostile/billion-laughs.yaml:6:10: alias *a4: aliases expand to more than 100000 nodes (the limit)`},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			_, err := ReadFile(filepath.Join("testdata/hostile", c.file))
+			if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrInvalidScenario) {
+				t.Errorf("ReadFile = %v\nwant an ErrInvalidScenario containing %s", err, c.want)
+			}
+		})
+	}
+}
+
+// json.Unmarshal into a Scenario (how merges and other programs read scenario.json)
+// returns an error for a client block that is not a mapping.
+func TestUnmarshalJSONHostile(t *testing.T) {
+	for _, in := range []string{`{"client":0}`, `{"client":null}`, `{"client":[]}`, `{"client":"x"}`, `{"endpoint":"http://a","urls":["http://b"]}`} {
+		var sc Scenario
+		err := json.Unmarshal([]byte(in), &sc)
+		if err == nil || !strings.Contains(err.Error(), "1:2: ") {
+			t.Errorf("Unmarshal(%s) = %v; want a positioned error", in, err)
+		}
+	}
+	// An old run's client block is still read.
+	var sc Scenario
+	if err := json.Unmarshal([]byte(`{"client":{"endpoint":"chat","concurrency":3}}`), &sc); err != nil || sc.Concurrency != 3 || sc.API != "chat" {
+		t.Errorf("old client block: %+v, %v", sc.Config, err)
+	}
+}
+
+// Nesting is bounded in both syntaxes, with the limit in the message.
+func TestDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+	if _, err := Parse([]byte(`{"name":` + deep + `}`)); err == nil || err.Error() != "input:1:108: nested more than 100 levels deep (the limit)" {
+		t.Errorf("deep JSON: %v", err)
+	}
+	var sc Scenario
+	if err := json.Unmarshal([]byte(`{"name":`+deep+`}`), &sc); err == nil {
+		t.Errorf("deep JSON through UnmarshalJSON: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "deep.yaml")
+	os.WriteFile(p, []byte("name: "+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)+"\n"), 0o644)
+	if _, err := ReadFile(p); err == nil || err.Error() != p+":1:106: nested more than 100 levels deep (the limit)" {
+		t.Errorf("deep YAML: %v", err)
+	}
+	// At the limit the file is read (and then judged on its fields).
+	ok := strings.Repeat("[", 98) + strings.Repeat("]", 98)
+	if _, err := Parse([]byte(`{"name":` + ok + `}`)); err == nil || strings.Contains(err.Error(), "levels deep") {
+		t.Errorf("98 levels: %v; want a field error, not the limit", err)
+	}
+}
+
+// A normal file with aliases (shared settings) still reads, and the expanded values
+// are checked like written ones.
+func TestYAMLAliasesWithinLimits(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.yaml")
+	os.WriteFile(p, []byte("x-rules: &rules [\"ttft_p99<=1s\"]\nname: a\n"), 0o644)
+	if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), `unknown field "x-rules"`) {
+		t.Errorf("ReadFile = %v", err)
+	}
+	os.WriteFile(p, []byte("name: &n a\nmodel: *n\nmock: &m {ttft_ms: \"fixed:5\"}\n"), 0o644)
+	sc, err := ReadFile(p)
+	if err != nil || sc.Model != "a" || sc.Name != "a" {
+		t.Errorf("ReadFile = %+v, %v", sc, err)
+	}
+}
+
+// Load on a run directory whose scenario.json is corrupted returns the positioned
+// error.
+func TestLoadHostileScenario(t *testing.T) {
+	for _, name := range []string{"client-number.json", "client-null.json", "client-list.json"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, ClientFile), nil, 0o644)
+		b, _ := os.ReadFile(filepath.Join("testdata/hostile", name))
+		os.WriteFile(filepath.Join(dir, ScenarioFile), b, 0o644)
+		_, err := Load(dir)
+		if err == nil || !strings.Contains(err.Error(), ScenarioFile+":1:2: client") {
+			t.Errorf("Load(%s) = %v", name, err)
+		}
+	}
+}

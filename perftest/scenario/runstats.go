@@ -1,0 +1,201 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
+)
+
+// RunStatsFile is the file [Run] writes a run's [RunStats] into, beside its records.
+const RunStatsFile = "runstats.json"
+
+// A RunStat is one run-level statistic a regression gate compares across runs: a
+// quantile of a per-request metric over the run's measured window (warm-up left out),
+// or a run-wide rate or fraction.
+type RunStat struct {
+	// Name is the key in [RunStats.Stats] and in rules: "ttft_p50", "output_tps".
+	Name string
+	// Label names it in messages: "TTFT p50".
+	Label string
+	// Unit is the unit of its values (times in seconds).
+	Unit check.Unit
+	// HigherIsBetter is set for throughputs and the goodput fraction.
+	HigherIsBetter bool
+	// Primary statistics can fail a regression gate by default (their alphas share
+	// the family alpha); the others are reported, and fail only when named.
+	Primary bool
+
+	metric string  // record.Metric… it comes from
+	p      float64 // the quantile of a per-request metric; 0 for a scalar
+}
+
+// RunStatList is every run-level statistic, primary ones first: TTFT, ITL and request
+// latency at p50, p90 and p99, output and request throughput, and the fraction of
+// requests meeting the goodput SLO (when the scenario has one).
+var RunStatList = func() []RunStat {
+	var l []RunStat
+	for _, p := range []struct {
+		name string
+		p    float64
+	}{{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}} {
+		for _, m := range []struct{ name, label, metric string }{
+			{"ttft", "TTFT", record.MetricTTFT},
+			{"itl", "ITL", record.MetricITL},
+			{"latency", "request latency", record.MetricRequestLatency},
+		} {
+			l = append(l, RunStat{Name: m.name + "_" + p.name, Label: m.label + " " + p.name, Unit: check.Seconds,
+				Primary: p.p == 0.5, metric: m.metric, p: p.p})
+		}
+	}
+	// Output throughput is primary, so it follows the p50s.
+	l = append(l[:3], append([]RunStat{{Name: "output_tps", Label: "output token throughput", Unit: check.TokPerSec,
+		HigherIsBetter: true, Primary: true, metric: record.MetricOutputTokenThroughput}}, l[3:]...)...)
+	return append(l,
+		RunStat{Name: "request_tps", Label: "request throughput", Unit: check.ReqPerSec, HigherIsBetter: true, metric: record.MetricRequestThroughput},
+		RunStat{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
+	)
+}()
+
+// LookupRunStat returns the run-level statistic named name ("ttft_p50"), and whether
+// there is one.
+func LookupRunStat(name string) (RunStat, bool) {
+	for _, s := range RunStatList {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return RunStat{}, false
+}
+
+// RunStatNames lists the names of [RunStatList], for messages.
+func RunStatNames() string {
+	var ns []string
+	for _, s := range RunStatList {
+		ns = append(ns, s.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// RunStats are one run's run-level statistics over its measured window, keyed by
+// [RunStat] name ("ttft_p50", "output_tps", …): the unit of replication of a
+// regression gate, which compares K such runs with K others. A statistic the run
+// cannot give (no request completed, no goodput SLO) is absent.
+type RunStats struct {
+	// Run is the run's number in its series (1, 2, …; 0 for a run on its own).
+	Run int `json:"run"`
+	// Seed is the workload's seed and Salt the per-run prompt salt ("" = none).
+	Seed uint64 `json:"seed"`
+	Salt string `json:"salt,omitempty"`
+	// Requests and Errors count the measured requests that succeeded and failed.
+	Requests int `json:"requests"`
+	Errors   int `json:"errors"`
+	// Stats maps a statistic's name to its value, in its [RunStat.Unit] (seconds,
+	// tokens/s, requests/s, a fraction).
+	Stats map[string]float64 `json:"stats"`
+	// Target is where the requests went ("the in-process mock server" or the URLs)
+	// and Model the model asked for: shown beside a verdict, never part of the
+	// workload's identity.
+	Target string `json:"target,omitempty"`
+	Model  string `json:"model,omitempty"`
+}
+
+// RunStats computes the run's statistics ([RunStatList]) from its metrics, whose
+// quantiles are metric.Quantile's over the measured requests, and, for the goodput
+// fraction, from its requests against the scenario's goodput SLO (Objectives.SLO, else
+// the load generator's SLO), as [check.Goodput] counts it.
+func (o *Outcome) RunStats() RunStats {
+	if o.kept != nil && o.kept.stats != nil {
+		rs := *o.kept.stats
+		rs.Stats = cloneStats(rs.Stats)
+		return rs
+	}
+	sc := o.Scenario.WithDefaults()
+	m := o.Metrics
+	if m.Scalars == nil { // an Outcome built by hand: its records, summarised now
+		m = o.summary().metrics
+	}
+	rs := RunStats{Seed: sc.Seed, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
+		Requests: int(m.Value(record.MetricRequestCount)), Errors: int(m.Value(record.MetricErrorCount))}
+	for _, s := range RunStatList {
+		switch {
+		case s.metric == "":
+		case s.p > 0:
+			st, ok := m.Stat(s.metric)
+			if !ok || st.Count == 0 {
+				continue
+			}
+			v, _ := st.Quantile(s.p)
+			if st.Unit == "ms" {
+				v /= 1000
+			}
+			rs.Stats[s.Name] = v
+		default:
+			if v, ok := m.Scalars[s.metric]; ok && rs.Requests > 0 {
+				rs.Stats[s.Name] = v.Value
+			}
+		}
+	}
+	slo := o.Scenario.Objectives.SLO
+	if slo.IsZero() {
+		slo = o.Scenario.SLO
+	}
+	if !slo.IsZero() {
+		reqs := o.Requests()
+		if slo.ITLPercentile > 0 {
+			if rg, err := o.RequestsWithGaps(); err == nil {
+				reqs = rg
+			}
+		}
+		if v := check.Goodput(reqs, slo, 0, 0); len(reqs) > 0 && v.Status == check.Decided {
+			rs.Stats["goodput_fraction"] = v.Value
+		}
+	}
+	return rs
+}
+
+func cloneStats(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ReadRunStats reads the [RunStatsFile] in a run's directory; a directory without one
+// (a run recorded before run statistics were kept) gives an error wrapping
+// fs.ErrNotExist, and [Load] then [Outcome.RunStats] computes them from the records.
+func ReadRunStats(dir string) (RunStats, error) {
+	var rs RunStats
+	b, err := os.ReadFile(filepath.Join(dir, RunStatsFile))
+	if err != nil {
+		return rs, fmt.Errorf("scenario: run stats: %w", err)
+	}
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return rs, fmt.Errorf("scenario: run stats: %s: %w", filepath.Join(dir, RunStatsFile), err)
+	}
+	if rs.Stats == nil {
+		return rs, fmt.Errorf("scenario: run stats: %s: no stats", filepath.Join(dir, RunStatsFile))
+	}
+	return rs, nil
+}
+
+// runStatsOf returns the run statistics of the run in dir: its [RunStatsFile], else
+// computed from its records ([Load]).
+func runStatsOf(dir string) (RunStats, error) {
+	rs, err := ReadRunStats(dir)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return rs, err
+	}
+	o, err := Load(dir)
+	if err != nil {
+		return RunStats{}, err
+	}
+	return o.RunStats(), nil
+}

@@ -1,0 +1,69 @@
+// Code generated from package metric's catalogue by `go test ./metric -run TestMetricsDocCurrent -update`. DO NOT EDIT.
+
+package record
+
+// Metric names: the keys of [Metrics] in metrics.json, and of every export, one per
+// metric of package metric's catalogue (docs/metrics.md). The names are AIPerf's tags
+// where AIPerf has the metric; the *_vllm ones follow `vllm bench serve`.
+const (
+	// MetricTTFT (ms, per request, AIPerf): First chunk with generated text − request sent; chunks without text (a role-only first chunk) are skipped. Streams only.
+	MetricTTFT = "time_to_first_token"
+	// MetricTTFO (ms, per request, AIPerf): First chunk with non-reasoning output text − request sent; equals TTFT without reasoning. Streams only.
+	MetricTTFO = "time_to_first_output_token"
+	// MetricTTST (ms, per request, AIPerf): Second chunk with text − the first. Streams only.
+	MetricTTST = "time_to_second_token"
+	// MetricRequestLatency (ms, per request, AIPerf): Last byte of the answer − request sent.
+	MetricRequestLatency = "request_latency"
+	// MetricITL (ms, per request, AIPerf): Per request, (request latency − TTFT) / (OSL − 1), for streamed requests with OSL ≥ 2.
+	MetricITL = "inter_token_latency"
+	// MetricOutputTokenThroughputPerUser (tokens/sec/user, per request, AIPerf): Per request, 1000 / ITL: output tokens per second after the first token.
+	MetricOutputTokenThroughputPerUser = "output_token_throughput_per_user"
+	// MetricOSL (tokens, per request, AIPerf): Output tokens of a request, reasoning included: the client tokenizer's count of the received text, or usage.completion_tokens with --use-server-token-count.
+	MetricOSL = "output_sequence_length"
+	// MetricOutputTokens (tokens, per request, AIPerf): Output tokens of a request without the reasoning: OSL − reasoning_token_count.
+	MetricOutputTokens = "output_token_count"
+	// MetricReasoningTokens (tokens, per request, AIPerf): Reasoning tokens of a request: the client tokenizer's count of reasoning_content, or usage's reasoning_tokens when OSL comes from usage.
+	MetricReasoningTokens = "reasoning_token_count"
+	// MetricISL (tokens, per request, AIPerf): Input tokens of a request: the client tokenizer's count, or usage.prompt_tokens with --use-server-token-count.
+	MetricISL = "input_sequence_length"
+	// MetricICL (ms, per chunk gap, AIPerf): Every gap between consecutive chunks with text, pooled over the requests.
+	MetricICL = "inter_chunk_latency"
+	// MetricPrefillThroughputPerUser (tokens/sec/user, per request, perfgate): Per request, ISL / TTFT in tokens per second.
+	MetricPrefillThroughputPerUser = "prefill_throughput_per_user"
+	// MetricQueueTime (ms, per request, perfgate): Request sent − scheduled: how long an open-loop request waited for a free connection under the concurrency ceiling.
+	MetricQueueTime = "client_queue_time"
+	// MetricUsageOSL (tokens, per request, perfgate): The server's usage.completion_tokens, for requests whose answer carried usage.
+	MetricUsageOSL = "usage_completion_tokens"
+	// MetricTTFTVLLM (ms, per request, vLLM): First chunk with "choices", text or not − request sent, as `vllm bench serve` measures it. Streams only.
+	MetricTTFTVLLM = "time_to_first_token_vllm"
+	// MetricITLVLLM (ms, per chunk gap, vLLM): Every gap between consecutive "choices" chunks after the first, pooled over the requests (vLLM's ITL).
+	MetricITLVLLM = "inter_token_latency_vllm"
+	// MetricTPOTVLLM (ms, per request, vLLM): Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).
+	MetricTPOTVLLM = "time_per_output_token_vllm"
+	// MetricOutputTokenThroughput (tokens/sec, per run, AIPerf): Sum of OSL over the successful requests / benchmark duration.
+	MetricOutputTokenThroughput = "output_token_throughput"
+	// MetricTotalTokenThroughput (tokens/sec, per run, AIPerf): Sum of ISL and OSL over the successful requests / benchmark duration.
+	MetricTotalTokenThroughput = "total_token_throughput"
+	// MetricRequestThroughput (requests/sec, per run, AIPerf): Successful requests / benchmark duration.
+	MetricRequestThroughput = "request_throughput"
+	// MetricGoodput (requests/sec, per run, AIPerf): Requests meeting every bound of the goodput SLO / benchmark duration; reported only with an SLO.
+	MetricGoodput = "goodput"
+	// MetricRequestCount (requests, per run, AIPerf): Successful measured (non-warm-up) requests.
+	MetricRequestCount = "request_count"
+	// MetricGoodRequestCount (requests, per run, AIPerf): Requests meeting every bound of the goodput SLO; reported only with an SLO.
+	MetricGoodRequestCount = "good_request_count"
+	// MetricErrorCount (requests, per run, AIPerf): Failed measured requests.
+	MetricErrorCount = "error_request_count"
+	// MetricErrorRate (ratio, per run, perfgate): Failed / (failed + successful) measured requests.
+	MetricErrorRate = "error_rate"
+	// MetricBenchmarkDuration (sec, per run, AIPerf): First measured request sent → last one done.
+	MetricBenchmarkDuration = "benchmark_duration"
+	// MetricTotalISL (tokens, per run, AIPerf): Sum of ISL over the successful requests.
+	MetricTotalISL = "total_isl"
+	// MetricTotalOSL (tokens, per run, AIPerf): Sum of OSL (reasoning included) over the successful requests.
+	MetricTotalOSL = "total_osl"
+	// MetricTotalOutputTokens (tokens, per run, AIPerf): Sum of output_token_count (OSL without reasoning) over the successful requests; equals total_osl without reasoning.
+	MetricTotalOutputTokens = "total_output_tokens"
+	// MetricTotalReasoning (tokens, per run, AIPerf): Sum of reasoning_token_count over the successful requests.
+	MetricTotalReasoning = "total_reasoning_tokens"
+)
