@@ -32,8 +32,18 @@ const identifyTimeout = 2 * time.Second
 // Identify asks each server for its identity (the Server header of GET /v1/models,
 // GET /version, the *_info gauges of metricsURL when given) and measures the topology
 // (the servers' addresses as resolved, the TCP connect time to the first as its RTT).
-// Nothing it fails to learn is an error: that field stays empty.
+// Nothing it fails to learn is an error: that field stays empty. [Run] does it in two
+// halves: the connect and GET /v1/models (what a preflight sends) before the load, the
+// rest after it, so a run refused before its first request sent nothing else.
 func Identify(ctx context.Context, sc Scenario, urls []string, metricsURL string) ([]reportgen.Server, *reportgen.Topology) {
+	servers, topo := identifyBefore(ctx, sc, urls)
+	identifyAfter(ctx, sc, servers, metricsURL)
+	return servers, topo
+}
+
+// identifyBefore connects to each server (its resolved address; the first's connect
+// time is the RTT) and reads the Server header of GET /v1/models.
+func identifyBefore(ctx context.Context, sc Scenario, urls []string) ([]reportgen.Server, *reportgen.Topology) {
 	topo := &reportgen.Topology{Shards: max(sc.Shards, 1)}
 	topo.ClientHost, _ = os.Hostname()
 	var servers []reportgen.Server
@@ -56,6 +66,20 @@ func Identify(ctx context.Context, sc Scenario, urls []string, metricsURL string
 			s.Header = resp.Header.Get("Server")
 			resp.Body.Close()
 		}
+		servers = append(servers, s)
+	}
+	return servers, topo
+}
+
+// identifyAfter asks each server for GET /version, and the first for the build info
+// of its /metrics (metricsURL, "" = not scraped).
+func identifyAfter(ctx context.Context, sc Scenario, servers []reportgen.Server, metricsURL string) {
+	for i := range servers {
+		s := &servers[i]
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			continue
+		}
 		if resp, err := identityGet(ctx, sc, baseURL(u)+"/version"); err == nil {
 			if resp.StatusCode == http.StatusOK {
 				b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -66,9 +90,7 @@ func Identify(ctx context.Context, sc Scenario, urls []string, metricsURL string
 		if i == 0 && metricsURL != "" {
 			s.Build = buildInfo(ctx, sc, metricsURL)
 		}
-		servers = append(servers, s)
 	}
-	return servers, topo
 }
 
 // baseURL is u's scheme and host with the path before /v1.

@@ -116,7 +116,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 	}
 	out.Pins = &Pins{VCS: reportgen.BuildVCS()}
-	out.Pins.Servers, out.Pins.Topology = Identify(ctx, sc, cfg.URLs, metricsURL)
+	out.Pins.Servers, out.Pins.Topology = identifyBefore(ctx, sc, cfg.URLs)
 	if sc.Validity.CacheBust {
 		cfg.PromptSalt = loadgen.NewPromptSalt()
 	}
@@ -145,6 +145,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 	}
 	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
+	if lo != nil {
+		identifyAfter(context.WithoutCancel(ctx), sc, out.Pins.Servers, metricsURL)
+	}
 	if scraper != nil {
 		if srv != nil {
 			// The mock counts a request when it has recorded it, just after the last
