@@ -96,6 +96,11 @@ type Scenario struct {
 	// trusted (client limits, client-bound, steady state, warm cache, tail samples);
 	// the zero value runs each at its documented default (docs/validity.md).
 	Validity Validity `json:"validity,omitzero"`
+
+	// Regression is the regression gate `perfgate profile` applies with this file: the
+	// baseline directory, margins, runs per side and its settings ([Gate]). Zero = no
+	// gate (unless --baseline gives one).
+	Regression Gate `json:"regression,omitzero"`
 }
 
 // Exports are AIPerf's --profile-export-prefix and --export-level.
