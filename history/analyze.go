@@ -94,11 +94,9 @@ func (f Finding) String() string {
 		verb += fmt.Sprintf(" in %d steps", f.Steps)
 	}
 	return fmt.Sprintf("%s %s %s by %.1f%% (%s → %s, p = %.2g): first result after the change is commit %s (result %d); the last before it is commit %s (result %d)",
-		f.Series.Scenario, f.Metric, verb, 100*math.Abs(f.Worse), formatValue(f.Point.Before), formatValue(f.Point.After), f.Point.P,
+		f.Series.Scenario, f.Metric, verb, 100*math.Abs(f.Worse), Format(f.Metric, f.Point.Before), Format(f.Metric, f.Point.After), f.Point.P,
 		shortCommit(f.First.Commit), f.First.ID, shortCommit(f.LastBefore.Commit), f.LastBefore.ID)
 }
-
-func formatValue(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.4g", v), ".") }
 
 // Check decides which change points fail a nightly job: those at or near the newest
 // results that make a metric worse by more than a margin.

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // nightly plays a nightly job over x: after each new result from the 20th on, the
@@ -30,47 +33,59 @@ func nightly(x []float64, metric string, c Check) (night, at int) {
 }
 
 // perMerge is the rule a history replaces: each result against the one before it,
-// failing when it is worse by more than the margin. It returns the first failing night.
-func perMerge(x []float64, margin float64) int {
-	for n := 20; n <= len(x); n++ {
-		if x[n-1]/x[n-2]-1 > margin {
-			return n
-		}
-	}
-	return -1
-}
+// failing when it is worse by more than the margin. It returns whether night n (the
+// result count) fails.
+func perMerge(x []float64, n int, margin float64) bool { return x[n-1]/x[n-2]-1 > margin }
 
-type simulation struct {
-	name                 string
-	falseAlarms, series  int
-	caught, delaySum     int
-	delays               []int
-	pmCaught, pmDelaySum int
+// upper95 is the Clopper–Pearson 95% upper bound of a rate of k in n.
+func upper95(k, n int) float64 {
+	if k >= n {
+		return 1
+	}
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(0.975)
 }
 
 // BenchmarkCheck measures `history check` (default detection, 5% margin) on synthetic
-// nightly series at run-to-run CV 2%, beside the per-merge rule (newest vs previous,
-// 5% margin): the share of 100-night flat series on which it ever fails (false alarm),
-// and for a 5% and a 10% step at night 60, and a slow ramp (+0.25% a night from night
-// 60), how often it fails by night 100 and how many nights after the change it first
-// does (detection delay).
+// nightly series at run-to-run CV 2%, beside the per-merge rule it backs up (each
+// result against the one before, 5% margin):
+//   - flat series of 100 nights: how many series ever fail (false alarm), with the
+//     Clopper–Pearson 95% upper bound, and the share of nights that fail;
+//   - a 5% and a 10% step at night 60, and a ramp of +0.25% a night from night 60 (10%
+//     after 40 nights): how often the check fails by night 100 and how many nights
+//     after the change it first does (detection delay); for the per-merge rule, how
+//     often it fails on the change's own night (a step) or on any ramp night.
 func BenchmarkCheck(b *testing.B) {
-	const seeds = 200
-	var sims []simulation
+	const flatSeeds, seeds = 1000, 200
 	for b.Loop() {
-		sims = sims[:0]
+		// Flat.
+		series, nights, failedNights, pmNights := 0, 0, 0, 0
+		for seed := range uint64(flatSeeds) {
+			x := noisy(rand.New(rand.NewPCG(seed, 42)), 100, 100, 0.02)
+			if night, _ := nightly(x, "ttft_p50", Check{}); night >= 0 {
+				series++
+				failedNights += len(x) - night + 1 // it fails every night from then on
+			}
+			for n := 20; n <= len(x); n++ {
+				nights++
+				if perMerge(x, n, DefaultMargin) {
+					pmNights++
+				}
+			}
+		}
+		b.ReportMetric(float64(series)/flatSeeds, "false-alarm/series")
+		b.Logf("%-18s history check: %d of %d 100-night series ever fail (%.1f%%, 95%% upper bound %.2f%%), %.3f%% of nights; per-merge rule: %.1f%% of nights fail",
+			"flat", series, flatSeeds, 100*float64(series)/flatSeeds, 100*upper95(series, flatSeeds), 100*float64(failedNights)/float64(nights), 100*float64(pmNights)/float64(nights))
 		for _, sc := range []struct {
-			name string
-			gen  func(rng *rand.Rand) []float64
+			name, key string
+			gen       func(rng *rand.Rand) []float64
 		}{
-			{"flat", func(rng *rand.Rand) []float64 { return noisy(rng, 100, 100, 0.02) }},
-			{"step 5%", func(rng *rand.Rand) []float64 {
+			{"step 5%", "step5", func(rng *rand.Rand) []float64 {
 				return append(noisy(rng, 60, 100, 0.02), noisy(rng, 40, 105, 0.02)...)
 			}},
-			{"step 10%", func(rng *rand.Rand) []float64 {
+			{"step 10%", "step10", func(rng *rand.Rand) []float64 {
 				return append(noisy(rng, 60, 100, 0.02), noisy(rng, 40, 110, 0.02)...)
 			}},
-			{"ramp 0.25%/night", func(rng *rand.Rand) []float64 {
+			{"ramp 0.25%/night", "ramp", func(rng *rand.Rand) []float64 {
 				x := noisy(rng, 60, 100, 0.02)
 				for i := range 40 {
 					x = append(x, 100*(1+0.0025*float64(i+1))*(1+0.02*rng.NormFloat64()))
@@ -78,76 +93,80 @@ func BenchmarkCheck(b *testing.B) {
 				return x
 			}},
 		} {
-			s := simulation{name: sc.name, series: seeds}
+			caught, early, pm := 0, 0, 0
+			var delays []int
 			for seed := range uint64(seeds) {
 				x := sc.gen(rand.New(rand.NewPCG(seed, 42)))
 				night, _ := nightly(x, "ttft_p50", Check{})
-				pm := perMerge(x, DefaultMargin)
-				if sc.name == "flat" {
-					if night >= 0 {
-						s.falseAlarms++
-					}
-					if pm >= 0 {
-						s.pmCaught++
-					}
-					continue
+				switch {
+				case night > 60:
+					caught++
+					delays = append(delays, night-60)
+				case night >= 0:
+					early++
 				}
-				if night > 60 {
-					s.caught++
-					s.delays = append(s.delays, night-60)
-					s.delaySum += night - 60
-				} else if night >= 0 {
-					s.falseAlarms++ // failed before the change
-				}
-				if pm > 60 {
-					s.pmCaught++
-					s.pmDelaySum += pm - 60
+				if sc.key == "ramp" {
+					for n := 61; n <= 100; n++ {
+						if perMerge(x, n, DefaultMargin) {
+							pm++
+							break
+						}
+					}
+				} else if perMerge(x, 61, DefaultMargin) {
+					pm++
 				}
 			}
-			sims = append(sims, s)
+			slices.Sort(delays)
+			mean, p90 := 0.0, 0
+			for _, d := range delays {
+				mean += float64(d)
+			}
+			if len(delays) > 0 {
+				mean /= float64(len(delays))
+				p90 = delays[min(len(delays)-1, len(delays)*9/10)]
+			}
+			b.ReportMetric(float64(caught)/seeds, sc.key+"-detected")
+			b.ReportMetric(mean, sc.key+"-delay-nights")
+			pmWhen := "on the change's night"
+			if sc.key == "ramp" {
+				pmWhen = "on some ramp night (mostly noise: see flat)"
+			}
+			b.Logf("%-18s history check: %d of %d detected by night 100 (%.0f%%), %.1f nights after the change on average (p90 %d), %d failed before it; per-merge rule: fails %s in %.0f%%",
+				sc.name, caught, seeds, 100*float64(caught)/seeds, mean, p90, early, pmWhen, 100*float64(pm)/seeds)
 		}
-	}
-	for _, s := range sims {
-		if s.name == "flat" {
-			b.ReportMetric(float64(s.falseAlarms)/float64(s.series), "flat-false-alarm/series")
-			b.ReportMetric(float64(s.pmCaught)/float64(s.series), "flat-per-merge-false-alarm/series")
-			b.Logf("%-17s history check: false alarm in %d of %d 100-night series (%.1f%%); per-merge rule: %d (%.1f%%)",
-				s.name, s.falseAlarms, s.series, 100*float64(s.falseAlarms)/float64(s.series), s.pmCaught, 100*float64(s.pmCaught)/float64(s.series))
-			continue
-		}
-		slices.Sort(s.delays)
-		p90 := 0
-		if len(s.delays) > 0 {
-			p90 = s.delays[(len(s.delays)*9)/10-min(1, len(s.delays)*9/10)]
-		}
-		key := map[string]string{"step 5%": "step5", "step 10%": "step10", "ramp 0.25%/night": "ramp"}[s.name]
-		b.ReportMetric(float64(s.caught)/float64(s.series), key+"-detected")
-		b.ReportMetric(float64(s.delaySum)/float64(max(s.caught, 1)), key+"-delay-nights")
-		b.Logf("%-17s history check: detected %d of %d by night 100 (%.0f%%), delay mean %.1f nights (p90 %d), %d failed before the change; per-merge rule: detected %d (%.0f%%)",
-			s.name, s.caught, s.series, 100*float64(s.caught)/float64(s.series), float64(s.delaySum)/float64(max(s.caught, 1)), p90, s.falseAlarms,
-			s.pmCaught, 100*float64(s.pmCaught)/float64(s.series))
 	}
 }
 
-// BenchmarkDetect compares adding one result to a 1,000-result series incrementally
-// (the saved state: a few windows are split again) with computing it all again.
+// BenchmarkDetect compares, in the same run, adding one result to a series of 1,000
+// and of 10,000 results incrementally (the saved state: a few windows are split again)
+// with computing it all again, and reports the ratio.
 func BenchmarkDetect(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	var x []float64
-	for i := range 20 {
-		x = append(x, noisy(rng, 50, 100*(1+0.03*float64(i%3)), 0.02)...)
+	for _, n := range []int{1000, 10000} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		var x []float64
+		for i := 0; len(x) < n; i++ {
+			x = append(x, noisy(rng, 50, 100*(1+0.03*float64(i%3)), 0.02)...)
+		}
+		x = x[:n]
+		_, st := DetectIncremental(x[:n-1], Detection{}, State{})
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			var full, inc time.Duration
+			for b.Loop() {
+				t := time.Now()
+				want := Detect(x, Detection{})
+				full += time.Since(t)
+				t = time.Now()
+				got, _ := DetectIncremental(x, Detection{}, st)
+				inc += time.Since(t)
+				if !slices.Equal(indices(got), indices(want)) {
+					b.Fatalf("incremental %v, full %v", indices(got), indices(want))
+				}
+			}
+			b.ReportMetric(float64(full.Nanoseconds())/float64(b.N), "full-ns/op")
+			b.ReportMetric(float64(inc.Nanoseconds())/float64(b.N), "incremental-ns/op")
+			b.ReportMetric(float64(full)/float64(inc), "full/incremental")
+		})
 	}
-	_, st := DetectIncremental(x[:len(x)-1], Detection{}, State{})
-	b.Run("full", func(b *testing.B) {
-		for b.Loop() {
-			Detect(x, Detection{})
-		}
-	})
-	b.Run("incremental", func(b *testing.B) {
-		for b.Loop() {
-			DetectIncremental(x, Detection{}, st)
-		}
-	})
 }
 
 func ExampleDetect() {

@@ -255,19 +255,23 @@ func merge(x []float64, d Detection, weak []int) []ChangePoint {
 	for i, w := range weak {
 		cps[i].Index = w
 	}
-	retest := func() {
-		for i := range cps {
-			lo, hi := 0, len(x)
-			if i > 0 {
-				lo = cps[i-1].Index
-			}
-			if i+1 < len(cps) {
-				hi = cps[i+1].Index
-			}
-			cps[i] = segmentStats(x[lo:cps[i].Index], x[cps[i].Index:hi], cps[i].Index, d.MinSegment)
+	// retest recomputes change point i against its neighbours' segments.
+	retest := func(i int) {
+		if i < 0 || i >= len(cps) {
+			return
 		}
+		lo, hi := 0, len(x)
+		if i > 0 {
+			lo = cps[i-1].Index
+		}
+		if i+1 < len(cps) {
+			hi = cps[i+1].Index
+		}
+		cps[i] = segmentStats(x[lo:cps[i].Index], x[cps[i].Index:hi], cps[i].Index, d.MinSegment)
 	}
-	retest()
+	for i := range cps {
+		retest(i)
+	}
 	for len(cps) > 0 {
 		weakest := 0
 		for i, c := range cps {
@@ -285,8 +289,10 @@ func merge(x []float64, d Detection, weak []int) []ChangePoint {
 				return cps
 			}
 		}
+		// Dropping a point changes only its neighbours' segments.
 		cps = slices.Delete(cps, weakest, weakest+1)
-		retest()
+		retest(weakest - 1)
+		retest(weakest)
 	}
 	return cps
 }

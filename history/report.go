@@ -95,7 +95,7 @@ func WriteReport(w io.Writer, trends []*Trend, o ReportOptions) error {
 		rt := reportTrend{ID: fmt.Sprintf("trend-%d", i), Title: tr.Metric, SVG: trendSVG(tr, findings),
 			Caption: fmt.Sprintf("%s over %d results (%s … %s).", tr.Metric, len(tr.Results), shortCommit(tr.Results[0].Commit), shortCommit(tr.Results[len(tr.Results)-1].Commit))}
 		if base, from := tr.Baseline(); !math.IsNaN(base) {
-			rt.Baseline = fmt.Sprintf("Baseline %s since result %d (commit %s).", reportgen.FormatNumber(base), tr.Results[from].ID, shortCommit(tr.Results[from].Commit))
+			rt.Baseline = fmt.Sprintf("Baseline %s since result %d (commit %s).", Format(tr.Metric, base), tr.Results[from].ID, shortCommit(tr.Results[from].Commit))
 		}
 		for _, f := range findings {
 			class := "warn"
@@ -144,17 +144,20 @@ func trendSVG(tr *Trend, findings []Finding) template.HTML {
 	for k := 0; k <= 4; k++ {
 		v := lo + (hi-lo)*float64(k)/4
 		fmt.Fprintf(&b, `<line class="grid" x1="%g" x2="%g" y1="%.1f" y2="%.1f"/><text x="%g" y="%.1f" text-anchor="end">%s</text>`,
-			left, W-right, y(v), y(v), left-6, y(v)+4, reportgen.FormatNumber(v))
+			left, W-right, y(v), y(v), left-6, y(v)+4, Format(tr.Metric, v))
 	}
 	fmt.Fprintf(&b, `<line class="axis" x1="%g" x2="%g" y1="%g" y2="%g"/>`, left, W-right, H-bottom, H-bottom)
 	step := max(1, (n+7)/8)
 	for i := 0; i < n; i += step {
+		if i > 0 && x(float64(i)) > W-right-28 {
+			break // the last label would run off the chart
+		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%g" text-anchor="middle">%s</text>`, x(float64(i)), H-bottom+16, template.HTMLEscapeString(short(tr.Results[i].Commit, 7)))
 	}
 	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end" fill="#5b6475">commit →</text>`, W-right, H-6)
 	if base, from := tr.Baseline(); !math.IsNaN(base) {
 		fmt.Fprintf(&b, `<line class="baseline" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#2ca02c" stroke-width="2" opacity="0.8"><title>baseline %s</title></line>`,
-			x(float64(from)), x(float64(n-1)), y(base), y(base), reportgen.FormatNumber(base))
+			x(float64(from)), x(float64(n-1)), y(base), y(base), Format(tr.Metric, base))
 	}
 	for _, f := range findings {
 		if f.Steps > 1 {
@@ -171,7 +174,7 @@ func trendSVG(tr *Trend, findings []Finding) template.HTML {
 		fmt.Fprintf(&b, `<g class="change-point"><line x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3"/><text x="%.1f" y="%g" text-anchor="middle" fill="%s">%+.1f%%</text><title>change between commit %s and %s: %s → %s (%+.1f%%), p = %.2g</title></g>`,
 			cx, cx, top, H-bottom, color, cx, top-2, color, 100*f.Point.Change(),
 			template.HTMLEscapeString(shortCommit(f.LastBefore.Commit)), template.HTMLEscapeString(shortCommit(f.First.Commit)),
-			reportgen.FormatNumber(f.Point.Before), reportgen.FormatNumber(f.Point.After), 100*f.Point.Change(), f.Point.P)
+			Format(tr.Metric, f.Point.Before), Format(tr.Metric, f.Point.After), 100*f.Point.Change(), f.Point.P)
 	}
 	for i := range n {
 		r := tr.Results[i]
@@ -181,7 +184,7 @@ func trendSVG(tr *Trend, findings []Finding) template.HTML {
 		}
 		fmt.Fprintf(&b, `<g class="result"><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#7a8394" stroke-width="1.5"/><circle cx="%.1f" cy="%.1f" r="3.2" fill="%s"/><title>result %d, commit %s: %s (runs %s … %s)</title></g>`,
 			x(float64(i)), x(float64(i)), y(tr.Lo[i]), y(tr.Hi[i]), x(float64(i)), y(tr.Values[i]), fill,
-			r.ID, template.HTMLEscapeString(shortCommit(r.Commit)), reportgen.FormatNumber(tr.Values[i]), reportgen.FormatNumber(tr.Lo[i]), reportgen.FormatNumber(tr.Hi[i]))
+			r.ID, template.HTMLEscapeString(shortCommit(r.Commit)), Format(tr.Metric, tr.Values[i]), Format(tr.Metric, tr.Lo[i]), Format(tr.Metric, tr.Hi[i]))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -43,6 +44,9 @@ type Result struct {
 	Recorded time.Time `json:"recorded,omitzero"`
 	// Artifacts is the path or URL of the result's artifacts.
 	Artifacts string `json:"artifacts,omitempty"`
+	// Config is the scenario as run (JSON, API key cleared): what a regression gate
+	// reads when it takes its baseline from the history ([LoadBaseline]).
+	Config json.RawMessage `json:"scenario_config,omitempty"`
 	// Runs are each run's run-level statistics, in run order.
 	Runs []Run `json:"runs"`
 	// Verdicts are the result's verdicts, in the order they were printed.
@@ -176,12 +180,18 @@ func Center(values []float64) float64 {
 // (throughputs, the goodput fraction), as the regression gate defines it
 // ([scenario.RunStatList]); unknown names are taken as latencies (lower is better).
 func HigherIsBetter(metric string) bool {
-	for _, s := range scenario.RunStatList {
-		if s.Name == metric {
-			return s.HigherIsBetter
-		}
+	s, _ := scenario.LookupRunStat(metric)
+	return s.HigherIsBetter
+}
+
+// Format prints a value of the named run statistic in its unit ("97.5ms", "812
+// tok/s"); a statistic perfgate does not define prints as a plain number.
+func Format(metric string, v float64) string {
+	s, ok := scenario.LookupRunStat(metric)
+	if !ok {
+		return check.None.Format(v)
 	}
-	return false
+	return s.Unit.Format(v)
 }
 
 // short returns s cut to n characters.

@@ -81,46 +81,90 @@ func ints(xs []int) []float64 {
 	return out
 }
 
-// Regression configures AssertNoRegressionWith; see [check.Regression].
+// Regression configures AssertNoRegressionWith; see [check.Regression]. Quantile
+// picks the run statistic compared (0 or 0.5 = p50, 0.9 = p90, 0.99 = p99), MinEffect
+// is the gate's margin δ (0 = 5%), Alpha its family alpha (0 = 0.01); HigherIsBetter
+// is not needed (each statistic knows its direction).
 type Regression = check.Regression
 
 // AssertNoRegression compares r with a baseline run (typically perftest.Load(t,
-// "testdata/baseline")) on TTFT, ITL and request latency, or on the given metrics: each
-// fails only if its median rose by at least 5% and a Mann-Whitney U test says the change
-// is real at alpha = 0.01. Noise passes; a 10% slowdown over a few hundred requests
-// fails.
+// "testdata/baseline")) by the run-level regression gate ([Runs.AssertNoRegression]),
+// one run per side, on TTFT, ITL and request latency p50 and output token throughput,
+// or on the given metrics (TTFT, ITL, Latency, OutputTPS; ISL and OSL are compared
+// request by request, see below). A regression is a ratio current/baseline worse by at
+// least 5% whose interval excludes no change.
+//
+// One run per side cannot measure run-to-run noise, and a real server's runs differ
+// by several percent: the verdict says so, and without noise to go on it is
+// inconclusive (which passes, logged) unless the baseline is a K-run baseline
+// ([LoadBaseline]; its between-run CV is then used). For a decision, compare K runs:
+// [RunRuns] and [Runs.AssertNoRegression], or [AssertNoRegressionRuns].
 func (r *Result) AssertNoRegression(t testing.TB, baseline *Result, metrics ...check.Metric) bool {
 	t.Helper()
 	return r.AssertNoRegressionWith(t, baseline, Regression{}, metrics...)
 }
 
-// AssertNoRegressionWith is AssertNoRegression with explicit thresholds (quantile,
-// minimum effect, alpha), and workload settings that may differ (reg.IgnoreWorkload).
-// For OutputTPS, higher is better whatever reg says.
+// AssertNoRegressionWith is AssertNoRegression with explicit settings (quantile,
+// margin, alpha), and workload settings that may differ (reg.IgnoreWorkload).
 //
 // Both forms first compare the two runs' workloads ([scenario.DiffWorkload]: the
-// tokenizer, ISL/OSL, endpoint, load mode, concurrency or rate, mock configuration):
-// a baseline of another workload proves nothing about this run, so it fails with
-// "baseline is another workload:" and the differences, and the metrics are not
-// compared. A baseline without its scenario (a bare client recording) is compared
-// on the metrics alone, and Logf says so.
+// tokenizer, ISL/OSL, seed, corpus, endpoint kind, load mode, concurrency or rate;
+// not where the requests went nor what answered): a baseline of another workload
+// proves nothing about this run, so it fails with "the baseline is another workload"
+// and the differences, and the metrics are not compared. A baseline without its
+// scenario (a bare client recording) is compared on the metrics alone, and Logf says
+// so. ISL and OSL, which are workload rather than performance, keep the
+// request-level test ([check.NoRegression]: Mann-Whitney at alpha, a shift of at
+// least MinEffect).
 func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regression, metrics ...check.Metric) bool {
 	t.Helper()
-	if v, ok := r.sameWorkload(baseline, reg.IgnoreWorkload); !ok {
-		return r.report(t, v, false)
-	} else if v.Summary != "" {
-		t.Logf("perftest: %s", v.Summary)
-	}
 	if len(metrics) == 0 {
-		metrics = []check.Metric{TTFT, ITL, Latency}
+		metrics = []check.Metric{TTFT, ITL, Latency, OutputTPS}
 	}
-	cur, base := r.Requests(), baseline.Requests()
-	ok := true
+	p := map[float64]string{0: "p50", 0.5: "p50", 0.9: "p90", 0.99: "p99"}[reg.Quantile]
+	if p == "" {
+		t.Fatalf("perftest: Regression.Quantile %v: the run-level gate compares p50, p90 or p99 (0.5, 0.9, 0.99)", reg.Quantile)
+	}
+	g := Gate{Margin: reg.MinEffect, Alpha: reg.Alpha, IgnoreWorkload: reg.IgnoreWorkload, Primary: []string{}}
+	var pooled []check.Metric
 	for _, m := range metrics {
-		rg := reg
-		rg.HigherIsBetter = reg.HigherIsBetter || m == OutputTPS
-		b, c := m.Sample(base), m.Sample(cur)
-		v := check.NoRegression(b, c, rg)
+		switch m {
+		case TTFT:
+			g.Primary = append(g.Primary, "ttft_"+p)
+		case ITL:
+			g.Primary = append(g.Primary, "itl_"+p)
+		case Latency:
+			g.Primary = append(g.Primary, "latency_"+p)
+		case OutputTPS:
+			g.Primary = append(g.Primary, "output_tps")
+		default:
+			pooled = append(pooled, m)
+		}
+	}
+	bs := scenario.SeriesOf(baseline.Outcome)
+	if k, err := scenario.LoadSeries(baseline.Dir); baseline.Dir != "" && err == nil && k.Len() > 1 {
+		bs = k
+	}
+	if baseline.Dir != "" {
+		bs.Dir = baseline.Dir
+		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
+			t.Logf("perftest: baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)
+			bs.Scenario = r.Scenario
+		}
+	}
+	cur := scenario.SeriesOf(r.Outcome)
+	cur.Dir = r.Dir
+	res := scenario.Compare(bs, cur, g, 0)
+	ok := true
+	if len(g.Primary) > 0 || res.Invalid() {
+		ok = reportGate(t, res, r.rerun)
+	}
+	if res.Invalid() {
+		return false
+	}
+	base, now := baseline.Requests(), r.Requests()
+	for _, m := range pooled {
+		v := check.NoRegression(m.Sample(base), m.Sample(now), reg)
 		if !v.Pass && baseline.Dir != "" {
 			v.Evidence = append(v.Evidence, check.Line{Label: "baseline run", Text: baseline.Dir})
 		}
@@ -129,55 +173,41 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 	return ok
 }
 
-// sameWorkload compares r's workload with the baseline's. It returns a failing verdict
-// when they differ, and otherwise a passing one whose summary is a note (or empty).
-func (r *Result) sameWorkload(baseline *Result, ignore []string) (check.Verdict, bool) {
-	if baseline.Dir != "" {
-		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
-			return check.Verdict{Check: "workload", Pass: true, Summary: fmt.Sprintf("baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)}, true
-		}
-	}
-	ds := scenario.DiffWorkload(baseline.Scenario, r.Scenario, ignore...)
-	if len(ds) == 0 {
-		return check.Verdict{Check: "workload", Pass: true}, true
-	}
-	var fields []string
-	v := check.Verdict{Check: "workload", Value: float64(len(ds)), Unit: check.None}
-	for i, d := range ds {
-		fields = append(fields, d.Field)
-		label := ""
-		if i == 0 {
-			label = "differs"
-		}
-		v.Evidence = append(v.Evidence, check.Line{Label: label, Text: d.String()})
-	}
-	v.Summary = "baseline is another workload: " + strings.Join(fields, ", ") + " differ"
-	if len(ds) == 1 {
-		v.Summary = "baseline is another workload: " + fields[0] + " differs"
-	}
-	where := "the baseline"
-	if baseline.Dir != "" {
-		where = baseline.Dir
-	}
-	v.Evidence = append(v.Evidence,
-		check.Line{Label: "baseline", Text: where + ": " + baseline.Scenario.Describe()},
-		check.Line{Label: "hint", Text: "re-record the baseline with this workload, or name the settings that may differ in Regression.IgnoreWorkload"})
-	return v, false
-}
+// A Baseline is what [SaveBaseline] saves: a [*Result] (one run) or [*Runs] (K runs).
+type Baseline interface{ outcomes() []*scenario.Outcome }
 
-// SaveBaseline writes into dir what [Load] needs to read res back as a baseline for
-// [Result.AssertNoRegression], and nothing more: the client recording, the scenario,
-// the mock's recording when there is one, and the manifest (without which Load takes
-// the run for an interrupted one). Other files in dir are left alone. It logs the
-// files and their size, and calls t.Fatalf if they cannot be written.
-func SaveBaseline(t testing.TB, res *Result, dir string) {
+func (r *Result) outcomes() []*scenario.Outcome { return []*scenario.Outcome{r.Outcome} }
+
+// SaveBaseline writes into dir what a regression gate needs to read res back as its
+// baseline, and nothing more. For one run ([*Result]): the client recording, the
+// scenario, the run statistics, the mock's recording when there is one, and the
+// manifest (without which Load takes the run for an interrupted one), read back by
+// [Load] or [LoadBaseline]. For K runs ([*Runs]): each run's files in dir/run-001, …,
+// and runs.json, read back by [LoadBaseline]. Other files in dir are left alone. It
+// logs the files and their size, and calls t.Fatalf if they cannot be written.
+func SaveBaseline(t testing.TB, res Baseline, dir string) {
 	t.Helper()
-	files, size, err := scenario.SaveBaseline(res.Outcome, dir)
+	outs := res.outcomes()
+	var files []string
+	var size int64
+	var err error
+	name := ""
+	switch {
+	case len(outs) == 1:
+		files, size, err = scenario.SaveBaseline(outs[0], dir)
+		name = outs[0].Scenario.Name
+	case len(outs) > 1:
+		files, size, err = scenario.SaveSeries(dir, outs...)
+		name = fmt.Sprintf("%s (%d runs)", outs[0].Scenario.Name, len(outs))
+		files = []string{fmt.Sprintf("run-001 … run-%03d", len(outs)), scenario.RunsFile}
+	default:
+		err = fmt.Errorf("scenario: save baseline: no runs (a baseline read from disk is saved already)")
+	}
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return
 	}
-	t.Logf("perftest: saved baseline %q to %s: %s, %s", res.Scenario.Name, dir, strings.Join(files, ", "), byteSize(size))
+	t.Logf("perftest: saved baseline %q to %s: %s, %s", name, dir, strings.Join(files, ", "), byteSize(size))
 }
 
 // byteSize prints n bytes as "812 B", "3.1 KB" or "2.2 MB".

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
@@ -94,6 +95,9 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 		if !v.Pass {
 			r.report(t, v, false)
 		}
+	}
+	if addr := os.Getenv(history.EnvHistory); addr != "" && !out.Interrupted {
+		RecordHistory(t, r, addr)
 	}
 	return r
 }

@@ -46,8 +46,11 @@ func TestAssertionsPassOnHealthyRun(t *testing.T) {
 		res.AssertOSL(t, distribution.Fixed{Value: 20})
 		other := healthy
 		other.seed = 9
-		res.AssertNoRegression(t, other.result("baseline"))
-		res.AssertSameWorkload(t, other.result("baseline"))
+		base := other.result("baseline")
+		base.Scenario.Seed = res.Scenario.Seed // another sample of the same seeded workload
+		res.AssertNoRegression(t, base)
+		res.AssertSameWorkload(t, base)
+		healthy.runs(5, 1).AssertNoRegression(t, healthy.runs(5, 1.01), Gate{})
 	})
 	if c.Failed() {
 		t.Errorf("assertions failed on a healthy run:\n%s", c.Text())
@@ -97,14 +100,14 @@ func TestAssertionsFail(t *testing.T) {
 		{"osl", healthy.result("healthy"), func(r *Result, t testing.TB) bool { return r.AssertOSL(t, distribution.Fixed{Value: 24}) },
 			"perftest: OSL (server count) does not fit length(fixed:24, min=1): 200 of 200 lengths cannot come from it (e.g. 20)  ["},
 		{"regression", slower.result("slower"), func(r *Result, t testing.TB) bool {
-			return r.AssertNoRegression(t, healthy.result("baseline"), TTFT)
-		}, "perftest: TTFT regressed: p50 "},
+			return healthy.runs(5, 1.12).AssertNoRegression(t, healthy.runs(5, 1), Gate{})
+		}, "perftest: regression gate: regressed: TTFT p50 +1"},
 		{"other_workload", func() *Result {
 			r := healthy.result("current")
 			r.Scenario.Concurrency, r.Scenario.ISL = 8, distribution.MustSpec("fixed:256")
 			return r
 		}(), func(r *Result, t testing.TB) bool { return r.AssertNoRegression(t, healthy.result("baseline")) },
-			"perftest: baseline is another workload: isl, concurrency differ  ["},
+			"perftest: regression gate: the baseline is another workload (isl, concurrency differ): nothing was compared"},
 		{"same_workload", longer.result("longer"), func(r *Result, t testing.TB) bool {
 			return r.AssertSameWorkload(t, healthy.result("baseline"))
 		}, "perftest: ISL: longer and baseline differ: KS D="},

@@ -72,3 +72,20 @@ func (s synth) result(name string) *Result {
 	}
 	return &Result{Outcome: o, rerun: "go test -run '^TestX$' ./perftest"}
 }
+
+// runs builds k synthetic runs of one seeded workload (scenario seed s.seed), each
+// drawn with its own sample seed and its TTFT and ITL scaled by speed times a
+// run-to-run factor that cycles through ±1%.
+func (s synth) runs(k int, speed float64) *Runs {
+	var outs []*scenario.Outcome
+	for i := range k {
+		r := s
+		r.seed = s.seed*100 + uint64(i)
+		f := speed * (1 + 0.01*float64(i%3-1))
+		r.ttft, r.itl = time.Duration(float64(s.ttft)*f), time.Duration(float64(s.itl)*f)
+		res := r.result("runs")
+		res.Scenario.Seed = s.seed
+		outs = append(outs, res.Outcome)
+	}
+	return &Runs{Series: scenario.SeriesOf(outs...), Outcomes: outs, rerun: "go test -run '^TestX$' ./perftest"}
+}

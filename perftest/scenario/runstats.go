@@ -121,7 +121,7 @@ func (o *Outcome) RunStats() RunStats {
 	if m.Scalars == nil { // an Outcome built by hand: its records, summarised now
 		m = o.summary().metrics
 	}
-	rs := RunStats{Seed: sc.Seed, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
+	rs := RunStats{Seed: sc.Seed, Salt: sc.Salt, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
 		Requests: int(m.Value(record.MetricRequestCount)), Errors: int(m.Value(record.MetricErrorCount))}
 	for _, s := range RunStatList {
 		switch {

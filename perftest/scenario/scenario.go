@@ -90,6 +90,11 @@ type Scenario struct {
 
 	// Exports names and selects the AIPerf exports written beside the recordings.
 	Exports Exports `json:"exports,omitzero"`
+
+	// Regression is the regression gate `perfgate profile` applies with this file: the
+	// baseline directory, margins, runs per side and its settings ([Gate]). Zero = no
+	// gate (unless --baseline gives one).
+	Regression Gate `json:"regression,omitzero"`
 }
 
 // Exports are AIPerf's --profile-export-prefix and --export-level.

@@ -77,34 +77,32 @@ func (o *Outcome) Passed() (bool, string) {
 // RepeatFile is the file [Repeat] writes its estimates into.
 const RepeatFile = "repeat.json"
 
-// Repeat runs sc n times, with seeds sc.Seed, sc.Seed+1, …, into dir/run-001,
-// dir/run-002, …, and writes dir/repeat.json: each metric's mean across the runs with
-// a Student-t interval at confidence (sweep.Repeat). A run's error stops it and is
-// returned with the outcomes so far.
+// Repeat runs sc n times, each the same seeded workload (sc.Seed every time), into
+// dir/run-001, dir/run-002, …, and writes dir/runs.json (the series: each run's
+// [RunStats]; the directory is a baseline [LoadSeries] reads) and dir/repeat.json:
+// each metric's mean across the runs with a Student-t interval at confidence
+// (sweep.Repeat). A run's error stops it and is returned with the outcomes so far.
 //
-// The outcomes keep their metrics and verdicts, not their records: each run's records
-// are let go once its verdicts are computed (they stay on disk in its directory; Load
-// reads them back), so n runs hold one run's records at a time, not n. With dir ""
-// the records are kept, having nowhere else to be.
+// The outcomes keep their metrics, statistics and verdicts, not their records: each
+// run's records are let go once its verdicts are computed (they stay on disk in its
+// directory; Load reads them back), so n runs hold one run's records at a time, not n.
+// With dir "" the records are kept, having nowhere else to be, and nothing is written.
 func Repeat(ctx context.Context, sc Scenario, n int, confidence float64, dir string, run Runner) ([]*Outcome, []sweep.Estimate, error) {
 	if n < 1 || !(confidence > 0 && confidence < 1) {
 		return nil, nil, fmt.Errorf("%w: repeat %d runs at confidence %g: want n >= 1 and a level in (0, 1)", ErrInvalidScenario, n, confidence)
 	}
-	run = run.orRun()
-	var outs []*Outcome
+	_, outs, err := RunSeries(ctx, sc, n, dir, SeriesOptions{Run: run})
+	if err != nil {
+		return outs, nil, err
+	}
 	var ms []record.Metrics
-	for i := range n {
-		s := sc
-		s.Seed = sc.Seed + uint64(i)
-		out, err := run(ctx, s, filepath.Join(dir, fmt.Sprintf("run-%03d", i+1)))
-		if err != nil {
-			return outs, nil, err
-		}
-		out.dropRecords()
-		outs = append(outs, out)
-		ms = append(ms, out.Metrics)
+	for _, o := range outs {
+		ms = append(ms, o.Metrics)
 	}
 	est := sweep.Repeat(ms, confidence)
+	if dir == "" {
+		return outs, est, nil
+	}
 	if err := reportgen.WriteFileAtomic(filepath.Join(dir, RepeatFile), func(w io.Writer) error { return writeJSON(w, est) }); err != nil {
 		return outs, est, fmt.Errorf("scenario %q: %w", sc.WithDefaults().Name, err)
 	}

@@ -39,8 +39,8 @@ func TestRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(outs) != 2 || outs[0].Scenario.Seed != 5 || outs[1].Scenario.Seed != 6 || len(est) == 0 {
-		t.Fatalf("Repeat: %d outcomes, %d estimates; want 2 runs with seeds 5 and 6", len(outs), len(est))
+	if len(outs) != 2 || outs[0].Scenario.Seed != 5 || outs[1].Scenario.Seed != 5 || len(est) == 0 {
+		t.Fatalf("Repeat: %d outcomes, %d estimates; want 2 runs of seed 5", len(outs), len(est))
 	}
 	// Each run's records were let go (they are on disk); its verdicts were kept.
 	for i, o := range outs {
@@ -58,7 +58,7 @@ func TestRepeat(t *testing.T) {
 			t.Errorf("run %d: Passed() = false; want true", i+1)
 		}
 	}
-	for _, f := range []string{RepeatFile, filepath.Join("run-002", ClientFile)} {
+	for _, f := range []string{RepeatFile, RunsFile, filepath.Join("run-002", ClientFile), filepath.Join("run-002", RunStatsFile)} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("artifact: %v", err)
 		}

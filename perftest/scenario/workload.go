@@ -21,23 +21,22 @@ func (d Difference) String() string {
 	return fmt.Sprintf("%s: baseline %s, current %s", d.Field, cmp.Or(d.Baseline, "(unset)"), cmp.Or(d.Current, "(unset)"))
 }
 
-// notWorkload are the mock settings that do not change what is measured.
-var notWorkload = []string{"host", "port", "record_file", "discard_records", "record_queue", "seed", "api_key", "tokenizer"}
+// notTarget are the mock settings that do not say what answered.
+var notTarget = []string{"host", "port", "record_file", "discard_records", "record_queue", "api_key", "tokenizer"}
 
-// Workload returns the settings that decide what a run of sc measures, defaults filled
-// in, named as in scenario files: the tokenizer; the target ("mock" or the URL), API,
-// model and streaming; the prompts (isl, osl, ignore_eos, corpus, prefix_tokens,
-// system_prompt, turns, input_file); the load (concurrency, rate, arrival, burstiness,
-// ramp, schedule); and, for the mock, every setting of its configuration but where it
-// listens and records and its seed ("mock.ttft_ms", …). The seed, the request count
-// and the duration are not in it: they change the sample, not the workload.
+// Workload returns the settings that decide what a run of sc sent, defaults filled in,
+// named as in scenario files: the tokenizer; the API, model and streaming; the prompts
+// (isl, osl, ignore_eos, corpus, prefix_tokens, system_prompt, turns, input_file) and
+// the seed that draws them; and the load (concurrency, rate, arrival, burstiness,
+// ramp, schedule). It is the workload's identity: two runs with the same Workload sent
+// the same requests. Where they were sent (the URLs, a mock's host and port) and what
+// answered (the mock's configuration) are not in it — comparing one server build with
+// another, on whatever port CI gave it, is what a regression gate is for — but in
+// [Scenario.Target]. The request count and the duration are not in it either: they
+// change the sample's size, not the workload, nor is a per-run Salt.
 func (sc Scenario) Workload() [][2]string {
 	d := sc.WithDefaults()
 	c := d.Config
-	target := "mock"
-	if !d.Mocked() {
-		target = strings.Join(d.URLs, ", ")
-	}
 	opt := func(v any) string {
 		s := fmt.Sprint(v)
 		if s == "0" || s == "false" || s == "0s" {
@@ -47,7 +46,6 @@ func (sc Scenario) Workload() [][2]string {
 	}
 	w := [][2]string{
 		{"tokenizer", d.Tokenizer},
-		{"urls", target},
 		{"endpoint_type", string(cmp.Or(c.API, loadgen.EndpointChat))},
 		{"model", c.Model},
 		{"stream", fmt.Sprint(c.Streams())},
@@ -59,35 +57,65 @@ func (sc Scenario) Workload() [][2]string {
 		{"system_prompt", c.SystemPrompt},
 		{"turns", c.Turns.String()},
 		{"input_file", c.InputFile},
+		{"seed", fmt.Sprint(c.Seed)},
 		{"concurrency", fmt.Sprint(map[bool]int{true: max(c.Concurrency, 1), false: c.Concurrency}[c.Rate == 0])},
 		{"rate", opt(c.Rate)},
 	}
 	if c.Rate > 0 {
 		w = append(w, [2]string{"arrival", cmp.Or(c.Arrival, loadgen.ArrivalPoisson)}, [2]string{"burstiness", opt(c.Burstiness)})
 	}
-	w = append(w, [2]string{"ramp", opt(c.Ramp)}, [2]string{"schedule", opt(c.Schedule)})
-	if d.Mocked() {
-		var m map[string]json.RawMessage
-		if b, err := json.Marshal(d.Mock); err == nil && json.Unmarshal(b, &m) == nil {
-			keys := make([]string, 0, len(m))
-			for k := range m {
-				if !slices.Contains(notWorkload, k) {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				w = append(w, [2]string{"mock." + k, string(m[k])})
+	return append(w, [2]string{"ramp", opt(c.Ramp)}, [2]string{"schedule", opt(c.Schedule)})
+}
+
+// Target returns where a run of sc sends its requests and what answers them, named as
+// in scenario files: "urls" (or "mock" for the in-process mock server) and, for the
+// mock, every setting of its configuration but where it listens and records
+// ("mock.ttft_ms", …). It is shown beside a regression verdict, and is not part of the
+// workload's identity ([Scenario.Workload]).
+func (sc Scenario) Target() [][2]string {
+	d := sc.WithDefaults()
+	if !d.Mocked() {
+		return [][2]string{{"urls", strings.Join(d.URLs, ", ")}}
+	}
+	t := [][2]string{{"urls", "mock"}}
+	var m map[string]json.RawMessage
+	if b, err := json.Marshal(d.Mock); err == nil && json.Unmarshal(b, &m) == nil {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			if !slices.Contains(notTarget, k) {
+				keys = append(keys, k)
 			}
 		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			v := string(m[k])
+			var str string
+			if json.Unmarshal(m[k], &str) == nil {
+				v = str // "fixed:9", not "\"fixed:9\""
+			}
+			t = append(t, [2]string{"mock." + k, v})
+		}
 	}
-	return w
+	return t
+}
+
+// DiffTarget returns the target settings ([Scenario.Target]) on which baseline and
+// current differ: where the requests went and what answered, for display beside a
+// verdict.
+func DiffTarget(baseline, current Scenario) []Difference {
+	return diff(baseline.Target(), current.Target(), nil)
 }
 
 // DiffWorkload returns the workload settings ([Scenario.Workload]) on which baseline
 // and current differ, in Workload's order, leaving out those named in ignore: a field
 // ("concurrency") or a group ("mock" = every mock.* field).
 func DiffWorkload(baseline, current Scenario, ignore ...string) []Difference {
+	return diff(baseline.Workload(), current.Workload(), ignore)
+}
+
+// diff returns the settings on which base and cur differ, in cur's order then base's,
+// leaving out those named in ignore (a field, or a group: "mock" = "mock.*").
+func diff(baseW, curW [][2]string, ignore []string) []Difference {
 	ignored := func(f string) bool {
 		for _, i := range ignore {
 			if f == i || strings.HasPrefix(f, i+".") {
@@ -98,12 +126,12 @@ func DiffWorkload(baseline, current Scenario, ignore ...string) []Difference {
 	}
 	cur := map[string]string{}
 	var order []string
-	for _, kv := range current.Workload() {
+	for _, kv := range curW {
 		cur[kv[0]] = kv[1]
 		order = append(order, kv[0])
 	}
 	base := map[string]string{}
-	for _, kv := range baseline.Workload() {
+	for _, kv := range baseW {
 		base[kv[0]] = kv[1]
 		if _, ok := cur[kv[0]]; !ok {
 			order = append(order, kv[0])

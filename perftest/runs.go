@@ -1,0 +1,193 @@
+package perftest
+
+import (
+	"cmp"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+// Gate configures a run-level regression gate; see [scenario.Gate]. Its zero value
+// is the default: δ = 5%, family alpha 0.01 over TTFT p50, ITL p50, request latency
+// p50 and output token throughput, 5 runs per side doubling to 20 while inconclusive,
+// and an inconclusive answer passes (logged) unless FailInconclusive.
+type Gate = scenario.Gate
+
+// Runs are K runs of one seeded workload: their statistics (the embedded
+// [scenario.Series]: Runs, Dirs, Scenario, Values, CV) and outcomes (metrics and
+// verdicts; the records stay on disk, read back by Series.Outcome). A baseline is a
+// Runs, saved by [SaveBaseline] and read by [LoadBaseline].
+type Runs struct {
+	*scenario.Series
+	// Outcomes are the runs' outcomes, in run order (nil for a Runs read from disk).
+	Outcomes []*scenario.Outcome
+	rerun    string
+}
+
+func (r *Runs) outcomes() []*scenario.Outcome { return r.Outcomes }
+
+// RunRuns runs sc k times (0 = scenario.DefaultRuns), each the same seeded workload,
+// into a fresh artifact directory (run-001, …, and runs.json), and returns the runs.
+// Each run is checked as [Run] checks one: the preflight of a real endpoint first, and
+// [scenario.Outcome.Health] (a run with nothing completed, or with failed requests
+// beyond the objectives' limit, fails the test). A run that cannot be set up is
+// t.Fatalf. salt, when true, gives each run its own prompt salt (loadgen's Salt) so a
+// server's prefix cache cannot serve a run from an earlier one's prompts.
+func RunRuns(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs {
+	t.Helper()
+	return runRuns(t, sc, k, false, opts...)
+}
+
+// RunRunsSalted is [RunRuns] with a per-run prompt salt, for real servers with a
+// prefix cache.
+func RunRunsSalted(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs {
+	t.Helper()
+	return runRuns(t, sc, k, true, opts...)
+}
+
+func runRuns(t testing.TB, sc Scenario, k int, salt bool, opts ...scenario.RunOption) *Runs {
+	t.Helper()
+	dir := preflightDir(t, sc)
+	s, outs, err := scenario.RunSeries(t.Context(), sc, cmp.Or(k, scenario.DefaultRuns), dir, seriesOptions(t, salt, opts))
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil
+	}
+	t.Logf("perftest: scenario %q: %d runs; artifacts in %s", cmp.Or(sc.Name, scenario.DefaultName), s.Len(), dir)
+	return &Runs{Series: s, Outcomes: outs, rerun: rerunHint(t, sc.Seed)}
+}
+
+// preflightDir checks a real endpoint and claims the artifact directory of sc's runs.
+func preflightDir(t testing.TB, sc Scenario) string {
+	t.Helper()
+	if err := scenario.Preflight(t.Context(), sc); err != nil {
+		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
+	}
+	dir, err := artifactDir(t.ArtifactDir(), sc.Name)
+	if err != nil {
+		t.Fatalf("perftest: scenario %q: artifacts: %v", sc.Name, err)
+	}
+	return dir
+}
+
+// seriesOptions runs each run with opts and reports its Health on t.
+func seriesOptions(t testing.TB, salt bool, opts []scenario.RunOption) scenario.SeriesOptions {
+	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+		out, err := scenario.Run(ctx, sc, dir, opts...)
+		if err != nil {
+			return out, err
+		}
+		for _, v := range out.Health() {
+			if !v.Pass {
+				t.Errorf("perftest: %s", v.With(out.Context("")))
+			}
+		}
+		return out, nil
+	}}
+	if salt {
+		so.Salt = scenario.RunSalts()
+	}
+	return so
+}
+
+// LoadBaseline reads a baseline directory: a series of runs (runs.json, or run-NNN
+// directories as `perfgate profile --num-runs K --artifact-dir DIR` writes them) or
+// one run. It calls t.Fatalf if the directory holds no runs.
+func LoadBaseline(t testing.TB, dir string) *Runs {
+	t.Helper()
+	s, err := scenario.LoadSeries(dir)
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil
+	}
+	return &Runs{Series: s, rerun: rerunHint(t, s.Scenario.Seed)}
+}
+
+// AssertNoRegression gates r against baseline under g with the runs each has (no runs
+// are added): each statistic's ratio current/baseline with its interval
+// ([scenario.Compare], check.CompareFamily). It logs the gate's one-line answer and
+// each statistic's verdict, reports a failing gating statistic with t.Errorf (an
+// inconclusive one only with g.FailInconclusive), and returns whether the gate
+// passed. A baseline of another workload ([scenario.DiffWorkload]: not its URLs or its
+// server) fails with the differences, and nothing is compared.
+func (r *Runs) AssertNoRegression(t testing.TB, baseline *Runs, g Gate) bool {
+	t.Helper()
+	return reportGate(t, scenario.Compare(baseline.Series, r.Series, g, 0), r.rerun)
+}
+
+// AssertNoRegressionRuns runs the current side of a regression gate: sc for g.Runs
+// runs (0 = 5), compared with baseline, adding runs while a primary statistic is
+// inconclusive (g.Runs → 2× → 4× … up to g.MaxRuns, 0 = 20; [scenario.GateRuns]), each
+// look at its share of the family alpha. It reports as [Runs.AssertNoRegression] does,
+// and returns the current runs and whether the gate passed. A baseline of another
+// workload is refused before any run.
+func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, opts ...scenario.RunOption) (*Runs, bool) {
+	t.Helper()
+	dir := preflightDir(t, sc)
+	res, err := scenario.GateRuns(t.Context(), sc, baseline.Series, dir, g, seriesOptions(t, false, opts))
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil, false
+	}
+	cur := &Runs{Series: res.Current, rerun: rerunHint(t, sc.Seed)}
+	return cur, reportGate(t, res, cur.rerun)
+}
+
+// AssertABNoRegression runs an interleaved A/B gate: a (the baseline build, or mock
+// configuration) and b (the candidate) alternate, A B A B …, g.Runs each, adding runs
+// while inconclusive as [AssertNoRegressionRuns] does ([scenario.Interleave]); b fails
+// the gate if it regressed against a. Alternating makes drift of the machine or the
+// server touch both sides alike: the strongest design when both builds can run. The
+// two must be one workload; their URLs and servers may differ.
+func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...scenario.RunOption) bool {
+	t.Helper()
+	for _, sc := range []Scenario{a, b} {
+		if err := scenario.Preflight(t.Context(), sc); err != nil {
+			t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
+		}
+	}
+	dir, err := artifactDir(t.ArtifactDir(), cmp.Or(b.Name, scenario.DefaultName)+"-ab")
+	if err != nil {
+		t.Fatalf("perftest: artifacts: %v", err)
+	}
+	res, err := scenario.Interleave(t.Context(), a, b, dir, g, seriesOptions(t, false, opts))
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return false
+	}
+	t.Logf("perftest: A/B runs in %s (a/run-NNN, b/run-NNN)", dir)
+	return reportGate(t, res, rerunHint(t, b.Seed))
+}
+
+// reportGate logs the gate's headline and verdicts, t.Errorf for each failing one.
+func reportGate(t testing.TB, res scenario.GateResult, rerun string) bool {
+	t.Helper()
+	ctx := check.Context{Rerun: rerun}
+	if res.Current != nil {
+		ctx.Scenario, ctx.Load, ctx.Seed = res.Current.Scenario.Name, res.Current.Scenario.LoadString(), res.Current.Scenario.Seed
+		ctx.Artifacts = res.Current.Dir
+	}
+	ok := res.Pass()
+	head := res.Headline()
+	if len(res.Workload) == 0 {
+		for _, l := range res.Where() {
+			head += "\n    " + l.Label + ": " + l.Text
+		}
+	}
+	if ok {
+		t.Logf("perftest: %s", head)
+	} else {
+		t.Errorf("perftest: %s", head)
+	}
+	for _, v := range res.AllVerdicts() {
+		if v.Pass {
+			t.Logf("perftest: %s", v)
+		} else {
+			t.Errorf("perftest: %s", v.With(ctx))
+		}
+	}
+	return ok
+}

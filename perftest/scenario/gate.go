@@ -1,0 +1,469 @@
+package scenario
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/perfgate/perfgate/perftest/check"
+)
+
+// Gate configures a run-level regression gate: K runs of the current build compared
+// with K runs of a baseline, statistic by statistic ([RunStatList]), by
+// check.CompareFamily. Its zero value is the default gate: δ = 5% on every statistic,
+// family alpha 0.01 over the primary statistics (TTFT p50, ITL p50, request latency
+// p50, output token throughput), 5 runs per side doubling up to 20 while a primary
+// statistic is inconclusive (when the gate runs the current side), an inconclusive
+// answer passes (and says so), and a δ below the minimum detectable effect is a
+// warning. In a scenario file it is the "regression" block.
+type Gate struct {
+	// Baseline is the baseline's directory (a series written by RunSeries, SaveSeries,
+	// `perfgate profile --num-runs K --artifact-dir DIR`, or one run), for `perfgate
+	// profile` with the scenario file; Go code passes the baseline itself.
+	Baseline string `json:"baseline,omitempty"`
+	// Margin is δ, relative (0.05 = 5%), for every statistic; 0 = check.DefaultMargin.
+	Margin float64 `json:"margin,omitzero"`
+	// Margins overrides δ per statistic: {"ttft_p99": 0.1}.
+	Margins map[string]float64 `json:"margins,omitempty"`
+	// Alpha is the family alpha of the primary statistics (Holm); 0 = check.DefaultAlpha.
+	Alpha float64 `json:"alpha,omitzero"`
+	// Primary replaces the primary statistics (nil = those of RunStatList marked
+	// Primary). Fail names further statistics that fail the gate when they regress
+	// (compared at the family alpha, outside the Holm family); every other statistic
+	// is reported only.
+	Primary []string `json:"primary,omitempty"`
+	Fail    []string `json:"fail,omitempty"`
+	// Runs is the number of runs per side to start with (0 = DefaultRuns), and MaxRuns
+	// the cap of the sequential plan (check.Schedule: Runs, 2·Runs, 4·Runs, …, MaxRuns;
+	// 0 = 20, or Runs when larger). MaxRuns equal to Runs turns the extra runs off.
+	Runs    int `json:"runs,omitzero"`
+	MaxRuns int `json:"max_runs,omitzero"`
+	// FailInconclusive makes an inconclusive primary statistic fail the gate.
+	FailInconclusive bool `json:"fail_inconclusive,omitempty"`
+	// StrictMDE makes a δ below the minimum detectable effect fail instead of warn.
+	StrictMDE bool `json:"strict_mde,omitempty"`
+	// IgnoreWorkload names workload settings ([Scenario.Workload]) that may differ
+	// between the baseline and the current runs.
+	IgnoreWorkload []string `json:"ignore_workload,omitempty"`
+	// SaltRuns gives each run the gate makes its own prompt salt ([RunSalts]), so a
+	// server's prefix cache cannot serve a run from an earlier run's prompts.
+	SaltRuns bool `json:"salt_runs,omitempty"`
+}
+
+// IsZero reports whether g is the zero Gate (for omitzero).
+func (g Gate) IsZero() bool {
+	return g.Baseline == "" && g.Margin == 0 && len(g.Margins) == 0 && g.Alpha == 0 && len(g.Primary) == 0 &&
+		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0 && !g.SaltRuns
+}
+
+// Schedule is the gate's sequential plan.
+func (g Gate) Schedule() check.Schedule {
+	start := cmp.Or(g.Runs, DefaultRuns)
+	return check.Schedule{Start: start, Cap: max(cmp.Or(g.MaxRuns, check.DefaultSchedule.Cap), start)}
+}
+
+// Validate reports a gate setting out of range or a statistic that does not exist,
+// wrapping [ErrInvalidScenario].
+func (g Gate) Validate() error {
+	var bad []string
+	inRange := func(name string, x float64) {
+		if x != 0 && !(x > 0 && x < 1) {
+			bad = append(bad, fmt.Sprintf("%s %g: want a fraction in (0, 1), e.g. 0.05 for 5%%", name, x))
+		}
+	}
+	inRange("margin", g.Margin)
+	inRange("alpha", g.Alpha)
+	for _, k := range slices.Sorted(mapKeys(g.Margins)) {
+		inRange("margins."+k, g.Margins[k])
+		if g.Margins[k] == 0 {
+			bad = append(bad, fmt.Sprintf("margins.%s 0: want a fraction in (0, 1)", k))
+		}
+	}
+	for _, names := range []struct {
+		field string
+		names []string
+	}{{"primary", g.Primary}, {"fail", g.Fail}, {"margins", slices.Sorted(mapKeys(g.Margins))}} {
+		for _, n := range names.names {
+			if _, ok := LookupRunStat(n); !ok {
+				msg := fmt.Sprintf("%s: no run statistic %q (want one of %s)", names.field, n, RunStatNames())
+				var all []string
+				for _, s := range RunStatList {
+					all = append(all, s.Name)
+				}
+				if near := Nearest(n, all); near != "" {
+					msg += fmt.Sprintf("; did you mean %q?", near)
+				}
+				bad = append(bad, msg)
+			}
+		}
+	}
+	if g.Runs < 0 || g.MaxRuns < 0 {
+		bad = append(bad, fmt.Sprintf("runs %d, max_runs %d: want >= 0", g.Runs, g.MaxRuns))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: regression: %s", ErrInvalidScenario, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func mapKeys(m map[string]float64) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Change is a gate's overall answer, the worst of its failing statistics'.
+type Change = check.Change
+
+// GateResult is a regression gate's answer: one comparison per statistic both sides
+// have, their verdicts (a reported-only statistic's verdict always passes), the
+// workload and target differences, and the runs compared.
+type GateResult struct {
+	// Comparisons and Verdicts are in RunStatList's order.
+	Comparisons []check.Comparison
+	Verdicts    []check.Verdict
+	// Stats names each comparison's statistic ("ttft_p50"), and Gating says whether
+	// it can fail the gate (primary or named in Gate.Fail).
+	Stats  []string
+	Gating []bool
+	// Workload lists the workload settings that differ (not ignored): non-empty means
+	// the baseline was refused and nothing was compared.
+	Workload []Difference
+	// Target lists where the two sides' requests went and what answered, where they
+	// differ; shown beside the verdict, never a reason to refuse.
+	Target []Difference
+	// Baseline and Current are the series compared; Looks the number of looks taken
+	// (1 without sequential runs) and Alpha the family alpha of the last look.
+	Baseline, Current *Series
+	Looks             int
+	Alpha             float64
+	Gate              Gate
+}
+
+// Change is the gate's overall answer: ChangeRegressed if a gating statistic
+// regressed (or was invalid, or failed the strict MDE rule), else ChangeInconclusive if
+// one was inconclusive, else ChangeImproved if a gating statistic improved, else
+// ChangeNoRegression. A refused baseline (another workload) is ChangeInconclusive with
+// Workload set; [GateResult.Invalid] says so.
+func (r GateResult) Change() Change {
+	if len(r.Workload) > 0 {
+		return check.ChangeInconclusive
+	}
+	worst := check.ChangeNoRegression
+	improved := false
+	for i, v := range r.Verdicts {
+		if !r.Gating[i] {
+			continue
+		}
+		c := r.Comparisons[i]
+		switch {
+		case c.Invalid != "" || !v.Pass && v.Status != check.Inconclusive:
+			return check.ChangeRegressed
+		case c.Change == check.ChangeInconclusive:
+			worst = check.ChangeInconclusive
+		case c.Change == check.ChangeImproved:
+			improved = true
+		}
+	}
+	if worst == check.ChangeNoRegression && improved {
+		return check.ChangeImproved
+	}
+	return worst
+}
+
+// Invalid reports whether no comparison could be made: the baseline is another
+// workload, or a side has no runs.
+func (r GateResult) Invalid() bool {
+	return len(r.Workload) > 0 || r.Baseline == nil || r.Current == nil || r.Baseline.Len() == 0 || r.Current.Len() == 0
+}
+
+// Pass reports whether the gate passed: no gating statistic failed, and the baseline
+// was this workload. An inconclusive one passes unless Gate.FailInconclusive.
+func (r GateResult) Pass() bool {
+	if r.Invalid() {
+		return false
+	}
+	for i, v := range r.Verdicts {
+		if r.Gating[i] && !v.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// Inconclusive reports whether a gating statistic was inconclusive (and none failed
+// outright): more runs would tell.
+func (r GateResult) Inconclusive() bool {
+	return !r.Invalid() && r.Change() == check.ChangeInconclusive
+}
+
+// Headline is the gate's answer as one sentence that stands alone, e.g. "regression
+// gate: regressed: TTFT p50 +12.0% vs baseline (5 vs 5 runs)" or "regression gate: no
+// regression on 4 primary statistics (5 vs 5 runs)".
+func (r GateResult) Headline() string {
+	if len(r.Workload) > 0 {
+		var fs []string
+		for _, d := range r.Workload {
+			fs = append(fs, d.Field)
+		}
+		return "regression gate: the baseline is another workload (" + strings.Join(fs, ", ") + " differ): nothing was compared"
+	}
+	if r.Invalid() {
+		return "regression gate: a side has no runs: nothing was compared"
+	}
+	runs := fmt.Sprintf("%d baseline vs %d current runs", r.Baseline.Len(), r.Current.Len())
+	if r.Looks > 1 {
+		runs += fmt.Sprintf(", %d looks", r.Looks)
+	}
+	var hit []string
+	n := 0
+	want := r.Change()
+	for i, c := range r.Comparisons {
+		if !r.Gating[i] {
+			continue
+		}
+		n++
+		if c.Change == want || want == check.ChangeRegressed && (!r.Verdicts[i].Pass && r.Verdicts[i].Status != check.Inconclusive || c.Invalid != "") {
+			hit = append(hit, fmt.Sprintf("%s %s", c.Metric, signed(c.Ratio-1)))
+		}
+	}
+	switch want {
+	case check.ChangeNoRegression:
+		return fmt.Sprintf("regression gate: no regression on %d gating statistics (%s)", n, runs)
+	case check.ChangeImproved:
+		return fmt.Sprintf("regression gate: improved, no regression: %s (%s)", strings.Join(hit, ", "), runs)
+	case check.ChangeInconclusive:
+		s := fmt.Sprintf("regression gate: inconclusive: %s (%s) can neither rule out nor show a regression", strings.Join(hit, ", "), runs)
+		if !r.Pass() {
+			s += "; inconclusive fails this gate"
+		}
+		return s
+	}
+	return fmt.Sprintf("regression gate: regressed: %s (%s)", strings.Join(hit, ", "), runs)
+}
+
+func runsN(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+func signed(x float64) string {
+	if math.IsNaN(x) {
+		return "(no ratio)"
+	}
+	return fmt.Sprintf("%+.1f%%", x*100)
+}
+
+// Where says where each side's requests went and what answered, and which of those
+// settings differ: the lines shown beside the verdict.
+func (r GateResult) Where() []check.Line {
+	var ls []check.Line
+	if r.Baseline != nil {
+		ls = append(ls, check.Line{Label: "baseline", Text: fmt.Sprintf("%s: %s against %s", cmp.Or(r.Baseline.Dir, "(in memory)"), runsN(r.Baseline.Len()), r.Baseline.Targets())})
+	}
+	if r.Current != nil {
+		ls = append(ls, check.Line{Label: "current", Text: fmt.Sprintf("%s: %s against %s", cmp.Or(r.Current.Dir, "(in memory)"), runsN(r.Current.Len()), r.Current.Targets())})
+	}
+	for i, d := range r.Target {
+		l := ""
+		if i == 0 {
+			l = "target differs"
+		}
+		ls = append(ls, check.Line{Label: l, Text: d.String()})
+	}
+	return ls
+}
+
+// Compare gates current against baseline under g at family alpha (0 = g's): the
+// workloads first ([DiffWorkload]; another workload is refused), then every statistic
+// both sides have, by check.CompareFamily. A side of one run takes the other side's
+// noise, or the baseline's between-run CV (PriorCV) when the baseline has runs to
+// measure it; with one run on each side the answer is inconclusive and says that
+// between-run noise was not measured.
+func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
+	r := GateResult{Baseline: baseline, Current: current, Gate: g, Looks: 1, Alpha: cmp.Or(alpha, g.Alpha, check.DefaultAlpha)}
+	if baseline == nil || current == nil || baseline.Len() == 0 || current.Len() == 0 {
+		return r
+	}
+	r.Target = DiffTarget(baseline.Scenario, current.Scenario)
+	if r.Workload = DiffWorkload(baseline.Scenario, current.Scenario, g.IgnoreWorkload...); len(r.Workload) > 0 {
+		return r
+	}
+	primary := func(s RunStat) bool {
+		if g.Primary != nil {
+			return slices.Contains(g.Primary, s.Name)
+		}
+		return s.Primary
+	}
+	var series []check.Series
+	for _, s := range RunStatList {
+		b, bm := baseline.Values(s.Name)
+		c, cm := current.Values(s.Name)
+		if len(b) == 0 && len(c) == 0 {
+			continue // neither side has it (no goodput SLO)
+		}
+		rg := check.RunGate{Margin: cmp.Or(g.Margins[s.Name], g.Margin), HigherIsBetter: s.HigherIsBetter,
+			FailInconclusive: g.FailInconclusive, StrictMDE: g.StrictMDE}
+		if cv := baseline.CV(s.Name); current.Len() == 1 && !math.IsNaN(cv) && cv > 0 {
+			rg.PriorCV = cv
+		}
+		if bm > 0 || cm > 0 {
+			// A run without the statistic (nothing completed) is not comparable; the
+			// comparison of the rest would hide it.
+			b, c = nil, nil
+		}
+		series = append(series, check.Series{Metric: s.Label, Unit: s.Unit, Baseline: b, Current: c, Gate: rg, Primary: primary(s)})
+		r.Stats = append(r.Stats, s.Name)
+		r.Gating = append(r.Gating, primary(s) || slices.Contains(g.Fail, s.Name))
+	}
+	r.Comparisons = check.CompareFamily(r.Alpha, series)
+	for i, c := range r.Comparisons {
+		v := c.Verdict()
+		if !r.Gating[i] {
+			v.Pass = true
+			if v.Status == check.Inconclusive {
+				v.Status = check.Decided
+			}
+		}
+		if c.Invalid != "" && r.Gating[i] {
+			if _, bm := baseline.Values(r.Stats[i]); bm > 0 {
+				v.Evidence = append(v.Evidence, check.Line{Label: "note", Text: fmt.Sprintf("%d baseline runs lack %s", bm, r.Stats[i])})
+			}
+			if _, cm := current.Values(r.Stats[i]); cm > 0 {
+				v.Evidence = append(v.Evidence, check.Line{Label: "note", Text: fmt.Sprintf("%d current runs lack %s", cm, r.Stats[i])})
+			}
+		}
+		r.Verdicts = append(r.Verdicts, v)
+	}
+	return r
+}
+
+// AllVerdicts returns the gate's verdicts for printing: the workload refusal when the
+// baseline is another workload, else each statistic's (gating ones first), with where
+// the runs went beside the first.
+func (r GateResult) AllVerdicts() []check.Verdict {
+	if len(r.Workload) > 0 {
+		v := check.Verdict{Check: "workload", Value: float64(len(r.Workload)), Unit: check.None, Status: check.Invalid, Summary: strings.TrimPrefix(r.Headline(), "regression gate: ")}
+		for i, d := range r.Workload {
+			l := ""
+			if i == 0 {
+				l = "differs"
+			}
+			v.Evidence = append(v.Evidence, check.Line{Label: l, Text: d.String()})
+		}
+		v.Evidence = append(v.Evidence, r.Where()...)
+		v.Evidence = append(v.Evidence, check.Line{Label: "hint", Text: "re-record the baseline with this workload, or name the settings that may differ in the gate's IgnoreWorkload (ignore_workload)"})
+		return []check.Verdict{v}
+	}
+	var out []check.Verdict
+	for pass := range 2 {
+		for i, v := range r.Verdicts {
+			if r.Gating[i] == (pass == 0) {
+				if len(out) == 0 {
+					v.Evidence = append(v.Evidence, r.Where()...)
+				}
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// GateRuns runs the current side of a gate: sc into dir (a series, as [RunSeries]) for
+// Gate.Runs runs, compares it with baseline, and while a primary statistic is
+// inconclusive adds runs to the next look of g.Schedule() (K → 2K → 4K … → MaxRuns),
+// each look at its share of the family alpha (check.Schedule.Alpha). It stops at the
+// first settled look or at the cap. A baseline of another workload is refused before
+// any run. A run's error stops it and is returned with the result so far.
+func GateRuns(ctx context.Context, sc Scenario, baseline *Series, dir string, g Gate, opt SeriesOptions) (GateResult, error) {
+	if ds := DiffWorkload(baseline.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
+		cur := &Series{Dir: dir, Scenario: sc}
+		return GateResult{Baseline: baseline, Current: cur, Workload: ds, Target: DiffTarget(baseline.Scenario, sc), Gate: g}, nil
+	}
+	if g.SaltRuns && opt.Salt == nil {
+		opt.Salt = RunSalts()
+	}
+	return gateLooks(g, baseline, func(look, k int, cur *Series) (*Series, error) {
+		if cur == nil {
+			cur = &Series{Dir: dir}
+		}
+		_, err := cur.Extend(ctx, sc, k-cur.Len(), opt)
+		return cur, err
+	}, nil)
+}
+
+// gateLooks runs the sequential plan: grow(look, k, cur) brings the current side (and,
+// for A/B, the baseline side, through base) to k runs, then the look is compared.
+func gateLooks(g Gate, baseline *Series, grow func(look, k int, cur *Series) (*Series, error), base func() *Series) (GateResult, error) {
+	sched := g.Schedule()
+	looks := sched.Looks()
+	family := cmp.Or(g.Alpha, check.DefaultAlpha)
+	var cur *Series
+	var r GateResult
+	for i, k := range looks {
+		var err error
+		if cur, err = grow(i, k, cur); err != nil {
+			if base != nil {
+				baseline = base()
+			}
+			return Compare(baseline, cur, g, sched.Alpha(family, i)), err
+		}
+		if base != nil {
+			baseline = base()
+		}
+		r = Compare(baseline, cur, g, sched.Alpha(family, i))
+		r.Looks = i + 1
+		if len(r.Workload) > 0 || check.Settled(r.Comparisons) {
+			break
+		}
+	}
+	return r, nil
+}
+
+// Interleave runs an A/B gate: a (the baseline) and b (the candidate) alternate, A B A
+// B …, into dir/a and dir/b, so drift in the machine or the server touches both sides
+// alike; the runs grow by g's sequential plan as [GateRuns]'s do, and the verdict is
+// [Compare]'s with A as the baseline. The two scenarios must be one workload (they
+// may differ in where they send and what answers: two URLs, two mock configurations).
+func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt SeriesOptions) (GateResult, error) {
+	if ds := DiffWorkload(a, b, g.IgnoreWorkload...); len(ds) > 0 {
+		return GateResult{Baseline: &Series{Scenario: a}, Current: &Series{Scenario: b}, Workload: ds, Target: DiffTarget(a, b), Gate: g}, nil
+	}
+	if g.SaltRuns && opt.Salt == nil {
+		opt.Salt = RunSalts()
+	}
+	join := func(s string) string {
+		if dir == "" {
+			return ""
+		}
+		return filepath.Join(dir, s)
+	}
+	sa, sb := &Series{Dir: join("a")}, &Series{Dir: join("b")}
+	optB := opt
+	if salt := opt.Salt; salt != nil {
+		optB.Salt = func(i int) string { return "b " + salt(i) } // A's and B's prompts differ too
+	}
+	return gateLooks(g, sa, func(look, k int, _ *Series) (*Series, error) {
+		for sb.Len() < k {
+			if sa.Len() < k {
+				if _, err := sa.Extend(ctx, a, 1, opt); err != nil {
+					return sb, err
+				}
+			}
+			if _, err := sb.Extend(ctx, b, 1, optB); err != nil {
+				return sb, err
+			}
+		}
+		return sb, nil
+	}, func() *Series { return sa })
+}

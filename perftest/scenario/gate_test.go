@@ -1,0 +1,209 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
+)
+
+// series builds a series whose runs have the primary statistics at base×f[i] (f[i]
+// for TTFT, ITL, latency; base/f[i] for throughput), and extra statistics as given.
+func series(sc Scenario, f []float64, extra map[string][]float64) *Series {
+	s := &Series{Scenario: sc}
+	for i, x := range f {
+		st := map[string]float64{"ttft_p50": 0.05 * x, "itl_p50": 0.01 * x, "latency_p50": 0.3 * x, "output_tps": 500 / x}
+		for k, v := range extra {
+			st[k] = v[i]
+		}
+		s.Runs = append(s.Runs, RunStats{Run: i + 1, Stats: st, Target: "http://127.0.0.1:18030"})
+		s.Dirs = append(s.Dirs, RunDir(i))
+	}
+	return s
+}
+
+var noise5 = []float64{1.00, 1.01, 0.99, 1.005, 0.995}
+
+func scale(xs []float64, f float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * f
+	}
+	return out
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	sc := Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{"http://127.0.0.1:18030"}}}}
+	other := sc
+	other.URLs = []string{"http://127.0.0.1:18031"}
+	base := series(sc, noise5, nil)
+	for _, c := range []struct {
+		name   string
+		cur    []float64
+		g      Gate
+		change check.Change
+		pass   bool
+		head   string
+	}{
+		{"same", []float64{1.002, 0.998, 1.007, 0.993, 1.0}, Gate{}, check.ChangeNoRegression, true, "regression gate: no regression on 4 gating statistics (5 baseline vs 5 current runs)"},
+		{"20% slower", scale(noise5, 1.2), Gate{}, check.ChangeRegressed, false, "regression gate: regressed: TTFT p50 +20.0%, ITL p50 +20.0%, request latency p50 +20.0%, output token throughput -16.7% (5 baseline vs 5 current runs)"},
+		{"20% faster", scale(noise5, 0.8), Gate{}, check.ChangeImproved, true, "regression gate: improved, no regression:"},
+		{"4% slower, 5% margin", []float64{1.04, 1.06, 1.02, 1.05, 1.03}, Gate{}, check.ChangeInconclusive, true, "regression gate: inconclusive:"},
+		{"inconclusive fails", []float64{1.04, 1.06, 1.02, 1.05, 1.03}, Gate{FailInconclusive: true}, check.ChangeInconclusive, false, "regression gate: inconclusive: TTFT p50 +4.0%"},
+	} {
+		r := Compare(base, series(other, c.cur, nil), c.g, 0)
+		if r.Change() != c.change || r.Pass() != c.pass || !strings.HasPrefix(r.Headline(), c.head) ||
+			strings.HasSuffix(r.Headline(), "inconclusive fails this gate") != (c.change == check.ChangeInconclusive && !c.pass) {
+			t.Errorf("%s: change %v, pass %v, %q; want %v, %v, %q", c.name, r.Change(), r.Pass(), r.Headline(), c.change, c.pass, c.head)
+		}
+		// Another port is the same workload; the target difference is shown.
+		if len(r.Workload) != 0 || len(r.Target) != 1 || r.Target[0].Field != "urls" {
+			t.Errorf("%s: workload %v, target %v; want the URLs as a target difference only", c.name, r.Workload, r.Target)
+		}
+	}
+	// A reported-only statistic's regression passes, unless the gate names it.
+	extra := func(f float64) map[string][]float64 { return map[string][]float64{"ttft_p99": scale(noise5, f)} }
+	r := Compare(series(sc, noise5, extra(0.2)), series(sc, noise5, extra(0.3)), Gate{}, 0)
+	if !r.Pass() || r.Change() != check.ChangeNoRegression {
+		t.Errorf("ttft_p99 +50%%, reported only: pass %v, %v; want a pass", r.Pass(), r.Change())
+	}
+	vs := r.AllVerdicts()
+	if last := vs[len(vs)-1]; !last.Pass || !strings.HasPrefix(last.Summary, "TTFT p99 regressed") {
+		t.Errorf("reported statistic's verdict = %v; want a passing 'TTFT p99 regressed'", last)
+	}
+	r = Compare(series(sc, noise5, extra(0.2)), series(sc, noise5, extra(0.3)), Gate{Fail: []string{"ttft_p99"}}, 0)
+	if r.Pass() || r.Change() != check.ChangeRegressed {
+		t.Errorf("ttft_p99 +50%%, named in Fail: pass %v, %v; want regressed", r.Pass(), r.Change())
+	}
+	// Another workload is refused, with the differences.
+	slow := sc
+	slow.ISL = distribution.MustSpec("fixed:512")
+	r = Compare(base, series(slow, noise5, nil), Gate{}, 0)
+	if r.Pass() || !r.Invalid() || !strings.Contains(r.Headline(), "another workload (isl differ)") || r.AllVerdicts()[0].Status != check.Invalid {
+		t.Errorf("another ISL: %q pass %v", r.Headline(), r.Pass())
+	}
+	if r := Compare(base, series(slow, noise5, nil), Gate{IgnoreWorkload: []string{"isl"}}, 0); !r.Pass() {
+		t.Errorf("ISL ignored: %q", r.Headline())
+	}
+	// One run per side: inconclusive, saying that between-run noise was not measured.
+	r = Compare(series(sc, []float64{1}, nil), series(sc, []float64{1.3}, nil), Gate{}, 0)
+	if r.Change() != check.ChangeInconclusive || !strings.Contains(r.AllVerdicts()[0].String(), "between-run noise") {
+		t.Errorf("one run per side: %v\n%s", r.Change(), r.AllVerdicts()[0])
+	}
+	// One current run against a K-run baseline: the baseline's CV is the prior.
+	r = Compare(base, series(sc, []float64{1.3}, nil), Gate{}, 0)
+	if r.Change() != check.ChangeRegressed {
+		t.Errorf("one current run 30%% slower than a 5-run baseline: %v, want regressed\n%s", r.Change(), r.AllVerdicts()[0])
+	}
+	if r := Compare(base, &Series{}, Gate{}, 0); r.Pass() || !r.Invalid() {
+		t.Errorf("an empty current side passed")
+	}
+}
+
+// The sequential plan adds runs while a primary statistic is inconclusive, each look at
+// its share of the family alpha, and stops at the first settled look or at the cap.
+func TestGateLooks(t *testing.T) {
+	sc := Scenario{}
+	noisy := []float64{1.00, 1.08, 0.93, 1.05, 0.95, 1.02, 0.98, 1.06, 0.94, 1.01}
+	base := series(sc, append(append([]float64{}, noisy...), noisy...), nil)
+	var sizes []int
+	// Same noise as the baseline, a 10% slowdown: at 5 runs the wide interval cannot tell,
+	// later looks can.
+	sizes = nil
+	r, err := gateLooks(Gate{}, base, func(look, k int, _ *Series) (*Series, error) {
+		sizes = append(sizes, k)
+		return series(sc, scale(append(append([]float64{}, noisy...), noisy...)[:k], 1.1), nil), nil
+	}, nil)
+	if err != nil || r.Change() != check.ChangeRegressed || r.Looks < 2 || sizes[0] != 5 || sizes[1] != 10 {
+		t.Errorf("10%% slower, noisy: %v after looks %v (%d); want regressed after more than one look", r.Change(), sizes, r.Looks)
+	}
+	if want := (check.Schedule{Start: 5, Cap: 20}).Alpha(0.01, r.Looks-1); r.Alpha != want {
+		t.Errorf("look %d's family alpha = %v, want %v", r.Looks, r.Alpha, want)
+	}
+	// Settled at once: one look.
+	sizes = nil
+	r, _ = gateLooks(Gate{}, series(sc, noise5, nil), func(look, k int, _ *Series) (*Series, error) {
+		sizes = append(sizes, k)
+		return series(sc, scale(noise5, 1.5)[:min(k, 5)], nil), nil
+	}, nil)
+	if len(sizes) != 1 || r.Change() != check.ChangeRegressed {
+		t.Errorf("50%% slower: looks %v, %v; want one look, regressed", sizes, r.Change())
+	}
+	// At the cap, inconclusive stays inconclusive: MaxRuns = Runs takes one look.
+	sizes = nil
+	r, _ = gateLooks(Gate{Runs: 3, MaxRuns: 3}, series(sc, noisy[:3], nil), func(look, k int, _ *Series) (*Series, error) {
+		sizes = append(sizes, k)
+		return series(sc, scale(noisy[:k], 1.04), nil), nil
+	}, nil)
+	if len(sizes) != 1 || sizes[0] != 3 || r.Change() != check.ChangeInconclusive {
+		t.Errorf("capped at 3: looks %v, %v; want one look of 3, inconclusive", sizes, r.Change())
+	}
+	// A run's error stops the plan and is returned.
+	boom := errors.New("boom")
+	if _, err := gateLooks(Gate{}, base, func(int, int, *Series) (*Series, error) { return nil, boom }, nil); !errors.Is(err, boom) {
+		t.Errorf("err = %v, want boom", err)
+	}
+}
+
+// GateRuns and Interleave run real mock runs: the same mock compared with itself is
+// not a regression, a mock 40% slower in TTFT regresses, and A/B alternates the sides.
+func TestGateRunsAndInterleave(t *testing.T) {
+	sc := sweepScenario()
+	sc.API, sc.Requests, sc.Concurrency = "", 20, 2
+	sc.Mock = mockserver.Config{TTFT: distribution.MustSpec("fixed:20"), ITL: distribution.MustSpec("fixed:1")}
+	g := Gate{Runs: 3, MaxRuns: 3}
+	base, _, err := RunSeries(context.Background(), sc, 3, t.TempDir(), SeriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := sc
+	slow.Mock.TTFT = distribution.MustSpec("fixed:28")
+	r, err := GateRuns(context.Background(), slow, base, t.TempDir(), g, SeriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Current.Len() != 3 || r.Pass() || r.Comparisons[0].Change != check.ChangeRegressed {
+		t.Errorf("TTFT 20ms → 28ms: %s\n%v", r.Headline(), r.AllVerdicts()[0])
+	}
+	if len(r.Target) == 0 || r.Target[0].Field != "mock.ttft_ms" {
+		t.Errorf("target differences %v; want the mock's TTFT shown", r.Target)
+	}
+	other := sc
+	other.ISL = distribution.MustSpec("fixed:32")
+	dir := t.TempDir()
+	r, err = GateRuns(context.Background(), other, base, dir, g, SeriesOptions{})
+	if err != nil || !r.Invalid() || r.Current.Len() != 0 {
+		t.Errorf("another workload: %v, %d runs; want refused before any run", err, r.Current.Len())
+	}
+	var order []string
+	run := func(ctx context.Context, s Scenario, d string) (*Outcome, error) {
+		order = append(order, s.Mock.TTFT.String())
+		return Run(ctx, s, d)
+	}
+	r, err = Interleave(context.Background(), sc, slow, t.TempDir(), Gate{Runs: 2, MaxRuns: 2}, SeriesOptions{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(order, " ") != "fixed:20 fixed:28 fixed:20 fixed:28" || r.Baseline.Len() != 2 || r.Current.Len() != 2 {
+		t.Errorf("A/B order %v, %d and %d runs; want A B A B", order, r.Baseline.Len(), r.Current.Len())
+	}
+	if r.Comparisons[0].Ratio < 1.2 {
+		t.Errorf("A/B TTFT ratio %v, want about 1.4", r.Comparisons[0].Ratio)
+	}
+}
+
+func TestGateValidate(t *testing.T) {
+	err := Gate{Margin: 5, Margins: map[string]float64{"ttft_p95": 0.1}, Fail: []string{"ttft_p99"}}.Validate()
+	if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "margin 5: want a fraction in (0, 1)") ||
+		!strings.Contains(err.Error(), `margins: no run statistic "ttft_p95"`) || !strings.Contains(err.Error(), `did you mean "ttft_p90"?`) {
+		t.Errorf("Validate = %v", err)
+	}
+	if err := (Gate{Margin: 0.02, Fail: []string{"ttft_p99"}}).Validate(); err != nil {
+		t.Errorf("a good gate: %v", err)
+	}
+}
