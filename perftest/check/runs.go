@@ -588,9 +588,9 @@ func Settled(cs []Comparison) bool {
 // chance of a false "regressed" at any look is then at most the family alpha whatever the
 // correlation between looks (a union bound), which needs no assumption about how the
 // Welch statistics of nested run sets are jointly distributed. A Pocock-type constant
-// would be less conservative (about 0.0045 instead of 0.0033 per look for three looks at
-// 0.01, under normal independent increments), at the price of that assumption; see
-// docs/statistics.md.
+// would be less conservative (0.0040 instead of 0.0033 per look for looks at 5, 10 and
+// 20 runs at 0.01, under normal independent increments), at the price of that
+// assumption; see docs/statistics.md.
 type Schedule struct{ Start, Cap int }
 
 // DefaultSchedule is the sequential plan when none is given: 5, 10, 20 runs per side.
