@@ -1,9 +1,10 @@
 package examples_test
 
 import (
-	"github.com/perfgate/perfgate/loadgen"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"

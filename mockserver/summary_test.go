@@ -149,9 +149,16 @@ func TestLatencySampler(t *testing.T) {
 	if got, want := smp.nextToken(), msDur(1.5*(4+0.25*2)); got != want {
 		t.Errorf("LatencyScale 1.5: nextToken = %v, want %v", got, want)
 	}
-	if sc := newScheduler(BatchConfig{DecodeToken: 2 * time.Millisecond}, 1.5); sc.cfg.Step != DefaultBatchStep*3/2 || sc.cfg.DecodeToken != 3*time.Millisecond {
-		t.Errorf("LatencyScale 1.5: batch step %v, decode %v; want %v and 3ms", sc.cfg.Step, sc.cfg.DecodeToken, DefaultBatchStep*3/2)
+	if sc := newScheduler(BatchConfig{DecodeToken: 2 * time.Millisecond}, &m.scale); sc.stepMs(3, 0) != 1.5*(durMS(DefaultBatchStep)+2*3) {
+		t.Errorf("LatencyScale 1.5: batch step %v ms, want %v", sc.stepMs(3, 0), 1.5*(durMS(DefaultBatchStep)+2*3))
 	} else {
+		m.scale.set(2) // what Server.SetLatencyScale does
+		if got := sc.stepMs(3, 0); got != 2*(durMS(DefaultBatchStep)+2*3) {
+			t.Errorf("after set(2): batch step %v ms, want %v", got, 2*(durMS(DefaultBatchStep)+2*3))
+		}
+		if got, want := smp.nextToken(), msDur(2*(4+0.25*2)); got != want {
+			t.Errorf("after set(2): nextToken = %v, want %v", got, want)
+		}
 		sc.stop()
 	}
 	if d := (&latencyModel{fast: true}).sampler(nil, &inflight, &streams).firstToken(1000); d != 0 {
