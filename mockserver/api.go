@@ -3,6 +3,7 @@ package mockserver
 import (
 	"bytes"
 	"math/rand/v2"
+	"net"
 
 	"github.com/valyala/fasthttp"
 
@@ -17,10 +18,23 @@ import (
 // them alike from then on.
 type kind interface {
 	// parse decodes and validates body into j and rec's request fields (model, stream,
-	// output limits, the input and its token count).
-	parse(s *Server, body []byte, j *job, rec *record.Server) *apiError
-	// serve answers the parsed request j, recording it with s.finish.
-	serve(s *Server, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
+	// output limits, the input and its token count), with the limits and tokenizer in.
+	parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError
+	// serve answers the parsed request j and hands its record to h.finish.
+	serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
+}
+
+// host is what a kind's serve uses of the server ([*Server] implements it): the
+// latency model's wait, the generation engine that streams a generative kind's
+// frames, and the recorder a finished request's record goes to.
+type host interface {
+	// simpleWait waits out a non-generating request's latency; false if the server
+	// is shutting down or the client left (the request is then recorded).
+	simpleWait(c *call, rng *rand.Rand, conn net.Conn) bool
+	// serveGeneration answers a generative kind's request, whole or streamed.
+	serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
+	// finish records c (ids are its input tokens, for the vocabulary statistics).
+	finish(c *call, ids []int)
 }
 
 // generative is a kind that generates tokens, answered by [Server.serveGeneration]
@@ -66,8 +80,8 @@ type reply struct {
 // max_completion_tokens.
 type generating struct{}
 
-func (generating) serve(s *Server, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
-	s.serveGeneration(ctx, c, j, rng)
+func (generating) serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
+	h.serveGeneration(ctx, c, j, rng)
 }
 
 func (generating) reasons() bool { return false }
@@ -115,6 +129,12 @@ func keyHeader(k kind) string {
 		return h.apiKeyHeader()
 	}
 	return ""
+}
+
+// errorEnveloper is a kind whose errors go out in an envelope of its own instead of
+// OpenAI's {"error": {…}} (the Messages API's).
+type errorEnveloper interface {
+	errorBody(e *apiError) []byte
 }
 
 // contentChunker is a kind whose content chunks are one JSON object around the text

@@ -7,11 +7,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +33,41 @@ type CaptureConfig struct {
 	Out string `json:"out,omitempty"`
 	// BodyLimit is the maximum body in bytes (0 = 64 MiB).
 	BodyLimit int `json:"body_limit,omitempty"`
+	// Models are the model ids /v1/models lists, as the mock's Config.Models: the
+	// first is the default, "" entries are ignored, empty = [DefaultModel]. A client
+	// that checks its model is served (perfgate's and AIPerf's preflight) needs its
+	// model here; requests for any model are captured whatever this says.
+	Models []string `json:"models,omitempty"`
+}
+
+// models returns the listed model ids, as [Config] lists them.
+func (c CaptureConfig) models() []string {
+	mc := Config{Models: c.Models}
+	return mc.models()
+}
+
+// RegisterModelFlags registers --default-model and --models on fs, as the mock server
+// takes them.
+func (c *CaptureConfig) RegisterModelFlags(fs *flag.FlagSet) {
+	mc := Config{Models: c.Models}
+	fs.Func("default-model", "model id listed first by /v1/models (default "+mc.models()[0]+")", func(s string) error {
+		rest := c.Models
+		if len(rest) > 0 {
+			rest = rest[1:]
+		}
+		c.Models = append([]string{s}, rest...)
+		return nil
+	})
+	fs.Func("models", "comma-separated extra model ids to list", func(s string) error {
+		first := c.models()[0]
+		c.Models = []string{first}
+		for _, m := range strings.Split(s, ",") {
+			if m = strings.TrimSpace(m); m != "" && m != first {
+				c.Models = append(c.Models, m)
+			}
+		}
+		return nil
+	})
 }
 
 // Captured is one line of a capture file: a request exactly as received. Body holds the
@@ -282,11 +319,11 @@ func (c *Capture) handle(ctx *fasthttp.RequestCtx) {
 		}
 	}
 	c.mu.Unlock()
-	minimalAnswer(ctx, cp)
+	minimalAnswer(ctx, cp, c.cfg.models())
 }
 
 // minimalAnswer replies with the smallest valid response for the endpoint.
-func minimalAnswer(ctx *fasthttp.RequestCtx, cp Captured) {
+func minimalAnswer(ctx *fasthttp.RequestCtx, cp Captured, models []string) {
 	var req struct {
 		Model  string `json:"model"`
 		Stream bool   `json:"stream"`
@@ -343,7 +380,11 @@ func minimalAnswer(ctx *fasthttp.RequestCtx, cp Captured) {
 		jsonBody(openai.EmbeddingResponse{Object: "list", Model: req.Model, Data: []openai.Embedding{{Object: "embedding", Embedding: []float32{1, 0, 0, 0}}},
 			Usage: openai.Usage{PromptTokens: 1, TotalTokens: 1}})
 	case "/v1/models":
-		jsonBody(openai.ModelList{Object: "list", Data: []openai.Model{{ID: "capture", Object: "model", OwnedBy: "perfgate"}}})
+		list := openai.ModelList{Object: "list"}
+		for _, m := range models {
+			list.Data = append(list.Data, openai.Model{ID: m, Object: "model", OwnedBy: "perfgate"})
+		}
+		jsonBody(list)
 	case "/health":
 		jsonBody(map[string]string{"status": "ok"})
 	default:

@@ -15,10 +15,6 @@ import (
 // goes out as delta.reasoning_content.
 type chatKind struct{ generating }
 
-func (chatKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
-	return s.parseChat(body, j, rec)
-}
-
 func (chatKind) idPrefix() string { return "chatcmpl-" }
 
 func (chatKind) reasons() bool { return true }
@@ -91,7 +87,7 @@ func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []by
 	return append(buf, sse.Done...)
 }
 
-func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
+func (chatKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
 	var req openai.ChatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
@@ -103,19 +99,19 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 	}
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	j.stop = req.Stop
-	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
+	if e := in.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
 	if e := sampling(req.Temperature, req.TopP, req.N); e != nil {
 		return e
 	}
 	if req.PromptTokenIDs != nil {
-		if e := s.checkIDs(req.PromptTokenIDs, "prompt_token_ids"); e != nil {
+		if e := in.checkIDs(req.PromptTokenIDs, "prompt_token_ids"); e != nil {
 			return e
 		}
 		j.ids = req.PromptTokenIDs
 		rec.ISL, rec.TokenizationMode = len(j.ids), record.ModePromptTokenIDs
-		return s.checkLen(len(j.ids), "prompt_token_ids")
+		return in.checkLen(len(j.ids), "prompt_token_ids")
 	}
 	if req.Messages == nil {
 		return badRequest("missing_field", "messages", "you must provide a messages parameter")
@@ -136,5 +132,5 @@ func (s *Server) parseChat(body []byte, j *job, rec *record.Server) *apiError {
 		rec.NonTextParts += m.Content.NonText
 	}
 	addGen := req.AddGenerationPrompt == nil || *req.AddGenerationPrompt
-	return s.encodeChat(msgs, addGen, "messages", j, rec)
+	return in.encodeChat(msgs, addGen, "messages", j, rec)
 }

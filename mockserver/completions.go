@@ -13,10 +13,6 @@ import (
 // the prompt before the output, as vLLM does.
 type completionKind struct{ generating }
 
-func (completionKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
-	return s.parseCompletion(body, j, rec)
-}
-
 func (completionKind) idPrefix() string { return "cmpl-" }
 
 func (completionKind) appendContent(buf []byte, h openai.ChunkHeader, text string, includeUsage bool) []byte {
@@ -76,7 +72,7 @@ func (f *completionFrames) finish(buf []byte, g *gen, first bool, u openai.Usage
 	return append(buf, sse.Done...)
 }
 
-func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiError {
+func (completionKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
 	var req openai.CompletionRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
@@ -84,7 +80,7 @@ func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiEr
 	j.model, j.stream, j.echo, j.stop, j.seed = req.Model, req.Stream, req.Echo, req.Stop, req.Seed
 	rec.Model, rec.Stream = req.Model, req.Stream
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	if e := s.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
+	if e := in.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
 	if e := sampling(req.Temperature, req.TopP, req.N); e != nil {
@@ -96,14 +92,14 @@ func (s *Server) parseCompletion(body []byte, j *job, rec *record.Server) *apiEr
 	if len(req.Prompt.Texts) > 1 || len(req.Prompt.IDs) > 1 {
 		return badRequest("invalid_value", "prompt", "batched prompts are not supported by the mock server; send one prompt per request")
 	}
-	ids, e := s.encodePrompt(req.Prompt, "prompt", rec)
+	ids, e := in.encodePrompt(req.Prompt, "prompt", rec)
 	if e != nil {
 		return e
 	}
 	if len(req.Prompt.Texts) == 1 {
 		j.prompt = req.Prompt.Texts[0]
 	} else if j.echo {
-		j.prompt = s.tok.Decode(ids, false)
+		j.prompt = in.tok.Decode(ids, false)
 	}
 	j.ids, rec.ISL = ids, len(ids)
 	return nil

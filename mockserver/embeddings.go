@@ -18,15 +18,7 @@ import (
 // vectors, as floats or base64.
 type embeddingsKind struct{}
 
-func (embeddingsKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
-	return s.parseEmbeddings(body, j, rec)
-}
-
-func (embeddingsKind) serve(s *Server, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
-	s.serveEmbeddings(ctx, c, j, rng)
-}
-
-func (s *Server) parseEmbeddings(body []byte, j *job, rec *record.Server) *apiError {
+func (embeddingsKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
 	var req openai.EmbeddingRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
@@ -41,18 +33,18 @@ func (s *Server) parseEmbeddings(body []byte, j *job, rec *record.Server) *apiEr
 	default:
 		return badRequest("invalid_value", "encoding_format", "encoding_format must be \"float\" or \"base64\", got %q", req.EncodingFormat)
 	}
-	if n, limit := max(len(req.Input.Texts), len(req.Input.IDs)), orInt(s.cfg.MaxEmbeddingInputs, DefaultMaxEmbeddingInputs); n > limit {
+	if n, limit := max(len(req.Input.Texts), len(req.Input.IDs)), orInt(in.cfg.MaxEmbeddingInputs, DefaultMaxEmbeddingInputs); n > limit {
 		return badRequest("too_many_inputs", "input", "input has %d items, above this server's limit of %d (--max-embedding-inputs)", n, limit)
 	}
 	j.encoding = req.EncodingFormat
-	j.dims = orInt(s.cfg.EmbeddingDim, DefaultEmbeddingDim)
+	j.dims = orInt(in.cfg.EmbeddingDim, DefaultEmbeddingDim)
 	if req.Dimensions != nil {
 		if *req.Dimensions <= 0 || *req.Dimensions > 65536 {
 			return badRequest("invalid_value", "dimensions", "dimensions must be in [1, 65536], got %d", *req.Dimensions)
 		}
 		j.dims = *req.Dimensions
 	}
-	ids, e := s.encodePrompt(req.Input, "input", rec)
+	ids, e := in.encodePrompt(req.Input, "input", rec)
 	if e != nil {
 		return e
 	}
@@ -61,10 +53,10 @@ func (s *Server) parseEmbeddings(body []byte, j *job, rec *record.Server) *apiEr
 	return nil
 }
 
-// serveEmbeddings answers with deterministic unit vectors after TTFT-like latency.
-func (s *Server) serveEmbeddings(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
+// serve answers with deterministic unit vectors after TTFT-like latency.
+func (embeddingsKind) serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
 	r := &c.rec
-	if !s.simpleWait(c, rng, ctx.Conn()) {
+	if !h.simpleWait(c, rng, ctx.Conn()) {
 		return
 	}
 	resp := openai.EmbeddingResponse{Object: "list", Model: j.model, Usage: openai.Usage{PromptTokens: r.ISL, TotalTokens: r.ISL}}
@@ -96,5 +88,5 @@ func (s *Server) serveEmbeddings(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 	ctx.SetContentType("application/json")
 	ctx.SetBody(body)
 	r.Status = 200
-	s.finish(c, j.ids)
+	h.finish(c, j.ids)
 }

@@ -36,6 +36,13 @@ type job struct {
 	thinkingBudget int
 }
 
+// inputs is what a kind's parser uses of the server: the limits its configuration
+// sets and the tokenizer that counts (and bounds) a request's input.
+type inputs struct {
+	cfg *Config
+	tok *tokenizer.Tokenizer
+}
+
 // apiError is a request refused with an OpenAI error body.
 type apiError struct {
 	status int
@@ -105,7 +112,7 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 		return nil, badRequest("invalid_json", "body", "request body is empty")
 	}
 	j := &job{kind: k}
-	if err := k.parse(s, body, j, rec); err != nil {
+	if err := k.parse(&s.in, body, j, rec); err != nil {
 		return nil, err
 	}
 	if e := s.fitContext(j, rec); e != nil {
@@ -130,7 +137,7 @@ func (s *Server) fitContext(j *job, rec *record.Server) *apiError {
 	if !ok {
 		return nil
 	}
-	limit, isl := s.maxModelLen(), rec.ISL
+	limit, isl := s.in.maxModelLen(), rec.ISL
 	if isl+j.maxOut <= limit {
 		return nil
 	}
@@ -155,13 +162,13 @@ func intPtrCopy(p *int) *int {
 }
 
 // outputLimits validates the OSL-shaping fields and records them.
-func (s *Server) outputLimits(j *job, rec *record.Server, maxTokens, maxCompletion, minTokens *int, ignoreEOS *bool, maxName string) *apiError {
+func (in *inputs) outputLimits(j *job, rec *record.Server, maxTokens, maxCompletion, minTokens *int, ignoreEOS *bool, maxName string) *apiError {
 	rec.MaxTokens, rec.MaxCompletionTokens, rec.MinTokens = intPtrCopy(maxTokens), intPtrCopy(maxCompletion), intPtrCopy(minTokens)
 	if ignoreEOS != nil {
 		v := *ignoreEOS
 		rec.IgnoreEOS = &v
 	}
-	capN := orInt(s.cfg.MaxTokensCap, DefaultMaxTokensCap)
+	capN := orInt(in.cfg.MaxTokensCap, DefaultMaxTokensCap)
 	check := func(name string, p *int) *apiError {
 		if p == nil {
 			return nil
@@ -185,7 +192,7 @@ func (s *Server) outputLimits(j *job, rec *record.Server, maxTokens, maxCompleti
 	if minTokens != nil && *minTokens < 0 {
 		return badRequest("invalid_value", "min_tokens", "min_tokens must be non-negative, got %d", *minTokens)
 	}
-	j.maxOut = orInt(s.cfg.DefaultMaxTokens, DefaultMaxTokens)
+	j.maxOut = orInt(in.cfg.DefaultMaxTokens, DefaultMaxTokens)
 	switch {
 	case maxCompletion != nil:
 		j.maxOut = *maxCompletion
@@ -231,12 +238,12 @@ func sampling(temperature, topP *float64, n *int) *apiError {
 }
 
 // maxModelLen is the context length in tokens.
-func (s *Server) maxModelLen() int { return orInt(s.cfg.MaxModelLen, DefaultMaxModelLen) }
+func (in *inputs) maxModelLen() int { return orInt(in.cfg.MaxModelLen, DefaultMaxModelLen) }
 
 // checkLen refuses an input of n tokens longer than the context length, with vLLM's
 // message (n is a lower bound when tokenizing stopped early).
-func (s *Server) checkLen(n int, param string) *apiError {
-	if limit := s.maxModelLen(); n > limit {
+func (in *inputs) checkLen(n int, param string) *apiError {
+	if limit := in.maxModelLen(); n > limit {
 		e := badRequest("context_length_exceeded", param, "This model's maximum context length is %d tokens. However, your request has %d input tokens. "+
 			"Please reduce the length of the input messages. (--max-model-len %d)", limit, n, limit)
 		e.code = "context_length_exceeded"
@@ -253,22 +260,22 @@ const segmentBytes = 64 << 10
 // cannot pass the limit is encoded at once; longer text is counted in segments cut
 // before a space, so at most about limit tokens plus one segment are tokenized before
 // a refusal, and text within the limit is then encoded whole (exact count).
-func (s *Server) encodeBounded(text string, limit int) (ids []int, n int) {
+func (in *inputs) encodeBounded(text string, limit int) (ids []int, n int) {
 	if len(text)+8 <= limit {
-		ids = s.tok.Encode(text, false)
+		ids = in.tok.Encode(text, false)
 		return ids, len(ids)
 	}
 	segs := 0
 	for rest := text; rest != ""; segs++ {
 		cut := segmentCut(rest, segmentBytes)
-		n += s.tok.Count(rest[:cut], false)
+		n += in.tok.Count(rest[:cut], false)
 		// Each cut may split what the whole text merges: allow a token per cut.
 		if n > limit+segs {
 			return nil, n
 		}
 		rest = rest[cut:]
 	}
-	ids = s.tok.Encode(text, false)
+	ids = in.tok.Encode(text, false)
 	if len(ids) > limit {
 		return nil, len(ids)
 	}
@@ -295,17 +302,17 @@ func segmentCut(s string, max int) int {
 
 // encodeChat renders msgs as [tokenizer.Tokenizer.ChatInput] does (the chat template,
 // or the ChatML fallback), encodes the result without adding special tokens (the
-// rendering has them), bounded by the context length (see [Server.encodeBounded]),
+// rendering has them), bounded by the context length (see [inputs.encodeBounded]),
 // into j and rec, and checks the length against the context (param names the field
 // in the errors).
-func (s *Server) encodeChat(msgs []tokenizer.Message, addGen bool, param string, j *job, rec *record.Server) *apiError {
-	text, fallback, err := s.tok.ChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
+func (in *inputs) encodeChat(msgs []tokenizer.Message, addGen bool, param string, j *job, rec *record.Server) *apiError {
+	text, fallback, err := in.tok.ChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {
 		return badRequest("chat_template_error", param, "chat template: %v", err)
 	}
-	j.ids, rec.ISL = s.encodeBounded(text, s.maxModelLen())
+	j.ids, rec.ISL = in.encodeBounded(text, in.maxModelLen())
 	rec.TokenizationMode = chatMode(fallback)
-	return s.checkLen(rec.ISL, param)
+	return in.checkLen(rec.ISL, param)
 }
 
 // chatMode is the record's tokenization mode of a chat input rendered with the
@@ -317,8 +324,8 @@ func chatMode(fallback bool) string {
 	return record.ModeChatTemplate
 }
 
-func (s *Server) checkIDs(ids []int, param string) *apiError {
-	n := s.tok.VocabSize()
+func (in *inputs) checkIDs(ids []int, param string) *apiError {
+	n := in.tok.VocabSize()
 	for i, id := range ids {
 		if id < 0 || id >= n {
 			return badRequest("invalid_value", param, "%s[%d] = %d is not a token id (vocabulary size %d)", param, i, id, n)
@@ -329,14 +336,14 @@ func (s *Server) checkIDs(ids []int, param string) *apiError {
 
 // encodePrompt counts a completions prompt or embeddings input; each text or id
 // sequence is held to the context length.
-func (s *Server) encodePrompt(p openai.Prompt, param string, rec *record.Server) ([]int, *apiError) {
+func (in *inputs) encodePrompt(p openai.Prompt, param string, rec *record.Server) ([]int, *apiError) {
 	if p.IsTokens() {
 		var ids []int
 		for i, seq := range p.IDs {
-			if e := s.checkIDs(seq, param+"["+strconv.Itoa(i)+"]"); e != nil {
+			if e := in.checkIDs(seq, param+"["+strconv.Itoa(i)+"]"); e != nil {
 				return nil, e
 			}
-			if e := s.checkLen(len(seq), param); e != nil {
+			if e := in.checkLen(len(seq), param); e != nil {
 				return nil, e
 			}
 			ids = append(ids, seq...)
@@ -346,8 +353,8 @@ func (s *Server) encodePrompt(p openai.Prompt, param string, rec *record.Server)
 	}
 	var ids []int
 	for _, t := range p.Texts {
-		e, n := s.encodeBounded(t, s.maxModelLen())
-		if err := s.checkLen(n, param); err != nil {
+		e, n := in.encodeBounded(t, in.maxModelLen())
+		if err := in.checkLen(n, param); err != nil {
 			return nil, err
 		}
 		ids = append(ids, e...)

@@ -19,10 +19,6 @@ const mockSignature = "perfgate-mock"
 // It takes the API key in X-Api-Key too.
 type messagesKind struct{ generating }
 
-func (messagesKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
-	return s.parseMessages(body, j, rec)
-}
-
 func (messagesKind) idPrefix() string { return "msg_" }
 
 func (messagesKind) reasons() bool { return true }
@@ -48,7 +44,7 @@ func (g *gen) usage(isl, osl int) openai.Usage {
 // parseMessages reads an Anthropic Messages request: max_tokens is required, the
 // system prompt and the messages are counted through the chat template as a chat
 // request's are (the system prompt as a leading system message).
-func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiError {
+func (messagesKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
 	var req openai.MessagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
@@ -59,7 +55,7 @@ func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiErro
 	if req.MaxTokens == nil {
 		return badRequest("missing_field", "max_tokens", "max_tokens: field required")
 	}
-	if e := s.outputLimits(j, rec, req.MaxTokens, nil, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
+	if e := in.outputLimits(j, rec, req.MaxTokens, nil, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
 	if e := sampling(req.Temperature, req.TopP, nil); e != nil {
@@ -83,7 +79,7 @@ func (s *Server) parseMessages(body []byte, j *job, rec *record.Server) *apiErro
 		msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
 		rec.NonTextParts += m.Content.NonText
 	}
-	return s.encodeChat(msgs, true, "messages", j, rec)
+	return in.encodeChat(msgs, true, "messages", j, rec)
 }
 
 // msgStream writes the Messages API event sequence: message_start at once, then a
@@ -160,6 +156,12 @@ func messagesWhole(h openai.ChunkHeader, g *gen, thinking, text string, u openai
 	}
 	resp.Content = append(resp.Content, openai.MessagesBlock{Type: "text", Text: &text})
 	b, _ := json.Marshal(resp)
+	return b
+}
+
+// errorBody is Anthropic's error envelope: {"type":"error","error":{"type":…,"message":…}}.
+func (messagesKind) errorBody(e *apiError) []byte {
+	b, _ := json.Marshal(anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(e), Message: e.msg}})
 	return b
 }
 

@@ -16,15 +16,7 @@ import (
 // both shapes at once (/v1/rankings, /v1/ranking, /v1/rerank, /rerank, /v2/rerank).
 type rankingsKind struct{}
 
-func (rankingsKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
-	return s.parseRankings(body, j, rec)
-}
-
-func (rankingsKind) serve(s *Server, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
-	s.serveRankings(ctx, c, j, rng)
-}
-
-func (s *Server) parseRankings(body []byte, j *job, rec *record.Server) *apiError {
+func (rankingsKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
 	var req openai.RankingRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
@@ -38,16 +30,16 @@ func (s *Server) parseRankings(body []byte, j *job, rec *record.Server) *apiErro
 	if len(docs) == 0 {
 		return badRequest("missing_field", "documents", "you must provide documents (or passages)")
 	}
-	if limit := orInt(s.cfg.MaxRankingDocs, DefaultMaxRankingDocs); len(docs) > limit {
+	if limit := orInt(in.cfg.MaxRankingDocs, DefaultMaxRankingDocs); len(docs) > limit {
 		return badRequest("too_many_inputs", "documents", "%d documents, above this server's limit of %d (--max-ranking-docs)", len(docs), limit)
 	}
-	ids, n := s.encodeBounded(req.Query.Text, s.maxModelLen())
-	if e := s.checkLen(n, "query"); e != nil {
+	ids, n := in.encodeBounded(req.Query.Text, in.maxModelLen())
+	if e := in.checkLen(n, "query"); e != nil {
 		return e
 	}
 	for _, d := range docs {
-		d, n := s.encodeBounded(d.Text, s.maxModelLen())
-		if e := s.checkLen(n, "documents"); e != nil {
+		d, n := in.encodeBounded(d.Text, in.maxModelLen())
+		if e := in.checkLen(n, "documents"); e != nil {
 			return e
 		}
 		ids = append(ids, d...)
@@ -64,10 +56,10 @@ func (s *Server) parseRankings(body []byte, j *job, rec *record.Server) *apiErro
 	return nil
 }
 
-// serveRankings answers NIM rankings and Cohere/vLLM rerank shapes at once.
-func (s *Server) serveRankings(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
+// serve answers NIM rankings and Cohere/vLLM rerank shapes at once.
+func (rankingsKind) serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
 	r := &c.rec
-	if !s.simpleWait(c, rng, ctx.Conn()) {
+	if !h.simpleWait(c, rng, ctx.Conn()) {
 		return
 	}
 	type scored struct {
@@ -98,5 +90,5 @@ func (s *Server) serveRankings(ctx *fasthttp.RequestCtx, c *call, j *job, rng *r
 	ctx.SetContentType("application/json")
 	ctx.SetBody(body)
 	r.Status = 200
-	s.finish(c, j.ids)
+	h.finish(c, j.ids)
 }

@@ -15,10 +15,6 @@ import (
 // a response object out, or the response.* event sequence.
 type responsesKind struct{ generating }
 
-func (responsesKind) parse(s *Server, body []byte, j *job, rec *record.Server) *apiError {
-	return s.parseResponses(body, j, rec)
-}
-
 func (responsesKind) idPrefix() string { return "resp_" }
 
 func (responsesKind) outputParam(*record.Server) string { return "max_output_tokens" }
@@ -93,7 +89,7 @@ func (rs *respStream) finish(buf []byte, _ *gen, _ bool, u openai.Usage) []byte 
 	return rs.event(buf, openai.EventResponseCompleted, map[string]any{"response": rs.response("completed", text, usage, false)})
 }
 
-func (s *Server) parseResponses(body []byte, j *job, rec *record.Server) *apiError {
+func (responsesKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
 	var req openai.ResponsesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)
@@ -103,7 +99,7 @@ func (s *Server) parseResponses(body []byte, j *job, rec *record.Server) *apiErr
 	if req.Reasoning != nil && req.Reasoning.Effort != nil {
 		rec.ReasoningEffort = req.Reasoning.Effort
 	}
-	if e := s.outputLimits(j, rec, nil, req.MaxOutputTokens, req.MinTokens, req.IgnoreEOS, "max_output_tokens"); e != nil {
+	if e := in.outputLimits(j, rec, nil, req.MaxOutputTokens, req.MinTokens, req.IgnoreEOS, "max_output_tokens"); e != nil {
 		if e.param == "max_completion_tokens" {
 			e.param = "max_output_tokens"
 			e.msg = strings.ReplaceAll(e.msg, "max_completion_tokens", "max_output_tokens")
@@ -135,15 +131,15 @@ func (s *Server) parseResponses(body []byte, j *job, rec *record.Server) *apiErr
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
 			rec.NonTextParts += m.Content.NonText
 		}
-		return s.encodeChat(msgs, true, "input", j, rec)
+		return in.encodeChat(msgs, true, "input", j, rec)
 	case req.Input.Text != "":
 		text := req.Input.Text
 		if req.Instructions != "" {
 			text = req.Instructions + "\n" + text
 		}
-		ids, n := s.encodeBounded(text, s.maxModelLen())
+		ids, n := in.encodeBounded(text, in.maxModelLen())
 		j.ids, rec.ISL, rec.TokenizationMode = ids, n, record.ModeTokenizerCall
-		return s.checkLen(n, "input")
+		return in.checkLen(n, "input")
 	default:
 		return badRequest("missing_field", "input", "you must provide an input parameter")
 	}

@@ -31,6 +31,7 @@ import (
 type Server struct {
 	cfg    Config
 	tok    *tokenizer.Tokenizer
+	in     inputs // what the kinds parse and count requests with
 	gen    *generator
 	lat    *latencyModel
 	models []string
@@ -91,6 +92,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), models: cfg.models(), logw: o.logw,
 		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
+	s.in = inputs{cfg: &s.cfg, tok: tok}
 	s.met = newMetrics(s.models[0], s.inflight.Load, s.streams.Load)
 	s.agg = newAggregator(tok.VocabSize())
 	return s, nil
@@ -134,7 +136,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 	}
 	s.rec = rec
 	if s.cfg.Batch.Enabled && !s.cfg.Fast {
-		s.sched = newScheduler(s.cfg.Batch)
+		s.sched = newScheduler(s.cfg.Batch, s.cfg.LatencyScale)
 	}
 	tl, ok := ln.(*net.TCPListener)
 	if !ok {
@@ -438,10 +440,11 @@ func (s *Server) finish(c *call, ids []int) {
 }
 
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
-	body, _ := json.Marshal(openai.NewError(e.typ, e.msg, e.param, e.code))
-	if string(ctx.Path()) == openai.PathMessages {
-		// Anthropic's envelope: {"type":"error","error":{"type":…,"message":…}}.
-		body, _ = json.Marshal(anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(e), Message: e.msg}})
+	var body []byte
+	if k, ok := kindOf(string(ctx.Path())).(errorEnveloper); ok {
+		body = k.errorBody(e)
+	} else {
+		body, _ = json.Marshal(openai.NewError(e.typ, e.msg, e.param, e.code))
 	}
 	ctx.SetStatusCode(e.status)
 	ctx.SetContentType("application/json")

@@ -222,6 +222,12 @@ type CompareOptions struct {
 	BinWidth float64
 	// TopN is how many tokens the vocabulary difference lists; 0 = 20.
 	TopN int
+	// Decode turns a token id into its text with the recordings' tokenizer; nil uses
+	// the texts the summaries carry (their top tokens) and shows other tokens by id.
+	Decode func(id int) string
+	// TemplateIDs are the token ids the chat template itself emits around the
+	// messages; the vocabulary difference lists them apart from the prompts' tokens.
+	TemplateIDs map[int]bool
 }
 
 type card struct {
@@ -261,7 +267,10 @@ type comparePage struct {
 	Modes      []modeRow
 	VocabFacts []vocabFact
 	Vocab      []vocabRow
+	VocabTmpl  []vocabRow
 	VocabNote  string
+	Decoded    bool
+	Verdict    CompareVerdict
 	Tests      []testRow
 	Alpha      float64
 }
@@ -283,6 +292,7 @@ func WriteCompareReport(w io.Writer, a, b Recording, opts CompareOptions) error 
 	p := comparePage{
 		Title: cmp.Or(opts.Title, "perfgate comparison: "+a.Label+" vs "+b.Label),
 		CSS:   css, A: a, B: b, ColorA: palette[0], ColorB: palette[1], Alpha: alpha,
+		Verdict: Compare(a, b, alpha), Decoded: opts.Decode != nil,
 	}
 	for _, m := range []struct {
 		name   string
@@ -308,15 +318,22 @@ func WriteCompareReport(w io.Writer, a, b Recording, opts CompareOptions) error 
 			c.Rows = append(c.Rows, row)
 		}
 		p.Cards = append(p.Cards, c)
-		p.Figures = append(p.Figures, figure{ID: m.id + "-hist", Caption: fmt.Sprintf("%g-token bins; overlap shows as the mixed colour", bw),
-			SVG: template.HTML(histogramSVG(m.name, "tokens", []histSet{{a.Label, af}, {b.Label, bf}}, bw))})
+		p.Figures = append(p.Figures, figure{ID: m.id + "-hist", Caption: fmt.Sprintf("%g-token bins, each run as a share of its own requests; overlap shows as the mixed colour, each run's outline stays on top", bw),
+			SVG: template.HTML(histogramShareSVG(m.name, "tokens", []histSet{{a.Label, af}, {b.Label, bf}}, bw))})
+		ks := p.Verdict.ISL
+		if m.id == "osl" {
+			ks = p.Verdict.OSL
+		}
+		mark := &ksMark{X: ks.At, Y1: ks.CDF1, Y2: ks.CDF2, Label: fmt.Sprintf("D = %.4f at %g", ks.Statistic, ks.At)}
+		p.Figures = append(p.Figures, figure{ID: m.id + "-ecdf", Caption: fmt.Sprintf("two-sample KS: D = %.4f, p = %.3g (the largest gap, marked)", ks.Statistic, ks.PValue),
+			SVG: template.HTML(ecdfWith(m.name+" ECDF", "tokens", []histSet{{a.Label, af}, {b.Label, bf}}, &ecdfExtra{KS: mark}))})
 		for _, t := range twoSampleTests(af, bf, alpha) {
 			t.Metric = strings.ToUpper(m.id)
 			p.Tests = append(p.Tests, t)
 		}
 	}
 	p.Modes = modeRows(a.Modes, b.Modes)
-	p.VocabFacts, p.Vocab, p.VocabNote = vocabDiff(a.Summary, b.Summary, topN)
+	p.VocabFacts, p.Vocab, p.VocabTmpl, p.VocabNote = vocabDiff(a.Summary, b.Summary, topN, opts.Decode, opts.TemplateIDs)
 	return render(w, compareTmpl, p)
 }
 
@@ -408,14 +425,16 @@ func vocabOf(s *record.ServerSummary) *vocab {
 }
 
 // vocabDiff lists the topN tokens by combined share with each run's share and the
-// difference in percentage points.
-func vocabDiff(sa, sb *record.ServerSummary, topN int) ([]vocabFact, []vocabRow, string) {
+// difference in percentage points: the prompts' tokens, and apart from them the topN
+// of the tokens the chat template emits (templ). decode names each id (nil: the
+// summaries' texts, else the id).
+func vocabDiff(sa, sb *record.ServerSummary, topN int, decode func(int) string, templ map[int]bool) ([]vocabFact, []vocabRow, []vocabRow, string) {
 	va, vb := vocabOf(sa), vocabOf(sb)
 	switch {
 	case va == nil && vb == nil:
-		return nil, nil, "Neither recording has a .summary.json companion with a vocabulary distribution."
+		return nil, nil, nil, "Neither recording has a .summary.json companion with a vocabulary distribution."
 	case va == nil || vb == nil:
-		return nil, nil, "Only one recording has a .summary.json companion with a vocabulary distribution; nothing to compare."
+		return nil, nil, nil, "Only one recording has a .summary.json companion with a vocabulary distribution; nothing to compare."
 	}
 	facts := []vocabFact{
 		{"total tokens", fmt.Sprint(va.total), fmt.Sprint(vb.total)},
@@ -450,22 +469,30 @@ func vocabDiff(sa, sb *record.ServerSummary, topN int) ([]vocabFact, []vocabRow,
 	slices.SortFunc(cs, func(p, q cand) int {
 		return cmp.Or(cmp.Compare(q.sum, p.sum), cmp.Compare(p.id, q.id))
 	})
-	if len(cs) > topN {
-		cs = cs[:topN]
-	}
-	rows := make([]vocabRow, 0, len(cs))
+	var rows, trows []vocabRow
 	for _, c := range cs {
 		text := cmp.Or(va.text[c.id], vb.text[c.id], fmt.Sprintf("<id=%d>", c.id))
-		rows = append(rows, vocabRow{ID: c.id, Text: text, ACount: va.counts[c.id], BCount: vb.counts[c.id],
+		if decode != nil {
+			text = decode(c.id)
+		}
+		r := vocabRow{ID: c.id, Text: text, ACount: va.counts[c.id], BCount: vb.counts[c.id],
 			AShare: fmt.Sprintf("%.2f%%", share(va.counts[c.id], va.total)), BShare: fmt.Sprintf("%.2f%%", share(vb.counts[c.id], vb.total)),
-			Diff: fmt.Sprintf("%+.2f pp", c.diff)})
+			Diff: fmt.Sprintf("%+.2f pp", c.diff)}
+		switch {
+		case templ[c.id] && len(trows) < topN:
+			trows = append(trows, r)
+		case !templ[c.id] && len(rows) < topN:
+			rows = append(rows, r)
+		}
 	}
-	return facts, rows, ""
+	return facts, rows, trows, ""
 }
 
 var compareTmpl = mustPage(`<h1>{{.Title}}</h1>
 <p class="sub"><span class="sw" style="background:{{.ColorA}};opacity:.6"></span><b>{{.A.Label}}</b> {{.A.Kind}} recording{{with .A.Source}} <code>{{.}}</code>{{end}}, {{len .A.ISL}} requests &nbsp;·&nbsp;
 <span class="sw" style="background:{{.ColorB}};opacity:.6"></span><b>{{.B.Label}}</b> {{.B.Kind}} recording{{with .B.Source}} <code>{{.}}</code>{{end}}, {{len .B.ISL}} requests</p>
+<h2>Verdict</h2>
+<p id="verdict" class="verdict {{if eq .Verdict.Kind "different"}}fail{{else}}pass{{end}}" data-kind="{{.Verdict.Kind}}">{{.Verdict.Text}}</p>
 <h2>Input and output lengths</h2>
 <div class="cards">{{range .Cards}}<div class="card stat-card"><h3>{{.Name}}</h3>
 <table><thead><tr><th class="l">tokens</th><th>{{$.A.Label}}</th><th>{{$.B.Label}}</th><th>Δ (B−A)</th><th>Δ%</th></tr></thead><tbody>
@@ -484,7 +511,13 @@ var compareTmpl = mustPage(`<h1>{{.Title}}</h1>
 {{if .VocabNote}}<p class="sub" id="vocab-note">{{.VocabNote}}</p>{{else}}
 <table id="vocab-facts"><thead><tr><th class="l"></th><th>{{.A.Label}}</th><th>{{.B.Label}}</th></tr></thead><tbody>
 {{range .VocabFacts}}<tr><td class="l">{{.Name}}</td><td>{{.A}}</td><td>{{.B}}</td></tr>{{end}}</tbody></table>
+<p class="sub">{{if .Decoded}}Token texts decoded with the recordings' tokenizer.{{else}}No tokenizer known: tokens outside the summaries' top tokens are shown by id.{{end}}</p>
+<h3>Prompt tokens</h3>
 <table id="vocab"><thead><tr><th>id</th><th class="l">token</th><th>{{.A.Label}} count</th><th>share</th><th>{{.B.Label}} count</th><th>share</th><th>difference</th></tr></thead><tbody>
 {{range .Vocab}}<tr><td>{{.ID}}</td><td class="l"><code>{{printf "%q" .Text}}</code></td><td>{{.ACount}}</td><td>{{.AShare}}</td><td>{{.BCount}}</td><td>{{.BShare}}</td><td>{{.Diff}}</td></tr>{{end}}
-</tbody></table>{{end}}
+</tbody></table>
+{{if .VocabTmpl}}<h3>Chat-template tokens</h3><p class="sub">Tokens the chat template itself emits around each message (they also occur in prompts).</p>
+<table id="vocab-template"><thead><tr><th>id</th><th class="l">token</th><th>{{.A.Label}} count</th><th>share</th><th>{{.B.Label}} count</th><th>share</th><th>difference</th></tr></thead><tbody>
+{{range .VocabTmpl}}<tr><td>{{.ID}}</td><td class="l"><code>{{printf "%q" .Text}}</code></td><td>{{.ACount}}</td><td>{{.AShare}}</td><td>{{.BCount}}</td><td>{{.BShare}}</td><td>{{.Diff}}</td></tr>{{end}}
+</tbody></table>{{end}}{{end}}
 `)

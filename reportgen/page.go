@@ -33,6 +33,9 @@ svg.chart-svg .axis{stroke:#7a8394;stroke-width:1}
 code,pre{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 pre{background:#fff;border:1px solid var(--line);padding:8px;overflow:auto;max-height:320px}
 #verdicts pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
+.verdict{font-size:15px;background:#fff;border:1px solid var(--line);border-radius:4px;padding:8px 12px;max-width:1100px;overflow-wrap:anywhere}
+mark.del{background:#ffd7d5}mark.ins{background:#ccf0d4}
+.diff{margin:10px 0;max-width:1200px}.diff pre{white-space:pre-wrap;overflow-wrap:anywhere}.diff code{white-space:pre-wrap;overflow-wrap:anywhere}
 .unit{color:var(--muted);font-size:12px}
 .note{background:#fff8e1;border:1px solid #f0d98c;border-radius:4px;padding:6px 10px;max-width:1100px}
 pre.fail-v{border-left:4px solid #c62828}pre.pass-v{border-left:4px solid #1a7f37}

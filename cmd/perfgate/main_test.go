@@ -280,8 +280,8 @@ func TestCompareCLI(t *testing.T) {
 	html := filepath.Join(dir, "cmp.html")
 	code, out, errOut := cli(t, "compare", "--a", filepath.Join(dir, "0"), "--b", filepath.Join(dir, "1", "server.jsonl"),
 		"--label-a", "base", "--label-b", "new", "--out", html)
-	if code != ExitOK {
-		t.Fatalf("compare exit %d\n%s\n%s", code, out, errOut)
+	if code != ExitAssertFailed || !strings.Contains(out, "FAIL different: ISL of base and new differ") {
+		t.Fatalf("compare of two ISL distributions: exit %d, want %d and the verdict 'different'\n%s\n%s", code, ExitAssertFailed, out, errOut)
 	}
 	b, err := os.ReadFile(html)
 	if err != nil || !bytes.Contains(b, []byte("perfgate comparison: base vs new")) || !bytes.Contains(b, []byte(`id="vocab"`)) {
