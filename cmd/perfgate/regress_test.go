@@ -32,22 +32,22 @@ func gateMock(t *testing.T, ttft string) string {
 // --fail-inconclusive); a baseline of another workload, a bad margin and a missing
 // directory are invalid (2) before any request.
 func TestRegressionGateCLI(t *testing.T) {
-	a, b, slow := gateMock(t, "20"), gateMock(t, "20"), gateMock(t, "30")
+	a, b, slow := gateMock(t, "20"), gateMock(t, "20"), gateMock(t, "40")
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	work := []string{"--request-count", "20", "--concurrency", "2", "--isl", "16", "--osl", "4", "--random-seed", "3", "-q"}
 	profile := func(url string, args ...string) (int, string, string) {
 		return cli(t, append(append([]string{"profile", "--url", url}, work...), args...)...)
 	}
-	if code, out, errOut := profile(a, "--num-profile-runs", "3", "--artifact-dir", at("base")); code != ExitOK {
+	if code, out, errOut := profile(a, "--num-profile-runs", "5", "--artifact-dir", at("base")); code != ExitOK {
 		t.Fatalf("recording the baseline: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, f := range []string{"runs.json", "run-003/runstats.json", "run-001/client.jsonl"} {
+	for _, f := range []string{"runs.json", "run-005/runstats.json", "run-001/client.jsonl"} {
 		if _, err := os.Stat(filepath.Join(at("base"), f)); err != nil {
 			t.Errorf("baseline: %v", err)
 		}
 	}
-	gate := []string{"--baseline", at("base"), "--num-runs", "3", "--max-runs", "3"}
+	gate := []string{"--baseline", at("base"), "--num-runs", "4", "--max-runs", "4"}
 	code, out, errOut := profile(b, append(gate, "--artifact-dir", at("same"))...)
 	if code != ExitOK || strings.Contains(out, "another workload") || !strings.Contains(out, "target differs: urls: baseline "+a) {
 		t.Errorf("the same server on another port: exit %d, want 0 with the URLs shown\n%s\n%s", code, out, errOut)
@@ -57,11 +57,11 @@ func TestRegressionGateCLI(t *testing.T) {
 	}
 	code, out, errOut = profile(slow, append(gate, "--artifact-dir", at("slow"))...)
 	if code != ExitAssertFailed || !strings.HasPrefix(firstOf(out, "regression gate"), "FAIL regression gate: regressed: TTFT p50 +") {
-		t.Errorf("a server 50%% slower in TTFT: exit %d, want 99\n%s\n%s", code, out, errOut)
+		t.Errorf("a server 2× slower in TTFT: exit %d, want 99\n%s\n%s", code, out, errOut)
 	}
-	code, out, errOut = profile(slow, "--baseline-url", a, "--num-runs", "3", "--max-runs", "3", "--artifact-dir", at("ab"))
+	code, out, errOut = profile(slow, "--baseline-url", a, "--num-runs", "4", "--max-runs", "4", "--artifact-dir", at("ab"))
 	if code != ExitAssertFailed || !strings.Contains(out, "regressed: TTFT p50 +") {
-		t.Errorf("A/B, B 50%% slower: exit %d, want 99\n%s\n%s", code, out, errOut)
+		t.Errorf("A/B, B 2× slower: exit %d, want 99\n%s\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(at("ab"), "b", "run-003", "client.jsonl")); err != nil {
 		t.Errorf("A/B runs: %v", err)
