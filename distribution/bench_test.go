@@ -73,3 +73,15 @@ func BenchmarkRand(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkDetectableEffect(b *testing.B) {
+	for b.Loop() {
+		DetectableEffect(0.013, 8.3, 0.0025, 0.8)
+	}
+}
+
+func BenchmarkRunsForEffect(b *testing.B) {
+	for b.Loop() {
+		RunsForEffect(0.03, 0.0488, 0.0025, 0.8, 1000)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
+	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -93,7 +95,23 @@ func TQuantile(p, df float64) float64 {
 	if !(df > 0) {
 		panic(fmt.Sprintf("distribution: TQuantile df %v is not positive", df))
 	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
+	// gonum's inverse incomplete beta is good to about 1e-9; three Newton steps on the
+	// CDF (on the survival function in the upper half, where 1-p is exact) take it to
+	// the CDF's own precision.
+	st := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	x := st.Quantile(p)
+	for range 3 {
+		d := st.Prob(x)
+		if !(d > 0) || math.IsInf(x, 0) {
+			break
+		}
+		if p > 0.5 {
+			x += (st.Survival(x) - (1 - p)) / d
+		} else {
+			x -= (st.CDF(x) - p) / d
+		}
+	}
+	return x
 }
 
 // tSurvival is P(T > t) for Student's t with df degrees of freedom (normal at +Inf).
@@ -188,38 +206,155 @@ func ClopperPearson(k, n int, confidence float64) Interval {
 	return Interval{Lo: lo, Hi: hi, Estimate: float64(k) / float64(n), Confidence: confidence, N: n, Method: "Clopper-Pearson"}
 }
 
-// DetectableEffect returns the smallest true difference that a two-sided t test at level
-// alpha detects with the given power, for a difference estimated with standard error se
-// on df degrees of freedom (+Inf: normal):
-//
-//	(t_{df,1-alpha/2} + t_{df,power}) · se
-//
-// the usual approximation that ignores the far rejection tail and uses the central t for
-// the power quantile (Cohen; it is within a few percent of the non-central-t answer for
-// df >= 4 and converges to the exact normal answer as df grows). It panics unless alpha
-// and power are in (0, 1).
+// TTestPower returns the power of the two-sided t test at level alpha on df degrees of
+// freedom (+Inf: the z test) against a true standardized difference lambda (the
+// difference over its standard error): P(|T'| > t_{df,1-alpha/2}) for T' non-central t
+// with non-centrality lambda, as scipy.stats.nct.sf(c, df, lambda) + nct.cdf(-c, df,
+// lambda). It is computed as E[Φ(lambda - c·S) + Φ(-lambda - c·S)] over S = sqrt(χ²_df/df)
+// by composite Gauss–Legendre quadrature (agreeing with SciPy to 1e-9).
+func TTestPower(lambda, df, alpha float64) float64 {
+	if !(alpha > 0 && alpha < 1) {
+		panic(fmt.Sprintf("distribution: TTestPower alpha %v is outside (0, 1)", alpha))
+	}
+	return ttestPower(lambda, df, TQuantile(1-alpha/2, df))
+}
+
+// ttestPower is TTestPower for the critical value c = t_{df,1-alpha/2}.
+func ttestPower(lambda, df, c float64) float64 {
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	if math.IsInf(df, 1) {
+		return phi(lambda-c) + phi(-lambda-c)
+	}
+	// S has density ∝ s^(df-1) exp(-df s²/2), peaked at 1 with sd ≈ 1/sqrt(2 df); beyond
+	// 12/sqrt(df) from 1 it is below e^-70 of the peak. Φ(±lambda - c·s) steps from 0 to 1
+	// over a width of about 1/c around s = ±lambda/c: the panels are refined there.
+	w := 12 / math.Sqrt(df)
+	lo, hi := math.Max(0, 1-w), 1+w
+	const panels = 16
+	cuts := make([]float64, 0, panels+16)
+	for p := range panels + 1 {
+		cuts = append(cuts, lo+float64(p)*(hi-lo)/panels)
+	}
+	for _, at := range []float64{lambda / c, -lambda / c} {
+		for j := -9; j <= 9; j += 3 {
+			if x := at + float64(j)/c; x > lo && x < hi {
+				cuts = append(cuts, x)
+			}
+		}
+	}
+	slices.Sort(cuts)
+	x, wt := legendreNodes()
+	num, den := 0.0, 0.0
+	for i := 1; i < len(cuts); i++ {
+		a, b := cuts[i-1], cuts[i]
+		for k := range x {
+			s := a + (x[k]+1)/2*(b-a)
+			if s <= 0 {
+				continue
+			}
+			f := wt[k] * (b - a) * math.Exp((df-1)*math.Log(s)-df*s*s/2+df/2) // scaled to avoid underflow
+			num += f * (phi(lambda-c*s) + phi(-lambda-c*s))
+			den += f
+		}
+	}
+	return num / den
+}
+
+// legendreNodes returns 20-point Gauss–Legendre nodes and weights on [-1, 1].
+var legendreNodes = sync.OnceValues(func() ([]float64, []float64) {
+	x, w := make([]float64, 20), make([]float64, 20)
+	quad.Legendre{}.FixedLocations(x, w, -1, 1)
+	return x, w
+})
+
+// DetectableEffect returns the minimum detectable effect: the true difference that a
+// two-sided t test at level alpha detects with the given power, for a difference
+// estimated with standard error se on df degrees of freedom (+Inf: z test). It solves
+// TTestPower(d/se, df, alpha) = power for d (exact, with the non-central t), so with 5
+// runs per side it is noticeably larger than the normal approximation
+// (z_{1-alpha/2} + z_power)·se. It panics unless alpha and power are in (0, 1).
 func DetectableEffect(se, df, alpha, power float64) float64 {
 	if !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1) {
 		panic(fmt.Sprintf("distribution: DetectableEffect alpha %v, power %v: want both in (0, 1)", alpha, power))
 	}
-	return (TQuantile(1-alpha/2, df) + TQuantile(power, df)) * se
+	if se == 0 {
+		return 0
+	}
+	if power <= alpha {
+		return 0 // detected at no effect at all
+	}
+	c := TQuantile(1-alpha/2, df)
+	f := func(l float64) float64 { return ttestPower(l, df, c) - power }
+	// Power rises with lambda from alpha (at 0): bracket, then the Illinois variant of
+	// regula falsi, which converges superlinearly and never leaves the bracket.
+	lo, hi := 0.0, c+TQuantile(power, df)+1
+	flo, fhi := f(lo), f(hi)
+	for fhi < 0 {
+		lo, flo = hi, fhi
+		hi *= 2
+		fhi = f(hi)
+	}
+	side := 0
+	for range 100 {
+		if hi-lo <= 1e-14*hi {
+			break
+		}
+		x := hi - fhi*(hi-lo)/(fhi-flo)
+		if !(x > lo && x < hi) {
+			x = (lo + hi) / 2
+		}
+		fx := f(x)
+		switch {
+		case fx == 0:
+			return x * se
+		case fx < 0:
+			lo, flo = x, fx
+			if side == -1 {
+				fhi /= 2
+			}
+			side = -1
+		default:
+			hi, fhi = x, fx
+			if side == 1 {
+				flo /= 2
+			}
+			side = 1
+		}
+	}
+	return (lo + hi) / 2 * se
 }
 
 // RunsForEffect returns the smallest n (>= 2) such that two samples of n values each,
 // with common standard deviation sigma, detect a difference of effect by a two-sided t
 // test at level alpha with the given power:
 //
-//	DetectableEffect(sigma·sqrt(2/n), 2n-2, alpha, power) <= effect
+//	TTestPower(effect / (sigma·sqrt(2/n)), 2n-2, alpha) >= power
 //
 // or 0 when no n up to limit does (or effect is not positive). sigma 0 gives 2.
 func RunsForEffect(sigma, effect, alpha, power float64, limit int) int {
-	if !(effect > 0) || math.IsNaN(sigma) || sigma < 0 {
+	if !(effect > 0) || math.IsNaN(sigma) || sigma < 0 || limit < 2 {
 		return 0
 	}
-	for n := 2; n <= limit; n++ {
-		if DetectableEffect(sigma*math.Sqrt(2/float64(n)), float64(2*n-2), alpha, power) <= effect {
-			return n
+	enough := func(n int) bool {
+		if sigma == 0 {
+			return true
+		}
+		return TTestPower(effect/(sigma*math.Sqrt(2/float64(n))), float64(2*n-2), alpha) >= power
+	}
+	if enough(2) {
+		return 2
+	}
+	if !enough(limit) {
+		return 0
+	}
+	lo, hi := 1, limit // enough(hi); !enough(lo) or lo < 2
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if enough(mid) {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	return 0
+	return hi
 }

@@ -26,8 +26,13 @@ type scheduler struct {
 	queued  atomic.Int64 // waiting, for metrics
 }
 
-func newScheduler(c BatchConfig) *scheduler {
-	c.StepMs = orFloat(c.StepMs, DefaultBatchStepMs)
+// newScheduler starts the batch scheduler; scale (Config.LatencyScale, 0 = 1)
+// multiplies its step times.
+func newScheduler(c BatchConfig, scale float64) *scheduler {
+	scale = orFloat(scale, 1)
+	c.StepMs = orFloat(c.StepMs, DefaultBatchStepMs) * scale
+	c.DecodeTokenMs *= scale
+	c.PrefillTokenMs *= scale
 	c.MaxBatch = orInt(c.MaxBatch, DefaultBatchMaxBatch)
 	c.TokenBudget = orInt(c.TokenBudget, DefaultBatchTokens)
 	c.PrefillBudget = orInt(c.PrefillBudget, DefaultBatchPrefill)

@@ -107,6 +107,12 @@ type Config struct {
 	// mean 1 and this coefficient of variation (0 = none).
 	TTFTJitterCV float64 `json:"ttft_jitter_cv,omitempty"`
 	ITLJitterCV  float64 `json:"itl_jitter_cv,omitempty"`
+	// LatencyScale multiplies every latency the mock sleeps for (TTFT, ITL and their
+	// per-token and concurrency terms, or the batch scheduler's step times) by one factor
+	// for the whole run: 1.1 is a server 10% slower. It stands for a run-to-run change of
+	// server speed: a build that regressed, or the between-run noise of a real server
+	// (bench/gate draws it per run). 0 = 1.
+	LatencyScale float64 `json:"latency_scale,omitempty"`
 	// Batch, when Enabled, replaces TTFT/ITL sampling by a continuous-batching
 	// scheduler whose throughput saturates (see [BatchConfig]).
 	Batch BatchConfig `json:"batch,omitzero"`
@@ -259,7 +265,8 @@ func (c *Config) Validate() error {
 		bad("port %d out of [0, 65535]", c.Port)
 	}
 	for name, v := range map[string]float64{"ttft_per_isl_token_ms": c.TTFTPerISLTokenMs, "itl_concurrency_lin_ms": c.ITLConcurrencyLinMs,
-		"ttft_concurrency_lin_ms": c.TTFTConcurrencyLinMs, "ttft_jitter_cv": c.TTFTJitterCV, "itl_jitter_cv": c.ITLJitterCV} {
+		"ttft_concurrency_lin_ms": c.TTFTConcurrencyLinMs, "ttft_jitter_cv": c.TTFTJitterCV, "itl_jitter_cv": c.ITLJitterCV,
+		"latency_scale": c.LatencyScale} {
 		if v < 0 {
 			bad("%s %v is negative", name, v)
 		}
@@ -337,6 +344,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.TTFTConcurrencyLinMs, "ttft-concurrency-lin-ms", c.TTFTConcurrencyLinMs, "TTFT added per other request in flight (ms)")
 	fs.Float64Var(&c.TTFTJitterCV, "ttft-jitter-cv", c.TTFTJitterCV, "coefficient of variation of TTFT jitter")
 	fs.Float64Var(&c.ITLJitterCV, "itl-jitter-cv", c.ITLJitterCV, "coefficient of variation of ITL jitter")
+	fs.Float64Var(&c.LatencyScale, "latency-scale", c.LatencyScale, "multiply every latency by this factor (1.1 = 10% slower; 0 = 1)")
 	fs.Func("error-rate", "percentage (0-100) of requests answered with an injected error", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || v < 0 || v > 100 {

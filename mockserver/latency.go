@@ -16,12 +16,13 @@ type latencyModel struct {
 	ttftFixed, itlFixed     float64                   // >= 0 when the distribution is Fixed
 	perISL, ttftLin, itlLin float64                   // ms
 	ttftCV, itlCV           float64
+	scale                   float64 // Config.LatencyScale, 1 when unset
 }
 
 func newLatencyModel(c *Config) *latencyModel {
 	m := &latencyModel{fast: c.Fast, ttftFixed: -1, itlFixed: -1,
 		perISL: c.TTFTPerISLTokenMs, ttftLin: c.TTFTConcurrencyLinMs, itlLin: c.ITLConcurrencyLinMs,
-		ttftCV: c.TTFTJitterCV, itlCV: c.ITLJitterCV}
+		ttftCV: c.TTFTJitterCV, itlCV: c.ITLJitterCV, scale: orFloat(c.LatencyScale, 1)}
 	m.ttft = c.TTFT.Or(distribution.Fixed{Value: DefaultTTFTMs})
 	m.itl = c.ITL.Or(distribution.Fixed{Value: DefaultITLMs})
 	if f, ok := m.ttft.(distribution.Fixed); ok {
@@ -92,7 +93,7 @@ func (r *reqSampler) firstToken(isl int) time.Duration {
 	if r.m.ttftLin > 0 {
 		ms += r.m.ttftLin * float64(max(r.inflight.Load()-1, 0))
 	}
-	return msDur(ms)
+	return msDur(ms * r.m.scale)
 }
 
 // nextToken returns the gap before the next token.
@@ -110,7 +111,7 @@ func (r *reqSampler) nextToken() time.Duration {
 	if r.m.itlLin > 0 {
 		ms += r.m.itlLin * float64(max(r.streams.Load()-1, 0))
 	}
-	return msDur(ms)
+	return msDur(ms * r.m.scale)
 }
 
 // lateness is a log-scale histogram of how late tokens were written relative to their

@@ -136,7 +136,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 	}
 	s.rec = rec
 	if s.cfg.Batch.Enabled && !s.cfg.Fast {
-		s.sched = newScheduler(s.cfg.Batch)
+		s.sched = newScheduler(s.cfg.Batch, s.cfg.LatencyScale)
 	}
 	tl, ok := ln.(*net.TCPListener)
 	if !ok {

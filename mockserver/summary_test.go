@@ -93,7 +93,7 @@ func TestRegisterFlags(t *testing.T) {
 		"--record-requests", "x.jsonl", "--ttft", "lognormal:mean=30,stddev=5", "--itl", "7", "--ttft-per-isl-token-ms", "0.1",
 		"--itl-concurrency-lin-ms", "0.01", "--ttft-jitter-cv", "0.2", "--itl-jitter-cv", "0.3", "--error-rate", "5",
 		"--random-seed", "42", "--api-key", "k", "--fast", "--models-ready-delay-seconds", "1.5", "--inference-ready-delay-seconds", "2",
-		"--batch", "--batch-max-batch", "8", "--osl", "normal:100,10"})
+		"--batch", "--batch-max-batch", "8", "--osl", "normal:100,10", "--latency-scale", "1.25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestRegisterFlags(t *testing.T) {
 		c.TTFT.String() != "lognormal:mean=30,stddev=5" && !strings.HasPrefix(c.TTFT.String(), "lognormal") || c.ITL.String() != (distribution.Fixed{Value: 7}).String() ||
 		c.TTFTPerISLTokenMs != 0.1 || c.ITLConcurrencyLinMs != 0.01 || c.TTFTJitterCV != 0.2 || c.ITLJitterCV != 0.3 ||
 		c.Faults.ErrorRate != 0.05 || c.Seed != 42 || c.APIKey != "k" || !c.Fast || c.Faults.ModelsReadyDelay != 1500*time.Millisecond ||
-		c.Faults.InferenceReadyDelay != 2*time.Second || !c.Batch.Enabled || c.Batch.MaxBatch != 8 || c.OSL.IsZero() {
+		c.Faults.InferenceReadyDelay != 2*time.Second || !c.Batch.Enabled || c.Batch.MaxBatch != 8 || c.OSL.IsZero() || c.LatencyScale != 1.25 {
 		t.Errorf("parsed config = %+v", c)
 	}
 	if err := c.Validate(); err != nil {
@@ -113,9 +113,9 @@ func TestRegisterFlags(t *testing.T) {
 	if err := fs.Parse([]string{"--error-rate", "150"}); err == nil {
 		t.Errorf("--error-rate 150 accepted")
 	}
-	bad := Config{Port: -1, Faults: Faults{ErrorRate: 2, ErrorStatuses: []int{404}}, TTFTJitterCV: -1}
+	bad := Config{Port: -1, Faults: Faults{ErrorRate: 2, ErrorStatuses: []int{404}}, TTFTJitterCV: -1, LatencyScale: -2}
 	err = bad.Validate()
-	for _, want := range []string{"port", "error_rate", "404", "ttft_jitter_cv"} {
+	for _, want := range []string{"port", "error_rate", "404", "ttft_jitter_cv", "latency_scale -2 is negative"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate(bad) = %v; want it to mention %s", err, want)
 		}
@@ -139,6 +139,20 @@ func TestLatencySampler(t *testing.T) {
 	}
 	if got, want := smp.nextToken(), msDur(4+0.25*2); got != want {
 		t.Errorf("nextToken = %v, want %v (4 + 0.25·(3-1))", got, want)
+	}
+	// LatencyScale multiplies every term; a scaled batch scheduler steps slower.
+	m = newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLTokenMs: 0.5, TTFTConcurrencyLinMs: 1, ITLConcurrencyLinMs: 0.25, LatencyScale: 1.5})
+	smp = m.sampler(rand.New(rand.NewPCG(1, 1)), &inflight, &streams)
+	if got, want := smp.firstToken(100), msDur(1.5*(20+0.5*100+1*4)); got != want {
+		t.Errorf("LatencyScale 1.5: firstToken(100) = %v, want %v", got, want)
+	}
+	if got, want := smp.nextToken(), msDur(1.5*(4+0.25*2)); got != want {
+		t.Errorf("LatencyScale 1.5: nextToken = %v, want %v", got, want)
+	}
+	if sc := newScheduler(BatchConfig{DecodeTokenMs: 2}, 1.5); sc.cfg.StepMs != 1.5*DefaultBatchStepMs || sc.cfg.DecodeTokenMs != 3 {
+		t.Errorf("LatencyScale 1.5: batch step %v ms, decode %v ms; want %v and 3", sc.cfg.StepMs, sc.cfg.DecodeTokenMs, 1.5*DefaultBatchStepMs)
+	} else {
+		sc.stop()
 	}
 	if d := (&latencyModel{fast: true}).sampler(nil, &inflight, &streams).firstToken(1000); d != 0 {
 		t.Errorf("fast firstToken = %v, want 0", d)

@@ -544,15 +544,24 @@ func CompareFamily(familyAlpha float64, series []Series) []Comparison {
 	return out
 }
 
-// Settled reports whether no primary comparison is ChangeInconclusive (an invalid one counts as
-// settled: more runs will not fix it), so a sequential gate can stop adding runs.
+// Settled reports whether more runs cannot change a sequential gate's outcome: a
+// primary comparison regressed (the gate fails at this look; its alpha was spent), or no
+// primary comparison is ChangeInconclusive (an invalid one counts as settled: more runs
+// will not fix it). A sequential gate adds runs while it is false and looks remain.
 func Settled(cs []Comparison) bool {
+	open := false
 	for _, c := range cs {
-		if c.Primary && c.Change == ChangeInconclusive && c.Invalid == "" {
-			return false
+		if !c.Primary || c.Invalid != "" {
+			continue
+		}
+		switch c.Change {
+		case ChangeRegressed:
+			return true
+		case ChangeInconclusive:
+			open = true
 		}
 	}
-	return true
+	return !open
 }
 
 // Schedule is the sequential plan of a gate that runs the current side itself: it looks

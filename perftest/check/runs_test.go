@@ -312,11 +312,19 @@ func TestCompareFamilyDefaultsAndNoInterval(t *testing.T) {
 	if cs[0].Alpha != 0.01 || cs[1].Alpha != 0.005 {
 		t.Errorf("alphas %v, %v; want 0.01 (no interval counts as p=1, ranked last) and 0.005", cs[0].Alpha, cs[1].Alpha)
 	}
-	if Settled(cs) {
+	if Settled(cs[:1]) {
 		t.Errorf("settled with an inconclusive primary metric")
 	}
 	if !Settled(cs[1:]) {
 		t.Errorf("not settled with only a regressed metric")
+	}
+	cs[1].Change = ChangeNoRegression
+	if Settled(cs) {
+		t.Errorf("settled with an inconclusive primary metric and no regression")
+	}
+	cs[1].Change = ChangeRegressed
+	if !Settled(cs) {
+		t.Errorf("a regressed primary metric does not settle the gate while another is inconclusive")
 	}
 	if !Settled([]Comparison{{Change: ChangeInconclusive}}) {
 		t.Errorf("a non-primary inconclusive metric keeps the gate running")

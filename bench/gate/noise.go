@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// noise runs -runs runs at speed 1 (no drawn noise), sequentially, and prints each
+// primary run statistic's between-run CV: the floor the machine adds to the drawn CV.
+//
+//	gate noise [-runs 20] [-burn-cpus 0] [run flags as for gate]
+func noise(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("gate noise", flag.ContinueOnError)
+	var o options
+	runs := fs.Int("runs", 20, "runs")
+	fs.IntVar(&o.requests, "requests", 16, "measured requests per run")
+	fs.IntVar(&o.requestsWarmup, "warmup", 2, "warm-up requests per run")
+	fs.IntVar(&o.conc, "concurrency", 16, "concurrent streams per run")
+	fs.IntVar(&o.osl, "osl", 4, "output tokens per request")
+	fs.Float64Var(&o.ttftMs, "ttft-ms", 100, "the mock's mean TTFT (ms)")
+	fs.Float64Var(&o.itlMs, "itl-ms", 20, "the mock's mean ITL (ms)")
+	fs.Float64Var(&o.ttftSpread, "ttft-cv", 0.2, "per-request TTFT CV")
+	fs.Float64Var(&o.itlSpread, "itl-cv", 0.2, "per-token ITL CV")
+	fs.IntVar(&o.burnCPUs, "burn-cpus", 0, "CPUs a burner spins during the runs (0 = none)")
+	prof := fs.String("cpuprofile", "", "write a CPU profile here")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	tok, err := tokenizer.Load("gpt2")
+	if err != nil {
+		return err
+	}
+	b := &bench{o: o, tok: tok}
+	if o.burnCPUs > 0 {
+		stop, err := startBurner(o.burnCPUs)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	vals := map[string][]float64{}
+	for range *runs {
+		rs, _, err := b.oneRun(1, false)
+		if err != nil {
+			return err
+		}
+		for _, n := range primaryNames() {
+			vals[n] = append(vals[n], rs.Stats[n])
+		}
+	}
+	for _, n := range primaryNames() {
+		var ls []float64
+		for _, v := range vals[n] {
+			ls = append(ls, math.Log(v))
+		}
+		m, sd := meanSD(ls)
+		var parts []string
+		for _, v := range vals[n] {
+			parts = append(parts, fmt.Sprintf("%.4g", v))
+		}
+		fmt.Fprintf(w, "%-12s between-run CV %.2f%%  geo-mean %.4g  runs: %s\n", n, 100*sd, math.Exp(m), strings.Join(parts, " "))
+	}
+	_ = scenario.RunStatsFile
+	return nil
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(xs)-1))
+}

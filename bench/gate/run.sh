@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# bench/gate/run.sh — the regression gate's own error rates, measured in one run beside
+# the rule it replaces. A benchmark: it prints rates with 95% Clopper–Pearson intervals
+# next to the targets of issue 19, and asserts nothing.
+#
+# Pairs of sets of real runs against the in-process mock (each run a few dozen streamed
+# requests, the mock's speed drawn per run with mockserver.Config.LatencyScale):
+#   - identical pairs at each run-to-run CV of GATE_CVS, half of them with a CPU-burning
+#     process (GATE_BURN_CPUS CPUs) beside the current side: the false-alarm rate;
+#   - slowdown pairs: 10% slower at CV 3% (δ 5%, at most 10 runs per side) and 5% slower
+#     at CV 2% (δ 2%, at most 20 runs per side): the power.
+# The new gate is check.CompareFamily over the primary run statistics with sequential
+# looks (check.Schedule); the old rule is check.NoRegression on the pooled requests of
+# the first run of each side (what AssertNoRegression did). docs/statistics.md has the
+# design and the last table.
+#
+# Knobs: GATE_PAIRS (200 identical pairs per CV), GATE_SLOW_PAIRS (100 per slowdown),
+# GATE_CVS (0,0.02,0.03,0.05), GATE_WORKERS (8 runs in flight), GATE_BURN_CPUS (1),
+# GATE_ARGS (more flags: -requests, -concurrency, -ttft-ms, -itl-ms, -start, -cap, -only).
+# Quick check of the harness: GATE_PAIRS=4 GATE_SLOW_PAIRS=2 GATE_CVS=0.03 bench/gate/run.sh
+# The machine's own noise floor (runs at a fixed speed): go run ./bench/gate noise [-burn-cpus 1]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p bench/out
+OUT=bench/out/gate.txt
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+go build -o "$TMP/gate" ./bench/gate
+# shellcheck disable=SC2086
+"$TMP/gate" -pairs "${GATE_PAIRS:-200}" -slow-pairs "${GATE_SLOW_PAIRS:-100}" -cvs "${GATE_CVS:-0,0.02,0.03,0.05}" \
+  -workers "${GATE_WORKERS:-8}" -burn-cpus "${GATE_BURN_CPUS:-1}" ${GATE_ARGS:-} | tee "$OUT"
+echo "bench/gate: table in $OUT" >&2
