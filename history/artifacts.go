@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -72,21 +71,10 @@ func Fingerprint(sc scenario.Scenario) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// runsFile is the index of K runs that gate-plumb's series write (scenario.RunsFile
-// once it is on main).
-const runsFile = "runs.json"
-
-// runsIndex is the part of a series' runs.json (K runs of one scenario) read here.
-type runsIndex struct {
-	Scenario scenario.Scenario   `json:"scenario"`
-	Runs     []scenario.RunStats `json:"runs"`
-	Dirs     []string            `json:"dirs"`
-}
-
-// FromDir reads the result saved in an artifact directory: one run (its
-// runstats.json, else its records), or K runs (a runs.json index, or run-NNN
-// subdirectories). Its verdicts are re-derived from each run's records under the
-// scenario's objectives.
+// FromDir reads the result saved in an artifact directory: K runs (a runs.json index,
+// or run-NNN subdirectories) or one run, as [scenario.LoadSeries] reads a baseline.
+// Each run's verdicts are re-derived from its records under the scenario's
+// objectives; an interrupted run (no manifest) is refused.
 func FromDir(dir string, id Identity) (*Result, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -95,38 +83,18 @@ func FromDir(dir string, id Identity) (*Result, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("history: %s is not a directory of artifacts", dir)
 	}
-	var runDirs []string
-	var index *runsIndex
-	if b, err := os.ReadFile(filepath.Join(dir, runsFile)); err == nil {
-		index = &runsIndex{}
-		if err := json.Unmarshal(b, index); err != nil {
-			return nil, fmt.Errorf("history: %s: %w", filepath.Join(dir, runsFile), err)
-		}
-		for _, d := range index.Dirs {
-			runDirs = append(runDirs, filepath.Join(dir, d))
-		}
-	} else if isRun(dir) {
-		runDirs = []string{dir}
-	} else {
-		subs, _ := filepath.Glob(filepath.Join(dir, "run-*"))
-		slices.Sort(subs)
-		for _, s := range subs {
-			if isRun(s) {
-				runDirs = append(runDirs, s)
-			}
-		}
-	}
-	if len(runDirs) == 0 {
-		return nil, fmt.Errorf("history: %s holds no run (no %s, %s or run-NNN directories)", dir, scenario.ClientFile, runsFile)
+	series, err := scenario.LoadSeries(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
 	}
 	var outs []*scenario.Outcome
-	for _, d := range runDirs {
-		o, err := scenario.Load(d)
+	for i := range series.Dirs {
+		o, err := series.Outcome(i)
 		if err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		if o.Interrupted {
-			return nil, fmt.Errorf("history: %s did not finish (no %s): an interrupted run is not a result", d, reportgen.ManifestFile)
+			return nil, fmt.Errorf("history: %s did not finish (no %s): an interrupted run is not a result", o.Dir, reportgen.ManifestFile)
 		}
 		outs = append(outs, o)
 	}
@@ -135,18 +103,10 @@ func FromDir(dir string, id Identity) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if index != nil && len(index.Runs) == len(outs) {
-		for i := range r.Runs {
-			r.Runs[i].Stats = index.Runs[i].Stats // as the gate compared them
-		}
+	for i := range r.Runs {
+		r.Runs[i].Stats = series.Runs[i].Stats // as the gate compared them
 	}
 	return r, nil
-}
-
-// isRun reports whether dir holds one run's artifacts.
-func isRun(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, scenario.ClientFile))
-	return err == nil
 }
 
 func absPath(p string) string {
@@ -170,6 +130,10 @@ func FromOutcomes(outs []*scenario.Outcome, id Identity) (*Result, error) {
 		Fingerprint: Fingerprint(sc), Scenario: cmp.Or(sc.Name, "unnamed"),
 		Commit: id.Commit, Branch: id.Branch, Build: id.Build, Artifacts: id.Artifacts,
 		Topology: cmp.Or(id.Topology, topology(first)),
+	}
+	sc.APIKey = ""
+	if b, err := json.Marshal(sc); err == nil {
+		r.Config = b
 	}
 	if r.Artifacts == "" && first.Dir != "" {
 		r.Artifacts = absPath(first.Dir)

@@ -60,6 +60,9 @@ var migrations = []migration{
 			state TEXT NOT NULL,
 			PRIMARY KEY (fingerprint, scenario, metric))`,
 	}},
+	{3, "the scenario as run, so a regression gate can take its baseline from the history", []string{
+		`ALTER TABLE results ADD COLUMN scenario_json TEXT NOT NULL DEFAULT ''`,
+	}},
 }
 
 // SchemaVersion is the schema version this perfgate creates and reads.

@@ -61,7 +61,7 @@ func TestReportContents(t *testing.T) {
 		`id="regressions">1 regression(s)`,                                  // the check's verdict at the top
 		"ttft_p50 regressed by 1",                                           // its sentence
 		`between commit 0000029 (result 30) and commit 0000030 (result 31)`, // the commit range
-		`class="baseline"`, "Baseline 114ms since result 31",                                 // the current level since the change
+		`class="baseline"`, "Baseline 114ms since result 31",                // the current level since the change
 		`fill="#d62728"`, // the result whose verdict failed
 	} {
 		if !strings.Contains(page, want) {

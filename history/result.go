@@ -44,6 +44,9 @@ type Result struct {
 	Recorded time.Time `json:"recorded,omitzero"`
 	// Artifacts is the path or URL of the result's artifacts.
 	Artifacts string `json:"artifacts,omitempty"`
+	// Config is the scenario as run (JSON, API key cleared): what a regression gate
+	// reads when it takes its baseline from the history ([LoadBaseline]).
+	Config json.RawMessage `json:"scenario_config,omitempty"`
 	// Runs are each run's run-level statistics, in run order.
 	Runs []Run `json:"runs"`
 	// Verdicts are the result's verdicts, in the order they were printed.

@@ -124,11 +124,11 @@ func (s *sqlStore) Add(ctx context.Context, r *Result) (bool, error) {
 		added = false
 		var id int64
 		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO results
-			(result_key, fingerprint, scenario, commit_sha, branch, build, perfgate_version, host, topology, artifacts, created_ns, recorded_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			(result_key, fingerprint, scenario, commit_sha, branch, build, perfgate_version, host, topology, artifacts, created_ns, recorded_ns, scenario_json)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (result_key) DO NOTHING RETURNING id`),
 			r.Key, r.Fingerprint, r.Scenario, r.Commit, r.Branch, r.Build, r.Version, r.Host, r.Topology, r.Artifacts,
-			r.Created.UnixNano(), r.Recorded.UnixNano()).Scan(&id)
+			r.Created.UnixNano(), r.Recorded.UnixNano(), string(r.Config)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return tx.QueryRowContext(ctx, s.q(`SELECT id FROM results WHERE result_key = ?`), r.Key).Scan(&r.ID)
 		}
@@ -198,7 +198,7 @@ func (s *sqlStore) insertRows(ctx context.Context, tx *sql.Tx, table string, col
 	return nil
 }
 
-const resultColumns = `id, result_key, fingerprint, scenario, commit_sha, branch, build, perfgate_version, host, topology, artifacts, created_ns, recorded_ns`
+const resultColumns = `id, result_key, fingerprint, scenario, commit_sha, branch, build, perfgate_version, host, topology, artifacts, created_ns, recorded_ns, scenario_json`
 
 func (s *sqlStore) Results(ctx context.Context, q Query) ([]Result, error) {
 	var where []string
@@ -259,9 +259,13 @@ func (s *sqlStore) load(ctx context.Context, sel string, args []any) ([]Result, 
 	for rows.Next() {
 		var r Result
 		var created, recorded int64
-		if err := rows.Scan(&r.ID, &r.Key, &r.Fingerprint, &r.Scenario, &r.Commit, &r.Branch, &r.Build, &r.Version, &r.Host, &r.Topology, &r.Artifacts, &created, &recorded); err != nil {
+		var config string
+		if err := rows.Scan(&r.ID, &r.Key, &r.Fingerprint, &r.Scenario, &r.Commit, &r.Branch, &r.Build, &r.Version, &r.Host, &r.Topology, &r.Artifacts, &created, &recorded, &config); err != nil {
 			rows.Close()
 			return nil, err
+		}
+		if config != "" {
+			r.Config = json.RawMessage(config)
 		}
 		r.Created, r.Recorded = time.Unix(0, created).UTC(), time.Unix(0, recorded).UTC()
 		index[r.ID] = len(out)

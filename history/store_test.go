@@ -405,3 +405,35 @@ func TestPasswordNeverInErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Parallel CI jobs that find an empty database create its schema once: every Open
+// succeeds, and the version is the latest.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, addr string) {
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for i := range 8 {
+			wg.Go(func() {
+				s, err := Open(t.Context(), addr)
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer s.Close()
+				if _, err := s.Add(t.Context(), sample("race", i, 1)); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		s := open(t, addr)
+		var n int
+		if err := rawDB(t, s).QueryRowContext(t.Context(), `SELECT COUNT(*) FROM perfgate_schema`).Scan(&n); err != nil || n != SchemaVersion {
+			t.Errorf("perfgate_schema has %d rows (%v), want one per migration (%d)", n, err, SchemaVersion)
+		}
+	})
+}

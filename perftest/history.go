@@ -41,3 +41,30 @@ func recordHistory(ctx context.Context, out *scenario.Outcome, addr string) erro
 	_, err = history.Analyze(ctx, s, history.Query{Series: &k}, history.Detection{}, nil)
 	return err
 }
+
+// HistoryBaseline reads a regression gate's baseline from the history at addr: spec
+// is "history:SCENARIO", optionally "?last=N" (results, default 5), "&branch=B"
+// (default main; * = any) or "&since=change" (the results since the series' last
+// change point). Every run of those results is a baseline run, so the baseline holds
+// the night-to-night noise. It calls t.Fatalf when the history has no such results.
+func HistoryBaseline(t testing.TB, addr, spec string) *Runs {
+	t.Helper()
+	bs, err := history.ParseBaselineSpec(spec)
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil
+	}
+	s, err := history.Open(t.Context(), addr)
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil
+	}
+	defer s.Close()
+	series, results, err := history.LoadBaseline(t.Context(), s, bs)
+	if err != nil {
+		t.Fatalf("perftest: %v", err)
+		return nil
+	}
+	t.Logf("perftest: baseline %s: %d runs of %d results from %s", bs, len(series.Runs), len(results), history.Redact(addr))
+	return &Runs{Series: series, rerun: rerunHint(t, series.Scenario.Seed)}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 // With PERFGATE_HISTORY set, every Run is recorded: two runs, two results of one series.
@@ -41,6 +42,15 @@ func TestRunRecordsHistory(t *testing.T) {
 	if len(rs) != 2 || rs[0].Commit != "cafe0123" || rs[0].Series() != rs[1].Series() || len(rs[1].Values("ttft_p50")) != 1 {
 		t.Fatalf("history after two runs: %+v", rs)
 	}
+	// The history is a baseline for the run-level gate: its runs, and a workload the
+	// gate takes for the same.
+	base := HistoryBaseline(t, db, "history:gate?branch=*")
+	if base.Len() != 2 || base.Runs[1].Stats["ttft_p50"] != rs[1].Runs[0].Stats["ttft_p50"] {
+		t.Errorf("baseline from the history: %d runs %+v", base.Len(), base.Runs)
+	}
+	if ds := scenario.DiffWorkload(base.Scenario, sc); len(ds) != 0 {
+		t.Errorf("the baseline's scenario is another workload: %v", ds)
+	}
 }
 
 // historyT records failures instead of failing.
@@ -49,9 +59,11 @@ type historyT struct {
 	errors []string
 }
 
-func (h *historyT) Helper()                        {}
-func (h *historyT) Logf(string, ...any)            {}
-func (h *historyT) Errorf(format string, a ...any) { h.errors = append(h.errors, fmt.Sprintf(format, a...)) }
+func (h *historyT) Helper()             {}
+func (h *historyT) Logf(string, ...any) {}
+func (h *historyT) Errorf(format string, a ...any) {
+	h.errors = append(h.errors, fmt.Sprintf(format, a...))
+}
 
 // A history that cannot be written fails the test that asked to record.
 func TestRecordHistoryFailure(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )

@@ -28,6 +28,7 @@ var historyCommands = []struct{ name, synopsis, summary string }{
 	{"report", "[--db DB] [--out history.html] [--scenario S] [--metric M,…]", "HTML report: series over commits, run intervals, change points, baselines"},
 	{"check", "[--db DB] [--scenario S] [--metric M,…] [--margin 5%] [--recent N]", "exit 99 when a change point near the newest results is a regression beyond the margin"},
 	{"export", "[--db DB] [--format csv|json] [--out FILE] [--scenario S]", "every result's per-run statistics as CSV, or the results as JSON"},
+	{"baseline", "[--db DB] --out DIR history:SCENARIO[?last=N&branch=B&since=change]", "write a regression gate's baseline directory (runs.json) from the history"},
 }
 
 func cmdHistory(ctx context.Context, e *env, args []string) error {
@@ -67,6 +68,8 @@ func cmdHistory(ctx context.Context, e *env, args []string) error {
 			return h.check(ctx, rest)
 		case "export":
 			return h.export(ctx, rest)
+		case "baseline":
+			return h.baseline(ctx, rest)
 		}
 	}
 	return invalidf("history: unknown command %q; want one of %s", sub, historyNames())
@@ -363,21 +366,9 @@ func metricList(s string) []string {
 	return out
 }
 
-// primaryStats are the statistics `history check` watches by default: the regression
-// gate's primary ones.
-func primaryStats() []string {
-	var out []string
-	for _, s := range scenario.RunStatList {
-		if s.Primary {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
 func (h *historyCmd) check(ctx context.Context, args []string) error {
 	sf := h.seriesFlags()
-	metrics := h.fs.String("metric", strings.Join(primaryStats(), ","), "statistics to check, comma-separated")
+	metrics := h.fs.String("metric", strings.Join(history.PrimaryStats(), ","), "statistics to check, comma-separated")
 	margin := h.fs.String("margin", "5%", "a change worse than this fails (\"5%\" or 0.05)")
 	recent := h.fs.Int("recent", history.DefaultRecent, "a change point within the newest N results of its series counts")
 	lookback := h.fs.Int("lookback", history.DefaultLookback, "successive changes within the newest N results add up (drift)")
@@ -580,4 +571,41 @@ func recordHistory(ctx context.Context, e *env, o profileOpts, err error, outs .
 		return err
 	}
 	return runtimef("--history: %v", herr)
+}
+
+func (h *historyCmd) baseline(ctx context.Context, args []string) error {
+	out := h.fs.String("out", "", "the baseline directory to write (runs.json), for profile --baseline DIR or perftest.LoadBaseline")
+	pos, err := h.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return invalidf("history baseline takes one %sSCENARIO (options: ?last=N&branch=B&since=change)", history.BaselinePrefix)
+	}
+	if *out == "" {
+		return invalidf("--out is required: the baseline directory to write")
+	}
+	arg := pos[0]
+	if !history.IsBaselineSpec(arg) {
+		arg = history.BaselinePrefix + arg
+	}
+	spec, err := history.ParseBaselineSpec(arg)
+	if err != nil {
+		return invalid(err)
+	}
+	s, err := h.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	series, results, err := history.LoadBaseline(ctx, s, spec)
+	if err != nil {
+		return invalid(err)
+	}
+	if err := history.WriteBaseline(*out, series); err != nil {
+		return runtimef("%v", err)
+	}
+	fmt.Fprintf(h.e.stdout, "history baseline %s: %d runs of %d results (commits %s … %s): %s\n", spec, len(series.Runs), len(results),
+		shortSHA(results[0].Commit), shortSHA(results[len(results)-1].Commit), filepath.Join(*out, scenario.RunsFile))
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/internal/testutil/pgtest"
+	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 // seedSeries adds n synthetic results to the series of scenario sc: ttft_p50 at 100 ms
@@ -127,6 +128,18 @@ func TestHistoryRecipe(t *testing.T) {
 			var rs []history.Result
 			if code != ExitOK || json.Unmarshal([]byte(out), &rs) != nil || len(rs) != 2 || rs[1].Commit != "bbbbbbb2222" {
 				t.Errorf("export json: %d, %d results", code, len(rs))
+			}
+			// The regression gate's baseline, from the history: both nightly results' runs.
+			base := filepath.Join(dir, "baseline")
+			code, out, errOut = cli(t, "history", "baseline", "--db", db, "--out", base, "history:nightly?last=5")
+			if code != ExitOK || !strings.Contains(out, "2 runs of 2 results (commits aaaaaaa111 … bbbbbbb222)") {
+				t.Errorf("history baseline: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if series, err := scenario.LoadSeries(base); err != nil || series.Len() != 2 || series.Scenario.Name != "nightly" {
+				t.Errorf("the baseline directory: %v", err)
+			}
+			if code, _, errOut = cli(t, "history", "baseline", "--db", db, "--out", base, "history:nosuch"); code != ExitInvalidConfig || !strings.Contains(errOut, `no results of scenario "nosuch"`) {
+				t.Errorf("history baseline of an unknown scenario: %d %s", code, errOut)
 			}
 			if backend == "postgres" {
 				// The password reached neither the output nor any artifact.

@@ -1,0 +1,138 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+func TestParseBaselineSpec(t *testing.T) {
+	for in, want := range map[string]BaselineSpec{
+		"history:nightly":                               {Scenario: "nightly"},
+		"history:nightly?last=8&branch=release":         {Scenario: "nightly", Last: 8, Branch: "release"},
+		"history:nightly?since=change":                  {Scenario: "nightly", SinceChange: true},
+		"history:nightly?since=change&last=10&branch=*": {Scenario: "nightly", SinceChange: true, Last: 10, Branch: "*"},
+	} {
+		got, err := ParseBaselineSpec(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBaselineSpec(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+		if again, _ := ParseBaselineSpec(got.String()); again != got {
+			t.Errorf("%q does not round-trip: %q", in, got.String())
+		}
+	}
+	for in, want := range map[string]string{
+		"nightly":                   "want history:SCENARIO",
+		"history:":                  "no scenario name",
+		"history:n?last=0":          "last=0",
+		"history:n?since=yesterday": "since=yesterday",
+		"history:n?frob=1":          `unknown option "frob"`,
+	} {
+		if _, err := ParseBaselineSpec(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseBaselineSpec(%q): %v, want %q", in, err, want)
+		}
+	}
+}
+
+// baselineHistory stores 20 main-branch results of "nightly" (2 runs each, ttft_p50
+// 100 ms, 110 ms from result 14 on), 3 on a feature branch, and one of an older
+// workload of the same name.
+func baselineHistory(t *testing.T) Store {
+	s := open(t, filepath.Join(t.TempDir(), "h.db"))
+	sc := scenario.Scenario{Name: "nightly"}
+	sc.Seed = 42
+	cfg, _ := json.Marshal(sc)
+	rng := rand.New(rand.NewPCG(4, 4))
+	add := func(i int, branch, fp string, level float64) {
+		r := &Result{Fingerprint: fp, Scenario: "nightly", Branch: branch, Commit: fmt.Sprintf("c%02d-%s", i, branch),
+			Created: t0.Add(time.Duration(i) * time.Hour), Config: cfg, Artifacts: fmt.Sprintf("/art/%d", i)}
+		for k := range 2 {
+			r.Runs = append(r.Runs, Run{Run: k + 1, Stats: map[string]float64{"ttft_p50": level * (1 + 0.01*rng.NormFloat64()), "output_tps": 800}})
+		}
+		if _, err := s.Add(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(-1, "main", "old-workload", 0.5)
+	for i := range 20 {
+		level := 0.100
+		if i >= 14 {
+			level = 0.110
+		}
+		add(i, "main", "fp", level)
+	}
+	for i := range 3 {
+		add(30+i, "feature", "fp", 0.2)
+	}
+	return s
+}
+
+func TestLoadBaseline(t *testing.T) {
+	s := baselineHistory(t)
+	commits := func(rs []Result) string {
+		var c []string
+		for _, r := range rs {
+			c = append(c, r.Commit)
+		}
+		return strings.Join(c, " ")
+	}
+	// Default: the last 5 results on main, every run of each.
+	series, rs, err := LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if commits(rs) != "c15-main c16-main c17-main c18-main c19-main" || len(series.Runs) != 10 || series.Scenario.Name != "nightly" || series.Scenario.Seed != 42 {
+		t.Errorf("default baseline: %s, %d runs, scenario %+v", commits(rs), len(series.Runs), series.Scenario.Name)
+	}
+	if series.Runs[9].Run != 10 || series.Dirs[1] != "/art/15/run-002" {
+		t.Errorf("runs numbered %d, dirs %v", series.Runs[9].Run, series.Dirs[:2])
+	}
+	// Since the last change point: results 14 to 19, all at the new level.
+	_, rs, err = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", SinceChange: true})
+	if err != nil || commits(rs) != "c14-main c15-main c16-main c17-main c18-main c19-main" {
+		t.Errorf("since=change: %s, %v", commits(rs), err)
+	}
+	// Another branch; any branch.
+	_, rs, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", Branch: "feature", Last: 10})
+	if commits(rs) != "c30-feature c31-feature c32-feature" {
+		t.Errorf("branch feature: %s", commits(rs))
+	}
+	if _, rs, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", Branch: "*", Last: 2}); commits(rs) != "c31-feature c32-feature" {
+		t.Errorf("branch *: %s", commits(rs))
+	}
+	// The baseline directory reads back with scenario.LoadSeries, as the gate reads it.
+	dir := filepath.Join(t.TempDir(), "baseline")
+	series, _, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly"})
+	if err := WriteBaseline(dir, series); err != nil {
+		t.Fatal(err)
+	}
+	back, err := scenario.LoadSeries(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Runs, series.Runs) || back.Scenario.Name != "nightly" {
+		t.Errorf("LoadSeries of the written baseline: %+v", back.Runs)
+	}
+	// Failure paths.
+	if _, _, err := LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nope"}); err == nil || !strings.Contains(err.Error(), `no results of scenario "nope" on branch "main"`) {
+		t.Errorf("unknown scenario: %v", err)
+	}
+}
+
+func TestLoadBaselineWithoutScenario(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "h.db"))
+	if _, err := s.Add(t.Context(), sample("old", 0, 2)); err != nil { // no Config: an old perfgate's result
+		t.Fatal(err)
+	}
+	_, _, err := LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "old"})
+	if err == nil || !strings.Contains(err.Error(), "has no scenario") {
+		t.Errorf("a result without its scenario: %v", err)
+	}
+}
