@@ -67,6 +67,8 @@ type profileFlags struct {
 	turnDelayMean, turnDelayStd                           float64
 	prefixTokens, blockTokens, passages                   int
 	legacyMaxTokens                                       bool
+	// The validity checks' switches (validity.go).
+	validity validityFlags
 }
 
 func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
@@ -126,6 +128,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	fs.Var(&f.serverMetrics, "server-metrics", "[server metrics] Prometheus endpoint to scrape before, during and after the run (repeatable): a URL, or a path such as /metrics on the server under test (the mock too)")
 	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "[server metrics] seconds between server-metrics scrapes during the run", "server-metrics-interval")
 	aiperfFlags(fs, f)
+	registerValidityFlags(fs, &f.validity)
 	// perfgate's own.
 	boolean(&o.mock, false, "[target] profile the in-process mock server (no --url needed)", "mock")
 	str(&f.config, "", "[workload] scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
@@ -197,7 +200,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	// The flags map onto the scenario in steps, one concern each, in this order (an
 	// earlier step's error wins).
 	for _, step := range []func(*scenario.Scenario, *profileFlags, *profileOpts, func(...string) bool) error{
-		profileConflicts, profileTarget, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives,
+		profileConflicts, profileTarget, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives, profileValidity,
 	} {
 		if err := step(&sc, f, o, has); err != nil {
 			return sc, err
