@@ -154,6 +154,8 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		return err
 	}
 	switch {
+	case o.gate.gating(sc):
+		return profileGate(ctx, e, sc, o)
 	case o.sweepConc != "" || o.sweepRate != "":
 		return profileSweep(ctx, e, sc, o)
 	case o.searchConc != "" || o.searchRate != "":
@@ -273,7 +275,17 @@ func libError(flag string, err error) error {
 // profileRepeat runs the scenario N times (scenario.Repeat) and reports each metric as
 // a mean with a confidence interval.
 func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, runner(e, o))
+	run := runner(e, o)
+	if o.gate.saltRuns { // each run its own prompt salt, numbered as the series numbers them
+		salt, i := scenario.RunSalts(), 0
+		inner := run
+		run = func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+			i++
+			sc.Salt = salt(i)
+			return inner(ctx, sc, dir)
+		}
+	}
+	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, run)
 	if err != nil {
 		return libError("--num-runs", err)
 	}

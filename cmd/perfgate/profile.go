@@ -46,6 +46,7 @@ type profileOpts struct {
 	shard       shardFlags          // --shards and friends (shard.go)
 	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
 	history     historyOpts         // --history and the server's identity (history.go)
+	gate        gateFlags           // --baseline and the regression gate's flags (regress.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -153,6 +154,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	boolean(&o.quiet, false, "[output] no progress and no table; verdicts and where the artifacts are", "q", "quiet")
 	registerShardFlags(fs, &o.shard)
 	registerHistoryFlags(fs, &o.history)
+	registerGateFlags(fs, &o.gate, true)
 }
 
 func cmdProfile(ctx context.Context, e *env, args []string) error {
