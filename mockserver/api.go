@@ -17,9 +17,11 @@ import (
 // embeddings.go, rankings.go); the server routes a path to one ([routes]) and treats
 // them alike from then on.
 type kind interface {
-	// parse decodes and validates body into j and rec's request fields (model, stream,
-	// output limits, the input and its token count), with the limits and tokenizer in.
-	parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError
+	// parse decodes and validates body (sent with contentType) into j and rec's
+	// request fields (model, stream, output limits, the input and its token count),
+	// with the limits and tokenizer in. A JSON body has been checked to be non-empty
+	// UTF-8; a multipart one is the kind's to check.
+	parse(in *inputs, body, contentType []byte, j *job, rec *record.Server) *apiError
 	// serve answers the parsed request j and hands its record to h.finish.
 	serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
 }
