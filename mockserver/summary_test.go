@@ -149,9 +149,16 @@ func TestLatencySampler(t *testing.T) {
 	if got, want := smp.nextToken(), msDur(1.5*(4+0.25*2)); got != want {
 		t.Errorf("LatencyScale 1.5: nextToken = %v, want %v", got, want)
 	}
-	if sc := newScheduler(BatchConfig{DecodeTokenMs: 2}, 1.5); sc.cfg.StepMs != 1.5*DefaultBatchStepMs || sc.cfg.DecodeTokenMs != 3 {
-		t.Errorf("LatencyScale 1.5: batch step %v ms, decode %v ms; want %v and 3", sc.cfg.StepMs, sc.cfg.DecodeTokenMs, 1.5*DefaultBatchStepMs)
+	if sc := newScheduler(BatchConfig{DecodeTokenMs: 2}, &m.scale); sc.stepMs(3, 0) != 1.5*(DefaultBatchStepMs+2*3) {
+		t.Errorf("LatencyScale 1.5: batch step %v ms, want %v", sc.stepMs(3, 0), 1.5*(DefaultBatchStepMs+2*3))
 	} else {
+		m.scale.set(2) // what Server.SetLatencyScale does
+		if got := sc.stepMs(3, 0); got != 2*(DefaultBatchStepMs+2*3) {
+			t.Errorf("after set(2): batch step %v ms, want %v", got, 2*(DefaultBatchStepMs+2*3))
+		}
+		if got, want := smp.nextToken(), msDur(2*(4+0.25*2)); got != want {
+			t.Errorf("after set(2): nextToken = %v, want %v", got, want)
+		}
 		sc.stop()
 	}
 	if d := (&latencyModel{fast: true}).sampler(nil, &inflight, &streams).firstToken(1000); d != 0 {
