@@ -300,6 +300,9 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
+	if o.artifactDir != "" {
+		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
+	}
 	if failed > 0 {
 		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
 		return recordHistory(ctx, e, o, errAssertFailed, outs...)
