@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
@@ -50,6 +51,13 @@ type Outcome struct {
 	// ServerMetrics summarises the scrapes of Scenario.ServerMetrics (nil when it
 	// scraped nothing).
 	ServerMetrics *servermetrics.Summary
+	// Self is the load generator's measurement of itself during the run (send lag,
+	// CPU, GC pauses, read delay), which [Outcome.Validity] judges; nil for a run read
+	// back from a directory without validity.json.
+	Self *loadgen.Self
+	// Pins are what the run measured with: perfgate's revision, the dataset
+	// fingerprint, the servers' identity and the topology (nil: unknown, an old run).
+	Pins *Pins
 	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
 	Dir   string
 	Files []string
@@ -196,6 +204,7 @@ func (o *Outcome) RequestsWithGaps() ([]check.Request, error) {
 
 type keptVerdicts struct {
 	verdicts []check.Verdict
+	validity []check.Verdict
 	ctx      check.Context
 	stats    *RunStats
 }
@@ -208,7 +217,7 @@ func (o *Outcome) dropRecords() {
 		return
 	}
 	rs := o.RunStats()
-	o.kept = &keptVerdicts{verdicts: o.Verdicts(), ctx: o.Context(""), stats: &rs}
+	o.kept = &keptVerdicts{verdicts: o.Verdicts(), validity: o.Validity(), ctx: o.Context(""), stats: &rs}
 	o.Client, o.Server = nil, nil
 	o.sum, _ = newSummary(metric.Options{}, metric.SLO{})
 }
