@@ -27,18 +27,18 @@ type gateFlags struct {
 // registerGateFlags adds the gate's flags; profile adds --baseline, --baseline-url,
 // --max-runs and --salt-runs too.
 func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
-	fs.StringVar(&g.margin, "margin", "", "regression gate: the margin δ, \"5%\" or 0.05 (default 5%, or the scenario's regression.margin)")
-	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
-	fs.BoolVar(&g.strictMDE, "strict-mde", false, "regression gate: a margin below the minimum detectable effect fails instead of warning")
-	fs.StringVar(&g.ignore, "ignore-workload", "", "regression gate: workload settings that may differ from the baseline's, comma-separated, e.g. concurrency")
-	fs.StringVar(&g.fail, "gate-fail", "", "regression gate: non-primary run statistics that fail the gate too, comma-separated, e.g. ttft_p99")
+	fs.StringVar(&g.margin, "margin", "", "[objectives] regression gate: the margin δ, \"5%\" or 0.05 (default 5%, or the scenario's regression.margin)")
+	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "[objectives] regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
+	fs.BoolVar(&g.strictMDE, "strict-mde", false, "[objectives] regression gate: a margin below the minimum detectable effect fails instead of warning")
+	fs.StringVar(&g.ignore, "ignore-workload", "", "[objectives] regression gate: workload settings that may differ from the baseline's, comma-separated, e.g. concurrency")
+	fs.StringVar(&g.fail, "gate-fail", "", "[objectives] regression gate: non-primary run statistics that fail the gate too, comma-separated, e.g. ttft_p99")
 	if !profile {
 		return
 	}
-	fs.StringVar(&g.baseline, "baseline", "", "regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
-	fs.StringVar(&g.baselineURL, "baseline-url", "", "regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
-	fs.IntVar(&g.maxRuns, "max-runs", 0, "regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
-	fs.BoolVar(&g.saltRuns, "salt-runs", false, "give each run its own prompt salt, so the server's prefix cache cannot serve a run from an earlier one")
+	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
+	fs.StringVar(&g.baselineURL, "baseline-url", "", "[objectives] regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
+	fs.IntVar(&g.maxRuns, "max-runs", 0, "[objectives] regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
+	fs.BoolVar(&g.saltRuns, "salt-runs", false, "[workload] give each run its own prompt salt, so the server's prefix cache cannot serve a run from an earlier one")
 }
 
 // apply sets g's flags over the scenario's regression block.
@@ -138,7 +138,7 @@ func diffText(ds []scenario.Difference) string {
 func gateExit(e *env, res scenario.GateResult, report string) error {
 	printGate(e.stdout, res)
 	if report != "" {
-		if err := reportgen.WriteFileAtomic(report, func(w io.Writer) error { return reportgen.WriteGateReport(w, gateReport(res)) }); err != nil {
+		if err := res.WriteReport(report); err != nil {
 			return runtimef("gate report %s: %v", report, err)
 		}
 		fmt.Fprintf(e.stdout, "gate report: %s\n", report)
@@ -182,22 +182,6 @@ func printGate(w io.Writer, res scenario.GateResult) {
 		}
 		fmt.Fprintf(w, "%s %s\n", m, v.String())
 	}
-}
-
-// gateReport turns a gate's result into reportgen's per-metric sections.
-func gateReport(res scenario.GateResult) reportgen.GateReport {
-	r := reportgen.GateReport{Title: "perfgate regression gate", Headline: res.Headline()}
-	for _, l := range res.Where() {
-		r.Where = append(r.Where, strings.TrimSpace(l.Label+": "+l.Text))
-	}
-	for i, c := range res.Comparisons {
-		v := res.Verdicts[i]
-		r.Metrics = append(r.Metrics, reportgen.GateMetric{
-			Name: c.Metric, Unit: string(c.Unit), Verdict: v.Summary, Pass: v.Pass, Change: c.Change.String(), Gating: res.Gating[i],
-			Baseline: c.Baseline, Current: c.Current, Ratio: c.Ratio, Low: c.Low, High: c.High, Margin: c.Gate.Margin, HigherIsBetter: c.Gate.HigherIsBetter,
-		})
-	}
-	return r
 }
 
 // cmdRegress re-gates two saved directories: `perfgate regress BASELINE_DIR CURRENT_DIR`.
