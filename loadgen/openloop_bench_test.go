@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,4 +231,59 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// BenchmarkPacerWait measures the open-loop pacer's waiting alone (no requests): a
+// Poisson schedule at 5,000 req/s for one second, waited out by sleepUntil as a run
+// does ("precise"), by the rule it replaced (nanosleep until 300 µs before each due
+// time, then yield until due: "spin300"), and by Go timers only (CoarseTimer:
+// "coarse"). Each prints the process CPU per wait and how late each wait ended
+// (mean and p99, ms). CPU per wait is meaningful on a busy machine; lateness is not.
+//
+//	go test ./loadgen -run '^$' -bench PacerWait -benchtime 3x
+func BenchmarkPacerWait(b *testing.B) {
+	const n = openLoopRate
+	legacy := func(r *runner, due time.Duration) {
+		if d := due - r.clock.now(); d > r.spin {
+			sleep(context.Background(), d-r.spin)
+		}
+		const busyWait = 300 * time.Microsecond
+		if d := due - r.clock.now(); d > busyWait {
+			preciseSleep(d - busyWait)
+		}
+		for r.clock.now() < due {
+			runtime.Gosched()
+		}
+	}
+	modes := []struct {
+		name string
+		spin time.Duration
+		wait func(r *runner, due time.Duration)
+	}{
+		{"precise", DefaultSpin, func(r *runner, due time.Duration) { r.sleepUntil(context.Background(), due) }},
+		{"spin300", DefaultSpin, legacy},
+		{"coarse", 0, func(r *runner, due time.Duration) { r.sleepUntil(context.Background(), due) }},
+	}
+	for _, m := range modes {
+		b.Run(m.name, func(b *testing.B) {
+			var seed uint64
+			for b.Loop() {
+				seed++
+				p := &PoissonPacer{Freq: openLoopRate, Src: rand.NewPCG(seed, 1)}
+				r := &runner{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: m.spin}
+				late := make([]float64, 0, n)
+				c0 := processCPU()
+				for k := range uint64(n) {
+					due, _ := p.Pace(0, k)
+					m.wait(r, due)
+					late = append(late, float64(r.clock.now()-due)/1e6)
+				}
+				cpu := processCPU() - c0
+				slices.Sort(late)
+				b.ReportMetric(cpu/n*1e6, "cpu_us/wait")
+				b.ReportMetric(mean(late), "late_mean_ms")
+				b.ReportMetric(distribution.PercentileSorted(late, 0.99), "late_p99_ms")
+			}
+		})
+	}
 }
