@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,5 +40,23 @@ func TestTailRuleRefused(t *testing.T) {
 	}
 	if code, _, errOut := cli(t, "profile", "--mock", "--check-steady-state", "maybe"); code != ExitInvalidConfig || !strings.Contains(errOut, `--check-steady-state "maybe": want fail, warn or off`) {
 		t.Errorf("bad mode: exit %d, %s", code, errOut)
+	}
+}
+
+// TestFileLimitRefusedCLI: perfgate profile in a shell whose open-file limit (hard and
+// soft) is 64 refuses 200 connections with exit 2 before any request, naming the limit,
+// the need and the fix.
+func TestFileLimitRefusedCLI(t *testing.T) {
+	art := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command("sh", "-c", `ulimit -n 64 && exec "$0" "$@"`, os.Args[0], "profile", "--mock", "-q", "--artifact-dir", art, "--concurrency", "200", "--request-count", "400")
+	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInvalidConfig || !strings.Contains(stderr.String(), "open files: the run needs about 464 (200 connections × 2 with the in-process mock + 64), the limit is 64 (hard 64); fix: ulimit -n 464") {
+		t.Errorf("exit %d, want %d naming the open-file limit:\n%s", code, ExitInvalidConfig, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(art, "client.jsonl")); err == nil {
+		t.Error("a client recording was written: a request may have been sent")
 	}
 }
