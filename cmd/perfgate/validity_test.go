@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReportShowsPins: perfgate report prints what the run measured with: perfgate's
@@ -58,5 +63,45 @@ func TestFileLimitRefusedCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(art, "client.jsonl")); err == nil {
 		t.Error("a client recording was written: a request may have been sent")
+	}
+}
+
+// TestMockAgreesWithPreflight: `perfgate mock` answers a model it does not serve with
+// vLLM's 404, so profile --model-names X against it is refused at the preflight
+// (exit 2) rather than after every request failed; with --any-model the mock serves X
+// and the run passes; with no model named, profile takes the mock's first.
+func TestMockAgreesWithPreflight(t *testing.T) {
+	startCLIMock := func(extra ...string) string {
+		port := freePort(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan int, 1)
+		go func() {
+			var o, e bytes.Buffer
+			done <- runWith(ctx, append([]string{"mock", "--port", fmt.Sprint(port), "--fast"}, extra...), nil, &o, &e)
+		}()
+		t.Cleanup(func() { cancel(); <-done })
+		base := fmt.Sprintf("http://127.0.0.1:%d", port)
+		for i := 0; ; i++ {
+			if resp, err := http.Get(base + "/v1/models"); err == nil {
+				resp.Body.Close()
+				return base
+			}
+			if i == 200 {
+				t.Fatal("mock never answered")
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	strict := startCLIMock()
+	code, _, errOut := cli(t, "profile", "--url", strict, "--model-names", "X", "-q", "--request-count", "3", "--artifact-dir", filepath.Join(t.TempDir(), "a"))
+	if code != ExitInvalidConfig || !strings.Contains(errOut, `model "X" is not served; served: mock-model`) {
+		t.Errorf("--model-names X against perfgate mock: exit %d\n%s", code, errOut)
+	}
+	if code, out, errOut := cli(t, "profile", "--url", strict, "-q", "--request-count", "3", "--osl", "2", "--artifact-dir", filepath.Join(t.TempDir(), "b")); code != ExitOK {
+		t.Errorf("no model named: exit %d\n%s\n%s", code, out, errOut)
+	}
+	anyM := startCLIMock("--any-model")
+	if code, out, errOut := cli(t, "profile", "--url", anyM, "--model-names", "X", "-q", "--request-count", "3", "--osl", "2", "--artifact-dir", filepath.Join(t.TempDir(), "c")); code != ExitOK {
+		t.Errorf("--model-names X against perfgate mock --any-model: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

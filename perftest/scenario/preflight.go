@@ -60,7 +60,7 @@ func preflight(ctx context.Context, sc Scenario, raw string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrPreflight, raw, err)
 	}
-	if sc.Model != "" && len(served) > 0 && !slices.Contains(served, sc.Model) {
+	if sc.Model != "" && len(served) > 0 && !slices.Contains(served, sc.Model) && !servesModel(ctx, sc, u) {
 		return fmt.Errorf("%w: model %q is not served; served: %s (GET %s)", ErrPreflight, sc.Model, strings.Join(served, ", "), ModelsURL(u))
 	}
 	return nil
@@ -211,6 +211,34 @@ func notReady(ctx context.Context, sc Scenario, raw string) string {
 		return fmt.Sprintf("GET %s does not list %q yet (served: %s)", ModelsURL(u), sc.Model, strings.Join(ids, ", "))
 	case sc.Model == "" && len(ids) == 0:
 		return fmt.Sprintf("GET %s lists no model yet", ModelsURL(u))
+	}
+	return ""
+}
+
+// servesModel asks GET /v1/models/{model} (OpenAI's retrieve-model call): a server that
+// serves models on demand (the mock's --any-model) answers 200 for one it does not list.
+func servesModel(ctx context.Context, sc Scenario, u *url.URL) bool {
+	resp, err := identityGet(ctx, sc, ModelsURL(u)+"/"+url.PathEscape(sc.Model))
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// FirstServedModel returns the first model GET /v1/models lists on the scenario's
+// first URL ("" when it lists none or has no URL): the model a run that names none
+// asks for, as vLLM's benchmark picks it.
+func FirstServedModel(ctx context.Context, sc Scenario) string {
+	if len(sc.URLs) == 0 {
+		return ""
+	}
+	u, err := url.Parse(sc.URLs[0])
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if ids, _ := listModels(ctx, sc, u); len(ids) > 0 {
+		return ids[0]
 	}
 	return ""
 }
