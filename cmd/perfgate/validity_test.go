@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
 )
 
 // TestReportShowsPins: perfgate report prints what the run measured with: perfgate's
@@ -103,5 +106,28 @@ func TestMockAgreesWithPreflight(t *testing.T) {
 	anyM := startCLIMock("--any-model")
 	if code, out, errOut := cli(t, "profile", "--url", anyM, "--model-names", "X", "-q", "--request-count", "3", "--osl", "2", "--artifact-dir", filepath.Join(t.TempDir(), "c")); code != ExitOK {
 		t.Errorf("--model-names X against perfgate mock --any-model: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestRangeRatioAppliedToDefault: --random-range-ratio 0.3 with the vllm corpus and no
+// mean spreads vLLM's default 1,024 over [716, 1332] instead of being dropped.
+func TestRangeRatioAppliedToDefault(t *testing.T) {
+	art := filepath.Join(t.TempDir(), "run")
+	code, out, errOut := cli(t, "profile", "--mock", "-q", "--artifact-dir", art, "--prompt-corpus", "random", "--random-range-ratio", "0.3",
+		"--random-corpus-style", "vllm", "--request-count", "40", "--osl", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	recs := readRecords[record.Client](t, filepath.Join(art, "client.jsonl"))
+	lo, hi := 1<<30, 0
+	for _, r := range recs {
+		lo, hi = min(lo, r.ISL), max(hi, r.ISL)
+	}
+	if lo < 716 || hi > 1332 || hi-lo < 200 {
+		t.Errorf("ISL in [%d, %d]; want spread within [716, 1332]", lo, hi)
+	}
+	sc, err := scenario.ReadFile(filepath.Join(art, "scenario.json"))
+	if err != nil || sc.ISL.String() != "vllm-range:1024,0.3" {
+		t.Errorf("scenario.json isl = %v (%v), want vllm-range:1024,0.3", sc.ISL, err)
 	}
 }
