@@ -278,3 +278,32 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPreflightWrongBasePath: a URL with a wrong path (/v2) is refused at the preflight
+// (its /v1/models answers 404, and so does one request of the configured kind); the
+// right path on a server without /v1/models passes.
+func TestPreflightWrongBasePath(t *testing.T) {
+	for _, c := range []struct {
+		disable bool
+		path    string
+		wantErr string
+	}{{false, "/v2", "wrong base path: GET "}, {true, "", ""}, {true, "/v1", ""}, {false, "", ""}} {
+		srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Fast: true, DisableModels: c.disable}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := quickScenario(1, 3)
+		sc.URLs = []string{srv.URL() + c.path}
+		err = Preflight(context.Background(), sc)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s (models endpoint disabled %v): %v", sc.URLs[0], c.disable, err)
+		case c.wantErr != "" && (!errors.Is(err, ErrPreflight) || !strings.Contains(fmt.Sprint(err), c.wantErr) || !strings.Contains(fmt.Sprint(err), "404")):
+			t.Errorf("%s: %v, want %q", sc.URLs[0], err, c.wantErr)
+		}
+		srv.Close()
+	}
+}
