@@ -67,3 +67,16 @@ func modelPath(path string) (string, bool) {
 	m, ok := strings.CutPrefix(path, "/v1/models/")
 	return m, ok && m != ""
 }
+
+// handleResetPrefixCache answers POST /reset_prefix_cache as vLLM does (in its dev
+// mode): the prefix cache is emptied, so the next request finds nothing in it.
+func (s *Server) handleResetPrefixCache(ctx *fasthttp.RequestCtx) {
+	if !s.authorized(ctx, "") {
+		s.writeError(ctx, &apiError{status: 401, typ: openai.ErrAuthentication, code: "invalid_api_key", msg: "incorrect or missing API key"})
+		return
+	}
+	s.met.prefixMu.Lock()
+	clear(s.met.prefix)
+	s.met.prefixMu.Unlock()
+	ctx.SetStatusCode(fasthttp.StatusOK)
+}

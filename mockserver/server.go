@@ -547,6 +547,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.handleModels(ctx)
 		return
 	}
+	if path == "/reset_prefix_cache" && ctx.IsPost() {
+		s.handleResetPrefixCache(ctx)
+		return
+	}
 	if m, ok := modelPath(path); ok && ctx.IsGet() {
 		s.handleModel(ctx, m)
 		return

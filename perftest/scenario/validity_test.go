@@ -307,3 +307,56 @@ func TestPreflightWrongBasePath(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestWarmCache: a seeded run replayed against the same server finds its prompts in the
+// prefix cache (the mock's vllm:prefix_cache_* counters in /metrics): a warm cache,
+// an invalid measurement; the first run, and a replay with cache_bust, are cold; a
+// reset hook (POST) before the replay empties the cache too.
+func TestWarmCache(t *testing.T) {
+	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Fast: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	run := func(v Validity) check.Verdict {
+		sc := quickScenario(5, 40)
+		sc.ISL = fixed(96)
+		sc.URLs = []string{srv.URL()}
+		sc.ServerMetrics.URLs = []string{"/metrics"}
+		sc.Validity = v
+		out, err := Run(context.Background(), sc, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2 := find(out.Validity(), CheckWarmCache)
+		if v2 == nil {
+			t.Fatalf("no warm-cache verdict: %v", out.Validity())
+		}
+		return *v2
+	}
+	if v := run(Validity{}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("first run:\n%s", v)
+	}
+	v := run(Validity{})
+	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "warm cache: prefix-cache hit rate") || v.Value < 0.5 {
+		t.Errorf("replay:\n%s", v)
+	}
+	if v := run(Validity{CacheBust: true}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("replay with cache_bust:\n%s", v)
+	}
+	if v := run(Validity{WarmCache: ModeWarn}); !v.Pass || v.Status != check.Invalid {
+		t.Errorf("replay, warn:\n%s", v)
+	}
+	if v := run(Validity{ResetURL: srv.URL() + "/reset_prefix_cache"}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("replay after the reset hook:\n%s", v)
+	}
+	sc := quickScenario(5, 3)
+	sc.URLs = []string{srv.URL()}
+	sc.Validity.ResetURL = srv.URL() + "/no_such_hook"
+	if _, err := Run(context.Background(), sc, ""); !errors.Is(err, ErrReset) || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a reset hook answering 404: %v", err)
+	}
+}
