@@ -231,8 +231,12 @@ func servesModel(ctx context.Context, sc Scenario, u *url.URL) bool {
 	if err != nil {
 		return false
 	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	defer resp.Body.Close()
+	var m struct {
+		ID string `json:"id"`
+	}
+	// The model object itself, not any 200 (a capture server answers everything).
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&m) == nil && m.ID == sc.Model
 }
 
 // FirstServedModel returns the first model GET /v1/models lists on the scenario's
