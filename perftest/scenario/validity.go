@@ -311,7 +311,7 @@ func (o *Outcome) steadySeries() []steadyPoint {
 			p.ttft = q.TTFT.Seconds()
 		}
 		if itl, ok := q.ITL(); ok {
-			p.itl = itl
+			p.itl = itl / 1e3 // ms → s
 		}
 		pts = append(pts, p)
 		return nil

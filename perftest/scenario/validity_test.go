@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -358,5 +359,51 @@ func TestWarmCache(t *testing.T) {
 	sc.Validity.ResetURL = srv.URL() + "/no_such_hook"
 	if _, err := Run(context.Background(), sc, ""); !errors.Is(err, ErrReset) || !strings.Contains(err.Error(), "404") {
 		t.Errorf("a reset hook answering 404: %v", err)
+	}
+}
+
+// TestSteadySlowingServer: a server whose time to first token grows over the run (5 ms
+// at the first request to about 45 ms at the 300th) is flagged not steady, with the
+// windows and the slope; the same run of a server that does not slow is steady is
+// tested on constructed series (TestSteadyConstructed), where machine noise cannot
+// reach it.
+func TestSteadySlowingServer(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		i := n.Add(1)
+		time.Sleep(5*time.Millisecond + time.Duration(i)*130*time.Microsecond)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 3 {
+			fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hi"}}]}`+"\n\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	sc := quickScenario(1, 300)
+	sc.URLs = []string{srv.URL}
+	out, err := Run(context.Background(), sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := find(out.Validity(), CheckSteady)
+	if v == nil || !v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "not steady: TTFT median drifted +") || // warn by default
+		strings.Contains(v.Summary, "ITL") || !strings.Contains(v.String(), "ITL:   20 windows") ||
+		!strings.Contains(v.String(), "windows of") || !strings.Contains(v.String(), "/s), Mann–Kendall p=") {
+		t.Fatalf("a slowing server:\n%v", v)
+	}
+	sc.Validity.Steady = ModeFail
+	out.Scenario.Validity.Steady = ModeFail
+	if v := find(out.Validity(), CheckSteady); v.Pass || !errors.Is(v.Err(), check.ErrInvalidRun) {
+		t.Errorf("fail mode: %v", v)
+	}
+	out.Scenario.Validity.Steady = ModeOff
+	if v := find(out.Validity(), CheckSteady); v != nil {
+		t.Errorf("off: %v", v)
 	}
 }
