@@ -137,7 +137,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 	}
 	s.rec = rec
 	if s.cfg.Batch.Enabled && !s.cfg.Fast {
-		s.sched = newScheduler(s.cfg.Batch, s.cfg.LatencyScale)
+		s.sched = newScheduler(s.cfg.Batch, &s.lat.scale)
 	}
 	tl, ok := ln.(*net.TCPListener)
 	if !ok {
@@ -175,6 +175,11 @@ func (s *Server) serveOn(ln net.Listener) error {
 // URL returns the server's base URL, "http://127.0.0.1:PORT" (OpenAI clients take
 // URL()+"/v1" as their base URL). Empty before Start.
 func (s *Server) URL() string { return s.url }
+
+// SetLatencyScale sets Config.LatencyScale while the server runs (0 = 1): every latency
+// drawn from then on is multiplied by f. A benchmark that reuses one server for many
+// runs sets each run's speed with it.
+func (s *Server) SetLatencyScale(f float64) { s.lat.scale.set(f) }
 
 // BaseURL returns URL()+"/v1".
 func (s *Server) BaseURL() string { return s.url + "/v1" }
@@ -582,7 +587,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	body := ctx.PostBody()
-	j, e := s.parse(k, body, &c.rec)
+	j, e := s.parse(k, body, ctx.Request.Header.ContentType(), &c.rec)
 	if e != nil {
 		s.reject(ctx, c, e)
 		return

@@ -28,7 +28,7 @@ func TestCatalogueAddsAMetric(t *testing.T) {
 	})
 	t.Cleanup(restore)
 
-	_, help, _ := cli(t, "profile", "-h")
+	_, help, _ := cli(t, "profile", "--help-all") // -h shortens each usage to its first clause
 	if !strings.Contains(help, "decode_time") {
 		t.Errorf("--assert help does not name decode_time:\n%s", help)
 	}

@@ -157,6 +157,8 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		sc.Model = scenario.FirstServedModel(ctx, sc) // no --model: the server's first, as vLLM's benchmark does
 	}
 	switch {
+	case o.gate.gating(sc):
+		return profileGate(ctx, e, sc, o)
 	case o.sweepConc != "" || o.sweepRate != "":
 		return profileSweep(ctx, e, sc, o)
 	case o.searchConc != "" || o.searchRate != "":
@@ -276,7 +278,17 @@ func libError(flag string, err error) error {
 // profileRepeat runs the scenario N times (scenario.Repeat) and reports each metric as
 // a mean with a confidence interval.
 func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, runner(e, o))
+	run := runner(e, o)
+	if o.gate.saltRuns { // each run its own prompt salt, numbered as the series numbers them
+		salt, i := scenario.RunSalts(), 0
+		inner := run
+		run = func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+			i++
+			sc.Salt = salt(i)
+			return inner(ctx, sc, dir)
+		}
+	}
+	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, run)
 	if err != nil {
 		return libError("--num-runs", err)
 	}
@@ -291,6 +303,9 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
+	if o.artifactDir != "" {
+		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
+	}
 	if failed > 0 {
 		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
 		return recordHistory(ctx, e, o, errAssertFailed, outs...)
