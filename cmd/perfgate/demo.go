@@ -26,9 +26,9 @@ func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 		Name:      "demo",
 		Tokenizer: "gpt2",
 		Mock: mockserver.Config{
-			TTFT:              distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=25,stddev=8")},
-			ITL:               distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
-			TTFTPerISLTokenMs: 0.02,
+			TTFT:            distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=25,stddev=8")},
+			ITL:             distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
+			TTFTPerISLToken: 20 * time.Microsecond,
 		},
 		Config: loadgen.Config{
 			Workload: loadgen.Workload{

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
@@ -152,7 +153,7 @@ objectives:
 		t.Fatal(err)
 	}
 	if s.Name != "chat" || s.ISL.String() != "normal:128,20" || s.Concurrency != 8 || s.Duration.String() != "30s" ||
-		s.Mock.TTFT.String() != "fixed:20" || s.Mock.ITLConcurrencyLinMs != 0.5 ||
+		s.Mock.TTFT.String() != "fixed:20" || s.Mock.ITLConcurrencyLin != 500*time.Microsecond ||
 		s.Objectives.SLO.ITL.String() != "20ms" || s.Objectives.Goodput != 0.95 || len(s.Objectives.Bounds) != 1 {
 		t.Errorf("ReadFile(yaml) = %+v", s)
 	}
