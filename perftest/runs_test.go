@@ -1,12 +1,15 @@
 package perftest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 func gateScenario(ttft string) Scenario {
@@ -51,7 +54,10 @@ func TestRunsBaselineAndGate(t *testing.T) {
 		cur, ok = AssertNoRegressionRuns(t, gateScenario("fixed:40"), back, Gate{Runs: 4, MaxRuns: 4})
 	})
 	if ok || !c.Failed() || cur.Len() != 4 {
-		t.Errorf("AssertNoRegressionRuns, 40%% slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
+		t.Errorf("AssertNoRegressionRuns, 2× slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
+	}
+	if _, err := os.Stat(filepath.Join(cur.Dir, reportgen.GateReportFile)); err != nil || !strings.Contains(c.Text(), "report: "+cur.Dir) {
+		t.Errorf("the gate's HTML report: %v", err)
 	}
 	other := gateScenario("fixed:20")
 	other.ISL = distribution.MustSpec("fixed:16")
@@ -80,7 +86,7 @@ func TestABGate(t *testing.T) {
 	a := gateScenario("fixed:20")
 	c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, gateScenario("fixed:40"), Gate{Runs: 4, MaxRuns: 4}) })
 	if !c.Failed() || !strings.HasPrefix(c.Text(), "perftest: regression gate: regressed: TTFT p50 +") {
-		t.Errorf("A/B, B 40%% slower:\n%s", c.Text())
+		t.Errorf("A/B, B 2× slower:\n%s", c.Text())
 	}
 	if c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, a, Gate{Runs: 3, MaxRuns: 3}) }); c.Failed() {
 		t.Errorf("A/B, A against itself:\n%s", c.Text())

@@ -138,7 +138,7 @@ func diffText(ds []scenario.Difference) string {
 func gateExit(e *env, res scenario.GateResult, report string) error {
 	printGate(e.stdout, res)
 	if report != "" {
-		if err := reportgen.WriteFileAtomic(report, func(w io.Writer) error { return reportgen.WriteGateReport(w, gateReport(res)) }); err != nil {
+		if err := res.WriteReport(report); err != nil {
 			return runtimef("gate report %s: %v", report, err)
 		}
 		fmt.Fprintf(e.stdout, "gate report: %s\n", report)
@@ -182,22 +182,6 @@ func printGate(w io.Writer, res scenario.GateResult) {
 		}
 		fmt.Fprintf(w, "%s %s\n", m, v.String())
 	}
-}
-
-// gateReport turns a gate's result into reportgen's per-metric sections.
-func gateReport(res scenario.GateResult) reportgen.GateReport {
-	r := reportgen.GateReport{Title: "perfgate regression gate", Headline: res.Headline()}
-	for _, l := range res.Where() {
-		r.Where = append(r.Where, strings.TrimSpace(l.Label+": "+l.Text))
-	}
-	for i, c := range res.Comparisons {
-		v := res.Verdicts[i]
-		r.Metrics = append(r.Metrics, reportgen.GateMetric{
-			Name: c.Metric, Unit: string(c.Unit), Verdict: v.Summary, Pass: v.Pass, Change: c.Change.String(), Gating: res.Gating[i],
-			Baseline: c.Baseline, Current: c.Current, Ratio: c.Ratio, Low: c.Low, High: c.High, Margin: c.Gate.Margin, HigherIsBetter: c.Gate.HigherIsBetter,
-		})
-	}
-	return r
 }
 
 // cmdRegress re-gates two saved directories: `perfgate regress BASELINE_DIR CURRENT_DIR`.

@@ -67,6 +67,16 @@ func TestRegressionGateCLI(t *testing.T) {
 		t.Errorf("A/B runs: %v", err)
 	}
 
+	// The scenario file's regression block is the same gate.
+	cfg := at("gate.yaml")
+	if err := os.WriteFile(cfg, []byte("regression:\n  baseline: "+at("base")+"\n  runs: 4\n  max_runs: 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = profile(slow, "--config", cfg, "--artifact-dir", at("yaml"))
+	if code != ExitAssertFailed || !strings.Contains(out, "FAIL regression gate: regressed: TTFT p50 +") {
+		t.Errorf("the gate of a scenario file, 2× slower: exit %d, want 99\n%s\n%s", code, out, errOut)
+	}
+
 	// regress re-gates saved directories.
 	if code, out, errOut := cli(t, "regress", at("base"), at("same")); code != ExitOK {
 		t.Errorf("regress base same: exit %d\n%s\n%s", code, out, errOut)
