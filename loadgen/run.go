@@ -111,6 +111,7 @@ type runner struct {
 	sender  sender
 	pacer   Pacer // nil: closed loop
 	spin    time.Duration
+	early   wakeEarly // the open-loop pacer's, see sleepUntil
 	memoMu  sync.RWMutex
 	memo    map[string]int
 	tmemo   map[string]templated // templateCount's results for short single-turn inputs, under memoMu
@@ -312,7 +313,7 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // conversation sends conv's turns in order; the first turn already holds index idx
 // (and a semaphore slot when held is true). It reports whether the run may go on.
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool) bool {
-	conv = r.salted(conv)
+	conv = r.salted(conv, idx)
 	tc := turnCtx{system: r.cfg.SystemPrompt}
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]

@@ -63,9 +63,16 @@ type Config struct {
 	// Models are the served model ids (listed by /v1/models). The first is the
 	// default; "" entries are ignored. Empty = [DefaultModel].
 	Models []string `json:"models,omitempty"`
-	// StrictModel rejects requests for a model not in Models (404 model_not_found).
-	// Off by default: any model name is served, as aiperf-mock-server does.
+	// StrictModel rejects requests for a model not in Models with vLLM's 404 ("The
+	// model `X` does not exist."), as `perfgate mock` does by default. Off in the zero
+	// Config (the library's and the in-process mock's): any model name is served, as
+	// aiperf-mock-server does, and not listed.
 	StrictModel bool `json:"strict_model,omitempty"`
+	// AnyModel serves any model name and lists each one asked for (by a request, or
+	// GET /v1/models/NAME, which a preflight asks) in /v1/models from then on: a mock
+	// that agrees with a client's preflight whatever model it names. It overrides
+	// StrictModel.
+	AnyModel bool `json:"any_model,omitempty"`
 	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise), or
 	// as the bare key in AuthHeader when that names another header.
 	APIKey string `json:"api_key,omitempty"`
@@ -345,7 +352,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with 404")
+	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with vLLM's 404")
+	fs.BoolVar(&c.AnyModel, "any-model", c.AnyModel, "serve any model name, and list each one asked for in /v1/models")
 	fs.StringVar(&c.RecordFile, "record-requests", c.RecordFile, "write one JSON line per request to `FILE` and FILE.summary.json on exit")
 	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "ttft", "time to first token in ms, or a distribution (e.g. lognormal:mean=20,stddev=5)")
 	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "t", "short for --ttft")
@@ -416,11 +424,12 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Batch.PrefillBudget, "batch-prefill-budget", orInt(c.Batch.PrefillBudget, DefaultBatchPrefill), "prefill tokens per step")
 }
 
-// durFlag defines --name as a duration ("20us") and, as the older spelling,
-// --name-ms as a number of milliseconds; both set *d.
+// durFlag defines --name as a duration ("20us") and --name-ms as a number of
+// milliseconds (aiperf-mock-server's spelling for the latency terms it has, the older
+// one for the batch model's); both set *d.
 func durFlag(fs *flag.FlagSet, d *time.Duration, name, usage string) {
 	fs.DurationVar(d, name, *d, usage)
-	fs.Func(name+"-ms", "the older spelling of --"+name+": a number of milliseconds", func(s string) error {
+	fs.Func(name+"-ms", "--"+name+" as a number of milliseconds", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("want a number of milliseconds, got %q", s)
