@@ -350,9 +350,9 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 	return r
 }
 
-// AllVerdicts returns the gate's verdicts for printing: the workload refusal when the
-// baseline is another workload, else each statistic's (gating ones first), with where
-// the runs went beside the first.
+// AllVerdicts returns the gate's verdicts for printing: the workload refusal (with
+// where each side ran) when the baseline is another workload, else each statistic's,
+// gating ones first. [GateResult.Where] goes beside the headline.
 func (r GateResult) AllVerdicts() []check.Verdict {
 	if len(r.Workload) > 0 {
 		v := check.Verdict{Check: "workload", Value: float64(len(r.Workload)), Unit: check.None, Status: check.Invalid, Summary: strings.TrimPrefix(r.Headline(), "regression gate: ")}
@@ -371,9 +371,6 @@ func (r GateResult) AllVerdicts() []check.Verdict {
 	for pass := range 2 {
 		for i, v := range r.Verdicts {
 			if r.Gating[i] == (pass == 0) {
-				if len(out) == 0 {
-					v.Evidence = append(v.Evidence, r.Where()...)
-				}
 				out = append(out, v)
 			}
 		}
