@@ -585,7 +585,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	body := ctx.PostBody()
-	j, e := s.parse(k, body, &c.rec)
+	j, e := s.parse(k, body, ctx.Request.Header.ContentType(), &c.rec)
 	if e != nil {
 		s.reject(ctx, c, e)
 		return

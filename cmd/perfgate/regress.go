@@ -27,18 +27,18 @@ type gateFlags struct {
 // registerGateFlags adds the gate's flags; profile adds --baseline, --baseline-url,
 // --max-runs and --salt-runs too.
 func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
-	fs.StringVar(&g.margin, "margin", "", "regression gate: the margin δ, \"5%\" or 0.05 (default 5%, or the scenario's regression.margin)")
-	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
-	fs.BoolVar(&g.strictMDE, "strict-mde", false, "regression gate: a margin below the minimum detectable effect fails instead of warning")
-	fs.StringVar(&g.ignore, "ignore-workload", "", "regression gate: workload settings that may differ from the baseline's, comma-separated, e.g. concurrency")
-	fs.StringVar(&g.fail, "gate-fail", "", "regression gate: non-primary run statistics that fail the gate too, comma-separated, e.g. ttft_p99")
+	fs.StringVar(&g.margin, "margin", "", "[objectives] regression gate: the margin δ, \"5%\" or 0.05 (default 5%, or the scenario's regression.margin)")
+	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "[objectives] regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
+	fs.BoolVar(&g.strictMDE, "strict-mde", false, "[objectives] regression gate: a margin below the minimum detectable effect fails instead of warning")
+	fs.StringVar(&g.ignore, "ignore-workload", "", "[objectives] regression gate: workload settings that may differ from the baseline's, comma-separated, e.g. concurrency")
+	fs.StringVar(&g.fail, "gate-fail", "", "[objectives] regression gate: non-primary run statistics that fail the gate too, comma-separated, e.g. ttft_p99")
 	if !profile {
 		return
 	}
-	fs.StringVar(&g.baseline, "baseline", "", "regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
-	fs.StringVar(&g.baselineURL, "baseline-url", "", "regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
-	fs.IntVar(&g.maxRuns, "max-runs", 0, "regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
-	fs.BoolVar(&g.saltRuns, "salt-runs", false, "give each run its own prompt salt, so the server's prefix cache cannot serve a run from an earlier one")
+	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
+	fs.StringVar(&g.baselineURL, "baseline-url", "", "[objectives] regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
+	fs.IntVar(&g.maxRuns, "max-runs", 0, "[objectives] regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
+	fs.BoolVar(&g.saltRuns, "salt-runs", false, "[workload] give each run its own prompt salt, so the server's prefix cache cannot serve a run from an earlier one")
 }
 
 // apply sets g's flags over the scenario's regression block.

@@ -23,19 +23,19 @@ type validityFlags struct {
 
 func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
 	mode := func(p *string, name, what, def string) {
-		fs.StringVar(p, name, "", what+": fail, warn or off (default "+def+")")
+		fs.StringVar(p, name, "", "[objectives] "+what+": fail, warn or off (default "+def+")")
 	}
 	mode(&v.limits, "check-client-limits", "preflight of the client's own limits (open files, ports, memory, rate)", "fail")
 	mode(&v.clientBound, "check-client-bound", "the client as the bottleneck (send lag, client CPU)", "fail; warn with --mock")
 	mode(&v.steady, "check-steady-state", "a latency trend over the measured window", "warn")
 	mode(&v.warmCache, "check-warm-cache", "a warm prefix cache (with --server-metrics)", "fail")
 	mode(&v.tailSamples, "check-tail-samples", "quantile rules the request count cannot bound (p99 needs 299)", "fail")
-	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, "send lag p99 (ms) above which an open-loop run is client-bound (default 1)")
-	fs.Float64Var(&v.maxClientCPU, "max-client-cpu", 0, "fraction of its CPUs above which the client is the bottleneck (default 0.9)")
-	fs.Float64Var(&v.maxDrift, "max-drift", 0, "relative latency drift over the measured window that makes a run not steady (default 0.05)")
-	fs.Float64Var(&v.maxCacheHitRate, "max-cache-hit-rate", 0, "prefix-cache hit rate at which the cache counts as warm (default 0.01)")
-	fs.BoolVar(&v.cacheBust, "cache-bust", false, "start every prompt with a per-run random salt (counted in ISL), so no run hits another's prefix cache")
-	fs.StringVar(&v.resetURL, "cache-reset-url", "", "POST to this URL before each run, e.g. http://HOST:8000/reset_prefix_cache")
+	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, "[objectives] send lag p99 (ms) above which an open-loop run is client-bound (default 1)")
+	fs.Float64Var(&v.maxClientCPU, "max-client-cpu", 0, "[objectives] fraction of its CPUs above which the client is the bottleneck (default 0.9)")
+	fs.Float64Var(&v.maxDrift, "max-drift", 0, "[objectives] relative latency drift over the measured window that makes a run not steady (default 0.05)")
+	fs.Float64Var(&v.maxCacheHitRate, "max-cache-hit-rate", 0, "[objectives] prefix-cache hit rate at which the cache counts as warm (default 0.01)")
+	fs.BoolVar(&v.cacheBust, "cache-bust", false, "[workload] start every prompt with a per-run random salt (counted in ISL), so no run hits another's prefix cache")
+	fs.StringVar(&v.resetURL, "cache-reset-url", "", "[target] POST to this URL before each run, e.g. http://HOST:8000/reset_prefix_cache")
 }
 
 // profileValidity applies the validity flags given.
