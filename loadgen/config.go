@@ -264,11 +264,11 @@ type Workload struct {
 	// PrefixTokens is the length of a prompt prefix shared by every request (a shared
 	// system prompt when the endpoint is chat). 0 = none.
 	PrefixTokens int `json:"prefix_tokens,omitempty"`
-	// PromptSalt, when set, starts the first prompt of every conversation (and so
-	// every request's input), counted in ISL: a per-run cache-bust salt (see
-	// NewPromptSalt; scenario.Validity.CacheBust sets one per run). Never written to
-	// files: each run has its own. Raw payload bodies (input_format payloads) are sent
-	// as they are.
+	// PromptSalt, when set, is a per-run cache-bust salt (NewPromptSalt;
+	// scenario.Validity.CacheBust sets one per run): a line "[INDEX SALT]" starts the
+	// first prompt of every conversation (and so every request's input), counted in
+	// ISL. Never written to files: each run has its own. Raw payload bodies
+	// (input_format payloads) are sent as they are.
 	PromptSalt string `json:"-"`
 	// SystemPrompt, if set, is sent as the system message of every conversation.
 	SystemPrompt string `json:"system_prompt,omitempty"`

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 	"sync"
 )
 
@@ -30,9 +29,8 @@ var saltPlaceholder = []byte("{salt}")
 
 func newFingerprinter(salt string) *fingerprinter {
 	f := &fingerprinter{pending: map[int][sha256.Size]byte{}, h: sha256.New()}
-	// The salt's printable core: in a JSON body its newline is escaped.
-	if core := strings.TrimSpace(salt); core != "" {
-		f.salt = []byte(core)
+	if salt != "" {
+		f.salt = []byte(salt)
 	}
 	return f
 }

@@ -41,9 +41,9 @@ func TestFingerprinterOrderAndSalt(t *testing.T) {
 		t.Errorf("out of order: %s (%d), want the in-order chain", got, n)
 	}
 	// A salt is replaced by its placeholder: two runs that differ only by salt agree.
-	x, y := newFingerprinter("[run 01]\n"), newFingerprinter("[run 02]\n")
-	x.add(0, []byte(`{"prompt":"[run 01]\nhello"}`))
-	y.add(0, []byte(`{"prompt":"[run 02]\nhello"}`))
+	x, y := newFingerprinter("01ab"), newFingerprinter("02cd")
+	x.add(0, []byte(`{"prompt":"[0 01ab]\nhello"}`))
+	y.add(0, []byte(`{"prompt":"[0 02cd]\nhello"}`))
 	if sx, _ := x.sum(); func() bool { sy, _ := y.sum(); return sx != sy }() {
 		t.Error("salted bodies fingerprint differently")
 	}
@@ -52,9 +52,9 @@ func TestFingerprinterOrderAndSalt(t *testing.T) {
 // TestPromptSaltCounted: the salt starts the first prompt and is counted in ISL, and
 // the prompt stays exact.
 func TestPromptSaltCounted(t *testing.T) {
-	out, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 3, PromptSalt: "[run 0123456789abcdef]\n"}, Stop: Stop{Requests: 10}}, time.Millisecond)
+	out, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 3, PromptSalt: "0123456789abcdef"}, Stop: Stop{Requests: 10}}, time.Millisecond)
 	plain, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 3}, Stop: Stop{Requests: 10}}, time.Millisecond)
-	saltTok := gpt2(t).Count("[run 0123456789abcdef]\n", false)
+	saltTok := gpt2(t).Count(saltLine(0, "0123456789abcdef"), false)
 	for i, rec := range out.Records {
 		if !rec.ISLExact || rec.ISL != plain.Records[i].ISL+saltTok && rec.ISL != plain.Records[i].ISL+saltTok-1 {
 			t.Errorf("record %d: ISL %d (exact %v), unsalted %d, salt %d tokens", i, rec.ISL, rec.ISLExact, plain.Records[i].ISL, saltTok)

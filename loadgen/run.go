@@ -312,7 +312,7 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // conversation sends conv's turns in order; the first turn already holds index idx
 // (and a semaphore slot when held is true). It reports whether the run may go on.
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool) bool {
-	conv = r.salted(conv)
+	conv = r.salted(conv, idx)
 	tc := turnCtx{system: r.cfg.SystemPrompt}
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]

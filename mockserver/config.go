@@ -63,9 +63,16 @@ type Config struct {
 	// Models are the served model ids (listed by /v1/models). The first is the
 	// default; "" entries are ignored. Empty = [DefaultModel].
 	Models []string `json:"models,omitempty"`
-	// StrictModel rejects requests for a model not in Models (404 model_not_found).
-	// Off by default: any model name is served, as aiperf-mock-server does.
+	// StrictModel rejects requests for a model not in Models with vLLM's 404 ("The
+	// model `X` does not exist."), as `perfgate mock` does by default. Off in the zero
+	// Config (the library's and the in-process mock's): any model name is served, as
+	// aiperf-mock-server does, and not listed.
 	StrictModel bool `json:"strict_model,omitempty"`
+	// AnyModel serves any model name and lists each one asked for (by a request, or
+	// GET /v1/models/NAME, which a preflight asks) in /v1/models from then on: a mock
+	// that agrees with a client's preflight whatever model it names. It overrides
+	// StrictModel.
+	AnyModel bool `json:"any_model,omitempty"`
 	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise), or
 	// as the bare key in AuthHeader when that names another header.
 	APIKey string `json:"api_key,omitempty"`
@@ -337,7 +344,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with 404")
+	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with vLLM's 404")
+	fs.BoolVar(&c.AnyModel, "any-model", c.AnyModel, "serve any model name, and list each one asked for in /v1/models")
 	fs.StringVar(&c.RecordFile, "record-requests", c.RecordFile, "write one JSON line per request to `FILE` and FILE.summary.json on exit")
 	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "ttft", "time to first token in ms, or a distribution (e.g. lognormal:mean=20,stddev=5)")
 	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "t", "short for --ttft")

@@ -135,9 +135,8 @@ func (s *Server) parse(k kind, body, contentType []byte, rec *record.Server) (*j
 	if j.model == "" {
 		return nil, badRequest("missing_field", "model", "you must provide a model parameter")
 	}
-	if s.cfg.StrictModel && !s.hasModel(j.model) {
-		return nil, &apiError{status: 404, typ: openai.ErrNotFound, reason: "unknown_model", param: "model", code: "model_not_found",
-			msg: fmt.Sprintf("the model %q does not exist; served: %s", j.model, strings.Join(s.models, ", "))}
+	if !s.hasModel(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
+		return nil, unknownModel(j.model) // hasModel learned it under AnyModel
 	}
 	return j, nil
 }

@@ -41,7 +41,7 @@ func (g *gen) usage(isl, osl int) openai.Usage {
 	return u
 }
 
-// parseMessages reads an Anthropic Messages request: max_tokens is required, the
+// parse reads an Anthropic Messages request: max_tokens is required, the
 // system prompt and the messages are counted through the chat template as a chat
 // request's are (the system prompt as a leading system message).
 func (messagesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {

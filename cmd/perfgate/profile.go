@@ -174,6 +174,9 @@ func cmdProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, n := range sc.Objectives.Deprecated() {
+		fmt.Fprintf(e.stderr, "perfgate: note: %s\n", n)
+	}
 	if err := applyShardFlags(&sc, &o); err != nil {
 		return err
 	}
@@ -349,6 +352,15 @@ func profileWorkload(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has
 	}
 	if sc.OSL, err = lengthSpec("osl", f.oslDist, f.oslMean, f.oslStd, f.rangeRatio, sc.OSL, has("osl-dist", "prompt-output-tokens-mean", "output-tokens-mean", "osl")); err != nil {
 		return err
+	}
+	if f.rangeRatio > 0 && sc.ISL.Distribution == nil {
+		// --random-range-ratio without a mean spreads the default length, as vLLM does
+		// (1,024 with the vllm corpus: [716, 1332] at 0.3), instead of being dropped.
+		d, err := distribution.Parse(fmt.Sprintf("vllm-range:%d,%g", int(sc.InputLength().Distribution.Mean()), f.rangeRatio))
+		if err != nil {
+			return invalidf("--random-range-ratio %g: %v", f.rangeRatio, err)
+		}
+		sc.ISL = distribution.Spec{Distribution: d}
 	}
 	if has("conversation-turn-mean", "session-turns-mean") {
 		if !(f.turnMean >= 1) || f.turnStd < 0 {

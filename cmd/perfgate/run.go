@@ -133,8 +133,8 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nExit codes: %d ok, %d assertion failed (or regressed), %d invalid configuration, %d runtime error, %d interrupted, %d regression gate inconclusive (--fail-inconclusive).\n",
-		ExitOK, ExitAssertFailed, ExitInvalidConfig, ExitRuntime, ExitInterrupted, ExitInconclusive)
+	fmt.Fprintf(w, "\nExit codes: %d ok, %d assertion failed, %d regression gate inconclusive, %d invalid configuration, %d runtime error or invalid measurement, %d interrupted.\n",
+		ExitOK, ExitAssertFailed, ExitInconclusive, ExitInvalidConfig, ExitRuntime, ExitInterrupted)
 }
 
 // newFlags returns a flag set whose errors are returned, not printed; -h prints the

@@ -69,6 +69,8 @@ type Outcome struct {
 	// serverPath); nil for records in memory, summarised when needed.
 	sum                    *summary
 	clientPath, serverPath string
+	// limitWarnings are CheckLimits' problems under Validity.Limits = warn.
+	limitWarnings []string
 }
 
 // summary returns the summary the checks read: the pass's over the files, or one

@@ -48,6 +48,10 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
+	limitWarnings, err := CheckLimits(sc)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
 	tok := rc.tok
 	if tok == nil {
 		var err error
@@ -60,7 +64,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			return nil, fmt.Errorf("scenario %q: artifacts: %w", sc.Name, err)
 		}
 	}
-	out := &Outcome{Dir: artifactDir}
+	out := &Outcome{Dir: artifactDir, limitWarnings: limitWarnings}
 	cfg := sc.Config
 	cfg.RecordFile = "" // Run writes the recording itself, below
 	var srv *mockserver.Server

@@ -96,10 +96,11 @@ const (
 
 // Check names of the validity verdicts.
 const (
-	CheckClientBound = "client-bound"
-	CheckSteady      = "steady-state"
-	CheckWarmCache   = "warm-cache"
-	CheckTailSamples = "tail-samples"
+	CheckClientLimits = "client-limits"
+	CheckClientBound  = "client-bound"
+	CheckSteady       = "steady-state"
+	CheckWarmCache    = "warm-cache"
+	CheckTailSamples  = "tail-samples"
 )
 
 // ParseMode reports whether s is a [Mode] (or "", the default).
@@ -162,6 +163,13 @@ func (o *Outcome) Validity() []check.Verdict {
 	}
 	cfg := o.Scenario.Validity
 	var vs []check.Verdict
+	if len(o.limitWarnings) > 0 {
+		v := check.Verdict{Check: CheckClientLimits, Pass: true, Status: check.Invalid, Summary: "the client's limits may not hold the run"}
+		for _, w := range o.limitWarnings {
+			v.Evidence = append(v.Evidence, check.Line{Label: "limit", Text: w})
+		}
+		vs = append(vs, v)
+	}
 	if m := cfg.ClientBound.or(map[bool]Mode{true: ModeWarn, false: ModeFail}[o.Mocked]); m != ModeOff && o.Self != nil {
 		vs = append(vs, apply(ClientBound(*o.Self, cfg, o.Scenario.Rate > 0 && o.Scenario.Concurrency == 0, o.Mocked), m))
 	}
@@ -303,7 +311,7 @@ func (o *Outcome) steadySeries() []steadyPoint {
 			p.ttft = q.TTFT.Seconds()
 		}
 		if itl, ok := q.ITL(); ok {
-			p.itl = itl
+			p.itl = itl / 1e3 // ms → s
 		}
 		pts = append(pts, p)
 		return nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,5 +277,133 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPreflightWrongBasePath: a URL with a wrong path (/v2) is refused at the preflight
+// (its /v1/models answers 404, and so does one request of the configured kind); the
+// right path on a server without /v1/models passes.
+func TestPreflightWrongBasePath(t *testing.T) {
+	for _, c := range []struct {
+		disable bool
+		path    string
+		wantErr string
+	}{{false, "/v2", "wrong base path: GET "}, {true, "", ""}, {true, "/v1", ""}, {false, "", ""}} {
+		srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Fast: true, DisableModels: c.disable}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := quickScenario(1, 3)
+		sc.URLs = []string{srv.URL() + c.path}
+		err = Preflight(context.Background(), sc)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s (models endpoint disabled %v): %v", sc.URLs[0], c.disable, err)
+		case c.wantErr != "" && (!errors.Is(err, ErrPreflight) || !strings.Contains(fmt.Sprint(err), c.wantErr) || !strings.Contains(fmt.Sprint(err), "404")):
+			t.Errorf("%s: %v, want %q", sc.URLs[0], err, c.wantErr)
+		}
+		srv.Close()
+	}
+}
+
+// TestWarmCache: a seeded run replayed against the same server finds its prompts in the
+// prefix cache (the mock's vllm:prefix_cache_* counters in /metrics): a warm cache,
+// an invalid measurement; the first run, and a replay with cache_bust, are cold; a
+// reset hook (POST) before the replay empties the cache too.
+func TestWarmCache(t *testing.T) {
+	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Fast: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	run := func(v Validity) check.Verdict {
+		sc := quickScenario(5, 40)
+		sc.ISL = fixed(96)
+		sc.URLs = []string{srv.URL()}
+		sc.ServerMetrics.URLs = []string{"/metrics"}
+		sc.Validity = v
+		out, err := Run(context.Background(), sc, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2 := find(out.Validity(), CheckWarmCache)
+		if v2 == nil {
+			t.Fatalf("no warm-cache verdict: %v", out.Validity())
+		}
+		return *v2
+	}
+	if v := run(Validity{}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("first run:\n%s", v)
+	}
+	v := run(Validity{})
+	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "warm cache: prefix-cache hit rate") || v.Value < 0.5 {
+		t.Errorf("replay:\n%s", v)
+	}
+	if v := run(Validity{CacheBust: true}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("replay with cache_bust:\n%s", v)
+	}
+	if v := run(Validity{WarmCache: ModeWarn}); !v.Pass || v.Status != check.Invalid {
+		t.Errorf("replay, warn:\n%s", v)
+	}
+	if v := run(Validity{ResetURL: srv.URL() + "/reset_prefix_cache"}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("replay after the reset hook:\n%s", v)
+	}
+	sc := quickScenario(5, 3)
+	sc.URLs = []string{srv.URL()}
+	sc.Validity.ResetURL = srv.URL() + "/no_such_hook"
+	if _, err := Run(context.Background(), sc, ""); !errors.Is(err, ErrReset) || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a reset hook answering 404: %v", err)
+	}
+}
+
+// TestSteadySlowingServer: a server whose time to first token grows over the run (5 ms
+// at the first request to about 45 ms at the 300th) is flagged not steady, with the
+// windows and the slope; the same run of a server that does not slow is steady is
+// tested on constructed series (TestSteadyConstructed), where machine noise cannot
+// reach it.
+func TestSteadySlowingServer(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		i := n.Add(1)
+		time.Sleep(5*time.Millisecond + time.Duration(i)*130*time.Microsecond)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 3 {
+			fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hi"}}]}`+"\n\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	sc := quickScenario(1, 300)
+	sc.URLs = []string{srv.URL}
+	out, err := Run(context.Background(), sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := find(out.Validity(), CheckSteady)
+	if v == nil || !v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "not steady: TTFT median drifted +") || // warn by default
+		strings.Contains(v.Summary, "ITL") || !strings.Contains(v.String(), "ITL:   20 windows") ||
+		!strings.Contains(v.String(), "windows of") || !strings.Contains(v.String(), "/s), Mann–Kendall p=") {
+		t.Fatalf("a slowing server:\n%v", v)
+	}
+	sc.Validity.Steady = ModeFail
+	out.Scenario.Validity.Steady = ModeFail
+	if v := find(out.Validity(), CheckSteady); v.Pass || !errors.Is(v.Err(), check.ErrInvalidRun) {
+		t.Errorf("fail mode: %v", v)
+	}
+	out.Scenario.Validity.Steady = ModeOff
+	if v := find(out.Validity(), CheckSteady); v != nil {
+		t.Errorf("off: %v", v)
 	}
 }
