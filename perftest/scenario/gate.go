@@ -51,15 +51,12 @@ type Gate struct {
 	// IgnoreWorkload names workload settings ([Scenario.Workload]) that may differ
 	// between the baseline and the current runs.
 	IgnoreWorkload []string `json:"ignore_workload,omitempty"`
-	// SaltRuns gives each run the gate makes its own prompt salt ([RunSalts]), so a
-	// server's prefix cache cannot serve a run from an earlier run's prompts.
-	SaltRuns bool `json:"salt_runs,omitempty"`
 }
 
 // IsZero reports whether g is the zero Gate (for omitzero).
 func (g Gate) IsZero() bool {
 	return g.Baseline == "" && g.Margin == 0 && len(g.Margins) == 0 && g.Alpha == 0 && len(g.Primary) == 0 &&
-		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0 && !g.SaltRuns
+		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0
 }
 
 // Schedule is the gate's sequential plan.
@@ -389,9 +386,6 @@ func GateRuns(ctx context.Context, sc Scenario, baseline *Series, dir string, g 
 		cur := &Series{Dir: dir, Scenario: sc}
 		return GateResult{Baseline: baseline, Current: cur, Workload: ds, Target: DiffTarget(baseline.Scenario, sc), Gate: g}, nil
 	}
-	if g.SaltRuns && opt.Salt == nil {
-		opt.Salt = RunSalts()
-	}
 	return gateLooks(g, baseline, func(look, k int, cur *Series) (*Series, error) {
 		if cur == nil {
 			cur = &Series{Dir: dir}
@@ -438,9 +432,6 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 	if ds := DiffWorkload(a, b, g.IgnoreWorkload...); len(ds) > 0 {
 		return GateResult{Baseline: &Series{Scenario: a}, Current: &Series{Scenario: b}, Workload: ds, Target: DiffTarget(a, b), Gate: g}, nil
 	}
-	if g.SaltRuns && opt.Salt == nil {
-		opt.Salt = RunSalts()
-	}
 	join := func(s string) string {
 		if dir == "" {
 			return ""
@@ -449,9 +440,6 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 	}
 	sa, sb := &Series{Dir: join("a")}, &Series{Dir: join("b")}
 	optB := opt
-	if salt := opt.Salt; salt != nil {
-		optB.Salt = func(i int) string { return "b " + salt(i) } // A's and B's prompts differ too
-	}
 	return gateLooks(g, sa, func(look, k int, _ *Series) (*Series, error) {
 		for sb.Len() < k {
 			if sa.Len() < k {
