@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // noise runs -runs runs at speed 1 (no drawn noise), sequentially, and prints each
