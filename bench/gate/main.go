@@ -118,7 +118,7 @@ func run(args []string, w io.Writer) error {
 	fs.Float64Var(&o.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
 	fs.IntVar(&o.start, "start", 5, "runs per side at the first look")
 	fs.IntVar(&o.cap, "cap", 20, "runs per side at the last look of the identical pairs (the slowdowns' caps, 10 and 20, are the targets')")
-	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains this")
+	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these comma-separated strings")
 	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -167,7 +167,7 @@ func run(args []string, w io.Writer) error {
 	fmt.Fprintln(w, tableHead)
 	var results []result
 	for i, s := range settings {
-		if o.only != "" && !strings.Contains(s.name, o.only) {
+		if !selected(s.name, o.only) {
 			continue
 		}
 		s.index = i
@@ -184,6 +184,20 @@ func run(args []string, w io.Writer) error {
 	report(w, results)
 	fmt.Fprintf(w, "# total %s\n", time.Since(start).Round(time.Second))
 	return nil
+}
+
+// selected reports whether a setting's name contains one of only's comma-separated parts
+// (all are selected when only is empty).
+func selected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, part := range strings.Split(only, ",") {
+		if part != "" && strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
 }
 
 func primaryNames() []string {
