@@ -137,6 +137,9 @@ func FromOutcomes(outs []*scenario.Outcome, id Identity) (*Result, error) {
 	}
 	if r.Artifacts == "" && first.Dir != "" {
 		r.Artifacts = absPath(first.Dir)
+		if len(outs) > 1 && strings.HasPrefix(filepath.Base(first.Dir), "run-") {
+			r.Artifacts = filepath.Dir(r.Artifacts) // K runs: their series' directory
+		}
 	}
 	man, err := readManifest(first.Dir)
 	switch {

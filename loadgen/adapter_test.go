@@ -86,6 +86,9 @@ func TestAdapterAddedInATest(t *testing.T) {
 	if !slices.Contains(Endpoints, string(kind)) || kind.Path() != pathTranscribe {
 		t.Fatalf("Endpoints %v, Path %q: want the new kind listed at %s", Endpoints, kind.Path(), pathTranscribe)
 	}
+	if tbl := kindsTable(); !strings.Contains(tbl, "| `"+string(kind)+"` | `"+pathTranscribe+"` | yes |") {
+		t.Errorf("docs/endpoints.md's generated table does not list the new kind:\n%s", tbl)
+	}
 
 	var mu sync.Mutex
 	var seen []string

@@ -30,7 +30,7 @@ type scheduler struct {
 // newScheduler starts the batch scheduler; scale (the server's LatencyScale) multiplies
 // its step times.
 func newScheduler(c BatchConfig, scale *latencyScale) *scheduler {
-	c.StepMs = orFloat(c.StepMs, DefaultBatchStepMs)
+	c.Step = orDur(c.Step, DefaultBatchStep)
 	c.MaxBatch = orInt(c.MaxBatch, DefaultBatchMaxBatch)
 	c.TokenBudget = orInt(c.TokenBudget, DefaultBatchTokens)
 	c.PrefillBudget = orInt(c.PrefillBudget, DefaultBatchPrefill)
@@ -42,7 +42,7 @@ func newScheduler(c BatchConfig, scale *latencyScale) *scheduler {
 // stepMs is the duration of a step that decodes nDec sequences and prefills prefilled
 // tokens, scaled by the server's LatencyScale.
 func (sc *scheduler) stepMs(nDec, prefilled int) float64 {
-	return (sc.cfg.StepMs + sc.cfg.DecodeTokenMs*float64(nDec) + sc.cfg.PrefillTokenMs*float64(prefilled)) * sc.scale.get()
+	return (durMS(sc.cfg.Step) + durMS(sc.cfg.DecodeToken)*float64(nDec) + durMS(sc.cfg.PrefillToken)*float64(prefilled)) * sc.scale.get()
 }
 
 func (sc *scheduler) submit(isl, target int) *bseq {

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/valyala/fasthttp"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // rawRequest is a streaming chat request as HTTP bytes.

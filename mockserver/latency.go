@@ -27,7 +27,7 @@ func (l *latencyScale) get() float64  { return math.Float64frombits(l.bits.Load(
 
 func newLatencyModel(c *Config) *latencyModel {
 	m := &latencyModel{fast: c.Fast, ttftFixed: -1, itlFixed: -1,
-		perISL: c.TTFTPerISLTokenMs, ttftLin: c.TTFTConcurrencyLinMs, itlLin: c.ITLConcurrencyLinMs,
+		perISL: durMS(c.TTFTPerISLToken), ttftLin: durMS(c.TTFTConcurrencyLin), itlLin: durMS(c.ITLConcurrencyLin),
 		ttftCV: c.TTFTJitterCV, itlCV: c.ITLJitterCV}
 	m.scale.set(c.LatencyScale)
 	m.ttft = c.TTFT.Or(distribution.Fixed{Value: DefaultTTFTMs})
@@ -49,6 +49,9 @@ func jitter(rng *rand.Rand, cv float64) float64 {
 	s2 := math.Log1p(cv * cv)
 	return math.Exp(rng.NormFloat64()*math.Sqrt(s2) - s2/2)
 }
+
+// durMS is d in milliseconds, the latency model's unit.
+func durMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func msDur(ms float64) time.Duration {
 	if ms <= 0 || math.IsNaN(ms) {

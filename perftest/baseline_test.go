@@ -2,11 +2,12 @@ package perftest
 
 import (
 	"fmt"
-	"github.com/perfgate/perfgate/loadgen"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"

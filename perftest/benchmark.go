@@ -1,8 +1,9 @@
 package perftest
 
 import (
-	"github.com/perfgate/perfgate/tokenizer"
 	"testing"
+
+	"github.com/perfgate/perfgate/tokenizer"
 
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"

@@ -1,8 +1,9 @@
 package perftest
 
 import (
-	"github.com/perfgate/perfgate/loadgen"
 	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"

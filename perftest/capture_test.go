@@ -1,9 +1,10 @@
 package perftest
 
 import (
-	"github.com/perfgate/perfgate/loadgen"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
 )
 
 func TestCapture(t *testing.T) {

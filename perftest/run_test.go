@@ -1,13 +1,14 @@
 package perftest
 
 import (
-	"github.com/perfgate/perfgate/loadgen"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"

@@ -38,7 +38,7 @@ func buildDecoder(raw json.RawMessage) (decoder, error) {
 	case "Strip":
 		content, err := jsonString(c.Content, " ")
 		if err != nil || utf8.RuneCountInString(content) != 1 {
-			return nil, fmt.Errorf("Strip decoder content %s is not one character", c.Content)
+			return nil, fmt.Errorf("decoder Strip: content %s is not one character", c.Content)
 		}
 		r, _ := utf8.DecodeRuneInString(content)
 		d := decStrip{content: r}
@@ -52,7 +52,7 @@ func buildDecoder(raw json.RawMessage) (decoder, error) {
 	case "Replace":
 		content, err := jsonString(c.Content, "")
 		if err != nil {
-			return nil, fmt.Errorf("Replace content: %w", err)
+			return nil, fmt.Errorf("decoder Replace: content: %w", err)
 		}
 		r, err := newReplacer(c.Pattern, content)
 		if err != nil {
@@ -63,7 +63,7 @@ func buildDecoder(raw json.RawMessage) (decoder, error) {
 		rep := strOr(c.Replacement, "▁")
 		r, n := utf8.DecodeRuneInString(rep)
 		if n == 0 || n != len(rep) {
-			return nil, fmt.Errorf("Metaspace replacement %q is not one character", rep)
+			return nil, fmt.Errorf("decoder Metaspace: replacement %q is not one character", rep)
 		}
 		scheme := strOr(c.PrependScheme, "always")
 		if c.AddPrefixSpace != nil && !*c.AddPrefixSpace {

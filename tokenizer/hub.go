@@ -179,7 +179,7 @@ func (h *hub) fetch(repoDir, repo, rev, file string) (commit string, status int,
 	u := h.endpoint + "/" + repo + "/resolve/" + url.PathEscape(rev) + "/" + file
 	resp, commit, etag, err := h.get(u)
 	if err != nil {
-		return "", 0, fmt.Errorf("Hugging Face Hub %s: %v", u, err)
+		return "", 0, fmt.Errorf("hub: %s: %v", u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -193,24 +193,24 @@ func (h *hub) fetch(repoDir, repo, rev, file string) (commit string, status int,
 		if m := resp.Header.Get("X-Error-Message"); m != "" {
 			msg += ": " + m
 		}
-		return "", resp.StatusCode, fmt.Errorf("Hugging Face Hub %s: %s", u, msg)
+		return "", resp.StatusCode, fmt.Errorf("hub: %s: %s", u, msg)
 	}
 	if commit == "" {
 		if !commitHash.MatchString(rev) {
-			return "", resp.StatusCode, fmt.Errorf("Hugging Face Hub %s: no X-Repo-Commit header", u)
+			return "", resp.StatusCode, fmt.Errorf("hub: %s: no X-Repo-Commit header", u)
 		}
 		commit = rev
 	}
 	if !commitHash.MatchString(commit) && !safeName(commit) {
-		return "", resp.StatusCode, fmt.Errorf("Hugging Face Hub %s: bad X-Repo-Commit %q", u, commit)
+		return "", resp.StatusCode, fmt.Errorf("hub: %s: bad X-Repo-Commit %q", u, commit)
 	}
 	blobs := filepath.Join(repoDir, "blobs")
 	if err := os.MkdirAll(blobs, 0o755); err != nil {
-		return "", 0, fmt.Errorf("Hugging Face cache: %w", err)
+		return "", 0, fmt.Errorf("hub cache: %w", err)
 	}
 	tmp, err := os.CreateTemp(blobs, ".download-*")
 	if err != nil {
-		return "", 0, fmt.Errorf("Hugging Face cache: %w", err)
+		return "", 0, fmt.Errorf("hub cache: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	sum := sha256.New()
@@ -219,28 +219,28 @@ func (h *hub) fetch(repoDir, repo, rev, file string) (commit string, status int,
 		err = cerr
 	}
 	if err != nil {
-		return "", resp.StatusCode, fmt.Errorf("Hugging Face Hub %s: %v", u, err)
+		return "", resp.StatusCode, fmt.Errorf("hub: %s: %v", u, err)
 	}
 	if etag == "" || !safeName(etag) {
 		etag = hex.EncodeToString(sum.Sum(nil))
 	}
 	blob := filepath.Join(blobs, etag)
 	if err := os.Rename(tmp.Name(), blob); err != nil {
-		return "", 0, fmt.Errorf("Hugging Face cache: %w", err)
+		return "", 0, fmt.Errorf("hub cache: %w", err)
 	}
 	link := filepath.Join(repoDir, "snapshots", commit, file)
 	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		return "", 0, fmt.Errorf("Hugging Face cache: %w", err)
+		return "", 0, fmt.Errorf("hub cache: %w", err)
 	}
 	os.Remove(link)
 	if err := os.Symlink(filepath.Join("..", "..", "blobs", etag), link); err != nil {
 		// No symlinks (some Windows set-ups): huggingface_hub copies then, so do we.
 		b, rerr := os.ReadFile(blob)
 		if rerr != nil {
-			return "", 0, fmt.Errorf("Hugging Face cache: %w", rerr)
+			return "", 0, fmt.Errorf("hub cache: %w", rerr)
 		}
 		if err := writeFileAtomic(link, b); err != nil {
-			return "", 0, fmt.Errorf("Hugging Face cache: %w", err)
+			return "", 0, fmt.Errorf("hub cache: %w", err)
 		}
 	}
 	return commit, resp.StatusCode, nil

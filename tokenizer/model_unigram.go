@@ -25,7 +25,7 @@ const unigramUnkPenalty = 10.0
 func buildUnigram(j *jsonModel) (*unigramModel, error) {
 	var list [][2]json.RawMessage
 	if err := json.Unmarshal(j.Vocab, &list); err != nil {
-		return nil, fmt.Errorf("Unigram vocab: %w", err)
+		return nil, fmt.Errorf("model Unigram: vocab: %w", err)
 	}
 	m := &unigramModel{unk: -1, byteFallback: j.ByteFallback, minScore: math.Inf(1)}
 	vm := make(map[string]int, len(list))
@@ -34,10 +34,10 @@ func buildUnigram(j *jsonModel) (*unigramModel, error) {
 		var tok string
 		var score float64
 		if err := json.Unmarshal(e[0], &tok); err != nil {
-			return nil, fmt.Errorf("Unigram vocab entry %d: %w", id, err)
+			return nil, fmt.Errorf("model Unigram: vocab entry %d: %w", id, err)
 		}
 		if err := json.Unmarshal(e[1], &score); err != nil {
-			return nil, fmt.Errorf("Unigram vocab entry %d: %w", id, err)
+			return nil, fmt.Errorf("model Unigram: vocab entry %d: %w", id, err)
 		}
 		vm[tok] = id
 		m.scores[id] = score
@@ -46,10 +46,10 @@ func buildUnigram(j *jsonModel) (*unigramModel, error) {
 	}
 	if j.UnkID != nil {
 		if len(list) == 0 {
-			return nil, errors.New("Unigram vocab is empty")
+			return nil, errors.New("model Unigram: the vocab is empty")
 		}
 		if *j.UnkID < 0 || *j.UnkID >= len(list) {
-			return nil, fmt.Errorf("Unigram unk_id %d is not in the vocab", *j.UnkID)
+			return nil, fmt.Errorf("model Unigram: unk_id %d is not in the vocab", *j.UnkID)
 		}
 		m.unk = *j.UnkID
 	}

@@ -51,13 +51,13 @@ func buildNormalizer(raw json.RawMessage) (normalizer, error) {
 		return normStripAccents{}, nil
 	case "Prepend":
 		if c.Prepend == nil {
-			return nil, errors.New("Prepend without prepend")
+			return nil, errors.New("normalizer Prepend: no prepend")
 		}
 		return normPrepend(*c.Prepend), nil
 	case "Replace":
 		content, err := jsonString(c.Content, "")
 		if err != nil {
-			return nil, fmt.Errorf("Replace content: %w", err)
+			return nil, fmt.Errorf("normalizer Replace: content: %w", err)
 		}
 		r, err := newReplacer(c.Pattern, content)
 		if err != nil {
@@ -282,7 +282,7 @@ func newReplacer(p *struct {
 }, content string) (*replacer, error) {
 	switch {
 	case p == nil:
-		return nil, errors.New("Replace without pattern")
+		return nil, errors.New("normalizer Replace: no pattern")
 	case p.String != nil:
 		return &replacer{lit: *p.String, content: content}, nil
 	case p.Regex != nil:
@@ -292,7 +292,7 @@ func newReplacer(p *struct {
 		}
 		return &replacer{re: re, content: content}, nil
 	}
-	return nil, errors.New("Replace pattern is neither String nor Regex")
+	return nil, errors.New("normalizer Replace: the pattern is neither String nor Regex")
 }
 
 func (r *replacer) normalize(s string) string {

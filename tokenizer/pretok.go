@@ -65,7 +65,7 @@ func buildPreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 			return nil, err
 		}
 		if c.Pattern == nil {
-			return nil, errors.New("Split without pattern")
+			return nil, errors.New("pre-tokenizer Split: no pattern")
 		}
 		var m matcher
 		switch {
@@ -76,7 +76,7 @@ func buildPreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 				return nil, err
 			}
 		default:
-			return nil, errors.New("Split pattern is neither String nor Regex")
+			return nil, errors.New("pre-tokenizer Split: the pattern is neither String nor Regex")
 		}
 		return &preSplit{m: m, beh: beh, invert: c.Invert}, nil
 	case "ByteLevel":
@@ -84,12 +84,12 @@ func buildPreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 	case "Metaspace":
 		rep := strOr(c.Replacement, "▁")
 		if utf8.RuneCountInString(rep) != 1 {
-			return nil, fmt.Errorf("Metaspace replacement %q is not one character", rep)
+			return nil, fmt.Errorf("pre-tokenizer Metaspace: replacement %q is not one character", rep)
 		}
 		scheme := strOr(c.PrependScheme, "always")
 		if c.AddPrefixSpace != nil && !*c.AddPrefixSpace {
 			if c.PrependScheme != nil && scheme != "never" {
-				return nil, errors.New("Metaspace add_prefix_space does not match declared prepend_scheme")
+				return nil, errors.New("pre-tokenizer Metaspace: add_prefix_space does not match the declared prepend_scheme")
 			}
 			scheme = "never"
 		}

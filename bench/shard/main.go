@@ -13,12 +13,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/perfgate/perfgate/loadgen"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"

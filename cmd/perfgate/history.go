@@ -43,7 +43,7 @@ func cmdHistory(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
 		}
 		if len(args) == 0 {
-			return invalidf("history: a command is required (%s)", historyNames())
+			return invalidf("a command is required (%s)", historyNames())
 		}
 		return flag.ErrHelp
 	}
@@ -72,7 +72,7 @@ func cmdHistory(ctx context.Context, e *env, args []string) error {
 			return h.baseline(ctx, rest)
 		}
 	}
-	return invalidf("history: unknown command %q; want one of %s", sub, historyNames())
+	return invalidf("unknown command %q; want one of %s", sub, historyNames())
 }
 
 func historyNames() string {
@@ -156,10 +156,10 @@ func (f seriesFlags) query() history.Query {
 
 // identityFlags adds the flags naming the server under test into o.
 func identityFlags(fs *flag.FlagSet, o *historyOpts) {
-	fs.StringVar(&o.commit, "commit", "", "commit of the server under test (default $PERFGATE_COMMIT, $GITHUB_SHA, $CI_COMMIT_SHA, …)")
-	fs.StringVar(&o.branch, "branch", "", "branch of the server under test (default $PERFGATE_BRANCH, $GITHUB_REF_NAME, $CI_COMMIT_REF_NAME, …)")
-	fs.StringVar(&o.build, "build", "", "build of the server under test (default $PERFGATE_BUILD, $GITHUB_RUN_ID, $CI_PIPELINE_ID, …)")
-	fs.StringVar(&o.topology, "topology", "", "what was measured, if not what the artifacts say (\"2 × H100, TP=2\")")
+	fs.StringVar(&o.commit, "commit", "", "[output] commit of the server under test (default $PERFGATE_COMMIT, $GITHUB_SHA, $CI_COMMIT_SHA, …)")
+	fs.StringVar(&o.branch, "branch", "", "[output] branch of the server under test (default $PERFGATE_BRANCH, $GITHUB_REF_NAME, $CI_COMMIT_REF_NAME, …)")
+	fs.StringVar(&o.build, "build", "", "[output] build of the server under test (default $PERFGATE_BUILD, $GITHUB_RUN_ID, $CI_PIPELINE_ID, …)")
+	fs.StringVar(&o.topology, "topology", "", "[output] what was measured, if not what the artifacts say (\"2 × H100, TP=2\")")
 }
 
 func (h *historyCmd) add(ctx context.Context, args []string) error {
@@ -171,7 +171,7 @@ func (h *historyCmd) add(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(dirs) == 0 {
-		return invalidf("history add: give the artifact directories to record")
+		return invalidf("perfgate history add: give the artifact directories to record")
 	}
 	if *url != "" && len(dirs) > 1 {
 		return invalidf("--artifacts-url names one directory's artifacts; got %d directories", len(dirs))
@@ -289,7 +289,7 @@ func (h *historyCmd) show(ctx context.Context, args []string) error {
 	}
 	id, err := strconv.ParseInt(pos[0], 10, 64)
 	if err != nil {
-		return invalidf("history show: %q is not a result ID", pos[0])
+		return invalidf("perfgate history show: %q is not a result ID", pos[0])
 	}
 	s, err := h.open(ctx)
 	if err != nil {
@@ -399,7 +399,7 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 		return runtimef("%v", err)
 	}
 	if len(trends) == 0 {
-		return invalidf("history check: no results to check (perfgate history list shows what the history holds)")
+		return invalidf("perfgate history check: no results to check (perfgate history list shows what the history holds)")
 	}
 	c := history.Check{Detection: d, Margin: m, Recent: *recent, Lookback: *lookback}
 	failed := 0
@@ -414,7 +414,7 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 		}
 	}
 	if failed > 0 {
-		return &exitError{ExitAssertFailed, fmt.Errorf("history check: %d regression(s) beyond %s", failed, *margin)}
+		return &exitError{ExitAssertFailed, fmt.Errorf("perfgate history check: %d regression(s) beyond %s", failed, *margin)}
 	}
 	fmt.Fprintf(h.e.stdout, "history check: no regression beyond %s near the newest results (%d series, %d metric trends)\n", *margin, len(series), len(trends))
 	return nil
@@ -534,7 +534,7 @@ func (o historyOpts) identity() history.Identity {
 }
 
 func registerHistoryFlags(fs *flag.FlagSet, o *historyOpts) {
-	fs.StringVar(&o.addr, "history", os.Getenv(history.EnvHistory), "record the result in this history: a SQLite file or a postgres:// URL (default $"+history.EnvHistory+"; its password is never printed or stored)")
+	fs.StringVar(&o.addr, "history", os.Getenv(history.EnvHistory), "[output] record the result in this history: a SQLite file or a postgres:// URL (default $"+history.EnvHistory+"; its password is never printed or stored)")
 	identityFlags(fs, o)
 }
 

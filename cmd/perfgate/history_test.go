@@ -141,9 +141,16 @@ func TestHistoryRecipe(t *testing.T) {
 			if code, _, errOut = cli(t, "history", "baseline", "--db", db, "--out", base, "history:nosuch"); code != ExitInvalidConfig || !strings.Contains(errOut, `no results of scenario "nosuch"`) {
 				t.Errorf("history baseline of an unknown scenario: %d %s", code, errOut)
 			}
+			// K runs are one result, whose artifacts are the series' directory.
+			art3 := filepath.Join(dir, "nightly-3")
+			code, out, errOut = cli(t, "profile", "--mock", "--request-count", "20", "--concurrency", "4", "--name", "nightly", "--num-runs", "2",
+				"--artifact-dir", art3, "--history", db, "--commit", "ccccccc3333", "--branch", "main", "--quiet")
+			if code != ExitOK || !strings.Contains(out, "nightly, commit ccccccc333, 2 run(s), "+art3+"\n") {
+				t.Errorf("profile --num-runs 2 --history: exit %d\n%s\n%s", code, out, errOut)
+			}
 			if backend == "postgres" {
 				// The password reached neither the output nor any artifact.
-				for _, d := range []string{art, art2} {
+				for _, d := range []string{art, art2, art3} {
 					filepath.WalkDir(d, func(p string, de os.DirEntry, err error) error {
 						if b, _ := os.ReadFile(p); strings.Contains(string(b), pgtest.Password) {
 							t.Errorf("%s holds the database password", p)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"github.com/perfgate/perfgate/loadgen"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/metric"

@@ -3,10 +3,11 @@ package jinja
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/perfgate/perfgate/internal/testutil"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 func render(t *testing.T, src string, vars map[string]any) string {
