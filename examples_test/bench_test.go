@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
 
@@ -17,7 +18,7 @@ import (
 func BenchmarkChat(b *testing.B) {
 	perftest.Benchmark(b, perftest.Scenario{
 		Name: "bench-chat",
-		Mock: mockserver.Config{TTFT: distribution.MustSpec("fixed:10"), ITL: distribution.MustSpec("fixed:1"), ITLConcurrencyLinMs: 0.1},
+		Mock: mockserver.Config{TTFT: distribution.MustSpec("fixed:10"), ITL: distribution.MustSpec("fixed:1"), ITLConcurrencyLin: 100 * time.Microsecond},
 		Config: loadgen.Config{
 			Workload: loadgen.Workload{
 				ISL:  distribution.MustSpec("normal:256,32"),

@@ -18,7 +18,7 @@ func loadSensitive(concurrency int) perftest.Scenario {
 		Name: "goodput",
 		Mock: mockserver.Config{
 			TTFT: distribution.MustSpec("fixed:20"), ITL: distribution.MustSpec("fixed:2"),
-			TTFTConcurrencyLinMs: 15, ITLConcurrencyLinMs: 1,
+			TTFTConcurrencyLin: 15 * time.Millisecond, ITLConcurrencyLin: time.Millisecond,
 		},
 		Config: loadgen.Config{
 			Workload: loadgen.Workload{

@@ -264,6 +264,12 @@ type Workload struct {
 	// PrefixTokens is the length of a prompt prefix shared by every request (a shared
 	// system prompt when the endpoint is chat). 0 = none.
 	PrefixTokens int `json:"prefix_tokens,omitempty"`
+	// PromptSalt, when set, is a per-run cache-bust salt (NewPromptSalt;
+	// scenario.Validity.CacheBust sets one per run): a line "[INDEX SALT]" starts the
+	// first prompt of every conversation (and so every request's input), counted in
+	// ISL. Never written to files: each run has its own. Raw payload bodies
+	// (input_format payloads) are sent as they are.
+	PromptSalt string `json:"-"`
 	// SystemPrompt, if set, is sent as the system message of every conversation.
 	SystemPrompt string `json:"system_prompt,omitempty"`
 	// Salt, if set, starts every synthetic prompt (its tokens counted in the ISL), so a
@@ -657,6 +663,9 @@ func checkLength(s distribution.Spec) error {
 	m, ok := s.Distribution.(interface{ Mean() float64 })
 	if !ok {
 		return nil
+	}
+	if err := (distribution.Length{Dist: s.Distribution}).Err(); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "distribution: "))
 	}
 	switch mean := m.Mean(); {
 	case math.IsNaN(mean) || math.IsInf(mean, 0):

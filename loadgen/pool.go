@@ -134,7 +134,11 @@ func (c *conn) Read(p []byte) (int, error) {
 		var ts time.Time
 		n, ts, err = c.ks.read(p)
 		if n > 0 {
-			c.last = stampTime(c.last, c.clock.fromWall(ts), c.clock.now())
+			k, now := c.clock.fromWall(ts), c.clock.now()
+			c.last = stampTime(c.last, k, now)
+			if c.clock.self != nil && !ts.IsZero() {
+				c.clock.self.readDelay.add(now - k)
+			}
 		}
 	} else {
 		n, err = c.Conn.Read(p)

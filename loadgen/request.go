@@ -105,7 +105,10 @@ func (w *worker) answeredAnyway(cn *conn, c *call) bool {
 }
 
 // runClock is the run's monotonic clock: durations since start.
-type runClock struct{ start time.Time }
+type runClock struct {
+	start time.Time
+	self  *selfMeter // the client's self-measurement; nil in tests that build a clock alone
+}
 
 func (c *runClock) now() time.Duration { return time.Since(c.start) }
 

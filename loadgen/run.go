@@ -40,6 +40,15 @@ type Outcome struct {
 	Inexact []int
 	// Interrupted reports that the context was cancelled before the run finished.
 	Interrupted bool
+	// Fingerprint is the dataset fingerprint: the hex SHA-256 over the SHA-256 of each
+	// request body sent, in request index order (a Config.PromptSalt replaced by a fixed
+	// placeholder): equal for equal seeded workloads. Fingerprinted is the number of
+	// bodies it covers, warm-up included.
+	Fingerprint   string
+	Fingerprinted int
+	// Self is the load generator's measurement of itself: send lag, CPU, GC pauses and
+	// the socket read delay (see [Self]).
+	Self Self
 	// StartLate is how long after Config.StartAt the run could start (0 when it
 	// waited for it, or had none): the shard's first requests went out that late.
 	StartLate time.Duration
@@ -98,9 +107,11 @@ type runner struct {
 	rr      atomic.Uint64
 	bodies  *bodyBuilder
 	clock   *runClock
+	fp      *fingerprinter
 	sender  sender
 	pacer   Pacer // nil: closed loop
 	spin    time.Duration
+	early   wakeEarly // the open-loop pacer's, see sleepUntil
 	memoMu  sync.RWMutex
 	memo    map[string]int
 	tmemo   map[string]templated // templateCount's results for short single-turn inputs, under memoMu
@@ -144,10 +155,11 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 			return nil, fmt.Errorf("loadgen: default tokenizer: %w", err)
 		}
 	}
-	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{}, spin: DefaultSpin, memo: map[string]int{}, tmemo: map[string]templated{}}
+	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{self: &selfMeter{}}, spin: DefaultSpin, memo: map[string]int{}, tmemo: map[string]templated{}}
 	if cfg.CoarseTimer {
 		r.spin = 0
 	}
+	r.fp = newFingerprinter(cfg.PromptSalt)
 	var err error
 	if r.src, err = newSource(ctx, &r.cfg, tok); err != nil {
 		return nil, err
@@ -240,6 +252,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		return &out, err
 	}
 	r.out.Start = r.clock.start
+	r.clock.self.begin()
 	// Requests run under sendCtx: the run's context, and with a duration, the end of
 	// the grace period after it, which cancels whatever is still in flight then.
 	sendCtx := ctx
@@ -274,6 +287,8 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		t.closeIdle()
 	}
 	r.out.Elapsed = r.clock.now()
+	r.out.Self = r.clock.self.end()
+	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
 	var ferr error
@@ -298,6 +313,7 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // conversation sends conv's turns in order; the first turn already holds index idx
 // (and a semaphore slot when held is true). It reports whether the run may go on.
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool) bool {
+	conv = r.salted(conv, idx)
 	tc := turnCtx{system: r.cfg.SystemPrompt}
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]
@@ -384,6 +400,9 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
 	rctx, stop := r.maybeCancel(ctx)
 	defer stop()
+	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
+		r.clock.self.sendLag.add(r.clock.now() - q.due) // the client's own lateness
+	}
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
 	if r.prefill == nil {
@@ -396,6 +415,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
+	r.fp.add(q.idx, c.body) // after the send: hashing never delays a request
 	c.body = nil
 	r.done <- rec
 	if q.wantText {

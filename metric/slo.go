@@ -137,32 +137,9 @@ func (s *SLO) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Duration is a time.Duration that reads and writes JSON and YAML as Go duration text
-// such as "1.5s". A bare number is an error: it has no unit.
-type Duration time.Duration
+// Duration is a time.Duration read and written as Go duration text ("1.5s"):
+// [record.Duration], perfgate's one duration type in files.
+type Duration = record.Duration
 
-// MarshalText writes d as time.Duration.String does.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
-
-// UnmarshalText parses a time.ParseDuration string.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("metric: %w", err)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// UnmarshalJSON accepts Go duration text ("200ms"); a bare number is an error.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("metric: duration %s: %s", b, DurationForm)
-	}
-	return d.UnmarshalText([]byte(s))
-}
-
-// DurationForm says what a duration in a file must look like; the messages about a
-// bare number quote it.
-const DurationForm = `want Go duration text such as "250ms" or "30s" (a bare number has no unit)`
+// DurationForm says what a duration in a file must look like ([record.DurationForm]).
+const DurationForm = record.DurationForm

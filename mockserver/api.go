@@ -14,12 +14,14 @@ import (
 
 // kind is one API the server speaks: how a request of it is parsed and answered. Each
 // API is its own type (chat.go, completions.go, responses.go, messages.go,
-// embeddings.go, rankings.go); the server routes a path to one ([kindOf]) and treats
+// embeddings.go, rankings.go); the server routes a path to one ([routes]) and treats
 // them alike from then on.
 type kind interface {
-	// parse decodes and validates body into j and rec's request fields (model, stream,
-	// output limits, the input and its token count), with the limits and tokenizer in.
-	parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError
+	// parse decodes and validates body (sent with contentType) into j and rec's
+	// request fields (model, stream, output limits, the input and its token count),
+	// with the limits and tokenizer in. A JSON body has been checked to be non-empty
+	// UTF-8; a multipart one is the kind's to check.
+	parse(in *inputs, body, contentType []byte, j *job, rec *record.Server) *apiError
 	// serve answers the parsed request j and hands its record to h.finish.
 	serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
 }
@@ -93,34 +95,23 @@ func (generating) outputParam(rec *record.Server) string {
 	return "max_tokens"
 }
 
-// The kinds, one value each.
-var (
-	kindChat       kind = chatKind{}
-	kindCompletion kind = completionKind{}
-	kindResponses  kind = responsesKind{}
-	kindMessages   kind = messagesKind{}
-	kindEmbeddings kind = embeddingsKind{}
-	kindRankings   kind = rankingsKind{}
-)
+// routes maps each path the server answers an API on to its kind: adding a kind is
+// its type and its paths here (docs/endpoints.md).
+var routes = map[string]kind{
+	openai.PathChat:        chatKind{},
+	openai.PathCompletions: completionKind{},
+	openai.PathResponses:   responsesKind{},
+	openai.PathMessages:    messagesKind{},
+	openai.PathEmbeddings:  embeddingsKind{},
+	openai.PathRanking:     rankingsKind{},
+	openai.PathRerank:      rankingsKind{},
+	"/v1/rankings":         rankingsKind{},
+	"/rerank":              rankingsKind{}, // Hugging Face TEI
+	"/v2/rerank":           rankingsKind{}, // Cohere
+}
 
 // kindOf routes a request path to its API kind (nil: not an API path).
-func kindOf(path string) kind {
-	switch path {
-	case openai.PathChat:
-		return kindChat
-	case openai.PathCompletions:
-		return kindCompletion
-	case openai.PathResponses:
-		return kindResponses
-	case openai.PathMessages:
-		return kindMessages
-	case openai.PathEmbeddings:
-		return kindEmbeddings
-	case openai.PathRanking, openai.PathRerank, "/v1/rankings", "/rerank", "/v2/rerank":
-		return kindRankings
-	}
-	return nil
-}
+func kindOf(path string) kind { return routes[path] }
 
 // keyHeader is the header besides Authorization in which kind k accepts the API key
 // ("" for none).

@@ -18,6 +18,7 @@ type bseq struct {
 // scheduler simulates continuous batching in real time (see [BatchConfig]).
 type scheduler struct {
 	cfg     BatchConfig
+	scale   *latencyScale
 	admit   chan *bseq
 	quit    chan struct{}
 	running []*bseq
@@ -26,19 +27,22 @@ type scheduler struct {
 	queued  atomic.Int64 // waiting, for metrics
 }
 
-// newScheduler starts the batch scheduler; scale (Config.LatencyScale, 0 = 1)
-// multiplies its step times.
-func newScheduler(c BatchConfig, scale float64) *scheduler {
-	scale = orFloat(scale, 1)
-	c.StepMs = orFloat(c.StepMs, DefaultBatchStepMs) * scale
-	c.DecodeTokenMs *= scale
-	c.PrefillTokenMs *= scale
+// newScheduler starts the batch scheduler; scale (the server's LatencyScale) multiplies
+// its step times.
+func newScheduler(c BatchConfig, scale *latencyScale) *scheduler {
+	c.Step = orDur(c.Step, DefaultBatchStep)
 	c.MaxBatch = orInt(c.MaxBatch, DefaultBatchMaxBatch)
 	c.TokenBudget = orInt(c.TokenBudget, DefaultBatchTokens)
 	c.PrefillBudget = orInt(c.PrefillBudget, DefaultBatchPrefill)
-	sc := &scheduler{cfg: c, admit: make(chan *bseq, 1024), quit: make(chan struct{})}
+	sc := &scheduler{cfg: c, scale: scale, admit: make(chan *bseq, 1024), quit: make(chan struct{})}
 	go sc.loop()
 	return sc
+}
+
+// stepMs is the duration of a step that decodes nDec sequences and prefills prefilled
+// tokens, scaled by the server's LatencyScale.
+func (sc *scheduler) stepMs(nDec, prefilled int) float64 {
+	return (durMS(sc.cfg.Step) + durMS(sc.cfg.DecodeToken)*float64(nDec) + durMS(sc.cfg.PrefillToken)*float64(prefilled)) * sc.scale.get()
 }
 
 func (sc *scheduler) submit(isl, target int) *bseq {
@@ -120,7 +124,7 @@ func (sc *scheduler) loop() {
 				takes = append(takes, take{q, n})
 			}
 		}
-		ms := sc.cfg.StepMs + sc.cfg.DecodeTokenMs*float64(nDec) + sc.cfg.PrefillTokenMs*float64(prefilled)
+		ms := sc.stepMs(nDec, prefilled)
 		deadline = deadline.Add(msDur(ms))
 		now := time.Now()
 		if d := deadline.Sub(now); d > 0 {

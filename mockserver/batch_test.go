@@ -17,7 +17,7 @@ import (
 // their first token only after an earlier one has finished — the queueing that gives
 // latency its knee.
 func TestBatchingQueues(t *testing.T) {
-	s := start(t, Config{Batch: BatchConfig{Enabled: true, StepMs: 5, MaxBatch: 2}})
+	s := start(t, Config{Batch: BatchConfig{Enabled: true, Step: 5 * time.Millisecond, MaxBatch: 2}})
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
@@ -62,7 +62,7 @@ func TestBatchingQueues(t *testing.T) {
 // TestBatchingPrefillChunks: a long prompt is prefilled over several steps of at most
 // PrefillBudget tokens, so its first token comes after ceil(ISL/budget) steps.
 func TestBatchingPrefillChunks(t *testing.T) {
-	s := start(t, Config{Batch: BatchConfig{Enabled: true, StepMs: 1, PrefillBudget: 10}})
+	s := start(t, Config{Batch: BatchConfig{Enabled: true, Step: time.Millisecond, PrefillBudget: 10}})
 	prompt := strings.Repeat("word ", 95) // ~95 tokens → 10 prefill steps
 	resp, b := post(t, s.URL()+"/v1/completions", `{"model":"m","prompt":"`+prompt+`","max_tokens":3,"ignore_eos":true}`)
 	if resp.StatusCode != 200 {

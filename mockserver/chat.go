@@ -87,7 +87,7 @@ func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []by
 	return append(buf, sse.Done...)
 }
 
-func (chatKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
+func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.ChatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)

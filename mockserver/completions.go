@@ -72,7 +72,7 @@ func (f *completionFrames) finish(buf []byte, g *gen, first bool, u openai.Usage
 	return append(buf, sse.Done...)
 }
 
-func (completionKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
+func (completionKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.CompletionRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ const (
 	DefaultEmbeddingDim   = 768
 	DefaultRetryAfterSecs = 1
 	DefaultTokensPerChunk = 1
-	DefaultBatchStepMs    = 10.0
+	DefaultBatchStep      = 10 * time.Millisecond
 	DefaultBatchMaxBatch  = 256
 	DefaultBatchTokens    = 8192
 	DefaultBatchPrefill   = 4096
@@ -62,9 +63,16 @@ type Config struct {
 	// Models are the served model ids (listed by /v1/models). The first is the
 	// default; "" entries are ignored. Empty = [DefaultModel].
 	Models []string `json:"models,omitempty"`
-	// StrictModel rejects requests for a model not in Models (404 model_not_found).
-	// Off by default: any model name is served, as aiperf-mock-server does.
+	// StrictModel rejects requests for a model not in Models with vLLM's 404 ("The
+	// model `X` does not exist."), as `perfgate mock` does by default. Off in the zero
+	// Config (the library's and the in-process mock's): any model name is served, as
+	// aiperf-mock-server does, and not listed.
 	StrictModel bool `json:"strict_model,omitempty"`
+	// AnyModel serves any model name and lists each one asked for (by a request, or
+	// GET /v1/models/NAME, which a preflight asks) in /v1/models from then on: a mock
+	// that agrees with a client's preflight whatever model it names. It overrides
+	// StrictModel.
+	AnyModel bool `json:"any_model,omitempty"`
 	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise), or
 	// as the bare key in AuthHeader when that names another header.
 	APIKey string `json:"api_key,omitempty"`
@@ -97,12 +105,15 @@ type Config struct {
 	// TTFT and ITL are distributions in milliseconds; unset = Fixed 20 and Fixed 5.
 	TTFT distribution.Spec `json:"ttft_ms,omitzero"`
 	ITL  distribution.Spec `json:"itl_ms,omitzero"`
-	// TTFTPerISLTokenMs adds prefill time per input token.
-	TTFTPerISLTokenMs float64 `json:"ttft_per_isl_token_ms,omitempty"`
-	// ITLConcurrencyLinMs adds this much ITL per other stream in flight.
-	ITLConcurrencyLinMs float64 `json:"itl_concurrency_lin_ms,omitempty"`
-	// TTFTConcurrencyLinMs adds this much TTFT per other request in flight.
-	TTFTConcurrencyLinMs float64 `json:"ttft_concurrency_lin_ms,omitempty"`
+	// TTFTPerISLToken adds prefill time per input token ("20us" in files; files
+	// written with the older ttft_per_isl_token_ms, a number of ms, still read).
+	TTFTPerISLToken time.Duration `json:"ttft_per_isl_token,omitzero"`
+	// ITLConcurrencyLin adds this much ITL per other stream in flight (older files:
+	// itl_concurrency_lin_ms).
+	ITLConcurrencyLin time.Duration `json:"itl_concurrency_lin,omitzero"`
+	// TTFTConcurrencyLin adds this much TTFT per other request in flight (older
+	// files: ttft_concurrency_lin_ms).
+	TTFTConcurrencyLin time.Duration `json:"ttft_concurrency_lin,omitzero"`
 	// TTFTJitterCV and ITLJitterCV multiply each sample by a log-normal factor with
 	// mean 1 and this coefficient of variation (0 = none).
 	TTFTJitterCV float64 `json:"ttft_jitter_cv,omitempty"`
@@ -164,20 +175,22 @@ type Config struct {
 }
 
 // BatchConfig models a continuous-batching engine: every step takes
-// StepMs + DecodeTokenMs·(decoding sequences) + PrefillTokenMs·(prefill tokens) and
+// Step + DecodeToken·(decoding sequences) + PrefillToken·(prefill tokens) and
 // advances each running sequence by one token; a request waits until it fits in
 // MaxBatch and its prompt is prefilled in pieces of at most PrefillBudget tokens per
 // step, with at most TokenBudget tokens (prefill + decode) in a step. Throughput thus
 // saturates and latency has a knee when the offered load exceeds
 // MaxBatch / (OSL · step time).
 type BatchConfig struct {
-	Enabled        bool    `json:"enabled,omitempty"`
-	StepMs         float64 `json:"step_ms,omitempty"`          // 0 = 10
-	DecodeTokenMs  float64 `json:"decode_token_ms,omitempty"`  // per decoding sequence per step
-	PrefillTokenMs float64 `json:"prefill_token_ms,omitempty"` // per prefilled token
-	MaxBatch       int     `json:"max_batch,omitempty"`        // 0 = 256
-	TokenBudget    int     `json:"token_budget,omitempty"`     // 0 = 8192
-	PrefillBudget  int     `json:"prefill_budget,omitempty"`   // 0 = 4096
+	Enabled bool `json:"enabled,omitempty"`
+	// The step's durations ("10ms" in files; older files' step_ms, decode_token_ms
+	// and prefill_token_ms, numbers of ms, still read).
+	Step          time.Duration `json:"step,omitzero"`            // 0 = 10ms
+	DecodeToken   time.Duration `json:"decode_token,omitzero"`    // per decoding sequence per step
+	PrefillToken  time.Duration `json:"prefill_token,omitzero"`   // per prefilled token
+	MaxBatch      int           `json:"max_batch,omitempty"`      // 0 = 256
+	TokenBudget   int           `json:"token_budget,omitempty"`   // 0 = 8192
+	PrefillBudget int           `json:"prefill_budget,omitempty"` // 0 = 4096
 }
 
 // Faults configures injected failures. Rates are probabilities in [0, 1] per request,
@@ -250,13 +263,6 @@ func orInt(v, def int) int {
 	return v
 }
 
-func orFloat(v, def float64) float64 {
-	if v <= 0 {
-		return def
-	}
-	return v
-}
-
 // Validate reports every invalid field (errors.Join).
 func (c *Config) Validate() error {
 	var errs []error
@@ -264,9 +270,21 @@ func (c *Config) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		bad("port %d out of [0, 65535]", c.Port)
 	}
-	for name, v := range map[string]float64{"ttft_per_isl_token_ms": c.TTFTPerISLTokenMs, "itl_concurrency_lin_ms": c.ITLConcurrencyLinMs,
-		"ttft_concurrency_lin_ms": c.TTFTConcurrencyLinMs, "ttft_jitter_cv": c.TTFTJitterCV, "itl_jitter_cv": c.ITLJitterCV,
-		"latency_scale": c.LatencyScale} {
+	for name, sp := range map[string]distribution.Spec{"osl": c.OSL, "reasoning_tokens": c.ReasoningTokens} {
+		if sp.Distribution == nil {
+			continue
+		}
+		if err := (distribution.Length{Dist: sp.Distribution}).Err(); err != nil {
+			bad("%s %v: %s", name, sp.Distribution, strings.TrimPrefix(err.Error(), "distribution: "))
+		}
+	}
+	for name, v := range map[string]time.Duration{"ttft_per_isl_token": c.TTFTPerISLToken, "itl_concurrency_lin": c.ITLConcurrencyLin,
+		"ttft_concurrency_lin": c.TTFTConcurrencyLin} {
+		if v < 0 {
+			bad("%s %v is negative", name, v)
+		}
+	}
+	for name, v := range map[string]float64{"ttft_jitter_cv": c.TTFTJitterCV, "itl_jitter_cv": c.ITLJitterCV, "latency_scale": c.LatencyScale} {
 		if v < 0 {
 			bad("%s %v is negative", name, v)
 		}
@@ -291,7 +309,7 @@ func (c *Config) Validate() error {
 		bad("default_max_tokens %d above max_tokens_cap %d", c.DefaultMaxTokens, c.MaxTokensCap)
 	}
 	b := c.Batch
-	if b.StepMs < 0 || b.DecodeTokenMs < 0 || b.PrefillTokenMs < 0 || b.MaxBatch < 0 || b.TokenBudget < 0 || b.PrefillBudget < 0 {
+	if b.Step < 0 || b.DecodeToken < 0 || b.PrefillToken < 0 || b.MaxBatch < 0 || b.TokenBudget < 0 || b.PrefillBudget < 0 {
 		bad("batch: negative value")
 	}
 	return errors.Join(errs...)
@@ -334,14 +352,15 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with 404")
+	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with vLLM's 404")
+	fs.BoolVar(&c.AnyModel, "any-model", c.AnyModel, "serve any model name, and list each one asked for in /v1/models")
 	fs.StringVar(&c.RecordFile, "record-requests", c.RecordFile, "write one JSON line per request to `FILE` and FILE.summary.json on exit")
 	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "ttft", "time to first token in ms, or a distribution (e.g. lognormal:mean=20,stddev=5)")
 	fs.Var(msDist{&c.TTFT, DefaultTTFTMs}, "t", "short for --ttft")
 	fs.Var(msDist{&c.ITL, DefaultITLMs}, "itl", "inter-token latency in ms, or a distribution")
-	fs.Float64Var(&c.TTFTPerISLTokenMs, "ttft-per-isl-token-ms", c.TTFTPerISLTokenMs, "prefill cost added to TTFT per input token (ms)")
-	fs.Float64Var(&c.ITLConcurrencyLinMs, "itl-concurrency-lin-ms", c.ITLConcurrencyLinMs, "ITL added per other concurrent stream (ms)")
-	fs.Float64Var(&c.TTFTConcurrencyLinMs, "ttft-concurrency-lin-ms", c.TTFTConcurrencyLinMs, "TTFT added per other request in flight (ms)")
+	durFlag(fs, &c.TTFTPerISLToken, "ttft-per-isl-token", "prefill cost added to TTFT per input token")
+	durFlag(fs, &c.ITLConcurrencyLin, "itl-concurrency-lin", "ITL added per other concurrent stream")
+	durFlag(fs, &c.TTFTConcurrencyLin, "ttft-concurrency-lin", "TTFT added per other request in flight")
 	fs.Float64Var(&c.TTFTJitterCV, "ttft-jitter-cv", c.TTFTJitterCV, "coefficient of variation of TTFT jitter")
 	fs.Float64Var(&c.ITLJitterCV, "itl-jitter-cv", c.ITLJitterCV, "coefficient of variation of ITL jitter")
 	fs.Float64Var(&c.LatencyScale, "latency-scale", c.LatencyScale, "multiply every latency by this factor (1.1 = 10% slower; 0 = 1)")
@@ -396,12 +415,28 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "open connections allowed; more are answered 503 + Retry-After (0 = no cap)")
 	fs.DurationVar(&c.GracePeriod, "grace-period", orDur(c.GracePeriod, DefaultGracePeriod), "how long shutdown waits for in-flight responses")
 	fs.BoolVar(&c.Batch.Enabled, "batch", c.Batch.Enabled, "continuous-batching latency model (throughput saturates)")
-	fs.Float64Var(&c.Batch.StepMs, "batch-step-ms", orFloat(c.Batch.StepMs, DefaultBatchStepMs), "base scheduler step time (ms)")
-	fs.Float64Var(&c.Batch.DecodeTokenMs, "batch-decode-token-ms", c.Batch.DecodeTokenMs, "step time per decoding sequence (ms)")
-	fs.Float64Var(&c.Batch.PrefillTokenMs, "batch-prefill-token-ms", c.Batch.PrefillTokenMs, "step time per prefilled token (ms)")
+	c.Batch.Step = orDur(c.Batch.Step, DefaultBatchStep)
+	durFlag(fs, &c.Batch.Step, "batch-step", "base scheduler step time")
+	durFlag(fs, &c.Batch.DecodeToken, "batch-decode-token", "step time per decoding sequence")
+	durFlag(fs, &c.Batch.PrefillToken, "batch-prefill-token", "step time per prefilled token")
 	fs.IntVar(&c.Batch.MaxBatch, "batch-max-batch", orInt(c.Batch.MaxBatch, DefaultBatchMaxBatch), "maximum running sequences")
 	fs.IntVar(&c.Batch.TokenBudget, "batch-token-budget", orInt(c.Batch.TokenBudget, DefaultBatchTokens), "tokens per step (prefill + decode)")
 	fs.IntVar(&c.Batch.PrefillBudget, "batch-prefill-budget", orInt(c.Batch.PrefillBudget, DefaultBatchPrefill), "prefill tokens per step")
+}
+
+// durFlag defines --name as a duration ("20us") and --name-ms as a number of
+// milliseconds (aiperf-mock-server's spelling for the latency terms it has, the older
+// one for the batch model's); both set *d.
+func durFlag(fs *flag.FlagSet, d *time.Duration, name, usage string) {
+	fs.DurationVar(d, name, *d, usage)
+	fs.Func(name+"-ms", "--"+name+" as a number of milliseconds", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("want a number of milliseconds, got %q", s)
+		}
+		*d = time.Duration(v * float64(time.Millisecond))
+		return nil
+	})
 }
 
 func orDur(v, def time.Duration) time.Duration {
@@ -459,3 +494,10 @@ func (f specFlag) String() string {
 }
 
 func (f specFlag) Set(v string) error { return f.s.UnmarshalText([]byte(v)) }
+
+func orFloat(v, def float64) float64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -18,7 +18,7 @@ import (
 // vectors, as floats or base64.
 type embeddingsKind struct{}
 
-func (embeddingsKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
+func (embeddingsKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.EmbeddingRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)

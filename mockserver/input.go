@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -94,9 +95,9 @@ func typeName(t string) string {
 	return t
 }
 
-// parse decodes and validates body for k, counts its input tokens, and fills rec's
-// request fields. It returns the job or the error to answer with.
-func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError) {
+// checkText refuses a body that is not UTF-8 or is empty (blank), naming the first
+// bad byte.
+func checkText(body []byte) *apiError {
 	if !utf8.Valid(body) {
 		i := 0
 		for i < len(body) {
@@ -106,13 +107,25 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 			}
 			i += n
 		}
-		return nil, badRequest("invalid_utf8", "body", "request body is not valid UTF-8 (first bad byte at offset %d)", i)
+		return badRequest("invalid_utf8", "body", "request body is not valid UTF-8 (first bad byte at offset %d)", i)
 	}
 	if len(strings.TrimSpace(string(body[:min(len(body), 64)]))) == 0 {
-		return nil, badRequest("invalid_json", "body", "request body is empty")
+		return badRequest("invalid_json", "body", "request body is empty")
+	}
+	return nil
+}
+
+// parse decodes and validates body for k, counts its input tokens, and fills rec's
+// request fields. It returns the job or the error to answer with. A body that is not
+// multipart/form-data (an upload, whose parts may be binary) must be non-empty UTF-8.
+func (s *Server) parse(k kind, body, contentType []byte, rec *record.Server) (*job, *apiError) {
+	if !bytes.HasPrefix(contentType, []byte("multipart/form-data")) {
+		if e := checkText(body); e != nil {
+			return nil, e
+		}
 	}
 	j := &job{kind: k}
-	if err := k.parse(&s.in, body, j, rec); err != nil {
+	if err := k.parse(&s.in, body, contentType, j, rec); err != nil {
 		return nil, err
 	}
 	if e := s.fitContext(j, rec); e != nil {
@@ -122,9 +135,8 @@ func (s *Server) parse(k kind, body []byte, rec *record.Server) (*job, *apiError
 	if j.model == "" {
 		return nil, badRequest("missing_field", "model", "you must provide a model parameter")
 	}
-	if s.cfg.StrictModel && !s.hasModel(j.model) {
-		return nil, &apiError{status: 404, typ: openai.ErrNotFound, reason: "unknown_model", param: "model", code: "model_not_found",
-			msg: fmt.Sprintf("the model %q does not exist; served: %s", j.model, strings.Join(s.models, ", "))}
+	if !s.hasModel(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
+		return nil, unknownModel(j.model) // hasModel learned it under AnyModel
 	}
 	return j, nil
 }

@@ -16,13 +16,20 @@ type latencyModel struct {
 	ttftFixed, itlFixed     float64                   // >= 0 when the distribution is Fixed
 	perISL, ttftLin, itlLin float64                   // ms
 	ttftCV, itlCV           float64
-	scale                   float64 // Config.LatencyScale, 1 when unset
+	scale                   latencyScale // Config.LatencyScale, 1 when unset; SetLatencyScale changes it
 }
+
+// latencyScale is a float64 factor read and written atomically.
+type latencyScale struct{ bits atomic.Uint64 }
+
+func (l *latencyScale) set(f float64) { l.bits.Store(math.Float64bits(orFloat(f, 1))) }
+func (l *latencyScale) get() float64  { return math.Float64frombits(l.bits.Load()) }
 
 func newLatencyModel(c *Config) *latencyModel {
 	m := &latencyModel{fast: c.Fast, ttftFixed: -1, itlFixed: -1,
-		perISL: c.TTFTPerISLTokenMs, ttftLin: c.TTFTConcurrencyLinMs, itlLin: c.ITLConcurrencyLinMs,
-		ttftCV: c.TTFTJitterCV, itlCV: c.ITLJitterCV, scale: orFloat(c.LatencyScale, 1)}
+		perISL: durMS(c.TTFTPerISLToken), ttftLin: durMS(c.TTFTConcurrencyLin), itlLin: durMS(c.ITLConcurrencyLin),
+		ttftCV: c.TTFTJitterCV, itlCV: c.ITLJitterCV}
+	m.scale.set(c.LatencyScale)
 	m.ttft = c.TTFT.Or(distribution.Fixed{Value: DefaultTTFTMs})
 	m.itl = c.ITL.Or(distribution.Fixed{Value: DefaultITLMs})
 	if f, ok := m.ttft.(distribution.Fixed); ok {
@@ -42,6 +49,9 @@ func jitter(rng *rand.Rand, cv float64) float64 {
 	s2 := math.Log1p(cv * cv)
 	return math.Exp(rng.NormFloat64()*math.Sqrt(s2) - s2/2)
 }
+
+// durMS is d in milliseconds, the latency model's unit.
+func durMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func msDur(ms float64) time.Duration {
 	if ms <= 0 || math.IsNaN(ms) {
@@ -93,7 +103,7 @@ func (r *reqSampler) firstToken(isl int) time.Duration {
 	if r.m.ttftLin > 0 {
 		ms += r.m.ttftLin * float64(max(r.inflight.Load()-1, 0))
 	}
-	return msDur(ms * r.m.scale)
+	return msDur(ms * r.m.scale.get())
 }
 
 // nextToken returns the gap before the next token.
@@ -111,7 +121,7 @@ func (r *reqSampler) nextToken() time.Duration {
 	if r.m.itlLin > 0 {
 		ms += r.m.itlLin * float64(max(r.streams.Load()-1, 0))
 	}
-	return msDur(ms * r.m.scale)
+	return msDur(ms * r.m.scale.get())
 }
 
 // lateness is a log-scale histogram of how late tokens were written relative to their

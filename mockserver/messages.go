@@ -41,10 +41,10 @@ func (g *gen) usage(isl, osl int) openai.Usage {
 	return u
 }
 
-// parseMessages reads an Anthropic Messages request: max_tokens is required, the
+// parse reads an Anthropic Messages request: max_tokens is required, the
 // system prompt and the messages are counted through the chat template as a chat
 // request's are (the system prompt as a leading system message).
-func (messagesKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
+func (messagesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.MessagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)

@@ -8,3 +8,9 @@ const (
 	pathCompletions = openai.PathCompletions
 	pathMessages    = openai.PathMessages
 )
+
+// The kinds the tests name.
+var (
+	kindChat       kind = chatKind{}
+	kindCompletion kind = completionKind{}
+)

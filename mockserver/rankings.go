@@ -16,7 +16,7 @@ import (
 // both shapes at once (/v1/rankings, /v1/ranking, /v1/rerank, /rerank, /v2/rerank).
 type rankingsKind struct{}
 
-func (rankingsKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
+func (rankingsKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.RankingRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)

@@ -89,7 +89,7 @@ func (rs *respStream) finish(buf []byte, _ *gen, _ bool, u openai.Usage) []byte 
 	return rs.event(buf, openai.EventResponseCompleted, map[string]any{"response": rs.response("completed", text, usage, false)})
 }
 
-func (responsesKind) parse(in *inputs, body []byte, j *job, rec *record.Server) *apiError {
+func (responsesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.ResponsesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return decodeErr(err)

@@ -29,13 +29,14 @@ import (
 // [Server.Close] drains in-flight responses and writes the recording. All methods are safe
 // for concurrent use.
 type Server struct {
-	cfg    Config
-	tok    *tokenizer.Tokenizer
-	in     inputs // what the kinds parse and count requests with
-	gen    *generator
-	lat    *latencyModel
-	models []string
-	logw   io.Writer
+	cfg      Config
+	tok      *tokenizer.Tokenizer
+	in       inputs // what the kinds parse and count requests with
+	gen      *generator
+	lat      *latencyModel
+	models   []string // under modelsMu: AnyModel adds to it
+	modelsMu sync.RWMutex
+	logw     io.Writer
 
 	fs     *fasthttp.Server
 	ln     net.Listener
@@ -136,7 +137,7 @@ func (s *Server) serveOn(ln net.Listener) error {
 	}
 	s.rec = rec
 	if s.cfg.Batch.Enabled && !s.cfg.Fast {
-		s.sched = newScheduler(s.cfg.Batch, s.cfg.LatencyScale)
+		s.sched = newScheduler(s.cfg.Batch, &s.lat.scale)
 	}
 	tl, ok := ln.(*net.TCPListener)
 	if !ok {
@@ -174,6 +175,11 @@ func (s *Server) serveOn(ln net.Listener) error {
 // URL returns the server's base URL, "http://127.0.0.1:PORT" (OpenAI clients take
 // URL()+"/v1" as their base URL). Empty before Start.
 func (s *Server) URL() string { return s.url }
+
+// SetLatencyScale sets Config.LatencyScale while the server runs (0 = 1): every latency
+// drawn from then on is multiplied by f. A benchmark that reuses one server for many
+// runs sets each run's speed with it.
+func (s *Server) SetLatencyScale(f float64) { s.lat.scale.set(f) }
 
 // BaseURL returns URL()+"/v1".
 func (s *Server) BaseURL() string { return s.url + "/v1" }
@@ -374,14 +380,7 @@ func (s *Server) reqRNG(body []byte, seed *int64) *rand.Rand {
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
-func (s *Server) hasModel(m string) bool {
-	for _, x := range s.models {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
+func (s *Server) hasModel(m string) bool { return s.serves(m) }
 
 // call is one recorded request in flight.
 type call struct {
@@ -553,6 +552,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.handleModels(ctx)
 		return
 	}
+	if path == "/reset_prefix_cache" && ctx.IsPost() {
+		s.handleResetPrefixCache(ctx)
+		return
+	}
+	if m, ok := modelPath(path); ok && ctx.IsGet() {
+		s.handleModel(ctx, m)
+		return
+	}
 	k := kindOf(path)
 	if k == nil {
 		c := s.begin(ctx)
@@ -580,7 +587,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	body := ctx.PostBody()
-	j, e := s.parse(k, body, &c.rec)
+	j, e := s.parse(k, body, ctx.Request.Header.ContentType(), &c.rec)
 	if e != nil {
 		s.reject(ctx, c, e)
 		return
@@ -640,7 +647,7 @@ func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	list := openai.ModelList{Object: "list"}
-	for _, m := range s.models {
+	for _, m := range s.modelList() {
 		list.Data = append(list.Data, openai.Model{ID: m, Object: "model", Created: s.start.Unix(), OwnedBy: "perfgate"})
 	}
 	b, _ := json.Marshal(list)

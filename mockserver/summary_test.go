@@ -93,13 +93,13 @@ func TestRegisterFlags(t *testing.T) {
 		"--record-requests", "x.jsonl", "--ttft", "lognormal:mean=30,stddev=5", "--itl", "7", "--ttft-per-isl-token-ms", "0.1",
 		"--itl-concurrency-lin-ms", "0.01", "--ttft-jitter-cv", "0.2", "--itl-jitter-cv", "0.3", "--error-rate", "5",
 		"--random-seed", "42", "--api-key", "k", "--fast", "--models-ready-delay-seconds", "1.5", "--inference-ready-delay-seconds", "2",
-		"--batch", "--batch-max-batch", "8", "--osl", "normal:100,10", "--latency-scale", "1.25"})
+		"--batch", "--batch-max-batch", "8", "--batch-step", "5ms", "--osl", "normal:100,10", "--latency-scale", "1.25"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Port != 9001 || c.Host != "0.0.0.0" || c.Tokenizer != "cl100k_base" || c.models()[0] != "llama" || c.RecordFile != "x.jsonl" ||
 		c.TTFT.String() != "lognormal:mean=30,stddev=5" && !strings.HasPrefix(c.TTFT.String(), "lognormal") || c.ITL.String() != (distribution.Fixed{Value: 7}).String() ||
-		c.TTFTPerISLTokenMs != 0.1 || c.ITLConcurrencyLinMs != 0.01 || c.TTFTJitterCV != 0.2 || c.ITLJitterCV != 0.3 ||
+		c.TTFTPerISLToken != 100*time.Microsecond || c.ITLConcurrencyLin != 10*time.Microsecond || c.Batch.Step != 5*time.Millisecond || c.TTFTJitterCV != 0.2 || c.ITLJitterCV != 0.3 ||
 		c.Faults.ErrorRate != 0.05 || c.Seed != 42 || c.APIKey != "k" || !c.Fast || c.Faults.ModelsReadyDelay != 1500*time.Millisecond ||
 		c.Faults.InferenceReadyDelay != 2*time.Second || !c.Batch.Enabled || c.Batch.MaxBatch != 8 || c.OSL.IsZero() || c.LatencyScale != 1.25 {
 		t.Errorf("parsed config = %+v", c)
@@ -132,7 +132,7 @@ func TestLatencySampler(t *testing.T) {
 	var inflight, streams atomic.Int64
 	inflight.Store(5)
 	streams.Store(3)
-	m := newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLTokenMs: 0.5, TTFTConcurrencyLinMs: 1, ITLConcurrencyLinMs: 0.25})
+	m := newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLToken: 500 * time.Microsecond, TTFTConcurrencyLin: time.Millisecond, ITLConcurrencyLin: 250 * time.Microsecond})
 	smp := m.sampler(rand.New(rand.NewPCG(1, 1)), &inflight, &streams)
 	if got, want := smp.firstToken(100), msDur(20+0.5*100+1*4); got != want {
 		t.Errorf("firstToken(100) = %v, want %v (20 + 0.5·100 + 1·(5-1))", got, want)
@@ -141,7 +141,7 @@ func TestLatencySampler(t *testing.T) {
 		t.Errorf("nextToken = %v, want %v (4 + 0.25·(3-1))", got, want)
 	}
 	// LatencyScale multiplies every term; a scaled batch scheduler steps slower.
-	m = newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLTokenMs: 0.5, TTFTConcurrencyLinMs: 1, ITLConcurrencyLinMs: 0.25, LatencyScale: 1.5})
+	m = newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLToken: 500 * time.Microsecond, TTFTConcurrencyLin: time.Millisecond, ITLConcurrencyLin: 250 * time.Microsecond, LatencyScale: 1.5})
 	smp = m.sampler(rand.New(rand.NewPCG(1, 1)), &inflight, &streams)
 	if got, want := smp.firstToken(100), msDur(1.5*(20+0.5*100+1*4)); got != want {
 		t.Errorf("LatencyScale 1.5: firstToken(100) = %v, want %v", got, want)
@@ -149,9 +149,16 @@ func TestLatencySampler(t *testing.T) {
 	if got, want := smp.nextToken(), msDur(1.5*(4+0.25*2)); got != want {
 		t.Errorf("LatencyScale 1.5: nextToken = %v, want %v", got, want)
 	}
-	if sc := newScheduler(BatchConfig{DecodeTokenMs: 2}, 1.5); sc.cfg.StepMs != 1.5*DefaultBatchStepMs || sc.cfg.DecodeTokenMs != 3 {
-		t.Errorf("LatencyScale 1.5: batch step %v ms, decode %v ms; want %v and 3", sc.cfg.StepMs, sc.cfg.DecodeTokenMs, 1.5*DefaultBatchStepMs)
+	if sc := newScheduler(BatchConfig{DecodeToken: 2 * time.Millisecond}, &m.scale); sc.stepMs(3, 0) != 1.5*(durMS(DefaultBatchStep)+2*3) {
+		t.Errorf("LatencyScale 1.5: batch step %v ms, want %v", sc.stepMs(3, 0), 1.5*(durMS(DefaultBatchStep)+2*3))
 	} else {
+		m.scale.set(2) // what Server.SetLatencyScale does
+		if got := sc.stepMs(3, 0); got != 2*(durMS(DefaultBatchStep)+2*3) {
+			t.Errorf("after set(2): batch step %v ms, want %v", got, 2*(durMS(DefaultBatchStep)+2*3))
+		}
+		if got, want := smp.nextToken(), msDur(2*(4+0.25*2)); got != want {
+			t.Errorf("after set(2): nextToken = %v, want %v", got, want)
+		}
 		sc.stop()
 	}
 	if d := (&latencyModel{fast: true}).sampler(nil, &inflight, &streams).firstToken(1000); d != 0 {

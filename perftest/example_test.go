@@ -63,6 +63,7 @@ func ExampleResult_AssertTTFT() {
 	// perftest: TTFT p99 = 46ms, want <= 25ms  [scenario "example", concurrency=2, n=20, errors=0]
 	//     quantiles:  p50=24.5ms  p90=35.8ms  p95=38.3ms  p99=46ms  max=47.9ms   (n=20, numpy linear)
 	//     beyond:     9 of 20 requests > 25ms (45%)
+	//     interval:   95% [37.8ms, unbounded] (order statistics, n=20); an upper bound needs n >= 368
 	//     worst:      #req-2 47.9ms (prompt 64 tok)
 	//                 #req-6 37.8ms (prompt 64 tok)
 	//                 #req-1 35.5ms (prompt 64 tok)
@@ -100,6 +101,7 @@ func ExampleResult_Assert() {
 	// perftest: OSL p50 = 8, want >= 1000  [scenario "example", concurrency=2, n=20, errors=0]
 	//     quantiles:  p50=8  p90=8  p95=8  p99=8  max=8   (n=20, numpy linear)
 	//     beyond:     20 of 20 requests < 1000 (100%)
+	//     interval:   95% [8, 8] (order statistics, n=20)
 	//     worst:      #req-1 8  #req-0 8  #req-2 8  #req-3 8  #req-4 8
 	//     rule:       osl_p50 >= 1000
 	//     artifacts:  testdata/example/client.jsonl

@@ -54,6 +54,13 @@ type Result struct {
 // failures, e.g. in fault-injection tests), fails the test with t.Errorf. The failed
 // requests are still part of the result.
 //
+// Run also reports the run's validity ([scenario.Outcome.Validity], docs/validity.md):
+// a check that finds the measurement invalid (client-bound, not steady, warm cache,
+// too few requests for a tail rule) fails the test with t.Errorf under its "fail"
+// mode, whose message says INVALID (an invalid measurement, not a performance
+// result), and is logged as a warning under "warn". A quantile rule the scenario's
+// request count cannot support is refused before the run (t.Fatalf).
+//
 // Load stops when t's context is cancelled, before cleanups run; the mock server, if
 // one was started, is stopped before Run returns. Artifacts (client recording, server
 // recording and summary with the mock, metrics, the scenario, the objectives' verdicts,
@@ -64,6 +71,9 @@ type Result struct {
 // perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
 func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 	t.Helper()
+	for _, n := range sc.Objectives.Deprecated() {
+		t.Logf("perftest: note: scenario %q: %s", cmp.Or(sc.Name, scenario.DefaultName), n)
+	}
 	if err := scenario.Preflight(t.Context(), sc); err != nil {
 		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
 		return nil
@@ -88,6 +98,14 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 	ctx := out.Context("")
 	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts in %s", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir)
 	attrs(t, out.Metrics)
+	for _, v := range out.Validity() {
+		switch {
+		case !v.Pass:
+			t.Errorf("perftest: INVALID measurement: %s", v.With(r.Context(r.rerun)))
+		case v.Status == check.Invalid:
+			t.Logf("perftest: warning: %s", v)
+		}
+	}
 	for _, v := range out.Health() {
 		if v.Check == "error-rate" {
 			r.errorRate = &v

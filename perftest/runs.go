@@ -3,11 +3,13 @@ package perftest
 import (
 	"cmp"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // Gate configures a run-level regression gate; see [scenario.Gate]. Its zero value
@@ -172,6 +174,14 @@ func reportGate(t testing.TB, res scenario.GateResult, rerun string) bool {
 	}
 	ok := res.Pass()
 	head := res.Headline()
+	if res.Current != nil && res.Current.Dir != "" && len(res.Comparisons) > 0 {
+		p := filepath.Join(res.Current.Dir, reportgen.GateReportFile)
+		if err := res.WriteReport(p); err != nil {
+			t.Errorf("perftest: %v", err)
+		} else {
+			head += "\n    report: " + p
+		}
+	}
 	if len(res.Workload) == 0 {
 		for _, l := range res.Where() {
 			head += "\n    " + l.Label + ": " + l.Text

@@ -1,18 +1,21 @@
 package perftest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 func gateScenario(ttft string) Scenario {
 	return Scenario{
 		Name: "gate",
-		Mock: mockserver.Config{TTFT: distribution.MustSpec(ttft), ITL: distribution.MustSpec("fixed:1")},
+		Mock: mockserver.Config{TTFT: distribution.MustSpec(ttft), ITL: distribution.MustSpec("fixed:5")},
 		Config: loadgen.Config{
 			Workload: loadgen.Workload{ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:4"), Seed: 4},
 			Load:     loadgen.Load{Concurrency: 2},
@@ -22,36 +25,39 @@ func gateScenario(ttft string) Scenario {
 }
 
 // A K-run baseline is saved, read back, and gates K current runs: the same mock
-// passes, a mock 40% slower in TTFT fails with the verdict and where each side ran.
+// passes, a mock 2× slower in TTFT fails with the verdict and where each side ran.
 func TestRunsBaselineAndGate(t *testing.T) {
-	base := RunRuns(t, gateScenario("fixed:20"), 3)
-	if base.Len() != 3 || len(base.Outcomes) != 3 {
+	base := RunRuns(t, gateScenario("fixed:20"), 5)
+	if base.Len() != 5 || len(base.Outcomes) != 5 {
 		t.Fatalf("RunRuns: %d runs", base.Len())
 	}
 	dir := t.TempDir()
 	SaveBaseline(t, base, dir)
 	back := LoadBaseline(t, dir)
-	if back.Len() != 3 || back.Runs[2].Stats["ttft_p50"] != base.Runs[2].Stats["ttft_p50"] {
+	if back.Len() != 5 || back.Runs[2].Stats["ttft_p50"] != base.Runs[2].Stats["ttft_p50"] {
 		t.Fatalf("LoadBaseline: %d runs, %v", back.Len(), back.Runs)
 	}
 	if c := Capture(t, func(t testing.TB) { RunRuns(t, gateScenario("fixed:20"), 3).AssertNoRegression(t, back, Gate{}) }); c.Failed() {
 		t.Errorf("the same mock failed the gate:\n%s", c.Text())
 	}
 	var ok bool
-	c := Capture(t, func(t testing.TB) { ok = RunRuns(t, gateScenario("fixed:28"), 3).AssertNoRegression(t, back, Gate{}) })
+	c := Capture(t, func(t testing.TB) { ok = RunRuns(t, gateScenario("fixed:40"), 5).AssertNoRegression(t, back, Gate{}) })
 	if ok || !c.Failed() || !strings.HasPrefix(c.Text(), "perftest: regression gate: regressed: TTFT p50 +") ||
-		!strings.Contains(c.Text(), "target differs: mock.ttft_ms: baseline fixed:20, current fixed:28") ||
+		!strings.Contains(c.Text(), "target differs: mock.ttft_ms: baseline fixed:20, current fixed:40") ||
 		!strings.Contains(c.Text(), "perftest: TTFT p50 regressed: +") {
-		t.Errorf("TTFT 20ms → 28ms: ok=%v\n%s", ok, c.Text())
+		t.Errorf("TTFT 20ms → 40ms: ok=%v\n%s", ok, c.Text())
 	}
 	// The sequential form runs the current side itself; another workload is refused
 	// before any run.
 	var cur *Runs
 	c = Capture(t, func(t testing.TB) {
-		cur, ok = AssertNoRegressionRuns(t, gateScenario("fixed:28"), back, Gate{Runs: 3, MaxRuns: 3})
+		cur, ok = AssertNoRegressionRuns(t, gateScenario("fixed:40"), back, Gate{Runs: 4, MaxRuns: 4})
 	})
-	if ok || !c.Failed() || cur.Len() != 3 {
-		t.Errorf("AssertNoRegressionRuns, 40%% slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
+	if ok || !c.Failed() || cur.Len() != 4 {
+		t.Errorf("AssertNoRegressionRuns, 2× slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
+	}
+	if _, err := os.Stat(filepath.Join(cur.Dir, reportgen.GateReportFile)); err != nil || !strings.Contains(c.Text(), "report: "+cur.Dir) {
+		t.Errorf("the gate's HTML report: %v", err)
 	}
 	other := gateScenario("fixed:20")
 	other.ISL = distribution.MustSpec("fixed:16")
@@ -75,12 +81,12 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	}
 }
 
-// A/B alternates the two mocks; B 40% slower fails, B as fast passes.
+// A/B alternates the two mocks; B 2× slower fails, B as fast passes.
 func TestABGate(t *testing.T) {
 	a := gateScenario("fixed:20")
-	c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, gateScenario("fixed:28"), Gate{Runs: 4, MaxRuns: 4}) })
+	c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, gateScenario("fixed:40"), Gate{Runs: 4, MaxRuns: 4}) })
 	if !c.Failed() || !strings.HasPrefix(c.Text(), "perftest: regression gate: regressed: TTFT p50 +") {
-		t.Errorf("A/B, B 40%% slower:\n%s", c.Text())
+		t.Errorf("A/B, B 2× slower:\n%s", c.Text())
 	}
 	if c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, a, Gate{Runs: 3, MaxRuns: 3}) }); c.Failed() {
 		t.Errorf("A/B, A against itself:\n%s", c.Text())

@@ -229,20 +229,20 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	b = append(b, `{"index":`...)
 	b = strconv.AppendInt(b, int64(c.Index), 10)
 	b = append(b, `,"request_id":`...)
-	b = appendString(b, c.RequestID)
+	b = AppendJSONString(b, c.RequestID)
 	if c.Conversation != "" {
 		b = append(b, `,"conversation_id":`...)
-		b = appendString(b, c.Conversation)
+		b = AppendJSONString(b, c.Conversation)
 	}
 	b = append(b, `,"turn":`...)
 	b = strconv.AppendInt(b, int64(c.Turn), 10)
 	b = append(b, `,"url":`...)
-	b = appendString(b, c.URL)
+	b = AppendJSONString(b, c.URL)
 	b = append(b, `,"endpoint":`...)
-	b = appendString(b, c.Endpoint)
+	b = AppendJSONString(b, c.Endpoint)
 	if c.Model != "" {
 		b = append(b, `,"model":`...)
-		b = appendString(b, c.Model)
+		b = AppendJSONString(b, c.Model)
 	}
 	b = append(b, `,"stream":`...)
 	b = strconv.AppendBool(b, c.Stream)
@@ -287,17 +287,17 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	}
 	if c.Clock != "" {
 		b = append(b, `,"clock":`...)
-		b = appendString(b, c.Clock)
+		b = AppendJSONString(b, c.Clock)
 	}
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(c.Status), 10)
 	if c.ErrorKind != "" {
 		b = append(b, `,"error_kind":`...)
-		b = appendString(b, c.ErrorKind)
+		b = AppendJSONString(b, c.ErrorKind)
 	}
 	if c.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendString(b, c.Error)
+		b = AppendJSONString(b, c.Error)
 	}
 	b = append(b, `,"isl":`...)
 	b = strconv.AppendInt(b, int64(c.ISL), 10)
@@ -307,7 +307,7 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	}
 	if c.TokenizationMode != "" {
 		b = append(b, `,"tokenization_mode":`...)
-		b = appendString(b, c.TokenizationMode)
+		b = AppendJSONString(b, c.TokenizationMode)
 	}
 	b = append(b, `,"isl_exact":`...)
 	b = strconv.AppendBool(b, c.ISLExact)
@@ -335,7 +335,7 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	}
 	if c.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = appendString(b, c.FinishReason)
+		b = AppendJSONString(b, c.FinishReason)
 	}
 	b = append(b, `,"response_bytes":`...)
 	b = strconv.AppendInt(b, int64(c.ResponseBytes), 10)

@@ -108,11 +108,11 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	b = append(b, `{"ts":`...)
 	b = appendFloat(b, s.TS)
 	b = append(b, `,"request_id":`...)
-	b = appendString(b, s.RequestID)
+	b = AppendJSONString(b, s.RequestID)
 	b = append(b, `,"endpoint":`...)
-	b = appendString(b, s.Endpoint)
+	b = AppendJSONString(b, s.Endpoint)
 	b = append(b, `,"model":`...)
-	b = appendString(b, s.Model)
+	b = AppendJSONString(b, s.Model)
 	b = append(b, `,"isl":`...)
 	b = strconv.AppendInt(b, int64(s.ISL), 10)
 	b = append(b, `,"requested_osl":`...)
@@ -133,12 +133,12 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	if s.ReasoningEffort == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendString(b, *s.ReasoningEffort)
+		b = AppendJSONString(b, *s.ReasoningEffort)
 	}
 	b = append(b, `,"stream":`...)
 	b = strconv.AppendBool(b, s.Stream)
 	b = append(b, `,"tokenization_mode":`...)
-	b = appendString(b, s.TokenizationMode)
+	b = AppendJSONString(b, s.TokenizationMode)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, s.Seq, 10)
 	b = append(b, `,"status":`...)
@@ -153,7 +153,7 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(s.TargetOSL), 10)
 	if s.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = appendString(b, s.FinishReason)
+		b = AppendJSONString(b, s.FinishReason)
 	}
 	b = append(b, `,"recv_ns":`...)
 	b = strconv.AppendInt(b, s.RecvNS, 10)
@@ -171,15 +171,15 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	}
 	if s.Rejected != "" {
 		b = append(b, `,"rejected":`...)
-		b = appendString(b, s.Rejected)
+		b = AppendJSONString(b, s.Rejected)
 	}
 	if s.Param != "" {
 		b = append(b, `,"param":`...)
-		b = appendString(b, s.Param)
+		b = AppendJSONString(b, s.Param)
 	}
 	if s.Fault != "" {
 		b = append(b, `,"fault":`...)
-		b = appendString(b, s.Fault)
+		b = AppendJSONString(b, s.Fault)
 	}
 	if s.ClientGone {
 		b = append(b, `,"client_gone":true`...)
@@ -227,7 +227,7 @@ const hexDigits = "0123456789abcdef"
 
 // appendString appends a JSON string as encoding/json does with HTML escaping off
 // (invalid UTF-8 → U+FFFD, U+2028/2029 escaped).
-func appendString(b []byte, s string) []byte {
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -125,6 +125,9 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	if man.Version == "" {
 		man.Version = ModuleVersion()
 	}
+	if man.VCS == nil {
+		man.VCS = BuildVCS()
+	}
 	if man.Created.IsZero() {
 		man.Created = runStart(run.each())
 	}

@@ -33,6 +33,12 @@ type Manifest struct {
 	Host Host `json:"host"`
 	// Files lists the export files written with this manifest (base names).
 	Files []string `json:"files,omitempty"`
+	// VCS is the revision perfgate was built from ([BuildVCS] when nil at write time).
+	VCS *VCS `json:"vcs,omitempty"`
+	// Dataset, Servers and Topology pin what was measured (see pins.go); nil = unknown.
+	Dataset  *Dataset  `json:"dataset,omitempty"`
+	Servers  []Server  `json:"servers,omitempty"`
+	Topology *Topology `json:"topology,omitempty"`
 }
 
 // TokenizerInfo names a tokenizer and pins its exact contents.
@@ -80,6 +86,11 @@ func ModuleVersion() string {
 	if !ok {
 		return "devel"
 	}
+	return versionOf(bi)
+}
+
+// versionOf is ModuleVersion of bi.
+func versionOf(bi *debug.BuildInfo) string {
 	const mod = "github.com/perfgate/perfgate"
 	if bi.Main.Path == mod && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version

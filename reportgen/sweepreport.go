@@ -38,9 +38,11 @@ var sweepTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{end}}</tbody></table>
 `)
 
-// WriteSweepReport writes the HTML report of a sweep or search: throughput, goodput,
-// TTFT and ITL (p50, p99) against the load, the latency–throughput curve (TTFT p99
-// against output tokens/s), and a table of every run with its verdict and a link to its
+// WriteSweepReport writes the HTML report of a sweep, search or repeated run:
+// throughput, goodput, TTFT and ITL (p50, p99) against the load, the latency–throughput
+// charts (TTFT and ITL against output tokens/s and requests/s, tokens/s per user against
+// the total; the Pareto frontier marked, the goodput SLO drawn, run-to-run intervals
+// when a load repeats), and a table of every run with its verdict and a link to its
 // own report (when the point's Dir is under dir, the directory the report is written
 // to; "" = no links). Repeats at one load are averaged in the charts.
 func WriteSweepReport(w io.Writer, dir, title, loadName string, points []sweep.Point) error {
@@ -125,18 +127,7 @@ func WriteSweepReport(w io.Writer, dir, title, loadName string, points []sweep.P
 		{ID: "sweep-ttft", SVG: template.HTML(lineSVG("Time to first token", loadName, "ms", []series{{"p50", loads, t50}, {"p99", loads, t99}}))},
 		{ID: "sweep-itl", SVG: template.HTML(lineSVG("Inter-token latency", loadName, "ms", []series{{"p50", loads, i50}, {"p99", loads, i99}}))},
 	}
-	// The latency–throughput curve: x must increase for a line, so sort by throughput.
-	idx := make([]int, len(loads))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(tok[a], tok[b]) })
-	cx, cy := make([]float64, len(idx)), make([]float64, len(idx))
-	for k, i := range idx {
-		cx[k], cy[k] = tok[i], t99[i]
-	}
-	p.Figures = append(p.Figures, figure{ID: "sweep-curve", Caption: "each point is one load level",
-		SVG: template.HTML(lineSVG("TTFT p99 against output token throughput", "output tokens/s", "TTFT p99 ms", []series{{"TTFT p99", cx, cy}}))})
+	p.Figures = append(p.Figures, paretoFigures(loadName, points)...)
 	for _, pt := range points {
 		m := pt.Metrics
 		r := sweepRow{Load: fmt.Sprintf("%g", pt.Load), ReqS: num(scalar(m, record.MetricRequestThroughput)), TokS: num(scalar(m, record.MetricOutputTokenThroughput)),

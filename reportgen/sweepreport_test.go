@@ -39,7 +39,7 @@ func TestSweepReportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{`id="sweep-ttft"`, `id="sweep-curve"`, `href="concurrency-4/report.html"`, "4 passed", "TTFT p99 = 500ms"} {
+	for _, want := range []string{`id="sweep-ttft"`, `id="pareto-ttft-tokens"`, `id="pareto-itl-requests"`, `class="line frontier"`, `href="concurrency-4/report.html"`, "4 passed", "TTFT p99 = 500ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sweep report lacks %q", want)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/record"
 	"net/url"
 	"strings"
 	"time"
@@ -134,24 +135,18 @@ func Redact(raw string) string {
 	return u.String()
 }
 
-// configJSON carries the durations as text.
+// configJSON carries the durations as text ([record.Duration]).
 type configJSON struct {
-	URLs     []string `json:"urls,omitempty"`
-	Interval string   `json:"interval,omitempty"`
-	Timeout  string   `json:"timeout,omitempty"`
+	URLs     []string        `json:"urls,omitempty"`
+	Interval record.Duration `json:"interval,omitzero"`
+	Timeout  record.Duration `json:"timeout,omitzero"`
 }
 
 // MarshalJSON writes c with durations as text ("1s") and URLs redacted.
 func (c Config) MarshalJSON() ([]byte, error) {
-	j := configJSON{}
+	j := configJSON{Interval: record.Duration(c.Interval), Timeout: record.Duration(c.Timeout)}
 	for _, u := range c.URLs {
 		j.URLs = append(j.URLs, Redact(u))
-	}
-	if c.Interval != 0 {
-		j.Interval = c.Interval.String()
-	}
-	if c.Timeout != 0 {
-		j.Timeout = c.Timeout.String()
 	}
 	return json.Marshal(j)
 }
@@ -164,19 +159,6 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	if err := d.Decode(&j); err != nil {
 		return fmt.Errorf("servermetrics: %w", err)
 	}
-	*c = Config{URLs: j.URLs}
-	for _, f := range []struct {
-		name, text string
-		dst        *time.Duration
-	}{{"interval", j.Interval, &c.Interval}, {"timeout", j.Timeout, &c.Timeout}} {
-		if f.text == "" {
-			continue
-		}
-		v, err := time.ParseDuration(f.text)
-		if err != nil {
-			return fmt.Errorf("servermetrics: %s %q: want a duration such as \"1s\"", f.name, f.text)
-		}
-		*f.dst = v
-	}
+	*c = Config{URLs: j.URLs, Interval: time.Duration(j.Interval), Timeout: time.Duration(j.Timeout)}
 	return nil
 }

@@ -65,6 +65,11 @@ func burn() {
 		n = 1
 	}
 	runtime.GOMAXPROCS(n)
+	// The parent holds our stdin open: when it exits, however it exits, so do we.
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}()
 	for i := range n {
 		go func() {
 			x := uint64(i)
@@ -89,6 +94,7 @@ type options struct {
 	start, cap            int
 	burnCPUs              int
 	only                  string
+	verbose               bool
 }
 
 func run(args []string, w io.Writer) error {
@@ -98,21 +104,22 @@ func run(args []string, w io.Writer) error {
 	fs.IntVar(&o.pairs, "pairs", 200, "identical-run pairs per run-to-run CV (half with a CPU burner beside the current side)")
 	fs.IntVar(&o.slowPairs, "slow-pairs", 100, "pairs per slowdown setting")
 	fs.StringVar(&cvs, "cvs", "0,0.02,0.03,0.05", "run-to-run CVs of the mock's speed for the identical pairs")
-	fs.IntVar(&o.requests, "requests", 16, "measured requests per run")
+	fs.IntVar(&o.requests, "requests", 48, "measured requests per run")
 	fs.IntVar(&o.requestsWarmup, "warmup", 2, "warm-up requests per run")
 	fs.IntVar(&o.conc, "concurrency", 16, "concurrent streams per run")
 	fs.IntVar(&o.osl, "osl", 4, "output tokens per request")
 	fs.Float64Var(&o.ttftMs, "ttft-ms", 100, "the mock's mean TTFT (ms) at speed 1")
 	fs.Float64Var(&o.itlMs, "itl-ms", 20, "the mock's mean ITL (ms) at speed 1")
-	fs.Float64Var(&o.ttftSpread, "ttft-cv", 0.2, "the CV of the mock's per-request TTFT (lognormal)")
-	fs.Float64Var(&o.itlSpread, "itl-cv", 0.2, "the CV of the mock's per-token ITL (lognormal)")
-	fs.IntVar(&o.workers, "workers", 8, "runs in flight at once (different pairs of one setting)")
+	fs.Float64Var(&o.ttftSpread, "ttft-cv", 0, "the CV of the mock's per-request TTFT (lognormal; 0 = fixed)")
+	fs.Float64Var(&o.itlSpread, "itl-cv", 0, "the CV of the mock's per-token ITL (lognormal; 0 = fixed)")
+	fs.IntVar(&o.workers, "workers", 2, "runs in flight at once (different pairs of one setting), each against its own mock")
 	fs.IntVar(&o.burnCPUs, "burn-cpus", 1, "CPUs the burner spins (0 = no burner: all identical pairs quiet)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the speed draws")
 	fs.Float64Var(&o.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
 	fs.IntVar(&o.start, "start", 5, "runs per side at the first look")
 	fs.IntVar(&o.cap, "cap", 20, "runs per side at the last look of the identical pairs (the slowdowns' caps, 10 and 20, are the targets')")
 	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains this")
+	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -126,11 +133,11 @@ func run(args []string, w io.Writer) error {
 	if o.pairs < 1 || o.slowPairs < 0 || o.workers < 1 || o.requests < 2 || o.conc < 1 || o.osl < 2 {
 		return fmt.Errorf("want -pairs >= 1, -slow-pairs >= 0, -workers >= 1, -requests >= 2, -concurrency >= 1, -osl >= 2")
 	}
-	tok, err := tokenizer.Load("gpt2")
+	b, err := newBench(o)
 	if err != nil {
 		return err
 	}
-	b := &bench{o: o, tok: tok}
+	defer b.close()
 	var settings []setting
 	if o.slowPairs > 0 {
 		settings = append(settings,
@@ -214,8 +221,50 @@ type result struct {
 }
 
 type bench struct {
-	o   options
-	tok *tokenizer.Tokenizer
+	o       options
+	tok     *tokenizer.Tokenizer
+	servers chan *mockserver.Server // one mock per worker, its speed set per run
+}
+
+// newBench starts one mock server per worker: a run sets its server's speed
+// (Server.SetLatencyScale) and drives it, so no run pays for starting a mock, and
+// concurrent runs never share one.
+func newBench(o options) (*bench, error) {
+	tok, err := tokenizer.Load("gpt2")
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{o: o, tok: tok, servers: make(chan *mockserver.Server, o.workers)}
+	for range o.workers {
+		srv, err := mockserver.New(mockserver.WithTokenizer(tok), mockserver.WithConfig(mockserver.Config{
+			Host: "127.0.0.1", DiscardRecords: true, Seed: 7,
+			TTFT: latencySpec(o.ttftMs, o.ttftSpread),
+			ITL:  latencySpec(o.itlMs, o.itlSpread),
+		}))
+		if err != nil {
+			return nil, err
+		}
+		if err := srv.Start(); err != nil {
+			return nil, err
+		}
+		b.servers <- srv
+	}
+	return b, nil
+}
+
+// close stops the mock servers.
+func (b *bench) close() {
+	for range b.o.workers {
+		_ = (<-b.servers).Close()
+	}
+}
+
+// latencySpec is a fixed latency, or a lognormal one with that mean and CV.
+func latencySpec(ms, cv float64) distribution.Spec {
+	if cv == 0 {
+		return distribution.MustSpec(fmt.Sprintf("fixed:%g", ms))
+	}
+	return distribution.MustSpec(fmt.Sprintf("lognormal:mean=%g,stddev=%g", ms, ms*cv))
 }
 
 // pair is one comparison in progress.
@@ -286,6 +335,11 @@ func (b *bench) setting(s setting) (result, error) {
 				}
 			}
 			p.inconcl = !p.fail && !settled
+			if b.o.verbose && p == ps[0] {
+				for _, c := range cs {
+					fmt.Fprintf(os.Stderr, "%s\n", c.Verdict())
+				}
+			}
 		}
 	}
 	for _, p := range ps {
@@ -430,14 +484,13 @@ func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) 
 // oneRun is one real run against a fresh in-process mock at the given speed.
 func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []check.Request, error) {
 	o := b.o
+	srv := <-b.servers
+	defer func() { b.servers <- srv }()
+	srv.SetLatencyScale(scale)
 	sc := scenario.Scenario{
 		Name: "gate-calibration",
-		Mock: mockserver.Config{
-			TTFT:         distribution.MustSpec(fmt.Sprintf("lognormal:mean=%g,stddev=%g", o.ttftMs, o.ttftMs*o.ttftSpread)),
-			ITL:          distribution.MustSpec(fmt.Sprintf("lognormal:mean=%g,stddev=%g", o.itlMs, o.itlMs*o.itlSpread)),
-			LatencyScale: scale,
-		},
 		Config: loadgen.Config{
+			Target: loadgen.Target{URLs: []string{srv.URL()}},
 			Workload: loadgen.Workload{
 				ISL:  distribution.MustSpec("fixed:32"),
 				OSL:  distribution.MustSpec(fmt.Sprintf("fixed:%d", o.osl)),
@@ -472,11 +525,16 @@ func startBurner(cpus int) (func(), error) {
 	}
 	cmd := exec.Command(self, "burn")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus))
+	stdin, err := cmd.StdinPipe() // closed when we exit: the burner then exits too
+	if err != nil {
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("CPU burner: %w", err)
 	}
 	time.Sleep(50 * time.Millisecond) // let it get going
 	return func() {
+		_ = stdin.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}, nil

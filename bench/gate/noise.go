@@ -8,9 +8,10 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/perfgate/perfgate/perftest/scenario"
-	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // noise runs -runs runs at speed 1 (no drawn noise), sequentially, and prints each
@@ -21,15 +22,16 @@ func noise(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("gate noise", flag.ContinueOnError)
 	var o options
 	runs := fs.Int("runs", 20, "runs")
-	fs.IntVar(&o.requests, "requests", 16, "measured requests per run")
+	fs.IntVar(&o.requests, "requests", 48, "measured requests per run")
 	fs.IntVar(&o.requestsWarmup, "warmup", 2, "warm-up requests per run")
 	fs.IntVar(&o.conc, "concurrency", 16, "concurrent streams per run")
 	fs.IntVar(&o.osl, "osl", 4, "output tokens per request")
 	fs.Float64Var(&o.ttftMs, "ttft-ms", 100, "the mock's mean TTFT (ms)")
 	fs.Float64Var(&o.itlMs, "itl-ms", 20, "the mock's mean ITL (ms)")
-	fs.Float64Var(&o.ttftSpread, "ttft-cv", 0.2, "per-request TTFT CV")
-	fs.Float64Var(&o.itlSpread, "itl-cv", 0.2, "per-token ITL CV")
+	fs.Float64Var(&o.ttftSpread, "ttft-cv", 0, "per-request TTFT CV")
+	fs.Float64Var(&o.itlSpread, "itl-cv", 0, "per-token ITL CV")
 	fs.IntVar(&o.burnCPUs, "burn-cpus", 0, "CPUs a burner spins during the runs (0 = none)")
+	fs.IntVar(&o.workers, "workers", 1, "runs in flight at once")
 	prof := fs.String("cpuprofile", "", "write a CPU profile here")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -45,11 +47,11 @@ func noise(args []string, w io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	tok, err := tokenizer.Load("gpt2")
+	b, err := newBench(o)
 	if err != nil {
 		return err
 	}
-	b := &bench{o: o, tok: tok}
+	defer b.close()
 	if o.burnCPUs > 0 {
 		stop, err := startBurner(o.burnCPUs)
 		if err != nil {
@@ -58,15 +60,33 @@ func noise(args []string, w io.Writer) error {
 		defer stop()
 	}
 	vals := map[string][]float64{}
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, o.workers)
+	var wg sync.WaitGroup
+	start := time.Now()
 	for range *runs {
-		rs, _, err := b.oneRun(1, false)
-		if err != nil {
-			return err
-		}
-		for _, n := range primaryNames() {
-			vals[n] = append(vals[n], rs.Stats[n])
-		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			rs, _, err := b.oneRun(1, false)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				firstErr = err
+				return
+			}
+			for _, n := range primaryNames() {
+				vals[n] = append(vals[n], rs.Stats[n])
+			}
+		}()
 	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	fmt.Fprintf(w, "%d runs, %d at a time, in %s\n", *runs, o.workers, time.Since(start).Round(time.Millisecond))
 	for _, n := range primaryNames() {
 		var ls []float64
 		for _, v := range vals[n] {

@@ -15,7 +15,7 @@
 # design and the last table.
 #
 # Knobs: GATE_PAIRS (200 identical pairs per CV), GATE_SLOW_PAIRS (100 per slowdown),
-# GATE_CVS (0,0.02,0.03,0.05), GATE_WORKERS (8 runs in flight), GATE_BURN_CPUS (1),
+# GATE_CVS (0,0.02,0.03,0.05), GATE_WORKERS (2 runs in flight, each against its own mock), GATE_BURN_CPUS (1),
 # GATE_ARGS (more flags: -requests, -concurrency, -ttft-ms, -itl-ms, -start, -cap, -only).
 # Quick check of the harness: GATE_PAIRS=4 GATE_SLOW_PAIRS=2 GATE_CVS=0.03 bench/gate/run.sh
 # The machine's own noise floor (runs at a fixed speed): go run ./bench/gate noise [-burn-cpus 1]
@@ -28,5 +28,5 @@ trap 'rm -rf "$TMP"' EXIT
 go build -o "$TMP/gate" ./bench/gate
 # shellcheck disable=SC2086
 "$TMP/gate" -pairs "${GATE_PAIRS:-200}" -slow-pairs "${GATE_SLOW_PAIRS:-100}" -cvs "${GATE_CVS:-0,0.02,0.03,0.05}" \
-  -workers "${GATE_WORKERS:-8}" -burn-cpus "${GATE_BURN_CPUS:-1}" ${GATE_ARGS:-} | tee "$OUT"
+  -workers "${GATE_WORKERS:-2}" -burn-cpus "${GATE_BURN_CPUS:-1}" ${GATE_ARGS:-} | tee "$OUT"
 echo "bench/gate: table in $OUT" >&2

@@ -254,7 +254,7 @@ func BenchmarkBatchKnee(b *testing.B) {
 	body := []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Knee?"}],"max_tokens":50,"ignore_eos":true,"stream":true}`)
 	for _, conc := range []int{8, 16, 32, 64, 128} {
 		b.Run("conc="+strconv.Itoa(conc), func(b *testing.B) {
-			m := startMock(b, mockserver.Config{Batch: mockserver.BatchConfig{Enabled: true, StepMs: 10, DecodeTokenMs: 0.1, MaxBatch: 32}})
+			m := startMock(b, mockserver.Config{Batch: mockserver.BatchConfig{Enabled: true, Step: 10 * time.Millisecond, DecodeToken: 100 * time.Microsecond, MaxBatch: 32}})
 			var res Result
 			for b.Loop() {
 				res = Drive(m.URL()+"/v1/chat/completions", body, conc, seconds(), true)

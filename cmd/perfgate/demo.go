@@ -26,9 +26,9 @@ func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 		Name:      "demo",
 		Tokenizer: "gpt2",
 		Mock: mockserver.Config{
-			TTFT:              distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=25,stddev=8")},
-			ITL:               distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
-			TTFTPerISLTokenMs: 0.02,
+			TTFT:            distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=25,stddev=8")},
+			ITL:             distribution.Spec{Distribution: distribution.MustParse("lognormal:mean=3,stddev=0.6")},
+			TTFTPerISLToken: 20 * time.Microsecond,
 		},
 		Config: loadgen.Config{
 			Workload: loadgen.Workload{
@@ -47,8 +47,14 @@ func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 		},
 	}
 	sc.Objectives.SLO = check.SLO{TTFT: 250e6, ITL: 50e6}
-	sc.Objectives.Goodput = 0.9
-	sc.Objectives.Bounds = []check.Bound{{Metric: check.TTFT, P: 0.99, MaxTime: 500 * time.Millisecond}}
+	// The tail the request count can bound (docs/validity.md): p99 from 299 requests.
+	p := 0.99
+	for _, q := range []float64{0.9, 0.5} {
+		if check.QuantileNeed(p, true, 0) > requests {
+			p = q
+		}
+	}
+	sc.Objectives.Rules = []string{"goodput>=0.9", check.QuantileRule(check.TTFT, p, true, 0.5).String()}
 	sc.SLO = sc.Objectives.SLO
 	o := profileOpts{hasAsserts: true, alpha: check.DefaultAlpha, numRuns: 1}
 	return sc, o

@@ -25,6 +25,7 @@ import (
 type runResult struct {
 	out      *scenario.Outcome
 	verdicts []check.Verdict
+	validity []check.Verdict // scenario.Outcome.Validity
 }
 
 // loadTokenizer loads the scenario's tokenizer once per name (sweeps and repeated runs
@@ -94,7 +95,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 		}
 		return nil, runtimef("%v", err)
 	}
-	r := &runResult{out: out, verdicts: out.Check()}
+	r := &runResult{out: out, verdicts: out.Check(), validity: out.Validity()}
 	if out.Interrupted {
 		return r, &exitError{ExitInterrupted, fmt.Errorf("interrupted after %d requests; partial results in %s (marked was_cancelled)", out.Context("").Requests, artifactPath(dir))}
 	}
@@ -107,6 +108,30 @@ func trimInvalid(msg string) string {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
 	return msg
+}
+
+// invalidMeasurement prints the validity verdicts that found a problem (warnings and
+// failures) and, when one fails, returns the exit-1 error "invalid measurement": the
+// run's numbers measure something else than the server (the client, a warm cache, a
+// drifting window), so its objectives are neither passed nor failed.
+func invalidMeasurement(w io.Writer, vs []check.Verdict) error {
+	var failed []string
+	for _, v := range vs {
+		if v.Status != check.Invalid {
+			continue
+		}
+		mark := "WARN"
+		if !v.Pass {
+			mark = "INVALID"
+			failed = append(failed, v.Check)
+		}
+		fmt.Fprintf(w, "%s %s\n", mark, v.String())
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "objectives not judged: the measurement is invalid (verdicts.txt has them for reference)")
+	return runtimef("invalid measurement: %s (docs/validity.md says what each check means and how to switch it)", strings.Join(failed, ", "))
 }
 
 // printVerdicts prints each verdict with PASS/FAIL and returns whether all passed.
@@ -128,7 +153,12 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 	if err := preflight(ctx, sc, time.Duration(o.waitModel*float64(time.Second))); err != nil {
 		return err
 	}
+	if sc.Model == "" {
+		sc.Model = scenario.FirstServedModel(ctx, sc) // no --model: the server's first, as vLLM's benchmark does
+	}
 	switch {
+	case o.gate.gating(sc):
+		return profileGate(ctx, e, sc, o)
 	case o.sweepConc != "" || o.sweepRate != "":
 		return profileSweep(ctx, e, sc, o)
 	case o.searchConc != "" || o.searchRate != "":
@@ -166,7 +196,10 @@ func printTable(e *env, out *scenario.Outcome) {
 
 // finish prints the verdicts and where the artifacts are, and returns the exit error.
 func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string) error {
-	ok := printVerdicts(e.stdout, r.verdicts)
+	ok := true
+	if !anyFailed(r.validity) {
+		ok = printVerdicts(e.stdout, r.verdicts)
+	}
 	m := r.out.Metrics
 	if m.Value(record.MetricRequestCount) == 0 {
 		fmt.Fprintf(e.stdout, "artifacts: %s\n", artifactPath(dir))
@@ -182,6 +215,9 @@ func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string
 		return runtimef("%s", msg)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s\nreport:    %s\n", artifactPath(dir), filepath.Join(artifactPath(dir), reportgen.RunReportFile))
+	if err := invalidMeasurement(e.stdout, r.validity); err != nil {
+		return err
+	}
 	if len(r.verdicts) > 0 {
 		if ok {
 			fmt.Fprintf(e.stdout, "PASS: %d assertion(s)\n", len(r.verdicts))
@@ -197,6 +233,8 @@ func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string
 	}
 	return nil
 }
+
+func anyFailed(vs []check.Verdict) bool { return countFailed(vs) > 0 }
 
 func countFailed(vs []check.Verdict) int {
 	n := 0
@@ -240,7 +278,17 @@ func libError(flag string, err error) error {
 // profileRepeat runs the scenario N times (scenario.Repeat) and reports each metric as
 // a mean with a confidence interval.
 func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, runner(e, o))
+	run := runner(e, o)
+	if o.gate.saltRuns { // each run its own prompt salt, numbered as the series numbers them
+		salt, i := scenario.RunSalts(), 0
+		inner := run
+		run = func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+			i++
+			sc.Salt = salt(i)
+			return inner(ctx, sc, dir)
+		}
+	}
+	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, run)
 	if err != nil {
 		return libError("--num-runs", err)
 	}
@@ -255,6 +303,9 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
+	if o.artifactDir != "" {
+		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
+	}
 	if failed > 0 {
 		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
 		return recordHistory(ctx, e, o, errAssertFailed, outs...)

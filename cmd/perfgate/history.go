@@ -156,10 +156,10 @@ func (f seriesFlags) query() history.Query {
 
 // identityFlags adds the flags naming the server under test into o.
 func identityFlags(fs *flag.FlagSet, o *historyOpts) {
-	fs.StringVar(&o.commit, "commit", "", "commit of the server under test (default $PERFGATE_COMMIT, $GITHUB_SHA, $CI_COMMIT_SHA, …)")
-	fs.StringVar(&o.branch, "branch", "", "branch of the server under test (default $PERFGATE_BRANCH, $GITHUB_REF_NAME, $CI_COMMIT_REF_NAME, …)")
-	fs.StringVar(&o.build, "build", "", "build of the server under test (default $PERFGATE_BUILD, $GITHUB_RUN_ID, $CI_PIPELINE_ID, …)")
-	fs.StringVar(&o.topology, "topology", "", "what was measured, if not what the artifacts say (\"2 × H100, TP=2\")")
+	fs.StringVar(&o.commit, "commit", "", "[output] commit of the server under test (default $PERFGATE_COMMIT, $GITHUB_SHA, $CI_COMMIT_SHA, …)")
+	fs.StringVar(&o.branch, "branch", "", "[output] branch of the server under test (default $PERFGATE_BRANCH, $GITHUB_REF_NAME, $CI_COMMIT_REF_NAME, …)")
+	fs.StringVar(&o.build, "build", "", "[output] build of the server under test (default $PERFGATE_BUILD, $GITHUB_RUN_ID, $CI_PIPELINE_ID, …)")
+	fs.StringVar(&o.topology, "topology", "", "[output] what was measured, if not what the artifacts say (\"2 × H100, TP=2\")")
 }
 
 func (h *historyCmd) add(ctx context.Context, args []string) error {
@@ -534,7 +534,7 @@ func (o historyOpts) identity() history.Identity {
 }
 
 func registerHistoryFlags(fs *flag.FlagSet, o *historyOpts) {
-	fs.StringVar(&o.addr, "history", os.Getenv(history.EnvHistory), "record the result in this history: a SQLite file or a postgres:// URL (default $"+history.EnvHistory+"; its password is never printed or stored)")
+	fs.StringVar(&o.addr, "history", os.Getenv(history.EnvHistory), "[output] record the result in this history: a SQLite file or a postgres:// URL (default $"+history.EnvHistory+"; its password is never printed or stored)")
 	identityFlags(fs, o)
 }
 

@@ -354,7 +354,7 @@ func TestMockAndCapture(t *testing.T) {
 			var out, errb bytes.Buffer
 			go func() { done <- runWith(ctx, tc.args(dir, port), nil, &out, &errb) }()
 			url := fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", port)
-			body := `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":3}`
+			body := `{"model":"mock-model","messages":[{"role":"user","content":"hi"}],"max_tokens":3}` // perfgate mock serves its models only
 			var resp *http.Response
 			var err error
 			for range 100 {

@@ -12,7 +12,8 @@ const DefaultMockPort = 8000
 
 func cmdMock(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "mock", "[--port 8000] [--ttft 20] [--itl 5] [--record-requests FILE] [flags]")
-	cfg := mockserver.Config{Port: DefaultMockPort}
+	// As vLLM: a model it does not serve is a 404 (--any-model serves and lists any).
+	cfg := mockserver.Config{Port: DefaultMockPort, StrictModel: true}
 	cfg.RegisterFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -18,6 +18,10 @@ func TestProfileModelNotServed(t *testing.T) {
 			_, _ = w.Write([]byte(`{"data":[{"id":"llama"}]}`))
 			return
 		}
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/models/") {
+			http.NotFound(w, r) // the preflight asks for the model it does not see listed
+			return
+		}
 		sent.Add(1)
 		http.NotFound(w, r)
 	}))

@@ -46,6 +46,7 @@ type profileOpts struct {
 	shard       shardFlags          // --shards and friends (shard.go)
 	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
 	history     historyOpts         // --history and the server's identity (history.go)
+	gate        gateFlags           // --baseline and the regression gate's flags (regress.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -67,6 +68,8 @@ type profileFlags struct {
 	turnDelayMean, turnDelayStd                           float64
 	prefixTokens, blockTokens, passages                   int
 	legacyMaxTokens                                       bool
+	// The validity checks' switches (validity.go).
+	validity validityFlags
 }
 
 func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
@@ -88,68 +91,70 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 		alias(names, usage, func(n, u string) { fs.BoolVar(p, n, def, u) })
 	}
 	// aiperf profile's flags (common cases).
-	fs.Var(&f.urls, "url", "server base URL, e.g. http://127.0.0.1:8000 (repeatable: several servers, see --url-strategy; or --mock)")
-	fs.Var(&f.urls, "u", "short for --url")
-	str(&f.models, "", "model name sent (comma-separated: the first is used)", "model-names", "model", "m")
-	str(&f.tokenizer, "", "tokenizer: built-in (gpt2, cl100k_base, o200k_base, …), tokenizer.json, directory or hub id (default gpt2)", "tokenizer")
-	str(&f.endpointType, "", "API: "+loadgen.OrList(loadgen.Endpoints)+" (messages: Anthropic; default chat)", "endpoint-type")
-	boolean(&f.serverTokens, false, "take OSL and ISL from the server's usage (completion_tokens, prompt_tokens), not the client tokenizer", "use-server-token-count")
-	boolean(&f.streaming, true, "stream responses over SSE (needed for TTFT and ITL; --streaming=false to turn off)", "streaming")
-	str(&f.apiKey, "", "API key sent as a bearer token (never printed or recorded)", "api-key")
-	fs.Var(&f.headers, "header", "extra request header \"Name: value\" (repeatable)")
-	fs.Var(&f.headers, "H", "extra request header \"Name: value\" (repeatable)")
-	fs.Var(&f.extra, "extra-inputs", "extra body field key:value (repeatable; JSON values allowed, ignore_eos:true is common)")
-	str(&f.corpus, "", "synthetic prompt style: "+loadgen.OrList(loadgen.Corpora), "prompt-corpus", "random-corpus-style")
-	flt(&f.rangeRatio, 0, "vLLM-style range ratio: lengths uniform in [N(1-r), N(1+r)]", "random-range-ratio")
-	flt(&f.islMean, 0, "mean input tokens", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")
-	flt(&f.islStd, 0, "stddev of input tokens", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "isl-stddev")
-	flt(&f.oslMean, 0, "mean output tokens (sent as the output cap)", "prompt-output-tokens-mean", "output-tokens-mean", "osl")
-	flt(&f.oslStd, 0, "stddev of output tokens", "prompt-output-tokens-stddev", "output-tokens-stddev", "osl-stddev")
-	integer(&f.concurrency, 0, "closed loop: requests in flight; with --request-rate: the ceiling", "concurrency")
-	flt(&f.rate, 0, "open loop: requests per second", "request-rate")
-	integer(&f.prefill, 0, "at most K requests waiting for their first token (a slot is held from send to the first output chunk)", "prefill-concurrency")
-	integer(&f.requests, 0, "measured requests to send", "request-count", "num-requests")
-	integer(&f.conversations, 0, "conversations to send (with --conversation-turn-mean T: about N·T requests)", "conversation-num", "num-conversations", "num-sessions")
-	flt(&f.turnMean, 0, "mean turns per conversation (history carried)", "conversation-turn-mean", "session-turns-mean")
-	flt(&f.turnStd, 0, "stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
-	integer(&f.warmup, 0, "warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
-	fs.Uint64Var(&f.seed, "random-seed", 0, "seed of every random choice (same seed, same workload)")
-	str(&f.goodput, "", "goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms), or as rule terms, \"ttft<=200ms, itl<=20ms\"", "goodput")
-	str(&o.artifactDir, DefaultArtifactDir, "directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
-	str(&f.inputFile, "", "prompts or trace from a file instead of synthetic prompts", "input-file")
-	str(&f.inputFormat, "", "format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
-	boolean(&f.fixedSchedule, false, "replay the input file's timestamps as the arrival schedule", "fixed-schedule")
-	flt(&f.duration, 0, "stop after this many seconds", "benchmark-duration")
-	flt(&f.timeout, loadgen.DefaultTimeout.Seconds(), "per-request timeout in seconds, send to last byte", "request-timeout-seconds")
-	flt(&f.idleTimeout, loadgen.DefaultIdleTimeout.Seconds(), "streamed requests: the longest wait for the headers or between chunks, in seconds (0 = none)", "idle-timeout-seconds")
-	flt(&f.grace, loadgen.DefaultGracePeriod.Seconds(), "after --benchmark-duration, seconds requests in flight may still finish; then they are cancelled (0 = at once)", "benchmark-grace-period")
-	fs.Var(&f.serverMetrics, "server-metrics", "Prometheus endpoint to scrape before, during and after the run (repeatable): a URL, or a path such as /metrics on the server under test (the mock too)")
-	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "seconds between server-metrics scrapes during the run", "server-metrics-interval")
+	fs.Var(&f.urls, "url", "[target] server base URL, e.g. http://127.0.0.1:8000 (repeatable: several servers, see --url-strategy; or --mock)")
+	fs.Var(&f.urls, "u", "[target] short for --url")
+	str(&f.models, "", "[target] model name sent (comma-separated: the first is used)", "model-names", "model", "m")
+	str(&f.tokenizer, "", "[workload] tokenizer: built-in (gpt2, cl100k_base, o200k_base, …), tokenizer.json, directory or hub id (default gpt2)", "tokenizer")
+	str(&f.endpointType, "", "[target] API: "+loadgen.OrList(loadgen.Endpoints)+" (messages: Anthropic; default chat)", "endpoint-type")
+	boolean(&f.serverTokens, false, "[recording] take OSL and ISL from the server's usage (completion_tokens, prompt_tokens), not the client tokenizer", "use-server-token-count")
+	boolean(&f.streaming, true, "[target] stream responses over SSE (needed for TTFT and ITL; --streaming=false to turn off)", "streaming")
+	str(&f.apiKey, "", "[target] API key sent as a bearer token (never printed or recorded)", "api-key")
+	fs.Var(&f.headers, "header", "[target] extra request header \"Name: value\" (repeatable)")
+	fs.Var(&f.headers, "H", "[target] extra request header \"Name: value\" (repeatable)")
+	fs.Var(&f.extra, "extra-inputs", "[workload] extra body field key:value (repeatable; JSON values allowed, ignore_eos:true is common)")
+	str(&f.corpus, "", "[workload] synthetic prompt style: "+loadgen.OrList(loadgen.Corpora), "prompt-corpus", "random-corpus-style")
+	flt(&f.rangeRatio, 0, "[workload] vLLM-style range ratio: lengths uniform in [N(1-r), N(1+r)]", "random-range-ratio")
+	flt(&f.islMean, 0, "[workload] mean input tokens", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")
+	flt(&f.islStd, 0, "[workload] stddev of input tokens", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "isl-stddev")
+	flt(&f.oslMean, 0, "[workload] mean output tokens (sent as the output cap)", "prompt-output-tokens-mean", "output-tokens-mean", "osl")
+	flt(&f.oslStd, 0, "[workload] stddev of output tokens", "prompt-output-tokens-stddev", "output-tokens-stddev", "osl-stddev")
+	integer(&f.concurrency, 0, "[load] closed loop: requests in flight; with --request-rate: the ceiling", "concurrency")
+	flt(&f.rate, 0, "[load] open loop: requests per second", "request-rate")
+	integer(&f.prefill, 0, "[load] at most K requests waiting for their first token (a slot is held from send to the first output chunk)", "prefill-concurrency")
+	integer(&f.requests, 0, "[stop] measured requests to send", "request-count", "num-requests")
+	integer(&f.conversations, 0, "[stop] conversations to send (with --conversation-turn-mean T: about N·T requests)", "conversation-num", "num-conversations", "num-sessions")
+	flt(&f.turnMean, 0, "[workload] mean turns per conversation (history carried)", "conversation-turn-mean", "session-turns-mean")
+	flt(&f.turnStd, 0, "[workload] stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
+	integer(&f.warmup, 0, "[recording] warmup requests sent first and left out of the metrics", "warmup-request-count", "num-warmup-requests")
+	fs.Uint64Var(&f.seed, "random-seed", 0, "[workload] seed of every random choice (same seed, same workload)")
+	str(&f.goodput, "", "[objectives] goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms), or as rule terms, \"ttft<=200ms, itl<=20ms\"", "goodput")
+	str(&o.artifactDir, DefaultArtifactDir, "[output] directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
+	str(&f.inputFile, "", "[workload] prompts or trace from a file instead of synthetic prompts", "input-file")
+	str(&f.inputFormat, "", "[workload] format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
+	boolean(&f.fixedSchedule, false, "[load] replay the input file's timestamps as the arrival schedule", "fixed-schedule")
+	flt(&f.duration, 0, "[stop] stop after this many seconds", "benchmark-duration")
+	flt(&f.timeout, loadgen.DefaultTimeout.Seconds(), "[stop] per-request timeout in seconds, send to last byte", "request-timeout-seconds")
+	flt(&f.idleTimeout, loadgen.DefaultIdleTimeout.Seconds(), "[stop] streamed requests: the longest wait for the headers or between chunks, in seconds (0 = none)", "idle-timeout-seconds")
+	flt(&f.grace, loadgen.DefaultGracePeriod.Seconds(), "[stop] after --benchmark-duration, seconds requests in flight may still finish; then they are cancelled (0 = at once)", "benchmark-grace-period")
+	fs.Var(&f.serverMetrics, "server-metrics", "[server metrics] Prometheus endpoint to scrape before, during and after the run (repeatable): a URL, or a path such as /metrics on the server under test (the mock too)")
+	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "[server metrics] seconds between server-metrics scrapes during the run", "server-metrics-interval")
 	aiperfFlags(fs, f)
+	registerValidityFlags(fs, &f.validity)
 	// perfgate's own.
-	boolean(&o.mock, false, "profile the in-process mock server (no --url needed)", "mock")
-	str(&f.config, "", "scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
-	str(&f.name, "", "scenario name in reports", "name")
-	str(&f.islDist, "", "input length distribution, e.g. normal:512,64 or lognormal:mean=512,stddev=128", "isl-dist")
-	str(&f.oslDist, "", "output length distribution, e.g. fixed:128", "osl-dist")
-	boolean(&f.ignoreEOS, false, "send ignore_eos so the server generates exactly the OSL", "ignore-eos")
-	str(&f.arrival, "", "open-loop arrivals: "+loadgen.OrList(loadgen.Arrivals), "arrival", "arrival-pattern", "request-rate-mode")
-	flt(&f.burstiness, 0, "gamma arrival shape (with --arrival gamma)", "burstiness", "arrival-smoothness", "vllm-burstiness")
-	fs.Var(&f.asserts, "assert", assertHelp())
-	str(&o.assertISL, "", "assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
-	str(&o.assertOSL, "", "assert the output lengths fit this distribution", "assert-osl")
-	flt(&o.alpha, check.DefaultAlpha, "significance level of --assert-isl / --assert-osl", "alpha")
-	integer(&o.numRuns, 1, "repeat the run N times; metrics as mean ± confidence interval", "num-runs", "num-profile-runs")
-	flt(&o.confidence, 0.95, "confidence level of --num-runs intervals", "confidence", "confidence-level")
-	str(&o.sweepConc, "", "sweep concurrency levels: 1,2,4,8 or 1:64:x2", "sweep-concurrency")
-	str(&o.sweepRate, "", "sweep request rates: 5,10,20 or 10:100:+10", "sweep-rate")
-	str(&o.searchConc, "", "find the highest concurrency LO:HI meeting the assertions (bisection)", "search-concurrency")
-	str(&o.searchRate, "", "find the highest request rate LO:HI meeting the assertions (bisection)", "search-rate")
-	flt(&o.searchTol, 0.05, "relative tolerance of the search", "search-tolerance")
-	fs.Float64Var(&o.waitModel, "wait-for-model-timeout", 0, "wait up to this many seconds for the server to accept connections and list the model (GET /v1/models) before the run; 0 = check once")
-	boolean(&o.quiet, false, "no progress and no table; verdicts and where the artifacts are", "q", "quiet")
+	boolean(&o.mock, false, "[target] profile the in-process mock server (no --url needed)", "mock")
+	str(&f.config, "", "[workload] scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
+	str(&f.name, "", "[output] scenario name in reports", "name")
+	str(&f.islDist, "", "[workload] input length distribution, e.g. normal:512,64 or lognormal:mean=512,stddev=128", "isl-dist")
+	str(&f.oslDist, "", "[workload] output length distribution, e.g. fixed:128", "osl-dist")
+	boolean(&f.ignoreEOS, false, "[workload] send ignore_eos so the server generates exactly the OSL", "ignore-eos")
+	str(&f.arrival, "", "[load] open-loop arrivals: "+loadgen.OrList(loadgen.Arrivals), "arrival", "arrival-pattern", "request-rate-mode")
+	flt(&f.burstiness, 0, "[load] gamma arrival shape (with --arrival gamma)", "burstiness", "arrival-smoothness", "vllm-burstiness")
+	fs.Var(&f.asserts, "assert", "[objectives] "+assertHelp())
+	str(&o.assertISL, "", "[objectives] assert the input lengths (as the mock received them, else as sent) fit this distribution", "assert-isl")
+	str(&o.assertOSL, "", "[objectives] assert the output lengths fit this distribution", "assert-osl")
+	flt(&o.alpha, check.DefaultAlpha, "[objectives] significance level of --assert-isl / --assert-osl", "alpha")
+	integer(&o.numRuns, 1, "[load] repeat the run N times; metrics as mean ± confidence interval", "num-runs", "num-profile-runs")
+	flt(&o.confidence, 0.95, "[load] confidence level of --num-runs intervals", "confidence", "confidence-level")
+	str(&o.sweepConc, "", "[load] sweep concurrency levels: 1,2,4,8 or 1:64:x2", "sweep-concurrency")
+	str(&o.sweepRate, "", "[load] sweep request rates: 5,10,20 or 10:100:+10", "sweep-rate")
+	str(&o.searchConc, "", "[load] find the highest concurrency LO:HI meeting the assertions (bisection)", "search-concurrency")
+	str(&o.searchRate, "", "[load] find the highest request rate LO:HI meeting the assertions (bisection)", "search-rate")
+	flt(&o.searchTol, 0.05, "[load] relative tolerance of the search", "search-tolerance")
+	fs.Float64Var(&o.waitModel, "wait-for-model-timeout", 0, "[target] wait up to this many seconds for the server to accept connections and list the model (GET /v1/models) before the run; 0 = check once")
+	boolean(&o.quiet, false, "[output] no progress and no table; verdicts and where the artifacts are", "q", "quiet")
 	registerShardFlags(fs, &o.shard)
 	registerHistoryFlags(fs, &o.history)
+	registerGateFlags(fs, &o.gate, true)
 }
 
 func cmdProfile(ctx context.Context, e *env, args []string) error {
@@ -157,12 +162,20 @@ func cmdProfile(ctx context.Context, e *env, args []string) error {
 	var o profileOpts
 	fs := newFlags(e, "profile", "--url URL | --mock [flags]")
 	registerProfileFlags(fs, &f, &o)
+	fs.Usage = func() { profileHelp(e.stdout, fs, false) }
+	if slices.Contains(args, "--help-all") || slices.Contains(args, "-help-all") {
+		profileHelp(e.stdout, fs, true)
+		return flag.ErrHelp
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	sc, err := buildScenario(fs, &f, &o)
 	if err != nil {
 		return err
+	}
+	for _, n := range sc.Objectives.Deprecated() {
+		fmt.Fprintf(e.stderr, "perfgate: note: %s\n", n)
 	}
 	if err := applyShardFlags(&sc, &o); err != nil {
 		return err
@@ -192,7 +205,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	// The flags map onto the scenario in steps, one concern each, in this order (an
 	// earlier step's error wins).
 	for _, step := range []func(*scenario.Scenario, *profileFlags, *profileOpts, func(...string) bool) error{
-		profileConflicts, profileTarget, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives,
+		profileConflicts, profileTarget, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives, profileValidity,
 	} {
 		if err := step(&sc, f, o, has); err != nil {
 			return sc, err
@@ -339,6 +352,15 @@ func profileWorkload(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has
 	}
 	if sc.OSL, err = lengthSpec("osl", f.oslDist, f.oslMean, f.oslStd, f.rangeRatio, sc.OSL, has("osl-dist", "prompt-output-tokens-mean", "output-tokens-mean", "osl")); err != nil {
 		return err
+	}
+	if f.rangeRatio > 0 && sc.ISL.Distribution == nil {
+		// --random-range-ratio without a mean spreads the default length, as vLLM does
+		// (1,024 with the vllm corpus: [716, 1332] at 0.3), instead of being dropped.
+		d, err := distribution.Parse(fmt.Sprintf("vllm-range:%d,%g", int(sc.InputLength().Distribution.Mean()), f.rangeRatio))
+		if err != nil {
+			return invalidf("--random-range-ratio %g: %v", f.rangeRatio, err)
+		}
+		sc.ISL = distribution.Spec{Distribution: d}
 	}
 	if has("conversation-turn-mean", "session-turns-mean") {
 		if !(f.turnMean >= 1) || f.turnStd < 0 {
@@ -538,29 +560,29 @@ func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, h
 // aiperfFlags registers AIPerf's flags whose meaning perfgate already has under
 // another name or as a small mapping (applyAIPerf); README's flag table lists them.
 func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
-	fs.StringVar(&f.exportPrefix, "profile-export-prefix", "", "name the AIPerf exports PREFIX_aiperf.json, PREFIX_aiperf.csv and PREFIX.jsonl (default profile_export)")
-	fs.StringVar(&f.exportPrefix, "profile-export-file", "", "AIPerf's older name of --profile-export-prefix (a .json or .jsonl ending is dropped)")
-	fs.StringVar(&f.exportLevel, "export-level", "", "summary (the aggregate exports only) or records (also the per-request JSONL; the default)")
-	fs.StringVar(&f.urlStrategy, "url-strategy", "", "with several --url: "+loadgen.OrList(loadgen.Routings)+" (default round_robin)")
-	fs.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "percent (0-100) of requests cancelled after --request-cancellation-delay")
-	fs.Float64Var(&f.cancelDelay, "request-cancellation-delay", 0, "seconds after sending that a --request-cancellation-rate request is cancelled")
-	fs.Float64Var(&f.rampDuration, "concurrency-ramp-duration", 0, "seconds over which closed-loop workers start (1 → --concurrency)")
-	fs.Float64Var(&f.rampDuration, "request-rate-ramp-duration", 0, "seconds over which the open-loop rate ramps up to --request-rate")
-	fs.Float64Var(&f.warmupDuration, "warmup-duration", 0, "seconds at the start whose requests are warmup (left out of the metrics)")
+	fs.StringVar(&f.exportPrefix, "profile-export-prefix", "", "[output] name the AIPerf exports PREFIX_aiperf.json, PREFIX_aiperf.csv and PREFIX.jsonl (default profile_export)")
+	fs.StringVar(&f.exportPrefix, "profile-export-file", "", "[output] AIPerf's older name of --profile-export-prefix (a .json or .jsonl ending is dropped)")
+	fs.StringVar(&f.exportLevel, "export-level", "", "[output] summary (the aggregate exports only) or records (also the per-request JSONL; the default)")
+	fs.StringVar(&f.urlStrategy, "url-strategy", "", "[target] with several --url: "+loadgen.OrList(loadgen.Routings)+" (default round_robin)")
+	fs.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "[workload] percent (0-100) of requests cancelled after --request-cancellation-delay")
+	fs.Float64Var(&f.cancelDelay, "request-cancellation-delay", 0, "[workload] seconds after sending that a --request-cancellation-rate request is cancelled")
+	fs.Float64Var(&f.rampDuration, "concurrency-ramp-duration", 0, "[load] seconds over which closed-loop workers start (1 → --concurrency)")
+	fs.Float64Var(&f.rampDuration, "request-rate-ramp-duration", 0, "[load] seconds over which the open-loop rate ramps up to --request-rate")
+	fs.Float64Var(&f.warmupDuration, "warmup-duration", 0, "[recording] seconds at the start whose requests are warmup (left out of the metrics)")
 	for _, n := range []string{"conversation-turn-delay-mean", "session-turn-delay-mean"} {
-		fs.Float64Var(&f.turnDelayMean, n, 0, "mean pause between a turn's response and the next turn, ms")
+		fs.Float64Var(&f.turnDelayMean, n, 0, "[workload] mean pause between a turn's response and the next turn, ms")
 	}
 	for _, n := range []string{"conversation-turn-delay-stddev", "session-turn-delay-stddev"} {
-		fs.Float64Var(&f.turnDelayStd, n, 0, "stddev of the pause between turns, ms")
+		fs.Float64Var(&f.turnDelayStd, n, 0, "[workload] stddev of the pause between turns, ms")
 	}
 	for _, n := range []string{"shared-system-prompt-length", "prompt-prefix-length", "prefix-prompt-length"} {
-		fs.IntVar(&f.prefixTokens, n, 0, "tokens of a prompt prefix every request shares (the system prompt, for chat)")
+		fs.IntVar(&f.prefixTokens, n, 0, "[workload] tokens of a prompt prefix every request shares (the system prompt, for chat)")
 	}
 	for _, n := range []string{"prompt-input-tokens-block-size", "synthetic-input-tokens-block-size", "isl-block-size"} {
-		fs.IntVar(&f.blockTokens, n, 0, "tokens per mooncake hash block (default 512)")
+		fs.IntVar(&f.blockTokens, n, 0, "[workload] tokens per mooncake hash block (default 512)")
 	}
-	fs.IntVar(&f.passages, "rankings-passages-mean", 0, "passages per rankings/rerank request (default 2)")
-	fs.BoolVar(&f.legacyMaxTokens, "use-legacy-max-tokens", false, "send the output cap as max_tokens instead of max_completion_tokens")
+	fs.IntVar(&f.passages, "rankings-passages-mean", 0, "[workload] passages per rankings/rerank request (default 2)")
+	fs.BoolVar(&f.legacyMaxTokens, "use-legacy-max-tokens", false, "[target] send the output cap as max_tokens instead of max_completion_tokens")
 }
 
 // applyAIPerf maps the flags aiperfFlags registered onto the scenario.

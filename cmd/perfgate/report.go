@@ -63,6 +63,10 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout)
 		printTable(e, out)
+		printPins(e.stdout, out.Pins)
+	}
+	if err := invalidMeasurement(e.stdout, out.Validity()); err != nil {
+		return err
 	}
 	vs := out.Check()
 	ok := printVerdicts(e.stdout, vs)

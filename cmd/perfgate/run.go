@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/perfgate/perfgate/history"
@@ -53,6 +52,7 @@ func commands() []command {
 		{"coordinator", "serve the start barrier of a sharded run (profile --shards N --coordinator URL)", cmdCoordinator},
 		{"k8s", "print a Kubernetes manifest running a profile as N shards (Indexed Job) and a merge Job that gates", cmdK8s},
 		{"compare", "HTML comparison report of two recordings", cmdCompare},
+		{"regress", "re-gate two saved directories (K runs each): exit 0 no regression, 99 regressed, 3 inconclusive (--fail-inconclusive)", cmdRegress},
 		{"history", "keep gated results in a database: add, list, show, report, check (change points), export", cmdHistory},
 		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},
 		{"demo", "mock server + short profile + reports, on embedded defaults (no network)", cmdDemo},
@@ -133,8 +133,8 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nExit codes: %d ok, %d assertion failed, %d invalid configuration, %d runtime error, %d interrupted.\n",
-		ExitOK, ExitAssertFailed, ExitInvalidConfig, ExitRuntime, ExitInterrupted)
+	fmt.Fprintf(w, "\nExit codes: %d ok, %d assertion failed, %d regression gate inconclusive, %d invalid configuration, %d runtime error or invalid measurement, %d interrupted.\n",
+		ExitOK, ExitAssertFailed, ExitInconclusive, ExitInvalidConfig, ExitRuntime, ExitInterrupted)
 }
 
 // newFlags returns a flag set whose errors are returned, not printed; -h prints the
@@ -149,39 +149,11 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// printDefaults lists flags with aliases grouped ("--model-names, --model, -m").
+// printDefaults lists flags with aliases grouped ("--model-names, --model, -m"), in
+// alphabetical order, each with its usage (topic tag removed) and default.
 func printDefaults(w io.Writer, fs *flag.FlagSet) {
-	type entry struct {
-		names []string
-		f     *flag.Flag
-	}
-	byUsage := map[string]*entry{}
-	var order []*entry
-	fs.VisitAll(func(f *flag.Flag) {
-		key := f.Usage
-		if en, ok := byUsage[key]; ok {
-			en.names = append(en.names, f.Name)
-			return
-		}
-		en := &entry{names: []string{f.Name}, f: f}
-		byUsage[key] = en
-		order = append(order, en)
-	})
-	sort.Slice(order, func(i, j int) bool { return order[i].names[0] < order[j].names[0] })
-	for _, en := range order {
-		var ns []string
-		for _, n := range en.names {
-			if len(n) == 1 {
-				ns = append(ns, "-"+n)
-			} else {
-				ns = append(ns, "--"+n)
-			}
-		}
-		def := ""
-		if en.f.DefValue != "" && en.f.DefValue != "0" && en.f.DefValue != "false" && en.f.DefValue != "[]" {
-			def = fmt.Sprintf(" (default %s)", en.f.DefValue)
-		}
-		fmt.Fprintf(w, "  %s\n      %s%s\n", strings.Join(ns, ", "), en.f.Usage, def)
+	for _, en := range flagEntries(fs) {
+		fmt.Fprintf(w, "  %s\n      %s%s\n", en.names(), en.text, en.def())
 	}
 }
 

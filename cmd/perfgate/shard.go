@@ -28,13 +28,13 @@ type shardFlags struct {
 }
 
 func registerShardFlags(fs *flag.FlagSet, s *shardFlags) {
-	fs.IntVar(&s.shards, "shards", 0, "split the workload over N processes; this one sends global requests ≡ --shard-index (mod N), into ARTIFACT-DIR/shard-I")
-	fs.IntVar(&s.index, "shard-index", -1, "this process's shard, 0..N-1 (default: $"+loadgen.JobCompletionIndexEnv+", as a Kubernetes Indexed Job sets it)")
-	fs.StringVar(&s.startAt, "start-at", "", "start the schedule at this instant (RFC 3339, e.g. 2026-01-02T15:04:05Z) on every shard")
-	fs.StringVar(&s.coordinator, "coordinator", "", "start barrier URL (http://HOST:PORT): register, get one start time, measure the clock offset")
-	fs.StringVar(&s.listen, "coordinator-listen", "", "shard 0 serves the start barrier on ADDR (e.g. :7070); other shards ignore it")
-	fs.DurationVar(&s.timeout, "coordinator-timeout", coordinator.DefaultTimeout, "how long the barrier waits for every shard before starting those registered")
-	fs.DurationVar(&s.margin, "coordinator-margin", coordinator.DefaultMargin, "T0 = the last registration + this margin")
+	fs.IntVar(&s.shards, "shards", 0, "[load] split the workload over N processes; this one sends global requests ≡ --shard-index (mod N), into ARTIFACT-DIR/shard-I")
+	fs.IntVar(&s.index, "shard-index", -1, "[load] this process's shard, 0..N-1 (default: $"+loadgen.JobCompletionIndexEnv+", as a Kubernetes Indexed Job sets it)")
+	fs.StringVar(&s.startAt, "start-at", "", "[load] start the schedule at this instant (RFC 3339, e.g. 2026-01-02T15:04:05Z) on every shard")
+	fs.StringVar(&s.coordinator, "coordinator", "", "[load] start barrier URL (http://HOST:PORT): register, get one start time, measure the clock offset")
+	fs.StringVar(&s.listen, "coordinator-listen", "", "[load] shard 0 serves the start barrier on ADDR (e.g. :7070); other shards ignore it")
+	fs.DurationVar(&s.timeout, "coordinator-timeout", coordinator.DefaultTimeout, "[load] how long the barrier waits for every shard before starting those registered")
+	fs.DurationVar(&s.margin, "coordinator-margin", coordinator.DefaultMargin, "[load] T0 = the last registration + this margin")
 }
 
 // applyShardFlags puts the shard settings into the scenario and moves the artifact

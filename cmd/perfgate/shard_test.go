@@ -23,9 +23,11 @@ import (
 )
 
 // The sharded workload of these tests: open-loop Poisson at 200 req/s, 200 requests,
-// seeded, with an ISL fit the gate checks.
+// seeded, with an ISL fit the gate checks. These tests are about splitting the load,
+// not about this (shared, loaded) machine keeping a 200 req/s schedule to the
+// millisecond: the client-bound check warns (TestClientBound* test it).
 var shardWorkload = []string{"--request-rate", "200", "--request-count", "200", "--random-seed", "7",
-	"--isl-dist", "normal:64,8", "--osl", "6", "--assert-isl", "normal:64,8", "--quiet"}
+	"--isl-dist", "normal:64,8", "--osl", "6", "--assert-isl", "normal:64,8", "--quiet", "--check-client-bound", "warn"}
 
 const shardAlpha = 0.01
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -14,5 +15,12 @@ func cmdVersion(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "perfgate %s (%s, %s/%s)\n", reportgen.ModuleVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if v := reportgen.BuildVCS(); v != nil {
+		tree := "clean tree"
+		if v.Modified {
+			tree = "modified tree"
+		}
+		fmt.Fprintf(e.stdout, "revision %s (%s, committed %s)\n", v.Revision, tree, v.Time.UTC().Format(time.RFC3339))
+	}
 	return nil
 }

@@ -2,7 +2,8 @@ package openai
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/record"
 )
 
 // ChunkHeader is what every chunk of one stream repeats.
@@ -12,57 +13,9 @@ type ChunkHeader struct {
 	Model   string
 }
 
-const hexDigits = "0123456789abcdef"
-
 // AppendString appends s as a JSON string (quoted, escaped as encoding/json does
-// without HTML escaping; invalid UTF-8 becomes U+FFFD).
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// without HTML escaping; invalid UTF-8 becomes U+FFFD): [record.AppendJSONString].
+func AppendString(dst []byte, s string) []byte { return record.AppendJSONString(dst, s) }
 
 func appendHeader(dst []byte, h ChunkHeader, object string) []byte {
 	dst = append(dst, `{"id":`...)

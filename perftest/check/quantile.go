@@ -120,6 +120,9 @@ func quantileBound(s Sample, p, limit float64, atMost bool) Verdict {
 		{"quantiles", quantileLine(s.Values, s.Unit) + fmt.Sprintf("   (n=%d, numpy linear)", n)},
 		{"beyond", fmt.Sprintf("%d of %d requests %s %s (%s)", beyond, n, bad, s.Unit.Format(limit), pct(float64(beyond)/float64(n)))},
 	}
+	if iv := quantileInterval(sorted(s.Values), p, s.Unit); iv != "" {
+		v.Evidence = append(v.Evidence, Line{"interval", iv})
+	}
 	if !v.Pass {
 		v.Evidence = append(v.Evidence, Line{"worst", worst(s, min(5, max(1, beyond)), !atMost)})
 	}

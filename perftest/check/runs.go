@@ -65,7 +65,10 @@ type RunGate struct {
 	// Margin is δ, relative: a regression smaller than this is not one (0 = DefaultMargin).
 	// Must be in (0, 1).
 	Margin float64
-	// Alpha is the two-sided level of this metric's interval (0 = DefaultAlpha).
+	// Alpha is this metric's error rate (0 = DefaultAlpha), one-sided: the chance of
+	// "regressed" when nothing changed, and of "no regression" when the change is δ. The
+	// interval is therefore at 1-2·Alpha (98% for 0.01), each end a one-sided bound, as
+	// in the two one-sided tests (TOST) of equivalence testing. Must be in (0, 0.5).
 	// CompareFamily sets it per metric (Holm); a sequential gate divides it across looks
 	// (Schedule.Alpha).
 	Alpha float64
@@ -103,8 +106,8 @@ func (g RunGate) validate() string {
 	if !(g.Margin > 0 && g.Margin < 1) {
 		bad = append(bad, fmt.Sprintf("margin %v is outside (0, 1)", g.Margin))
 	}
-	if !(g.Alpha > 0 && g.Alpha < 1) {
-		bad = append(bad, fmt.Sprintf("alpha %v is outside (0, 1)", g.Alpha))
+	if !(g.Alpha > 0 && g.Alpha < 0.5) {
+		bad = append(bad, fmt.Sprintf("alpha %v is outside (0, 0.5)", g.Alpha))
 	}
 	if !(g.Power > 0 && g.Power < 1) {
 		bad = append(bad, fmt.Sprintf("power %v is outside (0, 1)", g.Power))
@@ -148,10 +151,12 @@ type Comparison struct {
 	Unit   Unit
 	Change Change
 	// Ratio is current/baseline, the ratio of the geometric means of the run statistics;
-	// [Low, High] is its interval at 1-Alpha (NaN when it cannot be computed: one run per
-	// side and no PriorCV).
+	// [Low, High] is its interval at 1-2·Alpha, each end a one-sided bound at Alpha (NaN
+	// when it cannot be computed: one run per side and no PriorCV).
 	Ratio, Low, High float64
-	// PValue is Welch's t test of "no change" on the logs, two-sided (NaN without an interval).
+	// PValue is Welch's t test on the logs of "no change" against "worse", one-sided
+	// (NaN without an interval): below Alpha exactly when the interval lies on the worse
+	// side of 1. Holm ranks the primary metrics by it.
 	PValue float64
 	// DF is the t reference's degrees of freedom (Welch–Satterthwaite; +Inf when both
 	// variances were assumed from PriorCV).
@@ -184,7 +189,7 @@ type Comparison struct {
 
 // CompareRuns compares one metric's run statistics, one value per run, between a baseline
 // and a current set of runs. The effect is the ratio of geometric means current/baseline;
-// its interval at 1-Alpha comes from Welch's t on the logs of the run statistics (degrees
+// its interval at 1-2·Alpha (each end a one-sided bound at Alpha) comes from Welch's t on the logs of the run statistics (degrees
 // of freedom by Welch–Satterthwaite; see [distribution.Welch]). With δ = Margin:
 //
 //   - [ChangeRegressed]: the interval excludes 1 on the worse side and the ratio is worse by at
@@ -264,7 +269,7 @@ func (c *Comparison) compare(lb, lc []float64) {
 	mc, vc := meanVar(lc)
 	diff := mc - mb
 	c.Ratio = math.Exp(diff)
-	conf := 1 - g.Alpha
+	conf := 1 - 2*g.Alpha // each end a one-sided bound at Alpha
 	// The prior's variance on the log scale: a lognormal with CV k has log-variance log(1+k²).
 	prior := math.Log1p(g.PriorCV * g.PriorCV)
 	var w distribution.WelchResult
@@ -307,14 +312,24 @@ func (c *Comparison) compare(lb, lc []float64) {
 		}
 	}
 	c.DF = w.DF
-	c.PValue = w.PValue
+	// One-sided p of "worse", from the two-sided one by symmetry.
+	toward := w.T
+	if g.HigherIsBetter {
+		toward = -w.T
+	}
+	c.PValue = w.PValue / 2
+	if toward < 0 || toward == 0 && w.SE == 0 {
+		c.PValue = 1 - w.PValue/2
+	}
 	c.Low, c.High = math.Exp(w.Lo), math.Exp(w.Hi)
 	c.CV = math.Sqrt(math.Expm1(pooled))
 	c.MDE = 0
 	if w.SE > 0 {
-		c.MDE = g.relative(distribution.DetectableEffect(w.SE, w.DF, g.Alpha, g.Power))
+		// The one-sided test at Alpha is the two-sided one at 2·Alpha less its far tail,
+		// which is negligible at any useful power.
+		c.MDE = g.relative(distribution.DetectableEffect(w.SE, w.DF, 2*g.Alpha, g.Power))
 	}
-	c.RunsForMargin = distribution.RunsForEffect(math.Sqrt(pooled), g.marginLog(), g.Alpha, g.Power, maxRunsForMargin)
+	c.RunsForMargin = distribution.RunsForEffect(math.Sqrt(pooled), g.marginLog(), 2*g.Alpha, g.Power, maxRunsForMargin)
 	c.Change = c.decide()
 	if c.MDE > g.Margin {
 		c.Notes = append(c.Notes, c.mdeNote())
@@ -386,7 +401,7 @@ func (c Comparison) intervalText() string {
 	if math.IsNaN(c.Low) {
 		return "no interval"
 	}
-	return fmt.Sprintf("%s%% interval %s to %s", sig3((1-c.Alpha)*100), signedPct(c.Low-1), signedPct(c.High-1))
+	return fmt.Sprintf("%s%% interval %s to %s", sig3((1-2*c.Alpha)*100), signedPct(c.Low-1), signedPct(c.High-1))
 }
 
 // Verdict renders the comparison as a verdict of check "regression". Its Status is
@@ -451,8 +466,8 @@ func (c Comparison) evidence() []Line {
 	if math.IsNaN(c.Low) {
 		ev = append(ev, Line{"ratio", fmt.Sprintf("%.4g (current/baseline, ratio of geometric means); no interval", c.Ratio)})
 	} else {
-		ev = append(ev, Line{"ratio", fmt.Sprintf("%.4g (current/baseline, ratio of geometric means), %s%% interval [%.4g, %.4g]; Welch t on log run statistics, df=%.3g, p=%s",
-			c.Ratio, sig3((1-c.Alpha)*100), c.Low, c.High, c.DF, pvalue(c.PValue))})
+		ev = append(ev, Line{"ratio", fmt.Sprintf("%.4g (current/baseline, ratio of geometric means), %s%% interval [%.4g, %.4g]; Welch t on log run statistics, df=%.3g, one-sided p(worse)=%s",
+			c.Ratio, sig3((1-2*c.Alpha)*100), c.Low, c.High, c.DF, pvalue(c.PValue))})
 		noise := fmt.Sprintf("between-run CV %s; minimum detectable effect %s at alpha %s and power %s", pct(c.CV), pct(c.MDE), sig3(c.Alpha), pct(g.Power))
 		if c.RunsForMargin > 0 {
 			noise += fmt.Sprintf("; %d runs per side detect %s", c.RunsForMargin, pct(g.Margin))
@@ -463,8 +478,8 @@ func (c Comparison) evidence() []Line {
 	if g.HigherIsBetter {
 		dir = "lower"
 	}
-	ev = append(ev, Line{"rule", fmt.Sprintf("regressed if the %s%% interval excludes no change and the ratio is %s by >= %s; no regression if its worse end is within %s; otherwise inconclusive (alpha %s%s)",
-		sig3((1-c.Alpha)*100), dir, pct(g.Margin), pct(g.Margin), sig3(c.Alpha), primaryText(c.Primary))})
+	ev = append(ev, Line{"rule", fmt.Sprintf("regressed if the %s%% interval excludes no change and the ratio is %s by >= %s; no regression if its worse end is within %s; otherwise inconclusive (each a one-sided test at alpha %s%s)",
+		sig3((1-2*c.Alpha)*100), dir, pct(g.Margin), pct(g.Margin), sig3(c.Alpha), primaryText(c.Primary))})
 	for _, n := range c.Notes {
 		ev = append(ev, Line{"note", n})
 	}
@@ -573,9 +588,9 @@ func Settled(cs []Comparison) bool {
 // chance of a false "regressed" at any look is then at most the family alpha whatever the
 // correlation between looks (a union bound), which needs no assumption about how the
 // Welch statistics of nested run sets are jointly distributed. A Pocock-type constant
-// would be less conservative (about 0.0045 instead of 0.0033 per look for three looks at
-// 0.01, under normal independent increments), at the price of that assumption; see
-// docs/statistics.md.
+// would be less conservative (0.0040 instead of 0.0033 per look for looks at 5, 10 and
+// 20 runs at 0.01, under normal independent increments), at the price of that
+// assumption; see docs/statistics.md.
 type Schedule struct{ Start, Cap int }
 
 // DefaultSchedule is the sequential plan when none is given: 5, 10, 20 runs per side.

@@ -40,7 +40,7 @@ func logsOf(xs []float64) []float64 {
 func TestCompareRunsInterval(t *testing.T) {
 	cur := scaled(base, 1.04, 0.01, -0.02, 0.0)
 	c := CompareRuns("TTFT p50", Seconds, base, cur, RunGate{})
-	w, err := distribution.Welch(logsOf(base), logsOf(cur), 0.99)
+	w, err := distribution.Welch(logsOf(base), logsOf(cur), 0.98) // 1-2·alpha: one-sided ends
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +52,10 @@ func TestCompareRunsInterval(t *testing.T) {
 		{"ratio", c.Ratio, gm(cur) / gm(base)},
 		{"low", c.Low, math.Exp(w.Lo)},
 		{"high", c.High, math.Exp(w.Hi)},
-		{"p", c.PValue, w.PValue},
+		{"p", c.PValue, w.PValue / 2}, // one-sided, toward worse (the ratio is above 1)
 		{"df", c.DF, w.DF},
 		{"alpha", c.Alpha, DefaultAlpha},
-		{"mde", c.MDE, math.Expm1(distribution.DetectableEffect(w.SE, w.DF, 0.01, 0.8))},
+		{"mde", c.MDE, math.Expm1(distribution.DetectableEffect(w.SE, w.DF, 0.02, 0.8))},
 	} {
 		if math.Abs(x.got-x.want) > 1e-12*math.Abs(x.want) {
 			t.Errorf("%s = %v, want %v", x.name, x.got, x.want)
@@ -91,9 +91,9 @@ func TestCompareRunsChanges(t *testing.T) {
 		{"inconclusive fails when asked", base, scaled(base, 1.04, 0.02, -0.02, 0.01), RunGate{FailInconclusive: true}, ChangeInconclusive, false, Inconclusive,
 			"inconclusive", ErrInconclusive, ""},
 		{"improved", base, scaled(base, 0.85, 0.005, -0.005), RunGate{}, ChangeImproved, true, Decided,
-			"TTFT p50 improved: -14.9% vs baseline (99% interval -17.4% to -12.3%, 5 vs 5 runs)", nil, ""},
+			"TTFT p50 improved: -14.9% vs baseline (98% interval -17.1% to -12.7%, 5 vs 5 runs)", nil, ""},
 		{"throughput drop regresses", tput, scaled(tput, 0.88, 0.005, -0.005), RunGate{HigherIsBetter: true}, ChangeRegressed, false, Decided,
-			"regressed: -11.9% vs baseline (99% interval -14.5% to -9.22%, 5 vs 5 runs), want above -5%", ErrBreached, ""},
+			"regressed: -11.9% vs baseline (98% interval -14.2% to -9.6%, 5 vs 5 runs), want above -5%", ErrBreached, ""},
 		{"throughput rise improves", tput, scaled(tput, 1.12, 0.005, -0.005), RunGate{HigherIsBetter: true}, ChangeImproved, true, Decided,
 			"improved: +12", nil, ""},
 		{"a latency drop of 12% with a 15% margin is no regression", base, scaled(base, 0.88, 0.005, -0.005), RunGate{Margin: 0.15}, ChangeNoRegression, true, Decided,
@@ -173,7 +173,7 @@ func TestCompareRunsInvalid(t *testing.T) {
 		{"zero throughput", base, []float64{0.1, 0, 0.1}, RunGate{}, "current run 2 of 3 has statistic 0, want a positive finite number"},
 		{"NaN", []float64{math.NaN()}, base, RunGate{}, "baseline run 1 of 1 has statistic NaN"},
 		{"margin", base, base, RunGate{Margin: 1.5}, "margin 1.5 is outside (0, 1)"},
-		{"alpha", base, base, RunGate{Alpha: -1}, "alpha -1 is outside (0, 1)"},
+		{"alpha", base, base, RunGate{Alpha: 0.5}, "alpha 0.5 is outside (0, 0.5)"},
 		{"power", base, base, RunGate{Power: 2}, "power 2 is outside (0, 1)"},
 		{"prior", base, base, RunGate{PriorCV: -0.1}, "prior CV -0.1"},
 	} {
@@ -279,8 +279,8 @@ func TestCompareFamilyHolm(t *testing.T) {
 		t.Errorf("a reported metric has Holm notes: %q", cs[3].Notes)
 	}
 	// The interval of each primary metric is at its Holm level.
-	if !strings.Contains(cs[4].Verdict().Summary, "99.7% interval") {
-		t.Errorf("e's summary %q: want its 1-0.01/3 interval", cs[4].Verdict().Summary)
+	if !strings.Contains(cs[4].Verdict().Summary, "99.3% interval") {
+		t.Errorf("e's summary %q: want its 1-2·0.01/3 interval", cs[4].Verdict().Summary)
 	}
 }
 
@@ -371,10 +371,10 @@ func TestSchedule(t *testing.T) {
 	}
 }
 
-// TestScheduleSequential walks a sequential gate over constructed runs: a 6% slowdown with
-// 4% run-to-run noise is inconclusive at 5 runs, and decided by 20 at the spent alpha.
+// TestScheduleSequential walks a sequential gate over constructed runs: an 8% slowdown with
+// 4-5% run-to-run noise is inconclusive at 5 runs, and decided later at the spent alpha.
 func TestScheduleSequential(t *testing.T) {
-	wob := []float64{0.04, -0.03, 0.01, -0.04, 0.02, 0.0, -0.01, 0.03}
+	wob := []float64{0.06, -0.05, 0.01, -0.06, 0.03, 0.0, -0.02, 0.05}
 	b := scaled(make20(), 1, wob...)
 	c := scaled(make20(), 1.08, wob[3:]...)
 	s := Schedule{}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -126,6 +127,59 @@ func renamed(root *node, legacy bool, fail func(n *node, msg string)) {
 		keys, vals = append(keys, k), append(vals, v)
 	}
 	root.keys, root.vals = keys, vals
+	for i, k := range root.keys {
+		if k.text == "mock" {
+			msRenamed(root.vals[i], []string{"ttft_per_isl_token", "itl_concurrency_lin", "ttft_concurrency_lin"}, fail)
+			if b := mapValue(root.vals[i], "batch"); b != nil {
+				msRenamed(b, []string{"step", "decode_token", "prefill_token"}, fail)
+			}
+		}
+	}
+}
+
+// mapValue returns the value of m's key name (nil if m is not a mapping or lacks it).
+func mapValue(m *node, name string) *node {
+	if m == nil || m.kind != 'm' {
+		return nil
+	}
+	for i, k := range m.keys {
+		if k.text == name {
+			return m.vals[i]
+		}
+	}
+	return nil
+}
+
+// msRenamed reads the mock's older numbers of milliseconds, NAME_ms (e.g.
+// "ttft_per_isl_token_ms: 0.02"), as the durations NAME that replaced them
+// ("ttft_per_isl_token: 20µs"). The shim goes in v0.3.
+func msRenamed(m *node, names []string, fail func(n *node, msg string)) {
+	if m == nil || m.kind != 'm' {
+		return
+	}
+	for i, k := range m.keys {
+		name, ok := strings.CutSuffix(k.text, "_ms")
+		if !ok || !slices.Contains(names, name) {
+			continue
+		}
+		v := m.vals[i]
+		ms, err := strconv.ParseFloat(v.text, 64)
+		if v.kind != 'v' || v.quoted || err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) {
+			if fail != nil {
+				fail(v, fmt.Sprintf("%s: want a number of milliseconds (the older spelling of %s: DURATION)", k.text, name))
+			}
+			continue
+		}
+		if mapValue(m, name) != nil {
+			if fail != nil {
+				fail(k, fmt.Sprintf("%q and %q both set: %s is the older spelling in milliseconds; keep %s", k.text, name, k.text, name))
+			}
+			continue
+		}
+		text := time.Duration(ms * float64(time.Millisecond)).String()
+		m.keys[i] = &node{line: k.line, col: k.col, kind: 'v', v: name, text: name, quoted: true}
+		m.vals[i] = &node{line: v.line, col: v.col, kind: 'v', v: text, text: text, quoted: true}
+	}
 }
 
 // node is a parsed JSON or YAML value with its position.

@@ -111,3 +111,41 @@ func TestUnmarshalJSONDurations(t *testing.T) {
 		t.Errorf("an old artifact's nanoseconds: %v, %v", back.GracePeriod, err)
 	}
 }
+
+// TestReadFileMockDurations: the mock's latency terms are durations, and the older
+// *_ms numbers of milliseconds still read as them; both spellings at once, or a *_ms
+// that is not a number, are errors at their line.
+func TestReadFileMockDurations(t *testing.T) {
+	dir := t.TempDir()
+	read := func(text string) (Scenario, error) {
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return ReadFile(p)
+	}
+	for _, text := range []string{
+		"mock:\n  ttft_per_isl_token: 20us\n  itl_concurrency_lin: 500us\n  ttft_concurrency_lin: 15ms\n  batch: {enabled: true, step: 5ms, decode_token: 100us, prefill_token: 10us}\n",
+		"mock:\n  ttft_per_isl_token_ms: 0.02\n  itl_concurrency_lin_ms: 0.5\n  ttft_concurrency_lin_ms: 15\n  batch: {enabled: true, step_ms: 5, decode_token_ms: 0.1, prefill_token_ms: 0.01}\n",
+	} {
+		sc, err := read(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		m := sc.Mock
+		if m.TTFTPerISLToken != 20*time.Microsecond || m.ITLConcurrencyLin != 500*time.Microsecond || m.TTFTConcurrencyLin != 15*time.Millisecond ||
+			m.Batch.Step != 5*time.Millisecond || m.Batch.DecodeToken != 100*time.Microsecond || m.Batch.PrefillToken != 10*time.Microsecond {
+			t.Errorf("%s: mock = %+v", text, m)
+		}
+	}
+	for text, want := range map[string]string{
+		"mock:\n  itl_concurrency_lin_ms: 0.5\n  itl_concurrency_lin: 1ms\n": `s.yaml:2:3: "itl_concurrency_lin_ms" and "itl_concurrency_lin" both set`,
+		"mock:\n  batch: {step_ms: fast}\n":                                  `s.yaml:2:20: step_ms: want a number of milliseconds`,
+		"mock:\n  itl_concurrency_lin: 5\n":                                  `s.yaml:2:24: mock.itl_concurrency_lin: 5: want Go duration text`,
+	} {
+		_, err := read(text)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %s", text, err, want)
+		}
+	}
+}

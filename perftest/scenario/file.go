@@ -74,6 +74,10 @@ func (s Scenario) Validate() error {
 	if p := s.Exports.Prefix; strings.ContainsAny(p, `/\`) || p == "." || p == ".." {
 		bad("exports.prefix %q: want a file name prefix, not a path", p)
 	}
+	s.Validity.validate(bad)
+	for _, p := range s.tailProblems() {
+		bad("%s", p)
+	}
 	o := s.Objectives
 	if !(o.Goodput >= 0 && o.Goodput <= 1) {
 		bad("objectives.goodput %v: want a fraction in [0, 1]", o.Goodput)

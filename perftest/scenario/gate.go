@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // Gate configures a run-level regression gate: K runs of the current build compared
@@ -466,4 +468,28 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 		}
 		return sb, nil
 	}, func() *Series { return sa })
+}
+
+// WriteReport writes the gate's HTML report to path (reportgen.WriteGateReport): its
+// answer, where each side ran, and per statistic a dot per run and the ratio's
+// interval against the δ band.
+func (r GateResult) WriteReport(path string) error {
+	rep := reportgen.GateReport{Title: "perfgate regression gate", Headline: r.Headline()}
+	for _, l := range r.Where() {
+		rep.Where = append(rep.Where, strings.TrimSpace(l.Label+": "+l.Text))
+	}
+	for _, d := range r.Workload {
+		rep.Where = append(rep.Where, "workload differs: "+d.String())
+	}
+	for i, c := range r.Comparisons {
+		v := r.Verdicts[i]
+		rep.Metrics = append(rep.Metrics, reportgen.GateMetric{
+			Name: c.Metric, Unit: string(c.Unit), Verdict: v.Summary, Pass: v.Pass, Change: c.Change.String(), Gating: r.Gating[i],
+			Baseline: c.Baseline, Current: c.Current, Ratio: c.Ratio, Low: c.Low, High: c.High, Margin: c.Gate.Margin, HigherIsBetter: c.Gate.HigherIsBetter,
+		})
+	}
+	if err := reportgen.WriteFileAtomic(path, func(w io.Writer) error { return reportgen.WriteGateReport(w, rep) }); err != nil {
+		return fmt.Errorf("scenario: gate report: %w", err)
+	}
+	return nil
 }

@@ -151,24 +151,24 @@ func TestGateLooks(t *testing.T) {
 }
 
 // GateRuns and Interleave run real mock runs: the same mock compared with itself is
-// not a regression, a mock 40% slower in TTFT regresses, and A/B alternates the sides.
+// not a regression, a mock 2× slower in TTFT regresses, and A/B alternates the sides.
 func TestGateRunsAndInterleave(t *testing.T) {
 	sc := sweepScenario()
 	sc.API, sc.Requests, sc.Concurrency = "", 20, 2
-	sc.Mock = mockserver.Config{TTFT: distribution.MustSpec("fixed:20"), ITL: distribution.MustSpec("fixed:1")}
+	sc.Mock = mockserver.Config{TTFT: distribution.MustSpec("fixed:20"), ITL: distribution.MustSpec("fixed:5")}
 	g := Gate{Runs: 3, MaxRuns: 3}
 	base, _, err := RunSeries(context.Background(), sc, 3, t.TempDir(), SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	slow := sc
-	slow.Mock.TTFT = distribution.MustSpec("fixed:28")
+	slow.Mock.TTFT = distribution.MustSpec("fixed:40")
 	r, err := GateRuns(context.Background(), slow, base, t.TempDir(), g, SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Current.Len() != 3 || r.Pass() || r.Comparisons[0].Change != check.ChangeRegressed {
-		t.Errorf("TTFT 20ms → 28ms: %s\n%v", r.Headline(), r.AllVerdicts()[0])
+		t.Errorf("TTFT 20ms → 40ms: %s\n%v", r.Headline(), r.AllVerdicts()[0])
 	}
 	if len(r.Target) == 0 || r.Target[0].Field != "mock.ttft_ms" {
 		t.Errorf("target differences %v; want the mock's TTFT shown", r.Target)
@@ -189,7 +189,7 @@ func TestGateRunsAndInterleave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(order, " ") != "fixed:20 fixed:28 fixed:20 fixed:28" || r.Baseline.Len() != 2 || r.Current.Len() != 2 {
+	if strings.Join(order, " ") != "fixed:20 fixed:40 fixed:20 fixed:40" || r.Baseline.Len() != 2 || r.Current.Len() != 2 {
 		t.Errorf("A/B order %v, %d and %d runs; want A B A B", order, r.Baseline.Len(), r.Current.Len())
 	}
 	if r.Comparisons[0].Ratio < 1.2 {

@@ -61,6 +61,12 @@ func Load(dir string) (*Outcome, error) {
 		o.ServerMetrics = &sum
 		o.Files = append(o.Files, f.Name())
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, ValidityFile)); err == nil {
+		var doc validityDoc
+		if json.Unmarshal(b, &doc) == nil {
+			o.Self, o.Pins = doc.Self, doc.Pins // the client's self-measurement, for Validity; what was measured
+		}
+	}
 	serverPath := filepath.Join(dir, ServerFile)
 	if _, err := os.Stat(serverPath); err == nil {
 		o.serverPath, o.Mocked = serverPath, true

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
@@ -50,6 +51,13 @@ type Outcome struct {
 	// ServerMetrics summarises the scrapes of Scenario.ServerMetrics (nil when it
 	// scraped nothing).
 	ServerMetrics *servermetrics.Summary
+	// Self is the load generator's measurement of itself during the run (send lag,
+	// CPU, GC pauses, read delay), which [Outcome.Validity] judges; nil for a run read
+	// back from a directory without validity.json.
+	Self *loadgen.Self
+	// Pins are what the run measured with: perfgate's revision, the dataset
+	// fingerprint, the servers' identity and the topology (nil: unknown, an old run).
+	Pins *Pins
 	// Dir is the artifact directory ("" if none was written) and Files the artifacts in it.
 	Dir   string
 	Files []string
@@ -61,6 +69,8 @@ type Outcome struct {
 	// serverPath); nil for records in memory, summarised when needed.
 	sum                    *summary
 	clientPath, serverPath string
+	// limitWarnings are CheckLimits' problems under Validity.Limits = warn.
+	limitWarnings []string
 }
 
 // summary returns the summary the checks read: the pass's over the files, or one
@@ -196,6 +206,7 @@ func (o *Outcome) RequestsWithGaps() ([]check.Request, error) {
 
 type keptVerdicts struct {
 	verdicts []check.Verdict
+	validity []check.Verdict
 	ctx      check.Context
 	stats    *RunStats
 }
@@ -208,7 +219,7 @@ func (o *Outcome) dropRecords() {
 		return
 	}
 	rs := o.RunStats()
-	o.kept = &keptVerdicts{verdicts: o.Verdicts(), ctx: o.Context(""), stats: &rs}
+	o.kept = &keptVerdicts{verdicts: o.Verdicts(), validity: o.Validity(), ctx: o.Context(""), stats: &rs}
 	o.Client, o.Server = nil, nil
 	o.sum, _ = newSummary(metric.Options{}, metric.SLO{})
 }
@@ -309,7 +320,9 @@ func (o *Outcome) ISLCounts() reportgen.ISLCounts { return o.summary().islCounts
 // ReportLengths is what the run report's lengths section draws besides the client's
 // counts: the server's counts, the lengths the length checks measure ([Outcome.Lengths])
 // and their targets (the length objective when there is one, else the workload's
-// configured distribution) with the fit verdict against each.
+// configured distribution), with the fit verdict when the fit is an objective (an
+// unasserted target is drawn with its KS gap only: its Monte Carlo p-value costs
+// seconds a run).
 func (o *Outcome) ReportLengths() *reportgen.RunLengths {
 	s := o.summary()
 	l := &reportgen.RunLengths{ServerModes: s.modes}
@@ -331,8 +344,10 @@ func (o *Outcome) ReportLengths() *reportgen.RunLengths {
 			continue
 		}
 		f.fit.Target = distribution.Length{Dist: spec.Distribution}
-		v := o.LengthFit(f.m, f.fit.Target, obj.Alpha)
-		f.fit.Verdict, f.fit.Asserted = &reportgen.Verdict{Pass: v.Pass, Text: v.String()}, f.obj.Distribution != nil
+		if f.obj.Distribution != nil { // the gate's own verdict (its Monte Carlo p is cached); unasserted targets show D only
+			v := o.LengthFit(f.m, f.fit.Target, obj.Alpha)
+			f.fit.Verdict, f.fit.Asserted = &reportgen.Verdict{Pass: v.Pass, Text: v.String()}, true
+		}
 	}
 	return l
 }

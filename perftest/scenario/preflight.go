@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/loadgen"
 )
 
 // ErrPreflight is wrapped by the errors of [Preflight]: the server cannot be reached,
@@ -56,11 +58,18 @@ func preflight(ctx context.Context, sc Scenario, raw string) error {
 		return fmt.Errorf("%w: %s: cannot connect: %v; is the server running?", ErrPreflight, raw, unwrapNet(err))
 	}
 	c.Close()
-	served, err := listModels(ctx, sc, u)
+	served, status, err := modelsStatus(ctx, sc, u)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrPreflight, raw, err)
 	}
-	if sc.Model != "" && len(served) > 0 && !slices.Contains(served, sc.Model) {
+	if status != http.StatusOK {
+		// No models endpoint, or the wrong base path: one request of the configured
+		// kind tells them apart.
+		if err := probeEndpoint(ctx, sc, raw); err != nil {
+			return err
+		}
+	}
+	if sc.Model != "" && len(served) > 0 && !slices.Contains(served, sc.Model) && !servesModel(ctx, sc, u) {
 		return fmt.Errorf("%w: model %q is not served; served: %s (GET %s)", ErrPreflight, sc.Model, strings.Join(served, ", "), ModelsURL(u))
 	}
 	return nil
@@ -213,4 +222,73 @@ func notReady(ctx context.Context, sc Scenario, raw string) string {
 		return fmt.Sprintf("GET %s lists no model yet", ModelsURL(u))
 	}
 	return ""
+}
+
+// servesModel asks GET /v1/models/{model} (OpenAI's retrieve-model call): a server that
+// serves models on demand (the mock's --any-model) answers 200 for one it does not list.
+func servesModel(ctx context.Context, sc Scenario, u *url.URL) bool {
+	resp, err := identityGet(ctx, sc, ModelsURL(u)+"/"+url.PathEscape(sc.Model))
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var m struct {
+		ID string `json:"id"`
+	}
+	// The model object itself, not any 200 (a capture server answers everything).
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&m) == nil && m.ID == sc.Model
+}
+
+// FirstServedModel returns the first model GET /v1/models lists on the scenario's
+// first URL ("" when it lists none or has no URL): the model a run that names none
+// asks for, as vLLM's benchmark picks it.
+func FirstServedModel(ctx context.Context, sc Scenario) string {
+	if len(sc.URLs) == 0 {
+		return ""
+	}
+	u, err := url.Parse(sc.URLs[0])
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if ids, _ := listModels(ctx, sc, u); len(ids) > 0 {
+		return ids[0]
+	}
+	return ""
+}
+
+// probeEndpoint POSTs an empty JSON object to the URL the run's requests go to. A
+// served endpoint refuses it (400, 422) or asks for credentials; 404 or 405 means
+// nothing is served at that path: the base URL is wrong (http://host:port/v2), and
+// every request of the run would fail.
+func probeEndpoint(ctx context.Context, sc Scenario, raw string) error {
+	cfg := sc.Config
+	target := loadgen.TargetURL(raw, cfg.Kind())
+	ctx, cancel := context.WithTimeout(ctx, PreflightModelsTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader("{}"))
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range sc.Headers {
+		req.Header.Set(k, v)
+	}
+	if key := sc.apiKey(); key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil // the run will say what the endpoint does
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+		return fmt.Errorf("%w: %s: wrong base path: GET %s and POST %s answered %s; give the server's base URL (http://HOST:PORT or http://HOST:PORT/v1)",
+			ErrPreflight, raw, ModelsURL(mustParse(raw)), target, resp.Status)
+	}
+	return nil
+}
+
+func mustParse(raw string) *url.URL {
+	u, _ := url.Parse(raw)
+	return u
 }

@@ -48,6 +48,10 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
+	limitWarnings, err := CheckLimits(sc)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
 	tok := rc.tok
 	if tok == nil {
 		var err error
@@ -60,7 +64,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			return nil, fmt.Errorf("scenario %q: artifacts: %w", sc.Name, err)
 		}
 	}
-	out := &Outcome{Dir: artifactDir}
+	out := &Outcome{Dir: artifactDir, limitWarnings: limitWarnings}
 	cfg := sc.Config
 	cfg.RecordFile = "" // Run writes the recording itself, below
 	var srv *mockserver.Server
@@ -108,6 +112,23 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		cfg.RecordFile = filepath.Join(artifactDir, ClientFile)
 		cfg.DiscardRecords = true
 	}
+	// What is measured, pinned before the load: who answers, over which path.
+	metricsURL := ""
+	if sc.ServerMetrics.Enabled() {
+		if us := sc.ServerMetrics.Resolve(cfg.URLs[0]).URLs; len(us) > 0 {
+			metricsURL = us[0]
+		}
+	}
+	out.Pins = &Pins{VCS: reportgen.BuildVCS()}
+	out.Pins.Servers, out.Pins.Topology = identifyBefore(ctx, sc, cfg.URLs)
+	if sc.Validity.CacheBust {
+		cfg.PromptSalt = loadgen.NewPromptSalt()
+	}
+	if u := sc.Validity.ResetURL; u != "" {
+		if err := resetCache(ctx, sc, u); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+	}
 	var scraper *servermetrics.Scraper
 	var smFile *os.File
 	if sc.ServerMetrics.Enabled() {
@@ -128,6 +149,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 	}
 	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
+	if lo != nil {
+		identifyAfter(context.WithoutCancel(ctx), sc, out.Pins.Servers, metricsURL)
+	}
 	if scraper != nil {
 		if srv != nil {
 			// The mock counts a request when it has recorded it, just after the last
@@ -165,6 +189,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
 	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
+	self := lo.Self
+	out.Self = &self
+	out.Pins.Dataset = &reportgen.Dataset{Fingerprint: lo.Fingerprint, Requests: lo.Fingerprinted}
 	if err := writeShard(artifactDir, cfg, rc, lo); err != nil && runErr == nil {
 		runErr = fmt.Errorf("artifacts: %w", err)
 	}
@@ -211,7 +238,19 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		o.Files = append(o.Files, p)
 		return nil
 	}
-	if err := write(MetricsFile, func(w io.Writer) error { return writeJSON(w, o.Metrics) }); err != nil {
+	val := o.Validity()
+	doc := validityDoc{Self: o.Self, Pins: o.Pins}
+	for _, v := range val {
+		doc.Verdicts = append(doc.Verdicts, docVerdict(v))
+	}
+	metrics := struct {
+		record.Metrics
+		Validity *validityDoc `json:"validity,omitempty"`
+	}{o.Metrics, &doc}
+	if err := write(MetricsFile, func(w io.Writer) error { return writeJSON(w, metrics) }); err != nil {
+		return err
+	}
+	if err := write(ValidityFile, func(w io.Writer) error { return writeJSON(w, doc) }); err != nil {
 		return err
 	}
 	if err := write(ScenarioFile, func(w io.Writer) error { return writeJSON(w, o.Scenario) }); err != nil {
@@ -244,6 +283,9 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
 		Tokenizer: tok,
 	}}
+	if p := o.Pins; p != nil {
+		run.Manifest.VCS, run.Manifest.Dataset, run.Manifest.Servers, run.Manifest.Topology = p.VCS, p.Dataset, p.Servers, p.Topology
+	}
 	if o.File(ClientFile) != "" {
 		run.RecordFile = ClientFile
 	}
@@ -251,7 +293,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		run.Manifest.Created = start.UTC()
 	}
 	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")", Lengths: o.ReportLengths()}
-	for _, v := range vs {
+	for _, v := range append(slices.Clone(val), vs...) {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}
 	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro, ServerMetrics: o.ServerMetrics,

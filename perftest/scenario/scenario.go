@@ -20,6 +20,7 @@ const (
 	MetricsFile  = "metrics.json"  // record.Metrics of the client recording
 	ScenarioFile = "scenario.json" // the scenario as run (API key redacted)
 	VerdictsFile = "verdicts.txt"  // the objectives' verdicts, one block each
+	ValidityFile = "validity.json" // the client's self-measurement and the validity verdicts
 )
 
 // Defaults applied by [Run] to zero fields.
@@ -90,6 +91,11 @@ type Scenario struct {
 
 	// Exports names and selects the AIPerf exports written beside the recordings.
 	Exports Exports `json:"exports,omitzero"`
+
+	// Validity switches and tunes the checks that say whether the run's numbers can be
+	// trusted (client limits, client-bound, steady state, warm cache, tail samples);
+	// the zero value runs each at its documented default (docs/validity.md).
+	Validity Validity `json:"validity,omitzero"`
 
 	// Regression is the regression gate `perfgate profile` applies with this file: the
 	// baseline directory, margins, runs per side and its settings ([Gate]). Zero = no

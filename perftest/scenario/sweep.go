@@ -81,7 +81,8 @@ const RepeatFile = "repeat.json"
 // dir/run-001, dir/run-002, …, and writes dir/runs.json (the series: each run's
 // [RunStats]; the directory is a baseline [LoadSeries] reads) and dir/repeat.json:
 // each metric's mean across the runs with a Student-t interval at confidence
-// (sweep.Repeat). A run's error stops it and is returned with the outcomes so far.
+// (sweep.Repeat), and the runs' sweep report (reportgen.SweepReportFile, with
+// repeat.csv). A run's error stops it and is returned with the outcomes so far.
 //
 // The outcomes keep their metrics, statistics and verdicts, not their records: each
 // run's records are let go once its verdicts are computed (they stay on disk in its
@@ -105,6 +106,21 @@ func Repeat(ctx context.Context, sc Scenario, n int, confidence float64, dir str
 	}
 	if err := reportgen.WriteFileAtomic(filepath.Join(dir, RepeatFile), func(w io.Writer) error { return writeJSON(w, est) }); err != nil {
 		return outs, est, fmt.Errorf("scenario %q: %w", sc.WithDefaults().Name, err)
+	}
+	// The runs as one load level of a sweep: its report draws them as one point on
+	// the latency–throughput charts with their run-to-run intervals.
+	wd := sc.WithDefaults()
+	a, load := Concurrency, float64(wd.Concurrency)
+	if wd.Rate > 0 {
+		a, load = Rate, wd.Rate
+	}
+	pts := make([]sweep.Point, len(outs))
+	for i, o := range outs {
+		ok, note := o.Passed()
+		pts[i] = sweep.Point{Load: load, Repeat: i, Metrics: o.Metrics, Pass: ok, Note: note, Dir: o.Dir}
+	}
+	if err := writeSweep(dir, "repeat", fmt.Sprintf("perfgate: %d runs of %s", n, wd.Name), a, pts); err != nil {
+		return outs, est, err
 	}
 	return outs, est, nil
 }

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+// gateFlags are the regression gate's flags, shared by profile and regress.
+type gateFlags struct {
+	baseline, baselineURL, margin string
+	runs, maxRuns                 int
+	failInconclusive, strictMDE   bool
+	saltRuns                      bool
+	ignore, fail                  string // comma-separated (a string keeps profileOpts comparable)
+}
+
+// registerGateFlags adds the gate's flags; profile adds --baseline, --baseline-url,
+// --max-runs and --salt-runs too.
+func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
+	fs.StringVar(&g.margin, "margin", "", "[objectives] regression gate: the margin δ, \"5%\" or 0.05 (default 5%, or the scenario's regression.margin)")
+	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "[objectives] regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
+	fs.BoolVar(&g.strictMDE, "strict-mde", false, "[objectives] regression gate: a margin below the minimum detectable effect fails instead of warning")
+	fs.StringVar(&g.ignore, "ignore-workload", "", "[objectives] regression gate: workload settings that may differ from the baseline's, comma-separated, e.g. concurrency")
+	fs.StringVar(&g.fail, "gate-fail", "", "[objectives] regression gate: non-primary run statistics that fail the gate too, comma-separated, e.g. ttft_p99")
+	if !profile {
+		return
+	}
+	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
+	fs.StringVar(&g.baselineURL, "baseline-url", "", "[objectives] regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
+	fs.IntVar(&g.maxRuns, "max-runs", 0, "[objectives] regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
+	fs.BoolVar(&g.saltRuns, "salt-runs", false, "[workload] give each run its own prompt salt, so the server's prefix cache cannot serve a run from an earlier one")
+}
+
+// apply sets g's flags over the scenario's regression block.
+func (f gateFlags) apply(g scenario.Gate, runs int) (scenario.Gate, error) {
+	if f.baseline != "" {
+		g.Baseline = f.baseline
+	}
+	if f.margin != "" {
+		m, err := parseFraction(f.margin)
+		if err != nil {
+			return g, invalidf("--margin: %v", err)
+		}
+		g.Margin = m
+	}
+	if runs > 1 {
+		g.Runs = runs
+	}
+	if f.maxRuns != 0 {
+		g.MaxRuns = f.maxRuns
+	}
+	g.FailInconclusive = g.FailInconclusive || f.failInconclusive
+	g.StrictMDE = g.StrictMDE || f.strictMDE
+	g.SaltRuns = g.SaltRuns || f.saltRuns
+	g.IgnoreWorkload = append(g.IgnoreWorkload, splitList(f.ignore)...)
+	g.Fail = append(g.Fail, splitList(f.fail)...)
+	if err := g.Validate(); err != nil {
+		return g, invalidf("%s", trimInvalid(err.Error()))
+	}
+	if g.MaxRuns < 0 {
+		return g, invalidf("--max-runs %d: want at least 1", g.MaxRuns)
+	}
+	return g, nil
+}
+
+// gating reports whether a profile is a regression gate.
+func (f gateFlags) gating(sc scenario.Scenario) bool {
+	return f.baseline != "" || f.baselineURL != "" || sc.Regression.Baseline != ""
+}
+
+// profileGate runs the current side of a regression gate (or both sides, A/B) and maps
+// its answer onto the exit code: 0 no regression (or improved, or inconclusive when
+// inconclusive passes), 99 regressed, 3 inconclusive with --fail-inconclusive, 2 a
+// baseline that cannot be read or is another workload (before any request).
+func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
+	g, err := o.gate.apply(sc.Regression, o.numRuns)
+	if err != nil {
+		return err
+	}
+	so := scenario.SeriesOptions{Run: runner(e, o)}
+	var res scenario.GateResult
+	if o.gate.baselineURL != "" {
+		if len(sc.URLs) == 0 {
+			return invalidf("--baseline-url: the candidate needs --url (A/B compares two servers)")
+		}
+		a := sc
+		a.URLs = []string{o.gate.baselineURL}
+		if err := preflight(ctx, a, 0); err != nil {
+			return err
+		}
+		if !o.quiet {
+			fmt.Fprintf(e.stdout, "perfgate profile: A/B: baseline %s, candidate %s, alternating, %d runs each to start\n", o.gate.baselineURL, strings.Join(sc.URLs, ", "), g.Schedule().Start)
+		}
+		res, err = scenario.Interleave(ctx, a, sc, o.artifactDir, g, so)
+	} else {
+		base, lerr := scenario.LoadSeries(g.Baseline)
+		if lerr != nil {
+			return invalidf("--baseline %s: %v", g.Baseline, strings.TrimPrefix(lerr.Error(), "scenario: load series: "))
+		}
+		if ds := scenario.DiffWorkload(base.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
+			return invalidf("--baseline %s is another workload: %s (re-record it, or --ignore-workload FIELD)", g.Baseline, diffText(ds))
+		}
+		if !o.quiet {
+			fmt.Fprintf(e.stdout, "perfgate profile: regression gate against %s (%d runs): %s\n", g.Baseline, base.Len(), sc.Describe())
+		}
+		res, err = scenario.GateRuns(ctx, sc, base, o.artifactDir, g, so)
+	}
+	if err != nil {
+		return libError("--baseline", err)
+	}
+	if res.Invalid() {
+		printGate(e.stdout, res)
+		return invalidf("%s", res.Headline())
+	}
+	return gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile))
+}
+
+func diffText(ds []scenario.Difference) string {
+	var s []string
+	for _, d := range ds {
+		s = append(s, d.String())
+	}
+	return strings.Join(s, "; ")
+}
+
+// gateExit prints the gate, writes its HTML report to report ("" = none), and returns
+// the exit error: nil when the gate passed, 3 when inconclusive fails it, else 99.
+func gateExit(e *env, res scenario.GateResult, report string) error {
+	printGate(e.stdout, res)
+	if report != "" {
+		if err := res.WriteReport(report); err != nil {
+			return runtimef("gate report %s: %v", report, err)
+		}
+		fmt.Fprintf(e.stdout, "gate report: %s\n", report)
+	}
+	switch {
+	case res.Pass():
+		return nil
+	case res.Inconclusive():
+		return &exitError{ExitInconclusive, errors.New(res.Headline())}
+	}
+	return errAssertFailed
+}
+
+// printGate prints the gate's one-line answer, where each side ran, then each
+// statistic's verdict (gating ones first) marked PASS, FAIL or INCONCLUSIVE.
+func printGate(w io.Writer, res scenario.GateResult) {
+	mark := "PASS"
+	switch {
+	case res.Invalid():
+		mark = "INVALID"
+	case res.Inconclusive():
+		mark = "INCONCLUSIVE"
+	case !res.Pass():
+		mark = "FAIL"
+	}
+	fmt.Fprintf(w, "%s %s\n", mark, res.Headline())
+	if !res.Invalid() {
+		for _, l := range res.Where() {
+			fmt.Fprintf(w, "    %s: %s\n", cmp.Or(l.Label, "      "), l.Text)
+		}
+	}
+	for _, v := range res.AllVerdicts() {
+		m := "PASS"
+		switch {
+		case v.Status == check.Inconclusive:
+			m = "INCONCLUSIVE"
+		case v.Status == check.Invalid:
+			m = "INVALID"
+		case !v.Pass:
+			m = "FAIL"
+		}
+		fmt.Fprintf(w, "%s %s\n", m, v.String())
+	}
+}
+
+// cmdRegress re-gates two saved directories: `perfgate regress BASELINE_DIR CURRENT_DIR`.
+func cmdRegress(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "regress", "[--margin 5%] [--fail-inconclusive] [--html FILE] BASELINE_DIR CURRENT_DIR")
+	var gf gateFlags
+	registerGateFlags(fs, &gf, false)
+	html := fs.String("html", "", "write the gate's HTML report here (default CURRENT_DIR/"+reportgen.GateReportFile+"; \"-\" = none)")
+	flags, dirs := splitArgs(fs, args)
+	if err := parseFlags(fs, flags); err != nil {
+		return err
+	}
+	if len(dirs) != 2 {
+		return invalidf("want two directories, BASELINE_DIR CURRENT_DIR; got %d arguments", len(dirs))
+	}
+	var sides [2]*scenario.Series
+	for i, d := range dirs {
+		s, err := scenario.LoadSeries(d)
+		if err != nil {
+			return invalidf("%s: %v", d, strings.TrimPrefix(err.Error(), "scenario: load series: "))
+		}
+		sides[i] = s
+	}
+	g, err := gf.apply(sides[1].Scenario.Regression, 0)
+	if err != nil {
+		return err
+	}
+	res := scenario.Compare(sides[0], sides[1], g, 0)
+	if res.Invalid() {
+		printGate(e.stdout, res)
+		return invalidf("%s", res.Headline())
+	}
+	out := filepath.Join(dirs[1], reportgen.GateReportFile)
+	switch *html {
+	case "-":
+		out = ""
+	case "":
+	default:
+		out = *html
+	}
+	return gateExit(e, res, out)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// splitArgs separates flags (with their values) from positional arguments, which may
+// come in any order.
+func splitArgs(fs *flag.FlagSet, args []string) (flags, pos []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(pos, args[i+1:]...)
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if inline || f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return flags, pos
+}

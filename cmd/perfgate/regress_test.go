@@ -1,0 +1,130 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+// gateMock is a mock on 127.0.0.1 with a fixed TTFT (ms) and 5 ms ITL.
+func gateMock(t *testing.T, ttft string) string {
+	t.Helper()
+	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: "127.0.0.1", Port: 0,
+		TTFT: distribution.MustSpec("fixed:" + ttft), ITL: distribution.MustSpec("fixed:5")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv.URL()
+}
+
+// TestRegressionGateCLI: a baseline of K runs recorded by profile --num-runs against one
+// port gates the same server on another port (exit 0), a slower server (99), A/B
+// against it (99); regress re-gates saved directories (0, 99, 3 inconclusive with
+// --fail-inconclusive); a baseline of another workload, a bad margin and a missing
+// directory are invalid (2) before any request.
+func TestRegressionGateCLI(t *testing.T) {
+	a, b, slow := gateMock(t, "20"), gateMock(t, "20"), gateMock(t, "40")
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	work := []string{"--request-count", "20", "--concurrency", "2", "--isl", "16", "--osl", "4", "--random-seed", "3", "-q"}
+	profile := func(url string, args ...string) (int, string, string) {
+		return cli(t, append(append([]string{"profile", "--url", url}, work...), args...)...)
+	}
+	if code, out, errOut := profile(a, "--num-profile-runs", "5", "--artifact-dir", at("base")); code != ExitOK {
+		t.Fatalf("recording the baseline: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, f := range []string{"runs.json", "run-005/runstats.json", "run-001/client.jsonl"} {
+		if _, err := os.Stat(filepath.Join(at("base"), f)); err != nil {
+			t.Errorf("baseline: %v", err)
+		}
+	}
+	gate := []string{"--baseline", at("base"), "--num-runs", "4", "--max-runs", "4"}
+	code, out, errOut := profile(b, append(gate, "--artifact-dir", at("same"))...)
+	if code != ExitOK || strings.Contains(out, "another workload") || !strings.Contains(out, "target differs: urls: baseline "+a) {
+		t.Errorf("the same server on another port: exit %d, want 0 with the URLs shown\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(at("same"), reportgen.GateReportFile)); err != nil {
+		t.Errorf("gate report: %v", err)
+	}
+	code, out, errOut = profile(slow, append(gate, "--artifact-dir", at("slow"))...)
+	if code != ExitAssertFailed || !strings.HasPrefix(firstOf(out, "regression gate"), "FAIL regression gate: regressed: TTFT p50 +") {
+		t.Errorf("a server 2× slower in TTFT: exit %d, want 99\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = profile(slow, "--baseline-url", a, "--num-runs", "4", "--max-runs", "4", "--artifact-dir", at("ab"))
+	if code != ExitAssertFailed || !strings.Contains(out, "regressed: TTFT p50 +") {
+		t.Errorf("A/B, B 2× slower: exit %d, want 99\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(at("ab"), "b", "run-003", "client.jsonl")); err != nil {
+		t.Errorf("A/B runs: %v", err)
+	}
+
+	// The scenario file's regression block is the same gate.
+	cfg := at("gate.yaml")
+	if err := os.WriteFile(cfg, []byte("regression:\n  baseline: "+at("base")+"\n  runs: 4\n  max_runs: 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = profile(slow, "--config", cfg, "--artifact-dir", at("yaml"))
+	if code != ExitAssertFailed || !strings.Contains(out, "FAIL regression gate: regressed: TTFT p50 +") {
+		t.Errorf("the gate of a scenario file, 2× slower: exit %d, want 99\n%s\n%s", code, out, errOut)
+	}
+
+	// regress re-gates saved directories.
+	if code, out, errOut := cli(t, "regress", at("base"), at("same")); code != ExitOK {
+		t.Errorf("regress base same: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = cli(t, "regress", "--html", at("r.html"), at("base"), at("slow"))
+	if code != ExitAssertFailed || !strings.HasPrefix(out, "FAIL regression gate: regressed: ") {
+		t.Errorf("regress base slow: exit %d, want 99\n%s", code, out)
+	}
+	if b, err := os.ReadFile(at("r.html")); err != nil || !strings.Contains(string(b), `class="chart-svg dots"`) || !strings.Contains(string(b), `class="band"`) {
+		t.Errorf("gate report: %v", err)
+	}
+	code, out, _ = cli(t, "regress", "--fail-inconclusive", filepath.Join(at("base"), "run-001"), filepath.Join(at("same"), "run-001"))
+	if code != ExitInconclusive || !strings.HasPrefix(out, "INCONCLUSIVE regression gate: inconclusive: ") || !strings.Contains(out, "between-run noise not measured") {
+		t.Errorf("regress of one run each, --fail-inconclusive: exit %d, want 3\n%s", code, out)
+	}
+	if code, out, _ := cli(t, "regress", filepath.Join(at("base"), "run-001"), filepath.Join(at("same"), "run-001")); code != ExitOK {
+		t.Errorf("regress of one run each: exit %d, want 0 (inconclusive passes)\n%s", code, out)
+	}
+
+	// Invalid configuration: exit 2, before any request.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"regress", at("base"), at("nothing")}, "holds no runs"},
+		{[]string{"regress", at("base")}, "want two directories"},
+		{append(append([]string{"profile", "--url", b}, work...), "--isl", "32", "--baseline", at("base"), "--artifact-dir", at("other")), "is another workload: isl: baseline"},
+		{append(append([]string{"profile", "--url", b}, work...), "--baseline", at("base"), "--margin", "500%"), "--margin: want a fraction like 5% or 0.05"},
+		{append(append([]string{"profile", "--url", b}, work...), "--baseline", at("nothing")), "holds no runs"},
+	} {
+		code, out, errOut := cli(t, c.args...)
+		if code != ExitInvalidConfig || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s\n%s", c.args, code, c.want, out, errOut)
+		}
+	}
+	if _, err := os.Stat(at("other")); err == nil {
+		if ents, _ := os.ReadDir(at("other")); len(ents) > 0 {
+			t.Errorf("another workload: the refused gate ran (%d files in its directory)", len(ents))
+		}
+	}
+}
+
+// firstOf returns the first line of s that contains sub ("" if none).
+func firstOf(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+// validityFlags are the switches of the validity checks (docs/validity.md); each maps
+// onto one field of scenario.Validity and overrides a scenario file's.
+type validityFlags struct {
+	limits, clientBound, steady, warmCache, tailSamples string
+	maxSendLag, maxClientCPU, maxDrift, maxCacheHitRate float64
+	cacheBust                                           bool
+	resetURL                                            string
+}
+
+func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
+	mode := func(p *string, name, what, def string) {
+		fs.StringVar(p, name, "", "[objectives] "+what+": fail, warn or off (default "+def+")")
+	}
+	mode(&v.limits, "check-client-limits", "preflight of the client's own limits (open files, ports, memory, rate)", "fail")
+	mode(&v.clientBound, "check-client-bound", "the client as the bottleneck (send lag, client CPU)", "fail; warn with --mock")
+	mode(&v.steady, "check-steady-state", "a latency trend over the measured window", "warn")
+	mode(&v.warmCache, "check-warm-cache", "a warm prefix cache (with --server-metrics)", "fail")
+	mode(&v.tailSamples, "check-tail-samples", "quantile rules the request count cannot bound (p99 needs 299)", "fail")
+	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, "[objectives] send lag p99 (ms) above which an open-loop run is client-bound (default 1)")
+	fs.Float64Var(&v.maxClientCPU, "max-client-cpu", 0, "[objectives] fraction of its CPUs above which the client is the bottleneck (default 0.9)")
+	fs.Float64Var(&v.maxDrift, "max-drift", 0, "[objectives] relative latency drift over the measured window that makes a run not steady (default 0.05)")
+	fs.Float64Var(&v.maxCacheHitRate, "max-cache-hit-rate", 0, "[objectives] prefix-cache hit rate at which the cache counts as warm (default 0.01)")
+	fs.BoolVar(&v.cacheBust, "cache-bust", false, "[workload] start every prompt with a per-run random salt (counted in ISL), so no run hits another's prefix cache")
+	fs.StringVar(&v.resetURL, "cache-reset-url", "", "[target] POST to this URL before each run, e.g. http://HOST:8000/reset_prefix_cache")
+}
+
+// profileValidity applies the validity flags given.
+func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has func(...string) bool) error {
+	v, d := &f.validity, &sc.Validity
+	for _, m := range []struct {
+		flag string
+		val  string
+		dst  *scenario.Mode
+	}{{"check-client-limits", v.limits, &d.Limits}, {"check-client-bound", v.clientBound, &d.ClientBound}, {"check-steady-state", v.steady, &d.Steady},
+		{"check-warm-cache", v.warmCache, &d.WarmCache}, {"check-tail-samples", v.tailSamples, &d.TailSamples}} {
+		if has(m.flag) {
+			*m.dst = scenario.Mode(m.val)
+			if err := scenario.ParseMode(m.val); err != nil {
+				return invalidf("--%s %q: want fail, warn or off", m.flag, m.val)
+			}
+		}
+	}
+	if has("max-send-lag-ms") {
+		if v.maxSendLag <= 0 {
+			return invalidf("--max-send-lag-ms %v: want a positive number of milliseconds", v.maxSendLag)
+		}
+		d.MaxSendLag = time.Duration(v.maxSendLag * float64(time.Millisecond))
+	}
+	if has("max-client-cpu") {
+		d.MaxClientCPU = v.maxClientCPU
+	}
+	if has("max-drift") {
+		d.MaxDrift = v.maxDrift
+	}
+	if has("max-cache-hit-rate") {
+		d.MaxCacheHitRate = v.maxCacheHitRate
+	}
+	if has("cache-bust") {
+		d.CacheBust = v.cacheBust
+	}
+	if has("cache-reset-url") {
+		d.ResetURL = v.resetURL
+	}
+	return nil
+}
+
+// printPins prints what a run measured with (scenario.Pins), one line each.
+func printPins(w io.Writer, p *scenario.Pins) {
+	if p == nil {
+		return
+	}
+	if v := p.VCS; v != nil {
+		tree := "clean"
+		if v.Modified {
+			tree = "modified"
+		}
+		fmt.Fprintf(w, "perfgate:  revision %s (%s tree)\n", v.Revision, tree)
+	}
+	if d := p.Dataset; d != nil {
+		fmt.Fprintf(w, "dataset:   sha256 %s (%d request bodies)\n", d.Fingerprint, d.Requests)
+	}
+	for _, s := range p.Servers {
+		line := s.URL
+		if s.Header != "" {
+			line += "  Server: " + s.Header
+		}
+		if s.Version != "" {
+			line += "  /version: " + s.Version
+		}
+		if len(s.Build) > 0 {
+			keys := slices.Sorted(maps.Keys(s.Build))
+			var kv []string
+			for _, k := range keys {
+				kv = append(kv, k+"="+s.Build[k])
+			}
+			line += "  build: " + strings.Join(kv, " ")
+		}
+		fmt.Fprintf(w, "server:    %s\n", line)
+	}
+	if t := p.Topology; t != nil {
+		fmt.Fprintf(w, "topology:  %s → %s, RTT %v at preflight, %d shard(s)\n", t.ClientHost, strings.Join(t.Addrs, ", "), t.RTT.Round(time.Microsecond), t.Shards)
+	}
+}

@@ -1,0 +1,66 @@
+package loadgen
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+	"time"
+)
+
+// TestFingerprintSeeded: equal seeded workloads fingerprint alike whatever order the
+// concurrent senders finish in; another seed, or another length, does not.
+func TestFingerprintSeeded(t *testing.T) {
+	run := func(seed uint64, conc int, latency time.Duration) *Outcome {
+		out, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: seed}, Load: Load{Concurrency: conc}, Stop: Stop{Requests: 60, WarmupRequests: 4}}, latency)
+		if out.Fingerprinted != 64 || len(out.Fingerprint) != 64 {
+			t.Fatalf("fingerprint %q over %d bodies, want 64 hex digits over 64", out.Fingerprint, out.Fingerprinted)
+		}
+		return out
+	}
+	a, b := run(1, 1, time.Millisecond), run(1, 8, 3*time.Millisecond)
+	if a.Fingerprint != b.Fingerprint {
+		t.Errorf("same seed, one vs eight in flight: %s != %s", a.Fingerprint, b.Fingerprint)
+	}
+	if c := run(2, 1, time.Millisecond); c.Fingerprint == a.Fingerprint {
+		t.Errorf("seeds 1 and 2 fingerprint alike: %s", c.Fingerprint)
+	}
+}
+
+func TestFingerprinterOrderAndSalt(t *testing.T) {
+	bodies := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
+	want := sha256.New()
+	for _, b := range bodies {
+		d := sha256.Sum256(b)
+		want.Write(d[:])
+	}
+	f := newFingerprinter("")
+	for _, i := range []int{2, 0, 1} {
+		f.add(i, bodies[i])
+	}
+	if got, n := f.sum(); got != hex.EncodeToString(want.Sum(nil)) || n != 3 {
+		t.Errorf("out of order: %s (%d), want the in-order chain", got, n)
+	}
+	// A salt is replaced by its placeholder: two runs that differ only by salt agree.
+	x, y := newFingerprinter("01ab"), newFingerprinter("02cd")
+	x.add(0, []byte(`{"prompt":"[0 01ab]\nhello"}`))
+	y.add(0, []byte(`{"prompt":"[0 02cd]\nhello"}`))
+	if sx, _ := x.sum(); func() bool { sy, _ := y.sum(); return sx != sy }() {
+		t.Error("salted bodies fingerprint differently")
+	}
+}
+
+// TestPromptSaltCounted: the salt starts the first prompt and is counted in ISL, and
+// the prompt stays exact.
+func TestPromptSaltCounted(t *testing.T) {
+	out, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 3, PromptSalt: "0123456789abcdef"}, Stop: Stop{Requests: 10}}, time.Millisecond)
+	plain, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 3}, Stop: Stop{Requests: 10}}, time.Millisecond)
+	saltTok := gpt2(t).Count(saltLine(0, "0123456789abcdef"), false)
+	for i, rec := range out.Records {
+		if !rec.ISLExact || rec.ISL != plain.Records[i].ISL+saltTok && rec.ISL != plain.Records[i].ISL+saltTok-1 {
+			t.Errorf("record %d: ISL %d (exact %v), unsalted %d, salt %d tokens", i, rec.ISL, rec.ISLExact, plain.Records[i].ISL, saltTok)
+		}
+	}
+	if out.Fingerprint == plain.Fingerprint {
+		t.Error("a salted run fingerprints as the unsalted one: the placeholder is lost")
+	}
+}

@@ -1,0 +1,409 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+func quickScenario(seed uint64, n int) Scenario {
+	return Scenario{
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{Seed: seed, ISL: fixed(32), OSL: fixed(4)},
+			Load:     loadgen.Load{Concurrency: 4},
+			Stop:     loadgen.Stop{Requests: n},
+		},
+	}
+}
+
+// TestFingerprintInManifest: two identical seeded runs give the same dataset
+// fingerprint in their manifests; another seed does not.
+func TestFingerprintInManifest(t *testing.T) {
+	fp := func(seed uint64) (string, reportgen.Manifest) {
+		dir := t.TempDir()
+		out, err := Run(context.Background(), quickScenario(seed, 30), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadIdentity(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Dataset == nil || m.Dataset.Requests != 30 || m.Dataset.Fingerprint != out.Pins.Dataset.Fingerprint {
+			t.Fatalf("manifest dataset %+v, outcome %+v", m.Dataset, out.Pins.Dataset)
+		}
+		if len(m.Servers) != 1 || m.Servers[0].Header == "" || m.Topology == nil || len(m.Topology.Addrs) != 1 || m.Topology.RTT <= 0 || m.Topology.Shards != 1 {
+			t.Errorf("manifest servers %+v topology %+v: want the mock's Server header, its address, an RTT, 1 shard", m.Servers, m.Topology)
+		}
+		// perfgate report reads the run's pins back, not its own.
+		back, err := Load(dir)
+		if err != nil || back.Pins == nil || back.Pins.Dataset.Fingerprint != m.Dataset.Fingerprint {
+			t.Errorf("Load: pins %+v, %v", back.Pins, err)
+		}
+		return m.Dataset.Fingerprint, m
+	}
+	a, ma := fp(7)
+	b, mb := fp(7)
+	c, mc := fp(8)
+	if a != b {
+		t.Errorf("seed 7 twice: %s != %s", a, b)
+	}
+	if a == c {
+		t.Errorf("seeds 7 and 8 fingerprint alike: %s", a)
+	}
+	if d := CompareIdentity(ma, mb); d != nil {
+		t.Errorf("identical runs differ: %v", d)
+	}
+	if d := CompareIdentity(ma, mc); len(d) != 1 || !strings.Contains(d[0], "dataset fingerprint") {
+		t.Errorf("different seeds: %v, want the dataset fingerprint", d)
+	}
+}
+
+func TestCompareIdentity(t *testing.T) {
+	base := reportgen.Manifest{Host: reportgen.Host{CPUModel: "EPYC", CPUs: 8, GOMAXPROCS: 8, OS: "linux", Arch: "amd64"},
+		Dataset: &reportgen.Dataset{Fingerprint: "aa"}, Servers: []reportgen.Server{{Header: "uvicorn", Version: `{"version":"0.10.0"}`, Build: map[string]string{"vllm:cache_config_info.block_size": "16"}}}}
+	cur := base
+	cur.Servers = []reportgen.Server{{Header: "uvicorn", Version: `{"version":"0.11.0"}`, Build: map[string]string{"vllm:cache_config_info.block_size": "32"}}}
+	cur.Host.CPUs = 16
+	d := CompareIdentity(base, cur)
+	want := []string{"server version", "server build info differs: vllm:cache_config_info.block_size", "CPUs: baseline 8, current 16"}
+	if len(d) != len(want) {
+		t.Fatalf("differences %q, want %d", d, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(d[i], w) {
+			t.Errorf("difference %d = %q, want %q", i, d[i], w)
+		}
+	}
+	v := BaselineIdentity(d, ModeFail)
+	if v.Pass || v.Status != check.Invalid || !errors.Is(v.Err(), check.ErrInvalidRun) {
+		t.Errorf("fail mode: %+v", v)
+	}
+	if v := BaselineIdentity(d, ModeWarn); !v.Pass || v.Status != check.Invalid {
+		t.Errorf("warn mode: %+v", v)
+	}
+	if v := BaselineIdentity(nil, ModeFail); !v.Pass || v.Status != check.Decided {
+		t.Errorf("same identity: %+v", v)
+	}
+	// Unknown facts are not compared.
+	if d := CompareIdentity(reportgen.Manifest{}, cur); d != nil {
+		t.Errorf("an empty baseline differs: %v", d)
+	}
+}
+
+// TestIdentifyServer: the Server header, /version and the /metrics *_info labels.
+func TestIdentifyServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Server", "uvicorn")
+		switch r.URL.Path {
+		case "/version":
+			fmt.Fprint(w, `{"version":"0.11.0"}`)
+		case "/metrics":
+			fmt.Fprint(w, "# HELP vllm:cache_config_info x\nvllm:cache_config_info{block_size=\"16\",prefix=\"a,b\"} 1.0\npython_info{version=\"3.12.1\"} 1\nvllm:num_requests_running 0\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	servers, topo := Identify(context.Background(), Scenario{}, []string{srv.URL + "/v1"}, srv.URL+"/metrics")
+	if len(servers) != 1 {
+		t.Fatalf("servers %+v", servers)
+	}
+	s := servers[0]
+	if s.Header != "uvicorn" || s.Version != `{"version":"0.11.0"}` || s.Build["vllm:cache_config_info.block_size"] != "16" ||
+		s.Build["vllm:cache_config_info.prefix"] != "a,b" || s.Build["python_info.version"] != "3.12.1" || len(s.Build) != 3 {
+		t.Errorf("identity %+v", s)
+	}
+	if topo.RTT <= 0 || len(topo.Addrs) != 1 || !strings.HasPrefix(topo.Addrs[0], "127.0.0.1:") {
+		t.Errorf("topology %+v", topo)
+	}
+}
+
+// TestTailRuleRefusedBeforeRun: a p99 rule on 100 requests is refused before any
+// request, naming the 299 it needs; warn lets it run, and the run's validity says so;
+// a duration-bound run is judged after it.
+func TestTailRuleRefusedBeforeRun(t *testing.T) {
+	sc := quickScenario(1, 100)
+	sc.Objectives.Rules = []string{"ttft_p99 <= 10s"}
+	err := sc.Validate()
+	if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "ttft_p99 <= 10s needs at least 299 measured requests") || !strings.Contains(err.Error(), "has 100") {
+		t.Fatalf("Validate: %v", err)
+	}
+	if _, err := Run(context.Background(), sc, ""); !errors.Is(err, ErrInvalidScenario) {
+		t.Fatalf("Run: %v", err)
+	}
+	sc.Validity.TailSamples = ModeWarn
+	out, err := Run(context.Background(), sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := find(out.Validity(), CheckTailSamples)
+	if v == nil || !v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "100 measured, 299 needed") {
+		t.Errorf("warn: %v", v)
+	}
+	sc.Validity.TailSamples = ""
+	sc.Requests, sc.Duration = 0, 300*time.Millisecond
+	if err := sc.Validate(); err != nil {
+		t.Fatalf("a duration-bound run is judged after it: %v", err)
+	}
+	out, err = Run(context.Background(), sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := out.Context("").Requests
+	v = find(out.Validity(), CheckTailSamples)
+	if n < 299 && (v == nil || v.Pass || !errors.Is(v.Err(), check.ErrInvalidRun)) || n >= 299 && v != nil {
+		t.Errorf("duration run of %d requests: %v", n, v)
+	}
+	sc.Objectives.Rules = []string{"ttft_p50 <= 10s"}
+	sc.Requests, sc.Duration = 100, 0
+	if err := sc.Validate(); err != nil {
+		t.Errorf("p50 on 100 requests: %v", err)
+	}
+}
+
+func find(vs []check.Verdict, name string) *check.Verdict {
+	for i := range vs {
+		if vs[i].Check == name {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
+// steadyPoints builds n requests over span seconds whose TTFT is base·(1 + drift·t/span)
+// with noise (seeded) and ITL a tenth of it.
+func steadyPoints(n int, span, base, drift, noise float64, seed uint64) []steadyPoint {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	pts := make([]steadyPoint, n)
+	for i := range pts {
+		tt := span * float64(i) / float64(n)
+		v := base * (1 + drift*tt/span) * (1 + noise*rng.NormFloat64())
+		pts[i] = steadyPoint{sent: time.Duration(tt * float64(time.Second)), ttft: v, itl: v / 10}
+	}
+	return pts
+}
+
+// TestSteadyConstructed: a 20% rise over the window is not steady; a flat series with
+// the same noise is; a 2% rise is steady (below the 5% drift); too few requests leave
+// it unchecked.
+func TestSteadyConstructed(t *testing.T) {
+	v := Steady(steadyPoints(400, 20, 0.1, 0.2, 0.05, 1), DefaultMaxDrift)
+	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "not steady: TTFT median drifted +") || !strings.Contains(v.String(), "windows of") {
+		t.Errorf("a 20%% rise:\n%s", v)
+	}
+	if v.Value < 0.15 || v.Value > 0.25 {
+		t.Errorf("drift %v, want about 0.2", v.Value)
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		if v := Steady(steadyPoints(400, 20, 0.1, 0, 0.05, seed), DefaultMaxDrift); !v.Pass {
+			t.Errorf("seed %d: a flat series:\n%s", seed, v)
+		}
+	}
+	if v := Steady(steadyPoints(400, 20, 0.1, 0.02, 0.01, 1), DefaultMaxDrift); !v.Pass {
+		t.Errorf("a 2%% rise (significant, below 5%%):\n%s", v)
+	}
+	if v := Steady(steadyPoints(30, 20, 0.1, 0.5, 0, 1), DefaultMaxDrift); !v.Pass || !strings.Contains(v.Summary, "not checked") {
+		t.Errorf("30 requests:\n%s", v)
+	}
+}
+
+// TestClientBoundConstructed: the thresholds on constructed self-measurements.
+func TestClientBoundConstructed(t *testing.T) {
+	ok := loadgen.Self{SendLag: loadgen.LagStats{N: 1000, P50: 20 * time.Microsecond, P99: 300 * time.Microsecond, Max: time.Millisecond}, CPUs: 2, CPUFraction: 0.3, Elapsed: time.Second}
+	if v := ClientBound(ok, Validity{}, true, false); !v.Pass || v.Status != check.Decided || !strings.Contains(v.String(), "send lag:") {
+		t.Errorf("a healthy client:\n%s", v)
+	}
+	lag := ok
+	lag.SendLag.P99 = 4 * time.Millisecond
+	v := ClientBound(lag, Validity{}, true, false)
+	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "send lag p99 4ms > 1ms") {
+		t.Errorf("lag 4ms:\n%s", v)
+	}
+	if v := ClientBound(lag, Validity{MaxSendLag: 5 * time.Millisecond}, true, false); !v.Pass {
+		t.Errorf("lag 4ms under a 5ms threshold:\n%s", v)
+	}
+	if v := ClientBound(lag, Validity{}, false, false); !v.Pass {
+		t.Errorf("a closed loop is not judged by lag:\n%s", v)
+	}
+	cpu := ok
+	cpu.CPUFraction = 0.97
+	if v := ClientBound(cpu, Validity{}, false, false); v.Pass || !strings.Contains(v.Summary, "client CPU 97% of 2 CPUs > 90%") {
+		t.Errorf("CPU 97%%:\n%s", v)
+	}
+	if v := ClientBound(cpu, Validity{}, false, true); !v.Pass {
+		t.Errorf("the in-process mock shares the CPU: not judged:\n%s", v)
+	}
+	if v := apply(ClientBound(cpu, Validity{}, false, false), ModeWarn); !v.Pass || v.Status != check.Invalid {
+		t.Errorf("warn mode: %+v", v)
+	}
+}
+
+func TestValidityConfig(t *testing.T) {
+	sc := quickScenario(1, 10)
+	sc.Validity = Validity{Steady: "sometimes", MaxClientCPU: 2, MaxDrift: math.NaN(), ResetURL: "ftp://x"}
+	err := sc.Validate()
+	for _, want := range []string{`validity.steady "sometimes"`, "validity.max_client_cpu 2", "validity.max_drift NaN", `validity.reset_url "ftp://x"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want %q", err, want)
+		}
+	}
+	// The YAML keys.
+	path := filepath.Join(t.TempDir(), "v.yaml")
+	writeFile(t, path, "validity:\n  client_bound: warn\n  max_send_lag: 5ms\n  cache_bust: true\n")
+	got, err := ReadFile(path)
+	if err != nil || got.Validity.ClientBound != ModeWarn || got.Validity.MaxSendLag != 5*time.Millisecond || !got.Validity.CacheBust {
+		t.Errorf("ReadFile: %+v, %v", got.Validity, err)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPreflightWrongBasePath: a URL with a wrong path (/v2) is refused at the preflight
+// (its /v1/models answers 404, and so does one request of the configured kind); the
+// right path on a server without /v1/models passes.
+func TestPreflightWrongBasePath(t *testing.T) {
+	for _, c := range []struct {
+		disable bool
+		path    string
+		wantErr string
+	}{{false, "/v2", "wrong base path: GET "}, {true, "", ""}, {true, "/v1", ""}, {false, "", ""}} {
+		srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Fast: true, DisableModels: c.disable}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := quickScenario(1, 3)
+		sc.URLs = []string{srv.URL() + c.path}
+		err = Preflight(context.Background(), sc)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s (models endpoint disabled %v): %v", sc.URLs[0], c.disable, err)
+		case c.wantErr != "" && (!errors.Is(err, ErrPreflight) || !strings.Contains(fmt.Sprint(err), c.wantErr) || !strings.Contains(fmt.Sprint(err), "404")):
+			t.Errorf("%s: %v, want %q", sc.URLs[0], err, c.wantErr)
+		}
+		srv.Close()
+	}
+}
+
+// TestWarmCache: a seeded run replayed against the same server finds its prompts in the
+// prefix cache (the mock's vllm:prefix_cache_* counters in /metrics): a warm cache,
+// an invalid measurement; the first run, and a replay with cache_bust, are cold; a
+// reset hook (POST) before the replay empties the cache too.
+func TestWarmCache(t *testing.T) {
+	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Fast: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	run := func(v Validity) check.Verdict {
+		sc := quickScenario(5, 40)
+		sc.ISL = fixed(96)
+		sc.URLs = []string{srv.URL()}
+		sc.ServerMetrics.URLs = []string{"/metrics"}
+		sc.Validity = v
+		out, err := Run(context.Background(), sc, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2 := find(out.Validity(), CheckWarmCache)
+		if v2 == nil {
+			t.Fatalf("no warm-cache verdict: %v", out.Validity())
+		}
+		return *v2
+	}
+	if v := run(Validity{}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("first run:\n%s", v)
+	}
+	v := run(Validity{})
+	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "warm cache: prefix-cache hit rate") || v.Value < 0.5 {
+		t.Errorf("replay:\n%s", v)
+	}
+	if v := run(Validity{CacheBust: true}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("replay with cache_bust:\n%s", v)
+	}
+	if v := run(Validity{WarmCache: ModeWarn}); !v.Pass || v.Status != check.Invalid {
+		t.Errorf("replay, warn:\n%s", v)
+	}
+	if v := run(Validity{ResetURL: srv.URL() + "/reset_prefix_cache"}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+		t.Errorf("replay after the reset hook:\n%s", v)
+	}
+	sc := quickScenario(5, 3)
+	sc.URLs = []string{srv.URL()}
+	sc.Validity.ResetURL = srv.URL() + "/no_such_hook"
+	if _, err := Run(context.Background(), sc, ""); !errors.Is(err, ErrReset) || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a reset hook answering 404: %v", err)
+	}
+}
+
+// TestSteadySlowingServer: a server whose time to first token grows over the run (5 ms
+// at the first request to about 45 ms at the 300th) is flagged not steady, with the
+// windows and the slope; the same run of a server that does not slow is steady is
+// tested on constructed series (TestSteadyConstructed), where machine noise cannot
+// reach it.
+func TestSteadySlowingServer(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		i := n.Add(1)
+		time.Sleep(5*time.Millisecond + time.Duration(i)*130*time.Microsecond)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 3 {
+			fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hi"}}]}`+"\n\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	sc := quickScenario(1, 300)
+	sc.URLs = []string{srv.URL}
+	out, err := Run(context.Background(), sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := find(out.Validity(), CheckSteady)
+	if v == nil || !v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "not steady: TTFT median drifted +") || // warn by default
+		strings.Contains(v.Summary, "ITL") || !strings.Contains(v.String(), "ITL:   20 windows") ||
+		!strings.Contains(v.String(), "windows of") || !strings.Contains(v.String(), "/s), Mann–Kendall p=") {
+		t.Fatalf("a slowing server:\n%v", v)
+	}
+	sc.Validity.Steady = ModeFail
+	out.Scenario.Validity.Steady = ModeFail
+	if v := find(out.Validity(), CheckSteady); v.Pass || !errors.Is(v.Err(), check.ErrInvalidRun) {
+		t.Errorf("fail mode: %v", v)
+	}
+	out.Scenario.Validity.Steady = ModeOff
+	if v := find(out.Validity(), CheckSteady); v != nil {
+		t.Errorf("off: %v", v)
+	}
+}
