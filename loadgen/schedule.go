@@ -127,10 +127,10 @@ const DefaultSpin = 1500 * time.Microsecond
 // spinUntil yields only every yieldEvery. BenchmarkPacerWait prints the CPU per wait
 // of both rules and of Go timers alone.
 const (
-	minWakeEarly  = 10 * time.Microsecond  // below it a sleep is not worth its system call
-	maxWakeEarly  = 100 * time.Microsecond // the most busy-waiting per request
-	initWakeEarly = 50 * time.Microsecond  // before any sleep was measured
-	yieldEvery    = 20 * time.Microsecond  // how often spinUntil yields the processor
+	minWakeEarly  = 10 * time.Microsecond // below it a sleep is not worth its system call
+	maxWakeEarly  = 50 * time.Microsecond // the most busy-waiting per request
+	initWakeEarly = 50 * time.Microsecond // before any sleep was measured
+	yieldEvery    = 20 * time.Microsecond // how often spinUntil yields the processor
 )
 
 // wakeEarly estimates how late the precise sleep wakes: it rises by an eighth of any
