@@ -21,7 +21,7 @@ var flagValues = map[string]string{
 	"artifact-dir": "elsewhere", "output-artifact-dir": "elsewhere",
 	"assert": "ttft_p50<=1s", "assert-isl": "normal:128,10", "assert-osl": "fixed:16",
 	"baseline": "base-dir", "baseline-url": "http://127.0.0.1:1/base", "branch": "main", "build": "b1", "commit": "abc123",
-	"cache-reset-url": "http://127.0.0.1:1/reset_prefix_cache",
+	"cache-reset-url":    "http://127.0.0.1:1/reset_prefix_cache",
 	"check-client-bound": "warn", "check-client-limits": "warn", "check-steady-state": "fail", "check-tail-samples": "warn", "check-warm-cache": "off",
 	"coordinator": "127.0.0.1:1", "coordinator-listen": "127.0.0.1:0",
 	"custom-dataset-type": "mooncake", "input-format": "mooncake", "input-file": "TESTDATA",
