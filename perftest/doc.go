@@ -2,11 +2,20 @@
 // pass/fail with statistics.
 //
 //	func TestChat(t *testing.T) {
-//		res := perftest.Run(t, perftest.Scenario{Name: "chat", ISL: distribution.MustSpec("normal:512,64"),
-//			Seed: 1 /* endpoint, workload, load */})
+//		res := perftest.Run(t, perftest.Scenario{
+//			Name: "chat", // no URLs: the in-process mock server
+//			Config: loadgen.Config{
+//				Workload: loadgen.Workload{ISL: distribution.MustSpec("normal:512,64"), Seed: 1},
+//				Load:     loadgen.Load{Concurrency: 8},
+//				Stop:     loadgen.Stop{Requests: 200},
+//			},
+//		})
 //		res.Assert(t, "tokenizer_match", "ttft_p99 <= 200ms", "goodput(ttft<=200ms) >= 0.95")
 //		res.AssertNoRegression(t, perftest.Load(t, "testdata/baseline")) // saved by SaveBaseline
 //	}
+//
+// ExampleRun shows the same test compiled and run; the README's quick start is a whole
+// file built outside this module by make test.
 //
 // [Run] starts the in-process mock server when the scenario names no endpoint, drives
 // the load generator with t.Context() as parent (so workers stop before cleanups run),

@@ -71,6 +71,9 @@ type Result struct {
 // perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
 func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 	t.Helper()
+	for _, n := range sc.Objectives.Deprecated() {
+		t.Logf("perftest: note: scenario %q: %s", cmp.Or(sc.Name, scenario.DefaultName), n)
+	}
 	if err := scenario.Preflight(t.Context(), sc); err != nil {
 		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
 		return nil

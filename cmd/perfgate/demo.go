@@ -47,7 +47,6 @@ func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 		},
 	}
 	sc.Objectives.SLO = check.SLO{TTFT: 250e6, ITL: 50e6}
-	sc.Objectives.Goodput = 0.9
 	// The tail the request count can bound (docs/validity.md): p99 from 299 requests.
 	p := 0.99
 	for _, q := range []float64{0.9, 0.5} {
@@ -55,7 +54,7 @@ func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 			p = q
 		}
 	}
-	sc.Objectives.Bounds = []check.Bound{{Metric: check.TTFT, P: p, MaxTime: 500 * time.Millisecond}}
+	sc.Objectives.Rules = []string{"goodput>=0.9", check.QuantileRule(check.TTFT, p, true, 0.5).String()}
 	sc.SLO = sc.Objectives.SLO
 	o := profileOpts{hasAsserts: true, alpha: check.DefaultAlpha, numRuns: 1}
 	return sc, o

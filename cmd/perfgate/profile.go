@@ -174,6 +174,9 @@ func cmdProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, n := range sc.Objectives.Deprecated() {
+		fmt.Fprintf(e.stderr, "perfgate: note: %s\n", n)
+	}
 	if err := applyShardFlags(&sc, &o); err != nil {
 		return err
 	}

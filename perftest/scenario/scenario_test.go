@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
 )
 
 func TestRunMock(t *testing.T) {
@@ -201,5 +203,42 @@ func TestGuessInputFormat(t *testing.T) {
 	}
 	if got := GuessInputFormat(filepath.Join(dir, "missing")); got != loadgen.FormatPayloads {
 		t.Errorf("GuessInputFormat(missing) = %q, want %q", got, loadgen.FormatPayloads)
+	}
+}
+
+// TestStructuredObjectivesAreRules: the deprecated structured objectives check as the
+// rules they mean, verdict for verdict, and each is named by a deprecation note.
+func TestStructuredObjectivesAreRules(t *testing.T) {
+	reqs := make([]check.Request, 50)
+	for i := range reqs {
+		reqs[i] = check.Request{ID: strconv.Itoa(i), TTFT: 0.01 * float64(i+1), Latency: 0.6, ISL: 10, ServerISL: 12, OSL: 20}
+	}
+	m := record.Metrics{Scalars: map[string]record.Scalar{record.MetricBenchmarkDuration: {Value: 10},
+		record.MetricOutputTokenThroughput: {Value: 100}, record.MetricRequestThroughput: {Value: 5}}}
+	slo := check.SLO{TTFT: 300 * time.Millisecond}
+	old := Objectives{SLO: slo, Goodput: 0.5, Bounds: []check.Bound{{Metric: check.TTFT, P: 0.9, MaxTime: 400 * time.Millisecond, MinTime: time.Millisecond}},
+		MaxErrorRate: 0.1, MinOutputTokenThroughput: 50, MinRequestThroughput: 10, TokenizerMatch: true, TokenizerTolerance: 2}
+	rules := Objectives{SLO: slo, Rules: []string{"error_rate<=0.1", "goodput>=0.5", "ttft_p90<=400ms", "ttft_p90>=1ms",
+		"output_token_throughput>=50", "request_throughput>=10", "tokenizer_match<=2"}}
+	got, want := old.Check(reqs, m), rules.Check(reqs, m)
+	if len(got) != 7 || len(got) != len(want) {
+		t.Fatalf("structured objectives gave %d verdicts, rules %d; want 7 each", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].String() != want[i].String() {
+			t.Errorf("verdict %d: structured\n%s\nrules\n%s", i, got[i], want[i])
+		}
+	}
+	if got[5].Pass {
+		t.Errorf("request_throughput>=10 passed at 5 req/s: %s", got[5])
+	}
+	notes := strings.Join(old.Deprecated(), "\n")
+	for _, r := range rules.Rules {
+		if !strings.Contains(notes, strconv.Quote(r)) {
+			t.Errorf("the deprecation notes do not give the rule %q:\n%s", r, notes)
+		}
+	}
+	if n := rules.Deprecated(); n != nil {
+		t.Errorf("rules only: notes %v, want none", n)
 	}
 }

@@ -1,0 +1,39 @@
+package loadgen
+
+import (
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/record"
+)
+
+// FuzzAdapterAnswers feeds untrusted bytes to every adapter's answer parsing, whole
+// and as a stream event: none may panic, and an answer said to have content must have
+// added text.
+//
+//	go test ./loadgen -run '^$' -fuzz FuzzAdapterAnswers -fuzztime 30s
+func FuzzAdapterAnswers(f *testing.F) {
+	for _, k := range kindSamples() {
+		f.Add([]byte(k.whole), []byte(""))
+		for _, ev := range k.events {
+			f.Add(ev.Data, ev.Type)
+		}
+	}
+	f.Add([]byte(`{"error":{"message":"x"}}`), []byte("error"))
+	f.Add([]byte(`{"choices":[{"delta":{"content":"\ud83d\ude00"}}]`), []byte(""))
+	f.Fuzz(func(t *testing.T, data, typ []byte) {
+		var p openai.ChunkParser
+		var ch openai.StreamChunk
+		for _, k := range apis {
+			res := &result{}
+			content, _, err := k.a.parseWhole(&p, data, &ch, res)
+			if err == nil && content && len(res.text) == 0 {
+				t.Fatalf("%s: parseWhole says content but added no text for %q", k.e, data)
+			}
+			rec := &record.Client{UsagePromptTokens: -1, UsageCompletionTokens: -1}
+			if k.a.parseEvent(&p, typ, data, &ch) == nil {
+				k.a.event(&ch, rec)
+			}
+		}
+	})
+}
