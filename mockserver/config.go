@@ -424,11 +424,12 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Batch.PrefillBudget, "batch-prefill-budget", orInt(c.Batch.PrefillBudget, DefaultBatchPrefill), "prefill tokens per step")
 }
 
-// durFlag defines --name as a duration ("20us") and, as the older spelling,
-// --name-ms as a number of milliseconds; both set *d.
+// durFlag defines --name as a duration ("20us") and --name-ms as a number of
+// milliseconds (aiperf-mock-server's spelling for the latency terms it has, the older
+// one for the batch model's); both set *d.
 func durFlag(fs *flag.FlagSet, d *time.Duration, name, usage string) {
 	fs.DurationVar(d, name, *d, usage)
-	fs.Func(name+"-ms", "the older spelling of --"+name+": a number of milliseconds", func(s string) error {
+	fs.Func(name+"-ms", "--"+name+" as a number of milliseconds", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("want a number of milliseconds, got %q", s)

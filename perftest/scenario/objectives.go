@@ -34,7 +34,8 @@ type Objectives struct {
 	// Deprecated: write the rule "ttft_p99<=200ms" ([check.Bound.Rules]).
 	Bounds []check.Bound `json:"bounds,omitempty" yaml:"bounds,omitempty"`
 	// MaxErrorRate is the largest allowed fraction of failed requests; 0 = none may fail.
-	// A negative value disables the check.
+	// A negative value disables the check. A positive one is deprecated: write the rule
+	// "error_rate<=X".
 	MaxErrorRate float64 `json:"max_error_rate,omitzero" yaml:"max_error_rate,omitempty"`
 	// MinOutputTokenThroughput is a floor on output tokens/s over the run; 0 = not checked.
 	//
