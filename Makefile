@@ -3,7 +3,7 @@ export PERFGATE_CACHE ?= $(HOME)/.cache/perfgate
 GO ?= go
 TESTFLAGS ?= -timeout 30m
 
-.PHONY: all demo test vet fixtures bench build clean
+.PHONY: all demo test vet fixtures bench build clean fuzz
 
 all: build
 
@@ -24,10 +24,17 @@ vet:
 
 ## test: vet + the whole suite through gotestsum (fixtures fetched first), then the
 ## module outside perfgate (testmod/external: its own go.mod, a replace directive to
-## this tree) that uses the public API as a user's module does.
+## this tree) that uses the public API as a user's module does, then every fuzz target
+## for FUZZTIME (2s) each, so that a parser regression shows in CI.
 test: fixtures vet
 	$(GO) tool gotestsum --format pkgname-and-test-fails --junitfile $${JUNIT_FILE:-/dev/null} -- $(TESTFLAGS) ./...
 	cd testmod/external && $(GO) vet ./... && $(GO) test $(TESTFLAGS) ./...
+	FUZZTIME=$${FUZZTIME:-2s} bash scripts/fuzz.sh
+
+## fuzz: every fuzz target for FUZZTIME each (default 1m; FUZZ=pattern narrows);
+## see docs/fuzzing.md.
+fuzz:
+	FUZZTIME=$${FUZZTIME:-1m} bash scripts/fuzz.sh
 
 ## bench: Go benchmarks plus the peer scripts under bench/ that print ratios.
 bench: fixtures

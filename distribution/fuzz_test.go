@@ -115,3 +115,23 @@ func TestParseRefusesOverflow(t *testing.T) {
 		}
 	}
 }
+
+// A length spec whose draws (almost) never round to 1 or more is refused by
+// Length.Err, which configurations call, instead of Length.Rand panicking mid-run.
+func TestLengthErr(t *testing.T) {
+	for _, text := range []string{"fixed:0", "fixed:0.4", "normal:-100,1", "uniform:-100,0.6"} {
+		l := distribution.Length{Dist: distribution.MustParse(text)}
+		if err := l.Err(); err == nil || !strings.Contains(err.Error(), "want at least 0.05") {
+			t.Errorf("Length{%s}.Err() = %v", text, err)
+		}
+	}
+	for _, text := range []string{"fixed:1", "normal:0,10", "uniform:-1,1", "empirical:0*19,1"} {
+		l := distribution.Length{Dist: distribution.MustParse(text)}
+		if err := l.Err(); err != nil {
+			t.Errorf("Length{%s}.Err() = %v", text, err)
+		}
+		if n := l.Rand(); n < 1 {
+			t.Errorf("Length{%s}.Rand() = %d", text, n)
+		}
+	}
+}

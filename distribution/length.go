@@ -1,6 +1,7 @@
 package distribution
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -39,6 +40,28 @@ func (l Length) check() {
 	if l.Max > 0 && l.Max < max(l.Min, 1) {
 		panic(fmt.Sprintf("distribution: Length max %d < min %d", l.Max, max(l.Min, 1)))
 	}
+}
+
+// MinLengthMass is the least probability of a draw of a Length's Dist rounding to 1
+// or more that [Length.Err] accepts: below it, MaxResample draws in a row below 1
+// stop being negligible ((1-0.05)^1000 < 1e-22).
+const MinLengthMass = 0.05
+
+// Err reports why l cannot draw lengths: no Dist, Max below Min, or a Dist that
+// rarely or never rounds to a length >= 1 (fixed:0, normal:-100,1), which would make
+// Rand panic. Configuration checks call it so that such a spec is refused when read,
+// not when a run draws from it.
+func (l Length) Err() error {
+	if l.Dist == nil {
+		return errors.New("distribution: Length has no Dist")
+	}
+	if l.Max > 0 && l.Max < max(l.Min, 1) {
+		return fmt.Errorf("distribution: Length max %d < min %d", l.Max, max(l.Min, 1))
+	}
+	if p := 1 - l.g(0); !(p >= MinLengthMass) {
+		return fmt.Errorf("distribution: draws round to a length >= 1 with probability %.3g; want at least %g (lengths are whole tokens >= 1)", p, MinLengthMass)
+	}
+	return nil
 }
 
 func (l Length) lo() int { return max(l.Min, 1) }

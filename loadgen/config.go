@@ -664,6 +664,9 @@ func checkLength(s distribution.Spec) error {
 	if !ok {
 		return nil
 	}
+	if err := (distribution.Length{Dist: s.Distribution}).Err(); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "distribution: "))
+	}
 	switch mean := m.Mean(); {
 	case math.IsNaN(mean) || math.IsInf(mean, 0):
 		return fmt.Errorf("the mean is %v; want a finite token length", mean)

@@ -270,6 +270,14 @@ func (c *Config) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		bad("port %d out of [0, 65535]", c.Port)
 	}
+	for name, sp := range map[string]distribution.Spec{"osl": c.OSL, "reasoning_tokens": c.ReasoningTokens} {
+		if sp.Distribution == nil {
+			continue
+		}
+		if err := (distribution.Length{Dist: sp.Distribution}).Err(); err != nil {
+			bad("%s %v: %s", name, sp.Distribution, strings.TrimPrefix(err.Error(), "distribution: "))
+		}
+	}
 	for name, v := range map[string]time.Duration{"ttft_per_isl_token": c.TTFTPerISLToken, "itl_concurrency_lin": c.ITLConcurrencyLin,
 		"ttft_concurrency_lin": c.TTFTConcurrencyLin} {
 		if v < 0 {

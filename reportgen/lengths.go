@@ -198,6 +198,9 @@ func lengthsSection(p perRequest, l *RunLengths) lengthsPage {
 			extra = fitExtra(fitSet.Values, m.fit.Target)
 			caption = fmt.Sprintf("%s against the target %s: %s (the largest gap, marked)", fitSet.Label, m.fit.Target.Dist, extra.KS.Label)
 		}
+		if m.fit.Verdict == nil && extra != nil {
+			caption += "; not asserted (--assert-" + m.id + " tests the fit)"
+		}
 		if v := m.fit.Verdict; v != nil {
 			first, _, _ := strings.Cut(v.Text, "\n")
 			word := map[bool]string{true: "PASS ", false: "FAIL "}[v.Pass]
