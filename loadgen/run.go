@@ -111,6 +111,7 @@ type runner struct {
 	sender  sender
 	pacer   Pacer // nil: closed loop
 	spin    time.Duration
+	early   wakeEarly // the open-loop pacer's, see sleepUntil
 	memoMu  sync.RWMutex
 	memo    map[string]int
 	tmemo   map[string]templated // templateCount's results for short single-turn inputs, under memoMu

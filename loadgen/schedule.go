@@ -109,24 +109,56 @@ func (r *runner) produce(stop <-chan struct{}) {
 
 // DefaultSpin is how long before a request's due time the open-loop sender stops
 // using Go timers (which on Linux wake up to ~1 ms late, bunching Poisson arrivals at
-// high rates) and sleeps in one nanosleep system call until busyWait before it, then
-// waits out the rest yielding the processor (see sleepUntil).
+// high rates) and sleeps in one nanosleep system call until shortly before it, then
+// busy-waits the rest (see sleepUntil).
 const DefaultSpin = 1500 * time.Microsecond
 
-// busyWait is the last stretch before a due time that the pacer waits by yielding
-// (runtime.Gosched) in a loop instead of sleeping. nanosleep wakes late by an amount
-// that varies with the sleep's length (measured on the 2-core dev machine: median
-// 45 µs late for 200 µs, 119 µs for 1.4 ms), so a pacer that sleeps to the due time
-// is late by an amount that depends on the gap it slept through: gaps are distorted
-// and a Poisson stream's inter-arrival times fail a KS test (D ≈ 0.05–0.06 at
-// 1,000 req/s, n = 2,000, against a critical 0.036 at alpha 0.01). Waking busyWait
-// early and yielding until due makes the lag ~10 µs and independent of the gap. The
-// cost is at most busyWait of CPU per request (~20% of a core at 1,000 req/s), given
-// to any runnable goroutine first.
-const busyWait = 300 * time.Microsecond
+// The last stretch before a due time. A sleep that ends exactly at the due time
+// wakes late by an amount that varies (nanosleep's timer slack, 50 µs by default,
+// and the scheduler); if that lateness depended on the gap slept through, a Poisson
+// stream's gaps would be distorted (a KS test saw D ≈ 0.05–0.06 at 1,000 req/s,
+// n = 2,000, against a critical 0.036 at alpha 0.01). So the pacer wakes early and
+// busy-waits the rest. It used to wake a fixed 300 µs early and call runtime.Gosched
+// in a loop until due: accurate, but up to 300 µs of CPU per request (more with the
+// threads each Gosched wakes), which at 1,000–5,000 req/s cost more than the request
+// itself (issue 23: 121 µs per request at 5,000 req/s). Now preciseSleep drops the
+// thread's timer slack to 1 ns, the pacer wakes early by only what its own sleeps
+// have overshot lately (wakeEarly, within [minWakeEarly, maxWakeEarly]), and
+// spinUntil yields only every yieldEvery. BenchmarkPacerWait prints the CPU per wait
+// of both rules and of Go timers alone.
+const (
+	minWakeEarly  = 10 * time.Microsecond // below it a sleep is not worth its system call
+	maxWakeEarly  = 50 * time.Microsecond // the most busy-waiting per request
+	initWakeEarly = 50 * time.Microsecond // before any sleep was measured
+	yieldEvery    = 20 * time.Microsecond // how often spinUntil yields the processor
+)
+
+// wakeEarly estimates how late the precise sleep wakes: it rises by an eighth of any
+// larger overshoot and falls by a 32nd of the difference on a smaller one, so it
+// follows a high quantile (about the 80th percentile) of recent overshoots, kept
+// within [minWakeEarly, maxWakeEarly]. The one pacer goroutine owns it.
+type wakeEarly struct{ d time.Duration }
+
+func (w *wakeEarly) get() time.Duration {
+	if w.d == 0 {
+		w.d = initWakeEarly
+	}
+	return w.d
+}
+
+// observe takes the overshoot of one sleep (wake-up time minus the time asked for).
+func (w *wakeEarly) observe(over time.Duration) {
+	d := w.get()
+	if over > d {
+		d += (over - d + 7) / 8
+	} else {
+		d -= (d - over) / 32
+	}
+	w.d = min(max(d, minWakeEarly), maxWakeEarly)
+}
 
 // sleepUntil waits until the run clock reaches due: a timer sleep until r.spin before
-// it, a precise sleep until busyWait before it, then a yielding wait. It reports
+// it, a precise sleep until r.early's estimate before it, then spinUntil. It reports
 // false if ctx ended first.
 func (r *runner) sleepUntil(ctx context.Context, due time.Duration) bool {
 	for {
@@ -140,13 +172,31 @@ func (r *runner) sleepUntil(ctx context.Context, due time.Duration) bool {
 			}
 			continue
 		}
-		if d > busyWait {
-			preciseSleep(d - busyWait)
+		if early := r.early.get(); d > early {
+			wake := due - early
+			preciseSleep(d - early)
+			r.early.observe(r.clock.now() - wake)
 		}
-		for r.clock.now() < due {
-			runtime.Gosched()
-		}
+		spinUntil(r.clock, due)
 		return ctx.Err() == nil
+	}
+}
+
+// spinUntil busy-waits until the clock reaches due, yielding the processor every
+// yieldEvery so goroutines made runnable meanwhile are not held up longer. It does not
+// yield on every check: each runtime.Gosched also wakes another thread to look for
+// work, so a loop of them burns more than the one core it holds.
+func spinUntil(c *runClock, due time.Duration) {
+	next := c.now() + yieldEvery
+	for {
+		now := c.now()
+		if now >= due {
+			return
+		}
+		if now >= next {
+			runtime.Gosched()
+			next = c.now() + yieldEvery
+		}
 	}
 }
 
