@@ -292,7 +292,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if !o.quiet {
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
-	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
+	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile, scenario.RunsFile)
 	if o.artifactDir != "" {
 		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	}

@@ -85,7 +85,22 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 	if err != nil {
 		return err
 	}
-	so := scenario.SeriesOptions{Run: runner(e, o)}
+	// Each run is still a run: its own assertions (error rate, objectives) are checked,
+	// and a run that breaks one fails the gate whatever the comparison says.
+	var broken, runs int
+	inner := runner(e, o)
+	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+		out, err := inner(ctx, sc, dir)
+		if err != nil || out == nil {
+			return out, err
+		}
+		runs++
+		vs := append(out.Health()[:1], out.Check()...)
+		if !printFailed(e.stdout, vs) {
+			broken++
+		}
+		return out, nil
+	}}
 	var res scenario.GateResult
 	if o.gate.baselineURL != "" {
 		if len(sc.URLs) == 0 {
@@ -120,7 +135,24 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		printGate(e.stdout, res)
 		return invalidf("%s", res.Headline())
 	}
-	return gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile))
+	gerr := gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile))
+	if broken > 0 && gerr == nil {
+		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion (their verdicts are above)\n", broken, runs)
+		return errAssertFailed
+	}
+	return gerr
+}
+
+// printFailed prints the failing verdicts of vs and reports whether all passed.
+func printFailed(w io.Writer, vs []check.Verdict) bool {
+	ok := true
+	for _, v := range vs {
+		if !v.Pass {
+			fmt.Fprintf(w, "FAIL %s\n", v.String())
+			ok = false
+		}
+	}
+	return ok
 }
 
 func diffText(ds []scenario.Difference) string {
