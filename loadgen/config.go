@@ -641,11 +641,10 @@ func (c *Config) checkTokens(p *problems) {
 
 // checkSLO checks the per-request objectives.
 func (c *Config) checkSLO(p *problems) {
-	if c.SLO.TTFT < 0 || c.SLO.ITL < 0 || c.SLO.Latency < 0 {
-		p.add("slo %v: bounds must be >= 0", c.SLO)
-	}
-	if q := c.SLO.ITLPercentile; !(q >= 0 && q <= 1) {
-		p.add("slo itl_percentile %v: want within [0, 1]", q)
+	if err := c.SLO.Err(); err != nil {
+		for _, e := range strings.Split(err.Error(), "\n") {
+			p.add("%s", e)
+		}
 	}
 }
 
