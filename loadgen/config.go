@@ -272,11 +272,6 @@ type Workload struct {
 	PromptSalt string `json:"-"`
 	// SystemPrompt, if set, is sent as the system message of every conversation.
 	SystemPrompt string `json:"system_prompt,omitempty"`
-	// Salt, if set, starts every synthetic prompt (its tokens counted in the ISL), so a
-	// server's prefix cache cannot serve a run's prompts from an earlier run of the
-	// same seeded workload. A series of runs gives each run its own (scenario.RunSeries,
-	// --salt-runs). Input files and the vLLM corpus are sent as they are.
-	Salt string `json:"salt,omitempty"`
 	// Turns is the number of turns per conversation; zero = 1. History is carried.
 	Turns distribution.Spec `json:"turns,omitzero"`
 	// TurnDelay is the pause between a turn's response and the next turn, in seconds;
@@ -646,11 +641,10 @@ func (c *Config) checkTokens(p *problems) {
 
 // checkSLO checks the per-request objectives.
 func (c *Config) checkSLO(p *problems) {
-	if c.SLO.TTFT < 0 || c.SLO.ITL < 0 || c.SLO.Latency < 0 {
-		p.add("slo %v: bounds must be >= 0", c.SLO)
-	}
-	if q := c.SLO.ITLPercentile; !(q >= 0 && q <= 1) {
-		p.add("slo itl_percentile %v: want within [0, 1]", q)
+	if err := c.SLO.Err(); err != nil {
+		for _, e := range strings.Split(err.Error(), "\n") {
+			p.add("%s", e)
+		}
 	}
 }
 

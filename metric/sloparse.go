@@ -233,3 +233,21 @@ func durationNanos(text string) float64 {
 	}
 	return total
 }
+
+// Err reports bounds of s that mean nothing: a negative duration (which would read as
+// "no bound"; 0 is "no bound" as written) or an ITLPercentile outside [0, 1].
+func (s SLO) Err() error {
+	var errs []error
+	for _, b := range []struct {
+		name string
+		d    time.Duration
+	}{{"ttft", s.TTFT}, {"itl", s.ITL}, {"latency", s.Latency}} {
+		if b.d < 0 {
+			errs = append(errs, fmt.Errorf("slo %s %v: want a positive duration (0 = no bound)", b.name, b.d))
+		}
+	}
+	if q := s.ITLPercentile; !(q >= 0 && q <= 1) {
+		errs = append(errs, fmt.Errorf("slo itl_percentile %v: want within [0, 1]", q))
+	}
+	return errors.Join(errs...)
+}

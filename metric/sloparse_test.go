@@ -49,3 +49,17 @@ func TestParseSLO(t *testing.T) {
 		}
 	}
 }
+
+// A negative bound (which Miss would read as "no bound") or a percentile outside
+// [0, 1] is an error of Err, which loadgen's and the scenario's Validate report.
+func TestSLOErr(t *testing.T) {
+	if err := (SLO{TTFT: 200 * msec}).Err(); err != nil {
+		t.Errorf("Err = %v", err)
+	}
+	err := SLO{TTFT: -msec, Latency: -1, ITLPercentile: 2}.Err()
+	for _, want := range []string{"slo ttft -1ms: want a positive duration (0 = no bound)", "slo latency -1ns", "slo itl_percentile 2: want within [0, 1]"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Err = %v; want %q", err, want)
+		}
+	}
+}

@@ -79,6 +79,11 @@ func (s Scenario) Validate() error {
 		bad("%s", p)
 	}
 	o := s.Objectives
+	if err := o.SLO.Err(); err != nil {
+		for _, e := range strings.Split(err.Error(), "\n") {
+			bad("objectives.%s", e)
+		}
+	}
 	if !(o.Goodput >= 0 && o.Goodput <= 1) {
 		bad("objectives.goodput %v: want a fraction in [0, 1]", o.Goodput)
 	}

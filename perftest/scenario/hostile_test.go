@@ -100,3 +100,18 @@ func TestLoadHostileScenario(t *testing.T) {
 		}
 	}
 }
+
+// A negative SLO bound in a scenario file is refused by Validate, not read as "no
+// bound".
+func TestValidateRefusesNegativeSLO(t *testing.T) {
+	sc, err := Parse([]byte(`{"name":"x","objectives":{"slo":{"ttft":"-5ms"}},"slo":{"itl":"-1s"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sc.Validate()
+	for _, want := range []string{"objectives.slo ttft -5ms: want a positive duration", "slo itl -1s: want a positive duration"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v; want %q", err, want)
+		}
+	}
+}
