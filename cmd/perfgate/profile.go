@@ -712,8 +712,9 @@ func cmpOr(a, b string) string {
 // objectivesSet reports whether any objective was declared (the error-rate gate's
 // zero value, "no failed request", does not count as declared).
 func objectivesSet(o scenario.Objectives) bool {
-	return o.Goodput > 0 || len(o.Rules) > 0 || len(o.Bounds) > 0 || o.MaxErrorRate > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0 ||
-		o.TokenizerMatch || o.ISLFit.Distribution != nil || o.OSLFit.Distribution != nil
+	//lint:ignore SA1019 the deprecated structured objectives still count as declared until they are removed (v0.3.0)
+	deprecated := o.Goodput > 0 || len(o.Bounds) > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0 || o.TokenizerMatch
+	return deprecated || len(o.Rules) > 0 || o.MaxErrorRate > 0 || o.ISLFit.Distribution != nil || o.OSLFit.Distribution != nil
 }
 
 func unwrapPath(err error) error {

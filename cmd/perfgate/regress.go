@@ -18,7 +18,7 @@ import (
 // gateFlags are the regression gate's flags, shared by profile and regress.
 type gateFlags struct {
 	baseline, baselineURL, margin string
-	runs, maxRuns                 int
+	maxRuns                       int
 	failInconclusive, strictMDE   bool
 	ignore, fail                  string // comma-separated (a string keeps profileOpts comparable)
 }
