@@ -37,7 +37,7 @@ func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
 	if !profile {
 		return
 	}
-	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
+	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run) or history:SCENARIO (the runs --history keeps); runs K (--num-runs, default 5) current runs and more while inconclusive")
 	fs.StringVar(&g.baselineURL, "baseline-url", "", "[objectives] regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
 	fs.IntVar(&g.maxRuns, "max-runs", 0, "[objectives] regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
 }
