@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/history"
+
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
@@ -35,7 +37,7 @@ func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
 	if !profile {
 		return
 	}
-	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
+	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run) or history:SCENARIO (the runs --history keeps); runs K (--num-runs, default 5) current runs and more while inconclusive")
 	fs.StringVar(&g.baselineURL, "baseline-url", "", "[objectives] regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
 	fs.IntVar(&g.maxRuns, "max-runs", 0, "[objectives] regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
 }
@@ -116,9 +118,9 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		}
 		res, err = scenario.Interleave(ctx, a, sc, o.artifactDir, g, so)
 	} else {
-		base, lerr := scenario.LoadSeries(g.Baseline)
+		base, lerr := loadGateBaseline(ctx, g.Baseline, o.history.addr)
 		if lerr != nil {
-			return invalidf("--baseline %s: %v", g.Baseline, strings.TrimPrefix(lerr.Error(), "scenario: load series: "))
+			return lerr
 		}
 		if ds := scenario.DiffWorkload(base.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
 			return invalidf("--baseline %s is another workload: %s (re-record it, or --ignore-workload FIELD)", g.Baseline, diffText(ds))
@@ -293,4 +295,34 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, pos []string) {
 		}
 	}
 	return flags, pos
+}
+
+// loadGateBaseline reads the regression gate's baseline: a directory of runs, or
+// history:SCENARIO[?last=N&branch=B&since=change] from the history database (--history,
+// or $PERFGATE_HISTORY). Errors are invalid configuration: nothing has run yet.
+func loadGateBaseline(ctx context.Context, baseline, historyAddr string) (*scenario.Series, error) {
+	if !history.IsBaselineSpec(baseline) {
+		base, err := scenario.LoadSeries(baseline)
+		if err != nil {
+			return nil, invalidf("--baseline %s: %v", baseline, strings.TrimPrefix(err.Error(), "scenario: load series: "))
+		}
+		return base, nil
+	}
+	spec, err := history.ParseBaselineSpec(baseline)
+	if err != nil {
+		return nil, invalidf("--baseline: %v", err)
+	}
+	if historyAddr == "" {
+		return nil, invalidf("--baseline %s: no history database: give --history (a SQLite file or a postgres:// URL) or set %s", baseline, history.EnvHistory)
+	}
+	st, err := history.Open(ctx, historyAddr)
+	if err != nil {
+		return nil, invalidf("--baseline %s: %v", baseline, err)
+	}
+	defer st.Close()
+	base, _, err := history.LoadBaseline(ctx, st, spec)
+	if err != nil {
+		return nil, invalidf("--baseline %s: %v", baseline, err)
+	}
+	return base, nil
 }
