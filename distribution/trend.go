@@ -30,8 +30,9 @@ type Trend struct {
 type TrendOptions struct {
 	// Alpha is the level at which a lag's autocorrelation counts as significant; 0 = 0.05.
 	Alpha float64
-	// MaxLag limits the lags considered (0 = all, n-1, as Hamed and Rao do). On short
-	// series the far lags rest on a few pairs each and swing the factor.
+	// MaxLag limits the lags considered (0 = all, n-1, as Hamed and Rao do; negative =
+	// none: the plain Mann–Kendall test). On short series the far lags rest on a few
+	// pairs each and swing the factor.
 	MaxLag int
 	// Conservative keeps the factor at 1 or more: negative autocorrelation never makes
 	// the test more eager to find a trend.
@@ -91,7 +92,7 @@ func MannKendall(xs []float64, o TrendOptions) Trend {
 	bound := distuv.UnitNormal.Quantile(1-alpha/2) / math.Sqrt(fn)
 	sum := 0.0
 	for k, rho := range acf(r) {
-		if o.MaxLag > 0 && k > o.MaxLag {
+		if o.MaxLag < 0 || o.MaxLag > 0 && k > o.MaxLag {
 			break
 		}
 		if k == 0 || math.Abs(rho) <= bound {

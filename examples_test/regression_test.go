@@ -75,7 +75,11 @@ func TestRegressionGate(t *testing.T) {
 			t.Fatal("a 15% slowdown passed the regression gate")
 		}
 		msg := c.Text()
-		for _, want := range []string{"perftest: regression gate: regressed: TTFT p50 +", "perftest: TTFT p50 regressed: +", "target differs:"} {
+		// Which primary metrics cross the line first depends on the machine's own noise
+		// (under CI load the gate may stop at its first look with ITL and latency
+		// regressed and TTFT still inconclusive); what must hold is the headline, a
+		// metric's own regressed verdict, and where each side ran.
+		for _, want := range []string{"perftest: regression gate: regressed: ", " regressed: +", "target differs:"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("failure message lacks %q:\n%s", want, msg)
 			}

@@ -272,11 +272,6 @@ type Workload struct {
 	PromptSalt string `json:"-"`
 	// SystemPrompt, if set, is sent as the system message of every conversation.
 	SystemPrompt string `json:"system_prompt,omitempty"`
-	// Salt, if set, starts every synthetic prompt (its tokens counted in the ISL), so a
-	// server's prefix cache cannot serve a run's prompts from an earlier run of the
-	// same seeded workload. A series of runs gives each run its own (scenario.RunSeries,
-	// --salt-runs). Input files and the vLLM corpus are sent as they are.
-	Salt string `json:"salt,omitempty"`
 	// Turns is the number of turns per conversation; zero = 1. History is carried.
 	Turns distribution.Spec `json:"turns,omitzero"`
 	// TurnDelay is the pause between a turn's response and the next turn, in seconds;

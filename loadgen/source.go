@@ -121,7 +121,7 @@ func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (data
 		})
 	}
 	syn := dataset.Synthetic{
-		Tok: tok, Style: cfg.Corpus, PrefixTokens: cfg.PrefixTokens, Docs: docs, Seed: cfg.Seed, Salt: cfg.Salt,
+		Tok: tok, Style: cfg.Corpus, PrefixTokens: cfg.PrefixTokens, Docs: docs, Seed: cfg.Seed,
 	}
 	if syn.Style == CorpusShakespeare {
 		syn.Style = dataset.StyleShakespeare

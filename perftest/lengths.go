@@ -197,7 +197,7 @@ func SaveBaseline(t testing.TB, res Baseline, dir string) {
 		files, size, err = scenario.SaveBaseline(outs[0], dir)
 		name = outs[0].Scenario.Name
 	case len(outs) > 1:
-		files, size, err = scenario.SaveSeries(dir, outs...)
+		_, size, err = scenario.SaveSeries(dir, outs...)
 		name = fmt.Sprintf("%s (%d runs)", outs[0].Scenario.Name, len(outs))
 		files = []string{fmt.Sprintf("run-001 … run-%03d", len(outs)), scenario.RunsFile}
 	default:

@@ -54,6 +54,10 @@ func TestRunPreflight(t *testing.T) {
 			_, _ = w.Write([]byte(`{"data":[{"id":"llama"},{"id":"qwen"}]}`))
 			return
 		}
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/models/") {
+			http.NotFound(w, r) // the preflight asks for the model it does not see listed
+			return
+		}
 		hits.Add(1)
 		http.Error(w, "no", http.StatusNotFound)
 	}))

@@ -36,24 +36,12 @@ func (r *Runs) outcomes() []*scenario.Outcome { return r.Outcomes }
 // Each run is checked as [Run] checks one: the preflight of a real endpoint first, and
 // [scenario.Outcome.Health] (a run with nothing completed, or with failed requests
 // beyond the objectives' limit, fails the test). A run that cannot be set up is
-// t.Fatalf. salt, when true, gives each run its own prompt salt (loadgen's Salt) so a
-// server's prefix cache cannot serve a run from an earlier one's prompts.
+// t.Fatalf. Against a server with a prefix cache, set sc.Validity.CacheBust: each run
+// then starts every prompt with its own salt, so no run is served from another's.
 func RunRuns(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs {
 	t.Helper()
-	return runRuns(t, sc, k, false, opts...)
-}
-
-// RunRunsSalted is [RunRuns] with a per-run prompt salt, for real servers with a
-// prefix cache.
-func RunRunsSalted(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs {
-	t.Helper()
-	return runRuns(t, sc, k, true, opts...)
-}
-
-func runRuns(t testing.TB, sc Scenario, k int, salt bool, opts ...scenario.RunOption) *Runs {
-	t.Helper()
 	dir := preflightDir(t, sc)
-	s, outs, err := scenario.RunSeries(t.Context(), sc, cmp.Or(k, scenario.DefaultRuns), dir, seriesOptions(t, salt, opts))
+	s, outs, err := scenario.RunSeries(t.Context(), sc, cmp.Or(k, scenario.DefaultRuns), dir, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil
@@ -76,7 +64,7 @@ func preflightDir(t testing.TB, sc Scenario) string {
 }
 
 // seriesOptions runs each run with opts and reports its Health on t.
-func seriesOptions(t testing.TB, salt bool, opts []scenario.RunOption) scenario.SeriesOptions {
+func seriesOptions(t testing.TB, opts []scenario.RunOption) scenario.SeriesOptions {
 	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
 		out, err := scenario.Run(ctx, sc, dir, opts...)
 		if err != nil {
@@ -89,9 +77,6 @@ func seriesOptions(t testing.TB, salt bool, opts []scenario.RunOption) scenario.
 		}
 		return out, nil
 	}}
-	if salt {
-		so.Salt = scenario.RunSalts()
-	}
 	return so
 }
 
@@ -129,7 +114,7 @@ func (r *Runs) AssertNoRegression(t testing.TB, baseline *Runs, g Gate) bool {
 func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, opts ...scenario.RunOption) (*Runs, bool) {
 	t.Helper()
 	dir := preflightDir(t, sc)
-	res, err := scenario.GateRuns(t.Context(), sc, baseline.Series, dir, g, seriesOptions(t, false, opts))
+	res, err := scenario.GateRuns(t.Context(), sc, baseline.Series, dir, g, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil, false
@@ -155,7 +140,7 @@ func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...scenario.
 	if err != nil {
 		t.Fatalf("perftest: artifacts: %v", err)
 	}
-	res, err := scenario.Interleave(t.Context(), a, b, dir, g, seriesOptions(t, false, opts))
+	res, err := scenario.Interleave(t.Context(), a, b, dir, g, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return false

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/record"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/record"
 )
 
 // Defaults used when the corresponding Config field is zero.

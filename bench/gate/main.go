@@ -95,6 +95,7 @@ type options struct {
 	burnCPUs              int
 	only                  string
 	verbose               bool
+	simulate              bool
 }
 
 func run(args []string, w io.Writer) error {
@@ -118,8 +119,9 @@ func run(args []string, w io.Writer) error {
 	fs.Float64Var(&o.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
 	fs.IntVar(&o.start, "start", 5, "runs per side at the first look")
 	fs.IntVar(&o.cap, "cap", 20, "runs per side at the last look of the identical pairs (the slowdowns' caps, 10 and 20, are the targets')")
-	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains this")
+	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these comma-separated strings")
 	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting")
+	fs.BoolVar(&o.simulate, "simulate", false, "no runs: draw each run's statistics as nominal × speed × a 0.5% log-normal floor, to show the design's own rates at exactly the stated CVs (the old rule needs requests and is not evaluated)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -133,11 +135,14 @@ func run(args []string, w io.Writer) error {
 	if o.pairs < 1 || o.slowPairs < 0 || o.workers < 1 || o.requests < 2 || o.conc < 1 || o.osl < 2 {
 		return fmt.Errorf("want -pairs >= 1, -slow-pairs >= 0, -workers >= 1, -requests >= 2, -concurrency >= 1, -osl >= 2")
 	}
-	b, err := newBench(o)
-	if err != nil {
-		return err
+	b := &bench{o: o, sim: rand.New(rand.NewPCG(o.seed, 0x5eed))}
+	if !o.simulate {
+		var err error
+		if b, err = newBench(o); err != nil {
+			return err
+		}
+		defer b.close()
 	}
-	defer b.close()
 	var settings []setting
 	if o.slowPairs > 0 {
 		settings = append(settings,
@@ -167,7 +172,7 @@ func run(args []string, w io.Writer) error {
 	fmt.Fprintln(w, tableHead)
 	var results []result
 	for i, s := range settings {
-		if o.only != "" && !strings.Contains(s.name, o.only) {
+		if !selected(s.name, o.only) {
 			continue
 		}
 		s.index = i
@@ -184,6 +189,20 @@ func run(args []string, w io.Writer) error {
 	report(w, results)
 	fmt.Fprintf(w, "# total %s\n", time.Since(start).Round(time.Second))
 	return nil
+}
+
+// selected reports whether a setting's name contains one of only's comma-separated parts
+// (all are selected when only is empty).
+func selected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, part := range strings.Split(only, ",") {
+		if part != "" && strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
 }
 
 func primaryNames() []string {
@@ -218,12 +237,37 @@ type result struct {
 	elapsed               time.Duration
 	lookCounts            []int // pairs decided at each look
 	exampleFailingVerdict string
+	oldEvaluated          bool // false with -simulate: no requests
 }
 
 type bench struct {
 	o       options
 	tok     *tokenizer.Tokenizer
 	servers chan *mockserver.Server // one mock per worker, its speed set per run
+	simMu   sync.Mutex
+	sim     *rand.Rand // -simulate's draws
+}
+
+// simulated returns run statistics drawn rather than measured: each primary statistic
+// is its nominal value at speed 1 (as this benchmark's mock gives) times the run's speed
+// (throughputs divided by it), times an independent 0.5% log-normal floor.
+func (b *bench) simulated(scale float64) scenario.RunStats {
+	b.simMu.Lock()
+	defer b.simMu.Unlock()
+	nominal := map[string]float64{"ttft_p50": 0.1, "itl_p50": 0.02, "latency_p50": 0.16, "output_tps": 295}
+	rs := scenario.RunStats{Requests: b.o.requests, Stats: map[string]float64{}}
+	for _, st := range scenario.RunStatList {
+		v, ok := nominal[st.Name]
+		if !ok {
+			continue
+		}
+		f := scale
+		if st.HigherIsBetter {
+			f = 1 / scale
+		}
+		rs.Stats[st.Name] = v * f * math.Exp(0.005*b.sim.NormFloat64())
+	}
+	return rs
 }
 
 // newBench starts one mock server per worker: a run sets its server's speed
@@ -283,7 +327,7 @@ type pair struct {
 // pairs still need (no burner), then their current runs (burner on when s.burn), then
 // each live pair is gated.
 func (b *bench) setting(s setting) (result, error) {
-	r := result{s: s}
+	r := result{s: s, oldEvaluated: !b.o.simulate}
 	looks := s.sched.Looks()
 	r.lookCounts = make([]int, len(looks))
 	ps := make([]*pair, s.pairs)
@@ -352,7 +396,7 @@ func (b *bench) setting(s setting) (result, error) {
 		if p.inconcl {
 			r.newInconcl++
 		}
-		if oldRule(p.oldB, p.oldC) {
+		if !b.o.simulate && oldRule(p.oldB, p.oldC) {
 			r.oldFail++
 		}
 	}
@@ -484,6 +528,9 @@ func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) 
 // oneRun is one real run against a fresh in-process mock at the given speed.
 func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []check.Request, error) {
 	o := b.o
+	if o.simulate {
+		return b.simulated(scale), nil, nil
+	}
 	srv := <-b.servers
 	defer func() { b.servers <- srv }()
 	srv.SetLatencyScale(scale)
@@ -586,7 +633,9 @@ func report(w io.Writer, rs []result) {
 func row(w io.Writer, name string, rs []result) {
 	var n, nf, ni, of, runs int
 	target := ""
+	old := true
 	for _, r := range rs {
+		old = old && r.oldEvaluated
 		n += r.s.pairs
 		nf += r.newFail
 		ni += r.newInconcl
@@ -610,5 +659,9 @@ func row(w io.Writer, name string, rs []result) {
 			target += ": NOT met"
 		}
 	}
-	fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f | %s | %s |\n", name, n, rate(nf, n), rate(ni, n), float64(runs)/float64(max(n, 1)), rate(of, n), target)
+	oldText := rate(of, n)
+	if !old {
+		oldText = "not evaluated (simulated)"
+	}
+	fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f | %s | %s |\n", name, n, rate(nf, n), rate(ni, n), float64(runs)/float64(max(n, 1)), oldText, target)
 }

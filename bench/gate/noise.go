@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 // noise runs -runs runs at speed 1 (no drawn noise), sequentially, and prints each
@@ -99,7 +97,6 @@ func noise(args []string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%-12s between-run CV %.2f%%  geo-mean %.4g  runs: %s\n", n, 100*sd, math.Exp(m), strings.Join(parts, " "))
 	}
-	_ = scenario.RunStatsFile
 	return nil
 }
 

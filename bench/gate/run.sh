@@ -16,7 +16,9 @@
 #
 # Knobs: GATE_PAIRS (200 identical pairs per CV), GATE_SLOW_PAIRS (100 per slowdown),
 # GATE_CVS (0,0.02,0.03,0.05), GATE_WORKERS (2 runs in flight, each against its own mock), GATE_BURN_CPUS (1),
-# GATE_ARGS (more flags: -requests, -concurrency, -ttft-ms, -itl-ms, -start, -cap, -only).
+# GATE_ARGS (more flags: -requests, -concurrency, -ttft-ms, -itl-ms, -start, -cap, -only,
+# -simulate: no runs, the run statistics drawn at exactly the stated CVs, to tell the
+# design's own rates from the machine's noise).
 # Quick check of the harness: GATE_PAIRS=4 GATE_SLOW_PAIRS=2 GATE_CVS=0.03 bench/gate/run.sh
 # The machine's own noise floor (runs at a fixed speed): go run ./bench/gate noise [-burn-cpus 1]
 set -euo pipefail

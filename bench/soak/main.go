@@ -126,10 +126,9 @@ func cpuTime() time.Duration {
 }
 
 type curve struct {
-	mu     sync.Mutex
-	peak   int64
-	at     map[int]int64 // percent of the run → RSS
-	totals int
+	mu   sync.Mutex
+	peak int64
+	at   map[int]int64 // percent of the run → RSS
 }
 
 func run(args []string) error {

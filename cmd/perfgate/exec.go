@@ -278,17 +278,7 @@ func libError(flag string, err error) error {
 // profileRepeat runs the scenario N times (scenario.Repeat) and reports each metric as
 // a mean with a confidence interval.
 func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	run := runner(e, o)
-	if o.gate.saltRuns { // each run its own prompt salt, numbered as the series numbers them
-		salt, i := scenario.RunSalts(), 0
-		inner := run
-		run = func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
-			i++
-			sc.Salt = salt(i)
-			return inner(ctx, sc, dir)
-		}
-	}
-	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, run)
+	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, runner(e, o))
 	if err != nil {
 		return libError("--num-runs", err)
 	}
@@ -302,7 +292,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if !o.quiet {
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
-	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile)
+	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile, scenario.RunsFile)
 	if o.artifactDir != "" {
 		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	}

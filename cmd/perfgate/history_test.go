@@ -193,3 +193,36 @@ func TestHistoryCLIErrors(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// TestProfileBaselineFromHistory: `profile --baseline history:SCENARIO` gates against the
+// runs the history keeps, with no baseline directory; a spec the history cannot answer,
+// or no database at all, is invalid configuration before any request.
+func TestProfileBaselineFromHistory(t *testing.T) {
+	t.Setenv(history.EnvHistory, "")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	common := []string{"--mock", "--request-count", "30", "--concurrency", "4", "--name", "gated", "--quiet"}
+	code, out, errOut := cli(t, append([]string{"profile", "--num-runs", "3", "--artifact-dir", filepath.Join(dir, "nightly"), "--history", db, "--branch", "main"}, common...)...)
+	if code != ExitOK {
+		t.Fatalf("profile --history: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = cli(t, append([]string{"profile", "--baseline", "history:gated", "--history", db, "--max-runs", "5", "--artifact-dir", filepath.Join(dir, "cur")}, common...)...)
+	if code == ExitInvalidConfig || code == ExitRuntime || !strings.Contains(out, "regression gate") {
+		t.Fatalf("profile --baseline history:gated: exit %d, want a gate's verdict\n%s\n%s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--baseline", "history:other", "--history", db}, `no results of scenario "other"`},
+		{[]string{"--baseline", "history:gated"}, "no history database"},
+	} {
+		code, out, errOut := cli(t, append(append([]string{"profile", "--artifact-dir", filepath.Join(dir, "refused")}, tc.args...), common...)...)
+		if code != ExitInvalidConfig || !strings.Contains(errOut, tc.want) {
+			t.Errorf("profile %s: exit %d, want %d and %q\n%s\n%s", strings.Join(tc.args, " "), code, ExitInvalidConfig, tc.want, out, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "refused", "client.jsonl")); err == nil {
+			t.Errorf("profile %s: a request was recorded before the refusal", strings.Join(tc.args, " "))
+		}
+	}
+}

@@ -10,7 +10,8 @@
 //
 // Exit codes (k6's convention): 0 every assertion passed, 99 an assertion failed, 2 the
 // configuration is invalid (bad flag, file, distribution, or a URL that refuses
-// connections), 1 the run could not be carried out, 130 interrupted.
+// connections), 1 the run could not be carried out, 130 interrupted, 3 a regression
+// gate inconclusive at its cap of runs (with --fail-inconclusive).
 package main
 
 import (

@@ -353,6 +353,23 @@ func profileWorkload(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has
 	if sc.OSL, err = lengthSpec("osl", f.oslDist, f.oslMean, f.oslStd, f.rangeRatio, sc.OSL, has("osl-dist", "prompt-output-tokens-mean", "output-tokens-mean", "osl")); err != nil {
 		return err
 	}
+	// A stddev without its mean: the input's spreads the default length, as
+	// AIPerf's does; the output has no default length here (the server's), so it is
+	// refused rather than dropped.
+	islMean := has("isl-dist", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")
+	if f.islStd > 0 && !islMean {
+		if sc.ISL.Distribution != nil {
+			return invalidf("--prompt-input-tokens-stddev %g needs --prompt-input-tokens-mean: the scenario file's isl (%v) has its own spread", f.islStd, sc.ISL)
+		}
+		d, err := distribution.Parse(fmt.Sprintf("normal:%d,%g", int(sc.InputLength().Distribution.Mean()), f.islStd))
+		if err != nil {
+			return invalidf("--prompt-input-tokens-stddev %g: %v", f.islStd, err)
+		}
+		sc.ISL = distribution.Spec{Distribution: d}
+	}
+	if f.oslStd > 0 && !has("osl-dist", "prompt-output-tokens-mean", "output-tokens-mean", "osl") {
+		return invalidf("--prompt-output-tokens-stddev %g needs --prompt-output-tokens-mean: the output length has no default to spread (the server decides it)", f.oslStd)
+	}
 	if f.rangeRatio > 0 && sc.ISL.Distribution == nil {
 		// --random-range-ratio without a mean spreads the default length, as vLLM does
 		// (1,024 with the vllm corpus: [716, 1332] at 0.3), instead of being dropped.
@@ -643,6 +660,8 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 			return invalidf("--conversation-turn-delay-mean: %v", err)
 		}
 		sc.TurnDelay = distribution.Spec{Distribution: d}
+	} else if f.turnDelayStd > 0 {
+		return invalidf("--conversation-turn-delay-stddev %g needs --conversation-turn-delay-mean: there is no default pause to spread", f.turnDelayStd)
 	}
 	if f.prefixTokens > 0 {
 		sc.PrefixTokens = f.prefixTokens
@@ -693,8 +712,9 @@ func cmpOr(a, b string) string {
 // objectivesSet reports whether any objective was declared (the error-rate gate's
 // zero value, "no failed request", does not count as declared).
 func objectivesSet(o scenario.Objectives) bool {
-	return o.Goodput > 0 || len(o.Rules) > 0 || len(o.Bounds) > 0 || o.MaxErrorRate > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0 ||
-		o.TokenizerMatch || o.ISLFit.Distribution != nil || o.OSLFit.Distribution != nil
+	//lint:ignore SA1019 the deprecated structured objectives still count as declared until they are removed (v0.3.0)
+	deprecated := o.Goodput > 0 || len(o.Bounds) > 0 || o.MinOutputTokenThroughput > 0 || o.MinRequestThroughput > 0 || o.TokenizerMatch
+	return deprecated || len(o.Rules) > 0 || o.MaxErrorRate > 0 || o.ISLFit.Distribution != nil || o.OSLFit.Distribution != nil
 }
 
 func unwrapPath(err error) error {

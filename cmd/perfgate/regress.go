@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/history"
+
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
@@ -18,14 +20,14 @@ import (
 // gateFlags are the regression gate's flags, shared by profile and regress.
 type gateFlags struct {
 	baseline, baselineURL, margin string
-	runs, maxRuns                 int
+	maxRuns                       int
 	failInconclusive, strictMDE   bool
-	saltRuns                      bool
 	ignore, fail                  string // comma-separated (a string keeps profileOpts comparable)
 }
 
-// registerGateFlags adds the gate's flags; profile adds --baseline, --baseline-url,
-// --max-runs and --salt-runs too.
+// registerGateFlags adds the gate's flags; profile adds --baseline, --baseline-url and
+// --max-runs too. Against a server with a prefix cache, --cache-bust (validity) gives
+// each run its own prompt salt.
 func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
 	fs.StringVar(&g.margin, "margin", "", "[objectives] regression gate: the margin δ, \"5%\" or 0.05 (default 5%, or the scenario's regression.margin)")
 	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "[objectives] regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
@@ -35,10 +37,9 @@ func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
 	if !profile {
 		return
 	}
-	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run); runs K (--num-runs, default 5) current runs and more while inconclusive")
+	fs.StringVar(&g.baseline, "baseline", "", "[objectives] regression gate: compare with the baseline in DIR (a --num-runs K --artifact-dir DIR of this workload, or one run) or history:SCENARIO (the runs --history keeps); runs K (--num-runs, default 5) current runs and more while inconclusive")
 	fs.StringVar(&g.baselineURL, "baseline-url", "", "[objectives] regression gate, A/B: run the baseline build at this URL and the candidate at --url, alternating A B A B, and compare")
 	fs.IntVar(&g.maxRuns, "max-runs", 0, "[objectives] regression gate: the most runs per side when inconclusive (default 20; = --num-runs turns extra runs off)")
-	fs.BoolVar(&g.saltRuns, "salt-runs", false, "[workload] give each run its own prompt salt, so the server's prefix cache cannot serve a run from an earlier one")
 }
 
 // apply sets g's flags over the scenario's regression block.
@@ -61,7 +62,6 @@ func (f gateFlags) apply(g scenario.Gate, runs int) (scenario.Gate, error) {
 	}
 	g.FailInconclusive = g.FailInconclusive || f.failInconclusive
 	g.StrictMDE = g.StrictMDE || f.strictMDE
-	g.SaltRuns = g.SaltRuns || f.saltRuns
 	g.IgnoreWorkload = append(g.IgnoreWorkload, splitList(f.ignore)...)
 	g.Fail = append(g.Fail, splitList(f.fail)...)
 	if err := g.Validate(); err != nil {
@@ -87,7 +87,22 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 	if err != nil {
 		return err
 	}
-	so := scenario.SeriesOptions{Run: runner(e, o)}
+	// Each run is still a run: its own assertions (error rate, objectives) are checked,
+	// and a run that breaks one fails the gate whatever the comparison says.
+	var broken, runs int
+	inner := runner(e, o)
+	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+		out, err := inner(ctx, sc, dir)
+		if err != nil || out == nil {
+			return out, err
+		}
+		runs++
+		vs := append(out.Health()[:1], out.Check()...)
+		if !printFailed(e.stdout, vs) {
+			broken++
+		}
+		return out, nil
+	}}
 	var res scenario.GateResult
 	if o.gate.baselineURL != "" {
 		if len(sc.URLs) == 0 {
@@ -103,9 +118,9 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		}
 		res, err = scenario.Interleave(ctx, a, sc, o.artifactDir, g, so)
 	} else {
-		base, lerr := scenario.LoadSeries(g.Baseline)
+		base, lerr := loadGateBaseline(ctx, g.Baseline, o.history.addr)
 		if lerr != nil {
-			return invalidf("--baseline %s: %v", g.Baseline, strings.TrimPrefix(lerr.Error(), "scenario: load series: "))
+			return lerr
 		}
 		if ds := scenario.DiffWorkload(base.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
 			return invalidf("--baseline %s is another workload: %s (re-record it, or --ignore-workload FIELD)", g.Baseline, diffText(ds))
@@ -122,7 +137,24 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		printGate(e.stdout, res)
 		return invalidf("%s", res.Headline())
 	}
-	return gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile))
+	gerr := gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile))
+	if broken > 0 && gerr == nil {
+		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion (their verdicts are above)\n", broken, runs)
+		return errAssertFailed
+	}
+	return gerr
+}
+
+// printFailed prints the failing verdicts of vs and reports whether all passed.
+func printFailed(w io.Writer, vs []check.Verdict) bool {
+	ok := true
+	for _, v := range vs {
+		if !v.Pass {
+			fmt.Fprintf(w, "FAIL %s\n", v.String())
+			ok = false
+		}
+	}
+	return ok
 }
 
 func diffText(ds []scenario.Difference) string {
@@ -263,4 +295,34 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, pos []string) {
 		}
 	}
 	return flags, pos
+}
+
+// loadGateBaseline reads the regression gate's baseline: a directory of runs, or
+// history:SCENARIO[?last=N&branch=B&since=change] from the history database (--history,
+// or $PERFGATE_HISTORY). Errors are invalid configuration: nothing has run yet.
+func loadGateBaseline(ctx context.Context, baseline, historyAddr string) (*scenario.Series, error) {
+	if !history.IsBaselineSpec(baseline) {
+		base, err := scenario.LoadSeries(baseline)
+		if err != nil {
+			return nil, invalidf("--baseline %s: %v", baseline, strings.TrimPrefix(err.Error(), "scenario: load series: "))
+		}
+		return base, nil
+	}
+	spec, err := history.ParseBaselineSpec(baseline)
+	if err != nil {
+		return nil, invalidf("--baseline: %v", err)
+	}
+	if historyAddr == "" {
+		return nil, invalidf("--baseline %s: no history database: give --history (a SQLite file or a postgres:// URL) or set %s", baseline, history.EnvHistory)
+	}
+	st, err := history.Open(ctx, historyAddr)
+	if err != nil {
+		return nil, invalidf("--baseline %s: %v", baseline, err)
+	}
+	defer st.Close()
+	base, _, err := history.LoadBaseline(ctx, st, spec)
+	if err != nil {
+		return nil, invalidf("--baseline %s: %v", baseline, err)
+	}
+	return base, nil
 }

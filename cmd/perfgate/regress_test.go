@@ -67,6 +67,12 @@ func TestRegressionGateCLI(t *testing.T) {
 		t.Errorf("A/B runs: %v", err)
 	}
 
+	// A run that breaks its own assertion fails the gate, whatever the comparison says.
+	code, out, errOut = profile(b, append(gate, "--artifact-dir", at("broken"), "--assert", "ttft_p50<=1ms")...)
+	if code != ExitAssertFailed || !strings.Contains(out, "FAIL: 4 of 4 runs failed an assertion") {
+		t.Errorf("runs breaking an assertion: exit %d, want 99\n%s\n%s", code, out, errOut)
+	}
+
 	// The scenario file's regression block is the same gate.
 	cfg := at("gate.yaml")
 	if err := os.WriteFile(cfg, []byte("regression:\n  baseline: "+at("base")+"\n  runs: 4\n  max_runs: 4\n"), 0o644); err != nil {

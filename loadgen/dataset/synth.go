@@ -39,8 +39,6 @@ type Synthetic struct {
 	Docs int
 	// Seed seeds every draw.
 	Seed uint64
-	// Salt, if set, starts every prompt, before the shared prefix; ISL includes it.
-	Salt string
 }
 
 // SyntheticSource is the Source a [Synthetic] configures.
@@ -88,9 +86,6 @@ func NewSynthetic(cfg Synthetic) (*SyntheticSource, error) {
 			return nil, fmt.Errorf("dataset: could not build a shared prefix of exactly %d tokens (got %d)", cfg.PrefixTokens, got)
 		}
 		s.prefix = p
-	}
-	if cfg.Salt != "" {
-		s.prefix = cfg.Salt + "\n" + s.prefix
 	}
 	return s, nil
 }

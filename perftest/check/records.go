@@ -125,7 +125,8 @@ func (m Metric) Label() string {
 
 // Sample returns the metric's values over the successful requests (a metric a request
 // does not have, such as ITL with one output token, is left out), derived by the
-// metric's catalogue entry from [Request.Metric], latencies in seconds.
+// metric's catalogue entry from [Request.Metric] (without the gaps, which no
+// per-request metric reads), latencies in seconds.
 func (m Metric) Sample(reqs []Request) Sample {
 	s := Sample{Name: m.Label(), Unit: m.Unit()}
 	d, known := m.def()
@@ -137,7 +138,7 @@ func (m Metric) Sample(reqs []Request) Sample {
 		if r.Err != "" {
 			continue
 		}
-		q := r.Metric()
+		q := r.values()
 		v, ok := d.Value(&q)
 		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 			continue

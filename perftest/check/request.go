@@ -52,22 +52,25 @@ func (r Request) ITL(p float64) float64 {
 // without Values the fields above, durations rounded to the nanosecond (so a Request
 // from [FromClient] gives back the recording's exact times).
 func (r Request) Metric() metric.Request {
-	if r.Values != nil {
-		m := *r.Values
-		m.OK, m.ICL = r.Err == "", nil
-		for _, g := range r.Gaps {
-			m.ICL = append(m.ICL, seconds(g))
-		}
-		return m
-	}
-	m := metric.Request{
-		OK: r.Err == "", Stream: true, Latency: seconds(r.Latency), ISL: r.ISL, OSL: r.OSL, UsageOSL: -1,
-		TTFT: seconds(r.TTFT), HasTTFT: r.TTFT > 0, TTFO: seconds(r.TTFO), HasTTFO: r.TTFO > 0,
-	}
+	m := r.values()
 	for _, g := range r.Gaps {
 		m.ICL = append(m.ICL, seconds(g))
 	}
 	return m
+}
+
+// values is [Request.Metric] without the gaps, which no per-request metric reads
+// ([Metric.Sample] calls it once a request).
+func (r *Request) values() metric.Request {
+	if r.Values != nil {
+		m := *r.Values
+		m.OK, m.ICL = r.Err == "", nil
+		return m
+	}
+	return metric.Request{
+		OK: r.Err == "", Stream: true, Latency: seconds(r.Latency), ISL: r.ISL, OSL: r.OSL, UsageOSL: -1,
+		TTFT: seconds(r.TTFT), HasTTFT: r.TTFT > 0, TTFO: seconds(r.TTFO), HasTTFO: r.TTFO > 0,
+	}
 }
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }

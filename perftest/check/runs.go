@@ -273,7 +273,7 @@ func (c *Comparison) compare(lb, lc []float64) {
 	// The prior's variance on the log scale: a lognormal with CV k has log-variance log(1+k²).
 	prior := math.Log1p(g.PriorCV * g.PriorCV)
 	var w distribution.WelchResult
-	pooled := math.NaN() // the between-run log-variance the CV and the planning use
+	var pooled float64 // the between-run log-variance the CV and the planning use (every case below sets it)
 	switch {
 	case nb >= 2 && nc >= 2:
 		w, _ = distribution.Welch(lb, lc, conf)

@@ -12,7 +12,7 @@ import (
 const DefaultAlpha = 0.01
 
 // DefaultMinEffect is the smallest relative change a regression check counts (5%).
-const DefaultMinEffect = 0.05
+const DefaultMinEffect = DefaultMargin // one practical margin for the pooled rule and the run-level gate
 
 // SameDistribution checks that two samples of one quantity (ISL or OSL of two
 // recordings, say AIPerf's and vLLM's) could come from the same distribution: it fails

@@ -51,15 +51,12 @@ type Gate struct {
 	// IgnoreWorkload names workload settings ([Scenario.Workload]) that may differ
 	// between the baseline and the current runs.
 	IgnoreWorkload []string `json:"ignore_workload,omitempty"`
-	// SaltRuns gives each run the gate makes its own prompt salt ([RunSalts]), so a
-	// server's prefix cache cannot serve a run from an earlier run's prompts.
-	SaltRuns bool `json:"salt_runs,omitempty"`
 }
 
 // IsZero reports whether g is the zero Gate (for omitzero).
 func (g Gate) IsZero() bool {
 	return g.Baseline == "" && g.Margin == 0 && len(g.Margins) == 0 && g.Alpha == 0 && len(g.Primary) == 0 &&
-		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0 && !g.SaltRuns
+		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0
 }
 
 // Schedule is the gate's sequential plan.
@@ -350,9 +347,9 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 	return r
 }
 
-// AllVerdicts returns the gate's verdicts for printing: the workload refusal when the
-// baseline is another workload, else each statistic's (gating ones first), with where
-// the runs went beside the first.
+// AllVerdicts returns the gate's verdicts for printing: the workload refusal (with
+// where each side ran) when the baseline is another workload, else each statistic's,
+// gating ones first. [GateResult.Where] goes beside the headline.
 func (r GateResult) AllVerdicts() []check.Verdict {
 	if len(r.Workload) > 0 {
 		v := check.Verdict{Check: "workload", Value: float64(len(r.Workload)), Unit: check.None, Status: check.Invalid, Summary: strings.TrimPrefix(r.Headline(), "regression gate: ")}
@@ -371,9 +368,6 @@ func (r GateResult) AllVerdicts() []check.Verdict {
 	for pass := range 2 {
 		for i, v := range r.Verdicts {
 			if r.Gating[i] == (pass == 0) {
-				if len(out) == 0 {
-					v.Evidence = append(v.Evidence, r.Where()...)
-				}
 				out = append(out, v)
 			}
 		}
@@ -391,9 +385,6 @@ func GateRuns(ctx context.Context, sc Scenario, baseline *Series, dir string, g 
 	if ds := DiffWorkload(baseline.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
 		cur := &Series{Dir: dir, Scenario: sc}
 		return GateResult{Baseline: baseline, Current: cur, Workload: ds, Target: DiffTarget(baseline.Scenario, sc), Gate: g}, nil
-	}
-	if g.SaltRuns && opt.Salt == nil {
-		opt.Salt = RunSalts()
 	}
 	return gateLooks(g, baseline, func(look, k int, cur *Series) (*Series, error) {
 		if cur == nil {
@@ -441,9 +432,6 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 	if ds := DiffWorkload(a, b, g.IgnoreWorkload...); len(ds) > 0 {
 		return GateResult{Baseline: &Series{Scenario: a}, Current: &Series{Scenario: b}, Workload: ds, Target: DiffTarget(a, b), Gate: g}, nil
 	}
-	if g.SaltRuns && opt.Salt == nil {
-		opt.Salt = RunSalts()
-	}
 	join := func(s string) string {
 		if dir == "" {
 			return ""
@@ -452,9 +440,6 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 	}
 	sa, sb := &Series{Dir: join("a")}, &Series{Dir: join("b")}
 	optB := opt
-	if salt := opt.Salt; salt != nil {
-		optB.Salt = func(i int) string { return "b " + salt(i) } // A's and B's prompts differ too
-	}
 	return gateLooks(g, sa, func(look, k int, _ *Series) (*Series, error) {
 		for sb.Len() < k {
 			if sa.Len() < k {

@@ -28,7 +28,6 @@ regression:
   runs: 5
   max_runs: 20
   fail_inconclusive: true
-  salt_runs: true
   ignore_workload: [concurrency]
 `)
 	s, err := ReadFile(p)
@@ -37,7 +36,7 @@ regression:
 	}
 	g := s.Regression
 	if g.Baseline != "baselines/chat" || g.Margin != 0.03 || g.Margins["ttft_p99"] != 0.1 || g.Fail[0] != "ttft_p99" ||
-		g.Runs != 5 || g.MaxRuns != 20 || !g.FailInconclusive || !g.SaltRuns || g.IgnoreWorkload[0] != "concurrency" {
+		g.Runs != 5 || g.MaxRuns != 20 || !g.FailInconclusive || g.IgnoreWorkload[0] != "concurrency" {
 		t.Errorf("regression = %+v", g)
 	}
 	if err := s.Validate(); err != nil {

@@ -35,13 +35,12 @@ type summary struct {
 	overhead bool           // a measured request recorded its chat-template overhead
 	tplModes map[string]int // measured requests with a known overhead, by tokenization mode
 
-	server    bool           // a server recording was read
-	srv       []compactSrv   // server records, sorted by Seq
-	shared    bool           // every successful client request has a server record with its id
-	islAny    []int32        // per reqs position: the server's ISL under its id (not rejected), -1 none
-	isl200    []int32        // the same, status 200 only
-	warmHitOK int            // successful warm-up requests with a server record
-	modes     map[string]int // server records served (sOK, not warm-up) by tokenization mode
+	server bool           // a server recording was read
+	srv    []compactSrv   // server records, sorted by Seq
+	shared bool           // every successful client request has a server record with its id
+	islAny []int32        // per reqs position: the server's ISL under its id (not rejected), -1 none
+	isl200 []int32        // the same, status 200 only
+	modes  map[string]int // server records served (sOK, not warm-up) by tokenization mode
 }
 
 // compactReq is one measured request's check.Request (check.NewRequest, the one

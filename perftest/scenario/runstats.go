@@ -90,9 +90,10 @@ func RunStatNames() string {
 type RunStats struct {
 	// Run is the run's number in its series (1, 2, …; 0 for a run on its own).
 	Run int `json:"run"`
-	// Seed is the workload's seed and Salt the per-run prompt salt ("" = none).
-	Seed uint64 `json:"seed"`
-	Salt string `json:"salt,omitempty"`
+	// Seed is the workload's seed, and CacheBust whether each prompt started with the
+	// run's own salt (Validity.CacheBust).
+	Seed      uint64 `json:"seed"`
+	CacheBust bool   `json:"cache_bust,omitempty"`
 	// Requests and Errors count the measured requests that succeeded and failed.
 	Requests int `json:"requests"`
 	Errors   int `json:"errors"`
@@ -121,7 +122,7 @@ func (o *Outcome) RunStats() RunStats {
 	if m.Scalars == nil { // an Outcome built by hand: its records, summarised now
 		m = o.summary().metrics
 	}
-	rs := RunStats{Seed: sc.Seed, Salt: sc.Salt, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
+	rs := RunStats{Seed: sc.Seed, CacheBust: sc.Validity.CacheBust, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
 		Requests: int(m.Value(record.MetricRequestCount)), Errors: int(m.Value(record.MetricErrorCount))}
 	for _, s := range RunStatList {
 		switch {

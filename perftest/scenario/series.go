@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,17 +123,10 @@ func (s *Series) write() error {
 type SeriesOptions struct {
 	// Run runs each run (nil = [Run] without options).
 	Run Runner
-	// Salt gives run i (1-based) its prompt salt; nil = no salt. A salt ("" = none)
-	// is passed to the run as [Scenario.Salt] (see there).
-	Salt func(i int) string
-}
-
-// RunSalts returns a salt for each run of a series, "run 3 1f2e3d4c": the run's
-// number and a random nonce drawn now, so that no two runs of one series, nor of two
-// series, send the same prompts to a server's prefix cache.
-func RunSalts() func(i int) string {
-	nonce := rand.Uint32()
-	return func(i int) string { return fmt.Sprintf("run %d %08x", i, nonce) }
+	// CacheBust sets each run's Validity.CacheBust: a per-run random salt starts every
+	// prompt, so a server's prefix cache cannot serve a run from an earlier run of the
+	// same seeded workload.
+	CacheBust bool
 }
 
 // RunSeries runs sc k times into dir/run-001, dir/run-002, … (each the same seeded
@@ -160,8 +152,8 @@ func (s *Series) Extend(ctx context.Context, sc Scenario, n int, opt SeriesOptio
 	for range n {
 		i := len(s.Runs)
 		r := sc
-		if opt.Salt != nil {
-			r.Salt = opt.Salt(i + 1)
+		if opt.CacheBust {
+			r.Validity.CacheBust = true
 		}
 		d := ""
 		if s.Dir != "" {

@@ -14,23 +14,18 @@ import (
 // and a one-run directory; Extend numbers the next runs after the last.
 func TestSeries(t *testing.T) {
 	dir := t.TempDir()
-	salts := []string{}
-	s, outs, err := RunSeries(context.Background(), sweepScenario(), 2, dir, SeriesOptions{Salt: func(i int) string {
-		salt := "salt-" + string(rune('a'+i))
-		salts = append(salts, salt)
-		return salt
-	}})
+	s, outs, err := RunSeries(context.Background(), sweepScenario(), 2, dir, SeriesOptions{CacheBust: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Len() != 2 || len(outs) != 2 || s.Runs[1].Run != 2 || s.Runs[0].Seed != 5 || s.Runs[1].Seed != 5 {
 		t.Fatalf("RunSeries = %+v; want 2 runs of seed 5", s.Runs)
 	}
-	if s.Runs[0].Salt != "salt-b" || s.Runs[1].Salt != "salt-c" {
-		t.Errorf("salts %q %q, want salt-b and salt-c", s.Runs[0].Salt, s.Runs[1].Salt)
+	if !s.Runs[0].CacheBust || !s.Runs[1].CacheBust {
+		t.Errorf("runs %+v: want each run cache-busted", s.Runs)
 	}
-	if o := mustLoad(t, filepath.Join(dir, "run-002")); o.Scenario.Salt != "salt-c" {
-		t.Errorf("run 2 ran with salt %q, want salt-c (its scenario.json)", o.Scenario.Salt)
+	if o := mustLoad(t, filepath.Join(dir, "run-002")); !o.Scenario.Validity.CacheBust {
+		t.Errorf("run 2's scenario.json has no validity.cache_bust")
 	}
 	if _, err := s.Extend(context.Background(), sweepScenario(), 1, SeriesOptions{}); err != nil {
 		t.Fatal(err)

@@ -393,7 +393,7 @@ func TestSteadySlowingServer(t *testing.T) {
 	}
 	v := find(out.Validity(), CheckSteady)
 	if v == nil || !v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "not steady: TTFT median drifted +") || // warn by default
-		strings.Contains(v.Summary, "ITL") || !strings.Contains(v.String(), "ITL:   20 windows") ||
+		!strings.Contains(v.String(), "ITL: ") ||
 		!strings.Contains(v.String(), "windows of") || !strings.Contains(v.String(), "/s), Mann–Kendall p=") {
 		t.Fatalf("a slowing server:\n%v", v)
 	}

@@ -33,7 +33,7 @@ var notTarget = []string{"host", "port", "record_file", "discard_records", "reco
 // answered (the mock's configuration) are not in it — comparing one server build with
 // another, on whatever port CI gave it, is what a regression gate is for — but in
 // [Scenario.Target]. The request count and the duration are not in it either: they
-// change the sample's size, not the workload, nor is a per-run Salt.
+// change the sample's size, not the workload, nor is a per-run cache-bust salt (Validity).
 func (sc Scenario) Workload() [][2]string {
 	d := sc.WithDefaults()
 	c := d.Config

@@ -12,8 +12,8 @@ import (
 func TestDiffWorkload(t *testing.T) {
 	a := Scenario{Config: loadgen.Config{Workload: loadgen.Workload{ISL: distribution.MustSpec("fixed:64"), Seed: 1}, Load: loadgen.Load{Concurrency: 2}, Stop: loadgen.Stop{Requests: 10}}}
 	b := a
-	b.Requests, b.Name, b.Salt = 500, "other", "run 2"    // the sample's size and the salt, not the workload
-	b.Mock = mockserver.Config{ITLJitterCV: 0.1, Seed: 9} // what answered, not what was sent
+	b.Requests, b.Name, b.Validity.CacheBust = 500, "other", true // the sample's size and the salt, not the workload
+	b.Mock = mockserver.Config{ITLJitterCV: 0.1, Seed: 9}         // what answered, not what was sent
 	if ds := DiffWorkload(a, b); len(ds) != 0 {
 		t.Errorf("requests, name, salt and mock: DiffWorkload = %v, want none", ds)
 	}

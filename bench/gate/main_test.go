@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSimulatedHarness runs the benchmark's harness end to end on simulated run
+// statistics (no mock): every setting prints a row, identical pairs at CV 0% never
+// fail, and a 10% slowdown at CV 3% is caught.
+func TestSimulatedHarness(t *testing.T) {
+	var b strings.Builder
+	if err := run([]string{"-simulate", "-pairs", "6", "-slow-pairs", "4", "-cvs", "0,0.03", "-burn-cpus", "0", "-workers", "1"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| 10% slower, CV 3%, δ 5%, ≤ 10 runs/side | 4 | 4/4 = 100.0%",
+		"| identical, CV 0%, quiet | 6 | 0/6 = 0.0%",
+		"| identical, CV 3%, quiet | 6 |",
+		"not evaluated (simulated)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	var b strings.Builder
+	for _, args := range [][]string{{"-cvs", "x"}, {"-pairs", "0"}, {"-requests", "1"}} {
+		if err := run(append([]string{"-simulate"}, args...), &b); err == nil {
+			t.Errorf("run(%q) accepted", args)
+		}
+	}
+}
+
+func TestSelected(t *testing.T) {
+	for _, c := range []struct {
+		name, only string
+		want       bool
+	}{
+		{"identical, CV 5%, quiet", "", true},
+		{"identical, CV 5%, quiet", "CV 5%", true},
+		{"10% slower, CV 3%, δ 5%", "CV 5%", false},
+		{"5% slower, CV 2%", "5% slower,CV 0%", true},
+	} {
+		if got := selected(c.name, c.only); got != c.want {
+			t.Errorf("selected(%q, %q) = %v, want %v", c.name, c.only, got, c.want)
+		}
+	}
+}
