@@ -192,8 +192,6 @@ func (b *tokenBins) pairs() (ts, toks []float64) {
 	return ts, toks
 }
 
-func ms(d time.Duration) float64 { return float64(d) / 1e6 }
-
 // sliceWidth returns the over-time bucket width in seconds for a run of the given span.
 func sliceWidth(span time.Duration, want time.Duration) float64 {
 	if want > 0 {
@@ -255,15 +253,6 @@ type statRow struct {
 	Counts                            string // what N counts ("requests", "gaps between chunks")
 	N                                 int
 	Avg, Min, Max, P50, P90, P99, Std string
-}
-
-func statRowOf(name, unit string, v []float64) statRow {
-	s := summarize(v)
-	if s.N == 0 {
-		return statRow{Name: name, Unit: unit, Avg: "N/A", Min: "N/A", Max: "N/A", P50: "N/A", P90: "N/A", P99: "N/A", Std: "N/A"}
-	}
-	return statRow{Name: name, Unit: unit, N: s.N, Avg: num(s.Mean), Min: num(s.Min), Max: num(s.Max),
-		P50: num(s.P50), P90: num(s.P90), P99: num(s.P99), Std: num(s.Std)}
 }
 
 type errRow struct {
