@@ -13,7 +13,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -49,25 +48,7 @@ func (c CaptureConfig) models() []string {
 // RegisterModelFlags registers --default-model and --models on fs, as the mock server
 // takes them.
 func (c *CaptureConfig) RegisterModelFlags(fs *flag.FlagSet) {
-	mc := Config{Models: c.Models}
-	fs.Func("default-model", "model id listed first by /v1/models (default "+mc.models()[0]+")", func(s string) error {
-		rest := c.Models
-		if len(rest) > 0 {
-			rest = rest[1:]
-		}
-		c.Models = append([]string{s}, rest...)
-		return nil
-	})
-	fs.Func("models", "comma-separated extra model ids to list", func(s string) error {
-		first := c.models()[0]
-		c.Models = []string{first}
-		for _, m := range strings.Split(s, ",") {
-			if m = strings.TrimSpace(m); m != "" && m != first {
-				c.Models = append(c.Models, m)
-			}
-		}
-		return nil
-	})
+	registerModelFlags(fs, &c.Models, func() string { return c.models()[0] }, "model id listed first by /v1/models (default "+c.models()[0]+")")
 }
 
 // Captured is one line of a capture file: a request exactly as received. Body holds the

@@ -334,24 +334,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Port, "p", c.Port, "short for --port")
 	fs.StringVar(&c.Host, "host", c.host(), "host to bind")
 	fs.StringVar(&c.Tokenizer, "tokenizer", c.tokenizerName(), "tokenizer: built-in name, tokenizer.json, directory or hub id")
-	fs.Func("default-model", "model id served by default (default "+c.models()[0]+")", func(s string) error {
-		rest := c.Models
-		if len(rest) > 0 {
-			rest = rest[1:]
-		}
-		c.Models = append([]string{s}, rest...)
-		return nil
-	})
-	fs.Func("models", "comma-separated extra model ids to list", func(s string) error {
-		first := c.models()[0]
-		c.Models = []string{first}
-		for _, m := range strings.Split(s, ",") {
-			if m = strings.TrimSpace(m); m != "" && m != first {
-				c.Models = append(c.Models, m)
-			}
-		}
-		return nil
-	})
+	registerModelFlags(fs, &c.Models, func() string { return c.models()[0] }, "model id served by default (default "+c.models()[0]+")")
 	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with vLLM's 404")
 	fs.BoolVar(&c.AnyModel, "any-model", c.AnyModel, "serve any model name, and list each one asked for in /v1/models")
 	fs.StringVar(&c.RecordFile, "record-requests", c.RecordFile, "write one JSON line per request to `FILE` and FILE.summary.json on exit")
@@ -500,4 +483,28 @@ func orFloat(v, def float64) float64 {
 		return def
 	}
 	return v
+}
+
+// registerModelFlags defines --default-model and --models on fs for the mock and the
+// capture server: *models lists the served model ids, the first served by default and
+// listed first by /v1/models; first returns the current default.
+func registerModelFlags(fs *flag.FlagSet, models *[]string, first func() string, defaultUsage string) {
+	fs.Func("default-model", defaultUsage, func(s string) error {
+		rest := *models
+		if len(rest) > 0 {
+			rest = rest[1:]
+		}
+		*models = append([]string{s}, rest...)
+		return nil
+	})
+	fs.Func("models", "comma-separated extra model ids to list", func(s string) error {
+		f := first()
+		*models = []string{f}
+		for _, m := range strings.Split(s, ",") {
+			if m = strings.TrimSpace(m); m != "" && m != f {
+				*models = append(*models, m)
+			}
+		}
+		return nil
+	})
 }
