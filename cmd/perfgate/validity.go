@@ -26,7 +26,7 @@ func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
 		fs.StringVar(p, name, "", "[objectives] "+what+": fail, warn or off (default "+def+")")
 	}
 	mode(&v.limits, "check-client-limits", "preflight of the client's own limits (open files, ports, memory, rate)", "fail")
-	mode(&v.clientBound, "check-client-bound", "the client as the bottleneck (send lag, client CPU)", "fail; warn with --mock")
+	mode(&v.clientBound, "check-client-bound", "the client as the bottleneck (send lag, client CPU)", "warn")
 	mode(&v.steady, "check-steady-state", "a latency trend over the measured window", "warn")
 	mode(&v.warmCache, "check-warm-cache", "a warm prefix cache (with --server-metrics)", "fail")
 	mode(&v.tailSamples, "check-tail-samples", "quantile rules the request count cannot bound (p99 needs 299)", "fail")
