@@ -89,6 +89,33 @@ type historyCmd struct {
 	db *string
 }
 
+// parseFlagsOnly parses a subcommand that takes flags and no positional argument.
+func (h *historyCmd) parseFlagsOnly(args []string) error {
+	pos, err := h.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return invalidf("%s takes no arguments, got %q", h.fs.Name(), pos[0])
+	}
+	return nil
+}
+
+// trends runs the change-point analysis over the series sf selects, for the
+// comma-separated metrics (all when empty).
+func (h *historyCmd) trends(ctx context.Context, sf seriesFlags, d history.Detection, metrics string) ([]*history.Trend, error) {
+	s, err := h.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	trends, err := history.Analyze(ctx, s, sf.query(), d, metricList(metrics))
+	if err != nil {
+		return nil, runtimef("%v", err)
+	}
+	return trends, nil
+}
+
 // parse parses flags that may come before or after the positional arguments
 // (`history add DIR --db DB`), and returns the positional ones.
 func (h *historyCmd) parse(args []string) ([]string, error) {
@@ -231,10 +258,8 @@ func shortSHA(c string) string {
 func (h *historyCmd) list(ctx context.Context, args []string) error {
 	sf := h.seriesFlags()
 	asJSON := h.fs.Bool("json", false, "print JSON")
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history list takes no arguments, got %q", pos[0])
 	}
 	s, err := h.open(ctx)
 	if err != nil {
@@ -373,10 +398,8 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 	recent := h.fs.Int("recent", history.DefaultRecent, "a change point within the newest N results of its series counts")
 	lookback := h.fs.Int("lookback", history.DefaultLookback, "successive changes within the newest N results add up (drift)")
 	detect := detectionFlags(h.fs)
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history check takes no arguments, got %q", pos[0])
 	}
 	d, err := detect()
 	if err != nil {
@@ -389,14 +412,9 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 	if *recent < 1 || *lookback < 1 {
 		return invalidf("--recent and --lookback: want at least 1 result")
 	}
-	s, err := h.open(ctx)
+	trends, err := h.trends(ctx, sf, d, *metrics)
 	if err != nil {
 		return err
-	}
-	defer s.Close()
-	trends, err := history.Analyze(ctx, s, sf.query(), d, metricList(*metrics))
-	if err != nil {
-		return runtimef("%v", err)
 	}
 	if len(trends) == 0 {
 		return invalidf("perfgate history check: no results to check (perfgate history list shows what the history holds)")
@@ -439,10 +457,8 @@ func (h *historyCmd) report(ctx context.Context, args []string) error {
 	metrics := h.fs.String("metric", "", "statistics to draw, comma-separated (default: all)")
 	margin := h.fs.String("margin", "5%", "the check's margin, marked on regressions")
 	detect := detectionFlags(h.fs)
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history report takes no arguments, got %q", pos[0])
 	}
 	d, err := detect()
 	if err != nil {
@@ -452,14 +468,9 @@ func (h *historyCmd) report(ctx context.Context, args []string) error {
 	if err != nil {
 		return invalidf("--margin: %v", err)
 	}
-	s, err := h.open(ctx)
+	trends, err := h.trends(ctx, sf, d, *metrics)
 	if err != nil {
 		return err
-	}
-	defer s.Close()
-	trends, err := history.Analyze(ctx, s, sf.query(), d, metricList(*metrics))
-	if err != nil {
-		return runtimef("%v", err)
 	}
 	err = reportgen.WriteFileAtomic(*out, func(w io.Writer) error {
 		return history.WriteReport(w, trends, history.ReportOptions{Check: history.Check{Detection: d, Margin: m}, Source: storeLabel(*h.db)})
@@ -483,10 +494,8 @@ func (h *historyCmd) export(ctx context.Context, args []string) error {
 	sf := h.seriesFlags()
 	format := h.fs.String("format", "csv", "csv (one row per result, run and statistic) or json (the results)")
 	out := h.fs.String("out", "", "file to write (default: standard output)")
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history export takes no arguments, got %q", pos[0])
 	}
 	if *format != "csv" && *format != "json" {
 		return invalidf("--format: want csv or json, got %q", *format)
