@@ -109,7 +109,7 @@ func (h *historyCmd) trends(ctx context.Context, sf seriesFlags, d history.Detec
 		return nil, err
 	}
 	defer s.Close()
-	trends, err := history.Analyze(ctx, s, sf.query(), d, metricList(metrics))
+	trends, err := history.Analyze(ctx, s, sf.query(), d, splitList(metrics))
 	if err != nil {
 		return nil, runtimef("%v", err)
 	}
@@ -119,31 +119,7 @@ func (h *historyCmd) trends(ctx context.Context, sf seriesFlags, d history.Detec
 // parse parses flags that may come before or after the positional arguments
 // (`history add DIR --db DB`), and returns the positional ones.
 func (h *historyCmd) parse(args []string) ([]string, error) {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			pos = append(pos, a)
-			continue
-		}
-		flags = append(flags, a)
-		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := h.fs.Lookup(name)
-		if inline || f == nil {
-			continue
-		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			continue
-		}
-		if i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
+	flags, pos := splitArgs(h.fs, args)
 	return pos, parseFlags(h.fs, flags)
 }
 
@@ -379,16 +355,6 @@ func detectionFlags(fs *flag.FlagSet) func() (history.Detection, error) {
 		}
 		return history.Detection{Window: *window, MaxP: *maxP, MinSegment: *minSeg}, nil
 	}
-}
-
-func metricList(s string) []string {
-	var out []string
-	for m := range strings.SplitSeq(s, ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 func (h *historyCmd) check(ctx context.Context, args []string) error {
