@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
+	"slices"
 	"sync"
 )
 
 // fingerprinter hashes the request bodies of a run in send order (request index
 // order, whatever order concurrent senders reach it in): the SHA-256 of each body,
 // chained in index order into one SHA-256. Out-of-order digests wait in a map until
-// their turn, so memory holds only the requests in flight.
+// their turn, so memory holds only the requests in flight. A shard sends every
+// stride-th request of the global schedule, starting at its index: those are the
+// indices it waits for.
 type fingerprinter struct {
 	mu      sync.Mutex
 	next    int
+	stride  int
 	pending map[int][sha256.Size]byte
 	h       interface {
 		Write([]byte) (int, error)
@@ -27,8 +32,11 @@ type fingerprinter struct {
 // differ only by their salt fingerprint alike.
 var saltPlaceholder = []byte("{salt}")
 
-func newFingerprinter(salt string) *fingerprinter {
-	f := &fingerprinter{pending: map[int][sha256.Size]byte{}, h: sha256.New()}
+// newFingerprinter returns the fingerprinter of a run whose request indices are first,
+// first+stride, first+2·stride, … (a shard's share of the global schedule; 0 and 1
+// unsharded).
+func newFingerprinter(salt string, first, stride int) *fingerprinter {
+	f := &fingerprinter{next: first, stride: max(stride, 1), pending: map[int][sha256.Size]byte{}, h: sha256.New()}
 	if salt != "" {
 		f.salt = []byte(salt)
 	}
@@ -49,7 +57,7 @@ func (f *fingerprinter) add(idx int, body []byte) {
 		return
 	}
 	f.h.Write(d[:])
-	f.next++
+	f.next += f.stride
 	for {
 		p, ok := f.pending[f.next]
 		if !ok {
@@ -57,7 +65,7 @@ func (f *fingerprinter) add(idx int, body []byte) {
 		}
 		delete(f.pending, f.next)
 		f.h.Write(p[:])
-		f.next++
+		f.next += f.stride
 	}
 }
 
@@ -66,16 +74,10 @@ func (f *fingerprinter) add(idx int, body []byte) {
 func (f *fingerprinter) sum() (string, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for len(f.pending) > 0 {
-		lo := -1
-		for i := range f.pending {
-			if lo < 0 || i < lo {
-				lo = i
-			}
-		}
-		p := f.pending[lo]
-		delete(f.pending, lo)
+	for _, i := range slices.Sorted(maps.Keys(f.pending)) {
+		p := f.pending[i]
 		f.h.Write(p[:])
 	}
+	clear(f.pending)
 	return hex.EncodeToString(f.h.Sum(nil)), f.n
 }

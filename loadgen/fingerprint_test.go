@@ -33,7 +33,7 @@ func TestFingerprinterOrderAndSalt(t *testing.T) {
 		d := sha256.Sum256(b)
 		want.Write(d[:])
 	}
-	f := newFingerprinter("")
+	f := newFingerprinter("", 0, 1)
 	for _, i := range []int{2, 0, 1} {
 		f.add(i, bodies[i])
 	}
@@ -41,7 +41,7 @@ func TestFingerprinterOrderAndSalt(t *testing.T) {
 		t.Errorf("out of order: %s (%d), want the in-order chain", got, n)
 	}
 	// A salt is replaced by its placeholder: two runs that differ only by salt agree.
-	x, y := newFingerprinter("01ab"), newFingerprinter("02cd")
+	x, y := newFingerprinter("01ab", 0, 1), newFingerprinter("02cd", 0, 1)
 	x.add(0, []byte(`{"prompt":"[0 01ab]\nhello"}`))
 	y.add(0, []byte(`{"prompt":"[0 02cd]\nhello"}`))
 	if sx, _ := x.sum(); func() bool { sy, _ := y.sum(); return sx != sy }() {
@@ -62,5 +62,25 @@ func TestPromptSaltCounted(t *testing.T) {
 	}
 	if out.Fingerprint == plain.Fingerprint {
 		t.Error("a salted run fingerprints as the unsalted one: the placeholder is lost")
+	}
+}
+
+// TestFingerprinterSharded: a shard's indices step by the shard count, and each digest
+// goes into the chain as soon as its turn comes, so nothing waits beyond the requests
+// in flight (with a stride of 1 every digest here would wait for the whole run).
+func TestFingerprinterSharded(t *testing.T) {
+	f := newFingerprinter("", 2, 4) // shard 2 of 4: requests 2, 6, 10, …
+	want := sha256.New()
+	for k := range 1000 {
+		body := []byte{byte(k), byte(k >> 8)}
+		f.add(2+4*k, body)
+		d := sha256.Sum256(body)
+		want.Write(d[:])
+		if len(f.pending) != 0 {
+			t.Fatalf("after request %d in order, %d digests wait", 2+4*k, len(f.pending))
+		}
+	}
+	if got, n := f.sum(); got != hex.EncodeToString(want.Sum(nil)) || n != 1000 {
+		t.Errorf("sharded: %s (%d), want the in-order chain over 1000", got, n)
 	}
 }

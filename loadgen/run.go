@@ -159,7 +159,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if cfg.CoarseTimer {
 		r.spin = 0
 	}
-	r.fp = newFingerprinter(cfg.PromptSalt)
+	r.fp = newFingerprinter(cfg.PromptSalt, cfg.ShardIndex, cfg.shards())
 	var err error
 	if r.src, err = newSource(ctx, &r.cfg, tok); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -370,4 +371,31 @@ func fileURL(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return "file://" + filepath.ToSlash(abs)
+}
+
+// openReport writes a report with write into dir/name.html, loads it in b, and fails
+// t on every error the page raises. The page is closed when t ends; the context bounds
+// what t does with it.
+func openReport(t *testing.T, b *browser, dir, name string, write func(io.Writer) error) (context.Context, *pageLoad) {
+	t.Helper()
+	path := filepath.Join(dir, name+".html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	p, err := b.open(ctx, fileURL(t, path))
+	if err != nil {
+		t.Fatalf("load %s: %v\nchromium stderr (tail):\n%s", path, err, b.stderr())
+	}
+	t.Cleanup(func() { b.closePage(p) })
+	for _, e := range p.Errors {
+		t.Errorf("%s: %s", name, e)
+	}
+	return ctx, p
 }

@@ -170,20 +170,6 @@ func paretoFigures(loadName string, points []sweep.Point) []figure {
 		byLoad[pt.Load] = append(byLoad[pt.Load], pt.Metrics)
 	}
 	slices.Sort(loads)
-	quant := func(m record.Metrics, name string, q float64) float64 {
-		s, ok := m.Stats[name]
-		if !ok || s.Count == 0 {
-			return math.NaN()
-		}
-		v, _ := s.Quantile(q)
-		return v
-	}
-	scalar := func(m record.Metrics, name string) float64 {
-		if s, ok := m.Scalars[name]; ok {
-			return s.Value
-		}
-		return math.NaN()
-	}
 	est := func(l float64, f func(record.Metrics) float64) estimate {
 		var v []float64
 		for _, m := range byLoad[l] {
@@ -198,10 +184,10 @@ func paretoFigures(loadName string, points []sweep.Point) []figure {
 		}
 		return s
 	}
-	tok := func(m record.Metrics) float64 { return scalar(m, record.MetricOutputTokenThroughput) }
-	req := func(m record.Metrics) float64 { return scalar(m, record.MetricRequestThroughput) }
+	tok := func(m record.Metrics) float64 { return metricScalar(m, record.MetricOutputTokenThroughput) }
+	req := func(m record.Metrics) float64 { return metricScalar(m, record.MetricRequestThroughput) }
 	q := func(name string, p float64) func(record.Metrics) float64 {
-		return func(m record.Metrics) float64 { return quant(m, name, p) }
+		return func(m record.Metrics) float64 { return metricQuantile(m, name, p) }
 	}
 	slo := func(name string) (float64, string) {
 		for _, pt := range points {

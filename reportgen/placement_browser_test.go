@@ -1,14 +1,12 @@
 package reportgen
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/record"
@@ -110,25 +108,7 @@ func TestChartPlacementInBrowser(t *testing.T) {
 	}
 	for _, r := range reports {
 		t.Run(r.name, func(t *testing.T) {
-			path := filepath.Join(dir, r.name+".html")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.write(f); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			p, err := b.open(ctx, fileURL(t, path))
-			if err != nil {
-				t.Fatalf("load %s: %v\nchromium stderr (tail):\n%s", path, err, b.stderr())
-			}
-			defer b.closePage(p)
-			for _, e := range p.Errors {
-				t.Errorf("%s: %s", r.name, e)
-			}
+			ctx, p := openReport(t, b, dir, r.name, r.write)
 			var l pageLayout
 			if err := b.eval(ctx, p, layoutJS, &l); err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package reportgen
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,36 +21,18 @@ func TestReportsInBrowser(t *testing.T) {
 	a, bb := compareFixture()
 	reports := []struct {
 		name         string
-		write        func(f *os.File) error
+		write        func(w io.Writer) error
 		charts, bars int // at least
 		lines        int // at least
 		tables       []string
 	}{
-		{"run_report", func(f *os.File) error { return WriteRunReport(f, run.Records, &run.Manifest, RunReportOptions{}) }, 11, 20, 5, []string{"#summary", "#errors"}},
-		{"compare_report", func(f *os.File) error { return WriteCompareReport(f, a, bb, CompareOptions{}) }, 2, 20, 0, []string{"#tests", "#modes", "#vocab"}},
-		{"sweep_report", func(f *os.File) error { return WriteSweepReport(f, dir, "sweep", "concurrency", sweepPoints()) }, 5, 0, 7, []string{"#sweep"}},
+		{"run_report", func(w io.Writer) error { return WriteRunReport(w, run.Records, &run.Manifest, RunReportOptions{}) }, 11, 20, 5, []string{"#summary", "#errors"}},
+		{"compare_report", func(w io.Writer) error { return WriteCompareReport(w, a, bb, CompareOptions{}) }, 2, 20, 0, []string{"#tests", "#modes", "#vocab"}},
+		{"sweep_report", func(w io.Writer) error { return WriteSweepReport(w, dir, "sweep", "concurrency", sweepPoints()) }, 5, 0, 7, []string{"#sweep"}},
 	}
 	for _, r := range reports {
 		t.Run(r.name, func(t *testing.T) {
-			path := filepath.Join(dir, r.name+".html")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.write(f); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			p, err := b.open(ctx, fileURL(t, path))
-			if err != nil {
-				t.Fatalf("load %s: %v\nchromium stderr (tail):\n%s", path, err, b.stderr())
-			}
-			defer b.closePage(p)
-			for _, e := range p.Errors {
-				t.Errorf("%s: %s", r.name, e)
-			}
+			ctx, p := openReport(t, b, dir, r.name, r.write)
 			var dom struct {
 				Charts, Bars, Lines, Sized int
 				Tables                     map[string]bool

@@ -57,21 +57,6 @@ func WriteSweepReport(w io.Writer, dir, title, loadName string, points []sweep.P
 		}
 	}
 	p.Subtitle = fmt.Sprintf("%d runs, %d passed every assertion", len(points), passed)
-	stat := func(m record.Metrics, name string, q float64) float64 {
-		s, ok := m.Stats[name]
-		if !ok || s.Count == 0 {
-			return math.NaN()
-		}
-		v, _ := s.Quantile(q)
-		return v
-	}
-	scalar := func(m record.Metrics, name string) float64 {
-		s, ok := m.Scalars[name]
-		if !ok {
-			return math.NaN()
-		}
-		return s.Value
-	}
 	// Average repeats per load, in load order.
 	type agg struct {
 		n                                  float64
@@ -95,13 +80,13 @@ func WriteSweepReport(w io.Writer, dir, title, loadName string, points []sweep.P
 		}
 		a.n++
 		m := pt.Metrics
-		add(&a.req, scalar(m, record.MetricRequestThroughput))
-		add(&a.tok, scalar(m, record.MetricOutputTokenThroughput))
-		add(&a.good, scalar(m, record.MetricGoodput))
-		add(&a.t50, stat(m, record.MetricTTFT, 0.5))
-		add(&a.t99, stat(m, record.MetricTTFT, 0.99))
-		add(&a.i50, stat(m, record.MetricITL, 0.5))
-		add(&a.i99, stat(m, record.MetricITL, 0.99))
+		add(&a.req, metricScalar(m, record.MetricRequestThroughput))
+		add(&a.tok, metricScalar(m, record.MetricOutputTokenThroughput))
+		add(&a.good, metricScalar(m, record.MetricGoodput))
+		add(&a.t50, metricQuantile(m, record.MetricTTFT, 0.5))
+		add(&a.t99, metricQuantile(m, record.MetricTTFT, 0.99))
+		add(&a.i50, metricQuantile(m, record.MetricITL, 0.5))
+		add(&a.i99, metricQuantile(m, record.MetricITL, 0.99))
 	}
 	slices.Sort(loads)
 	col := func(f func(*agg) float64) []float64 {
@@ -130,9 +115,9 @@ func WriteSweepReport(w io.Writer, dir, title, loadName string, points []sweep.P
 	p.Figures = append(p.Figures, paretoFigures(loadName, points)...)
 	for _, pt := range points {
 		m := pt.Metrics
-		r := sweepRow{Load: fmt.Sprintf("%g", pt.Load), ReqS: num(scalar(m, record.MetricRequestThroughput)), TokS: num(scalar(m, record.MetricOutputTokenThroughput)),
-			Goodput: num(scalar(m, record.MetricGoodput)), TTFT50: num(stat(m, record.MetricTTFT, 0.5)), TTFT99: num(stat(m, record.MetricTTFT, 0.99)),
-			ITL50: num(stat(m, record.MetricITL, 0.5)), ITL99: num(stat(m, record.MetricITL, 0.99)),
+		r := sweepRow{Load: fmt.Sprintf("%g", pt.Load), ReqS: num(metricScalar(m, record.MetricRequestThroughput)), TokS: num(metricScalar(m, record.MetricOutputTokenThroughput)),
+			Goodput: num(metricScalar(m, record.MetricGoodput)), TTFT50: num(metricQuantile(m, record.MetricTTFT, 0.5)), TTFT99: num(metricQuantile(m, record.MetricTTFT, 0.99)),
+			ITL50: num(metricQuantile(m, record.MetricITL, 0.5)), ITL99: num(metricQuantile(m, record.MetricITL, 0.99)),
 			Errors: fmt.Sprint(int64(scalar0(m, record.MetricErrorCount))), Pass: pt.Pass, Note: pt.Note}
 		if dir != "" && pt.Dir != "" {
 			if rel, err := filepath.Rel(dir, filepath.Join(pt.Dir, RunReportFile)); err == nil && !filepath.IsAbs(rel) {
@@ -153,4 +138,22 @@ func allNaN(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// metricQuantile is the q-quantile of a run's metric, NaN when the run has none.
+func metricQuantile(m record.Metrics, name string, q float64) float64 {
+	s, ok := m.Stats[name]
+	if !ok || s.Count == 0 {
+		return math.NaN()
+	}
+	v, _ := s.Quantile(q)
+	return v
+}
+
+// metricScalar is a run's scalar metric, NaN when the run has none.
+func metricScalar(m record.Metrics, name string) float64 {
+	if s, ok := m.Scalars[name]; ok {
+		return s.Value
+	}
+	return math.NaN()
 }

@@ -89,34 +89,37 @@ type historyCmd struct {
 	db *string
 }
 
+// parseFlagsOnly parses a subcommand that takes flags and no positional argument.
+func (h *historyCmd) parseFlagsOnly(args []string) error {
+	pos, err := h.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return invalidf("%s takes no arguments, got %q", h.fs.Name(), pos[0])
+	}
+	return nil
+}
+
+// trends runs the change-point analysis over the series sf selects, for the
+// comma-separated metrics (all when empty).
+func (h *historyCmd) trends(ctx context.Context, sf seriesFlags, d history.Detection, metrics string) ([]*history.Trend, error) {
+	s, err := h.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	trends, err := history.Analyze(ctx, s, sf.query(), d, splitList(metrics))
+	if err != nil {
+		return nil, runtimef("%v", err)
+	}
+	return trends, nil
+}
+
 // parse parses flags that may come before or after the positional arguments
 // (`history add DIR --db DB`), and returns the positional ones.
 func (h *historyCmd) parse(args []string) ([]string, error) {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			pos = append(pos, a)
-			continue
-		}
-		flags = append(flags, a)
-		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := h.fs.Lookup(name)
-		if inline || f == nil {
-			continue
-		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			continue
-		}
-		if i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
+	flags, pos := splitArgs(h.fs, args)
 	return pos, parseFlags(h.fs, flags)
 }
 
@@ -231,10 +234,8 @@ func shortSHA(c string) string {
 func (h *historyCmd) list(ctx context.Context, args []string) error {
 	sf := h.seriesFlags()
 	asJSON := h.fs.Bool("json", false, "print JSON")
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history list takes no arguments, got %q", pos[0])
 	}
 	s, err := h.open(ctx)
 	if err != nil {
@@ -356,16 +357,6 @@ func detectionFlags(fs *flag.FlagSet) func() (history.Detection, error) {
 	}
 }
 
-func metricList(s string) []string {
-	var out []string
-	for m := range strings.SplitSeq(s, ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 func (h *historyCmd) check(ctx context.Context, args []string) error {
 	sf := h.seriesFlags()
 	metrics := h.fs.String("metric", strings.Join(history.PrimaryStats(), ","), "statistics to check, comma-separated")
@@ -373,10 +364,8 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 	recent := h.fs.Int("recent", history.DefaultRecent, "a change point within the newest N results of its series counts")
 	lookback := h.fs.Int("lookback", history.DefaultLookback, "successive changes within the newest N results add up (drift)")
 	detect := detectionFlags(h.fs)
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history check takes no arguments, got %q", pos[0])
 	}
 	d, err := detect()
 	if err != nil {
@@ -389,14 +378,9 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 	if *recent < 1 || *lookback < 1 {
 		return invalidf("--recent and --lookback: want at least 1 result")
 	}
-	s, err := h.open(ctx)
+	trends, err := h.trends(ctx, sf, d, *metrics)
 	if err != nil {
 		return err
-	}
-	defer s.Close()
-	trends, err := history.Analyze(ctx, s, sf.query(), d, metricList(*metrics))
-	if err != nil {
-		return runtimef("%v", err)
 	}
 	if len(trends) == 0 {
 		return invalidf("perfgate history check: no results to check (perfgate history list shows what the history holds)")
@@ -439,10 +423,8 @@ func (h *historyCmd) report(ctx context.Context, args []string) error {
 	metrics := h.fs.String("metric", "", "statistics to draw, comma-separated (default: all)")
 	margin := h.fs.String("margin", "5%", "the check's margin, marked on regressions")
 	detect := detectionFlags(h.fs)
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history report takes no arguments, got %q", pos[0])
 	}
 	d, err := detect()
 	if err != nil {
@@ -452,14 +434,9 @@ func (h *historyCmd) report(ctx context.Context, args []string) error {
 	if err != nil {
 		return invalidf("--margin: %v", err)
 	}
-	s, err := h.open(ctx)
+	trends, err := h.trends(ctx, sf, d, *metrics)
 	if err != nil {
 		return err
-	}
-	defer s.Close()
-	trends, err := history.Analyze(ctx, s, sf.query(), d, metricList(*metrics))
-	if err != nil {
-		return runtimef("%v", err)
 	}
 	err = reportgen.WriteFileAtomic(*out, func(w io.Writer) error {
 		return history.WriteReport(w, trends, history.ReportOptions{Check: history.Check{Detection: d, Margin: m}, Source: storeLabel(*h.db)})
@@ -483,10 +460,8 @@ func (h *historyCmd) export(ctx context.Context, args []string) error {
 	sf := h.seriesFlags()
 	format := h.fs.String("format", "csv", "csv (one row per result, run and statistic) or json (the results)")
 	out := h.fs.String("out", "", "file to write (default: standard output)")
-	if pos, err := h.parse(args); err != nil {
+	if err := h.parseFlagsOnly(args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return invalidf("history export takes no arguments, got %q", pos[0])
 	}
 	if *format != "csv" && *format != "json" {
 		return invalidf("--format: want csv or json, got %q", *format)

@@ -18,18 +18,7 @@ type ev struct {
 
 func readAll(t *testing.T, r *Reader) ([]ev, error) {
 	t.Helper()
-	var out []ev
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return out, err
-		}
-		id := "<nil>"
-		if e.ID != nil {
-			id = string(e.ID)
-		}
-		out = append(out, ev{string(e.Type), string(e.Data), id, e.Retry})
-	}
+	return events(r)
 }
 
 func TestReader(t *testing.T) {

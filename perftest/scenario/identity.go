@@ -106,12 +106,7 @@ func identityGet(ctx context.Context, sc Scenario, target string) (*http.Respons
 		cancel()
 		return nil, err
 	}
-	for k, v := range sc.Headers {
-		req.Header.Set(k, v)
-	}
-	if key := sc.apiKey(); key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
+	sc.authorize(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()
@@ -129,6 +124,17 @@ type cancelBody struct {
 func (b *cancelBody) Close() error { err := b.ReadCloser.Close(); b.cancel(); return err }
 
 // apiKey is the key the scenario sends, from APIKey or APIKeyEnv.
+// authorize sets the scenario's extra headers and its API key (as a bearer token) on a
+// request perfgate sends outside the load: preflight, identity probes, the reset hook.
+func (s Scenario) authorize(req *http.Request) {
+	for k, v := range s.Headers {
+		req.Header.Set(k, v)
+	}
+	if key := s.apiKey(); key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+}
+
 func (s Scenario) apiKey() string {
 	if s.APIKey != "" {
 		return string(s.APIKey)
@@ -212,12 +218,7 @@ func resetCache(ctx context.Context, sc Scenario, target string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrReset, target, err)
 	}
-	for k, v := range sc.Headers {
-		req.Header.Set(k, v)
-	}
-	if key := sc.apiKey(); key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
+	sc.authorize(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("%w: POST %s: %v", ErrReset, target, unwrapNet(err))

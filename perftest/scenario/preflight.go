@@ -104,16 +104,7 @@ func modelsStatus(ctx context.Context, sc Scenario, u *url.URL) ([]string, int, 
 	if err != nil {
 		return nil, 0, nil
 	}
-	for k, v := range sc.Headers {
-		req.Header.Set(k, v)
-	}
-	if key := sc.APIKey; key != "" {
-		req.Header.Set("Authorization", "Bearer "+string(key))
-	} else if sc.APIKeyEnv != "" {
-		if key := os.Getenv(sc.APIKeyEnv); key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		}
-	}
+	sc.authorize(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, 0, nil // no answer there: the run will say what the endpoint does
@@ -270,12 +261,7 @@ func probeEndpoint(ctx context.Context, sc Scenario, raw string) error {
 		return nil
 	}
 	req.Header.Set("Content-Type", "application/json")
-	for k, v := range sc.Headers {
-		req.Header.Set(k, v)
-	}
-	if key := sc.apiKey(); key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
+	sc.authorize(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil // the run will say what the endpoint does
