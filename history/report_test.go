@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // reportTrends builds two metrics of one series: ttft_p50 with a 15% slowdown at
@@ -79,25 +81,11 @@ func TestReportContents(t *testing.T) {
 	}
 }
 
-// chromium returns the browser, or skips (fails under CI=true, where it is installed).
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is missing (apt-get install chromium)")
-	}
-	t.Skip("chromium is missing (apt-get install chromium)")
-	return ""
-}
-
 // TestReportInChromium renders the report in headless Chromium: the DOM it builds
 // has every chart, and the screenshot shows the regression's red change-point line
 // and the blue result points (the SVG is drawn, not just present).
 func TestReportInChromium(t *testing.T) {
-	bin := chromium(t)
+	bin := testutil.Chromium(t)
 	path, _ := writeReport(t)
 	dir := t.TempDir()
 	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

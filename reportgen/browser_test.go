@@ -24,18 +24,6 @@ import (
 // written with the standard library only. The browser tests load each report from disk
 // (file://), read console errors and exceptions, query the DOM, and keep a screenshot.
 
-// chromiumPath finds Debian's chromium, or reports it missing (fails under CI=true).
-func chromiumPath(t testing.TB) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	testutil.Missing(t, "chromium (apt-get install chromium)")
-	return ""
-}
-
 type cdpMsg struct {
 	ID        int64                     `json:"id,omitempty"`
 	Method    string                    `json:"method,omitempty"`
@@ -60,7 +48,7 @@ type browser struct {
 // closed by TestMain (starting it costs seconds; every browser test shares it).
 func sharedBrowser(t testing.TB) *browser {
 	t.Helper()
-	bin := chromiumPath(t)
+	bin := testutil.Chromium(t)
 	browserOnce.Do(func() { theBrowser, browserErr = launch(bin) })
 	if browserErr != nil {
 		t.Fatalf("start %s: %v", bin, browserErr)

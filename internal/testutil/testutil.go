@@ -25,6 +25,19 @@ func CacheDir() string {
 	return filepath.Join(home, ".cache", "perfgate")
 }
 
+// Chromium returns Debian's chromium (or another Chromium on PATH), or reports it
+// missing: a skip, and a failure under CI=true, where .ci/run installs it.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	Missing(t, "chromium (apt-get install chromium)")
+	return ""
+}
+
 // Missing skips the test (or fails it when CI=true) because what is not there.
 func Missing(t testing.TB, what string) {
 	t.Helper()
