@@ -102,7 +102,7 @@ type runner struct {
 	src     dataset.Source
 	convs   chan []dataset.Conversation // batches from the producer
 	batch   []dataset.Conversation      // the batch being drawn from, under takeMu
-	direct  dataset.Source // src when it is cheap to draw (see cheapSource): drawn under srcMu, no producer
+	direct  dataset.Source              // src when it is cheap to draw (see cheapSource): drawn under srcMu, no producer
 	srcMu   sync.Mutex
 	takeMu  sync.Mutex
 	taken   int64
