@@ -88,6 +88,43 @@ func TestSyntheticPrefixAndTurns(t *testing.T) {
 	}
 }
 
+// TestTextRemembered: a Writer that remembers its windows' counts writes exactly the
+// texts one that remembers nothing writes, from the same seed, with the shared prefix,
+// without one, and with other prefixes between them, and over many more draws than
+// the corpus has start positions (so windows repeat and the remembered counts are used).
+func TestTextRemembered(t *testing.T) {
+	tk := gpt2(t)
+	ref, _ := NewWriter(tk, StyleShakespeare, 5)
+	ref.noFit = true
+	w, _ := NewWriter(tk, StyleShakespeare, 5)
+	shared, _ := ref.Text("", 12)
+	if s, _ := w.Text("", 12); s != shared {
+		t.Fatalf("the shared prefix differs: %q vs %q", s, shared)
+	}
+	lengths := []int{1, 5, 8, 8, 13, 30, 8, 3}
+	for i := range 3 * len(ref.ids) {
+		n := lengths[i%len(lengths)]
+		prefix := ""
+		switch i % 3 {
+		case 1:
+			prefix = shared
+			n += 12
+		case 2:
+			if i%30 == 2 {
+				prefix, n = "another prefix", n+3
+			}
+		}
+		a, an := ref.Text(prefix, n)
+		b, bn := w.Text(prefix, n)
+		if a != b || an != bn {
+			t.Fatalf("draw %d (prefix %q, %d tokens): remembered %q (%d), reference %q (%d)", i, prefix, n, b, bn, a, an)
+		}
+	}
+	if len(w.fit) == 0 || len(w.fit) >= 3*len(ref.ids) {
+		t.Errorf("%d counts remembered over %d draws: windows were not remembered, or never repeated", len(w.fit), 3*len(ref.ids))
+	}
+}
+
 func TestTextImpossibleIsReported(t *testing.T) {
 	w, _ := NewWriter(gpt2(t), StyleShakespeare, 1)
 	text, got := w.Text("a prefix of several tokens", 2)
