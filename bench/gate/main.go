@@ -65,6 +65,7 @@ func burn() {
 		n = 1
 	}
 	runtime.GOMAXPROCS(n)
+	matchAutogroup()
 	// The parent holds our stdin open: when it exits, however it exits, so do we.
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -113,7 +114,7 @@ func run(args []string, w io.Writer) error {
 	fs.Float64Var(&o.itlMs, "itl-ms", 20, "the mock's mean ITL (ms) at speed 1")
 	fs.Float64Var(&o.ttftSpread, "ttft-cv", 0, "the CV of the mock's per-request TTFT (lognormal; 0 = fixed)")
 	fs.Float64Var(&o.itlSpread, "itl-cv", 0, "the CV of the mock's per-token ITL (lognormal; 0 = fixed)")
-	fs.IntVar(&o.workers, "workers", 2, "runs in flight at once (different pairs of one setting), each against its own mock")
+	fs.IntVar(&o.workers, "workers", 8, "runs in flight at once (different pairs of one setting), each against its own mock")
 	fs.IntVar(&o.burnCPUs, "burn-cpus", 1, "CPUs the burner spins (0 = no burner: all identical pairs quiet)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the speed draws")
 	fs.Float64Var(&o.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
@@ -246,6 +247,7 @@ type bench struct {
 	servers chan *mockserver.Server // one mock per worker, its speed set per run
 	simMu   sync.Mutex
 	sim     *rand.Rand // -simulate's draws
+	diag    func(string)
 }
 
 // simulated returns run statistics drawn rather than measured: each primary statistic
@@ -534,6 +536,7 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []c
 	srv := <-b.servers
 	defer func() { b.servers <- srv }()
 	srv.SetLatencyScale(scale)
+	srv.ResetLateness()
 	sc := scenario.Scenario{
 		Name: "gate-calibration",
 		Config: loadgen.Config{
@@ -557,6 +560,10 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []c
 	if rs.Errors > 0 || rs.Requests != o.requests || out.Interrupted {
 		return rs, nil, fmt.Errorf("a run at speed %.4f measured %d requests with %d errors (interrupted %v), want %d clean", scale, rs.Requests, rs.Errors, out.Interrupted, o.requests)
 	}
+	if b.diag != nil {
+		l := srv.Lateness(0.5, 0.99, 1)
+		b.diag(fmt.Sprintf("mock late p50/p99/max %.0f/%.0f/%.0fµs client read delay p50/p99/max %v/%v/%v cpu %.2f", l[0], l[1], l[2], out.Self.ReadDelay.P50, out.Self.ReadDelay.P99, out.Self.ReadDelay.Max, out.Self.CPUFraction))
+	}
 	var reqs []check.Request
 	if keepRequests {
 		reqs = out.Requests()
@@ -571,7 +578,8 @@ func startBurner(cpus int) (func(), error) {
 		return nil, err
 	}
 	cmd := exec.Command(self, "burn")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus), "BURN_AUTOGROUP_NICE="+autogroupNice())
+	newSession(cmd)               // its own session: a neighbour, not a thread of ours (see autogroup.go)
 	stdin, err := cmd.StdinPipe() // closed when we exit: the burner then exits too
 	if err != nil {
 		return nil, err
