@@ -120,7 +120,7 @@ func run(args []string, w io.Writer) error {
 	fs.Float64Var(&o.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
 	fs.IntVar(&o.start, "start", 5, "runs per side at the first look")
 	fs.IntVar(&o.cap, "cap", 20, "runs per side at the last look of the identical pairs (the slowdowns' caps, 10 and 20, are the targets')")
-	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these comma-separated strings")
+	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these \"|\"-separated strings (names contain commas), e.g. \"CV 0%|CV 2%, quiet\"")
 	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting")
 	fs.BoolVar(&o.simulate, "simulate", false, "no runs: draw each run's statistics as nominal × speed × a 0.5% log-normal floor, to show the design's own rates at exactly the stated CVs (the old rule needs requests and is not evaluated)")
 	if err := fs.Parse(args); err != nil {
@@ -192,13 +192,13 @@ func run(args []string, w io.Writer) error {
 	return nil
 }
 
-// selected reports whether a setting's name contains one of only's comma-separated parts
+// selected reports whether a setting's name contains one of only's "|"-separated parts
 // (all are selected when only is empty).
 func selected(name, only string) bool {
 	if only == "" {
 		return true
 	}
-	for _, part := range strings.Split(only, ",") {
+	for _, part := range strings.Split(only, "|") {
 		if part != "" && strings.Contains(name, part) {
 			return true
 		}

@@ -43,7 +43,8 @@ func TestSelected(t *testing.T) {
 		{"identical, CV 5%, quiet", "", true},
 		{"identical, CV 5%, quiet", "CV 5%", true},
 		{"10% slower, CV 3%, δ 5%", "CV 5%", false},
-		{"5% slower, CV 2%", "5% slower,CV 0%", true},
+		{"5% slower, CV 2%", "5% slower|CV 0%", true},
+		{"identical, CV 2%, CPU burner beside current", "CV 2%, quiet|CV 0%", false},
 	} {
 		if got := selected(c.name, c.only); got != c.want {
 			t.Errorf("selected(%q, %q) = %v, want %v", c.name, c.only, got, c.want)
