@@ -78,7 +78,9 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	if err := os.WriteFile(mf, mb, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c = Capture(t, func(t testing.TB) { AssertNoRegressionRuns(t, gateScenario("fixed:40"), back, Gate{Runs: 3, MaxRuns: 3}) })
+	c = Capture(t, func(t testing.TB) {
+		AssertNoRegressionRuns(t, gateScenario("fixed:40"), back, Gate{Runs: 3, MaxRuns: 3})
+	})
 	if !c.Failed() || !strings.Contains(c.Text(), "measured with differs: server header: baseline old-server/0.1, current ") {
 		t.Errorf("AssertNoRegressionRuns against a baseline of another server: the difference is not shown\n%s", c.Text())
 	}
