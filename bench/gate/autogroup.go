@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -25,13 +26,21 @@ func newSession(cmd *exec.Cmd) {
 
 // autogroupNice is this process's autogroup nice ("" when the kernel has no autogroups).
 func autogroupNice() string {
-	b, err := os.ReadFile("/proc/self/autogroup") // "/autogroup-1722 nice -15"
+	b, err := os.ReadFile("/proc/self/autogroup")
 	if err != nil {
 		return ""
 	}
-	f := strings.Fields(string(b))
+	return parseAutogroup(string(b))
+}
+
+// parseAutogroup returns the nice of a /proc/PID/autogroup line, "/autogroup-1722 nice
+// -15" ("" when it is not one).
+func parseAutogroup(s string) string {
+	f := strings.Fields(s)
 	if len(f) == 3 && f[1] == "nice" {
-		return f[2]
+		if _, err := strconv.Atoi(f[2]); err == nil {
+			return f[2]
+		}
 	}
 	return ""
 }

@@ -97,6 +97,7 @@ type options struct {
 	only                  string
 	verbose               bool
 	simulate              bool
+	ab                    bool
 }
 
 func run(args []string, w io.Writer) error {
@@ -122,6 +123,7 @@ func run(args []string, w io.Writer) error {
 	fs.IntVar(&o.cap, "cap", 20, "runs per side at the last look of the identical pairs (the slowdowns' caps, 10 and 20, are the targets')")
 	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these \"|\"-separated strings (names contain commas), e.g. \"CV 0%|CV 2%, quiet\"")
 	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting")
+	fs.BoolVar(&o.ab, "ab", false, "add, per CV, identical pairs with the burner beside both sides (an A/B comparison: both builds share the neighbour), to set beside the burner-beside-current pairs")
 	fs.BoolVar(&o.simulate, "simulate", false, "no runs: draw each run's statistics as nominal × speed × a 0.5% log-normal floor, to show the design's own rates at exactly the stated CVs (the old rule needs requests and is not evaluated)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -159,6 +161,10 @@ func run(args []string, w io.Writer) error {
 			quiet = o.pairs - o.pairs/2
 			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner beside current", pct(cv)), cv: cv, slowdown: 1, burn: true,
 				margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: o.pairs / 2, group: fmt.Sprintf("identical, CV %s", pct(cv))})
+		}
+		if o.ab && o.burnCPUs > 0 {
+			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner beside both sides (A/B)", pct(cv)), cv: cv, slowdown: 1, burnBoth: true,
+				margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: o.pairs / 2})
 		}
 		settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, quiet", pct(cv)), cv: cv, slowdown: 1,
 			margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: quiet, group: fmt.Sprintf("identical, CV %s", pct(cv))})
@@ -222,6 +228,7 @@ type setting struct {
 	cv          float64 // run-to-run CV of the mock's speed
 	slowdown    float64 // the current side's speed factor (1 = identical)
 	burn        bool    // a CPU burner beside the current side
+	burnBoth    bool    // a CPU burner beside both sides, as in an interleaved A/B comparison
 	margin      float64 // δ
 	sched       check.Schedule
 	pairs       int
@@ -346,9 +353,16 @@ func (b *bench) setting(s setting) (result, error) {
 		if len(live) == 0 {
 			break
 		}
+		var stopBoth func()
+		if s.burnBoth && !b.o.simulate {
+			var err error
+			if stopBoth, err = startBurner(b.o.burnCPUs); err != nil {
+				return r, err
+			}
+		}
 		for _, side := range []string{"baseline", "current"} {
 			var stop func()
-			if side == "current" && s.burn {
+			if side == "current" && s.burn && !b.o.simulate {
 				var err error
 				if stop, err = startBurner(b.o.burnCPUs); err != nil {
 					return r, err
@@ -359,8 +373,14 @@ func (b *bench) setting(s setting) (result, error) {
 				stop()
 			}
 			if err != nil {
+				if stopBoth != nil {
+					stopBoth()
+				}
 				return r, err
 			}
+		}
+		if stopBoth != nil {
+			stopBoth()
 		}
 		alpha := s.sched.Alpha(b.o.family, li)
 		for _, p := range live {
