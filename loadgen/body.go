@@ -109,8 +109,11 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	if t.IgnoreEOS != nil {
 		w.IgnoreEOS = t.IgnoreEOS
 	}
-	out, _ := json.Marshal(&w) // cannot fail: only strings, ints, bools and slices of them
-	return spliceExtra(out, b.extra), ""
+	size := 160 + len(t.Prompt) + len(tc.system) + len(b.extra)
+	for _, m := range tc.history {
+		size += 32 + len(m.Content)
+	}
+	return spliceExtra(appendWireBody(make([]byte, 0, size), &w), b.extra), ""
 }
 
 // model is the model t asks for: the turn's, the run's, or DefaultModel.
@@ -126,12 +129,10 @@ func (b *bodyBuilder) model(t *dataset.Turn) string {
 
 // spliceExtra appends the fields of the JSON object extra to the JSON object body;
 // later keys win in every common JSON parser, so extra fields override generated ones.
+// It appends in place: body is not used after.
 func spliceExtra(body, extra []byte) []byte {
 	if len(extra) <= 2 {
 		return body
 	}
-	out := make([]byte, 0, len(body)+len(extra))
-	out = append(out, body[:len(body)-1]...)
-	out = append(out, ',')
-	return append(out, extra[1:]...)
+	return append(append(body[:len(body)-1], ','), extra[1:]...)
 }

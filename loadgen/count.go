@@ -8,7 +8,7 @@ package loadgen
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"strconv"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -30,7 +30,8 @@ type templated struct {
 // (add_generation_prompt, a vLLM extension), and encoded without special tokens, as
 // the mock server and vLLM count a chat prompt. A chat payload sent as it is (an
 // input file) is parsed for its messages, and its ISL becomes their contents' count.
-// A render error or an unreadable payload leaves both unset. Results for short
+// A render error or an unreadable payload sets ISLTemplate to
+// record.ISLTemplateUnknown (the overhead the server counts is unknown). Results for short
 // single-turn inputs are memoised: payload files and small prompts repeat, and at
 // tens of thousands of requests per second the render is a visible CPU cost.
 func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
@@ -46,7 +47,9 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		fallthrough
 	case inputTemplate:
 		if len(tc.history) == 0 {
-			key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
+			// "p<addGen><len(system)>:<system><prompt>", built without fmt.
+			key = strconv.AppendInt(strconv.AppendBool(append(key, 'p'), addGen), int64(len(tc.system)), 10)
+			key = append(append(append(key, ':'), tc.system...), t.Prompt...)
 		}
 	default:
 		return
@@ -72,6 +75,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 	}
 	v, ok := r.render(t, tc, addGen)
 	if !ok {
+		rec.ISLTemplate = record.ISLTemplateUnknown
 		return
 	}
 	if len(key) > 0 {
