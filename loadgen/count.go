@@ -46,7 +46,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		fallthrough
 	case inputTemplate:
 		if len(tc.history) == 0 {
-			key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
+			key = fmt.Appendf(key, "p%t%d:%s%s%s", addGen, len(tc.system), tc.system, t.Prompt, placeholders(tc.media))
 		}
 	default:
 		return
@@ -116,7 +116,7 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		for _, m := range tc.history {
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
 		}
-		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
+		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt + placeholders(tc.media)})
 	}
 	n, fallback, err := r.tok.CountChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {
