@@ -20,6 +20,7 @@ import (
 type templated struct {
 	isl, tmpl int // contents (payloads only) and rendered counts
 	mode      string
+	img, aud  int // a payload's image and audio tokens (in tmpl)
 }
 
 // templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
@@ -87,6 +88,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 
 func (r *runner) setTemplated(rec *record.Client, v templated) {
 	rec.ISLTemplate, rec.TokenizationMode = v.tmpl, v.mode
+	rec.ImageTokens, rec.AudioTokens = v.img, v.aud
 	if rec.ISL == 0 {
 		rec.ISL = v.isl
 	}
@@ -108,6 +110,7 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		if req.AddGenerationPrompt != nil {
 			addGen = *req.AddGenerationPrompt
 		}
+		v.img, v.aud = payloadMedia(req.Model, r.tok, req.Messages)
 	} else {
 		msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
 		if tc.system != "" {
@@ -122,7 +125,7 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 	if err != nil {
 		return v, false
 	}
-	v.tmpl, v.mode = n, record.ModeChatTemplate
+	v.tmpl, v.mode = n+v.img+v.aud, record.ModeChatTemplate
 	if fallback {
 		v.mode = record.ModeChatTemplateFallback
 	}

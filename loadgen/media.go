@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // Media is what a chat request carries besides its text: synthetic images and audio
@@ -325,6 +326,30 @@ func mediaTokens(parts []mediaPart) (images, audio int) {
 			audio += p.tokens
 		default:
 			images += p.tokens
+		}
+	}
+	return images, audio
+}
+
+// payloadMedia counts the image and audio tokens of a chat payload's parts as the
+// mock does (media.ImageURLTokens, media.InputAudioTokens); a part it cannot count
+// (a remote URL, bad data) counts 0.
+func payloadMedia(model string, tok *tokenizer.Tokenizer, msgs []openai.Message) (images, audio int) {
+	var rule *media.ImageRule
+	for _, m := range msgs {
+		for _, p := range m.Content.Parts {
+			switch {
+			case p.ImageURL != nil:
+				if rule == nil {
+					r := media.ImageRuleFor(model, tok.Name(), tok.Source())
+					rule = &r
+				}
+				n, _ := media.ImageURLTokens(p.ImageURL.URL, *rule)
+				images += n
+			case p.InputAudio != nil:
+				n, _ := media.InputAudioTokens(p.InputAudio.Format, p.InputAudio.Data, media.WhisperAudio)
+				audio += n
+			}
 		}
 	}
 	return images, audio

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/mockserver"
@@ -38,6 +39,9 @@ func TestMediaAgainstMock(t *testing.T) {
 				}, gpt2(t), nil)
 				if err != nil {
 					t.Fatal(err)
+				}
+				for i := 0; i < 500 && len(s.Records()) < before+6; i++ {
+					time.Sleep(2 * time.Millisecond) // a record is written just after its response
 				}
 				srv := map[string]int{}
 				for _, r := range s.Records()[before:] {
