@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfgate/perfgate/record"
 )
 
 // Kind says how a metric is measured and aggregated.
@@ -108,8 +110,15 @@ type Def struct {
 	Help string
 
 	// Value derives a [PerRequest] metric from one successful request in Unit, and
-	// whether the request has a value.
+	// whether the request has a value. Leave it nil for a raw metric (Record).
 	Value func(*Request) (float64, bool)
+	// Record makes a [PerRequest] metric a raw measurement: its value in Unit read
+	// from the client's record, and whether the record has one. Nothing else is needed:
+	// [Request.Reset] reads it, [Store] and the [Accumulator] keep it exactly (8 bytes a
+	// request, only in runs where some request has it), Value is set to return it, and
+	// derived metrics read it with [Request.Raw]. [RecordDuration] and [RecordCount]
+	// adapt a record field.
+	Record func(*record.Client) (float64, bool)
 	// Gaps derives a [PerChunk] metric's gaps from one successful request.
 	Gaps func(*Request) []time.Duration
 	// Total derives a [PerRun] metric in Unit, and whether the run reports it.
@@ -151,6 +160,22 @@ func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
 	return func(q *Request) (float64, bool) {
 		d, ok := f(q)
 		return MS(d), ok
+	}
+}
+
+// RecordDuration is a [Def.Record] for a duration the record holds, reported in ms.
+func RecordDuration(f func(*record.Client) (time.Duration, bool)) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		d, ok := f(r)
+		return MS(d), ok
+	}
+}
+
+// RecordCount is a [Def.Record] for a count the record holds.
+func RecordCount(f func(*record.Client) (int, bool)) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		n, ok := f(r)
+		return float64(n), ok
 	}
 }
 
@@ -287,13 +312,45 @@ var builtin = []Def{
 		Total: func(t *Totals) (float64, bool) { return float64(t.Reasoning), true }},
 }
 
-var current atomic.Pointer[[]Def]
+// catalogue is one state of the catalogue, with its raw metrics indexed.
+type catalogue struct {
+	defs  []Def
+	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
+	rawAt map[string]int // raw metric name → position in raw
+}
 
-func init() { current.Store(&builtin) }
+// newCatalogue indexes defs (its own copy), setting each raw metric's Value. A Def
+// that cannot be measured as written is a programming error: it panics.
+func newCatalogue(defs []Def) *catalogue {
+	c := &catalogue{defs: slices.Clone(defs), rawAt: map[string]int{}}
+	for k := range c.defs {
+		d := &c.defs[k]
+		switch {
+		case d.Record != nil && (d.Kind != PerRequest || d.Value != nil):
+			panic("metric: " + d.Name + ": Record is for a PerRequest metric without Value")
+		case d.Kind == PerRequest && d.Value == nil && d.Record == nil:
+			panic("metric: " + d.Name + ": a PerRequest metric needs Value or Record")
+		case d.Kind == PerChunk && d.Gaps == nil, d.Kind == PerRun && d.Total == nil:
+			panic("metric: " + d.Name + ": no derivation for its kind")
+		}
+		if d.Record == nil {
+			continue
+		}
+		name := d.Name
+		c.rawAt[name] = len(c.raw)
+		c.raw = append(c.raw, k)
+		d.Value = func(q *Request) (float64, bool) { return q.Raw(name) }
+	}
+	return c
+}
+
+var current atomic.Pointer[catalogue]
+
+func init() { current.Store(newCatalogue(builtin)) }
 
 // Catalogue returns every metric perfgate reports, in report order. The slice is
 // shared: do not modify it.
-func Catalogue() []Def { return *current.Load() }
+func Catalogue() []Def { return current.Load().defs }
 
 // Lookup returns the metric named name (its [Def.Name]).
 func Lookup(name string) (Def, bool) {
@@ -322,7 +379,6 @@ func LookupRule(name string) (Def, bool) {
 // of their own; it is not safe while a run or a report is being made.
 func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
-	next := append(slices.Clip(*old), defs...)
-	current.Store(&next)
+	current.Store(newCatalogue(append(slices.Clip(old.defs), defs...)))
 	return func() { current.Store(old) }
 }
