@@ -8,7 +8,7 @@ package loadgen
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"strconv"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -47,7 +47,12 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		fallthrough
 	case inputTemplate:
 		if len(tc.history) == 0 {
-			key = fmt.Appendf(key, "p%t%d:%s%s%s", addGen, len(tc.system), tc.system, t.Prompt, placeholders(tc.media))
+			// "p<addGen><len(system)>:<system><prompt><media placeholders>", built without fmt.
+			key = strconv.AppendInt(strconv.AppendBool(append(key, 'p'), addGen), int64(len(tc.system)), 10)
+			key = append(append(append(key, ':'), tc.system...), t.Prompt...)
+			if len(tc.media) > 0 {
+				key = append(key, placeholders(tc.media)...)
+			}
 		}
 	default:
 		return
