@@ -306,6 +306,9 @@ type Workload struct {
 	// BlockTokens is the token count of one mooncake hash block; zero = 512.
 	BlockTokens int `json:"block_tokens,omitempty"`
 
+	// Media are the images and audio clips chat requests carry (media.go).
+	Media
+
 	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
 	Seed uint64 `json:"seed,omitempty"`
 }
@@ -475,6 +478,7 @@ func (c *Config) Validate() error {
 	c.checkTarget(&p)
 	c.checkModels(&p)
 	c.checkInput(&p)
+	c.checkMedia(&p)
 	c.checkLoad(&p)
 	c.checkStop(&p)
 	c.checkLimits(&p)

@@ -128,6 +128,12 @@ type Client struct {
 	// ReasoningTokens is the part of OSL that was reasoning text (delta.reasoning_content,
 	// or an Anthropic thinking block), counted by the client tokenizer.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// ImageTokens and AudioTokens are the prompt tokens of the request's image and audio
+	// parts under the served model's media rule (internal/media, the mock's rule too).
+	// They are not in ISL (the text contents) and are in ISLTemplate, as a server's
+	// prompt_tokens includes them. 0 when the request has none.
+	ImageTokens int `json:"image_tokens,omitempty"`
+	AudioTokens int `json:"audio_tokens,omitempty"`
 	// UsagePromptTokens and UsageCompletionTokens are the server's "usage" numbers,
 	// -1 if the server sent none.
 	UsagePromptTokens     int `json:"usage_prompt_tokens"`
@@ -330,6 +336,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	if c.ReasoningTokens != 0 {
 		b = append(b, `,"reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.ReasoningTokens), 10)
+	}
+	if c.ImageTokens != 0 {
+		b = append(b, `,"image_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.ImageTokens), 10)
+	}
+	if c.AudioTokens != 0 {
+		b = append(b, `,"audio_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.AudioTokens), 10)
 	}
 	b = append(b, `,"usage_prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(c.UsagePromptTokens), 10)
