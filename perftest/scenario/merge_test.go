@@ -261,7 +261,9 @@ func TestMergeValidity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	edit(dirs[1], func(d *validityDoc) { d.Self.SendLag = loadgen.LagStats{N: 30, P50: time.Millisecond, P99: 4 * time.Second, Max: 5 * time.Second} })
+	edit(dirs[1], func(d *validityDoc) {
+		d.Self.SendLag = loadgen.LagStats{N: 30, P50: time.Millisecond, P99: 4 * time.Second, Max: 5 * time.Second}
+	})
 	edit(dirs[0], func(d *validityDoc) {
 		d.Verdicts = append(d.Verdicts, validityRecord{Check: CheckWarmCache, Status: "invalid", Value: 0.3,
 			Summary: "warm cache: prefix-cache hit rate 30.0% >= 1% on a workload with no designed reuse"})
