@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -109,6 +110,50 @@ func BenchmarkNonStreaming(b *testing.B) {
 	b.ReportMetric(p.RequestsPerSec(), "req/s")
 	b.ReportMetric(r.RequestsPerSec(), "recorded-req/s")
 	b.ReportMetric(r.RequestsPerSec()/p.RequestsPerSec(), "recording-ratio")
+}
+
+// nonStreamBody is the non-streaming request of the wrk comparison: a short chat, 16
+// output tokens.
+var nonStreamBody = []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Short question?"}],"max_tokens":16,"ignore_eos":true}`)
+
+// BenchmarkNonStreamingWrk compares the mock's non-streaming requests/s (zero latency,
+// recording to a file, real gpt2 tokenization of input and output) with a trivial
+// fasthttp server that answers every request with a fixed completion (RefCompletion),
+// both in this process, wrk -c64 as the client (its own process), in interleaved
+// rounds (the reported rates are the medians of the rounds'; ratio is the median of
+// the rounds' ratios). The target is a ratio of at least 0.5 (issue 23).
+func BenchmarkNonStreamingWrk(b *testing.B) {
+	refURL, stop, err := StartTrivial()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	m := startMock(b, mockserver.Config{Fast: true, DiscardRecords: true, RecordFile: filepath.Join(b.TempDir(), "rec.jsonl")})
+	const rounds = 3
+	var ref, mock, ratio []float64
+	for b.Loop() {
+		ref, mock, ratio = nil, nil, nil
+		for range rounds {
+			r, err := Wrk(refURL+"/v1/chat/completions", nonStreamBody, 64, seconds())
+			if err != nil {
+				b.Fatal(err)
+			}
+			x, err := Wrk(m.URL()+"/v1/chat/completions", nonStreamBody, 64, seconds())
+			if err != nil {
+				b.Fatal(err)
+			}
+			ref, mock, ratio = append(ref, r), append(mock, x), append(ratio, x/r)
+		}
+	}
+	b.ReportMetric(median(ref), "trivial-req/s")
+	b.ReportMetric(median(mock), "mock-req/s")
+	b.ReportMetric(median(ratio), "ratio")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // BenchmarkRecordingCost compares streamed tokens/s at 100 streams with and without
