@@ -130,24 +130,32 @@ func BenchmarkNonStreamingWrk(b *testing.B) {
 	defer stop()
 	m := startMock(b, mockserver.Config{Fast: true, DiscardRecords: true, RecordFile: filepath.Join(b.TempDir(), "rec.jsonl")})
 	const rounds = 3
-	var ref, mock, ratio []float64
+	var ref, mock, ratio, refCPU, mockCPU []float64
+	// run drives url with wrk and returns its rate and this process's CPU per request
+	// meanwhile (the server's: wrk is another process), in µs.
+	run := func(url string) (float64, float64) {
+		c0, t0 := CPUTime(), time.Now()
+		rate, err := Wrk(url+"/v1/chat/completions", nonStreamBody, 64, seconds())
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu, n := CPUTime()-c0, rate*time.Since(t0).Seconds()
+		return rate, float64(cpu.Microseconds()) / max(n, 1)
+	}
 	for b.Loop() {
-		ref, mock, ratio = nil, nil, nil
+		ref, mock, ratio, refCPU, mockCPU = nil, nil, nil, nil, nil
 		for range rounds {
-			r, err := Wrk(refURL+"/v1/chat/completions", nonStreamBody, 64, seconds())
-			if err != nil {
-				b.Fatal(err)
-			}
-			x, err := Wrk(m.URL()+"/v1/chat/completions", nonStreamBody, 64, seconds())
-			if err != nil {
-				b.Fatal(err)
-			}
+			r, rc := run(refURL)
+			x, xc := run(m.URL())
 			ref, mock, ratio = append(ref, r), append(mock, x), append(ratio, x/r)
+			refCPU, mockCPU = append(refCPU, rc), append(mockCPU, xc)
 		}
 	}
 	b.ReportMetric(median(ref), "trivial-req/s")
 	b.ReportMetric(median(mock), "mock-req/s")
 	b.ReportMetric(median(ratio), "ratio")
+	b.ReportMetric(median(refCPU), "trivial-cpu-µs/req")
+	b.ReportMetric(median(mockCPU), "mock-cpu-µs/req")
 }
 
 func median(xs []float64) float64 {
