@@ -44,7 +44,8 @@ type streamOptions struct {
 // bodyBuilder renders request bodies for one run.
 type bodyBuilder struct {
 	cfg   *Config
-	extra []byte // marshalled ExtraBody, "{...}" or nil
+	extra []byte       // marshalled ExtraBody, "{...}" or nil
+	media *mediaDrawer // nil without media
 }
 
 func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
@@ -63,6 +64,7 @@ func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
 type turnCtx struct {
 	history []message // previous user/assistant messages
 	system  string
+	media   []mediaPart // this turn's images and clips (chat), drawn by mediaDrawer
 }
 
 // build renders t for the API kind a: a payload as it is, otherwise the kind's
@@ -113,7 +115,11 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	for _, m := range tc.history {
 		size += 32 + len(m.Content)
 	}
-	return spliceExtra(appendWireBody(make([]byte, 0, size), &w), b.extra), ""
+	out := appendWireBody(make([]byte, 0, size), &w)
+	if len(tc.media) > 0 && b.media != nil {
+		out = spliceMedia(out, b.media, t.Prompt, tc.media)
+	}
+	return spliceExtra(out, b.extra), ""
 }
 
 // model is the model t asks for: the turn's, the run's, or DefaultModel.

@@ -172,6 +172,11 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
 		return nil, err
 	}
+	if r.cfg.Media.On() {
+		if r.bodies.media, err = newMediaDrawer(&r.cfg, tok.Name(), tok.Source()); err != nil {
+			return nil, err
+		}
+	}
 	d := &dialer{timeout: cfg.ConnectTimeout}
 	if d.timeout == 0 {
 		d.timeout = DefaultConnectTime
@@ -454,6 +459,10 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	*c = call{
 		target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
+	q.tc.media = nil
+	if r.bodies.media != nil && q.t.Body == nil && q.api.media() {
+		q.tc.media = r.bodies.media.draw(q.idx)
+	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
 	rctx, stop := r.maybeCancel(ctx)
 	defer stop()
@@ -470,6 +479,12 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
+	if q.tc.media != nil {
+		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)
+		if rec.ISLTemplate > 0 {
+			rec.ISLTemplate += rec.ImageTokens + rec.AudioTokens // a server's prompt_tokens counts them
+		}
+	}
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request
