@@ -35,6 +35,7 @@ type Server struct {
 	gen      *generator
 	lat      *latencyModel
 	modelSet *modelSet // the served model names
+	lengths  lengths   // how long each generation is
 	logw     io.Writer
 
 	fs     *fasthttp.Server
@@ -90,7 +91,7 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), modelSet: newModelSet(&cfg), logw: o.logw,
+	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), modelSet: newModelSet(&cfg), lengths: newLengths(&cfg), logw: o.logw,
 		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
 	s.in = inputs{cfg: &s.cfg, tok: tok, memo: newEncodeMemo()}
 	s.met = newMetrics(s.modelSet.first(), s.inflight.Load, s.streams.Load)
