@@ -81,6 +81,9 @@ type Client struct {
 	// arrived: AIPerf's first output token, after any reasoning. 0 = none (or a
 	// recording made before the field existed; see [Client.FirstOutputToken]).
 	FirstOutput time.Duration `json:"first_output,omitempty"`
+	// FirstToolCall is when the first chunk carrying a tool call (its function's name
+	// or a fragment of its arguments) arrived; 0 = the answer called no tool.
+	FirstToolCall time.Duration `json:"first_tool_call,omitempty"`
 	// Done is when the response ended (last byte, error or cancellation).
 	Done time.Duration `json:"done"`
 	// Chunks are the received SSE events in order (one for a non-streaming body).
@@ -127,6 +130,11 @@ type Client struct {
 	// ReasoningTokens is the part of OSL that was reasoning text (delta.reasoning_content,
 	// or an Anthropic thinking block), counted by the client tokenizer.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// ToolCalls is the number of tool calls in the answer (message.tool_calls, or the
+	// calls a stream's tool_calls deltas started); ToolCallTokens the part of OSL that
+	// was their arguments' text, counted by the client tokenizer.
+	ToolCalls      int `json:"tool_calls,omitempty"`
+	ToolCallTokens int `json:"tool_call_tokens,omitempty"`
 	// UsagePromptTokens and UsageCompletionTokens are the server's "usage" numbers,
 	// -1 if the server sent none.
 	UsagePromptTokens     int `json:"usage_prompt_tokens"`
@@ -263,6 +271,10 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"first_output":`...)
 		b = strconv.AppendInt(b, int64(c.FirstOutput), 10)
 	}
+	if c.FirstToolCall != 0 {
+		b = append(b, `,"first_tool_call":`...)
+		b = strconv.AppendInt(b, int64(c.FirstToolCall), 10)
+	}
 	b = append(b, `,"done":`...)
 	b = strconv.AppendInt(b, int64(c.Done), 10)
 	if len(c.Chunks) > 0 {
@@ -324,6 +336,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	if c.ReasoningTokens != 0 {
 		b = append(b, `,"reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.ReasoningTokens), 10)
+	}
+	if c.ToolCalls != 0 {
+		b = append(b, `,"tool_calls":`...)
+		b = strconv.AppendInt(b, int64(c.ToolCalls), 10)
+	}
+	if c.ToolCallTokens != 0 {
+		b = append(b, `,"tool_call_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.ToolCallTokens), 10)
 	}
 	b = append(b, `,"usage_prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(c.UsagePromptTokens), 10)
