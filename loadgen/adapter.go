@@ -145,7 +145,8 @@ func (openaiAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.Strea
 		return false, false, err
 	}
 	res.add(ch.Text, ch.Reasoning)
-	return len(ch.Text) > 0, ch.Choices > 0, nil
+	tools := res.addTools(ch.Tools)
+	return len(ch.Text) > 0 || tools, ch.Choices > 0, nil
 }
 
 func (openaiAPI) parseEvent(p *openai.ChunkParser, _, data []byte, ch *openai.StreamChunk) error {
@@ -193,5 +194,15 @@ func chatMessages(msgs []message, t *dataset.Turn, tc *turnCtx) []message {
 		msgs = append(msgs, message{Role: "system", Content: tc.system})
 	}
 	msgs = append(msgs, tc.history...)
+	if len(tc.toolReply) > 0 { // the prompt is the result of the calls just made
+		for i, id := range tc.toolReply {
+			m := message{Role: "tool", ToolCallID: id}
+			if i == 0 {
+				m.Content = t.Prompt
+			}
+			msgs = append(msgs, m)
+		}
+		return msgs
+	}
 	return append(msgs, message{Role: "user", Content: t.Prompt})
 }

@@ -1,6 +1,9 @@
 package openai
 
-import "strconv"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Tool calls (function calling) in chat completions: the answer's
 // message.tool_calls, and in a stream the deltas OpenAI sends for them — the first
@@ -12,6 +15,20 @@ type ToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
 	Function FunctionCall `json:"function"`
+}
+
+// Tool is one entry of a request's "tools": a function the model may call.
+type Tool struct {
+	Type     string      `json:"type"`
+	Function FunctionDef `json:"function"`
+}
+
+// FunctionDef is a tool's function: its name, what it does and its parameters' JSON
+// schema.
+type FunctionDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
 // FunctionCall is a tool call's function: its name and its arguments as JSON text.
