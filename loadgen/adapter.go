@@ -204,5 +204,8 @@ func chatMessages(msgs []message, t *dataset.Turn, tc *turnCtx) []message {
 		}
 		return msgs
 	}
+	if len(tc.media) > 0 {
+		return append(msgs, message{Role: "user", Content: mediaSentinel}) // spliceMedia's list replaces it
+	}
 	return append(msgs, message{Role: "user", Content: t.Prompt})
 }

@@ -51,8 +51,9 @@ type streamOptions struct {
 // bodyBuilder renders request bodies for one run.
 type bodyBuilder struct {
 	cfg   *Config
-	extra []byte   // marshalled ExtraBody, "{...}" or nil
-	tools *toolSet // the chat requests' tools; nil = none
+	extra []byte       // marshalled ExtraBody, "{...}" or nil
+	tools *toolSet     // the chat requests' tools; nil = none
+	media *mediaDrawer // nil without media
 }
 
 func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
@@ -77,6 +78,7 @@ type turnCtx struct {
 	// of the calls whose results the turn's prompt answers (Workload.ToolResults).
 	toolChoice any
 	toolReply  []string
+	media      []mediaPart // this turn's images and clips (chat), drawn by mediaDrawer
 }
 
 // build renders t for the API kind a: a payload as it is, otherwise the kind's
@@ -126,7 +128,14 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	if t.IgnoreEOS != nil {
 		w.IgnoreEOS = t.IgnoreEOS
 	}
-	out, _ := json.Marshal(&w) // cannot fail: only strings, ints, bools and slices of them
+	size := 160 + len(t.Prompt) + len(tc.system) + len(b.extra)
+	for _, m := range tc.history {
+		size += 32 + len(m.Content)
+	}
+	out := appendWireBody(make([]byte, 0, size), &w)
+	if len(tc.media) > 0 && b.media != nil {
+		out = spliceMedia(out, b.media, t.Prompt, tc.media)
+	}
 	return spliceExtra(out, b.extra), ""
 }
 
@@ -143,12 +152,10 @@ func (b *bodyBuilder) model(t *dataset.Turn) string {
 
 // spliceExtra appends the fields of the JSON object extra to the JSON object body;
 // later keys win in every common JSON parser, so extra fields override generated ones.
+// It appends in place: body is not used after.
 func spliceExtra(body, extra []byte) []byte {
 	if len(extra) <= 2 {
 		return body
 	}
-	out := make([]byte, 0, len(body)+len(extra))
-	out = append(out, body[:len(body)-1]...)
-	out = append(out, ',')
-	return append(out, extra[1:]...)
+	return append(append(body[:len(body)-1], ','), extra[1:]...)
 }

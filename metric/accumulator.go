@@ -74,13 +74,17 @@ func (a *Accumulator) Add(r *record.Client) {
 	if !r.ISLExact && r.RequestedISL > 0 {
 		a.inexact++
 	}
+	q := &a.scratch
 	if !r.OK() {
 		a.errs++
 		a.errors[r.ErrorKind]++
+		if !a.approx {
+			q.Reset(r, a.opt)
+			a.store.Add(q)
+		}
 		return
 	}
 	a.ok++
-	q := &a.scratch
 	q.Reset(r, a.opt)
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
@@ -126,9 +130,18 @@ func (a *Accumulator) Requests(f func(*Request)) {
 	var q Request // one value for the whole walk: f gets a pointer, so a per-request one would escape
 	for i := range a.store.Len() {
 		a.store.Get(i, &q)
-		f(&q)
+		if q.OK {
+			f(&q)
+		}
 	}
 }
+
+// Values returns the values of every non-warmup request added, failed ones too (OK
+// false), in the order added: the store the accumulator derives its per-request
+// metrics from, for a caller that needs the requests one by one after the run without
+// keeping a second copy. It is empty for an [Accumulator.Approximate] accumulator. It
+// grows with further Adds.
+func (a *Accumulator) Values() *Store { return &a.store }
 
 // Metrics returns the summary of what was added so far. It does not change the
 // accumulator, which can keep accumulating.

@@ -26,6 +26,7 @@ const (
 	fTTFTVLLM
 	fTTFO
 	fTTFOMicro
+	fFailed // the request failed: OK false
 )
 
 // packTTFO returns TTFO − TTFT as stored in a compact value, and whether it is in µs.
@@ -36,11 +37,11 @@ func packTTFO(d time.Duration) (int32, bool) {
 	return clamp32(int(d / time.Microsecond)), true
 }
 
-// request sets q's built-in values from c, OK true, leaving q's raw values alone.
+// request sets q's built-in values from c, leaving q's raw values alone.
 func (c *compact) request(q *Request) {
 	cat, raw := q.cat, q.raw
 	*q = Request{
-		OK: true, Latency: time.Duration(c.latency), Queue: time.Duration(c.queue),
+		OK: c.flags&fFailed == 0, Latency: time.Duration(c.latency), Queue: time.Duration(c.queue),
 		TTFT: time.Duration(c.ttft), HasTTFT: c.flags&fTTFT != 0,
 		TTST: time.Duration(c.ttst), HasTTST: c.flags&fTTST != 0,
 		TTFTVLLM: time.Duration(c.ttftVLLM), HasTTFTVLLM: c.flags&fTTFTVLLM != 0,
@@ -75,6 +76,9 @@ func pack(q *Request) compact {
 	}
 	if q.HasTTFT {
 		c.flags |= fTTFT
+	}
+	if !q.OK {
+		c.flags |= fFailed
 	}
 	if q.HasTTST {
 		c.flags |= fTTST
@@ -151,7 +155,7 @@ func (s *Store) grow(col [][]float64, b int) [][]float64 {
 // Len returns the number of requests added.
 func (s *Store) Len() int { return s.n }
 
-// Get sets q to the i-th request's values (OK true), reusing q's raw storage.
+// Get sets q to the i-th request's values, reusing q's raw storage.
 func (s *Store) Get(i int, q *Request) {
 	b, k := i/blockLen, i%blockLen
 	s.blocks[b][k].request(q)
@@ -183,6 +187,6 @@ func (q *Request) Kept() Request {
 	c := pack(q)
 	var v Request
 	c.request(&v)
-	v.OK, v.cat, v.raw = q.OK, q.cat, slices.Clone(q.raw)
+	v.cat, v.raw = q.cat, slices.Clone(q.raw)
 	return v
 }

@@ -91,8 +91,18 @@ func TestAccumulatorRawMetric(t *testing.T) {
 		{Status: 200, Sent: 0, Done: 10 * time.Millisecond},
 		{Status: 500, Sent: 0, FirstByte: 9 * time.Millisecond, Done: 10 * time.Millisecond, ErrorKind: "http"},
 	}
-	m := Compute(recs, Options{}, nil)
-	want := Summarize([]float64{3, 1}, UnitMS)
+	a := NewAccumulator(Options{})
+	for i := range recs {
+		a.Add(&recs[i])
+	}
+	m := a.Metrics()
+	var q Request
+	if v := a.Values(); v.Len() != 4 {
+		t.Errorf("Values has %d requests, want all 4 (the failed one too)", v.Len())
+	} else if v.Get(3, &q); q.OK || q.Latency != 10*time.Millisecond {
+		t.Errorf("the failed request's values = %+v, want OK false and its latency", q)
+	}
+	want := Summarize([]float64{3, 1}, UnitMS) // not the failed request's 9
 	if got := m.Stats[rawFirstByte.Name]; got != want {
 		t.Errorf("test_first_byte = %+v, want %+v", got, want)
 	}

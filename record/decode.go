@@ -275,6 +275,12 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "tool_call_tokens":
 			n, ok = p.int()
 			c.ToolCallTokens = int(n)
+		case "image_tokens":
+			n, ok = p.int()
+			c.ImageTokens = int(n)
+		case "audio_tokens":
+			n, ok = p.int()
+			c.AudioTokens = int(n)
 		case "usage_prompt_tokens":
 			n, ok = p.int()
 			c.UsagePromptTokens = int(n)

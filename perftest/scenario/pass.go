@@ -19,15 +19,15 @@ import (
 
 // summary is what one streaming pass over a run's recordings keeps: the exact metrics
 // and everything the verdicts, the run context and the length checks need, in 84
-// bytes a measured request (its values in a metric.Store, 64 bytes plus 8 per raw
-// metric the run has, and compactReq's 20; error texts and ids other than the load
+// bytes a measured request (its values in the accumulator's metric.Store, 64 bytes
+// plus 8 per raw metric the run has, and compactReq's 20; error texts and ids other than the load
 // generator's "req-<index>" on the side) and 24 bytes a server record. The records themselves
 // stay on disk ([Outcome.Records] reads them back).
 type summary struct {
 	metrics  record.Metrics
 	opt      metric.Options
 	reqs     []compactReq     // measured (non-warmup) requests, in recording order
-	vals     metric.Store     // their metric values, in the same order
+	vals     *metric.Store    // their metric values, in the same order: the accumulator's
 	ids      map[int32]string // position in reqs → request id, when not "req-<index>"
 	errs     map[int32]string // position in reqs → "kind: text" of a failed request
 	requests int              // measured requests
@@ -58,7 +58,7 @@ type compactReq struct {
 const (
 	rFailed          = 1 << iota
 	rOverhead        // overhead known (ISLTemplate counted)
-	rOverheadUnknown // a chat request without it
+	rOverheadUnknown // templated, but the client could not render it (record.ISLTemplateUnknown)
 	rCustomID        // id in summary.ids
 )
 
@@ -84,22 +84,21 @@ func newSummary(opt metric.Options, slo metric.SLO) (*summary, *metric.Accumulat
 	if !slo.IsZero() {
 		a.SetSLO(slo)
 	}
-	return &summary{opt: opt, ids: map[int32]string{}, errs: map[int32]string{}, warm: map[string]bool{}}, a
+	return &summary{opt: opt, vals: a.Values(), ids: map[int32]string{}, errs: map[int32]string{}, warm: map[string]bool{}}, a
 }
 
-// addClient accounts for one client record (called in recording order).
+// addClient accounts for one client record (called in recording order); q is scratch.
 func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.Request) {
-	a.Add(c)
+	a.Add(c) // a measured request's values go to s.vals, at position len(s.reqs)
 	if c.Warmup {
 		s.nWarm++
 		s.warm[c.RequestID] = c.OK()
 		return
 	}
-	q.Reset(c, s.opt)
 	s.requests++
 	pos := int32(len(s.reqs))
+	s.vals.Get(int(pos), q)
 	cr := check.NewRequest(c, q)
-	s.vals.Add(q)
 	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
 		index: clamp(c.Index), turn: clamp(cr.Turn)}
 	if cr.ID != "req-"+strconv.Itoa(c.Index) {
