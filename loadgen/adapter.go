@@ -31,6 +31,9 @@ type adapter interface {
 	docs() bool
 	// media reports whether the kind's messages carry images and audio (Config.Media).
 	media() bool
+	// tools reports whether the kind's requests carry tools and tool_choice, and its
+	// answers tool calls (Workload.Tools; docs/tools.md).
+	tools() bool
 	// body renders t's request body and its Content-Type ("" = application/json).
 	// A kind whose body is one JSON object implements it with [bodyBuilder.json].
 	body(b *bodyBuilder, t *dataset.Turn, tc *turnCtx, stream bool) (body []byte, contentType string)
@@ -131,6 +134,7 @@ type openaiAPI struct{}
 func (openaiAPI) generates() bool                               { return false }
 func (openaiAPI) docs() bool                                    { return false }
 func (openaiAPI) media() bool                                   { return false }
+func (openaiAPI) tools() bool                                   { return false }
 func (openaiAPI) input(*dataset.Turn, *turnCtx) inputCount      { return inputPrompt }
 func (openaiAPI) endsWithDone() bool                            { return true }
 func (openaiAPI) streamUsage() bool                             { return false }

@@ -459,7 +459,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	}
 	q.tc.toolChoice = nil
 	if ts := r.bodies.tools; ts != nil && q.t.Body == nil {
-		if _, chat := q.api.(chatAPI); chat {
+		if q.api.tools() {
 			q.tc.toolChoice = ts.choice(q.idx)
 		}
 	}

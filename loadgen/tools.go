@@ -95,7 +95,7 @@ func (c *Config) checkTools(p *problems) {
 	if c.ToolResults && !hasTools {
 		p.add("tool_results needs tools or tools_file")
 	}
-	if hasTools && c.endpoint() != EndpointChat {
+	if a := adapterOf(c.endpoint()); hasTools && a != nil && !a.tools() {
 		p.add("tools are sent with chat requests only; endpoint_type is %s", c.endpoint())
 	}
 }
