@@ -24,13 +24,13 @@ func (chatKind) appendContent(buf []byte, h openai.ChunkHeader, text string, inc
 }
 
 func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
-	h := rp.h
-	msg := openai.ResponseMessage{Role: "assistant", Content: text, ReasoningContent: thinking}
-	if rp.j.tool != "" {
-		msg.Content = ""
-		msg.ToolCalls = []openai.ToolCall{{ID: toolCallID(rp.requestID), Type: "function",
-			Function: openai.FunctionCall{Name: rp.j.tool, Arguments: toolArgs([]byte(text))}}}
+	if rp.j.tool == "" {
+		return openai.AppendChatCompletion(make([]byte, 0, 256+len(text)+len(thinking)), rp.h, thinking, text, rp.g.finish, u)
 	}
+	// A tool call (rare): encoding/json.
+	h := rp.h
+	msg := openai.ResponseMessage{Role: "assistant", ReasoningContent: thinking, ToolCalls: []openai.ToolCall{{ID: toolCallID(rp.requestID), Type: "function",
+		Function: openai.FunctionCall{Name: rp.j.tool, Arguments: toolArgs([]byte(text))}}}}
 	body, _ := json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
 		Choices: []openai.ChatChoice{{Message: msg, FinishReason: rp.g.finish,
 			Logprobs: json.RawMessage("null")}}, Usage: &u})
@@ -110,7 +110,7 @@ func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []by
 
 func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.ChatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := openai.DecodeChatRequest(body, &req); err != nil {
 		return decodeErr(err)
 	}
 	j.model, j.stream, j.seed = req.Model, req.Stream, req.Seed
