@@ -144,8 +144,8 @@ func eachLine(path string, fn func(string) error) error {
 // row is one line of the table.
 type row struct {
 	what, ours, peer, ratio, target string
-	met                                 *bool // nil: no target
-	short                               bool  // also in the README's table
+	met                             *bool // nil: no target
+	short                           bool  // also in the README's table
 }
 
 func (r row) verdict() string {
