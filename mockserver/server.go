@@ -405,7 +405,7 @@ func (s *Server) begin(ctx *fasthttp.RequestCtx) *call {
 	}
 	return &call{recv: now, rec: record.Server{
 		TS: float64(now.UnixNano()) / 1e9, RecvNS: now.UnixNano(), Seq: seq,
-		RequestID: id, Endpoint: string(ctx.Path()),
+		RequestID: id, Endpoint: pathString(ctx.Path()),
 		TokenizationMode: record.ModeNone,
 	}}
 }
@@ -536,7 +536,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, &apiError{status: 503, typ: openai.ErrOverloaded, msg: "server shutting down"})
 		return
 	}
-	path := string(ctx.Path())
+	path := pathString(ctx.Path())
 	switch path {
 	case "/health", "/healthz", "/v1/health":
 		s.handleHealth(ctx)
