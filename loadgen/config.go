@@ -1,12 +1,15 @@
 package loadgen
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -240,6 +243,31 @@ type Target struct {
 	// On Linux the source port is picked at connect time (IP_BIND_ADDRESS_NO_PORT), so
 	// each address gives a full ephemeral range per destination.
 	SourceAddrs []string `json:"source_addrs,omitempty"`
+	// TLSCA is a PEM file of the certificate authorities an https server's
+	// certificate must chain to, in place of the system's roots (a private or test
+	// CA). Empty: the system's roots.
+	TLSCA string `json:"tls_ca,omitempty"`
+	// InsecureSkipVerify accepts whatever certificate an https server presents
+	// (no chain or name check): for a throwaway test server only. Off by default.
+	InsecureSkipVerify bool `json:"insecure_skip_verify,omitempty"`
+}
+
+// tlsConfig returns the https connections' settings: TLS 1.2 or later, verified
+// against TLSCA's authorities (or the system's), with a session cache so a new
+// connection to a server resumes an earlier session as HTTP clients do.
+func (t *Target) tlsConfig() (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify, ClientSessionCache: tls.NewLRUClientSessionCache(0)}
+	if t.TLSCA != "" {
+		pem, err := os.ReadFile(t.TLSCA)
+		if err != nil {
+			return nil, fmt.Errorf("tls_ca: %w", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls_ca %s: no PEM certificate in it", t.TLSCA)
+		}
+	}
+	return cfg, nil
 }
 
 // Workload is what is sent: lengths, prompts, conversations, an input file, extra
@@ -625,6 +653,11 @@ func (c *Config) checkClient(p *problems) {
 	for _, a := range c.SourceAddrs {
 		if net.ParseIP(a) == nil {
 			p.add("source_addrs: %q is not an IP", a)
+		}
+	}
+	if c.TLSCA != "" {
+		if _, err := c.tlsConfig(); err != nil {
+			p.add("%v", err)
 		}
 	}
 }

@@ -171,6 +171,9 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if d.timeout == 0 {
 		d.timeout = DefaultConnectTime
 	}
+	if d.tls, err = cfg.tlsConfig(); err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
+	}
 	for _, a := range cfg.SourceAddrs {
 		d.local = append(d.local, &net.TCPAddr{IP: net.ParseIP(a)})
 	}

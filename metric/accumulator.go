@@ -8,14 +8,17 @@ import (
 	"github.com/perfgate/perfgate/record"
 )
 
-// compact is one successful request's values in 64 bytes: what every per-request
+// compact is one successful request's values in 88 bytes: what every per-request
 // metric is derived from ([Request] without the gaps). All are exact but TTFO, kept as
-// its distance from TTFT: in ns up to ±2.1 s, in µs beyond (fTTFOMicro).
+// its distance from TTFT: in ns up to ±2.1 s, in µs beyond (fTTFOMicro), and the HTTP
+// phases (dur32: ns up to 2.1 s, µs beyond). Receiving is Latency − Sending − Waiting.
 type compact struct {
 	latency, ttft, ttst, ttftVLLM, queue int64 // ns
 	isl, osl, usage, reasoning           int32 // usage -1 = none
 	ttfo                                 int32 // TTFO − TTFT, ns (µs with fTTFOMicro)
-	flags                                uint8
+	// HTTP phases (fPhases), dur32-encoded.
+	blocked, dns, connecting, tlsHS, sending, waiting int32
+	flags                                             uint8
 }
 
 const compactSize = int(unsafe.Sizeof(compact{}))
@@ -26,7 +29,29 @@ const (
 	fTTFTVLLM
 	fTTFO
 	fTTFOMicro
+	fPhases // the HTTP phases were recorded
+	fReused // the connection was reused
 )
+
+// dur32 packs a non-negative duration into an int32: ns up to 2.1 s (>= 0), else
+// -µs (up to 35 minutes, clamped beyond).
+func dur32(d time.Duration) int32 {
+	if d < 0 {
+		return 0
+	}
+	if d <= math.MaxInt32 {
+		return int32(d)
+	}
+	return -clamp32(int(d / time.Microsecond))
+}
+
+// unDur32 reverses dur32.
+func unDur32(v int32) time.Duration {
+	if v < 0 {
+		return time.Duration(-int64(v)) * time.Microsecond
+	}
+	return time.Duration(v)
+}
 
 // packTTFO returns TTFO − TTFT as stored in a compact value, and whether it is in µs.
 func packTTFO(d time.Duration) (int32, bool) {
@@ -37,7 +62,7 @@ func packTTFO(d time.Duration) (int32, bool) {
 }
 
 func (c *compact) request() Request {
-	return Request{
+	q := Request{
 		OK: true, Latency: time.Duration(c.latency), Queue: time.Duration(c.queue),
 		TTFT: time.Duration(c.ttft), HasTTFT: c.flags&fTTFT != 0,
 		TTST: time.Duration(c.ttst), HasTTST: c.flags&fTTST != 0,
@@ -45,6 +70,15 @@ func (c *compact) request() Request {
 		TTFO: c.ttfoValue(), HasTTFO: c.flags&fTTFO != 0,
 		ISL: int(c.isl), OSL: int(c.osl), UsageOSL: int(c.usage), Reasoning: int(c.reasoning),
 	}
+	if c.flags&fPhases != 0 {
+		q.HasPhases = true
+		q.Phases = record.Phases{
+			Blocked: unDur32(c.blocked), DNSLookup: unDur32(c.dns), Connecting: unDur32(c.connecting), TLSHandshaking: unDur32(c.tlsHS),
+			Sending: unDur32(c.sending), Waiting: unDur32(c.waiting), Reused: c.flags&fReused != 0,
+		}
+		q.Phases.Receiving = max(q.Latency-q.Phases.Sending-q.Phases.Waiting, 0)
+	}
+	return q
 }
 
 func (c *compact) ttfoValue() time.Duration {
@@ -70,6 +104,15 @@ func pack(q *Request) compact {
 			c.flags |= fTTFOMicro
 		}
 	}
+	if q.HasPhases {
+		p := &q.Phases
+		c.blocked, c.dns, c.connecting, c.tlsHS = dur32(p.Blocked), dur32(p.DNSLookup), dur32(p.Connecting), dur32(p.TLSHandshaking)
+		c.sending, c.waiting = dur32(p.Sending), dur32(p.Waiting)
+		c.flags |= fPhases
+		if p.Reused {
+			c.flags |= fReused
+		}
+	}
 	if q.HasTTFT {
 		c.flags |= fTTFT
 	}
@@ -82,9 +125,9 @@ func pack(q *Request) compact {
 	return c
 }
 
-// Packed is one request's values in 64 bytes, as the [Accumulator] keeps them: every
-// field of [Request] but Warmup, Stream, Sent, Done and the gaps, exact but TTFO (to the
-// µs past 2.1 s). It is for callers that keep many requests' values in memory.
+// Packed is one request's values in 88 bytes, as the [Accumulator] keeps them: every
+// field of [Request] but Warmup, Stream, Sent, Done and the gaps, exact but TTFO and the
+// HTTP phases (to the µs past 2.1 s). It is for callers that keep many requests' values in memory.
 type Packed struct{ c compact }
 
 // Pack returns q's values packed.
@@ -99,7 +142,7 @@ func clamp32(n int) int32 { return int32(min(max(n, math.MinInt32), math.MaxInt3
 const blockLen = 4096 // compact values per block: 256 KiB
 
 // Accumulator computes a run's [record.Metrics] from its records as they arrive,
-// without keeping them. Per-request values are kept exact (TTFO to the µs past 2 s), 64 bytes a request (KS and
+// without keeping them. Per-request values are kept exact (TTFO and the HTTP phases to the µs past 2 s), 88 bytes a request (KS and
 // regression checks need the exact sample); per-token values (inter-chunk latency,
 // vLLM's ITL) go into [Sketch]es, so memory does not grow with tokens.
 //

@@ -57,6 +57,9 @@ type Request struct {
 	// ITLVLLM are the gaps between consecutive "choices" chunks after the first
 	// (vLLM's ITL).
 	ITLVLLM []time.Duration
+	// Phases are the request's HTTP phases (record.Client.Phases), when HasPhases.
+	Phases    record.Phases
+	HasPhases bool
 }
 
 // Of derives r's values under opt. It allocates the gap slices; [Request.Reset]
@@ -78,6 +81,7 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 	if q.UsageOSL < 0 {
 		q.UsageOSL = -1
 	}
+	q.Phases, q.HasPhases = r.Phases()
 	if opt.UsageOSL && q.UsageOSL >= 0 {
 		q.OSL = q.UsageOSL
 		if r.UsageReasoningTokens > 0 || r.ReasoningTokens == 0 {
@@ -163,4 +167,10 @@ func (q *Request) PrefillThroughputPerUser() (float64, bool) {
 		return 0, false
 	}
 	return float64(q.ISL) / q.TTFT.Seconds(), true
+}
+
+// phase returns a function giving one HTTP phase of a request in ms, for requests
+// whose phases were recorded.
+func phase(f func(p *record.Phases) time.Duration) func(*Request) (float64, bool) {
+	return func(q *Request) (float64, bool) { return MS(f(&q.Phases)), q.HasPhases }
 }

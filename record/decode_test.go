@@ -18,6 +18,8 @@ func plain() Client {
 	c.Chunks = append(c.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
 	c.ISLTemplate, c.TokenizationMode, c.Turn = 40, "chat_template", 2
 	c.RunStartUnixNano, c.ResponseBytes, c.Scheduled = 1_767_000_000_000_000_000, 512, -3
+	c.FirstOutput, c.Blocked, c.DNSLookup, c.Connecting, c.TLSHandshaking = 30*time.Millisecond, 1000, 2000, 3000, 1500
+	c.Written, c.ConnReused = 11*time.Millisecond, true
 	return c
 }
 
