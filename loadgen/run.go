@@ -207,6 +207,8 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	}
 	if cfg.Duration > 0 {
 		r.deadline = cfg.WarmupDuration + cfg.Duration
+	} else if len(cfg.RateSeries) > 0 && cfg.Requests == 0 && cfg.InputFile == "" {
+		r.deadline = cfg.RateSeries.End() // the series' end is the run's
 	}
 	if r.pacer != nil && cfg.Concurrency > 0 {
 		r.sem = make(chan struct{}, cfg.Concurrency)

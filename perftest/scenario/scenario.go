@@ -189,6 +189,13 @@ func (s Scenario) Describe() string {
 // LoadString describes the load mode, e.g. "concurrency=10" or "Poisson{20 req/s}, concurrency<=64".
 func (s Scenario) LoadString() string {
 	c := s.Config
+	if len(c.RateSeries) > 0 {
+		l := (&loadgen.SeriesPacer{Series: c.RateSeries, Arrival: c.Arrival, Burstiness: c.Burstiness}).String()
+		if c.Concurrency > 0 {
+			l += fmt.Sprintf(", concurrency<=%d", c.Concurrency)
+		}
+		return l
+	}
 	if c.Rate == 0 {
 		if c.Schedule {
 			return "schedule from " + c.InputFile
