@@ -110,8 +110,15 @@ type Def struct {
 	Help string
 
 	// Value derives a [PerRequest] metric from one successful request in Unit, and
-	// whether the request has a value.
+	// whether the request has a value. Leave it nil for a raw metric (Record).
 	Value func(*Request) (float64, bool)
+	// Record makes a [PerRequest] metric a raw measurement: its value in Unit read
+	// from the client's record, and whether the record has one. Nothing else is needed:
+	// [Request.Reset] reads it, [Store] and the [Accumulator] keep it exactly (8 bytes a
+	// request, only in runs where some request has it), Value is set to return it, and
+	// derived metrics read it with [Request.Raw]. [RecordDuration] and [RecordCount]
+	// adapt a record field.
+	Record func(*record.Client) (float64, bool)
 	// Gaps derives a [PerChunk] metric's gaps from one successful request.
 	Gaps func(*Request) []time.Duration
 	// Total derives a [PerRun] metric in Unit, and whether the run reports it.
@@ -153,6 +160,22 @@ func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
 	return func(q *Request) (float64, bool) {
 		d, ok := f(q)
 		return MS(d), ok
+	}
+}
+
+// RecordDuration is a [Def.Record] for a duration the record holds, reported in ms.
+func RecordDuration(f func(*record.Client) (time.Duration, bool)) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		d, ok := f(r)
+		return MS(d), ok
+	}
+}
+
+// RecordCount is a [Def.Record] for a count the record holds.
+func RecordCount(f func(*record.Client) (int, bool)) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		n, ok := f(r)
+		return float64(n), ok
 	}
 }
 
@@ -235,54 +258,64 @@ var builtin = []Def{
 
 	{Name: "http_req_blocked", Ident: "HTTPBlocked", Const: "HTTPBlocked", Header: "HTTP Blocked", Label: "HTTP blocked",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "Start of the connection step → request sent, less DNS lookup and connecting: taking a connection from the pool and arming it (k6's http_req_blocked, HAR's blocked).",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Blocked })},
+		Help:   "Start of the connection step → request sent, less DNS lookup and connecting: taking a connection from the pool and arming it (k6's http_req_blocked, HAR's blocked).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Blocked })},
 	{Name: "http_req_dns_lookup", Ident: "HTTPDNSLookup", Const: "HTTPDNSLookup", Header: "HTTP DNS Lookup", Label: "HTTP DNS lookup",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "Resolving the host name of a new connection; 0 for an IP address or a reused connection (k6's http_req_looking_up, HAR's dns).",
-		Value: phase(func(p *record.Phases) time.Duration { return p.DNSLookup })},
+		Help:   "Resolving the host name of a new connection; 0 for an IP address or a reused connection (k6's http_req_looking_up, HAR's dns).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.DNSLookup })},
 	{Name: "http_req_connecting", Ident: "HTTPConnecting", Const: "HTTPConnecting", Header: "HTTP Connecting", Label: "HTTP connecting",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "Opening a new connection: TCP connect plus the TLS handshake, as HAR's connect and AIPerf count it; 0 on a reused connection.",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Connecting })},
+		Help:   "Opening a new connection: TCP connect plus the TLS handshake, as HAR's connect and AIPerf count it; 0 on a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Connecting })},
 	{Name: "http_req_tls_handshaking", Ident: "HTTPTLSHandshaking", Const: "HTTPTLSHandshaking", Header: "HTTP TLS Handshaking", Label: "HTTP TLS handshaking",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "k6",
-		Help:  "The TLS handshake's part of http_req_connecting (k6's http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.",
-		Value: phase(func(p *record.Phases) time.Duration { return p.TLSHandshaking })},
+		Help:   "The TLS handshake's part of http_req_connecting (k6's http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.TLSHandshaking })},
 	{Name: "http_req_sending", Ident: "HTTPSending", Const: "HTTPSending", Header: "HTTP Sending", Label: "HTTP sending",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "Request sent → its last byte written (k6's http_req_sending, HAR's send).",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Sending })},
+		Help:   "Request sent → its last byte written (k6's http_req_sending, HAR's send).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Sending })},
 	{Name: "http_req_waiting", Ident: "HTTPWaiting", Const: "HTTPWaiting", Header: "HTTP Waiting", Label: "HTTP waiting",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Waiting })},
+		Help:   "Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Waiting })},
 	{Name: "http_req_receiving", Ident: "HTTPReceiving", Const: "HTTPReceiving", Header: "HTTP Receiving", Label: "HTTP receiving",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "First response byte → last (k6's http_req_receiving, HAR's receive).",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Receiving })},
+		Help: "First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.",
+		Value: func(q *Request) (float64, bool) {
+			s, ok1 := q.Raw("http_req_sending")
+			w, ok2 := q.Raw("http_req_waiting")
+			return max(MS(q.Latency)-s-w, 0), ok1 && ok2
+		}},
 	{Name: "http_req_duration", Ident: "HTTPDuration", Header: "HTTP Duration", Label: "HTTP duration",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "Sending + waiting + receiving: request sent → last response byte, as request_latency (k6's http_req_duration).",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Duration() })},
+		Help: "Sending + waiting + receiving: request sent → last response byte, the same as request_latency (k6's http_req_duration).",
+		Value: func(q *Request) (float64, bool) {
+			_, ok := q.Raw("http_req_waiting")
+			return MS(q.Latency), ok
+		}},
 	{Name: "http_req_connection_overhead", Ident: "HTTPConnectionOverhead", Header: "HTTP Connection Overhead", Label: "HTTP connection overhead",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
 		Help:  "Blocked + DNS lookup + connecting: the connection's cost before the request is sent.",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Overhead() })},
+		Value: connectionOverhead},
 	{Name: "http_req_total", Ident: "HTTPTotal", Header: "HTTP Total", Label: "HTTP total",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "The six phases' sum, connection overhead + duration: start of the connection step → last response byte.",
-		Value: phase(func(p *record.Phases) time.Duration { return p.Total() })},
+		Help: "The six phases' sum, connection overhead + request_latency: start of the connection step → last response byte.",
+		Value: func(q *Request) (float64, bool) {
+			o, ok := connectionOverhead(q)
+			return o + MS(q.Latency), ok
+		}},
 	{Name: "http_req_connection_reused", Ident: "HTTPConnectionReused", Header: "HTTP Connection Reused", Label: "HTTP connection reuse",
 		Unit: UnitRatio, Better: Higher, Kind: PerRequest, Origin: "AIPerf",
 		Help: "1 when the request went on a kept-alive connection from the pool, else 0: the average is the reuse rate.",
-		Value: func(q *Request) (float64, bool) {
-			if q.Phases.Reused {
-				return 1, q.HasPhases
+		Record: func(r *record.Client) (float64, bool) {
+			p, ok := r.Phases()
+			if p.Reused {
+				return 1, ok
 			}
-			return 0, q.HasPhases
+			return 0, ok
 		}},
-
 	{Name: "output_token_throughput", Ident: "OutputTokenThroughput", Header: "Output Token Throughput",
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Sum of OSL over the successful requests / benchmark duration.",
@@ -339,13 +372,46 @@ var builtin = []Def{
 		Total: func(t *Totals) (float64, bool) { return float64(t.Reasoning), true }},
 }
 
-var current atomic.Pointer[[]Def]
+// catalogue is one state of the catalogue, with its raw metrics indexed.
+type catalogue struct {
+	src   []Def // the definitions as given (raw metrics' Value unset), which Extend adds to
+	defs  []Def
+	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
+	rawAt map[string]int // raw metric name → position in raw
+}
 
-func init() { current.Store(&builtin) }
+// newCatalogue indexes defs (its own copy), setting each raw metric's Value. A Def
+// that cannot be measured as written is a programming error: it panics.
+func newCatalogue(defs []Def) *catalogue {
+	c := &catalogue{src: slices.Clip(defs), defs: slices.Clone(defs), rawAt: map[string]int{}}
+	for k := range c.defs {
+		d := &c.defs[k]
+		switch {
+		case d.Record != nil && (d.Kind != PerRequest || d.Value != nil):
+			panic("metric: " + d.Name + ": Record is for a PerRequest metric without Value")
+		case d.Kind == PerRequest && d.Value == nil && d.Record == nil:
+			panic("metric: " + d.Name + ": a PerRequest metric needs Value or Record")
+		case d.Kind == PerChunk && d.Gaps == nil, d.Kind == PerRun && d.Total == nil:
+			panic("metric: " + d.Name + ": no derivation for its kind")
+		}
+		if d.Record == nil {
+			continue
+		}
+		name := d.Name
+		c.rawAt[name] = len(c.raw)
+		c.raw = append(c.raw, k)
+		d.Value = func(q *Request) (float64, bool) { return q.Raw(name) }
+	}
+	return c
+}
+
+var current atomic.Pointer[catalogue]
+
+func init() { current.Store(newCatalogue(builtin)) }
 
 // Catalogue returns every metric perfgate reports, in report order. The slice is
 // shared: do not modify it.
-func Catalogue() []Def { return *current.Load() }
+func Catalogue() []Def { return current.Load().defs }
 
 // Lookup returns the metric named name (its [Def.Name]).
 func Lookup(name string) (Def, bool) {
@@ -374,7 +440,23 @@ func LookupRule(name string) (Def, bool) {
 // of their own; it is not safe while a run or a report is being made.
 func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
-	next := append(slices.Clip(*old), defs...)
-	current.Store(&next)
+	current.Store(newCatalogue(append(slices.Clip(old.src), defs...)))
 	return func() { current.Store(old) }
+}
+
+// recordPhase is a [Def.Record] for one of a record's HTTP phases, in ms, for records
+// that have them.
+func recordPhase(f func(*record.Phases) time.Duration) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		p, ok := r.Phases()
+		return MS(f(&p)), ok
+	}
+}
+
+// connectionOverhead is http_req_blocked + http_req_dns_lookup + http_req_connecting.
+func connectionOverhead(q *Request) (float64, bool) {
+	b, ok1 := q.Raw("http_req_blocked")
+	d, ok2 := q.Raw("http_req_dns_lookup")
+	c, ok3 := q.Raw("http_req_connecting")
+	return b + d + c, ok1 && ok2 && ok3
 }

@@ -118,11 +118,9 @@ func TestSketchMergeIsConcatenation(t *testing.T) {
 	}
 }
 
-// TestCompactIsAtMost88Bytes: the exact per-request values (the HTTP phases
-// included) stay within 88 bytes a request.
-func TestCompactIsAtMost88Bytes(t *testing.T) {
-	if n := unsafe.Sizeof(compact{}); n > 88 {
-		t.Errorf("per-request storage is %d bytes, want <= 88", n)
+func TestCompactIsAtMost64Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(compact{}); n > 64 {
+		t.Errorf("per-request storage is %d bytes, want <= 64", n)
 	}
 }
 
@@ -218,8 +216,8 @@ func heapInUse() uint64 {
 
 // TestAccumulatorHeapBound streams 200,000 records of 64 chunks each (12.8M tokens)
 // through one accumulator, reusing one record as a writer that drops records would,
-// and bounds the live heap it leaves: compactSize (88) bytes per request plus 1 MiB for
-// the sketches and maps, independent of the tokens.
+// and bounds the live heap it leaves: 64 bytes per request plus 1 MiB for the sketches
+// and maps, independent of the tokens.
 func TestAccumulatorHeapBound(t *testing.T) {
 	const n, chunks = 200_000, 64
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -247,10 +245,10 @@ func TestAccumulatorHeapBound(t *testing.T) {
 		t.Fatalf("ICL count = %d, want %d", got, n*(chunks-1))
 	}
 	grew := int64(after) - int64(before)
-	limit := int64(n*compactSize + 1<<20)
+	limit := int64(n*64 + 1<<20)
 	t.Logf("heap in use grew %d bytes for %d requests, %d tokens: %.1f B/request (limit %d)", grew, n, n*chunks, float64(grew)/n, limit)
 	if grew > limit {
-		t.Errorf("heap in use grew %d bytes after %d records, want <= %d (%d B/request + 1 MiB)", grew, n, limit, compactSize)
+		t.Errorf("heap in use grew %d bytes after %d records, want <= %d (64 B/request + 1 MiB)", grew, n, limit)
 	}
 }
 
@@ -332,8 +330,8 @@ func TestAccumulatorApproximate(t *testing.T) {
 	if seen != 0 {
 		t.Errorf("approximate Requests yielded %d values, want none", seen)
 	}
-	// The exact accumulator holds compactSize B a request; the approximate one only sketches.
-	if limit := int64(4 << 20); grew-int64(n*compactSize) > limit {
-		t.Errorf("heap grew %d bytes for both accumulators, want the approximate one under %d beyond the exact one's %d", grew, limit, n*compactSize)
+	// The exact accumulator holds 56 B a request; the approximate one only sketches.
+	if limit := int64(4 << 20); grew-int64(n*56) > limit {
+		t.Errorf("heap grew %d bytes for both accumulators, want the approximate one under %d beyond the exact one's %d", grew, limit, n*56)
 	}
 }

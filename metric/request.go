@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"math"
 	"time"
 
 	"github.com/perfgate/perfgate/record"
@@ -57,9 +58,11 @@ type Request struct {
 	// ITLVLLM are the gaps between consecutive "choices" chunks after the first
 	// (vLLM's ITL).
 	ITLVLLM []time.Duration
-	// Phases are the request's HTTP phases (record.Client.Phases), when HasPhases.
-	Phases    record.Phases
-	HasPhases bool
+
+	// cat is the catalogue Reset read the raw metrics ([Def.Record]) of; raw their
+	// values in cat.raw's order, NaN for none. [Request.Raw] reads them.
+	cat *catalogue
+	raw []float64
 }
 
 // Of derives r's values under opt. It allocates the gap slices; [Request.Reset]
@@ -72,8 +75,17 @@ func Of(r *record.Client, opt Options) Request {
 
 // Reset sets q to r's values under opt, reusing q's ICL and ITLVLLM storage.
 func (q *Request) Reset(r *record.Client, opt Options) {
-	icl, itlv := q.ICL[:0], q.ITLVLLM[:0]
+	icl, itlv, raw := q.ICL[:0], q.ITLVLLM[:0], q.raw[:0]
+	cat := current.Load()
+	for _, k := range cat.raw {
+		v, ok := cat.defs[k].Record(r)
+		if !ok || math.IsInf(v, 0) {
+			v = math.NaN()
+		}
+		raw = append(raw, v)
+	}
 	*q = Request{
+		cat: cat, raw: raw,
 		Warmup: r.Warmup, OK: r.OK(), Stream: r.Stream,
 		Sent: r.Sent, Done: r.Done, Latency: r.Latency(), Queue: r.QueueTime(),
 		ISL: r.ISL, OSL: r.OSL, UsageOSL: r.UsageCompletionTokens, Reasoning: r.ReasoningTokens,
@@ -81,7 +93,6 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 	if q.UsageOSL < 0 {
 		q.UsageOSL = -1
 	}
-	q.Phases, q.HasPhases = r.Phases()
 	if opt.UsageOSL && q.UsageOSL >= 0 {
 		q.OSL = q.UsageOSL
 		if r.UsageReasoningTokens > 0 || r.ReasoningTokens == 0 {
@@ -123,6 +134,31 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 		}
 	}
 	q.ICL, q.ITLVLLM = icl, itlv
+}
+
+// Raw returns the value of the raw metric named name ([Def.Record]) for this request,
+// in the metric's unit, and whether the request has one. A derived metric's
+// [Def.Value] reads the raw values it is derived from this way.
+func (q *Request) Raw(name string) (float64, bool) {
+	if q.cat == nil {
+		return 0, false
+	}
+	j, ok := q.cat.rawAt[name]
+	if !ok {
+		return 0, false
+	}
+	return q.rawOf(q.cat, j)
+}
+
+// rawOf returns the value of cat's j-th raw metric for q.
+func (q *Request) rawOf(cat *catalogue, j int) (float64, bool) {
+	if q.cat != cat {
+		return q.Raw(cat.defs[cat.raw[j]].Name)
+	}
+	if j >= len(q.raw) || math.IsNaN(q.raw[j]) {
+		return 0, false
+	}
+	return q.raw[j], true
 }
 
 // Output returns AIPerf's output_token_count: OSL without the reasoning tokens.
@@ -167,10 +203,4 @@ func (q *Request) PrefillThroughputPerUser() (float64, bool) {
 		return 0, false
 	}
 	return float64(q.ISL) / q.TTFT.Seconds(), true
-}
-
-// phase returns a function giving one HTTP phase of a request in ms, for requests
-// whose phases were recorded.
-func phase(f func(p *record.Phases) time.Duration) func(*Request) (float64, bool) {
-	return func(q *Request) (float64, bool) { return MS(f(&q.Phases)), q.HasPhases }
 }

@@ -227,12 +227,12 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "first_byte":
 			n, ok = p.int()
 			c.FirstByte = time.Duration(n)
-		case "done":
-			n, ok = p.int()
-			c.Done = time.Duration(n)
 		case "first_output":
 			n, ok = p.int()
 			c.FirstOutput = time.Duration(n)
+		case "done":
+			n, ok = p.int()
+			c.Done = time.Duration(n)
 		case "blocked":
 			n, ok = p.int()
 			c.Blocked = time.Duration(n)
@@ -289,6 +289,9 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "usage_completion_tokens":
 			n, ok = p.int()
 			c.UsageCompletionTokens = int(n)
+		case "usage_reasoning_tokens":
+			n, ok = p.int()
+			c.UsageReasoningTokens = int(n)
 		case "finish_reason":
 			c.FinishReason, ok = p.str(o.FinishReason)
 		case "response_bytes":

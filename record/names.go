@@ -52,13 +52,13 @@ const (
 	MetricHTTPSending = "http_req_sending"
 	// MetricHTTPWaiting (ms, per request, AIPerf): Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).
 	MetricHTTPWaiting = "http_req_waiting"
-	// MetricHTTPReceiving (ms, per request, AIPerf): First response byte → last (k6's http_req_receiving, HAR's receive).
+	// MetricHTTPReceiving (ms, per request, AIPerf): First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.
 	MetricHTTPReceiving = "http_req_receiving"
-	// MetricHTTPDuration (ms, per request, AIPerf): Sending + waiting + receiving: request sent → last response byte, as request_latency (k6's http_req_duration).
+	// MetricHTTPDuration (ms, per request, AIPerf): Sending + waiting + receiving: request sent → last response byte, the same as request_latency (k6's http_req_duration).
 	MetricHTTPDuration = "http_req_duration"
 	// MetricHTTPConnectionOverhead (ms, per request, AIPerf): Blocked + DNS lookup + connecting: the connection's cost before the request is sent.
 	MetricHTTPConnectionOverhead = "http_req_connection_overhead"
-	// MetricHTTPTotal (ms, per request, AIPerf): The six phases' sum, connection overhead + duration: start of the connection step → last response byte.
+	// MetricHTTPTotal (ms, per request, AIPerf): The six phases' sum, connection overhead + request_latency: start of the connection step → last response byte.
 	MetricHTTPTotal = "http_req_total"
 	// MetricHTTPConnectionReused (ratio, per request, AIPerf): 1 when the request went on a kept-alive connection from the pool, else 0: the average is the reuse rate.
 	MetricHTTPConnectionReused = "http_req_connection_reused"

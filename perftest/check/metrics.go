@@ -33,6 +33,6 @@ const (
 	HTTPSending Metric = "http_req_sending"
 	// HTTPWaiting is http_req_waiting: Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).
 	HTTPWaiting Metric = "http_req_waiting"
-	// HTTPReceiving is http_req_receiving: First response byte → last (k6's http_req_receiving, HAR's receive).
+	// HTTPReceiving is http_req_receiving: First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.
 	HTTPReceiving Metric = "http_req_receiving"
 )
