@@ -251,8 +251,10 @@ type Target struct {
 	APIKey Secret `json:"api_key,omitempty"`
 	// APIKeyEnv names an environment variable holding the API key (used when APIKey is empty).
 	APIKeyEnv string `json:"api_key_env,omitempty"`
-	// Headers are extra request headers. Credential values (see [Headers]) are sent
-	// but never marshalled.
+	// Headers are extra request headers. One replaces the header the client would set
+	// (Content-Type, Accept, Host, X-Request-Id), except the Content-Type of a kind whose
+	// body has its own (a multipart upload's, which names its boundary). Credential
+	// values (see [Headers]) are sent but never marshalled.
 	Headers Headers `json:"headers,omitempty"`
 	// ConnectTimeout bounds dialing; zero = DefaultConnectTime.
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
@@ -338,6 +340,9 @@ type Workload struct {
 	VLLMVocabSize int `json:"vllm_vocab_size,omitempty"`
 	// BlockTokens is the token count of one mooncake hash block; zero = 512.
 	BlockTokens int `json:"block_tokens,omitempty"`
+
+	// Media are the images and audio clips chat requests carry (media.go).
+	Media
 
 	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
 	Seed uint64 `json:"seed,omitempty"`
@@ -513,6 +518,7 @@ func (c *Config) Validate() error {
 	c.checkTarget(&p)
 	c.checkModels(&p)
 	c.checkInput(&p)
+	c.checkMedia(&p)
 	c.checkLoad(&p)
 	c.checkStop(&p)
 	c.checkLimits(&p)
