@@ -17,7 +17,8 @@ import (
 // server beyond goroutines): write the request, read and parse a whole chat answer,
 // fill the record (its HTTP phases included). It isolates the per-request cost of the
 // request path from the network and the pacer; ns/op and allocs/op are the numbers to
-// compare before and after a change to it.
+// compare before and after a change to it, with cpu_ns/op (the process's CPU time per
+// exchange, client and server) the steadier of them on a shared machine.
 //
 //	go test ./loadgen -run '^$' -bench Exchange -count 5
 func BenchmarkExchange(b *testing.B) {
@@ -40,6 +41,7 @@ func BenchmarkExchange(b *testing.B) {
 	var rec record.Client
 	var res result
 	ctx := context.Background()
+	c0 := processCPU()
 	for b.Loop() {
 		rec = record.Client{Chunks: rec.Chunks[:0]}
 		res.text, res.ends = res.text[:0], res.ends[:0]
@@ -48,4 +50,7 @@ func BenchmarkExchange(b *testing.B) {
 			b.Fatalf("exchange failed: %s", rec.Error)
 		}
 	}
+	// The process's CPU time per exchange (client and in-memory server): less moved by
+	// other processes on a shared machine than the wall time of ns/op.
+	b.ReportMetric((processCPU()-c0)/float64(b.N)*1e9, "cpu_ns/op")
 }

@@ -212,8 +212,15 @@ func (p *SeriesPacer) Pace(elapsed time.Duration, sent uint64) (time.Duration, b
 	default:
 		u = p.r.at(sent, p.rng.ExpFloat64)
 	}
-	return waitFor(p.inverse(u), elapsed), false
+	due := p.inverse(u)
+	if !(due < maxDue) {
+		return math.MaxInt64, false // beyond any run: never (a very low rate)
+	}
+	return waitFor(due, elapsed), false
 }
+
+// maxDue bounds a due time in seconds (about 292 years: time.Duration's range).
+const maxDue = float64(math.MaxInt64) / 1e9
 
 // inverse returns the time t (seconds) at which Λ(t) = u.
 func (p *SeriesPacer) inverse(u float64) float64 {

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"math"
@@ -170,10 +171,10 @@ func TestSeriesConstantCounts(t *testing.T) {
 }
 
 // TestSeriesServerArrivals sends a constant-arrival series over real loopback
-// connections and checks what the server saw: every request arrived, none before its
-// scheduled time (the client never sends early; 1 ms for the two clocks), and in
-// schedule order the arrivals rise with the series. How close to the schedule they came
-// is measured by BenchmarkSeriesServerArrivals, not asserted.
+// connections and checks what the server saw: the run ended with the series (no more
+// requests than its integral), every request arrived, none before its scheduled time
+// (the client never sends early; 1 ms for the two clocks). How close to the schedule
+// they came is measured by BenchmarkSeriesServerArrivals, not asserted.
 func TestSeriesServerArrivals(t *testing.T) {
 	g := newGroundTruth(t)
 	series := RateSeries{{0, 50}, {0.5, 50}, {0.501, 150}, {1, 150}}
@@ -182,9 +183,10 @@ func TestSeriesServerArrivals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := int(math.Ceil(series.Expected(0, 1)))
-	if len(out.Records) != want {
-		t.Errorf("%d requests; want Λ(1s) rounded up = %d", len(out.Records), want)
+	// A request due before the end but sent after it (a loaded machine) is not sent:
+	// the exact count is TestSeriesConstantCounts's, in virtual time.
+	if n, most := len(out.Records), int(math.Ceil(series.Expected(0, 1))); n == 0 || n > most {
+		t.Errorf("%d requests; want 1 to Λ(1s) rounded up = %d", n, most)
 	}
 	g.mu.Lock()
 	arrived := maps.Clone(g.arrived)
@@ -241,5 +243,56 @@ func BenchmarkSeriesServerArrivals(b *testing.B) {
 		b.ReportMetric(step[0]/series.Expected(0, 2), "rate_step1/target")
 		b.ReportMetric(step[1]/series.Expected(2, 4), "rate_step2/target")
 		b.ReportMetric(distribution.ChiSquare(counts, want, 0).PValue, "chi2_p")
+	}
+}
+
+// FuzzParseRateSeries: a rate-series file is an error or a valid series (at least two
+// points, time_s strictly increasing, qps > 0, all finite), never a panic; an accepted
+// series marshals to JSON that reads back to the same series, and its pacer's due times
+// never go back.
+func FuzzParseRateSeries(f *testing.F) {
+	for _, s := range []string{
+		`{"points":[{"time_s":0,"qps":1},{"time_s":60,"qps":7}]}`,
+		`[{"time_s":0,"qps":5},{"time_s":30,"qps":10},{"time_s":30.001,"qps":2.5}]`,
+		`{"points":[{"time_s":1e308,"qps":1e-300},{"time_s":1.7e308,"qps":1e308}]}`,
+		`[{"time_s":0,"qps":1}]`, `{"points":null}`, `[]`, `{}`, `[{"time_s":"0","qps":1}]`,
+		`[{"time_s":0,"qps":1e-300},{"time_s":1,"qps":1e-300}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ParseRateSeries(b)
+		if err != nil {
+			return
+		}
+		if e := s.Err(); e != nil {
+			t.Fatalf("ParseRateSeries(%q) accepted an invalid series: %v", b, e)
+		}
+		j, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("marshal %v: %v", s, err)
+		}
+		back, err := ParseRateSeries(j)
+		if err != nil || !slices.Equal(back, s) {
+			t.Fatalf("%s read back as %v, %v; want %v", j, back, err, s)
+		}
+		p := &SeriesPacer{Series: s, Arrival: ArrivalConstant}
+		var prev time.Duration
+		for k := range uint64(20) {
+			w, stop := p.Pace(0, k)
+			if stop || w < prev {
+				t.Fatalf("%v: request %d due at %v (stop %v), before request %d's %v", s, k, w, stop, k-1, prev)
+			}
+			prev = w
+		}
+	})
+}
+
+// TestSeriesPacerFarFuture: a rate so low that the next request is due past
+// time.Duration's range waits "forever" (the run's end stops it), not 0.
+func TestSeriesPacerFarFuture(t *testing.T) {
+	p := &SeriesPacer{Series: RateSeries{{0, 1e-300}, {1, 1e-300}}, Arrival: ArrivalConstant}
+	if w, stop := p.Pace(0, 1); stop || w != math.MaxInt64 {
+		t.Errorf("Pace(0, 1) at 1e-300 req/s = %v, %v; want the longest wait, false", w, stop)
 	}
 }
