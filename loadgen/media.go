@@ -102,7 +102,7 @@ func (c *Config) checkMedia(p *problems) {
 			p.add("audio_sample_rates, audio_num_channels: %v", strings.TrimPrefix(err.Error(), "media: "))
 		}
 	}
-	if m.On() && c.endpoint() != EndpointChat {
+	if a := adapterOf(c.endpoint()); m.On() && a != nil && !a.media() {
 		p.add("image and audio inputs go in chat messages: endpoint %q cannot carry them", c.endpoint())
 	}
 }
