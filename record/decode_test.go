@@ -21,6 +21,7 @@ func plain() Client {
 	c.FirstOutput, c.UsageReasoningTokens = 70*time.Millisecond, 2
 	c.Blocked, c.DNSLookup, c.Connecting, c.TLSHandshaking = 1000, 2000, 3000, 1500
 	c.Written, c.ConnReused = 11*time.Millisecond, true
+	c.FirstToolCall, c.ToolCalls, c.ToolCallTokens = 65*time.Millisecond, 1, 3
 	return c
 }
 
