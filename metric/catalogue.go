@@ -194,6 +194,16 @@ var builtin = []Def{
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true, ReasoningOnly: true,
 		Help:  "First chunk with non-reasoning output text − request sent; equals TTFT without reasoning. Streams only.",
 		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFO, q.HasTTFO })},
+	{Name: "time_to_first_tool_call_token", Ident: "TTFTC", Short: "ttftc", Header: "Time to First Tool-Call Token", Label: "TTFTC",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "perfgate",
+		Help: "First chunk carrying a tool call (its function's name or arguments) − request sent, for requests answered with a tool call. Streams only.",
+		Record: RecordDuration(func(r *record.Client) (time.Duration, bool) {
+			return r.FirstToolCall - r.Sent, r.Stream && r.FirstToolCall > 0
+		})},
+	{Name: "tool_call_token_count", Ident: "ToolCallTokens", Header: "Tool Call Token Count", Label: "tool-call tokens",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "perfgate",
+		Help: "Tokens of a request's tool-call arguments (part of OSL), for requests answered with a tool call.",
+		Record: RecordCount(func(r *record.Client) (int, bool) { return r.ToolCallTokens, r.ToolCalls > 0 })},
 	{Name: "time_to_second_token", Ident: "TTST", Header: "Time to Second Token", Label: "TTST",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
 		Help:  "Second chunk with text − the first. Streams only.",
@@ -256,6 +266,66 @@ var builtin = []Def{
 		Help:  "Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).",
 		Value: (*Request).TPOTVLLM},
 
+	{Name: "http_req_blocked", Ident: "HTTPBlocked", Const: "HTTPBlocked", Header: "HTTP Blocked", Label: "HTTP blocked",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Start of the connection step → request sent, less DNS lookup and connecting: taking a connection from the pool and arming it (k6's http_req_blocked, HAR's blocked).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Blocked })},
+	{Name: "http_req_dns_lookup", Ident: "HTTPDNSLookup", Const: "HTTPDNSLookup", Header: "HTTP DNS Lookup", Label: "HTTP DNS lookup",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Resolving the host name of a new connection; 0 for an IP address or a reused connection (k6's http_req_looking_up, HAR's dns).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.DNSLookup })},
+	{Name: "http_req_connecting", Ident: "HTTPConnecting", Const: "HTTPConnecting", Header: "HTTP Connecting", Label: "HTTP connecting",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Opening a new connection: TCP connect plus the TLS handshake, as HAR's connect and AIPerf count it; 0 on a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Connecting })},
+	{Name: "http_req_tls_handshaking", Ident: "HTTPTLSHandshaking", Const: "HTTPTLSHandshaking", Header: "HTTP TLS Handshaking", Label: "HTTP TLS handshaking",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "k6",
+		Help:   "The TLS handshake's part of http_req_connecting (k6's http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.TLSHandshaking })},
+	{Name: "http_req_sending", Ident: "HTTPSending", Const: "HTTPSending", Header: "HTTP Sending", Label: "HTTP sending",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Request sent → its last byte written (k6's http_req_sending, HAR's send).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Sending })},
+	{Name: "http_req_waiting", Ident: "HTTPWaiting", Const: "HTTPWaiting", Header: "HTTP Waiting", Label: "HTTP waiting",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Waiting })},
+	{Name: "http_req_receiving", Ident: "HTTPReceiving", Const: "HTTPReceiving", Header: "HTTP Receiving", Label: "HTTP receiving",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.",
+		Value: func(q *Request) (float64, bool) {
+			s, ok1 := q.Raw("http_req_sending")
+			w, ok2 := q.Raw("http_req_waiting")
+			return max(MS(q.Latency)-s-w, 0), ok1 && ok2
+		}},
+	{Name: "http_req_duration", Ident: "HTTPDuration", Header: "HTTP Duration", Label: "HTTP duration",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "Sending + waiting + receiving: request sent → last response byte, the same as request_latency (k6's http_req_duration).",
+		Value: func(q *Request) (float64, bool) {
+			_, ok := q.Raw("http_req_waiting")
+			return MS(q.Latency), ok
+		}},
+	{Name: "http_req_connection_overhead", Ident: "HTTPConnectionOverhead", Header: "HTTP Connection Overhead", Label: "HTTP connection overhead",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:  "Blocked + DNS lookup + connecting: the connection's cost before the request is sent.",
+		Value: connectionOverhead},
+	{Name: "http_req_total", Ident: "HTTPTotal", Header: "HTTP Total", Label: "HTTP total",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "The six phases' sum, connection overhead + request_latency: start of the connection step → last response byte.",
+		Value: func(q *Request) (float64, bool) {
+			o, ok := connectionOverhead(q)
+			return o + MS(q.Latency), ok
+		}},
+	{Name: "http_req_connection_reused", Ident: "HTTPConnectionReused", Header: "HTTP Connection Reused", Label: "HTTP connection reuse",
+		Unit: UnitRatio, Better: Higher, Kind: PerRequest, Origin: "AIPerf",
+		Help: "1 when the request went on a kept-alive connection from the pool, else 0: the average is the reuse rate.",
+		Record: func(r *record.Client) (float64, bool) {
+			p, ok := r.Phases()
+			if p.Reused {
+				return 1, ok
+			}
+			return 0, ok
+		}},
 	{Name: "output_token_throughput", Ident: "OutputTokenThroughput", Header: "Output Token Throughput",
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Sum of OSL over the successful requests / benchmark duration.",
@@ -314,6 +384,7 @@ var builtin = []Def{
 
 // catalogue is one state of the catalogue, with its raw metrics indexed.
 type catalogue struct {
+	given []Def          // the defs as given (raw metrics without their Value), for Extend
 	defs  []Def
 	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
 	rawAt map[string]int // raw metric name → position in raw
@@ -322,7 +393,7 @@ type catalogue struct {
 // newCatalogue indexes defs (its own copy), setting each raw metric's Value. A Def
 // that cannot be measured as written is a programming error: it panics.
 func newCatalogue(defs []Def) *catalogue {
-	c := &catalogue{defs: slices.Clone(defs), rawAt: map[string]int{}}
+	c := &catalogue{given: slices.Clip(defs), defs: slices.Clone(defs), rawAt: map[string]int{}}
 	for k := range c.defs {
 		d := &c.defs[k]
 		switch {
@@ -379,6 +450,23 @@ func LookupRule(name string) (Def, bool) {
 // of their own; it is not safe while a run or a report is being made.
 func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
-	current.Store(newCatalogue(append(slices.Clip(old.defs), defs...)))
+	current.Store(newCatalogue(append(slices.Clip(old.given), defs...)))
 	return func() { current.Store(old) }
+}
+
+// recordPhase is a [Def.Record] for one of a record's HTTP phases, in ms, for records
+// that have them.
+func recordPhase(f func(*record.Phases) time.Duration) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		p, ok := r.Phases()
+		return MS(f(&p)), ok
+	}
+}
+
+// connectionOverhead is http_req_blocked + http_req_dns_lookup + http_req_connecting.
+func connectionOverhead(q *Request) (float64, bool) {
+	b, ok1 := q.Raw("http_req_blocked")
+	d, ok2 := q.Raw("http_req_dns_lookup")
+	c, ok3 := q.Raw("http_req_connecting")
+	return b + d + c, ok1 && ok2 && ok3
 }

@@ -31,6 +31,7 @@ type gen struct {
 	stopped bool   // a stop sequence ended the output early
 	ids     []int  // output ids (kept only for the inexact-tokenizer fallback)
 	detok   *detokenizer
+	args    []byte // a tool call's generated words (j.tool set), without the JSON around them
 }
 
 // tail returns text the detokenizer still holds at the end of the output.
@@ -38,13 +39,20 @@ func (g *gen) tail() string {
 	if g.detok == nil {
 		return ""
 	}
-	return g.detok.flush()
+	t := g.detok.flush()
+	if g.j.tool != "" {
+		g.args = append(g.args, t...)
+	}
+	return t
 }
 
 // reportedOSL is the output length reported in usage and the record: the tokens sent,
 // or, for a tokenizer whose words do not re-encode exactly, the re-encoded count of the
-// text sent.
+// text sent. A tool call's arguments count as their JSON text encodes.
 func (g *gen) reportedOSL() int {
+	if g.j.tool != "" {
+		return g.reasoningSent() + g.s.tok.Count(toolArgs(g.args), false)
+	}
 	if g.detok == nil {
 		return g.i
 	}
@@ -73,6 +81,9 @@ func (g *gen) next() (string, bool) {
 			piece += g.detok.flush() // the reasoning ends whole
 		}
 	}
+	if g.j.tool != "" && g.i > g.reason {
+		g.args = append(g.args, piece...)
+	}
 	return piece, true
 }
 
@@ -80,7 +91,11 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 	reason := s.lengths.reasoningTokens(j, rng)
 	target, finish := s.lengths.output(j, rng, reason)
 	target += reason
-	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: newStopMatcher(j.stop),
+	stop := newStopMatcher(j.stop)
+	if j.tool != "" {
+		target, finish, stop = s.toolOutput(j, rng, reason, target), finishToolCalls, nil
+	}
+	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: stop,
 		samp: s.lat.sampler(rng, &s.inflight, &s.streams)}
 	g.z = s.gen.newZipf(rng)
 	if !s.gen.exact {
@@ -357,6 +372,6 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	usage := g.usage(r.ISL, r.OSL)
 	body := g.k.whole(g.reply(c), think.String(), text, usage)
 	ctx.SetContentType("application/json")
-	ctx.SetBody(body)
+	ctx.Response.SetBodyRaw(body) // whole builds a new body each time: no copy
 	s.finish(c, j.ids)
 }
