@@ -180,8 +180,8 @@ func (s *Server) parse(k kind, body, contentType []byte, rec *record.Server) (*j
 	if j.model == "" {
 		return nil, badRequest("missing_field", "model", "you must provide a model parameter")
 	}
-	if !s.hasModel(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
-		return nil, unknownModel(j.model) // hasModel learned it under AnyModel
+	if !s.modelSet.serves(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
+		return nil, unknownModel(j.model) // serves learned it under AnyModel
 	}
 	return j, nil
 }
