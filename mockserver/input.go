@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
@@ -35,6 +36,9 @@ type job struct {
 	effort       string // reasoning_effort ("" = none)
 	// thinkingBudget is an Anthropic request's thinking.budget_tokens (0 = none).
 	thinkingBudget int
+	media          *mediaJob                 // transcriptions and images
+	imageLatency   distribution.Distribution // per image, ms (nil = none)
+	latencyScale   float64
 }
 
 // inputs is what a kind's parser uses of the server: the limits its configuration

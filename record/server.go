@@ -89,6 +89,11 @@ type Server struct {
 	Inputs int `json:"inputs,omitempty"`
 	// NonTextParts counts non-text content parts replaced by placeholders.
 	NonTextParts int `json:"non_text_parts,omitempty"`
+	// AudioSeconds is the duration of a transcription request's audio, read from its
+	// header.
+	AudioSeconds float64 `json:"audio_seconds,omitempty"`
+	// ImagesGenerated is the number of images an image generation request asked for.
+	ImagesGenerated int `json:"images_generated,omitempty"`
 }
 
 // Recv returns the receive time.
@@ -191,6 +196,14 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	if s.NonTextParts != 0 {
 		b = append(b, `,"non_text_parts":`...)
 		b = strconv.AppendInt(b, int64(s.NonTextParts), 10)
+	}
+	if s.AudioSeconds != 0 {
+		b = append(b, `,"audio_seconds":`...)
+		b = appendFloat(b, s.AudioSeconds)
+	}
+	if s.ImagesGenerated != 0 {
+		b = append(b, `,"images_generated":`...)
+		b = strconv.AppendInt(b, int64(s.ImagesGenerated), 10)
 	}
 	return append(b, '}')
 }
