@@ -23,25 +23,26 @@ var allowed = map[string][]string{
 	"distribution/...":          {"distribution/...", "metric", "record"},
 	"internal/openai":           {"record"}, // record.AppendJSONString, the one JSON string escaper
 	"internal/sse":              {},
+	"internal/media":            {}, // synthetic images and audio, and media-token rules: both sides share them
 	"record":                    {},
 	"internal/testutil":         {},
 	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
 	"internal/testutil/pgtest":  {},                // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
 	"servermetrics":             {"record"}, // record.Duration, the one duration form in files
-	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
-	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
-	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
-	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/sse", "record"},
+	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
+	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
+	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
+	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
 	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"perftest/check":            {"distribution/...", "metric", "record"},
-	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
+	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
 	// history keeps gated results in a database: it reads artifacts (scenario) and
 	// draws its report in reportgen's style; perftest and the CLI record into it.
-	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
-	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
-	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/sse", "record", "servermetrics"},
+	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
+	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
+	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
 	"bench/...":    {"..."},
 }
 
