@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -16,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/record"
 )
@@ -57,7 +55,7 @@ func (imagesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) 
 		size = DefaultImageSize
 	}
 	w, h, ok := parseSize(size)
-	if !ok {
+	if !ok || media.CheckImageSize(w, h) != nil {
 		return badRequest("invalid_value", "size", "size must be \"WIDTHxHEIGHT\" with each side in [1, %d] pixels (or \"auto\"), got %q", MaxImageSide, req.Size)
 	}
 	m.w, m.h = w, h
@@ -142,7 +140,7 @@ var pngs = struct {
 // maxCachedSizes bounds the cache; sizes past it are encoded per request.
 const maxCachedSizes = 64
 
-// pngOf returns a w×h PNG: a gradient, so its bytes are not trivially compressible.
+// pngOf returns a w×h PNG (media.EncodeImage's, seeded by its size).
 func pngOf(w, h int) []byte {
 	key := [2]int{w, h}
 	pngs.Lock()
@@ -151,14 +149,8 @@ func pngOf(w, h int) []byte {
 	if ok {
 		return b
 	}
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetNRGBA(x, y, color.NRGBA{R: uint8(x * 255 / max(w-1, 1)), G: uint8(y * 255 / max(h-1, 1)), B: uint8((x ^ y) & 0xff), A: 0xff})
-		}
-	}
 	var buf bytes.Buffer
-	_ = png.Encode(&buf, img) // cannot fail writing to a buffer
+	_ = media.EncodeImage(&buf, media.PNG, w, h, uint64(w)<<32|uint64(h)) // parse checked the size
 	b = buf.Bytes()
 	pngs.Lock()
 	if len(pngs.m) < maxCachedSizes {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"image/png"
 	"math"
@@ -17,29 +16,18 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/internal/openai"
 )
 
-// testWAV is a 16-bit PCM WAV of seconds at rate Hz and channels.
+// testWAV is a WAV clip of seconds at rate Hz and channels, as the load generator
+// makes them.
 func testWAV(seconds float64, rate, channels int) []byte {
-	n := int(math.Round(seconds*float64(rate))) * channels * 2
-	b := make([]byte, 44+n)
-	copy(b, "RIFF")
-	binary.LittleEndian.PutUint32(b[4:], uint32(36+n))
-	copy(b[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(b[16:], 16)
-	binary.LittleEndian.PutUint16(b[20:], 1)
-	binary.LittleEndian.PutUint16(b[22:], uint16(channels))
-	binary.LittleEndian.PutUint32(b[24:], uint32(rate))
-	binary.LittleEndian.PutUint32(b[28:], uint32(rate*channels*2))
-	binary.LittleEndian.PutUint16(b[32:], uint16(channels*2))
-	binary.LittleEndian.PutUint16(b[34:], 16)
-	copy(b[36:], "data")
-	binary.LittleEndian.PutUint32(b[40:], uint32(n))
-	for i := 44; i < len(b); i += 2 {
-		binary.LittleEndian.PutUint16(b[i:], uint16(i*31))
+	var buf bytes.Buffer
+	if err := media.EncodeAudio(&buf, media.WAV, rate, channels, time.Duration(seconds*float64(time.Second)), 1); err != nil {
+		panic(err)
 	}
-	return b
+	return buf.Bytes()
 }
 
 // transcriptionForm is a multipart body with the audio and the fields given.
@@ -69,14 +57,15 @@ func TestTranscriptionSDK(t *testing.T) {
 	wav := testWAV(secs, 16000, 1)
 	params := oai.AudioTranscriptionNewParams{File: bytes.NewReader(wav), Model: "mock-model", Language: oai.String("en")}
 	wantOut := int(secs * DefaultTranscriptTokensPerSecond)
+	wantIn := int(secs * media.WhisperAudio.TokensPerSecond)
 
 	resp, err := client.Audio.Transcriptions.New(ctx, params)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := resp.AsTranscription()
-	if got := tok.Count(tr.Text, false); got != wantOut || tr.Usage.OutputTokens != int64(wantOut) || tr.Usage.InputTokens != secs*AudioTokensPerSecond || tr.Usage.Type != "tokens" {
-		t.Errorf("whole: text %q (%d tokens), usage %+v; want %d output tokens, %v input", tr.Text, got, tr.Usage, wantOut, secs*AudioTokensPerSecond)
+	if got := tok.Count(tr.Text, false); got != wantOut || tr.Usage.OutputTokens != int64(wantOut) || tr.Usage.InputTokens != int64(wantIn) || tr.Usage.Type != "tokens" {
+		t.Errorf("whole: text %q (%d tokens), usage %+v; want %d output tokens, %v input", tr.Text, got, tr.Usage, wantOut, wantIn)
 	}
 
 	params.File = bytes.NewReader(wav)
@@ -96,7 +85,7 @@ func TestTranscriptionSDK(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if nDelta != wantOut || done.Text != deltas.String() || done.Usage.OutputTokens != int64(wantOut) || done.Usage.InputTokens != secs*AudioTokensPerSecond {
+	if nDelta != wantOut || done.Text != deltas.String() || done.Usage.OutputTokens != int64(wantOut) || done.Usage.InputTokens != int64(wantIn) {
 		t.Errorf("stream: %d deltas %q, done %q usage %+v; want %d deltas adding up to the done text, usage %d out", nDelta, deltas.String(), done.Text, done.Usage, wantOut, wantOut)
 	}
 	s.Close()
@@ -105,20 +94,32 @@ func TestTranscriptionSDK(t *testing.T) {
 		t.Fatalf("%d records, want 2", len(recs))
 	}
 	for i, r := range recs {
-		if r.Endpoint != openai.PathTranscriptions || r.AudioSeconds != secs || r.ISL != secs*AudioTokensPerSecond || r.OSL != wantOut || r.Stream != (i == 1) || r.Status != 200 {
-			t.Errorf("record %d: %+v; want the transcription path, %gs of audio, ISL %v, OSL %d, stream %v", i, r, secs, secs*AudioTokensPerSecond, wantOut, i == 1)
+		if r.Endpoint != openai.PathTranscriptions || r.AudioSeconds != secs || r.ISL != wantIn || r.OSL != wantOut || r.Stream != (i == 1) || r.Status != 200 {
+			t.Errorf("record %d: %+v; want the transcription path, %gs of audio, ISL %v, OSL %d, stream %v", i, r, secs, wantIn, wantOut, i == 1)
 		}
 	}
 }
 
-// With the mock's OSL set, a transcript's length is OSL's draw, not the duration's.
-func TestTranscriptionOSL(t *testing.T) {
+// With the mock's OSL set, a transcript's length is OSL's draw, not the duration's;
+// an MP3 clip's duration is read from its frames.
+func TestTranscriptionOSLAndMP3(t *testing.T) {
 	s := start(t, Config{Fast: true, OSL: distribution.MustSpec("fixed:7")})
-	body, ct := transcriptionForm(testWAV(1, 8000, 2), "model", "mock-model")
-	resp, b := post(t, s.URL()+openai.PathTranscriptions, body, "Content-Type", ct)
-	var tr openai.Transcription
-	if resp.StatusCode != 200 || json.Unmarshal(b, &tr) != nil || tr.Usage == nil || tr.Usage.OutputTokens != 7 {
-		t.Fatalf("status %d, body %s; want 200 and 7 output tokens", resp.StatusCode, b)
+	var mp3 bytes.Buffer
+	if err := media.EncodeAudio(&mp3, media.MP3, 16000, 1, 2*time.Second, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, clip := range [][]byte{testWAV(1, 8000, 2), mp3.Bytes()} {
+		body, ct := transcriptionForm(clip, "model", "mock-model")
+		resp, b := post(t, s.URL()+openai.PathTranscriptions, body, "Content-Type", ct)
+		var tr openai.Transcription
+		if resp.StatusCode != 200 || json.Unmarshal(b, &tr) != nil || tr.Usage == nil || tr.Usage.OutputTokens != 7 {
+			t.Fatalf("status %d, body %s; want 200 and 7 output tokens", resp.StatusCode, b)
+		}
+	}
+	s.Close()
+	recs := s.Records()
+	if len(recs) != 2 || recs[0].AudioSeconds != 1 || math.Abs(recs[1].AudioSeconds-2) > 0.04 {
+		t.Errorf("records %+v; want 1 s of WAV and 2 s of MP3 (to a 36 ms frame)", recs)
 	}
 }
 
@@ -127,16 +128,13 @@ func TestTranscriptionBadInput(t *testing.T) {
 	s := start(t, Config{Fast: true})
 	wav := testWAV(1, 16000, 1)
 	truncated := wav[:len(wav)-100]
-	badRate := testWAV(1, 16000, 1)
-	binary.LittleEndian.PutUint32(badRate[28:], 7)
 	for _, c := range []struct {
 		name, body, ct, param, msg string
 	}{
 		{"json body", `{"model":"m"}`, "application/json", "Content-Type", "multipart/form-data"},
 		{"no file", formOf(nil, "model", "mock-model"), "", "file", "file part"},
-		{"not audio", formOf([]byte("hello, not audio"), "model", "mock-model"), "", "file", "not a WAV"},
-		{"truncated", formOf(truncated, "model", "mock-model"), "", "file", "data chunk says"},
-		{"byte rate", formOf(badRate, "model", "mock-model"), "", "file", "byte rate"},
+		{"not audio", formOf([]byte("hello, not audio"), "model", "mock-model"), "", "file", "RIFF"},
+		{"truncated", formOf(truncated, "model", "mock-model"), "", "file", "truncated"},
 		{"no model", formOf(wav), "", "model", "model"},
 		{"format", formOf(wav, "model", "mock-model", "response_format", "srt"), "", "response_format", "srt"},
 		{"stream", formOf(wav, "model", "mock-model", "stream", "maybe"), "", "stream", "true or false"},

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/sse"
 	"github.com/perfgate/perfgate/record"
@@ -19,8 +20,9 @@ import (
 // transcriptionKind is OpenAI speech to text (/v1/audio/transcriptions): a
 // multipart/form-data upload of one audio file, answered with {"text", "usage"} or,
 // with stream=true, transcript.text.delta events and a transcript.text.done event.
-// The audio is validated and its duration read from its header; its tokens (the
-// input) follow the per-second rule of [AudioTokens]. The transcript is generated
+// The audio (WAV or MP3) is validated and its duration read from its headers
+// (internal/media); its tokens, the input, follow media.WhisperAudio's per-second
+// rule. The transcript is generated
 // text paced like any other output: its length is the duration times
 // Config.TranscriptTokensPerSecond, or a draw from Config.OSL when that is set.
 type transcriptionKind struct{ generating }
@@ -77,9 +79,10 @@ func (transcriptionKind) parse(in *inputs, body, contentType []byte, j *job, rec
 	if err != nil {
 		return badRequest("invalid_value", openai.FormFile, "the audio file is not valid: %v", err)
 	}
-	m := &mediaJob{audioSec: info.seconds, audioTokens: AudioTokens(info.seconds)}
+	secs := info.Duration.Seconds()
+	m := &mediaJob{audioSec: secs, audioTokens: media.WhisperAudio.Tokens(info.Duration)}
 	j.media = m
-	rec.AudioSeconds = info.seconds
+	rec.AudioSeconds = secs
 	ids, n := in.encodeBounded(form.values[openai.FormPrompt], in.maxModelLen())
 	if e := in.checkLen(n+m.audioTokens, openai.FormFile); e != nil {
 		return e
@@ -89,7 +92,7 @@ func (transcriptionKind) parse(in *inputs, body, contentType []byte, j *job, rec
 	// (decideOSL) within the default cap.
 	j.maxOut = orInt(in.cfg.DefaultMaxTokens, DefaultMaxTokens)
 	if in.cfg.OSL.IsZero() {
-		j.maxOut = max(1, int(math.Round(info.seconds*orFloat(in.cfg.TranscriptTokensPerSecond, DefaultTranscriptTokensPerSecond))))
+		j.maxOut = max(1, int(math.Round(secs*orFloat(in.cfg.TranscriptTokensPerSecond, DefaultTranscriptTokensPerSecond))))
 	}
 	return nil
 }
@@ -132,6 +135,18 @@ func (f *transcriptFrames) delta(buf []byte, _, _ bool, text string) []byte {
 func (f *transcriptFrames) finish(buf []byte, _ *gen, _ bool, u openai.Usage) []byte {
 	b, _ := json.Marshal(openai.TranscriptDone{Type: openai.EventTranscriptDone, Text: f.text.String(), Usage: f.k.usage(f.j, u)})
 	return sse.AppendData(buf, b)
+}
+
+// decodeAudio reads an uploaded clip's headers: WAV by its RIFF header, MP3 by an
+// ID3 tag or a frame sync.
+func decodeAudio(b []byte) (media.AudioInfo, error) {
+	switch {
+	case bytes.HasPrefix(b, []byte("RIFF")):
+		return media.DecodeAudioInfo(b, media.WAV)
+	case bytes.HasPrefix(b, []byte("ID3")) || len(b) > 1 && b[0] == 0xff && b[1]&0xe0 == 0xe0:
+		return media.DecodeAudioInfo(b, media.MP3)
+	}
+	return media.AudioInfo{}, errors.New("neither WAV (no RIFF header) nor MP3 (no ID3 tag or frame sync); the mock server reads WAV and MP3")
 }
 
 // form is a multipart/form-data body read within bounds: its text fields and its
