@@ -10,12 +10,16 @@ import (
 
 // compact is one successful request's values in 64 bytes: what every per-request
 // metric is derived from ([Request] without the gaps). All are exact but TTFO, kept as
-// its distance from TTFT: in ns up to ±2.1 s, in µs beyond (fTTFOMicro).
+// its distance from TTFT, and TTST: in ns up to ±2.1 s, in µs beyond (fTTFOMicro,
+// fTTSTMicro); and the audio's duration, in ms.
 type compact struct {
-	latency, ttft, ttst, ttftVLLM, queue int64 // ns
-	isl, osl, usage, reasoning           int32 // usage -1 = none
-	ttfo                                 int32 // TTFO − TTFT, ns (µs with fTTFOMicro)
-	flags                                uint8
+	latency, ttft, ttftVLLM, queue int64 // ns
+	isl, osl, usage, reasoning     int32 // usage -1 = none
+	ttfo                           int32 // TTFO − TTFT, ns (µs with fTTFOMicro)
+	ttst                           int32 // ns (µs with fTTSTMicro)
+	audioMS                        int32
+	images                         uint16
+	flags                          uint8
 }
 
 const compactSize = int(unsafe.Sizeof(compact{}))
@@ -26,9 +30,11 @@ const (
 	fTTFTVLLM
 	fTTFO
 	fTTFOMicro
+	fTTSTMicro
 )
 
-// packTTFO returns TTFO − TTFT as stored in a compact value, and whether it is in µs.
+// packTTFO returns TTFO − TTFT (or TTST) as stored in a compact value, and whether it
+// is in µs.
 func packTTFO(d time.Duration) (int32, bool) {
 	if d >= math.MinInt32 && d <= math.MaxInt32 {
 		return int32(d), false
@@ -40,11 +46,20 @@ func (c *compact) request() Request {
 	return Request{
 		OK: true, Latency: time.Duration(c.latency), Queue: time.Duration(c.queue),
 		TTFT: time.Duration(c.ttft), HasTTFT: c.flags&fTTFT != 0,
-		TTST: time.Duration(c.ttst), HasTTST: c.flags&fTTST != 0,
+		TTST: unpackGap(c.ttst, c.flags&fTTSTMicro != 0), HasTTST: c.flags&fTTST != 0,
 		TTFTVLLM: time.Duration(c.ttftVLLM), HasTTFTVLLM: c.flags&fTTFTVLLM != 0,
 		TTFO: c.ttfoValue(), HasTTFO: c.flags&fTTFO != 0,
 		ISL: int(c.isl), OSL: int(c.osl), UsageOSL: int(c.usage), Reasoning: int(c.reasoning),
+		Audio: time.Duration(c.audioMS) * time.Millisecond, Images: int(c.images),
 	}
+}
+
+// unpackGap is the inverse of packTTFO.
+func unpackGap(v int32, micro bool) time.Duration {
+	if micro {
+		return time.Duration(v) * time.Microsecond
+	}
+	return time.Duration(v)
 }
 
 func (c *compact) ttfoValue() time.Duration {
@@ -58,9 +73,13 @@ func (c *compact) ttfoValue() time.Duration {
 // pack returns q's values in their compact form.
 func pack(q *Request) compact {
 	c := compact{
-		latency: int64(q.Latency), ttft: int64(q.TTFT), ttst: int64(q.TTST), ttftVLLM: int64(q.TTFTVLLM),
+		latency: int64(q.Latency), ttft: int64(q.TTFT), ttftVLLM: int64(q.TTFTVLLM),
 		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
-		reasoning: clamp32(q.Reasoning),
+		reasoning: clamp32(q.Reasoning), audioMS: clamp32(int(q.Audio.Round(time.Millisecond) / time.Millisecond)), images: uint16(min(max(q.Images, 0), math.MaxUint16)),
+	}
+	var micro bool
+	if c.ttst, micro = packTTFO(q.TTST); micro {
+		c.flags |= fTTSTMicro
 	}
 	if q.HasTTFO {
 		var micro bool
@@ -120,6 +139,8 @@ type Accumulator struct {
 	totOSL      int
 	totISL      int
 	totReason   int
+	totAudio    float64 // seconds
+	totImages   int
 	scratch     Request
 	// approx: per-request values go into reqs (one sketch per defs entry of Kind
 	// PerRequest) instead of blocks.
@@ -174,6 +195,8 @@ func (a *Accumulator) Add(r *record.Client) {
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
 	a.totReason += q.Reasoning
+	a.totAudio += q.Audio.Seconds()
+	a.totImages += q.Images
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
 	}
@@ -248,7 +271,7 @@ func (a *Accumulator) Metrics() record.Metrics {
 		xs = make([]float64, 0, a.ok)
 	}
 	t := Totals{OK: a.ok, Errors: a.errs, Good: a.good, HasSLO: a.hasSLO,
-		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason}
+		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason, Audio: a.totAudio, Images: a.totImages}
 	if a.first >= 0 && a.last > a.first {
 		t.Duration = (a.last - a.first).Seconds()
 	}

@@ -65,6 +65,8 @@ type Totals struct {
 	Duration   float64 // first request sent → last one done, seconds
 	ISL, OSL   int     // sums over the successful requests (OSL with reasoning)
 	Reasoning  int     // sum of the reasoning tokens
+	Audio      float64 // sum of the audio sent, seconds
+	Images     int     // sum of the images received
 }
 
 // Def is one metric: its name, how it is shown and asserted on, and how it is derived.
@@ -145,6 +147,9 @@ const (
 	UnitReqPerSec  = "requests/sec"
 	UnitTokPerSec  = "tokens/sec"
 	UnitRatio      = "ratio"
+	UnitImgPerSec  = "images/sec"
+	UnitMSPerImage = "ms/image"
+	UnitAudioRate  = "audio sec/sec"
 )
 
 func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
@@ -230,6 +235,22 @@ var builtin = []Def{
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "vLLM",
 		Help:  "Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).",
 		Value: (*Request).TPOTVLLM},
+	{Name: "audio_duration", Ident: "AudioDuration", Header: "Audio Duration", Label: "audio duration",
+		Unit: UnitSec, Kind: PerRequest, Origin: "AIPerf",
+		Help:  "Duration of the audio a request sent (audio_transcription), from the clip's headers.",
+		Value: func(q *Request) (float64, bool) { return q.Audio.Seconds(), q.Audio > 0 }},
+	{Name: "rtfx", Ident: "RTFx", Header: "Real-Time Factor (RTFx)", Label: "RTFx",
+		Unit: UnitRatio, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "Per request, audio_duration / request latency: seconds of audio transcribed per second of processing (audio_transcription).",
+		Value: (*Request).RTFx},
+	{Name: "image_throughput", Ident: "ImageThroughput", Header: "Image Throughput", Label: "images/s",
+		Unit: UnitImgPerSec, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "Per request, images in the answer / request latency (image_generation).",
+		Value: (*Request).ImageThroughput},
+	{Name: "image_latency", Ident: "ImageLatency", Header: "Image Latency", Label: "image latency",
+		Unit: UnitMSPerImage, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf",
+		Help:  "Per request, request latency / images in the answer (image_generation).",
+		Value: (*Request).ImageLatency},
 
 	{Name: "output_token_throughput", Ident: "OutputTokenThroughput", Header: "Output Token Throughput",
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
@@ -239,6 +260,14 @@ var builtin = []Def{
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf",
 		Help:  "Sum of ISL and OSL over the successful requests / benchmark duration.",
 		Total: func(t *Totals) (float64, bool) { return float64(t.OSL+t.ISL) / t.Duration, t.Duration > 0 }},
+	{Name: "audio_throughput", Ident: "AudioThroughput", Header: "Audio Throughput",
+		Unit: UnitAudioRate, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true,
+		Help:  "Sum of audio_duration over the successful requests / benchmark duration: the server's RTFx under the run's load; reported only when requests sent audio.",
+		Total: func(t *Totals) (float64, bool) { return t.Audio / t.Duration, t.Audio > 0 && t.Duration > 0 }},
+	{Name: "total_image_throughput", Ident: "TotalImageThroughput", Header: "Total Image Throughput",
+		Unit: UnitImgPerSec, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true,
+		Help:  "Images received over the successful requests / benchmark duration; reported only when answers carried images.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.Images) / t.Duration, t.Images > 0 && t.Duration > 0 }},
 	{Name: "request_throughput", Ident: "RequestThroughput", Header: "Request Throughput",
 		Unit: UnitReqPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Successful requests / benchmark duration.",

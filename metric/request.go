@@ -52,6 +52,11 @@ type Request struct {
 	// the client's count, or usage's reasoning_tokens when OSL comes from usage (the
 	// client's count when usage has no reasoning split, as Anthropic's has not).
 	Reasoning int
+	// Audio is the duration of the audio the request sent (AIPerf audio_duration); 0 =
+	// none.
+	Audio time.Duration
+	// Images is the number of images the answer carried (image generation).
+	Images int
 	// ICL are the gaps between consecutive text chunks (AIPerf inter_chunk_latency).
 	ICL []time.Duration
 	// ITLVLLM are the gaps between consecutive "choices" chunks after the first
@@ -74,6 +79,7 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 		Warmup: r.Warmup, OK: r.OK(), Stream: r.Stream,
 		Sent: r.Sent, Done: r.Done, Latency: r.Latency(), Queue: r.QueueTime(),
 		ISL: r.ISL, OSL: r.OSL, UsageOSL: r.UsageCompletionTokens, Reasoning: r.ReasoningTokens,
+		Audio: r.AudioDuration, Images: r.Images,
 	}
 	if q.UsageOSL < 0 {
 		q.UsageOSL = -1
@@ -154,6 +160,33 @@ func (q *Request) OutputThroughputPerUser() (float64, bool) {
 		return 0, false
 	}
 	return 1e3 / itl, true
+}
+
+// RTFx returns AIPerf's inverse real-time factor, audio seconds / request latency
+// seconds, and whether it is defined (the request sent audio and took time).
+func (q *Request) RTFx() (float64, bool) {
+	if q.Audio <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return q.Audio.Seconds() / q.Latency.Seconds(), true
+}
+
+// ImageThroughput returns AIPerf's image_throughput, images / request latency in
+// seconds, and whether it is defined (the answer carried images).
+func (q *Request) ImageThroughput() (float64, bool) {
+	if q.Images <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return float64(q.Images) / q.Latency.Seconds(), true
+}
+
+// ImageLatency returns AIPerf's image_latency, request latency in ms / images, and
+// whether it is defined.
+func (q *Request) ImageLatency() (float64, bool) {
+	if q.Images <= 0 {
+		return 0, false
+	}
+	return MS(q.Latency) / float64(q.Images), true
 }
 
 // PrefillThroughputPerUser returns ISL / TTFT in tokens/s/user, and whether it is
