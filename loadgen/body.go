@@ -43,8 +43,9 @@ type streamOptions struct {
 
 // bodyBuilder renders request bodies for one run.
 type bodyBuilder struct {
-	cfg   *Config
-	extra []byte // marshalled ExtraBody, "{...}" or nil
+	cfg      *Config
+	extra    []byte   // marshalled ExtraBody, "{...}" or nil
+	formKeys []string // ExtraBody's keys sorted, less a form kind's own fields
 }
 
 func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
@@ -55,6 +56,7 @@ func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
 			return nil, fmt.Errorf("loadgen: extra_body: %w", err)
 		}
 		b.extra = x
+		b.formKeys = formKeys(cfg.ExtraBody)
 	}
 	return b, nil
 }

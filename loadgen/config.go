@@ -279,6 +279,8 @@ type Workload struct {
 	TurnDelay distribution.Spec `json:"turn_delay,omitzero"`
 	// Passages is the number of passages/documents per rankings or rerank request; zero = 2.
 	Passages int `json:"passages,omitempty"`
+	// Audio is the audio clips sent by kinds that take audio (audio_transcription).
+	Audio Audio `json:"audio,omitzero"`
 	// ExtraBody fields are added to every generated body (they win over generated fields).
 	ExtraBody map[string]any `json:"extra_body,omitempty"`
 
@@ -532,6 +534,7 @@ func (c *Config) checkInput(p *problems) {
 	if c.Passages < 0 {
 		p.add("passages %d < 0", c.Passages)
 	}
+	c.Audio.check(p)
 	p.checkEnum("input_format", c.InputFormat, InputFormats)
 	if c.InputFile != "" && c.InputFormat == "" {
 		p.add("input_file set without input_format")

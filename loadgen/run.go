@@ -464,6 +464,9 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 	if t.Body != nil {
 		rec.ISLExact = true
 	}
+	if t.Audio != nil {
+		rec.AudioDuration = t.Audio.Duration
+	}
 	if len(q.tc.history) > 0 {
 		n := t.ISL
 		for _, m := range q.tc.history {

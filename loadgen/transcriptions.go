@@ -1,0 +1,149 @@
+package loadgen
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/media"
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/record"
+)
+
+// EndpointTranscriptions is OpenAI speech to text, AIPerf's audio_transcription.
+const EndpointTranscriptions Endpoint = openai.KindTranscriptions // POST /v1/audio/transcriptions
+
+// transcriptionAPI is OpenAI speech to text: each turn's audio clip ([Audio]) as the
+// multipart/form-data file, with the model, stream=true when streaming, and
+// Config.ExtraBody's fields as form fields (language, response_format, prompt,
+// temperature, …). The answer is {"text", "usage"} or transcript.text.delta events
+// ending with transcript.text.done (no [DONE]); the transcript is the output.
+type transcriptionAPI struct{ openaiAPI }
+
+func (transcriptionAPI) path() string       { return openai.PathTranscriptions }
+func (transcriptionAPI) generates() bool    { return true }
+func (transcriptionAPI) endsWithDone() bool { return false }
+func (transcriptionAPI) audioOnly()         {}
+
+func (transcriptionAPI) body(b *bodyBuilder, t *dataset.Turn, _ *turnCtx, stream bool) ([]byte, string) {
+	est := 512
+	if c := t.Audio; c != nil && c.Path == "" && c.Format == string(media.WAV) {
+		est += int(c.Duration.Seconds()*float64(c.Rate*c.Channels*2)) + 64 // 16-bit PCM
+	}
+	w := bytes.NewBuffer(make([]byte, 0, est))
+	field := func(name, value string) {
+		w.WriteString("--" + formBoundary + "\r\nContent-Disposition: form-data; name=\"")
+		w.WriteString(quoteEscaper.Replace(name))
+		w.WriteString("\"\r\n\r\n")
+		w.WriteString(value)
+		w.WriteString("\r\n")
+	}
+	field(openai.FormModel, b.model(t))
+	if stream {
+		field(openai.FormStream, "true")
+	}
+	for _, k := range b.formKeys {
+		field(k, formValue(b.cfg.ExtraBody[k]))
+	}
+	if c := t.Audio; c != nil {
+		w.WriteString("--" + formBoundary + "\r\nContent-Disposition: form-data; name=\"" + openai.FormFile + "\"; filename=\"audio." + c.Format +
+			"\"\r\nContent-Type: " + audioMIME(c.Format) + "\r\n\r\n")
+		if err := writeClip(w, c); err != nil {
+			// The clip cannot be read: the request goes out as this text, which the
+			// server refuses, so the failure is recorded with the request.
+			return []byte("loadgen: audio clip: " + err.Error()), "text/plain"
+		}
+		w.WriteString("\r\n")
+	}
+	w.WriteString("--" + formBoundary + "--\r\n")
+	return w.Bytes(), formContentType
+}
+
+// formBoundary separates the parts of every multipart/form-data body the load
+// generator sends: random per process, as mime/multipart makes them, so no clip or
+// field value holds it.
+var formBoundary = func() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("perfgate%x", b)
+}()
+
+var formContentType = "multipart/form-data; boundary=" + formBoundary
+
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
+
+// writeClip writes c's bytes: its file's, or the synthetic clip's.
+func writeClip(w io.Writer, c *dataset.Clip) error {
+	if c.Path != "" {
+		f, err := os.Open(c.Path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}
+	return media.EncodeAudio(w, media.AudioFormat(c.Format), c.Rate, c.Channels, c.Duration, c.Seed)
+}
+
+func audioMIME(format string) string {
+	if format == string(media.MP3) {
+		return "audio/mpeg"
+	}
+	return "audio/wav"
+}
+
+// formValue is an extra_body value as a form field: a string as it is, anything else
+// as its JSON.
+func formValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// parseWhole reads {"text": …, "usage": {"input_tokens", "output_tokens", …}}.
+func (transcriptionAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.StreamChunk, res *result) (content, choices bool, err error) {
+	if err := p.Parse(body, ch); err != nil {
+		return false, false, err
+	}
+	var tr struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(body, &tr); err != nil {
+		return false, false, err
+	}
+	if tr.Text == nil {
+		return false, false, errors.New("loadgen: transcription has no text")
+	}
+	res.add([]byte(*tr.Text), nil)
+	return *tr.Text != "", true, nil
+}
+
+// event applies a transcript event: a delta carries output; the done event, usage.
+func (transcriptionAPI) event(ch *openai.StreamChunk, rec *record.Client) bool {
+	if ch.HasUsage {
+		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+	}
+	return string(ch.Type) == openai.EventTranscriptDelta
+}
+
+// formKeys returns extra's keys sorted, without the fields a form kind sets itself.
+func formKeys(extra map[string]any) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		if k != openai.FormFile && k != openai.FormModel && k != openai.FormStream {
+			out = append(out, k)
+		}
+	}
+	return out
+}
