@@ -219,6 +219,17 @@ type Target struct {
 	API Endpoint `json:"endpoint_type,omitempty"`
 	// Model is the "model" field; zero = DefaultModel.
 	Model string `json:"model,omitempty"`
+	// ModelNames, instead of Model, spreads the requests over several models (a model
+	// mix, such as several LoRA adapters of one server; AIPerf's --model-names with
+	// more than one name): each request's model is chosen by ModelSelection and
+	// recorded (record.Client.Model). Zero = Model alone. See docs/models.md.
+	ModelNames []string `json:"model_names,omitempty"`
+	// ModelSelection is how a request's model is chosen from ModelNames (one of
+	// [ModelSelections]): ModelRoundRobin (zero), ModelRandom or ModelWeighted.
+	ModelSelection string `json:"model_selection_strategy,omitempty"`
+	// ModelWeights are ModelWeighted's relative weights, one per ModelNames entry in
+	// order (3,1 sends about three requests to the first model for one to the second).
+	ModelWeights []float64 `json:"model_weights,omitempty"`
 	// NoStream turns SSE streaming off. The zero value streams when the API generates
 	// (chat, completions, responses, messages: TTFT and ITL need it) and not otherwise
 	// (embeddings, rankings, rerank); see [Target.Streams]. It replaces Stream, whose
@@ -462,6 +473,7 @@ func (c *Config) timeout() time.Duration {
 func (c *Config) Validate() error {
 	var p problems
 	c.checkTarget(&p)
+	c.checkModels(&p)
 	c.checkInput(&p)
 	c.checkLoad(&p)
 	c.checkStop(&p)

@@ -119,6 +119,7 @@ type runner struct {
 	headers [][2]string
 	hdr     *headerBlock // headers rendered once
 	api     adapter      // the run's API kind (a turn may name another)
+	models  *modelPicker // the model mix; nil = one model
 	scratch sync.Pool    // *scratch
 	recs    sync.Pool    // *record.Client, returned by the collector
 	// reuseChunks: records are neither kept nor given to a sink, so a recycled
@@ -191,6 +192,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.headers = append(r.headers, [2]string{k, v})
 	}
 	r.api = adapterOf(r.cfg.endpoint())
+	r.models = newModelPicker(&r.cfg.Target, cfg.Seed)
 	r.headers = r.api.auth(r.headers, r.apiKey, cfg.Headers)
 	r.hdr = newHeaderBlock(r.headers)
 	r.reuseChunks = cfg.DiscardRecords && sink == nil
@@ -382,6 +384,12 @@ type turnReq struct {
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq) string {
 	q.endpoint, q.api, q.stream = r.shape(q.t)
+	if r.models != nil && q.t.Model == "" {
+		// The model mix's choice, on a copy: the source may hand the turn out again.
+		t := *q.t
+		t.Model = r.models.pick(q.idx)
+		q.t = &t
+	}
 	tg := r.pick()
 	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
 		tg.pending.Add(1) // only this routing reads it: spare the shared counter

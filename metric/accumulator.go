@@ -3,122 +3,13 @@ package metric
 import (
 	"math"
 	"time"
-	"unsafe"
 
 	"github.com/perfgate/perfgate/record"
 )
 
-// compact is one successful request's values in 64 bytes: what every per-request
-// metric is derived from ([Request] without the gaps). All are exact but TTFO, kept as
-// its distance from TTFT, and TTST: in ns up to ±2.1 s, in µs beyond (fTTFOMicro,
-// fTTSTMicro); and the audio's duration, in ms.
-type compact struct {
-	latency, ttft, ttftVLLM, queue int64 // ns
-	isl, osl, usage, reasoning     int32 // usage -1 = none
-	ttfo                           int32 // TTFO − TTFT, ns (µs with fTTFOMicro)
-	ttst                           int32 // ns (µs with fTTSTMicro)
-	audioMS                        int32
-	images                         uint16
-	flags                          uint8
-}
-
-const compactSize = int(unsafe.Sizeof(compact{}))
-
-const (
-	fTTFT = 1 << iota
-	fTTST
-	fTTFTVLLM
-	fTTFO
-	fTTFOMicro
-	fTTSTMicro
-)
-
-// packTTFO returns TTFO − TTFT (or TTST) as stored in a compact value, and whether it
-// is in µs.
-func packTTFO(d time.Duration) (int32, bool) {
-	if d >= math.MinInt32 && d <= math.MaxInt32 {
-		return int32(d), false
-	}
-	return clamp32(int(d / time.Microsecond)), true
-}
-
-func (c *compact) request() Request {
-	return Request{
-		OK: true, Latency: time.Duration(c.latency), Queue: time.Duration(c.queue),
-		TTFT: time.Duration(c.ttft), HasTTFT: c.flags&fTTFT != 0,
-		TTST: unpackGap(c.ttst, c.flags&fTTSTMicro != 0), HasTTST: c.flags&fTTST != 0,
-		TTFTVLLM: time.Duration(c.ttftVLLM), HasTTFTVLLM: c.flags&fTTFTVLLM != 0,
-		TTFO: c.ttfoValue(), HasTTFO: c.flags&fTTFO != 0,
-		ISL: int(c.isl), OSL: int(c.osl), UsageOSL: int(c.usage), Reasoning: int(c.reasoning),
-		Audio: time.Duration(c.audioMS) * time.Millisecond, Images: int(c.images),
-	}
-}
-
-// unpackGap is the inverse of packTTFO.
-func unpackGap(v int32, micro bool) time.Duration {
-	if micro {
-		return time.Duration(v) * time.Microsecond
-	}
-	return time.Duration(v)
-}
-
-func (c *compact) ttfoValue() time.Duration {
-	d := time.Duration(c.ttfo)
-	if c.flags&fTTFOMicro != 0 {
-		d *= time.Microsecond
-	}
-	return time.Duration(c.ttft) + d
-}
-
-// pack returns q's values in their compact form.
-func pack(q *Request) compact {
-	c := compact{
-		latency: int64(q.Latency), ttft: int64(q.TTFT), ttftVLLM: int64(q.TTFTVLLM),
-		queue: int64(q.Queue), isl: clamp32(q.ISL), osl: clamp32(q.OSL), usage: clamp32(q.UsageOSL),
-		reasoning: clamp32(q.Reasoning), audioMS: clamp32(int(q.Audio.Round(time.Millisecond) / time.Millisecond)), images: uint16(min(max(q.Images, 0), math.MaxUint16)),
-	}
-	var micro bool
-	if c.ttst, micro = packTTFO(q.TTST); micro {
-		c.flags |= fTTSTMicro
-	}
-	if q.HasTTFO {
-		var micro bool
-		c.ttfo, micro = packTTFO(q.TTFO - q.TTFT)
-		c.flags |= fTTFO
-		if micro {
-			c.flags |= fTTFOMicro
-		}
-	}
-	if q.HasTTFT {
-		c.flags |= fTTFT
-	}
-	if q.HasTTST {
-		c.flags |= fTTST
-	}
-	if q.HasTTFTVLLM {
-		c.flags |= fTTFTVLLM
-	}
-	return c
-}
-
-// Packed is one request's values in 64 bytes, as the [Accumulator] keeps them: every
-// field of [Request] but Warmup, Stream, Sent, Done and the gaps, exact but TTFO (to the
-// µs past 2.1 s). It is for callers that keep many requests' values in memory.
-type Packed struct{ c compact }
-
-// Pack returns q's values packed.
-func Pack(q *Request) Packed { return Packed{pack(q)} }
-
-// Request returns the packed values; OK is true (the accumulator packs only
-// successful requests; a caller packing a failed one sets it).
-func (p *Packed) Request() Request { return p.c.request() }
-
-func clamp32(n int) int32 { return int32(min(max(n, math.MinInt32), math.MaxInt32)) }
-
-const blockLen = 4096 // compact values per block: 256 KiB
-
 // Accumulator computes a run's [record.Metrics] from its records as they arrive,
-// without keeping them. Per-request values are kept exact (TTFO to the µs past 2 s), 64 bytes a request (KS and
+// without keeping them. Per-request values are kept exact in a [Store] (TTFO to the
+// µs past 2.1 s; 64 bytes a request plus 8 per raw metric the run has; KS and
 // regression checks need the exact sample); per-token values (inter-chunk latency,
 // vLLM's ITL) go into [Sketch]es, so memory does not grow with tokens.
 //
@@ -129,7 +20,7 @@ type Accumulator struct {
 	slo         SLO
 	hasSLO      bool
 	defs        []Def // the catalogue when the accumulator was made
-	blocks      [][]compact
+	store       Store
 	chunks      []Sketch // one per defs entry of Kind PerChunk (others unused)
 	ok, errs    int
 	good, warm  int
@@ -150,8 +41,9 @@ type Accumulator struct {
 
 // NewAccumulator returns an empty accumulator using opt's definitions.
 func NewAccumulator(opt Options) *Accumulator {
-	defs := Catalogue()
-	return &Accumulator{opt: opt, defs: defs, chunks: make([]Sketch, len(defs)), errors: map[string]int{}, first: -1}
+	cat := current.Load()
+	defs := cat.defs
+	return &Accumulator{opt: opt, defs: defs, store: Store{cat: cat}, chunks: make([]Sketch, len(defs)), errors: map[string]int{}, first: -1}
 }
 
 // SetSLO makes the accumulator count goodput against slo (record.MetricGoodput and
@@ -184,19 +76,27 @@ func (a *Accumulator) Add(r *record.Client) {
 	if !r.ISLExact && r.RequestedISL > 0 {
 		a.inexact++
 	}
+	q := &a.scratch
 	if !r.OK() {
 		a.errs++
 		a.errors[r.ErrorKind]++
+		if !a.approx {
+			q.Reset(r, a.opt)
+			a.store.Add(q)
+		}
 		return
 	}
 	a.ok++
-	q := &a.scratch
 	q.Reset(r, a.opt)
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
 	a.totReason += q.Reasoning
-	a.totAudio += q.Audio.Seconds()
-	a.totImages += q.Images
+	if v, ok := q.Raw(record.MetricAudioDuration); ok {
+		a.totAudio += v
+	}
+	if v, ok := q.Raw(record.MetricGeneratedImages); ok {
+		a.totImages += int(v)
+	}
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
 	}
@@ -217,18 +117,12 @@ func (a *Accumulator) Add(r *record.Client) {
 		}
 		return
 	}
-	c := pack(q)
-	n := len(a.blocks)
-	if n == 0 || len(a.blocks[n-1]) == blockLen {
-		a.blocks = append(a.blocks, make([]compact, 0, blockLen))
-		n++
-	}
-	a.blocks[n-1] = append(a.blocks[n-1], c)
+	a.store.Add(q)
 }
 
 // Bytes returns the accumulator's approximate size in memory.
 func (a *Accumulator) Bytes() int {
-	n := len(a.blocks)*blockLen*compactSize + 256
+	n := a.store.Bytes() + 256
 	for i := range a.reqs {
 		n += a.reqs[i].Bytes()
 	}
@@ -242,13 +136,20 @@ func (a *Accumulator) Bytes() int {
 // ITLVLLM, which the accumulator keeps only as sketches), in the order added.
 func (a *Accumulator) Requests(f func(*Request)) {
 	var q Request // one value for the whole walk: f gets a pointer, so a per-request one would escape
-	for _, b := range a.blocks {
-		for i := range b {
-			q = b[i].request()
+	for i := range a.store.Len() {
+		a.store.Get(i, &q)
+		if q.OK {
 			f(&q)
 		}
 	}
 }
+
+// Values returns the values of every non-warmup request added, failed ones too (OK
+// false), in the order added: the store the accumulator derives its per-request
+// metrics from, for a caller that needs the requests one by one after the run without
+// keeping a second copy. It is empty for an [Accumulator.Approximate] accumulator. It
+// grows with further Adds.
+func (a *Accumulator) Values() *Store { return &a.store }
 
 // Metrics returns the summary of what was added so far. It does not change the
 // accumulator, which can keep accumulating.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfgate/perfgate/record"
 )
 
 // Kind says how a metric is measured and aggregated.
@@ -110,8 +112,15 @@ type Def struct {
 	Help string
 
 	// Value derives a [PerRequest] metric from one successful request in Unit, and
-	// whether the request has a value.
+	// whether the request has a value. Leave it nil for a raw metric (Record).
 	Value func(*Request) (float64, bool)
+	// Record makes a [PerRequest] metric a raw measurement: its value in Unit read
+	// from the client's record, and whether the record has one. Nothing else is needed:
+	// [Request.Reset] reads it, [Store] and the [Accumulator] keep it exactly (8 bytes a
+	// request, only in runs where some request has it), Value is set to return it, and
+	// derived metrics read it with [Request.Raw]. [RecordDuration] and [RecordCount]
+	// adapt a record field.
+	Record func(*record.Client) (float64, bool)
 	// Gaps derives a [PerChunk] metric's gaps from one successful request.
 	Gaps func(*Request) []time.Duration
 	// Total derives a [PerRun] metric in Unit, and whether the run reports it.
@@ -150,12 +159,29 @@ const (
 	UnitImgPerSec  = "images/sec"
 	UnitMSPerImage = "ms/image"
 	UnitAudioRate  = "audio sec/sec"
+	UnitImages     = "images"
 )
 
 func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
 	return func(q *Request) (float64, bool) {
 		d, ok := f(q)
 		return MS(d), ok
+	}
+}
+
+// RecordDuration is a [Def.Record] for a duration the record holds, reported in ms.
+func RecordDuration(f func(*record.Client) (time.Duration, bool)) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		d, ok := f(r)
+		return MS(d), ok
+	}
+}
+
+// RecordCount is a [Def.Record] for a count the record holds.
+func RecordCount(f func(*record.Client) (int, bool)) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		n, ok := f(r)
+		return float64(n), ok
 	}
 }
 
@@ -237,12 +263,18 @@ var builtin = []Def{
 		Value: (*Request).TPOTVLLM},
 	{Name: "audio_duration", Ident: "AudioDuration", Header: "Audio Duration", Label: "audio duration",
 		Unit: UnitSec, Kind: PerRequest, Origin: "AIPerf",
-		Help:  "Duration of the audio a request sent (audio_transcription), from the clip's headers.",
-		Value: func(q *Request) (float64, bool) { return q.Audio.Seconds(), q.Audio > 0 }},
+		Help: "Duration of the audio a request sent (audio_transcription), from the clip's headers.",
+		Record: func(r *record.Client) (float64, bool) {
+			return r.AudioDuration.Seconds(), r.AudioDuration > 0
+		}},
 	{Name: "rtfx", Ident: "RTFx", Header: "Real-Time Factor (RTFx)", Label: "RTFx",
 		Unit: UnitRatio, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
 		Help:  "Per request, audio_duration / request latency: seconds of audio transcribed per second of processing (audio_transcription).",
 		Value: (*Request).RTFx},
+	{Name: "generated_images", Ident: "GeneratedImages", Header: "Generated Images", Label: "images",
+		Unit: UnitImages, Kind: PerRequest, Origin: "perfgate",
+		Help:   "Images in the answer (image_generation): its data entries with a b64_json or url.",
+		Record: RecordCount(func(r *record.Client) (int, bool) { return r.Images, r.Images > 0 })},
 	{Name: "image_throughput", Ident: "ImageThroughput", Header: "Image Throughput", Label: "images/s",
 		Unit: UnitImgPerSec, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
 		Help:  "Per request, images in the answer / request latency (image_generation).",
@@ -316,13 +348,46 @@ var builtin = []Def{
 		Total: func(t *Totals) (float64, bool) { return float64(t.Reasoning), true }},
 }
 
-var current atomic.Pointer[[]Def]
+// catalogue is one state of the catalogue, with its raw metrics indexed.
+type catalogue struct {
+	src   []Def // the defs as given (raw metrics without their Value)
+	defs  []Def
+	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
+	rawAt map[string]int // raw metric name → position in raw
+}
 
-func init() { current.Store(&builtin) }
+// newCatalogue indexes defs (its own copy), setting each raw metric's Value. A Def
+// that cannot be measured as written is a programming error: it panics.
+func newCatalogue(defs []Def) *catalogue {
+	c := &catalogue{src: slices.Clip(defs), defs: slices.Clone(defs), rawAt: map[string]int{}}
+	for k := range c.defs {
+		d := &c.defs[k]
+		switch {
+		case d.Record != nil && (d.Kind != PerRequest || d.Value != nil):
+			panic("metric: " + d.Name + ": Record is for a PerRequest metric without Value")
+		case d.Kind == PerRequest && d.Value == nil && d.Record == nil:
+			panic("metric: " + d.Name + ": a PerRequest metric needs Value or Record")
+		case d.Kind == PerChunk && d.Gaps == nil, d.Kind == PerRun && d.Total == nil:
+			panic("metric: " + d.Name + ": no derivation for its kind")
+		}
+		if d.Record == nil {
+			continue
+		}
+		name := d.Name
+		c.rawAt[name] = len(c.raw)
+		c.raw = append(c.raw, k)
+		d.Value = func(q *Request) (float64, bool) { return q.Raw(name) }
+	}
+	return c
+}
+
+var current atomic.Pointer[catalogue]
+
+func init() { current.Store(newCatalogue(builtin)) }
 
 // Catalogue returns every metric perfgate reports, in report order. The slice is
 // shared: do not modify it.
-func Catalogue() []Def { return *current.Load() }
+func Catalogue() []Def { return current.Load().defs }
 
 // Lookup returns the metric named name (its [Def.Name]).
 func Lookup(name string) (Def, bool) {
@@ -351,7 +416,6 @@ func LookupRule(name string) (Def, bool) {
 // of their own; it is not safe while a run or a report is being made.
 func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
-	next := append(slices.Clip(*old), defs...)
-	current.Store(&next)
+	current.Store(newCatalogue(append(slices.Clip(old.src), defs...)))
 	return func() { current.Store(old) }
 }

@@ -172,10 +172,17 @@ func genDoc(defs []Def) []byte {
 		b.WriteString("\n")
 	}
 	b.WriteString("## Adding a metric\n\n" +
-		"Add one `Def` to `builtin` in `metric/catalogue.go` (its derivation from `metric.Request`, or a\n" +
-		"new field there and in `Request.Reset` if the record has a value no metric reads yet), then run\n" +
+		"Add one `Def` to `builtin` in `metric/catalogue.go`, then run\n" +
 		"`go test ./metric -run TestMetricsDocCurrent -update`, which regenerates `record/names.go`,\n" +
-		"`perftest/check/metrics.go`, `perftest/metrics.go` and this page. The accumulator, the console\n" +
-		"table, the exports, the rule grammar and the `--assert` help read the catalogue.\n")
+		"`perftest/check/metrics.go`, `perftest/metrics.go` and this page. The accumulator, the run's\n" +
+		"summary, the console table, the exports, the rule grammar and the `--assert` help read the\n" +
+		"catalogue.\n\n" +
+		"- A metric derived from values the catalogue already has sets `Value`, a function of\n" +
+		"  `metric.Request` (`Request.Raw(name)` reads a raw metric's value): one file.\n" +
+		"- A raw measurement (a value the client measures) is a field of `record.Client`, set where\n" +
+		"  the client measures it, and a `Def` whose `Record` reads that field (`metric.RecordDuration`,\n" +
+		"  `metric.RecordCount`): the accumulator and the run's summary keep it exactly, 8 bytes a\n" +
+		"  request, only in runs where some request has it. Three files: the record, the place it is\n" +
+		"  measured, the catalogue.\n")
 	return b.Bytes()
 }

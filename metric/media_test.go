@@ -1,28 +1,11 @@
 package metric
 
 import (
-	"math"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/record"
 )
-
-// The compact form keeps TTST (ns, µs past ±2.1 s), the audio (ms) and the images.
-func TestCompactRoundTripsMediaAndLongTTST(t *testing.T) {
-	for _, q := range []Request{
-		{OK: true, TTST: 1500 * time.Millisecond, HasTTST: true, Audio: 12345 * time.Millisecond, Images: 3},
-		{OK: true, TTST: 7*time.Second + 3*time.Microsecond, HasTTST: true},
-		{OK: true, TTST: 2 * time.Nanosecond, HasTTST: true, Images: 70000},
-	} {
-		c := pack(&q)
-		got := c.request()
-		wantImages := min(q.Images, math.MaxUint16)
-		if got.TTST != q.TTST || got.Audio != q.Audio || got.Images != wantImages {
-			t.Errorf("round trip of TTST %v, audio %v, images %d gave %v, %v, %d", q.TTST, q.Audio, q.Images, got.TTST, got.Audio, got.Images)
-		}
-	}
-}
 
 // RTFx and the image metrics: defined only for requests with audio or images, and
 // derived from request latency; the run's audio and image throughputs from the sums.

@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"math"
 	"time"
 
 	"github.com/perfgate/perfgate/record"
@@ -52,16 +53,16 @@ type Request struct {
 	// the client's count, or usage's reasoning_tokens when OSL comes from usage (the
 	// client's count when usage has no reasoning split, as Anthropic's has not).
 	Reasoning int
-	// Audio is the duration of the audio the request sent (AIPerf audio_duration); 0 =
-	// none.
-	Audio time.Duration
-	// Images is the number of images the answer carried (image generation).
-	Images int
 	// ICL are the gaps between consecutive text chunks (AIPerf inter_chunk_latency).
 	ICL []time.Duration
 	// ITLVLLM are the gaps between consecutive "choices" chunks after the first
 	// (vLLM's ITL).
 	ITLVLLM []time.Duration
+
+	// cat is the catalogue Reset read the raw metrics ([Def.Record]) of; raw their
+	// values in cat.raw's order, NaN for none. [Request.Raw] reads them.
+	cat *catalogue
+	raw []float64
 }
 
 // Of derives r's values under opt. It allocates the gap slices; [Request.Reset]
@@ -74,12 +75,20 @@ func Of(r *record.Client, opt Options) Request {
 
 // Reset sets q to r's values under opt, reusing q's ICL and ITLVLLM storage.
 func (q *Request) Reset(r *record.Client, opt Options) {
-	icl, itlv := q.ICL[:0], q.ITLVLLM[:0]
+	icl, itlv, raw := q.ICL[:0], q.ITLVLLM[:0], q.raw[:0]
+	cat := current.Load()
+	for _, k := range cat.raw {
+		v, ok := cat.defs[k].Record(r)
+		if !ok || math.IsInf(v, 0) {
+			v = math.NaN()
+		}
+		raw = append(raw, v)
+	}
 	*q = Request{
+		cat: cat, raw: raw,
 		Warmup: r.Warmup, OK: r.OK(), Stream: r.Stream,
 		Sent: r.Sent, Done: r.Done, Latency: r.Latency(), Queue: r.QueueTime(),
 		ISL: r.ISL, OSL: r.OSL, UsageOSL: r.UsageCompletionTokens, Reasoning: r.ReasoningTokens,
-		Audio: r.AudioDuration, Images: r.Images,
 	}
 	if q.UsageOSL < 0 {
 		q.UsageOSL = -1
@@ -127,6 +136,31 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 	q.ICL, q.ITLVLLM = icl, itlv
 }
 
+// Raw returns the value of the raw metric named name ([Def.Record]) for this request,
+// in the metric's unit, and whether the request has one. A derived metric's
+// [Def.Value] reads the raw values it is derived from this way.
+func (q *Request) Raw(name string) (float64, bool) {
+	if q.cat == nil {
+		return 0, false
+	}
+	j, ok := q.cat.rawAt[name]
+	if !ok {
+		return 0, false
+	}
+	return q.rawOf(q.cat, j)
+}
+
+// rawOf returns the value of cat's j-th raw metric for q.
+func (q *Request) rawOf(cat *catalogue, j int) (float64, bool) {
+	if q.cat != cat {
+		return q.Raw(cat.defs[cat.raw[j]].Name)
+	}
+	if j >= len(q.raw) || math.IsNaN(q.raw[j]) {
+		return 0, false
+	}
+	return q.raw[j], true
+}
+
 // Output returns AIPerf's output_token_count: OSL without the reasoning tokens.
 func (q *Request) Output() int { return max(q.OSL-q.Reasoning, 0) }
 
@@ -162,31 +196,34 @@ func (q *Request) OutputThroughputPerUser() (float64, bool) {
 	return 1e3 / itl, true
 }
 
-// RTFx returns AIPerf's inverse real-time factor, audio seconds / request latency
-// seconds, and whether it is defined (the request sent audio and took time).
+// RTFx returns AIPerf's inverse real-time factor, audio_duration in seconds / request
+// latency in seconds, and whether it is defined (the request sent audio and took time).
 func (q *Request) RTFx() (float64, bool) {
-	if q.Audio <= 0 || q.Latency <= 0 {
+	audio, ok := q.Raw(record.MetricAudioDuration)
+	if !ok || audio <= 0 || q.Latency <= 0 {
 		return 0, false
 	}
-	return q.Audio.Seconds() / q.Latency.Seconds(), true
+	return audio / q.Latency.Seconds(), true
 }
 
-// ImageThroughput returns AIPerf's image_throughput, images / request latency in
-// seconds, and whether it is defined (the answer carried images).
+// ImageThroughput returns AIPerf's image_throughput, the answer's images / request
+// latency in seconds, and whether it is defined (the answer carried images).
 func (q *Request) ImageThroughput() (float64, bool) {
-	if q.Images <= 0 || q.Latency <= 0 {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 || q.Latency <= 0 {
 		return 0, false
 	}
-	return float64(q.Images) / q.Latency.Seconds(), true
+	return n / q.Latency.Seconds(), true
 }
 
-// ImageLatency returns AIPerf's image_latency, request latency in ms / images, and
-// whether it is defined.
+// ImageLatency returns AIPerf's image_latency, request latency in ms / the answer's
+// images, and whether it is defined.
 func (q *Request) ImageLatency() (float64, bool) {
-	if q.Images <= 0 {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 {
 		return 0, false
 	}
-	return MS(q.Latency) / float64(q.Images), true
+	return MS(q.Latency) / n, true
 }
 
 // PrefillThroughputPerUser returns ISL / TTFT in tokens/s/user, and whether it is

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -337,7 +338,7 @@ func (c *Config) Validate() error {
 // --itl-concurrency-lin-ms, --ttft-jitter-cv, --itl-jitter-cv, --error-rate (percent,
 // 0-100, as aiperf-mock-server), --random-seed, --api-key, --fast,
 // --models-ready-delay-seconds, --inference-ready-delay-seconds; and perfgate's own:
-// --models, --strict-model, --osl, --default-max-tokens, --max-tokens-cap,
+// --models, --model-names, --strict-model, --osl, --default-max-tokens, --max-tokens-cap,
 // --tokens-per-chunk, --error-statuses, --retry-after, --disconnect-rate,
 // --slow-first-byte-rate, --slow-first-byte, --malformed-chunk-rate, --body-limit,
 // --grace-period, --max-model-len, --max-embedding-inputs, --max-ranking-docs,
@@ -513,6 +514,19 @@ func registerModelFlags(fs *flag.FlagSet, models *[]string, first func() string,
 			rest = rest[1:]
 		}
 		*models = append([]string{s}, rest...)
+		return nil
+	})
+	fs.Func("model-names", "comma-separated model ids served (a model mix, such as LoRA adapters): the first is the default; replaces --default-model and --models", func(s string) error {
+		var names []string
+		for _, m := range strings.Split(s, ",") {
+			if m = strings.TrimSpace(m); m != "" && !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+		if len(names) == 0 {
+			return errors.New("want at least one model name")
+		}
+		*models = names
 		return nil
 	})
 	fs.Func("models", "comma-separated extra model ids to list", func(s string) error {

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"strings"
@@ -85,5 +86,44 @@ func TestUnknownModel(t *testing.T) {
 	}
 	if ids := listed(t, loose.URL()); len(ids) != 1 {
 		t.Errorf("zero Config lists %v", ids)
+	}
+}
+
+// TestModelNamesFlag: --model-names a,b,c serves a model mix: /v1/models lists the
+// three in order, each is answered under its own name, and an unknown one gets vLLM's
+// 404 (perfgate mock is strict); an empty list is refused.
+func TestModelNamesFlag(t *testing.T) {
+	c := Config{StrictModel: true, Fast: true}
+	fs := flag.NewFlagSet("mock", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--model-names", "base, lora-a,lora-b,lora-a"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(WithConfig(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if ids := listed(t, s.URL()); strings.Join(ids, ",") != "base,lora-a,lora-b" {
+		t.Errorf("/v1/models lists %v; want base, lora-a, lora-b", ids)
+	}
+	for _, m := range []string{"base", "lora-a", "lora-b"} {
+		code, body := postChat(t, s.URL(), m)
+		if code != 200 || !strings.Contains(body, `"model":"`+m+`"`) {
+			t.Errorf("model %s: %d %s", m, code, body)
+		}
+	}
+	if code, body := postChat(t, s.URL(), "lora-z"); code != 404 || !strings.Contains(body, "The model `lora-z` does not exist.") {
+		t.Errorf("unknown model: %d %s", code, body)
+	}
+	fs = flag.NewFlagSet("mock", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	(&Config{}).RegisterFlags(fs)
+	if err := fs.Parse([]string{"--model-names", " , "}); err == nil || !strings.Contains(err.Error(), "model-names") {
+		t.Errorf("--model-names ' , ': %v; want an error naming the flag", err)
 	}
 }

@@ -227,6 +227,9 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "first_byte":
 			n, ok = p.int()
 			c.FirstByte = time.Duration(n)
+		case "first_output":
+			n, ok = p.int()
+			c.FirstOutput = time.Duration(n)
 		case "done":
 			n, ok = p.int()
 			c.Done = time.Duration(n)
@@ -269,6 +272,9 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "usage_completion_tokens":
 			n, ok = p.int()
 			c.UsageCompletionTokens = int(n)
+		case "usage_reasoning_tokens":
+			n, ok = p.int()
+			c.UsageReasoningTokens = int(n)
 		case "audio_duration":
 			n, ok = p.int()
 			c.AudioDuration = time.Duration(n)

@@ -18,7 +18,20 @@ func plain() Client {
 	c.Chunks = append(c.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
 	c.ISLTemplate, c.TokenizationMode, c.Turn = 40, "chat_template", 2
 	c.RunStartUnixNano, c.ResponseBytes, c.Scheduled = 1_767_000_000_000_000_000, 512, -3
+	c.FirstOutput, c.UsageReasoningTokens = 70*time.Millisecond, 2
+	c.AudioDuration, c.Images = 4500*time.Millisecond, 2
 	return c
+}
+
+// TestPlainSetsEveryField: plain leaves no field zero, so a field the fast parser
+// does not read sends TestDecodeClientFastPathReadsAppendJSON to encoding/json and fails it.
+func TestPlainSetsEveryField(t *testing.T) {
+	v := reflect.ValueOf(plain())
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Errorf("plain() leaves Client.%s zero; set it (and read it in parser.client)", v.Type().Field(i).Name)
+		}
+	}
 }
 
 // sameClient compares two decoded records, an empty Chunks equal to a nil one.

@@ -44,6 +44,8 @@ const (
 	MetricAudioDuration = "audio_duration"
 	// MetricRTFx (ratio, per request, AIPerf): Per request, audio_duration / request latency: seconds of audio transcribed per second of processing (audio_transcription).
 	MetricRTFx = "rtfx"
+	// MetricGeneratedImages (images, per request, perfgate): Images in the answer (image_generation): its data entries with a b64_json or url.
+	MetricGeneratedImages = "generated_images"
 	// MetricImageThroughput (images/sec, per request, AIPerf): Per request, images in the answer / request latency (image_generation).
 	MetricImageThroughput = "image_throughput"
 	// MetricImageLatency (ms/image, per request, AIPerf): Per request, request latency / images in the answer (image_generation).

@@ -13,10 +13,13 @@ import (
 	"github.com/perfgate/perfgate/reportgen"
 )
 
-// TestCatalogueAddsAMetric adds a metric in a test-only catalogue, one entry with its
-// derivation, and sees it everywhere a metric goes: the --assert help, a rule the run
-// checks (passing and failing), metrics.json, the AIPerf JSON and CSV exports and the
-// console table.
+// TestCatalogueAddsAMetric adds metrics in a test-only catalogue, one entry each, and
+// sees them everywhere a metric goes: the --assert help, a rule the run checks (passing
+// and failing), metrics.json, the AIPerf JSON and CSV exports and the console table.
+// decode_time is derived from the built-in values; test_response_chunks is a raw
+// measurement read from the record (a field no built-in metric reads), kept by the
+// accumulator and the run's summary with no other code; test_tokens_per_chunk is
+// derived from that raw value.
 func TestCatalogueAddsAMetric(t *testing.T) {
 	restore := metric.Extend(metric.Def{
 		Name: "decode_time", Ident: "DecodeTime", Header: "Decode Time", Label: "decode time",
@@ -25,22 +28,40 @@ func TestCatalogueAddsAMetric(t *testing.T) {
 		Value: func(q *metric.Request) (float64, bool) {
 			return metric.MS(q.Latency - q.TTFT), q.HasTTFT
 		},
+	}, metric.Def{
+		Name: "test_response_chunks", Ident: "TestResponseChunks", Header: "Test Response Chunks", Label: "response chunks",
+		Unit: metric.UnitTokens, Kind: metric.PerRequest, Origin: "test",
+		Help:   "Chunks of a streamed answer, as recorded.",
+		Record: metric.RecordCount(func(r *record.Client) (int, bool) { return len(r.Chunks), r.Stream }),
+	}, metric.Def{
+		Name: "test_tokens_per_chunk", Ident: "TestTokensPerChunk", Header: "Test Tokens per Chunk", Label: "tokens per chunk",
+		Unit: metric.UnitTokens, Kind: metric.PerRequest, Origin: "test",
+		Help: "OSL / test_response_chunks.",
+		Value: func(q *metric.Request) (float64, bool) {
+			n, ok := q.Raw("test_response_chunks")
+			return float64(q.OSL) / n, ok && n > 0
+		},
 	})
 	t.Cleanup(restore)
 
 	_, help, _ := cli(t, "profile", "--help-all") // -h shortens each usage to its first clause
-	if !strings.Contains(help, "decode_time") {
-		t.Errorf("--assert help does not name decode_time:\n%s", help)
+	for _, name := range []string{"decode_time", "test_response_chunks", "test_tokens_per_chunk"} {
+		if !strings.Contains(help, name) {
+			t.Errorf("--assert help does not name %s:\n%s", name, help)
+		}
 	}
 
 	art := filepath.Join(t.TempDir(), "run")
 	code, out, errOut := cli(t, "profile", "--mock", "--request-count", "20", "--concurrency", "4", "--osl", "8",
-		"--extra-inputs", "ignore_eos:true", "--artifact-dir", art, "--assert", "decode_time_p75<=1m", "--assert", "decode_time_p50>=1ns")
+		"--extra-inputs", "ignore_eos:true", "--artifact-dir", art, "--assert", "decode_time_p75<=1m", "--assert", "decode_time_p50>=1ns",
+		"--assert", "test_response_chunks_p50>=8", "--assert", "test_tokens_per_chunk_p50<=1")
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "PASS decode time p75") {
-		t.Errorf("stdout lacks the decode_time verdict:\n%s", out)
+	for _, v := range []string{"PASS decode time p75", "PASS response chunks p50", "PASS tokens per chunk p50"} {
+		if !strings.Contains(out, v) {
+			t.Errorf("stdout lacks %q:\n%s", v, out)
+		}
 	}
 	var m record.Metrics
 	readJSON(t, filepath.Join(art, "metrics.json"), &m)
@@ -59,15 +80,43 @@ func TestCatalogueAddsAMetric(t *testing.T) {
 		t.Errorf("%s decode_time = %s, want avg %v", reportgen.AIPerfJSONFile, agg["decode_time"], s.Avg)
 	}
 	csv, err := os.ReadFile(filepath.Join(art, reportgen.AIPerfCSVFile))
-	if err != nil || !strings.Contains(string(csv), "Decode Time (ms)") {
-		t.Errorf("%s lacks the Decode Time row (%v)", reportgen.AIPerfCSVFile, err)
+	if err != nil || !strings.Contains(string(csv), "Decode Time (ms)") || !strings.Contains(string(csv), "Test Response Chunks (tokens)") {
+		t.Errorf("%s lacks the Decode Time or Test Response Chunks row (%v)", reportgen.AIPerfCSVFile, err)
+	}
+
+	// The raw metric is the record's value, request by request: its stat equals the
+	// one computed from client.jsonl, and the derived one reads it.
+	var chunks, perChunk []float64
+	f, err := os.Open(filepath.Join(art, "client.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := record.ReadClient(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if !r.Warmup && r.OK() {
+			chunks = append(chunks, float64(len(r.Chunks)))
+			perChunk = append(perChunk, float64(r.OSL)/float64(len(r.Chunks)))
+		}
+	}
+	for name, xs := range map[string][]float64{"test_response_chunks": chunks, "test_tokens_per_chunk": perChunk} {
+		want := metric.Summarize(xs, metric.UnitTokens)
+		if got := m.Stats[name]; got != want {
+			t.Errorf("metrics.json %s = %+v, want %+v (from client.jsonl)", name, got, want)
+		}
+		if _, ok := agg[name]; !ok {
+			t.Errorf("%s lacks %s", reportgen.AIPerfJSONFile, name)
+		}
 	}
 
 	// The rule fails when the metric breaches it.
 	code, out, _ = cli(t, "profile", "--mock", "--request-count", "8", "--concurrency", "2", "--osl", "8", "-q",
-		"--extra-inputs", "ignore_eos:true", "--artifact-dir", filepath.Join(t.TempDir(), "run"), "--assert", "decode_time_p50<="+time.Nanosecond.String())
-	if code != ExitAssertFailed || !strings.Contains(out, "FAIL decode time p50") {
-		t.Errorf("decode_time_p50<=1ns: exit %d, want %d with a failed decode time verdict:\n%s", code, ExitAssertFailed, out)
+		"--extra-inputs", "ignore_eos:true", "--artifact-dir", filepath.Join(t.TempDir(), "run"), "--assert", "decode_time_p50<="+time.Nanosecond.String(), "--assert", "test_response_chunks_p50<=1")
+	if code != ExitAssertFailed || !strings.Contains(out, "FAIL decode time p50") || !strings.Contains(out, "FAIL response chunks p50") {
+		t.Errorf("decode_time_p50<=1ns, test_response_chunks_p50<=1: exit %d, want %d with failed decode time and response chunks verdicts:\n%s", code, ExitAssertFailed, out)
 	}
 
 	// Without the entry, the rule is unknown.

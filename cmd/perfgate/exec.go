@@ -153,7 +153,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 	if err := preflight(ctx, sc, time.Duration(o.waitModel*float64(time.Second))); err != nil {
 		return err
 	}
-	if sc.Model == "" {
+	if sc.Model == "" && len(sc.ModelNames) == 0 {
 		sc.Model = scenario.FirstServedModel(ctx, sc) // no --model: the server's first, as vLLM's benchmark does
 	}
 	switch {

@@ -70,6 +70,8 @@ type profileFlags struct {
 	legacyMaxTokens                                       bool
 	// The validity checks' switches (validity.go).
 	validity validityFlags
+	// The model mix's flags (toolsmodels.go).
+	mix mixFlags
 }
 
 func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
@@ -93,7 +95,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	// aiperf profile's flags (common cases).
 	fs.Var(&f.urls, "url", "[target] server base URL, e.g. http://127.0.0.1:8000 (repeatable: several servers, see --url-strategy; or --mock)")
 	fs.Var(&f.urls, "u", "[target] short for --url")
-	str(&f.models, "", "[target] model name sent (comma-separated: the first is used)", "model-names", "model", "m")
+	str(&f.models, "", "[target] model name sent; several, comma-separated, spread the requests over them (a model mix: see --model-selection-strategy)", "model-names", "model", "m")
 	str(&f.tokenizer, "", "[workload] tokenizer: built-in (gpt2, cl100k_base, o200k_base, …), tokenizer.json, directory or hub id (default gpt2)", "tokenizer")
 	str(&f.endpointType, "", "[target] API: "+loadgen.OrList(loadgen.Endpoints)+" (messages: Anthropic; default chat)", "endpoint-type")
 	boolean(&f.serverTokens, false, "[recording] take OSL and ISL from the server's usage (completion_tokens, prompt_tokens), not the client tokenizer", "use-server-token-count")
@@ -130,6 +132,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "[server metrics] seconds between server-metrics scrapes during the run", "server-metrics-interval")
 	aiperfFlags(fs, f)
 	registerValidityFlags(fs, &f.validity)
+	registerMixFlags(fs, &f.mix)
 	// perfgate's own.
 	boolean(&o.mock, false, "[target] profile the in-process mock server (no --url needed)", "mock")
 	str(&f.config, "", "[workload] scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
@@ -205,7 +208,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	// The flags map onto the scenario in steps, one concern each, in this order (an
 	// earlier step's error wins).
 	for _, step := range []func(*scenario.Scenario, *profileFlags, *profileOpts, func(...string) bool) error{
-		profileConflicts, profileTarget, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives, profileValidity,
+		profileConflicts, profileTarget, profileModels, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives, profileValidity,
 	} {
 		if err := step(&sc, f, o, has); err != nil {
 			return sc, err
@@ -273,9 +276,6 @@ func profileTarget(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has f
 	}
 	if f.name != "" {
 		sc.Name = f.name
-	}
-	if f.models != "" {
-		sc.Model = strings.TrimSpace(strings.Split(f.models, ",")[0])
 	}
 	if f.tokenizer != "" {
 		sc.Tokenizer = f.tokenizer

@@ -71,8 +71,8 @@ func NewRequest(c *record.Client, q *metric.Request) Request {
 }
 
 // FromValues returns the Request fields derived from q: Latency, TTFT, TTFO, ISL, OSL
-// and Values (q as [metric.Pack] keeps it: no gaps, times from the send, TTFO to the µs
-// past 2.1 s, as metrics.json has it). The record-level fields (ID, Err, ServerISL,
+// and Values (q as a [metric.Store] keeps it, [metric.Request.Kept]: no gaps, times
+// from the send, TTFO to the µs past 2.1 s, as metrics.json has it). The record-level fields (ID, Err, ServerISL,
 // Turn, overhead) are [NewRequest]'s.
 func FromValues(q metric.Request) Request {
 	r := Request{Latency: q.Latency.Seconds(), ISL: q.ISL, OSL: q.OSL}
@@ -82,9 +82,7 @@ func FromValues(q metric.Request) Request {
 	if q.HasTTFO {
 		r.TTFO = q.TTFO.Seconds()
 	}
-	p := metric.Pack(&q)
-	v := p.Request()
-	v.OK = q.OK
+	v := q.Kept()
 	r.Values = &v
 	return r
 }

@@ -18,14 +18,16 @@ import (
 )
 
 // summary is what one streaming pass over a run's recordings keeps: the exact metrics
-// and everything the verdicts, the run context and the length checks need, in 88
-// bytes a measured request (error texts and ids other than the load generator's
-// "req-<index>" on the side) and 24 bytes a server record. The records themselves
+// and everything the verdicts, the run context and the length checks need, in 84
+// bytes a measured request (its values in the accumulator's metric.Store, 64 bytes
+// plus 8 per raw metric the run has, and compactReq's 20; error texts and ids other than the load
+// generator's "req-<index>" on the side) and 24 bytes a server record. The records themselves
 // stay on disk ([Outcome.Records] reads them back).
 type summary struct {
 	metrics  record.Metrics
 	opt      metric.Options
 	reqs     []compactReq     // measured (non-warmup) requests, in recording order
+	vals     *metric.Store    // their metric values, in the same order: the accumulator's
 	ids      map[int32]string // position in reqs → request id, when not "req-<index>"
 	errs     map[int32]string // position in reqs → "kind: text" of a failed request
 	requests int              // measured requests
@@ -44,10 +46,9 @@ type summary struct {
 }
 
 // compactReq is one measured request's check.Request (check.NewRequest, the one
-// record→check mapping) packed: its metric values as metric.Pack keeps them, and the
-// record-level fields beside.
+// record→check mapping) packed: the record-level fields beside its metric values,
+// which summary.vals keeps.
 type compactReq struct {
-	v           metric.Packed
 	usagePrompt int32 // check.Request.ServerISL before the server join; -1 none
 	overhead    int32
 	index, turn int32
@@ -83,22 +84,22 @@ func newSummary(opt metric.Options, slo metric.SLO) (*summary, *metric.Accumulat
 	if !slo.IsZero() {
 		a.SetSLO(slo)
 	}
-	return &summary{opt: opt, ids: map[int32]string{}, errs: map[int32]string{}, warm: map[string]bool{}}, a
+	return &summary{opt: opt, vals: a.Values(), ids: map[int32]string{}, errs: map[int32]string{}, warm: map[string]bool{}}, a
 }
 
-// addClient accounts for one client record (called in recording order).
+// addClient accounts for one client record (called in recording order); q is scratch.
 func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.Request) {
-	a.Add(c)
+	a.Add(c) // a measured request's values go to s.vals, at position len(s.reqs)
 	if c.Warmup {
 		s.nWarm++
 		s.warm[c.RequestID] = c.OK()
 		return
 	}
-	q.Reset(c, s.opt)
 	s.requests++
 	pos := int32(len(s.reqs))
+	s.vals.Get(int(pos), q)
 	cr := check.NewRequest(c, q)
-	r := compactReq{v: metric.Pack(q), usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
+	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
 		index: clamp(c.Index), turn: clamp(cr.Turn)}
 	if cr.ID != "req-"+strconv.Itoa(c.Index) {
 		r.flags |= rCustomID
@@ -133,11 +134,18 @@ func (s *summary) id(i int) string {
 	return "req-" + strconv.Itoa(int(s.reqs[i].index))
 }
 
+// values is reqs[i]'s metric values.
+func (s *summary) values(i int) metric.Request {
+	var q metric.Request
+	s.vals.Get(i, &q)
+	return q
+}
+
 // request is reqs[i] in check's form, as check.FromClientOptions gives it, without
 // the inter-chunk gaps.
 func (s *summary) request(i int) check.Request {
 	c := &s.reqs[i]
-	r := check.FromValues(c.v.Request())
+	r := check.FromValues(s.values(i))
 	r.ID, r.ServerISL, r.Turn = s.id(i), int(c.usagePrompt), int(c.turn)
 	r.Overhead, r.OverheadUnknown = int(c.overhead), c.flags&rOverheadUnknown != 0
 	if c.flags&rFailed != 0 {
@@ -242,7 +250,7 @@ func (s *summary) lengths(m check.Metric) (source string, lengths []int) {
 		if m == check.OSL && s.opt.UsageOSL {
 			for i := range s.reqs {
 				if c := &s.reqs[i]; c.flags&rFailed == 0 {
-					if q := c.v.Request(); q.UsageOSL >= 0 {
+					if q := s.values(i); q.UsageOSL >= 0 {
 						lengths = append(lengths, q.UsageOSL)
 					}
 				}
@@ -265,7 +273,7 @@ func (s *summary) lengths(m check.Metric) (source string, lengths []int) {
 			if c.flags&rFailed != 0 {
 				continue
 			}
-			q := c.v.Request()
+			q := s.values(i)
 			if m == check.OSL {
 				lengths = append(lengths, q.OSL)
 			} else {
@@ -324,7 +332,7 @@ func (s *summary) islCounts() reportgen.ISLCounts {
 		if c.flags&rFailed != 0 {
 			continue
 		}
-		q := c.v.Request()
+		q := s.values(i)
 		isl = append(isl, float64(q.ISL))
 		if c.flags&rOverhead != 0 {
 			overhead = append(overhead, float64(c.overhead))

@@ -3,7 +3,11 @@ package scenario
 import (
 	"context"
 	"reflect"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/metric"
@@ -97,5 +101,62 @@ func TestStreamingPassMatchesFullRecords(t *testing.T) {
 	var n int
 	if err := out.each(func(*record.Client) error { n++; return nil }); err != nil || n != 27 {
 		t.Errorf("each = %d records, %v; want 27 (2 warm-up)", n, err)
+	}
+}
+
+// heapInUse returns the bytes of live heap objects after a full GC.
+func heapInUse() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestSummaryHeapPerRequest streams 100,000 streamed records (a 100k-stream run, one
+// request in 50 failed) through the post-run pass, reusing one record as
+// record.EachClient does, and bounds the live heap the pass holds at its peak (the
+// summary and the accumulator, before Metrics): 88 bytes a measured request (the
+// 64-byte values and the 20-byte record-level fields, with slack for the last
+// block) plus 1 MiB for the sketches and maps.
+func TestSummaryHeapPerRequest(t *testing.T) {
+	const n, chunks = 100_000, 32
+	r := record.Client{Stream: true, Status: 200, ISL: 128, Endpoint: "chat", UsageCompletionTokens: chunks, UsagePromptTokens: -1}
+	r.Chunks = make([]record.Chunk, chunks)
+	before := heapInUse()
+	s, a := newSummary(metric.Options{}, metric.SLO{})
+	var q metric.Request
+	for i := range n {
+		r.Index, r.RequestID = i, "req-"+strconv.Itoa(i)
+		r.Sent = time.Duration(i) * time.Millisecond
+		t0 := r.Sent + 20*time.Millisecond + time.Duration(i%7)*time.Millisecond
+		for k := range r.Chunks {
+			r.Chunks[k] = record.Chunk{T: t0, Tokens: 1, Choices: true}
+			t0 += time.Duration(3+i%5) * time.Millisecond
+		}
+		r.OSL, r.Done = chunks, t0
+		r.Status, r.ErrorKind = 200, ""
+		if i%50 == 0 {
+			r.Status, r.ErrorKind = 500, record.ErrHTTPStatus
+		}
+		s.addClient(a, &r, &q)
+	}
+	after := heapInUse()
+	s.metrics = a.Metrics()
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(a)
+	if got := s.metrics.Stats[record.MetricTTFT].Count; got != n-n/50 {
+		t.Fatalf("TTFT count = %d, want %d", got, n-n/50)
+	}
+	if got, want := s.request(n-1).TTFT, (20*time.Millisecond + (n-1)%7*time.Millisecond).Seconds(); got != want {
+		t.Fatalf("request %d TTFT = %v, want %v", n-1, got, want)
+	}
+	if got := s.request(50); got.Err == "" || got.Values.OK {
+		t.Fatalf("request 50 (failed) = %+v, want an error and OK false", got)
+	}
+	grew := int64(after) - int64(before)
+	limit := int64(n*88 + 1<<20)
+	t.Logf("post-run pass heap: %d bytes for %d requests: %.1f B/request (limit %d)", grew, n, float64(grew)/n, limit)
+	if grew > limit {
+		t.Errorf("the post-run pass holds %d bytes for %d requests, want <= %d (88 B/request + 1 MiB)", grew, n, limit)
 	}
 }

@@ -69,8 +69,10 @@ func preflight(ctx context.Context, sc Scenario, raw string) error {
 			return err
 		}
 	}
-	if sc.Model != "" && len(served) > 0 && !slices.Contains(served, sc.Model) && !servesModel(ctx, sc, u) {
-		return fmt.Errorf("%w: model %q is not served; served: %s (GET %s)", ErrPreflight, sc.Model, strings.Join(served, ", "), ModelsURL(u))
+	for _, m := range sc.RunModels() {
+		if len(served) > 0 && !slices.Contains(served, m) && !servesModel(ctx, sc, u, m) {
+			return fmt.Errorf("%w: model %q is not served; served: %s (GET %s)", ErrPreflight, m, strings.Join(served, ", "), ModelsURL(u))
+		}
 	}
 	return nil
 }
@@ -207,18 +209,21 @@ func notReady(ctx context.Context, sc Scenario, raw string) string {
 		return ""
 	case status != http.StatusOK:
 		return fmt.Sprintf("GET %s answered %d", ModelsURL(u), status)
-	case sc.Model != "" && !slices.Contains(ids, sc.Model):
-		return fmt.Sprintf("GET %s does not list %q yet (served: %s)", ModelsURL(u), sc.Model, strings.Join(ids, ", "))
-	case sc.Model == "" && len(ids) == 0:
+	case len(sc.RunModels()) == 0 && len(ids) == 0:
 		return fmt.Sprintf("GET %s lists no model yet", ModelsURL(u))
+	}
+	for _, m := range sc.RunModels() {
+		if !slices.Contains(ids, m) {
+			return fmt.Sprintf("GET %s does not list %q yet (served: %s)", ModelsURL(u), m, strings.Join(ids, ", "))
+		}
 	}
 	return ""
 }
 
 // servesModel asks GET /v1/models/{model} (OpenAI's retrieve-model call): a server that
 // serves models on demand (the mock's --any-model) answers 200 for one it does not list.
-func servesModel(ctx context.Context, sc Scenario, u *url.URL) bool {
-	resp, err := identityGet(ctx, sc, ModelsURL(u)+"/"+url.PathEscape(sc.Model))
+func servesModel(ctx context.Context, sc Scenario, u *url.URL, model string) bool {
+	resp, err := identityGet(ctx, sc, ModelsURL(u)+"/"+url.PathEscape(model))
 	if err != nil {
 		return false
 	}
@@ -227,7 +232,7 @@ func servesModel(ctx context.Context, sc Scenario, u *url.URL) bool {
 		ID string `json:"id"`
 	}
 	// The model object itself, not any 200 (a capture server answers everything).
-	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&m) == nil && m.ID == sc.Model
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&m) == nil && m.ID == model
 }
 
 // FirstServedModel returns the first model GET /v1/models lists on the scenario's

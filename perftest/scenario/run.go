@@ -72,6 +72,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	if sc.Mocked() {
 		mc := sc.Mock
 		mc.Host, mc.Port = "127.0.0.1", 0 // loopback only, a free port
+		if len(mc.Models) == 0 {
+			mc.Models = sc.ModelNames // a model mix: the mock serves and lists each
+		}
 		if artifactDir != "" && mc.RecordFile == "" {
 			// The mock appends its records to the file as it serves; they are read
 			// back from there after the run, not kept in memory as well.
@@ -93,7 +96,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		defer srv.Close() // after the explicit Close below, a no-op; on early return, cleanup
 		cfg.URLs = []string{srv.URL()}
 		out.Mocked = true
-		if sc.Model == "" && len(mc.Models) > 0 {
+		if sc.Model == "" && len(sc.ModelNames) == 0 && len(mc.Models) > 0 {
 			sc.Model = mc.Models[0]
 			cfg.Model = sc.Model
 		}
