@@ -195,5 +195,8 @@ func chatMessages(msgs []message, t *dataset.Turn, tc *turnCtx) []message {
 		msgs = append(msgs, message{Role: "system", Content: tc.system})
 	}
 	msgs = append(msgs, tc.history...)
+	if len(tc.media) > 0 {
+		return append(msgs, message{Role: "user", Content: mediaSentinel}) // spliceMedia's list replaces it
+	}
 	return append(msgs, message{Role: "user", Content: t.Prompt})
 }

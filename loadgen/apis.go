@@ -21,6 +21,7 @@ type chatAPI struct{ openaiAPI }
 func (chatAPI) path() string      { return openai.PathChat }
 func (chatAPI) generates() bool   { return true }
 func (chatAPI) streamUsage() bool { return true }
+func (chatAPI) takesMedia()       {}
 
 func (chatAPI) input(t *dataset.Turn, _ *turnCtx) inputCount {
 	if t.Body != nil {

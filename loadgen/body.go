@@ -44,8 +44,9 @@ type streamOptions struct {
 // bodyBuilder renders request bodies for one run.
 type bodyBuilder struct {
 	cfg      *Config
-	extra    []byte   // marshalled ExtraBody, "{...}" or nil
-	formKeys []string // ExtraBody's keys sorted, less a form kind's own fields
+	extra    []byte       // marshalled ExtraBody, "{...}" or nil
+	media    *mediaDrawer // nil without media
+	formKeys []string     // ExtraBody's keys sorted, less a form kind's own fields
 }
 
 func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
@@ -65,6 +66,7 @@ func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
 type turnCtx struct {
 	history []message // previous user/assistant messages
 	system  string
+	media   []mediaPart // this turn's images and clips (chat), drawn by mediaDrawer
 }
 
 // build renders t for the API kind a: a payload as it is, otherwise the kind's
@@ -111,7 +113,14 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	if t.IgnoreEOS != nil {
 		w.IgnoreEOS = t.IgnoreEOS
 	}
-	out, _ := json.Marshal(&w) // cannot fail: only strings, ints, bools and slices of them
+	size := 160 + len(t.Prompt) + len(tc.system) + len(b.extra)
+	for _, m := range tc.history {
+		size += 32 + len(m.Content)
+	}
+	out := appendWireBody(make([]byte, 0, size), &w)
+	if len(tc.media) > 0 && b.media != nil {
+		out = spliceMedia(out, b.media, t.Prompt, tc.media)
+	}
 	return spliceExtra(out, b.extra), ""
 }
 
@@ -128,12 +137,10 @@ func (b *bodyBuilder) model(t *dataset.Turn) string {
 
 // spliceExtra appends the fields of the JSON object extra to the JSON object body;
 // later keys win in every common JSON parser, so extra fields override generated ones.
+// It appends in place: body is not used after.
 func spliceExtra(body, extra []byte) []byte {
 	if len(extra) <= 2 {
 		return body
 	}
-	out := make([]byte, 0, len(body)+len(extra))
-	out = append(out, body[:len(body)-1]...)
-	out = append(out, ',')
-	return append(out, extra[1:]...)
+	return append(append(body[:len(body)-1], ','), extra[1:]...)
 }

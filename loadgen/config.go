@@ -290,8 +290,6 @@ type Workload struct {
 	TurnDelay distribution.Spec `json:"turn_delay,omitzero"`
 	// Passages is the number of passages/documents per rankings or rerank request; zero = 2.
 	Passages int `json:"passages,omitempty"`
-	// Audio is the audio clips sent by kinds that take audio (audio_transcription).
-	Audio Audio `json:"audio,omitzero"`
 	// ExtraBody fields are added to every generated body (they win over generated fields).
 	ExtraBody map[string]any `json:"extra_body,omitempty"`
 
@@ -305,6 +303,9 @@ type Workload struct {
 	VLLMVocabSize int `json:"vllm_vocab_size,omitempty"`
 	// BlockTokens is the token count of one mooncake hash block; zero = 512.
 	BlockTokens int `json:"block_tokens,omitempty"`
+
+	// Media are the images and audio clips chat requests carry (media.go).
+	Media
 
 	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
 	Seed uint64 `json:"seed,omitempty"`
@@ -475,6 +476,7 @@ func (c *Config) Validate() error {
 	c.checkTarget(&p)
 	c.checkModels(&p)
 	c.checkInput(&p)
+	c.checkMedia(&p)
 	c.checkLoad(&p)
 	c.checkStop(&p)
 	c.checkLimits(&p)
@@ -546,7 +548,6 @@ func (c *Config) checkInput(p *problems) {
 	if c.Passages < 0 {
 		p.add("passages %d < 0", c.Passages)
 	}
-	c.Audio.check(p)
 	p.checkEnum("input_format", c.InputFormat, InputFormats)
 	if c.InputFile != "" && c.InputFormat == "" {
 		p.add("input_file set without input_format")

@@ -8,7 +8,7 @@ package loadgen
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"strconv"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -20,6 +20,7 @@ import (
 type templated struct {
 	isl, tmpl int // contents (payloads only) and rendered counts
 	mode      string
+	img, aud  int // a payload's image and audio tokens (in tmpl)
 }
 
 // templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
@@ -30,7 +31,8 @@ type templated struct {
 // (add_generation_prompt, a vLLM extension), and encoded without special tokens, as
 // the mock server and vLLM count a chat prompt. A chat payload sent as it is (an
 // input file) is parsed for its messages, and its ISL becomes their contents' count.
-// A render error or an unreadable payload leaves both unset. Results for short
+// A render error or an unreadable payload sets ISLTemplate to
+// record.ISLTemplateUnknown (the overhead the server counts is unknown). Results for short
 // single-turn inputs are memoised: payload files and small prompts repeat, and at
 // tens of thousands of requests per second the render is a visible CPU cost.
 func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
@@ -46,7 +48,12 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		fallthrough
 	case inputTemplate:
 		if len(tc.history) == 0 {
-			key = fmt.Appendf(key, "p%t%d:%s%s", addGen, len(tc.system), tc.system, t.Prompt)
+			// "p<addGen><len(system)>:<system><prompt><media placeholders>", built without fmt.
+			key = strconv.AppendInt(strconv.AppendBool(append(key, 'p'), addGen), int64(len(tc.system)), 10)
+			key = append(append(append(key, ':'), tc.system...), t.Prompt...)
+			if len(tc.media) > 0 {
+				key = append(key, placeholders(tc.media)...)
+			}
 		}
 	default:
 		return
@@ -72,6 +79,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 	}
 	v, ok := r.render(t, tc, addGen)
 	if !ok {
+		rec.ISLTemplate = record.ISLTemplateUnknown
 		return
 	}
 	if len(key) > 0 {
@@ -87,6 +95,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 
 func (r *runner) setTemplated(rec *record.Client, v templated) {
 	rec.ISLTemplate, rec.TokenizationMode = v.tmpl, v.mode
+	rec.ImageTokens, rec.AudioTokens = v.img, v.aud
 	if rec.ISL == 0 {
 		rec.ISL = v.isl
 	}
@@ -108,6 +117,7 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		if req.AddGenerationPrompt != nil {
 			addGen = *req.AddGenerationPrompt
 		}
+		v.img, v.aud = payloadMedia(req.Model, r.tok, req.Messages)
 	} else {
 		msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
 		if tc.system != "" {
@@ -116,13 +126,13 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		for _, m := range tc.history {
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
 		}
-		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
+		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt + placeholders(tc.media)})
 	}
 	n, fallback, err := r.tok.CountChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {
 		return v, false
 	}
-	v.tmpl, v.mode = n, record.ModeChatTemplate
+	v.tmpl, v.mode = n+v.img+v.aud, record.ModeChatTemplate
 	if fallback {
 		v.mode = record.ModeChatTemplateFallback
 	}

@@ -4,22 +4,27 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"maps"
-	"slices"
 	"sync"
 )
 
 // fingerprinter hashes the request bodies of a run in send order (request index
 // order, whatever order concurrent senders reach it in): the SHA-256 of each body,
-// chained in index order into one SHA-256. Out-of-order digests wait in a map until
+// chained in index order into one SHA-256. Out-of-order digests wait in a ring until
 // their turn, so memory holds only the requests in flight. A shard sends every
 // stride-th request of the global schedule, starting at its index: those are the
 // indices it waits for.
 type fingerprinter struct {
-	mu      sync.Mutex
-	next    int
-	stride  int
-	pending map[int][sha256.Size]byte
+	mu     sync.Mutex
+	next   int // the index whose digest goes in next
+	stride int
+	// ring[(head+k) % len(ring)] holds the digest of index next+k·stride when
+	// have[...] is set. It grows (doubling) to the furthest index ahead seen, which the
+	// requests in flight bound; a map here cost an allocation per request.
+	ring    [][sha256.Size]byte
+	have    []bool
+	head    int
+	waiting int               // digests in the ring
+	cur     [sha256.Size]byte // the digest being written (a parameter's would escape)
 	h       interface {
 		Write([]byte) (int, error)
 		Sum([]byte) []byte
@@ -36,37 +41,73 @@ var saltPlaceholder = []byte("{salt}")
 // first+stride, first+2·stride, … (a shard's share of the global schedule; 0 and 1
 // unsharded).
 func newFingerprinter(salt string, first, stride int) *fingerprinter {
-	f := &fingerprinter{next: first, stride: max(stride, 1), pending: map[int][sha256.Size]byte{}, h: sha256.New()}
+	f := &fingerprinter{next: first, stride: max(stride, 1), h: sha256.New()}
 	if salt != "" {
 		f.salt = []byte(salt)
 	}
 	return f
 }
 
-// add takes request idx's body.
-func (f *fingerprinter) add(idx int, body []byte) {
+// digest is the SHA-256 of body with the salt replaced by its placeholder.
+func (f *fingerprinter) digest(body []byte) [sha256.Size]byte {
 	if f.salt != nil && bytes.Contains(body, f.salt) {
 		body = bytes.ReplaceAll(body, f.salt, saltPlaceholder)
 	}
-	d := sha256.Sum256(body)
+	return sha256.Sum256(body)
+}
+
+// add takes request idx's body.
+func (f *fingerprinter) add(idx int, body []byte) { f.addDigest(idx, f.digest(body)) }
+
+// addDigest takes request idx's body digest (see digest).
+func (f *fingerprinter) addDigest(idx int, d [sha256.Size]byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n++
-	if idx != f.next {
-		f.pending[idx] = d
+	k := (idx - f.next) / f.stride
+	if k < 0 || (idx-f.next)%f.stride != 0 {
+		return // not one of this run's indices (cannot happen): keep the chain as it is
+	}
+	if k > 0 {
+		if k >= len(f.ring) {
+			f.grow(k + 1)
+		}
+		i := (f.head + k) % len(f.ring)
+		f.ring[i], f.have[i] = d, true
+		f.waiting++
 		return
 	}
-	f.h.Write(d[:])
-	f.next += f.stride
-	for {
-		p, ok := f.pending[f.next]
-		if !ok {
-			return
-		}
-		delete(f.pending, f.next)
-		f.h.Write(p[:])
-		f.next += f.stride
+	f.cur = d
+	f.h.Write(f.cur[:])
+	f.advance()
+	for f.waiting > 0 && f.have[f.head] {
+		f.h.Write(f.ring[f.head][:])
+		f.have[f.head] = false
+		f.waiting--
+		f.advance()
 	}
+}
+
+// advance moves past the index next.
+func (f *fingerprinter) advance() {
+	f.next += f.stride
+	if len(f.ring) > 0 {
+		f.head = (f.head + 1) % len(f.ring)
+	}
+}
+
+// grow makes the ring hold at least n digests, keeping their order from head.
+func (f *fingerprinter) grow(n int) {
+	size := max(64, len(f.ring))
+	for size < n {
+		size *= 2
+	}
+	ring, have := make([][sha256.Size]byte, size), make([]bool, size)
+	for k := range len(f.ring) {
+		i := (f.head + k) % len(f.ring)
+		ring[k], have[k] = f.ring[i], f.have[i]
+	}
+	f.ring, f.have, f.head = ring, have, 0
 }
 
 // sum returns the fingerprint and the number of bodies in it; digests still waiting
@@ -74,10 +115,12 @@ func (f *fingerprinter) add(idx int, body []byte) {
 func (f *fingerprinter) sum() (string, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, i := range slices.Sorted(maps.Keys(f.pending)) {
-		p := f.pending[i]
-		f.h.Write(p[:])
+	for k := range len(f.ring) {
+		if i := (f.head + k) % len(f.ring); f.have[i] {
+			f.h.Write(f.ring[i][:])
+			f.have[i] = false
+		}
 	}
-	clear(f.pending)
+	f.waiting = 0
 	return hex.EncodeToString(f.h.Sum(nil)), f.n
 }

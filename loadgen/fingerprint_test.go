@@ -40,6 +40,35 @@ func TestFingerprinterOrderAndSalt(t *testing.T) {
 	if got, n := f.sum(); got != hex.EncodeToString(want.Sum(nil)) || n != 3 {
 		t.Errorf("out of order: %s (%d), want the in-order chain", got, n)
 	}
+	// Far out of order (the ring grows past its first size, with a wrapped head) and
+	// a cancelled run's gaps: the chain is in index order over what was added.
+	var all [][]byte
+	for i := range 300 {
+		all = append(all, []byte{byte(i), byte(i >> 8), 7})
+	}
+	order := []int{5, 1, 0} // 0 and 1 go in; 5 waits
+	for i := 299; i >= 2; i-- {
+		if i != 5 && i != 150 { // 150 is never sent
+			order = append(order, i)
+		}
+	}
+	g := newFingerprinter("", 0, 1)
+	wantAll := sha256.New()
+	for i, b := range all {
+		if i != 150 {
+			d := sha256.Sum256(b)
+			wantAll.Write(d[:])
+		}
+	}
+	for _, i := range order {
+		g.add(i, all[i])
+	}
+	if g.waiting != 299-150 {
+		t.Errorf("%d digests wait behind the missing 150, want %d", g.waiting, 299-150)
+	}
+	if got, n := g.sum(); got != hex.EncodeToString(wantAll.Sum(nil)) || n != 299 {
+		t.Errorf("far out of order with a gap: %s (%d), want the in-order chain over 299", got, n)
+	}
 	// A salt is replaced by its placeholder: two runs that differ only by salt agree.
 	x, y := newFingerprinter("01ab", 0, 1), newFingerprinter("02cd", 0, 1)
 	x.add(0, []byte(`{"prompt":"[0 01ab]\nhello"}`))
@@ -76,8 +105,8 @@ func TestFingerprinterSharded(t *testing.T) {
 		f.add(2+4*k, body)
 		d := sha256.Sum256(body)
 		want.Write(d[:])
-		if len(f.pending) != 0 {
-			t.Fatalf("after request %d in order, %d digests wait", 2+4*k, len(f.pending))
+		if f.waiting != 0 {
+			t.Fatalf("after request %d in order, %d digests wait", 2+4*k, f.waiting)
 		}
 	}
 	if got, n := f.sum(); got != hex.EncodeToString(want.Sum(nil)) || n != 1000 {

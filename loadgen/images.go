@@ -27,7 +27,7 @@ type imageBody struct {
 }
 
 func (imagesAPI) body(b *bodyBuilder, t *dataset.Turn, _ *turnCtx, _ bool) ([]byte, string) {
-	out, _ := json.Marshal(imageBody{Model: b.model(t), Prompt: t.Prompt, ResponseFormat: openai.ImageB64JSON})
+	out, _ := json.Marshal(imageBody{Model: b.model(t), Prompt: t.Prompt, ResponseFormat: openai.RespFormatB64JSON})
 	return spliceExtra(out, b.extra), ""
 }
 

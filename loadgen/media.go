@@ -1,8 +1,10 @@
 package loadgen
 
 import (
-	"context"
+	"bytes"
+	"encoding/base64"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,169 +14,434 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/media"
-	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-// Audio is the audio clips requests send, AIPerf's --audio-* options: synthetic clips
-// of drawn durations, made when each request is built (never held for the run), or
-// the files of a directory.
-type Audio struct {
-	// Length is a clip's duration in seconds (AIPerf's --audio-length-mean and
-	// --audio-length-stddev make normal:MEAN,STDDEV); draws are clamped to
-	// [MinAudioSeconds, media.MaxAudioDuration]. Zero = fixed:DefaultAudioSeconds.
-	Length distribution.Spec `json:"length,omitzero"`
-	// Format is "wav" (zero) or "mp3" (AIPerf's --audio-format).
-	Format string `json:"format,omitempty"`
-	// SampleRates are the sample rates in Hz a clip's is drawn from, uniformly
-	// (AIPerf's --audio-sample-rates, which it gives in kHz); empty = 16000.
-	SampleRates []int `json:"sample_rates,omitempty"`
-	// Channels is 1 (zero) or 2 (AIPerf's --audio-num-channels; up to 8 for WAV).
-	Channels int `json:"channels,omitempty"`
-	// Dir, when set, sends the .wav and .mp3 files of this directory, in name order
-	// and round robin, instead of synthetic clips; each file's duration is read from its
-	// headers before the run.
-	Dir string `json:"dir,omitempty"`
+// Media is what a chat request carries besides its text: synthetic images and audio
+// clips (AIPerf's --image-* and --audio-* options) or images from a directory, sent
+// in the user message as image_url data URIs and input_audio parts after the text.
+// Each request's media are drawn from the seed and its index, and made while its body
+// is built (never held for the run). Only chat requests carry media; see
+// docs/multimodal.md.
+type Media struct {
+	// ImageWidth and ImageHeight are the image size distributions in pixels (AIPerf's
+	// --image-width-mean/--image-width-stddev: normal:MEAN,STDDEV), rounded, at least 1.
+	// Both zero = no synthetic images; one set without the other is invalid.
+	ImageWidth  distribution.Spec `json:"image_width,omitzero"`
+	ImageHeight distribution.Spec `json:"image_height,omitzero"`
+	// ImageFormat is "png" (zero), "jpeg" or "random" (each image one of the two).
+	ImageFormat string `json:"image_format,omitempty"`
+	// ImageDir sends images from this directory (its .png, .jpg and .jpeg files, one
+	// drawn per image) instead of synthetic ones; read when a request is built.
+	ImageDir string `json:"image_dir,omitempty"`
+	// ImageBatchSize is the number of images per request; zero = 1 when images are on.
+	ImageBatchSize int `json:"image_batch_size,omitempty"`
+	// AudioLength is the clip duration distribution in seconds (AIPerf's
+	// --audio-length-mean/--audio-length-stddev); zero = no audio. Draws below 10 ms
+	// are raised to 10 ms.
+	AudioLength distribution.Spec `json:"audio_length,omitzero"`
+	// AudioFormat is "wav" (zero) or "mp3".
+	AudioFormat string `json:"audio_format,omitempty"`
+	// AudioSampleRates lists sample rates in Hz, one drawn per clip; zero = [16000].
+	AudioSampleRates []int `json:"audio_sample_rates,omitempty"`
+	// AudioChannels is 1 (zero) or 2.
+	AudioChannels int `json:"audio_num_channels,omitempty"`
+	// AudioBatchSize is the number of clips per request; zero = 1 when audio is on.
+	AudioBatchSize int `json:"audio_batch_size,omitempty"`
+	// AudioDir sends clips from this directory (its .wav and .mp3 files, one drawn per
+	// clip, each checked and its duration read before the run) instead of synthetic
+	// ones; read when a request is built.
+	AudioDir string `json:"audio_dir,omitempty"`
 }
 
-// Audio defaults.
-const (
-	DefaultAudioSeconds    = 5.0
-	DefaultAudioSampleRate = 16000
-	// MinAudioSeconds is the shortest clip a draw gives (a normal draw can be ≤ 0).
-	MinAudioSeconds = 0.1
+// Media format choices.
+var (
+	ImageFormats = []string{string(media.PNG), string(media.JPEG), "random"}
+	AudioFormats = []string{string(media.WAV), string(media.MP3)}
 )
 
-// check adds Audio's problems to p.
-func (a *Audio) check(p *problems) {
-	if a.Format != "" {
-		if _, err := media.ParseAudioFormat(a.Format); err != nil {
-			p.add("audio.format %q: want wav or mp3", a.Format)
+// MaxMediaBatch bounds images or clips per request.
+const MaxMediaBatch = 64
+
+func (m *Media) images() bool { return !m.ImageWidth.IsZero() || m.ImageDir != "" }
+func (m *Media) audio() bool  { return !m.AudioLength.IsZero() || m.AudioDir != "" }
+
+// On reports whether requests carry media.
+func (m *Media) On() bool { return m.images() || m.audio() }
+
+// checkMedia checks the media settings.
+func (c *Config) checkMedia(p *problems) {
+	m := &c.Media
+	if m.ImageWidth.IsZero() != m.ImageHeight.IsZero() {
+		p.add("image_width and image_height: set both or neither")
+	}
+	if !m.ImageWidth.IsZero() && m.ImageDir != "" {
+		p.add("image_dir and image_width/image_height: synthetic images or a directory, not both")
+	}
+	for _, d := range []struct {
+		name string
+		s    distribution.Spec
+	}{{"image_width", m.ImageWidth}, {"image_height", m.ImageHeight}} {
+		if !d.s.IsZero() && d.s.Mean() > media.MaxImageSide {
+			p.add("%s %s: mean %.0f pixels exceeds %d", d.name, d.s, d.s.Mean(), media.MaxImageSide)
 		}
 	}
-	if a.Channels < 0 {
-		p.add("audio.channels %d < 0", a.Channels)
-	}
-	f := a.format()
-	for _, r := range a.rates() {
-		if err := media.CheckAudio(f, r, a.channels(), time.Second); err != nil {
-			p.add("audio: %v", strings.TrimPrefix(err.Error(), "media: "))
+	p.checkEnum("image_format", m.ImageFormat, ImageFormats)
+	p.checkEnum("audio_format", m.AudioFormat, AudioFormats)
+	if m.ImageDir != "" {
+		if _, err := imageFiles(m.ImageDir); err != nil {
+			p.add("image_dir: %v", err)
 		}
 	}
-}
-
-func (a *Audio) format() media.AudioFormat {
-	if f, err := media.ParseAudioFormat(a.Format); err == nil {
-		return f
+	if m.ImageBatchSize < 0 || m.ImageBatchSize > MaxMediaBatch || m.AudioBatchSize < 0 || m.AudioBatchSize > MaxMediaBatch {
+		p.add("image_batch_size %d, audio_batch_size %d: want 0 to %d", m.ImageBatchSize, m.AudioBatchSize, MaxMediaBatch)
 	}
-	return media.WAV
-}
-
-func (a *Audio) rates() []int {
-	if len(a.SampleRates) == 0 {
-		return []int{DefaultAudioSampleRate}
+	if !m.AudioLength.IsZero() && m.AudioLength.Mean() > media.MaxAudioDuration.Seconds() {
+		p.add("audio_length %s: mean %.0f s exceeds %v", m.AudioLength, m.AudioLength.Mean(), media.MaxAudioDuration)
 	}
-	return a.SampleRates
+	f := media.AudioFormat(orStr(m.AudioFormat, string(media.WAV)))
+	for _, r := range m.audioRates() {
+		if err := media.CheckAudio(f, r, m.audioChannels(), time.Second); err != nil && slices.Contains(AudioFormats, string(f)) {
+			p.add("audio_sample_rates, audio_num_channels: %v", strings.TrimPrefix(err.Error(), "media: "))
+		}
+	}
+	if !m.AudioLength.IsZero() && m.AudioDir != "" {
+		p.add("audio_dir and audio_length: synthetic clips or a directory, not both")
+	}
+	if m.AudioDir != "" {
+		if _, err := audioFiles(m.AudioDir); err != nil {
+			p.add("audio_dir: %v", err)
+		}
+	}
+	a := adapterOf(c.endpoint())
+	_, audioKind := a.(audioInput)
+	_, takes := a.(mediaKind)
+	switch {
+	case audioKind && m.images():
+		p.add("endpoint %q sends one audio clip: image inputs go in chat messages", c.endpoint())
+	case audioKind && m.AudioBatchSize > 1:
+		p.add("audio_batch_size %d: endpoint %q sends one audio clip per request", m.AudioBatchSize, c.endpoint())
+	case !takes && m.On():
+		p.add("image and audio inputs go in chat messages: endpoint %q cannot carry them", c.endpoint())
+	}
 }
 
-func (a *Audio) channels() int { return max(a.Channels, 1) }
+func orStr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
 
-// audioInput is an adapter whose input is an audio clip (audio_transcription): every
-// turn gets one, and it replaces the turn's prompt.
-type audioInput interface{ audioOnly() }
+func (m *Media) audioRates() []int {
+	if len(m.AudioSampleRates) == 0 {
+		return []int{16000}
+	}
+	return m.AudioSampleRates
+}
 
-// newSource is the run's source of turns: the prompts ([newPromptSource]), with an
-// audio clip added to each turn when the kind takes audio.
-func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
-	src, err := newPromptSource(ctx, cfg, tok)
+func (m *Media) audioChannels() int { return max(m.AudioChannels, 1) }
+
+// imageFiles lists dir's PNG and JPEG files, sorted.
+func imageFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := adapterOf(cfg.endpoint()).(audioInput); !ok {
-		return src, nil
-	}
-	return newAudioSource(src, &cfg.Audio, cfg.Seed)
-}
-
-// audioSource adds a clip to every turn of src, in place of its prompt.
-type audioSource struct {
-	src    dataset.Source
-	a      *Audio
-	length distribution.Distribution
-	rng    *rand.Rand
-	files  []dataset.Clip
-	n      int
-}
-
-func newAudioSource(src dataset.Source, a *Audio, seed uint64) (*audioSource, error) {
-	s := &audioSource{src: src, a: a, rng: rand.New(rand.NewPCG(seed, 0xa0d10))}
-	if a.Dir != "" {
-		files, err := audioFiles(a.Dir)
-		if err != nil {
-			return nil, err
+	var out []string
+	for _, e := range ents {
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".png", ".jpg", ".jpeg":
+			if !e.IsDir() {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
 		}
-		s.files = files
-		return s, nil
 	}
-	d := a.Length.Distribution
-	if d == nil {
-		d = distribution.Fixed{Value: DefaultAudioSeconds}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no .png, .jpg or .jpeg file", dir)
 	}
-	s.length = distribution.WithSrc(d, rand.NewPCG(seed, 0xa0d11))
-	return s, nil
+	return out, nil
 }
 
-// audioFiles lists dir's clips with their durations, read from their headers.
-func audioFiles(dir string) ([]dataset.Clip, error) {
+// mediaKind is an adapter whose requests carry the Media settings' images and clips:
+// chat in its user message, audio_transcription as its file ([audioInput]).
+type mediaKind interface{ takesMedia() }
+
+// audioFile is one clip of Media.AudioDir, checked before the run.
+type audioFile struct {
+	path           string
+	format         media.AudioFormat
+	rate, channels int
+	dur            time.Duration
+}
+
+// audioFiles lists dir's WAV and MP3 files, sorted, each read and checked.
+func audioFiles(dir string) ([]audioFile, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: audio.dir: %w", ErrInvalidConfig, err)
+		return nil, err
 	}
-	var out []dataset.Clip
+	var out []audioFile
 	for _, e := range ents {
-		ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(e.Name()), "."))
-		f, err := media.ParseAudioFormat(ext)
+		f, err := media.ParseAudioFormat(strings.TrimPrefix(filepath.Ext(e.Name()), "."))
 		if e.IsDir() || err != nil {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
+		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("%w: audio.dir: %w", ErrInvalidConfig, err)
+			return nil, err
 		}
-		info, err := media.DecodeAudioInfo(b, f)
+		info, err := media.DecodeAudioInfo(data, f)
 		if err != nil {
-			return nil, fmt.Errorf("%w: audio.dir: %s: %w", ErrInvalidConfig, path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		out = append(out, dataset.Clip{Format: string(f), Path: path, Duration: info.Duration, Rate: info.SampleRate, Channels: info.Channels})
+		out = append(out, audioFile{path: path, format: f, rate: info.SampleRate, channels: info.Channels, dur: info.Duration})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: audio.dir %s: no .wav or .mp3 files", ErrInvalidConfig, dir)
+		return nil, fmt.Errorf("%s holds no .wav or .mp3 file", dir)
 	}
-	slices.SortFunc(out, func(a, b dataset.Clip) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 
-// Next implements [dataset.Source].
-func (s *audioSource) Next() (dataset.Conversation, bool) {
-	c, ok := s.src.Next()
-	for i := range c.Turns {
-		t := &c.Turns[i]
-		clip := s.draw()
-		t.Audio = &clip
-		t.Prompt, t.ISL, t.RequestedISL, t.Exact = "", 0, 0, true
-	}
-	return c, ok
+// mediaPart is one drawn image or clip: what to make, not the bytes.
+type mediaPart struct {
+	audio      bool
+	path       string // an image file (ImageDir) or a clip (AudioDir)
+	imgFormat  media.ImageFormat
+	w, h       int
+	audFormat  media.AudioFormat
+	rate, ch   int
+	dur        time.Duration
+	seed       uint64
+	tokens     int // under the run's rule; for a file, counted when it is read
+	fileFailed error
 }
 
-// draw returns the next clip: the next file, or a synthetic clip of a drawn duration.
-func (s *audioSource) draw() dataset.Clip {
-	s.n++
-	if len(s.files) > 0 {
-		return s.files[(s.n-1)%len(s.files)]
+// mediaDrawer draws each request's media from (seed, request index), so a request's
+// media do not depend on which worker sends it or when.
+type mediaDrawer struct {
+	m          Media
+	seed       uint64
+	files      []string
+	audioFiles []audioFile
+	imageRule  media.ImageRule
+}
+
+func newMediaDrawer(cfg *Config, names ...string) (*mediaDrawer, error) {
+	d := &mediaDrawer{m: cfg.Media, seed: cfg.Seed, imageRule: media.ImageRuleFor(append([]string{cfg.Model}, names...)...)}
+	if _, ok := adapterOf(cfg.endpoint()).(audioInput); ok && !d.m.audio() {
+		// A kind whose input is a clip sends DefaultAudioSeconds ones by default.
+		d.m.AudioLength = distribution.Spec{Distribution: distribution.Fixed{Value: DefaultAudioSeconds}}
 	}
-	sec := min(max(s.length.Rand(), MinAudioSeconds), media.MaxAudioDuration.Seconds())
-	rates := s.a.rates()
-	return dataset.Clip{Format: string(s.a.format()), Duration: time.Duration(sec * float64(time.Second)).Round(time.Millisecond),
-		Rate: rates[s.rng.IntN(len(rates))], Channels: s.a.channels(), Seed: s.rng.Uint64()}
+	if cfg.AudioDir != "" {
+		files, err := audioFiles(cfg.AudioDir)
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: audio_dir: %w", err)
+		}
+		d.audioFiles = files
+	}
+	if cfg.ImageDir != "" {
+		files, err := imageFiles(cfg.ImageDir)
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: image_dir: %w", err)
+		}
+		for _, f := range files { // check every file now, so none fails mid-run
+			data, err := os.ReadFile(f)
+			if err == nil {
+				_, err = media.DecodeImageInfo(data)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("loadgen: image_dir: %s: %w", f, err)
+			}
+		}
+		d.files = files
+	}
+	return d, nil
+}
+
+// draw returns request idx's media parts: its images, then its clips.
+func (d *mediaDrawer) draw(idx int) []mediaPart {
+	rng := rand.New(rand.NewPCG(d.seed^0x6d656469, uint64(idx)))
+	src := rand.NewPCG(d.seed^0x73697a65, uint64(idx))
+	var parts []mediaPart
+	if d.m.images() {
+		var wd, hd distribution.Distribution
+		if d.files == nil {
+			wd, hd = distribution.WithSrc(d.m.ImageWidth.Distribution, src), distribution.WithSrc(d.m.ImageHeight.Distribution, src)
+		}
+		for range max(d.m.ImageBatchSize, 1) {
+			p := mediaPart{seed: rng.Uint64()}
+			if d.files != nil {
+				p.path = d.files[rng.IntN(len(d.files))]
+			} else {
+				p.w = clampInt(wd.Rand(), 1, media.MaxImageSide)
+				p.h = clampInt(hd.Rand(), 1, media.MaxImageSide)
+				for p.w*p.h > media.MaxImagePixels {
+					p.w, p.h = p.w/2, p.h/2
+				}
+				switch d.m.ImageFormat {
+				case "random":
+					p.imgFormat = media.ImageFormats[rng.IntN(len(media.ImageFormats))]
+				case "":
+					p.imgFormat = media.PNG
+				default:
+					p.imgFormat = media.ImageFormat(d.m.ImageFormat)
+				}
+				p.tokens, _ = d.imageRule.Tokens(p.w, p.h) // a refused size counts 0: the server refuses it too
+			}
+			parts = append(parts, p)
+		}
+	}
+	if d.m.audio() && d.audioFiles != nil {
+		for range max(d.m.AudioBatchSize, 1) {
+			f := d.audioFiles[rng.IntN(len(d.audioFiles))]
+			parts = append(parts, mediaPart{audio: true, path: f.path, audFormat: f.format, rate: f.rate, ch: f.channels, dur: f.dur,
+				tokens: media.WhisperAudio.Tokens(f.dur)})
+		}
+	} else if d.m.audio() {
+		ld := distribution.WithSrc(d.m.AudioLength.Distribution, src)
+		rates := d.m.audioRates()
+		for range max(d.m.AudioBatchSize, 1) {
+			sec := min(max(ld.Rand(), 0.01), media.MaxAudioDuration.Seconds())
+			p := mediaPart{audio: true, seed: rng.Uint64(), audFormat: media.AudioFormat(orStr(d.m.AudioFormat, string(media.WAV))),
+				rate: rates[rng.IntN(len(rates))], ch: d.m.audioChannels(), dur: time.Duration(sec * float64(time.Second))}
+			p.tokens = media.WhisperAudio.Tokens(media.EncodedDuration(p.audFormat, p.rate, p.dur))
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+func clampInt(x float64, lo, hi int) int {
+	if math.IsNaN(x) {
+		return lo
+	}
+	return int(min(max(math.Round(x), float64(lo)), float64(hi)))
+}
+
+// mediaSentinel stands for the user message's content in the marshalled body until
+// appendParts' list replaces it (so the text-only path keeps plain strings).
+const mediaSentinel = "\x00perfgate-media\x00"
+
+var mediaSentinelJSON = []byte(`"\u0000perfgate-media\u0000"`)
+
+// appendParts appends the content list of a user message: the text, then each part.
+// A file that cannot be read or is not a PNG or JPEG is skipped and noted in
+// parts[i].fileFailed (the record gets the error).
+func (d *mediaDrawer) appendParts(b []byte, text string, parts []mediaPart) []byte {
+	b = append(b, `[{"type":"text","text":`...)
+	b = record.AppendJSONString(b, text)
+	b = append(b, '}')
+	for i := range parts {
+		p := &parts[i]
+		if p.audio {
+			mark := len(b)
+			b = append(b, `,{"type":"input_audio","input_audio":{"format":"`...)
+			b = append(b, p.audFormat...)
+			b = append(b, `","data":"`...)
+			if p.path != "" {
+				data, err := os.ReadFile(p.path)
+				if err != nil {
+					p.fileFailed = fmt.Errorf("audio %s: %w", p.path, err)
+					b = b[:mark]
+					continue
+				}
+				b = base64.StdEncoding.AppendEncode(b, data)
+			} else {
+				b, _ = media.AppendAudioBase64(b, p.audFormat, p.rate, p.ch, p.dur, p.seed)
+			}
+			b = append(b, `"}}`...)
+			continue
+		}
+		mark := len(b)
+		b = append(b, `,{"type":"image_url","image_url":{"url":"`...)
+		if p.path != "" {
+			data, err := os.ReadFile(p.path)
+			var info media.ImageInfo
+			if err == nil {
+				info, err = media.DecodeImageInfo(data)
+			}
+			if err != nil {
+				p.fileFailed = fmt.Errorf("image %s: %w", p.path, err)
+				b = b[:mark]
+				continue
+			}
+			p.tokens, _ = d.imageRule.Tokens(info.Width, info.Height)
+			b = media.AppendDataURI(b, info.Format.MIME(), data)
+		} else {
+			b, _ = media.AppendImageDataURI(b, p.imgFormat, p.w, p.h, p.seed)
+		}
+		b = append(b, `"}}`...)
+	}
+	return append(b, ']')
+}
+
+// placeholders is the text the server's normalised content adds for the parts
+// ("<image>", "<audio>": internal/openai.Placeholder), which its chat template renders.
+func placeholders(parts []mediaPart) string {
+	var sb strings.Builder
+	for _, p := range parts {
+		if p.fileFailed != nil {
+			continue
+		}
+		if p.audio {
+			sb.WriteString(openai.Placeholder("input_audio"))
+		} else {
+			sb.WriteString(openai.Placeholder("image_url"))
+		}
+	}
+	return sb.String()
+}
+
+// spliceMedia replaces the sentinel content in body by the parts list.
+func spliceMedia(body []byte, d *mediaDrawer, text string, parts []mediaPart) []byte {
+	i := bytes.LastIndex(body, mediaSentinelJSON)
+	if i < 0 {
+		return body
+	}
+	out := make([]byte, 0, len(body)+1024)
+	out = append(out, body[:i]...)
+	out = d.appendParts(out, text, parts)
+	return append(out, body[i+len(mediaSentinelJSON):]...)
+}
+
+// mediaTokens sums the parts' image and audio tokens.
+func mediaTokens(parts []mediaPart) (images, audio int) {
+	for _, p := range parts {
+		switch {
+		case p.fileFailed != nil:
+		case p.audio:
+			audio += p.tokens
+		default:
+			images += p.tokens
+		}
+	}
+	return images, audio
+}
+
+// payloadMedia counts the image and audio tokens of a chat payload's parts as the
+// mock does (media.ImageURLTokens, media.InputAudioTokens); a part it cannot count
+// (a remote URL, bad data) counts 0.
+func payloadMedia(model string, tok *tokenizer.Tokenizer, msgs []openai.Message) (images, audio int) {
+	var rule *media.ImageRule
+	for _, m := range msgs {
+		for _, p := range m.Content.Parts {
+			switch {
+			case p.ImageURL != nil:
+				if rule == nil {
+					r := media.ImageRuleFor(model, tok.Name(), tok.Source())
+					rule = &r
+				}
+				n, _ := media.ImageURLTokens(p.ImageURL.URL, *rule)
+				images += n
+			case p.InputAudio != nil:
+				n, _ := media.InputAudioTokens(p.InputAudio.Format, p.InputAudio.Data, media.WhisperAudio)
+				audio += n
+			}
+		}
+	}
+	return images, audio
 }

@@ -1,10 +1,7 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,156 +10,116 @@ import (
 
 	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/record"
 )
 
-// Speech transcription through the mock, streamed and whole: every request sends a
-// clip of the drawn duration, the transcript (3 tokens a second of audio, the mock's
-// default) is the output, usage counts the audio by the shared rule, and RTFx and the
-// audio duration are reported.
-func TestTranscriptionAgainstMock(t *testing.T) {
-	s := startMock(t, mockserver.Config{TTFT: spec(t, "fixed:2"), ITL: spec(t, "fixed:1")})
-	for _, stream := range []bool{true, false} {
-		t.Run(map[bool]string{true: "stream", false: "whole"}[stream], func(t *testing.T) {
-			out, err := Run(context.Background(), Config{
-				Target:   Target{URLs: []string{s.BaseURL()}, API: EndpointTranscriptions, NoStream: !stream},
-				Workload: Workload{Audio: Audio{Length: spec(t, "fixed:4"), Format: "wav", SampleRates: []int{8000, 16000}}, ExtraBody: map[string]any{"language": "en"}},
-				Load:     Load{Concurrency: 2},
-				Stop:     Stop{Requests: 6},
-			}, gpt2(t), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantIn := media.WhisperAudio.Tokens(4 * time.Second)
-			for _, r := range out.Records {
-				if !r.OK() || r.Endpoint != string(EndpointTranscriptions) || r.Stream != stream {
-					t.Fatalf("record %s: ok %v (%s %s), endpoint %q, stream %v", r.RequestID, r.OK(), r.ErrorKind, r.Error, r.Endpoint, r.Stream)
+// Images and audio through the mock, whole and streamed: every request succeeds, the
+// server counts the same image and audio tokens as the client, and its usage
+// prompt_tokens (text + media) equals the client's templated count plus media.
+func TestMediaAgainstMock(t *testing.T) {
+	s := startMock(t, mockserver.Config{TTFT: spec(t, "fixed:1"), ITL: spec(t, "fixed:1")})
+	for _, c := range []struct {
+		name string
+		m    Media
+	}{
+		{"png", Media{ImageWidth: spec(t, "normal:300,80"), ImageHeight: spec(t, "normal:200,50")}},
+		{"jpeg batch", Media{ImageWidth: spec(t, "fixed:640"), ImageHeight: spec(t, "fixed:480"), ImageFormat: "jpeg", ImageBatchSize: 2}},
+		{"random", Media{ImageWidth: spec(t, "uniform:10,900"), ImageHeight: spec(t, "uniform:10,900"), ImageFormat: "random"}},
+		{"wav", Media{AudioLength: spec(t, "normal:2,0.5"), AudioSampleRates: []int{16000, 44100}, AudioChannels: 2}},
+		{"mp3 and image", Media{AudioLength: spec(t, "fixed:1.3"), AudioFormat: "mp3", AudioSampleRates: []int{22050}, AudioBatchSize: 2,
+			ImageWidth: spec(t, "fixed:56"), ImageHeight: spec(t, "fixed:56")}},
+	} {
+		for _, stream := range []bool{true, false} {
+			t.Run(c.name+map[bool]string{true: " stream", false: " whole"}[stream], func(t *testing.T) {
+				before := len(s.Records())
+				out, err := Run(context.Background(), Config{
+					Target:   Target{URLs: []string{s.BaseURL()}, NoStream: !stream},
+					Workload: Workload{ISL: spec(t, "fixed:20"), OSL: spec(t, "fixed:4"), IgnoreEOS: true, Media: c.m, Seed: 5},
+					Load:     Load{Concurrency: 2},
+					Stop:     Stop{Requests: 6},
+				}, gpt2(t), nil)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if r.AudioDuration != 4*time.Second || r.OSL != 12 || r.UsageCompletionTokens != 12 || r.UsagePromptTokens != wantIn {
-					t.Errorf("record %s: audio %v, OSL %d, usage %d/%d; want 4s, 12, usage %d/12", r.RequestID, r.AudioDuration, r.OSL, r.UsagePromptTokens, r.UsageCompletionTokens, wantIn)
+				for i := 0; i < 500 && len(s.Records()) < before+6; i++ {
+					time.Sleep(2 * time.Millisecond) // a record is written just after its response
 				}
-				if first, _ := r.FirstToken(); stream && (first <= r.Sent || first >= r.Done || len(r.Chunks) < 12) {
-					t.Errorf("record %s: first token %v, sent %v, done %v, %d chunks; want a paced stream", r.RequestID, first, r.Sent, r.Done, len(r.Chunks))
+				srv := map[string]int{}
+				for _, r := range s.Records()[before:] {
+					srv[r.RequestID] = r.ImageTokens*1000000 + r.AudioTokens
+					if r.ISL != r.TextISL+r.ImageTokens+r.AudioTokens {
+						t.Errorf("server ISL %d != text %d + image %d + audio %d", r.ISL, r.TextISL, r.ImageTokens, r.AudioTokens)
+					}
 				}
-			}
-			rtfx, ok := out.Metrics.Stat(record.MetricRTFx)
-			if lat, _ := out.Metrics.Stat(record.MetricRequestLatency); !ok || rtfx.Count != 6 || rtfx.Max > 4000/lat.Min+1e-9 || rtfx.Min <= 0 {
-				t.Errorf("rtfx %+v; want 6 values, each 4 s / latency", rtfx)
-			}
-			if d, ok := out.Metrics.Stat(record.MetricAudioDuration); !ok || d.Avg != 4 {
-				t.Errorf("audio_duration %+v; want avg 4 s", d)
-			}
-			if _, ok := out.Metrics.Scalars[record.MetricAudioThroughput]; !ok {
-				t.Error("no audio_throughput")
-			}
-		})
-	}
-	s.Close()
-	for _, r := range s.Records() {
-		if r.AudioSeconds != 4 {
-			t.Errorf("server record %+v; want 4 s of audio", r)
+				for _, r := range out.Records {
+					if !r.OK() {
+						t.Fatalf("request failed: %s %s", r.ErrorKind, r.Error)
+					}
+					if r.ImageTokens+r.AudioTokens == 0 {
+						t.Errorf("%s: no media tokens counted", r.RequestID)
+					}
+					if r.UsagePromptTokens != r.ISLTemplate {
+						t.Errorf("%s: usage prompt_tokens %d, client's count %d (image %d, audio %d)", r.RequestID, r.UsagePromptTokens, r.ISLTemplate, r.ImageTokens, r.AudioTokens)
+					}
+					if got, ok := srv[r.RequestID]; !ok || got != r.ImageTokens*1000000+r.AudioTokens {
+						t.Errorf("%s: server image/audio tokens %d/%d, client %d/%d", r.RequestID, got/1000000, got%1000000, r.ImageTokens, r.AudioTokens)
+					}
+				}
+			})
 		}
 	}
 }
 
-// A directory of clips is sent file by file, in name order; a directory without
-// clips, or with a broken one, is refused before any request.
-func TestTranscriptionAudioDir(t *testing.T) {
+// Images from a directory are read, inlined and counted from their headers; a file
+// that is not an image is refused before the run.
+func TestMediaImageDir(t *testing.T) {
 	dir := t.TempDir()
-	for i, d := range []time.Duration{time.Second, 2 * time.Second} {
-		var b bytes.Buffer
-		f := []media.AudioFormat{media.WAV, media.MP3}[i]
-		if err := media.EncodeAudio(&b, f, 16000, 1, d, 1); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, []string{"a.wav", "b.mp3"}[i]), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	for i, sz := range [][2]int{{100, 50}, {700, 900}} {
+		f, _ := os.Create(filepath.Join(dir, []string{"a.png", "b.jpg"}[i]))
+		media.EncodeImage(f, []media.ImageFormat{media.PNG, media.JPEG}[i], sz[0], sz[1], 1)
+		f.Close()
 	}
-	s := startMock(t, mockserver.Config{Fast: true})
-	cfg := Config{Target: Target{URLs: []string{s.BaseURL()}, API: EndpointTranscriptions, NoStream: true},
-		Workload: Workload{Audio: Audio{Dir: dir}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 4}}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("skipped"), 0o644)
+	s := startMock(t, mockserver.Config{TTFT: spec(t, "fixed:1"), ITL: spec(t, "fixed:1")})
+	cfg := Config{
+		Target:   Target{URLs: []string{s.BaseURL()}},
+		Workload: Workload{ISL: spec(t, "fixed:10"), OSL: spec(t, "fixed:2"), Media: Media{ImageDir: dir, ImageBatchSize: 3}},
+		Stop:     Stop{Requests: 5},
+	}
 	out, err := Run(context.Background(), cfg, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range out.Records {
-		want := []time.Duration{time.Second, 2016 * time.Millisecond}[r.Index%2] // MP3: whole 576-sample frames
-		if !r.OK() || (r.AudioDuration-want).Abs() > time.Millisecond {
-			t.Errorf("record %d: ok %v (%s), audio %v; want %v", i, r.OK(), r.Error, r.AudioDuration, want)
-		}
-	}
-	empty := t.TempDir()
-	bad := t.TempDir()
-	_ = os.WriteFile(filepath.Join(bad, "x.wav"), []byte("RIFF....WAVEjunk"), 0o644)
-	for _, d := range []string{empty, bad, filepath.Join(empty, "missing")} {
-		cfg.Audio.Dir = d
-		if _, err := Run(context.Background(), cfg, gpt2(t), nil); err == nil || !strings.Contains(err.Error(), "audio.dir") {
-			t.Errorf("dir %s: error %v; want one naming audio.dir", d, err)
-		}
-	}
-}
-
-// Bad audio settings are refused by Validate, naming the field.
-func TestAudioConfigValidate(t *testing.T) {
-	for _, a := range []Audio{{Format: "flac"}, {Channels: 9}, {Format: "mp3", SampleRates: []int{12345}}, {SampleRates: []int{100}}} {
-		c := Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}, API: EndpointTranscriptions}, Workload: Workload{Audio: a}, Stop: Stop{Requests: 1}}
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "audio") {
-			t.Errorf("%+v: Validate = %v; want an error naming audio", a, err)
-		}
-	}
-}
-
-// Image generation through the mock: n images (from extra_body) per answer, counted
-// into the record, image_throughput and total_image_throughput.
-func TestImagesAgainstMock(t *testing.T) {
-	s := startMock(t, mockserver.Config{ImageLatency: spec(t, "fixed:5"), TTFT: spec(t, "fixed:0")})
-	out, err := Run(context.Background(), Config{
-		Target:   Target{URLs: []string{s.BaseURL()}, API: EndpointImages},
-		Workload: Workload{ExtraBody: map[string]any{"n": 2, "size": "64x32"}},
-		Load:     Load{Concurrency: 2},
-		Stop:     Stop{Requests: 4},
-	}, gpt2(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, _ := media.Qwen2VL.Tokens(100, 50)
+	b, _ := media.Qwen2VL.Tokens(700, 900)
 	for _, r := range out.Records {
-		if !r.OK() || r.Images != 2 || r.Stream || r.Done-r.Sent < 10*time.Millisecond {
-			t.Errorf("record %s: ok %v (%s), images %d, stream %v, latency %v; want 2 images after 2 × 5 ms", r.RequestID, r.OK(), r.Error, r.Images, r.Stream, r.Done-r.Sent)
+		if !r.OK() || r.UsagePromptTokens != r.ISLTemplate || (r.ImageTokens-3*a)%(b-a) != 0 {
+			t.Errorf("%s: ok %v, usage %d, client %d, image tokens %d (of 3 images of %d or %d)", r.RequestID, r.OK(), r.UsagePromptTokens, r.ISLTemplate, r.ImageTokens, a, b)
 		}
 	}
-	if st, ok := out.Metrics.Stat(record.MetricImageThroughput); !ok || st.Count != 4 {
-		t.Errorf("image_throughput %+v; want 4 values", st)
-	}
-	if _, ok := out.Metrics.Scalars[record.MetricTotalImageThroughput]; !ok {
-		t.Error("no total_image_throughput")
-	}
-	s.Close()
-	for _, r := range s.Records() {
-		if r.ImagesGenerated != 2 || r.Endpoint != "/v1/images/generations" {
-			t.Errorf("server record %+v; want 2 images at /v1/images/generations", r)
-		}
+	os.WriteFile(filepath.Join(dir, "c.png"), []byte("not a png"), 0o644)
+	if _, err := Run(context.Background(), cfg, gpt2(t), nil); err == nil || !strings.Contains(err.Error(), "c.png") {
+		t.Errorf("a corrupt image in image_dir: %v, want an error naming c.png", err)
 	}
 }
 
-// An image answer without images, and a transcription without text, are malformed.
-func TestMediaAnswersMalformed(t *testing.T) {
+func TestMediaConfigRefusals(t *testing.T) {
 	for _, c := range []struct {
-		e    Endpoint
-		body string
-	}{{EndpointImages, `{"created":1,"data":[]}`}, {EndpointImages, `{"created":1}`}, {EndpointTranscriptions, `{"usage":{"input_tokens":1}}`}} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(c.body))
-		}))
-		out, err := Run(context.Background(), Config{Target: Target{URLs: []string{srv.URL}, API: c.e, NoStream: true},
-			Load: Load{Concurrency: 1}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
-		srv.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := out.Records[0]; r.ErrorKind != record.ErrMalformed {
-			t.Errorf("%s answered %s: error kind %q (%s); want %q", c.e, c.body, r.ErrorKind, r.Error, record.ErrMalformed)
+		m    Media
+		api  Endpoint
+		want string
+	}{
+		{Media{ImageWidth: spec(t, "fixed:10")}, "", "set both or neither"},
+		{Media{ImageWidth: spec(t, "fixed:10"), ImageHeight: spec(t, "fixed:10"), ImageFormat: "gif"}, "", `image_format "gif"`},
+		{Media{ImageWidth: spec(t, "fixed:20000"), ImageHeight: spec(t, "fixed:10")}, "", "image_width fixed:20000: mean 20000 pixels exceeds 16384"},
+		{Media{AudioLength: spec(t, "fixed:1"), AudioFormat: "mp3", AudioSampleRates: []int{16001}}, "", "mp3 sample rate 16001"},
+		{Media{AudioLength: spec(t, "fixed:1"), AudioFormat: "ogg"}, "", `audio_format "ogg"`},
+		{Media{AudioLength: spec(t, "fixed:1"), AudioBatchSize: 100}, "", "audio_batch_size 100"},
+		{Media{AudioLength: spec(t, "fixed:1")}, EndpointCompletions, `endpoint "completions" cannot carry them`},
+		{Media{ImageDir: "/nonexistent-dir"}, "", "image_dir"},
+	} {
+		cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:1/v1"}, API: c.api}, Workload: Workload{Media: c.m}, Stop: Stop{Requests: 1}}
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.m, err, c.want)
 		}
 	}
 }

@@ -440,11 +440,28 @@ func (x *exchange) chunk(ch *openai.StreamChunk, t time.Duration) {
 	rec.Chunks = append(rec.Chunks, record.Chunk{T: t, Choices: choices})
 	x.prevRead = x.cn.reads
 	if ch.FinishReason != nil {
-		rec.FinishReason = string(ch.FinishReason)
+		rec.FinishReason = finishReason(ch.FinishReason)
 	}
 	if ch.UsageReasoning > 0 {
 		rec.UsageReasoningTokens = ch.UsageReasoning
 	}
+}
+
+// finishReason is b as a string, without allocating for the common reasons.
+func finishReason(b []byte) string {
+	switch string(b) {
+	case "stop":
+		return "stop"
+	case "length":
+		return "length"
+	case "end_turn":
+		return "end_turn"
+	case "max_tokens":
+		return "max_tokens"
+	case "tool_calls":
+		return "tool_calls"
+	}
+	return string(b)
 }
 
 // noStop stands for context.AfterFunc's stop when the context cannot be cancelled.
@@ -529,7 +546,7 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 	}
 	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: choices})
 	if ch.FinishReason != nil {
-		rec.FinishReason = string(ch.FinishReason)
+		rec.FinishReason = finishReason(ch.FinishReason)
 	}
 	if ch.HasUsage {
 		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens

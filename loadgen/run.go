@@ -1,7 +1,9 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -98,8 +100,9 @@ type runner struct {
 	tok     *tokenizer.Tokenizer
 	sink    func(record.Client)
 	src     dataset.Source
-	convs   chan dataset.Conversation
-	direct  *dataset.Slice // src when it is a slice: drawn under srcMu, no producer
+	convs   chan []dataset.Conversation // batches from the producer
+	batch   []dataset.Conversation      // the batch being drawn from, under takeMu
+	direct  dataset.Source              // src when it is cheap to draw (see cheapSource): drawn under srcMu, no producer
 	srcMu   sync.Mutex
 	takeMu  sync.Mutex
 	taken   int64
@@ -121,6 +124,7 @@ type runner struct {
 	api     adapter      // the run's API kind (a turn may name another)
 	models  *modelPicker // the model mix; nil = one model
 	scratch sync.Pool    // *scratch
+	tcs     sync.Pool    // *turnCtx
 	recs    sync.Pool    // *record.Client, returned by the collector
 	// reuseChunks: records are neither kept nor given to a sink, so a recycled
 	// record's Chunks array can be reused.
@@ -167,6 +171,11 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	}
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
 		return nil, err
+	}
+	if _, audio := adapterOf(r.cfg.endpoint()).(audioInput); r.cfg.Media.On() || audio {
+		if r.bodies.media, err = newMediaDrawer(&r.cfg, tok.Name(), tok.Source()); err != nil {
+			return nil, err
+		}
 	}
 	d := &dialer{timeout: cfg.ConnectTimeout}
 	if d.timeout == 0 {
@@ -232,16 +241,13 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	r.done, r.collected = make(chan *record.Client, 4096), make(chan struct{})
 	go r.collect()
-	if sl, ok := r.src.(*dataset.Slice); ok {
-		r.direct = sl // cheap to draw: no producer goroutine to wake per request
+	if cheapSource(r.src) {
+		r.direct = r.src // no producer goroutine to wake per request
 	} else {
-		r.convs = make(chan dataset.Conversation, 256)
+		r.convs = make(chan []dataset.Conversation, 256/produceBatch)
 		stop := make(chan struct{})
 		defer close(stop)
 		go r.produce(stop)
-	}
-	for _, t := range r.targets {
-		t.runCtx = ctx
 	}
 	if err := r.startClock(ctx); err != nil {
 		close(r.done)
@@ -264,6 +270,11 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		grace := time.AfterFunc(r.deadline+r.cfg.gracePeriod(), func() { cancel(errGraceOver) })
 		defer grace.Stop()
 		sendCtx = c
+	}
+	// Each connection watches the context requests run under once, for its life; a
+	// request under that same context then registers nothing of its own (readHead).
+	for _, t := range r.targets {
+		t.runCtx = sendCtx
 	}
 	if r.pacer != nil {
 		r.out.Mode = r.pacer.String()
@@ -308,6 +319,19 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	return &out, ferr
 }
 
+// cheapSource reports whether drawing from src costs no system call and no tokenizer
+// work (a slice, a small payload file held in memory), so senders draw from it
+// themselves instead of through the producer goroutine.
+func cheapSource(src dataset.Source) bool {
+	switch s := src.(type) {
+	case *dataset.Slice:
+		return true
+	case *dataset.Payloads:
+		return s.InMemory()
+	}
+	return false
+}
+
 // errGraceOver is the cause of the cancellation of requests still in flight when the
 // grace period after the benchmark duration ends.
 var errGraceOver = errors.New("the grace period after the benchmark duration ended")
@@ -316,7 +340,17 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // (and a semaphore slot when held is true). It reports whether the run may go on.
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool) bool {
 	conv = r.salted(conv, idx)
-	tc := turnCtx{system: r.cfg.SystemPrompt}
+	// The requests' interface calls make their turnCtx escape: recycle it, sparing an
+	// allocation per conversation.
+	tc, _ := r.tcs.Get().(*turnCtx)
+	if tc == nil {
+		tc = &turnCtx{}
+	}
+	*tc = turnCtx{system: r.cfg.SystemPrompt, history: tc.history[:0]}
+	defer func() {
+		clear(tc.history)
+		r.tcs.Put(tc)
+	}()
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]
 		if ti > 0 {
@@ -337,7 +371,7 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 			}
 		}
 		last := ti == len(conv.Turns)-1
-		text := r.request(ctx, &turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: &tc, wantText: !last})
+		text := r.request(ctx, &turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last})
 		if held {
 			<-r.sem
 			held = false
@@ -362,6 +396,26 @@ type scratch struct {
 	lastText  []byte
 	lastCount int
 	lastOK    [2]bool // lastKey, lastText valid
+	// The last body fingerprinted and its digest (bodies of a payload file repeat).
+	lastBody   []byte
+	lastDigest [sha256.Size]byte
+}
+
+// memoBody is the largest body whose digest a scratch remembers.
+const memoBody = 4 << 10
+
+// digest is r.fp's digest of body, remembered for the next body when short.
+func (sc *scratch) digest(fp *fingerprinter, body []byte) [sha256.Size]byte {
+	if sc.lastBody != nil && bytes.Equal(sc.lastBody, body) {
+		return sc.lastDigest
+	}
+	d := fp.digest(body)
+	if len(body) <= memoBody {
+		sc.lastBody, sc.lastDigest = append(sc.lastBody[:0], body...), d
+	} else {
+		sc.lastBody = nil
+	}
+	return d
 }
 
 // turnReq is one turn of a conversation to send: turn of nTurns, request index idx,
@@ -405,6 +459,10 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	*c = call{
 		target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
+	q.tc.media = nil
+	if _, takes := q.api.(mediaKind); r.bodies.media != nil && q.t.Body == nil && takes {
+		q.tc.media = r.bodies.media.draw(q.idx)
+	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
 	rctx, stop := r.maybeCancel(ctx)
 	defer stop()
@@ -421,9 +479,16 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
+	if q.tc.media != nil {
+		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)
+		rec.AudioDuration = clipDuration(q.api, q.tc.media)
+		if rec.ISLTemplate > 0 {
+			rec.ISLTemplate += rec.ImageTokens + rec.AudioTokens // a server's prompt_tokens counts them
+		}
+	}
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
-	r.fp.add(q.idx, c.body) // after the send: hashing never delays a request
+	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request
 	c.body = nil
 	r.done <- rec
 	if q.wantText {
@@ -455,7 +520,7 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 		rec = &record.Client{}
 	}
 	*rec = record.Client{
-		Index: q.idx, RequestID: "req-" + strconv.Itoa(q.idx), Turn: q.turn, URL: tg.url, Endpoint: string(q.endpoint),
+		Index: q.idx, RequestID: requestID(q.idx), Turn: q.turn, URL: tg.url, Endpoint: string(q.endpoint),
 		Model: cfg.Model, Stream: q.stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: q.due,
 		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL,
 		Chunks: rec.Chunks[:0],
@@ -472,9 +537,6 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 	if t.Body != nil {
 		rec.ISLExact = true
 	}
-	if t.Audio != nil {
-		rec.AudioDuration = t.Audio.Duration
-	}
 	if len(q.tc.history) > 0 {
 		n := t.ISL
 		for _, m := range q.tc.history {
@@ -489,6 +551,12 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 	}
 	rec.Warmup = (cfg.WarmupRequests > 0 && q.idx < cfg.WarmupRequests) || (cfg.WarmupDuration > 0 && due < cfg.WarmupDuration)
 	return rec
+}
+
+// requestID is request idx's X-Request-Id, "req-<idx>" (one allocation).
+func requestID(idx int) string {
+	var b [24]byte
+	return string(strconv.AppendInt(append(b[:0], "req-"...), int64(idx), 10))
 }
 
 // maybeCancel returns the context to send under: ctx, or, for the Config.CancelFraction

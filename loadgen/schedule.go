@@ -84,26 +84,57 @@ func (r *runner) next() (dataset.Conversation, bool) {
 		r.taken++
 		return r.direct.Next()
 	}
-	c, ok := <-r.convs
-	return c, ok
+	// Under takeMu: the producer's batches are drawn in order.
+	if len(r.batch) == 0 {
+		b, ok := <-r.convs
+		if !ok {
+			return dataset.Conversation{}, false
+		}
+		r.batch = b
+	}
+	c := r.batch[0]
+	r.batch[0] = dataset.Conversation{} // the request holds it now, not the batch
+	r.batch = r.batch[1:]
+	return c, true
 }
+
+// produceBatch is the most conversations the producer hands over at once.
+const produceBatch = 32
 
 // produce draws conversations from the source in order into r.convs, ahead of the
 // senders, so building prompts (tokenizer work) is off the send path and senders do
-// not contend on the source. It stops at the source's end, after the request limit,
-// or when stop closes.
+// not contend on the source. It hands them over in batches (each handover wakes a
+// goroutine, a cost per request at tens of thousands a second): a batch goes as soon
+// as nothing is waiting in r.convs (so senders are not kept waiting for a full one),
+// else when it holds produceBatch. It stops at the source's end, after the request
+// limit, or when stop closes.
 func (r *runner) produce(stop <-chan struct{}) {
 	defer close(r.convs)
+	var batch []dataset.Conversation
+	send := func() bool {
+		select {
+		case r.convs <- batch:
+			batch = nil
+			return true
+		case <-stop:
+			return false
+		}
+	}
 	for n := int64(0); r.limit <= 0 || n < r.limit; n++ {
 		c, ok := r.src.Next()
 		if !ok {
+			break
+		}
+		if batch == nil {
+			batch = make([]dataset.Conversation, 0, produceBatch)
+		}
+		batch = append(batch, c)
+		if (len(batch) == produceBatch || len(r.convs) == 0) && !send() {
 			return
 		}
-		select {
-		case r.convs <- c:
-		case <-stop:
-			return
-		}
+	}
+	if len(batch) > 0 {
+		send()
 	}
 }
 

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -11,17 +12,20 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // EndpointTranscriptions is OpenAI speech to text, AIPerf's audio_transcription.
 const EndpointTranscriptions Endpoint = openai.KindTranscriptions // POST /v1/audio/transcriptions
 
-// transcriptionAPI is OpenAI speech to text: each turn's audio clip ([Audio]) as the
+// transcriptionAPI is OpenAI speech to text: each request's audio clip (drawn from
+// the Media settings, AudioLength fixed:DefaultAudioSeconds when unset) as the
 // multipart/form-data file, with the model, stream=true when streaming, and
 // Config.ExtraBody's fields as form fields (language, response_format, prompt,
 // temperature, …). The answer is {"text", "usage"} or transcript.text.delta events
@@ -32,11 +36,13 @@ func (transcriptionAPI) path() string       { return openai.PathTranscriptions }
 func (transcriptionAPI) generates() bool    { return true }
 func (transcriptionAPI) endsWithDone() bool { return false }
 func (transcriptionAPI) audioOnly()         {}
+func (transcriptionAPI) takesMedia()        {}
 
-func (transcriptionAPI) body(b *bodyBuilder, t *dataset.Turn, _ *turnCtx, stream bool) ([]byte, string) {
+func (transcriptionAPI) body(b *bodyBuilder, t *dataset.Turn, tc *turnCtx, stream bool) ([]byte, string) {
+	c := firstClip(tc.media)
 	est := 512
-	if c := t.Audio; c != nil && c.Path == "" && c.Format == string(media.WAV) {
-		est += int(c.Duration.Seconds()*float64(c.Rate*c.Channels*2)) + 64 // 16-bit PCM
+	if c != nil && c.path == "" && c.audFormat == media.WAV {
+		est += int(c.dur.Seconds()*float64(c.rate*c.ch*2)) + 64 // 16-bit PCM
 	}
 	w := bytes.NewBuffer(make([]byte, 0, est))
 	field := func(name, value string) {
@@ -53,10 +59,11 @@ func (transcriptionAPI) body(b *bodyBuilder, t *dataset.Turn, _ *turnCtx, stream
 	for _, k := range b.formKeys {
 		field(k, formValue(b.cfg.ExtraBody[k]))
 	}
-	if c := t.Audio; c != nil {
-		w.WriteString("--" + formBoundary + "\r\nContent-Disposition: form-data; name=\"" + openai.FormFile + "\"; filename=\"audio." + c.Format +
-			"\"\r\nContent-Type: " + audioMIME(c.Format) + "\r\n\r\n")
+	if c != nil {
+		w.WriteString("--" + formBoundary + "\r\nContent-Disposition: form-data; name=\"" + openai.FormFile + "\"; filename=\"audio." + string(c.audFormat) +
+			"\"\r\nContent-Type: " + audioMIME(c.audFormat) + "\r\n\r\n")
 		if err := writeClip(w, c); err != nil {
+			c.fileFailed = err
 			// The clip cannot be read: the request goes out as this text, which the
 			// server refuses, so the failure is recorded with the request.
 			return []byte("loadgen: audio clip: " + err.Error()), "text/plain"
@@ -81,9 +88,9 @@ var formContentType = "multipart/form-data; boundary=" + formBoundary
 var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
 
 // writeClip writes c's bytes: its file's, or the synthetic clip's.
-func writeClip(w io.Writer, c *dataset.Clip) error {
-	if c.Path != "" {
-		f, err := os.Open(c.Path)
+func writeClip(w io.Writer, c *mediaPart) error {
+	if c.path != "" {
+		f, err := os.Open(c.path)
 		if err != nil {
 			return err
 		}
@@ -91,14 +98,74 @@ func writeClip(w io.Writer, c *dataset.Clip) error {
 		_, err = io.Copy(w, f)
 		return err
 	}
-	return media.EncodeAudio(w, media.AudioFormat(c.Format), c.Rate, c.Channels, c.Duration, c.Seed)
+	return media.EncodeAudio(w, c.audFormat, c.rate, c.ch, c.dur, c.seed)
 }
 
-func audioMIME(format string) string {
-	if format == string(media.MP3) {
+func audioMIME(f media.AudioFormat) string {
+	if f == media.MP3 {
 		return "audio/mpeg"
 	}
 	return "audio/wav"
+}
+
+// firstClip is the first audio part of parts, nil if none.
+func firstClip(parts []mediaPart) *mediaPart {
+	for i := range parts {
+		if parts[i].audio {
+			return &parts[i]
+		}
+	}
+	return nil
+}
+
+// clipDuration is the duration of the clip a request of an audio kind sent, as the
+// server reads it back; 0 for other kinds or when none went out.
+func clipDuration(a adapter, parts []mediaPart) time.Duration {
+	if _, ok := a.(audioInput); !ok {
+		return 0
+	}
+	c := firstClip(parts)
+	if c == nil || c.fileFailed != nil {
+		return 0
+	}
+	if c.path != "" {
+		return c.dur
+	}
+	return media.EncodedDuration(c.audFormat, c.rate, c.dur)
+}
+
+// audioInput is an adapter whose input is one audio clip (audio_transcription): each
+// request gets one from the Media settings, and its turn's prompt is not sent.
+type audioInput interface{ audioOnly() }
+
+// DefaultAudioSeconds is the clip duration of an audio kind's requests when
+// Media.AudioLength and Media.AudioDir are unset.
+const DefaultAudioSeconds = 5.0
+
+// newSource is the run's source of turns: the prompts ([newPromptSource]), without
+// their text for a kind whose input is an audio clip (its ISL is then 0, its clip
+// counted in AudioTokens).
+func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
+	src, err := newPromptSource(ctx, cfg, tok)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := adapterOf(cfg.endpoint()).(audioInput); !ok {
+		return src, nil
+	}
+	return noPrompts{src}, nil
+}
+
+// noPrompts blanks the prompts of src's turns.
+type noPrompts struct{ src dataset.Source }
+
+func (s noPrompts) Next() (dataset.Conversation, bool) {
+	c, ok := s.src.Next()
+	for i := range c.Turns {
+		t := &c.Turns[i]
+		t.Prompt, t.ISL, t.RequestedISL, t.Exact = "", 0, 0, true
+	}
+	return c, ok
 }
 
 // formValue is an extra_body value as a form field: a string as it is, anything else

@@ -131,6 +131,13 @@ func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *a
 		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content.Text}
 		rec.NonTextParts += m.Content.NonText
 	}
+	images, audio, e := in.countMedia(req.Model, req.Messages)
+	if e != nil {
+		return e
+	}
 	addGen := req.AddGenerationPrompt == nil || *req.AddGenerationPrompt
-	return in.encodeChat(msgs, addGen, "messages", j, rec)
+	if e := in.encodeChat(msgs, addGen, "messages", j, rec); e != nil {
+		return e
+	}
+	return in.addMedia(images, audio, rec)
 }

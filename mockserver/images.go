@@ -60,11 +60,11 @@ func (imagesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) 
 	}
 	m.w, m.h = w, h
 	switch req.ResponseFormat {
-	case "", openai.ImageB64JSON:
-	case openai.ImageURL:
+	case "", openai.RespFormatB64JSON:
+	case openai.RespFormatURL:
 		m.url = true
 	default:
-		return badRequest("invalid_value", "response_format", "response_format must be %q or %q, got %q", openai.ImageB64JSON, openai.ImageURL, req.ResponseFormat)
+		return badRequest("invalid_value", "response_format", "response_format must be %q or %q, got %q", openai.RespFormatB64JSON, openai.RespFormatURL, req.ResponseFormat)
 	}
 	if f := req.OutputFormat; f != "" && f != "png" {
 		return badRequest("invalid_value", "output_format", "output_format %q is not served by the mock server; it makes png", f)

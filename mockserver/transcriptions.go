@@ -88,6 +88,7 @@ func (transcriptionKind) parse(in *inputs, body, contentType []byte, j *job, rec
 		return e
 	}
 	j.ids, rec.ISL, rec.TokenizationMode = ids, n+m.audioTokens, record.ModeTokenizerCall
+	rec.AudioTokens, rec.TextISL = m.audioTokens, n // ISL counts the audio, as usage.prompt_tokens does
 	// The transcript's length: proportional to the speech, or Config.OSL's draw
 	// (decideOSL) within the default cap.
 	j.maxOut = orInt(in.cfg.DefaultMaxTokens, DefaultMaxTokens)

@@ -106,8 +106,9 @@ type Client struct {
 	// generation prompt, or by the ChatML fallback when it has none, encoded without
 	// special tokens: what a server that tokenizes the conversation counts, as the mock
 	// server does. ISLTemplate - ISL is the request's chat-template overhead. 0 =
-	// not computed (not a chat request, a custom payload, a failed render, or a
-	// recording made before the field existed).
+	// not a request whose input is templated (or a recording made before the field
+	// existed); [ISLTemplateUnknown] = templated, but the client could not render it
+	// (a failed render, an unreadable payload).
 	ISLTemplate int `json:"isl_template,omitempty"`
 	// TokenizationMode says how ISLTemplate was counted, in AIPerf's tokenization_mode
 	// names: "chat_template" or "chat_template_fallback" (see [ModeChatTemplate]);
@@ -127,6 +128,12 @@ type Client struct {
 	// ReasoningTokens is the part of OSL that was reasoning text (delta.reasoning_content,
 	// or an Anthropic thinking block), counted by the client tokenizer.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// ImageTokens and AudioTokens are the prompt tokens of the request's image and audio
+	// parts under the served model's media rule (internal/media, the mock's rule too).
+	// They are not in ISL (the text contents) and are in ISLTemplate, as a server's
+	// prompt_tokens includes them. 0 when the request has none.
+	ImageTokens int `json:"image_tokens,omitempty"`
+	AudioTokens int `json:"audio_tokens,omitempty"`
 	// UsagePromptTokens and UsageCompletionTokens are the server's "usage" numbers,
 	// -1 if the server sent none.
 	UsagePromptTokens     int `json:"usage_prompt_tokens"`
@@ -144,6 +151,11 @@ type Client struct {
 	// ResponseBytes counts the response body bytes received.
 	ResponseBytes int `json:"response_bytes"`
 }
+
+// ISLTemplateUnknown is [Client.ISLTemplate] for a request whose input a server
+// renders with its chat template (its API kind's adapter says so) when the client
+// could not render it: the request's chat-template overhead is unknown.
+const ISLTemplateUnknown = -1
 
 // TemplateOverhead returns ISLTemplate - ISL, the input tokens the chat template adds
 // around the message contents of this request, and whether it is known (ISLTemplate
@@ -329,6 +341,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	if c.ReasoningTokens != 0 {
 		b = append(b, `,"reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.ReasoningTokens), 10)
+	}
+	if c.ImageTokens != 0 {
+		b = append(b, `,"image_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.ImageTokens), 10)
+	}
+	if c.AudioTokens != 0 {
+		b = append(b, `,"audio_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.AudioTokens), 10)
 	}
 	b = append(b, `,"usage_prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(c.UsagePromptTokens), 10)

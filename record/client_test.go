@@ -22,7 +22,7 @@ func sample() Client {
 			{T: 55 * time.Millisecond, Tokens: 1, Choices: true},
 			{T: 60 * time.Millisecond}, // usage chunk
 		},
-		Status: 200, ISL: 100, ISLExact: true, OSL: 4, UsagePromptTokens: 100, UsageCompletionTokens: 4,
+		Status: 200, ISL: 100, ISLExact: true, OSL: 4, ImageTokens: 393, AudioTokens: 25, UsagePromptTokens: 100, UsageCompletionTokens: 4,
 	}
 }
 

@@ -266,6 +266,12 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "reasoning_tokens":
 			n, ok = p.int()
 			c.ReasoningTokens = int(n)
+		case "image_tokens":
+			n, ok = p.int()
+			c.ImageTokens = int(n)
+		case "audio_tokens":
+			n, ok = p.int()
+			c.AudioTokens = int(n)
 		case "usage_prompt_tokens":
 			n, ok = p.int()
 			c.UsagePromptTokens = int(n)

@@ -89,6 +89,12 @@ type Server struct {
 	Inputs int `json:"inputs,omitempty"`
 	// NonTextParts counts non-text content parts replaced by placeholders.
 	NonTextParts int `json:"non_text_parts,omitempty"`
+	// ImageTokens and AudioTokens are the prompt tokens of the request's image and audio
+	// parts, counted by the served model's rule (internal/media); ISL includes them, as
+	// usage.prompt_tokens does, and TextISL is ISL without them. All 0 without media.
+	ImageTokens int `json:"image_tokens,omitempty"`
+	AudioTokens int `json:"audio_tokens,omitempty"`
+	TextISL     int `json:"text_isl,omitempty"`
 	// AudioSeconds is the duration of a transcription request's audio, read from its
 	// header.
 	AudioSeconds float64 `json:"audio_seconds,omitempty"`
@@ -196,6 +202,18 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	if s.NonTextParts != 0 {
 		b = append(b, `,"non_text_parts":`...)
 		b = strconv.AppendInt(b, int64(s.NonTextParts), 10)
+	}
+	if s.ImageTokens != 0 {
+		b = append(b, `,"image_tokens":`...)
+		b = strconv.AppendInt(b, int64(s.ImageTokens), 10)
+	}
+	if s.AudioTokens != 0 {
+		b = append(b, `,"audio_tokens":`...)
+		b = strconv.AppendInt(b, int64(s.AudioTokens), 10)
+	}
+	if s.TextISL != 0 {
+		b = append(b, `,"text_isl":`...)
+		b = strconv.AppendInt(b, int64(s.TextISL), 10)
 	}
 	if s.AudioSeconds != 0 {
 		b = append(b, `,"audio_seconds":`...)

@@ -140,13 +140,22 @@ func bare(args []string) error {
 	url := fs.String("url", "", "endpoint URL")
 	c := fs.Int("c", 64, "concurrent workers")
 	d := fs.Duration("d", 5*time.Second, "duration")
+	prof := fs.String("cpuprofile", "", "write a CPU profile")
 	_ = fs.Parse(args)
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			return err
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	client := &fasthttp.Client{MaxConnsPerHost: *c * 2}
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)
 	var n atomic.Int64
 	deadline := time.Now().Add(*d)
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuNow()
 	for range *c {
 		wg.Go(func() {
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
@@ -162,7 +171,7 @@ func bare(args []string) error {
 		})
 	}
 	wg.Wait()
-	fmt.Printf("bare %.0f\n", float64(n.Load())/time.Since(start).Seconds())
+	fmt.Printf("bare %.0f cpu_us_per_req=%.2f\n", float64(n.Load())/time.Since(start).Seconds(), float64((cpuNow()-cpu0).Nanoseconds())/1e3/float64(max(n.Load(), 1)))
 	return nil
 }
 
@@ -235,12 +244,15 @@ func runLoadgen(args []string) error {
 	// (t.Context()) pass: cancellation support is part of the measured cost.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	cpu0 := cpuNow()
 	out, err := loadgen.Run(ctx, cfg, tok, nil)
 	if err != nil {
 		return err
 	}
+	cpu := cpuNow() - cpu0
 	m := out.Metrics
-	fmt.Printf("loadgen %.0f errors=%v\n", float64(m.Value(record.MetricRequestCount))/out.Elapsed.Seconds(), m.Errors)
+	n := m.Value(record.MetricRequestCount)
+	fmt.Printf("loadgen %.0f cpu_us_per_req=%.2f errors=%v\n", n/out.Elapsed.Seconds(), float64(cpu.Nanoseconds())/1e3/max(n, 1), m.Errors)
 	return nil
 }
 

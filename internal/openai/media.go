@@ -61,8 +61,8 @@ type TranscriptDone struct {
 
 // Image response formats.
 const (
-	ImageB64JSON = "b64_json" // the image's bytes, base64, in data[].b64_json
-	ImageURL     = "url"      // a URL to fetch the image from, in data[].url
+	RespFormatB64JSON = "b64_json" // the image's bytes, base64, in data[].b64_json
+	RespFormatURL     = "url"      // a URL to fetch the image from, in data[].url
 )
 
 // ImageRequest is an image generation request.
@@ -71,7 +71,7 @@ type ImageRequest struct {
 	Prompt         *string `json:"prompt"`
 	N              *int    `json:"n,omitempty"`
 	Size           string  `json:"size,omitempty"`            // "WIDTHxHEIGHT" or "auto"
-	ResponseFormat string  `json:"response_format,omitempty"` // ImageB64JSON or ImageURL
+	ResponseFormat string  `json:"response_format,omitempty"` // RespFormatB64JSON or RespFormatURL
 	OutputFormat   string  `json:"output_format,omitempty"`   // "png" (gpt-image-1's field)
 	Quality        string  `json:"quality,omitempty"`
 	Style          string  `json:"style,omitempty"`

@@ -41,20 +41,6 @@ type Turn struct {
 	MaxTokensField string
 	IgnoreEOS      *bool
 	MinTokens      *int
-	// Audio is the audio clip the turn sends (an audio_transcription request's
-	// file); nil = none.
-	Audio *Clip
-}
-
-// Clip is one audio clip a turn sends: a file, read when the request is built, or a
-// synthetic clip made then (internal/media) from its format, sample rate, channels,
-// duration and seed, so a run never holds its clips.
-type Clip struct {
-	Format         string // "wav" or "mp3"
-	Path           string // the file; "" = synthetic
-	Duration       time.Duration
-	Rate, Channels int // synthetic only
-	Seed           uint64
 }
 
 // Conversation is one unit of work: turns sent one after another, each carrying the

@@ -88,6 +88,43 @@ func TestSyntheticPrefixAndTurns(t *testing.T) {
 	}
 }
 
+// TestTextRemembered: a Writer that remembers its windows' counts writes exactly the
+// texts one that remembers nothing writes, from the same seed, with the shared prefix,
+// without one, and with other prefixes between them, and over many more draws than
+// the corpus has start positions (so windows repeat and the remembered counts are used).
+func TestTextRemembered(t *testing.T) {
+	tk := gpt2(t)
+	ref, _ := NewWriter(tk, StyleShakespeare, 5)
+	ref.noFit = true
+	w, _ := NewWriter(tk, StyleShakespeare, 5)
+	shared, _ := ref.Text("", 12)
+	if s, _ := w.Text("", 12); s != shared {
+		t.Fatalf("the shared prefix differs: %q vs %q", s, shared)
+	}
+	lengths := []int{1, 5, 8, 8, 13, 30, 8, 3}
+	for i := range 3 * len(ref.ids) {
+		n := lengths[i%len(lengths)]
+		prefix := ""
+		switch i % 3 {
+		case 1:
+			prefix = shared
+			n += 12
+		case 2:
+			if i%30 == 2 {
+				prefix, n = "another prefix", n+3
+			}
+		}
+		a, an := ref.Text(prefix, n)
+		b, bn := w.Text(prefix, n)
+		if a != b || an != bn {
+			t.Fatalf("draw %d (prefix %q, %d tokens): remembered %q (%d), reference %q (%d)", i, prefix, n, b, bn, a, an)
+		}
+	}
+	if len(w.fit) == 0 || len(w.fit) >= 3*len(ref.ids) {
+		t.Errorf("%d counts remembered over %d draws: windows were not remembered, or never repeated", len(w.fit), 3*len(ref.ids))
+	}
+}
+
 func TestTextImpossibleIsReported(t *testing.T) {
 	w, _ := NewWriter(gpt2(t), StyleShakespeare, 1)
 	text, got := w.Text("a prefix of several tokens", 2)
@@ -320,39 +357,52 @@ func TestMooncakeStreams(t *testing.T) {
 }
 
 // TestPayloadsStreamed: NewPayloads indexes the lines (blank ones skipped, the stream
-// flag kept), Next reads each body from the file as it is drawn, cycling when asked,
-// and a bad line is a LineError naming it.
+// flag kept), Next reads each body from the file as it is drawn (or, for a small file,
+// from memory: both ways give the same conversations), cycling when asked, and a bad
+// line is a LineError naming it.
 func TestPayloadsStreamed(t *testing.T) {
-	src := "{\"model\":\"a\",\"stream\":true}\n\n  {\"model\":\"b\"}  \r\n{\"model\":\"c\",\"stream\":false}"
-	p, err := NewPayloads(strings.NewReader(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Len() != 3 {
-		t.Fatalf("Len = %d, want 3", p.Len())
-	}
-	p.Cycle = true
-	want := []struct {
-		body   string
-		stream string
-	}{{`{"model":"a","stream":true}`, "true"}, {`{"model":"b"}`, "unset"}, {`{"model":"c","stream":false}`, "false"}, {`{"model":"a","stream":true}`, "true"}}
-	for i, w := range want {
-		c, ok := p.Next()
-		if !ok {
-			t.Fatalf("Next %d: exhausted", i)
+	defer func(v int64) { payloadsInMemory = v }(payloadsInMemory)
+	for _, limit := range []int64{0, 1 << 20} {
+		payloadsInMemory = limit
+		src := "{\"model\":\"a\",\"stream\":true}\n\n  {\"model\":\"b\"}  \r\n{\"model\":\"c\",\"stream\":false}"
+		p, err := NewPayloads(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
 		}
-		st := "unset"
-		if s := c.Turns[0].Stream; s != nil {
-			st = fmt.Sprint(*s)
+		if p.Len() != 3 || p.InMemory() != (limit > 0) {
+			t.Fatalf("limit %d: Len = %d, InMemory = %v; want 3, %v", limit, p.Len(), p.InMemory(), limit > 0)
 		}
-		if got := string(c.Turns[0].Body); got != w.body || st != w.stream {
-			t.Errorf("Next %d = %s (stream %s), want %s (stream %s)", i, got, st, w.body, w.stream)
+		p.Cycle = true
+		want := []struct {
+			body   string
+			stream string
+			id     string
+		}{{`{"model":"a","stream":true}`, "true", "p0"}, {`{"model":"b"}`, "unset", "p1"}, {`{"model":"c","stream":false}`, "false", "p2"}, {`{"model":"a","stream":true}`, "true", "p0"}}
+		for i, w := range want {
+			c, ok := p.Next()
+			if !ok {
+				t.Fatalf("limit %d: Next %d: exhausted", limit, i)
+			}
+			st := "unset"
+			if s := c.Turns[0].Stream; s != nil {
+				st = fmt.Sprint(*s)
+			}
+			if got := string(c.Turns[0].Body); got != w.body || st != w.stream || c.ID != w.id || c.At != -1 {
+				t.Errorf("limit %d: Next %d = %s %s (stream %s, at %v), want %s %s (stream %s, at -1)", limit, i, c.ID, got, st, c.At, w.id, w.body, w.stream)
+			}
+			if cap(c.Turns[0].Body) != len(c.Turns[0].Body) {
+				t.Errorf("limit %d: Next %d: body has room to grow into the next line (cap %d > len %d)", limit, i, cap(c.Turns[0].Body), len(c.Turns[0].Body))
+			}
 		}
-	}
-	_, err = NewPayloads(strings.NewReader("{\"a\":1}\n{\"a\":\n"))
-	var le *LineError
-	if !errors.As(err, &le) || le.Line != 2 {
-		t.Errorf("bad second line: %v, want a LineError at line 2", err)
+		p.Cycle = false
+		if _, ok := p.Next(); ok {
+			t.Errorf("limit %d: Next past the end without Cycle", limit)
+		}
+		_, err = NewPayloads(strings.NewReader("{\"a\":1}\n{\"a\":\n"))
+		var le *LineError
+		if !errors.As(err, &le) || le.Line != 2 {
+			t.Errorf("limit %d: bad second line: %v, want a LineError at line 2", limit, err)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/perfgate/perfgate/record"
 )
@@ -14,16 +15,24 @@ import (
 // reads each body when it is drawn: [NewPayloads] checks every line up front (a bad
 // line is a *[LineError], found before any request is sent) and keeps 16 bytes a line
 // (offset, length, stream flag), so a file of large prompts costs its index, not its
-// size. Not safe for concurrent use.
+// size. A file of at most 1 MiB (payloadsInMemory) is kept in memory instead, its
+// conversations built once: drawing one then costs no system call and no allocation
+// (a benchmark's few payloads, sent tens of thousands of times a second). Not safe for
+// concurrent use.
 type Payloads struct {
 	// Cycle starts again after the last line, as [Slice.Cycle].
 	Cycle bool
 
 	r     io.ReaderAt
 	lines []payloadLine
+	mem   []Conversation // every line's conversation, for a small file; nil otherwise
 	i     int
 	err   error
 }
+
+// payloadsInMemory is the largest payload file NewPayloads keeps in memory (a
+// variable so the tests can read small files from disk too).
+var payloadsInMemory int64 = 1 << 20
 
 type payloadLine struct {
 	off    int64
@@ -35,6 +44,7 @@ type payloadLine struct {
 // source is drawn from; Close closes it when it is an io.Closer.
 func NewPayloads(r io.ReaderAt) (*Payloads, error) {
 	p := &Payloads{r: r}
+	var size int64
 	err := record.EachLineAt(io.NewSectionReader(r, 0, 1<<62), func(n int, off int64, raw []byte) error {
 		body := bytes.TrimSpace(raw)
 		if len(body) == 0 {
@@ -58,12 +68,42 @@ func NewPayloads(r io.ReaderAt) (*Payloads, error) {
 			}
 		}
 		p.lines = append(p.lines, l)
+		size = off + int64(len(raw))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if size <= payloadsInMemory {
+		if err := p.load(size); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// load reads the whole (small) file of size bytes and builds every line's conversation.
+func (p *Payloads) load(size int64) error {
+	data := make([]byte, size)
+	if _, err := p.r.ReadAt(data, 0); err != nil && !(errors.Is(err, io.EOF) && size == 0) {
+		return fmt.Errorf("dataset: payloads: %w", err)
+	}
+	p.mem = make([]Conversation, len(p.lines))
+	for k, l := range p.lines {
+		// Full slice expressions: a body is never appended to in place of the next.
+		p.mem[k] = p.conversation(k, data[l.off:l.off+int64(l.n):l.off+int64(l.n)])
+	}
+	return nil
+}
+
+// conversation is line k's conversation with the given body.
+func (p *Payloads) conversation(k int, body []byte) Conversation {
+	var stream *bool
+	if l := p.lines[k]; l.stream >= 0 {
+		v := l.stream == 1
+		stream = &v
+	}
+	return Conversation{ID: "p" + strconv.Itoa(k), At: -1, Turns: []Turn{{Body: body, Stream: stream, Exact: true}}}
 }
 
 // Len returns the number of bodies.
@@ -78,20 +118,23 @@ func (p *Payloads) Next() (Conversation, bool) {
 		return Conversation{}, false
 	}
 	k := p.i % len(p.lines)
+	if p.mem != nil {
+		p.i++
+		return p.mem[k], true
+	}
 	l := p.lines[k]
 	body := make([]byte, l.n) // a request keeps its body while in flight
 	if _, err := p.r.ReadAt(body, l.off); err != nil {
 		p.err = fmt.Errorf("dataset: payloads: line %d: %w", k+1, err)
 		return Conversation{}, false
 	}
-	var stream *bool
-	if l.stream >= 0 {
-		v := l.stream == 1
-		stream = &v
-	}
 	p.i++
-	return Conversation{ID: fmt.Sprintf("p%d", k), At: -1, Turns: []Turn{{Body: body, Stream: stream, Exact: true}}}, true
+	return p.conversation(k, body), true
 }
+
+// InMemory reports whether the bodies are held in memory (a file of at most
+// 1 MiB): drawing one is then as cheap as from a [Slice].
+func (p *Payloads) InMemory() bool { return p.mem != nil }
 
 // Close closes the file the bodies are read from, when it is an io.Closer.
 func (p *Payloads) Close() error {

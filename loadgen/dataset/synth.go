@@ -135,7 +135,25 @@ type Writer struct {
 	rng     *rand.Rand
 	ids     []int // natural corpus token ids
 	allowed []int // random style: vocabulary minus special ids
+	// The natural style's windows of the corpus repeat (a few thousand start positions
+	// for each length), and so do their counts: fit remembers how many tokens
+	// prefix+window encodes to, for the empty prefix and for the first other prefix
+	// seen (a source's shared prefix, whose own count is kept in prefixN). A hit spares
+	// the encode, the largest cost of making a prompt; the texts are the same.
+	fit     map[fitKey]int32
+	prefix  string
+	prefixN int
+	noFit   bool // remember nothing (the tests' reference)
 }
+
+// fitKey is a corpus window (start, length m) after the empty prefix or Writer.prefix.
+type fitKey struct {
+	start, m  int32
+	sharedPre bool
+}
+
+// maxFit bounds Writer.fit (about 24 bytes an entry).
+const maxFit = 1 << 17
 
 var corpusIDs sync.Map // tokenizer fingerprint+name → []int
 
@@ -190,9 +208,19 @@ func AllowedTokens(tok *tokenizer.Tokenizer) []int {
 // (without special tokens) to exactly n tokens, and the count it reached: n, or
 // the closest count found when n is impossible (e.g. n smaller than the prefix).
 func (w *Writer) Text(prefix string, n int) (string, int) {
+	// Counts can be remembered for the natural style, with no prefix or the shared one.
+	cached := w.style != StyleRandom && !w.noFit && len(w.ids) < 1<<31
+	shared := false
 	base := 0
-	if prefix != "" {
-		base = w.tok.Count(prefix, false)
+	switch {
+	case prefix == "":
+	case w.prefix == "" && cached:
+		w.prefix, w.prefixN = prefix, w.tok.Count(prefix, false)
+		base, shared = w.prefixN, true
+	case prefix == w.prefix && cached:
+		base, shared = w.prefixN, true
+	default:
+		base, cached = w.tok.Count(prefix, false), false
 	}
 	if n <= base {
 		return prefix, base
@@ -217,6 +245,9 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		}
 		return w.tok.Decode(seq, false)
 	}
+	if cached && w.fit == nil {
+		w.fit = map[fitKey]int32{}
+	}
 	m := n - base
 	best, bestN := "", -1
 	for attempt := range MaxFitAttempts {
@@ -224,12 +255,31 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 			fresh()
 			m = n - base
 		}
-		text := prefix + gen(m)
-		got := w.tok.Count(text, false)
-		if got == n {
-			return text, n
+		// The random style draws its tokens in gen: it runs on every attempt, in the
+		// same order as ever, so a seed's prompts stay the same.
+		text, got := "", -1
+		if cached {
+			k := fitKey{int32(start), int32(m), shared}
+			if c, ok := w.fit[k]; ok {
+				got = int(c)
+			} else {
+				text = prefix + gen(m)
+				got = w.tok.Count(text, false)
+				if len(w.fit) < maxFit {
+					w.fit[k] = int32(got)
+				}
+			}
+		} else {
+			text = prefix + gen(m)
+			got = w.tok.Count(text, false)
 		}
-		if bestN < 0 || abs(got-n) < abs(bestN-n) {
+		if got == n || bestN < 0 || abs(got-n) < abs(bestN-n) {
+			if text == "" {
+				text = prefix + gen(m)
+			}
+			if got == n {
+				return text, n
+			}
 			best, bestN = text, got
 		}
 		m += n - got

@@ -1,0 +1,75 @@
+package loadgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestWireBodyMatchesMarshal: appendWireBody writes the bytes encoding/json.Marshal
+// writes, for random bodies over every field and every shape the adapters put in
+// input and query, and strings with every character class Marshal escapes (HTML,
+// control characters, invalid UTF-8, U+2028/9, multi-byte text). Request bodies are
+// fingerprinted, so a byte of difference would change every run's fingerprint.
+func TestWireBodyMatchesMarshal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 23))
+	pieces := []string{"a", "hello world", "<", ">", "&", `"`, `\`, "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f",
+		"é", "日本", "\u2028", "\u2029", "\xff", "\xe2\x82", "😀", "\ufffd", " ", "{}", "\u0085"}
+	str := func() string {
+		var b bytes.Buffer
+		for range rng.IntN(6) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	intp := func() *int {
+		if rng.IntN(2) == 0 {
+			return nil
+		}
+		v := rng.IntN(5000) - 10
+		return &v
+	}
+	for i := range 5000 {
+		w := wireBody{Model: str(), System: str(), Stream: rng.IntN(2) == 0,
+			MaxTokens: intp(), MaxCompletionTokens: intp(), MaxOutputTokens: intp(), MinTokens: intp()}
+		for range rng.IntN(3) {
+			w.Messages = append(w.Messages, message{Role: str(), Content: str()})
+		}
+		if rng.IntN(2) == 0 {
+			p := str()
+			w.Prompt = &p
+		}
+		shapes := []func() any{
+			func() any { return nil },
+			func() any { return str() },
+			func() any { return []string{str(), str()} },
+			func() any { return []string(nil) },
+			func() any { return textField{Text: str()} },
+			func() any { return []message{{Role: "user", Content: str()}} },
+			func() any { return []message(nil) },
+			func() any { return map[string]int{"k": 1} }, // a shape the encoder leaves to Marshal
+		}
+		w.Input, w.Query = shapes[rng.IntN(len(shapes))](), shapes[rng.IntN(len(shapes))]()
+		for range rng.IntN(3) {
+			w.Passages = append(w.Passages, textField{Text: str()})
+		}
+		for range rng.IntN(3) {
+			w.Documents = append(w.Documents, str())
+		}
+		if rng.IntN(2) == 0 {
+			w.StreamOptions = &streamOptions{IncludeUsage: rng.IntN(2) == 0}
+		}
+		if rng.IntN(2) == 0 {
+			v := rng.IntN(2) == 0
+			w.IgnoreEOS = &v
+		}
+		want, err := json.Marshal(&w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendWireBody(nil, &w); !bytes.Equal(got, want) {
+			t.Fatalf("body %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
