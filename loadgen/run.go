@@ -481,11 +481,11 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
 	if q.tc.media != nil {
 		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)
-		rec.AudioDuration = clipDuration(q.api, q.tc.media)
 		if rec.ISLTemplate > 0 {
 			rec.ISLTemplate += rec.ImageTokens + rec.AudioTokens // a server's prompt_tokens counts them
 		}
 	}
+	recordClip(q.api, q.tc.media, rec)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request

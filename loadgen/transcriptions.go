@@ -3,16 +3,13 @@ package loadgen
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/internal/openai"
@@ -75,15 +72,12 @@ func (transcriptionAPI) body(b *bodyBuilder, t *dataset.Turn, tc *turnCtx, strea
 }
 
 // formBoundary separates the parts of every multipart/form-data body the load
-// generator sends: random per process, as mime/multipart makes them, so no clip or
-// field value holds it.
-var formBoundary = func() string {
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("perfgate%x", b)
-}()
+// generator sends. It is fixed, so the same workload gives the same bytes (the dataset
+// fingerprint compares runs by them), and long and arbitrary enough that no clip or
+// field holds it by chance.
+const formBoundary = "perfgate-form-0c5e7d1b9a3f48e6b2d4f1a8c7e9305d"
 
-var formContentType = "multipart/form-data; boundary=" + formBoundary
+const formContentType = "multipart/form-data; boundary=" + formBoundary
 
 var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
 
@@ -118,20 +112,23 @@ func firstClip(parts []mediaPart) *mediaPart {
 	return nil
 }
 
-// clipDuration is the duration of the clip a request of an audio kind sent, as the
-// server reads it back; 0 for other kinds or when none went out.
-func clipDuration(a adapter, parts []mediaPart) time.Duration {
+// recordClip records the clip a request of an audio kind sent: its duration as the
+// server reads it back (AudioDuration), and the input as the server counts it, the
+// prompt's tokens and the clip's (ISLTemplate, which tokenizer_match compares with the
+// server's count). Other kinds' records are left alone.
+func recordClip(a adapter, parts []mediaPart, rec *record.Client) {
 	if _, ok := a.(audioInput); !ok {
-		return 0
+		return
 	}
 	c := firstClip(parts)
 	if c == nil || c.fileFailed != nil {
-		return 0
+		return
 	}
-	if c.path != "" {
-		return c.dur
+	rec.AudioDuration = c.dur
+	if c.path == "" {
+		rec.AudioDuration = media.EncodedDuration(c.audFormat, c.rate, c.dur)
 	}
-	return media.EncodedDuration(c.audFormat, c.rate, c.dur)
+	rec.ISLTemplate = rec.ISL + rec.AudioTokens
 }
 
 // audioInput is an adapter whose input is one audio clip (audio_transcription): each

@@ -38,7 +38,7 @@ func TestTranscriptionAgainstMock(t *testing.T) {
 				if !r.OK() || r.Endpoint != string(EndpointTranscriptions) || r.Stream != stream {
 					t.Fatalf("record %s: ok %v (%s %s), endpoint %q, stream %v", r.RequestID, r.OK(), r.ErrorKind, r.Error, r.Endpoint, r.Stream)
 				}
-				if r.AudioDuration != 4*time.Second || r.OSL != 12 || r.UsageCompletionTokens != 12 || r.UsagePromptTokens != wantIn || r.AudioTokens != wantIn || r.ISL != 0 {
+				if r.AudioDuration != 4*time.Second || r.OSL != 12 || r.UsageCompletionTokens != 12 || r.UsagePromptTokens != wantIn || r.AudioTokens != wantIn || r.ISL != 0 || r.ISLTemplate != wantIn {
 					t.Errorf("record %s: audio %v, OSL %d, usage %d/%d, audio tokens %d, ISL %d; want 4s, 12, usage %d/12, %d audio tokens, ISL 0",
 						r.RequestID, r.AudioDuration, r.OSL, r.UsagePromptTokens, r.UsageCompletionTokens, r.AudioTokens, r.ISL, wantIn, wantIn)
 				}

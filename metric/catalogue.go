@@ -157,7 +157,6 @@ const (
 	UnitTokPerSec  = "tokens/sec"
 	UnitRatio      = "ratio"
 	UnitImgPerSec  = "images/sec"
-	UnitMSPerImage = "ms/image"
 	UnitAudioRate  = "audio sec/sec"
 	UnitImages     = "images"
 )
@@ -280,7 +279,7 @@ var builtin = []Def{
 		Help:  "Per request, images in the answer / request latency (image_generation).",
 		Value: (*Request).ImageThroughput},
 	{Name: "image_latency", Ident: "ImageLatency", Header: "Image Latency", Label: "image latency",
-		Unit: UnitMSPerImage, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf",
 		Help:  "Per request, request latency / images in the answer (image_generation).",
 		Value: (*Request).ImageLatency},
 

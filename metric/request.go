@@ -77,12 +77,20 @@ func Of(r *record.Client, opt Options) Request {
 func (q *Request) Reset(r *record.Client, opt Options) {
 	icl, itlv, raw := q.ICL[:0], q.ITLVLLM[:0], q.raw[:0]
 	cat := current.Load()
+	some := false
 	for _, k := range cat.raw {
 		v, ok := cat.defs[k].Record(r)
 		if !ok || math.IsInf(v, 0) {
 			v = math.NaN()
+		} else {
+			some = true
 		}
 		raw = append(raw, v)
+	}
+	if !some {
+		// No raw value (a text request has none of the media metrics): no slice, so
+		// such requests compare equal however they were made.
+		raw = nil
 	}
 	*q = Request{
 		cat: cat, raw: raw,

@@ -163,12 +163,17 @@ func (s *Store) Get(i int, q *Request) {
 	if s.cat == nil {
 		return
 	}
+	some := false
 	for j := range s.cat.raw {
 		v := math.NaN()
 		if col := s.cols[j]; col != nil {
 			v = col[b][k]
 		}
+		some = some || !math.IsNaN(v)
 		q.raw = append(q.raw, v)
+	}
+	if !some {
+		q.raw = nil // as Request.Reset leaves a request without raw values
 	}
 }
 

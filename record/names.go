@@ -48,7 +48,7 @@ const (
 	MetricGeneratedImages = "generated_images"
 	// MetricImageThroughput (images/sec, per request, AIPerf): Per request, images in the answer / request latency (image_generation).
 	MetricImageThroughput = "image_throughput"
-	// MetricImageLatency (ms/image, per request, AIPerf): Per request, request latency / images in the answer (image_generation).
+	// MetricImageLatency (ms, per request, AIPerf): Per request, request latency / images in the answer (image_generation).
 	MetricImageLatency = "image_latency"
 	// MetricOutputTokenThroughput (tokens/sec, per run, AIPerf): Sum of OSL over the successful requests / benchmark duration.
 	MetricOutputTokenThroughput = "output_token_throughput"
