@@ -117,13 +117,12 @@ func (c *Config) checkMedia(p *problems) {
 	}
 	a := adapterOf(c.endpoint())
 	_, audioKind := a.(audioInput)
-	_, takes := a.(mediaKind)
 	switch {
 	case audioKind && m.images():
 		p.add("endpoint %q sends one audio clip: image inputs go in chat messages", c.endpoint())
 	case audioKind && m.AudioBatchSize > 1:
 		p.add("audio_batch_size %d: endpoint %q sends one audio clip per request", m.AudioBatchSize, c.endpoint())
-	case !takes && m.On():
+	case m.On() && a != nil && !a.media():
 		p.add("image and audio inputs go in chat messages: endpoint %q cannot carry them", c.endpoint())
 	}
 }
@@ -164,10 +163,6 @@ func imageFiles(dir string) ([]string, error) {
 	}
 	return out, nil
 }
-
-// mediaKind is an adapter whose requests carry the Media settings' images and clips:
-// chat in its user message, audio_transcription as its file ([audioInput]).
-type mediaKind interface{ takesMedia() }
 
 // audioFile is one clip of Media.AudioDir, checked before the run.
 type audioFile struct {

@@ -460,7 +460,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 		target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
 	q.tc.media = nil
-	if _, takes := q.api.(mediaKind); r.bodies.media != nil && q.t.Body == nil && takes {
+	if r.bodies.media != nil && q.t.Body == nil && q.api.media() {
 		q.tc.media = r.bodies.media.draw(q.idx)
 	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)

@@ -33,7 +33,7 @@ func (transcriptionAPI) path() string       { return openai.PathTranscriptions }
 func (transcriptionAPI) generates() bool    { return true }
 func (transcriptionAPI) endsWithDone() bool { return false }
 func (transcriptionAPI) audioOnly()         {}
-func (transcriptionAPI) takesMedia()        {}
+func (transcriptionAPI) media() bool        { return true }
 
 func (transcriptionAPI) body(b *bodyBuilder, t *dataset.Turn, tc *turnCtx, stream bool) ([]byte, string) {
 	c := firstClip(tc.media)
