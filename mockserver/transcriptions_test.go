@@ -18,6 +18,8 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/internal/sse"
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // testWAV is a WAV clip of seconds at rate Hz and channels, as the load generator
@@ -34,6 +36,7 @@ func testWAV(seconds float64, rate, channels int) []byte {
 func transcriptionForm(audio []byte, fields ...string) (string, string) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
+	_ = mw.SetBoundary("test-form-boundary-4f2a9c") // the same bytes each run: the mock's text depends on them
 	for i := 0; i+1 < len(fields); i += 2 {
 		_ = mw.WriteField(fields[i], fields[i+1])
 	}
@@ -236,4 +239,19 @@ func TestImagesBadInput(t *testing.T) {
 	if rej := s.RejectedRecords(); len(rej) != 9 {
 		t.Errorf("%d rejected records, want 9", len(rej))
 	}
+}
+
+// A transcription's exact bytes, streamed (delta events, then done with usage) and
+// whole, pinned.
+func TestTranscriptionGolden(t *testing.T) {
+	s := start(t, Config{Fast: true, TokensPerChunk: 2})
+	body, ct := transcriptionForm(testWAV(2, 16000, 1), "model", "whisper-mock", "stream", "true")
+	resp, b := post(t, s.URL()+openai.PathTranscriptions, body, "Content-Type", ct, "X-Request-Id", "req-1")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != sse.ContentType {
+		t.Fatalf("status %d, content type %q: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	testutil.Golden(t, "testdata/transcription_stream.golden", b, *updateGolden)
+	body, ct = transcriptionForm(testWAV(2, 16000, 1), "model", "whisper-mock")
+	_, b = post(t, s.URL()+openai.PathTranscriptions, body, "Content-Type", ct, "X-Request-Id", "req-2")
+	testutil.Golden(t, "testdata/transcription_whole.golden", append(b, '\n'), *updateGolden)
 }
