@@ -9,15 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/record"
 )
 
-// startMockCmd runs `perfgate mock` with args on a free port until the test ends,
-// recording into the returned file, and returns its base URL.
-func startMockCmd(t *testing.T, args ...string) (base, recFile string) {
+// startMockCmd runs `perfgate mock` with args on a free port, recording into recFile,
+// and returns its base URL and stop, which stops it (its recording is then complete;
+// the test's end stops it too).
+func startMockCmd(t *testing.T, args ...string) (base, recFile string, stop func()) {
 	t.Helper()
 	port := freePort(t)
 	recFile = filepath.Join(t.TempDir(), "server.jsonl")
@@ -40,18 +42,22 @@ func startMockCmd(t *testing.T, args ...string) (base, recFile string) {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case c := <-done:
-			if c != ExitOK {
-				t.Errorf("mock exited %d; stderr: %s", c, errOut.String())
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case c := <-done:
+				if c != ExitOK {
+					t.Errorf("mock exited %d; stderr: %s", c, errOut.String())
+				}
+			case <-time.After(30 * time.Second):
+				t.Error("mock did not stop after cancel")
 			}
-		case <-time.After(30 * time.Second):
-			t.Error("mock did not stop after cancel")
-		}
-	})
-	return base, recFile
+		})
+	}
+	t.Cleanup(stop)
+	return base, recFile, stop
 }
 
 // `perfgate profile --endpoint-type audio_transcription` against `perfgate mock`,
@@ -59,7 +65,7 @@ func startMockCmd(t *testing.T, args ...string) (base, recFile string) {
 // recorded by both sides, and RTFx and the audio duration reach metrics.json and the
 // console.
 func TestProfileTranscriptionAgainstMockCommand(t *testing.T) {
-	base, recFile := startMockCmd(t, "--ttft", "2", "--itl", "1")
+	base, recFile, stop := startMockCmd(t, "--ttft", "2", "--itl", "1")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "sc.yaml")
 	if err := os.WriteFile(cfg, []byte("audio_length: fixed:2\naudio_format: mp3\naudio_sample_rates: [16000]\n"), 0o644); err != nil {
@@ -97,6 +103,7 @@ func TestProfileTranscriptionAgainstMockCommand(t *testing.T) {
 			t.Errorf("streaming=%s: rtfx %+v (present %v); want 6 positive values", stream, st, ok)
 		}
 	}
+	stop()
 	server := readRecords[record.Server](t, recFile)
 	if len(server) != n {
 		t.Fatalf("server recorded %d requests, want %d", len(server), n)
@@ -112,7 +119,7 @@ func TestProfileTranscriptionAgainstMockCommand(t *testing.T) {
 // --image-latency`: n images per answer (--extra-inputs), counted into image_throughput,
 // each request at least n × the latency.
 func TestProfileImagesAgainstMockCommand(t *testing.T) {
-	base, recFile := startMockCmd(t, "--image-latency", "10")
+	base, recFile, stop := startMockCmd(t, "--image-latency", "10")
 	art := filepath.Join(t.TempDir(), "run")
 	code, out, errOut := cli(t, "profile", "--url", base, "--endpoint-type", "image_generation", "--request-count", "4", "--concurrency", "2",
 		"--extra-inputs", "n:2", "--extra-inputs", "size:96x64", "--artifact-dir", art)
@@ -127,6 +134,7 @@ func TestProfileImagesAgainstMockCommand(t *testing.T) {
 			t.Errorf("record %s: ok %v (%s), %d images in %v; want 2 after at least 20 ms", c.RequestID, c.OK(), c.Error, c.Images, c.Done-c.Sent)
 		}
 	}
+	stop()
 	server := readRecords[record.Server](t, recFile)
 	if len(server) != 4 || server[0].ImagesGenerated != 2 || server[0].Endpoint != "/v1/images/generations" {
 		t.Errorf("server records %+v; want 4 of 2 images at /v1/images/generations", server)
