@@ -38,9 +38,12 @@ type job struct {
 	effort       string // reasoning_effort ("" = none)
 	// thinkingBudget is an Anthropic request's thinking.budget_tokens (0 = none).
 	thinkingBudget int
-	media          *mediaJob                 // transcriptions and images
-	imageLatency   distribution.Distribution // per image, ms (nil = none)
-	latencyScale   float64
+	// tool is the function a chat answer calls instead of answering in text ("" =
+	// text; tools.go).
+	tool         string
+	media        *mediaJob                 // transcriptions and images
+	imageLatency distribution.Distribution // per image, ms (nil = none)
+	latencyScale float64
 }
 
 // inputs is what a kind's parser uses of the server: the limits its configuration
