@@ -224,7 +224,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.prefill = make(chan struct{}, cfg.PrefillConcurrency)
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
-	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO})
+	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO, ByModel: len(cfg.ModelNames) > 1})
 	if cfg.DiscardRecords && cfg.RecordFile != "" {
 		// The exact values are in the file; keep RAM flat however long the run.
 		r.acc.Approximate()

@@ -72,6 +72,23 @@ func TestProfileModelMix(t *testing.T) {
 			t.Errorf("model %s: %d client and %d server records; want 4 and 4 (client %v, server %v)", m, client[m], server[m], client, server)
 		}
 	}
+	// metrics.json breaks the metrics down by model.
+	var met struct {
+		Scalars map[string]struct{ Value float64 }
+		Models  map[string]struct {
+			Scalars map[string]struct{ Value float64 }
+			Stats   map[string]struct{ Count int }
+		}
+	}
+	readJSON(t, filepath.Join(art, "metrics.json"), &met)
+	if met.Scalars["request_count"].Value != 12 || len(met.Models) != 3 {
+		t.Fatalf("metrics.json: request_count %v, %d model sections; want 12 and 3", met.Scalars["request_count"].Value, len(met.Models))
+	}
+	for _, m := range names {
+		if s := met.Models[m]; s.Scalars["request_count"].Value != 4 || s.Stats["time_to_first_token"].Count != 4 {
+			t.Errorf("metrics.json models[%s] = %+v; want 4 requests with TTFT", m, s)
+		}
+	}
 }
 
 // TestProfileToolCalls: profile --mock with tools, streamed and whole, single and

@@ -76,7 +76,7 @@ const (
 
 // metricOptions are the metric definitions a run's load configuration chooses.
 func metricOptions(lc loadgen.Config) metric.Options {
-	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL}
+	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, ByModel: len(lc.ModelNames) > 1}
 }
 
 func newSummary(opt metric.Options, slo metric.SLO) (*summary, *metric.Accumulator) {
