@@ -451,7 +451,7 @@ type turnReq struct {
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq) string {
 	q.endpoint, q.api, q.stream = r.shape(q.t)
-	if r.models != nil && q.t.Model == "" {
+	if r.models != nil && q.t.Model == "" && q.t.Body == nil {
 		// The model mix's choice, on a copy: the source may hand the turn out again.
 		t := *q.t
 		t.Model = r.models.pick(q.idx)
