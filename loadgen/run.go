@@ -173,7 +173,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
 		return nil, err
 	}
-	if r.cfg.Media.On() {
+	if _, audio := adapterOf(r.cfg.endpoint()).(audioInput); r.cfg.Media.On() || audio {
 		if r.bodies.media, err = newMediaDrawer(&r.cfg, tok.Name(), tok.Source()); err != nil {
 			return nil, err
 		}
@@ -510,6 +510,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 			rec.ISLTemplate += rec.ImageTokens + rec.AudioTokens // a server's prompt_tokens counts them
 		}
 	}
+	recordClip(q.api, q.tc.media, rec)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request
