@@ -37,6 +37,8 @@ var flagValues = map[string]string{
 	// Numbers whose type's generic non-default is not valid for them.
 	"confidence": "0.9", "alpha": "0.05", "max-client-cpu": "0.5", "max-cache-hit-rate": "0.5",
 	"request-cancellation-rate": "10", "shard-index": "1",
+	"image-format": "jpeg", "image-dir": "IMAGEDIR", "audio-format": "mp3", "audio-sample-rates": "44.1", "audio-depths": "16",
+	"audio-num-channels": "2",
 }
 
 // TestEveryProfileFlagCounts gives every profile flag alone a non-default value and
@@ -84,7 +86,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 		val, ok := flagValues[fl.Name]
 		switch {
 		case ok:
-			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile).Replace(val)
+			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile, "IMAGEDIR", dir).Replace(val)
 		case isBool(fl):
 			val = strconv.FormatBool(fl.DefValue != "true")
 		default:

@@ -51,6 +51,7 @@ type summary struct {
 type compactReq struct {
 	usagePrompt int32 // check.Request.ServerISL before the server join; -1 none
 	overhead    int32
+	media       int32 // check.Request.Media: image and audio tokens
 	index, turn int32
 	flags       uint8
 }
@@ -99,7 +100,7 @@ func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.R
 	pos := int32(len(s.reqs))
 	s.vals.Get(int(pos), q)
 	cr := check.NewRequest(c, q)
-	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
+	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead), media: clamp(cr.Media),
 		index: clamp(c.Index), turn: clamp(cr.Turn)}
 	if cr.ID != "req-"+strconv.Itoa(c.Index) {
 		r.flags |= rCustomID
@@ -147,7 +148,7 @@ func (s *summary) request(i int) check.Request {
 	c := &s.reqs[i]
 	r := check.FromValues(s.values(i))
 	r.ID, r.ServerISL, r.Turn = s.id(i), int(c.usagePrompt), int(c.turn)
-	r.Overhead, r.OverheadUnknown = int(c.overhead), c.flags&rOverheadUnknown != 0
+	r.Overhead, r.OverheadUnknown, r.Media = int(c.overhead), c.flags&rOverheadUnknown != 0, int(c.media)
 	if c.flags&rFailed != 0 {
 		r.Err = s.errs[int32(i)]
 		r.Values.OK = false
