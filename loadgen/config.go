@@ -241,8 +241,10 @@ type Target struct {
 	APIKey Secret `json:"api_key,omitempty"`
 	// APIKeyEnv names an environment variable holding the API key (used when APIKey is empty).
 	APIKeyEnv string `json:"api_key_env,omitempty"`
-	// Headers are extra request headers. Credential values (see [Headers]) are sent
-	// but never marshalled.
+	// Headers are extra request headers. One replaces the header the client would set
+	// (Content-Type, Accept, Host, X-Request-Id), except the Content-Type of a kind whose
+	// body has its own (a multipart upload's, which names its boundary). Credential
+	// values (see [Headers]) are sent but never marshalled.
 	Headers Headers `json:"headers,omitempty"`
 	// ConnectTimeout bounds dialing; zero = DefaultConnectTime.
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`

@@ -31,7 +31,8 @@ type templated struct {
 // (add_generation_prompt, a vLLM extension), and encoded without special tokens, as
 // the mock server and vLLM count a chat prompt. A chat payload sent as it is (an
 // input file) is parsed for its messages, and its ISL becomes their contents' count.
-// A render error or an unreadable payload leaves both unset. Results for short
+// A render error or an unreadable payload sets ISLTemplate to
+// record.ISLTemplateUnknown (the overhead the server counts is unknown). Results for short
 // single-turn inputs are memoised: payload files and small prompts repeat, and at
 // tens of thousands of requests per second the render is a visible CPU cost.
 func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
@@ -78,6 +79,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 	}
 	v, ok := r.render(t, tc, addGen)
 	if !ok {
+		rec.ISLTemplate = record.ISLTemplateUnknown
 		return
 	}
 	if len(key) > 0 {

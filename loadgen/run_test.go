@@ -626,6 +626,31 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 	}
 }
 
+// TestTemplateCountUnrenderable: a request whose input is templated but cannot be
+// rendered (a chat payload without messages) is marked record.ISLTemplateUnknown; one
+// whose kind does not template its input is left unset.
+func TestTemplateCountUnrenderable(t *testing.T) {
+	r := &runner{tok: gpt2(t), tmemo: map[string]templated{}}
+	for _, c := range []struct {
+		e    Endpoint
+		t    dataset.Turn
+		want int
+	}{
+		{EndpointChat, dataset.Turn{Body: []byte(`{"model":"m","messages":[]}`)}, record.ISLTemplateUnknown},
+		{EndpointChat, dataset.Turn{Body: []byte(`not json`)}, record.ISLTemplateUnknown},
+		{EndpointCompletions, dataset.Turn{Prompt: "p"}, 0},
+	} {
+		var rec record.Client
+		r.templateCount(adapterOf(c.e), &c.t, &turnCtx{}, &rec, &scratch{})
+		if rec.ISLTemplate != c.want || rec.TokenizationMode != "" {
+			t.Errorf("%s %q: ISLTemplate = %d (%q), want %d", c.e, c.t.Body, rec.ISLTemplate, rec.TokenizationMode, c.want)
+		}
+		if _, ok := rec.TemplateOverhead(); ok {
+			t.Errorf("%s %q: TemplateOverhead known", c.e, c.t.Body)
+		}
+	}
+}
+
 // TestTemplateCountMemo checks that a memoised count (a repeated payload or short
 // prompt) equals a fresh one, and that the key tells add_generation_prompt and the
 // system prompt apart.

@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,6 +59,30 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cur.Dir, reportgen.GateReportFile)); err != nil || !strings.Contains(c.Text(), "report: "+cur.Dir) {
 		t.Errorf("the gate's HTML report: %v", err)
+	}
+	// A baseline measured against another server build: shown beside the verdict (a
+	// failing one, which the capture keeps).
+	mf := filepath.Join(dir, "run-001", reportgen.ManifestFile)
+	mb, err := os.ReadFile(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m reportgen.Manifest
+	if err := json.Unmarshal(mb, &m); err != nil || len(m.Servers) == 0 || m.Servers[0].Header == "" {
+		t.Fatalf("baseline manifest: %v: %s", err, mb)
+	}
+	m.Servers[0].Header = "old-server/0.1"
+	if mb, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mf, mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = Capture(t, func(t testing.TB) {
+		AssertNoRegressionRuns(t, gateScenario("fixed:40"), back, Gate{Runs: 3, MaxRuns: 3})
+	})
+	if !c.Failed() || !strings.Contains(c.Text(), "measured with differs: server header: baseline old-server/0.1, current ") {
+		t.Errorf("AssertNoRegressionRuns against a baseline of another server: the difference is not shown\n%s", c.Text())
 	}
 	other := gateScenario("fixed:20")
 	other.ISL = distribution.MustSpec("fixed:16")

@@ -106,8 +106,9 @@ type Client struct {
 	// generation prompt, or by the ChatML fallback when it has none, encoded without
 	// special tokens: what a server that tokenizes the conversation counts, as the mock
 	// server does. ISLTemplate - ISL is the request's chat-template overhead. 0 =
-	// not computed (not a chat request, a custom payload, a failed render, or a
-	// recording made before the field existed).
+	// not a request whose input is templated (or a recording made before the field
+	// existed); [ISLTemplateUnknown] = templated, but the client could not render it
+	// (a failed render, an unreadable payload).
 	ISLTemplate int `json:"isl_template,omitempty"`
 	// TokenizationMode says how ISLTemplate was counted, in AIPerf's tokenization_mode
 	// names: "chat_template" or "chat_template_fallback" (see [ModeChatTemplate]);
@@ -145,6 +146,11 @@ type Client struct {
 	// ResponseBytes counts the response body bytes received.
 	ResponseBytes int `json:"response_bytes"`
 }
+
+// ISLTemplateUnknown is [Client.ISLTemplate] for a request whose input a server
+// renders with its chat template (its API kind's adapter says so) when the client
+// could not render it: the request's chat-template overhead is unknown.
+const ISLTemplateUnknown = -1
 
 // TemplateOverhead returns ISLTemplate - ISL, the input tokens the chat template adds
 // around the message contents of this request, and whether it is known (ISLTemplate

@@ -65,6 +65,7 @@ func burn() {
 		n = 1
 	}
 	runtime.GOMAXPROCS(n)
+	matchAutogroup()
 	// The parent holds our stdin open: when it exits, however it exits, so do we.
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -96,6 +97,7 @@ type options struct {
 	only                  string
 	verbose               bool
 	simulate              bool
+	ab                    bool
 }
 
 func run(args []string, w io.Writer) error {
@@ -113,14 +115,15 @@ func run(args []string, w io.Writer) error {
 	fs.Float64Var(&o.itlMs, "itl-ms", 20, "the mock's mean ITL (ms) at speed 1")
 	fs.Float64Var(&o.ttftSpread, "ttft-cv", 0, "the CV of the mock's per-request TTFT (lognormal; 0 = fixed)")
 	fs.Float64Var(&o.itlSpread, "itl-cv", 0, "the CV of the mock's per-token ITL (lognormal; 0 = fixed)")
-	fs.IntVar(&o.workers, "workers", 2, "runs in flight at once (different pairs of one setting), each against its own mock")
+	fs.IntVar(&o.workers, "workers", 8, "runs in flight at once (different pairs of one setting), each against its own mock")
 	fs.IntVar(&o.burnCPUs, "burn-cpus", 1, "CPUs the burner spins (0 = no burner: all identical pairs quiet)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the speed draws")
 	fs.Float64Var(&o.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
 	fs.IntVar(&o.start, "start", 5, "runs per side at the first look")
 	fs.IntVar(&o.cap, "cap", 20, "runs per side at the last look of the identical pairs (the slowdowns' caps, 10 and 20, are the targets')")
-	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these comma-separated strings")
+	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these \"|\"-separated strings (names contain commas), e.g. \"CV 0%|CV 2%, quiet\"")
 	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting")
+	fs.BoolVar(&o.ab, "ab", false, "add, per CV, identical pairs with the burner beside both sides (an A/B comparison: both builds share the neighbour), to set beside the burner-beside-current pairs")
 	fs.BoolVar(&o.simulate, "simulate", false, "no runs: draw each run's statistics as nominal × speed × a 0.5% log-normal floor, to show the design's own rates at exactly the stated CVs (the old rule needs requests and is not evaluated)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -159,6 +162,10 @@ func run(args []string, w io.Writer) error {
 			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner beside current", pct(cv)), cv: cv, slowdown: 1, burn: true,
 				margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: o.pairs / 2, group: fmt.Sprintf("identical, CV %s", pct(cv))})
 		}
+		if o.ab && o.burnCPUs > 0 {
+			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner beside both sides (A/B)", pct(cv)), cv: cv, slowdown: 1, burnBoth: true,
+				margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: o.pairs / 2})
+		}
 		settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, quiet", pct(cv)), cv: cv, slowdown: 1,
 			margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: quiet, group: fmt.Sprintf("identical, CV %s", pct(cv))})
 	}
@@ -191,13 +198,13 @@ func run(args []string, w io.Writer) error {
 	return nil
 }
 
-// selected reports whether a setting's name contains one of only's comma-separated parts
+// selected reports whether a setting's name contains one of only's "|"-separated parts
 // (all are selected when only is empty).
 func selected(name, only string) bool {
 	if only == "" {
 		return true
 	}
-	for _, part := range strings.Split(only, ",") {
+	for _, part := range strings.Split(only, "|") {
 		if part != "" && strings.Contains(name, part) {
 			return true
 		}
@@ -221,6 +228,7 @@ type setting struct {
 	cv          float64 // run-to-run CV of the mock's speed
 	slowdown    float64 // the current side's speed factor (1 = identical)
 	burn        bool    // a CPU burner beside the current side
+	burnBoth    bool    // a CPU burner beside both sides, as in an interleaved A/B comparison
 	margin      float64 // δ
 	sched       check.Schedule
 	pairs       int
@@ -246,6 +254,7 @@ type bench struct {
 	servers chan *mockserver.Server // one mock per worker, its speed set per run
 	simMu   sync.Mutex
 	sim     *rand.Rand // -simulate's draws
+	diag    func(string)
 }
 
 // simulated returns run statistics drawn rather than measured: each primary statistic
@@ -344,9 +353,16 @@ func (b *bench) setting(s setting) (result, error) {
 		if len(live) == 0 {
 			break
 		}
+		var stopBoth func()
+		if s.burnBoth && !b.o.simulate {
+			var err error
+			if stopBoth, err = startBurner(b.o.burnCPUs); err != nil {
+				return r, err
+			}
+		}
 		for _, side := range []string{"baseline", "current"} {
 			var stop func()
-			if side == "current" && s.burn {
+			if side == "current" && s.burn && !b.o.simulate {
 				var err error
 				if stop, err = startBurner(b.o.burnCPUs); err != nil {
 					return r, err
@@ -357,8 +373,14 @@ func (b *bench) setting(s setting) (result, error) {
 				stop()
 			}
 			if err != nil {
+				if stopBoth != nil {
+					stopBoth()
+				}
 				return r, err
 			}
+		}
+		if stopBoth != nil {
+			stopBoth()
 		}
 		alpha := s.sched.Alpha(b.o.family, li)
 		for _, p := range live {
@@ -534,6 +556,7 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []c
 	srv := <-b.servers
 	defer func() { b.servers <- srv }()
 	srv.SetLatencyScale(scale)
+	srv.ResetLateness()
 	sc := scenario.Scenario{
 		Name: "gate-calibration",
 		Config: loadgen.Config{
@@ -557,6 +580,10 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []c
 	if rs.Errors > 0 || rs.Requests != o.requests || out.Interrupted {
 		return rs, nil, fmt.Errorf("a run at speed %.4f measured %d requests with %d errors (interrupted %v), want %d clean", scale, rs.Requests, rs.Errors, out.Interrupted, o.requests)
 	}
+	if b.diag != nil {
+		l := srv.Lateness(0.5, 0.99, 1)
+		b.diag(fmt.Sprintf("mock late p50/p99/max %.0f/%.0f/%.0fµs client read delay p50/p99/max %v/%v/%v cpu %.2f", l[0], l[1], l[2], out.Self.ReadDelay.P50, out.Self.ReadDelay.P99, out.Self.ReadDelay.Max, out.Self.CPUFraction))
+	}
 	var reqs []check.Request
 	if keepRequests {
 		reqs = out.Requests()
@@ -571,7 +598,8 @@ func startBurner(cpus int) (func(), error) {
 		return nil, err
 	}
 	cmd := exec.Command(self, "burn")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus), "BURN_AUTOGROUP_NICE="+autogroupNice())
+	newSession(cmd)               // its own session: a neighbour, not a thread of ours (see autogroup.go)
 	stdin, err := cmd.StdinPipe() // closed when we exit: the burner then exits too
 	if err != nil {
 		return nil, err

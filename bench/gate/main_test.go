@@ -26,6 +26,24 @@ func TestSimulatedHarness(t *testing.T) {
 	}
 }
 
+// -ab adds, per CV, identical pairs with the burner beside both sides; simulated, no
+// burner runs.
+func TestSimulatedAB(t *testing.T) {
+	var b strings.Builder
+	if err := run([]string{"-simulate", "-ab", "-pairs", "4", "-slow-pairs", "0", "-cvs", "0", "-workers", "1"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| identical, CV 0%, CPU burner beside both sides (A/B) | 2 | 0/2 = 0.0%",
+		"| identical, CV 0%, CPU burner beside current | 2 |",
+		"| identical, CV 0%, quiet | 2 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 func TestRunRejectsBadFlags(t *testing.T) {
 	var b strings.Builder
 	for _, args := range [][]string{{"-cvs", "x"}, {"-pairs", "0"}, {"-requests", "1"}} {
@@ -43,10 +61,19 @@ func TestSelected(t *testing.T) {
 		{"identical, CV 5%, quiet", "", true},
 		{"identical, CV 5%, quiet", "CV 5%", true},
 		{"10% slower, CV 3%, δ 5%", "CV 5%", false},
-		{"5% slower, CV 2%", "5% slower,CV 0%", true},
+		{"5% slower, CV 2%", "5% slower|CV 0%", true},
+		{"identical, CV 2%, CPU burner beside current", "CV 2%, quiet|CV 0%", false},
 	} {
 		if got := selected(c.name, c.only); got != c.want {
 			t.Errorf("selected(%q, %q) = %v, want %v", c.name, c.only, got, c.want)
+		}
+	}
+}
+
+func TestParseAutogroup(t *testing.T) {
+	for in, want := range map[string]string{"/autogroup-1722 nice -15\n": "-15", "/autogroup-3 nice 0": "0", "": "", "/autogroup-3 nice x": "", "garbage": ""} {
+		if got := parseAutogroup(in); got != want {
+			t.Errorf("parseAutogroup(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

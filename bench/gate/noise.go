@@ -30,6 +30,7 @@ func noise(args []string, w io.Writer) error {
 	fs.Float64Var(&o.itlSpread, "itl-cv", 0, "per-token ITL CV")
 	fs.IntVar(&o.burnCPUs, "burn-cpus", 0, "CPUs a burner spins during the runs (0 = none)")
 	fs.IntVar(&o.workers, "workers", 1, "runs in flight at once")
+	diag := fs.Bool("diag", false, "print each run's mock lateness and client read delay")
 	prof := fs.String("cpuprofile", "", "write a CPU profile here")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -50,6 +51,9 @@ func noise(args []string, w io.Writer) error {
 		return err
 	}
 	defer b.close()
+	if *diag {
+		b.diag = func(s string) { fmt.Fprintln(w, s) }
+	}
 	if o.burnCPUs > 0 {
 		stop, err := startBurner(o.burnCPUs)
 		if err != nil {

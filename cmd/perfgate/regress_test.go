@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,46 @@ func TestRegressionGateCLI(t *testing.T) {
 	}
 	if code, out, _ := cli(t, "regress", filepath.Join(at("base"), "run-001"), filepath.Join(at("same"), "run-001")); code != ExitOK {
 		t.Errorf("regress of one run each: exit %d, want 0 (inconclusive passes)\n%s", code, out)
+	}
+	// With a prior CV one run each has an interval: the same server passes, and the
+	// slower one regressed.
+	one := func(side string) string { return filepath.Join(at(side), "run-001") }
+	if code, out, _ := cli(t, "regress", "--prior-cv", "2%", one("base"), one("same")); code != ExitOK || !strings.Contains(out, "assumed the stored between-run CV 2%") {
+		t.Errorf("regress of one run each, --prior-cv 2%%: exit %d, want 0\n%s", code, out)
+	}
+	if code, out, _ := cli(t, "regress", "--prior-cv", "2%", one("base"), one("slow")); code != ExitAssertFailed {
+		t.Errorf("regress of one run each, 2× slower, --prior-cv 2%%: exit %d, want 99\n%s", code, out)
+	}
+	if code, _, errOut := cli(t, "regress", "--prior-cv", "-3%", one("base"), one("same")); code != ExitInvalidConfig || !strings.Contains(errOut, "--prior-cv: want a fraction") {
+		t.Errorf("--prior-cv -3%%: exit %d, want 2\n%s", code, errOut)
+	}
+
+	// A baseline measured against another server version is shown beside the verdict.
+	mf := filepath.Join(at("base"), "run-001", reportgen.ManifestFile)
+	mb, err := os.ReadFile(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m reportgen.Manifest
+	if err := json.Unmarshal(mb, &m); err != nil || len(m.Servers) == 0 {
+		t.Fatalf("baseline manifest: %v, %d servers", err, len(m.Servers))
+	}
+	if m.Servers[0].Header == "" {
+		t.Fatalf("baseline manifest: no Server header recorded: %s", mb)
+	}
+	m.Servers[0].Header = "old-server/0.1"
+	if mb, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mf, mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := cli(t, "regress", at("base"), at("same")); code != ExitOK || !strings.Contains(out, "measured with differs: server header: baseline old-server/0.1, current ") {
+		t.Errorf("regress against a baseline of another server version: exit %d, want 0 with the difference shown\n%s", code, out)
+	}
+	code, out, errOut = profile(b, append(gate, "--artifact-dir", at("same2"))...)
+	if code != ExitOK || !strings.Contains(out, "measured with differs: server header: baseline old-server/0.1, current ") {
+		t.Errorf("profile --baseline of another server version: exit %d, want 0 with the difference shown\n%s\n%s", code, out, errOut)
 	}
 
 	// Invalid configuration: exit 2, before any request.

@@ -232,7 +232,7 @@ func TestTokenizerMatch(t *testing.T) {
 	if v := TokenizerMatch(chat, 0); v.Pass || !strings.Contains(v.Summary, "1 of 50 requests") {
 		t.Errorf("one request off by one: got\n%s\nwant a failure naming 1 of 50", v)
 	}
-	// An old chat recording without the client's rendered count: said so.
+	// A request whose client could not render the template: said so.
 	old := reqs(50, func(_ int, r *Request) { r.OverheadUnknown = true; r.ServerISL = r.ISL + 7 })
 	v = TokenizerMatch(old, 0)
 	if v.Pass {

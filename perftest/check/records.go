@@ -18,8 +18,9 @@ import (
 // ServerISL is the server's usage.prompt_tokens (-1 when the server sent no usage);
 // callers holding a server recording overwrite it with the server's own count.
 // IDs are the request ids, or the send index when a record has none. Overhead is the
-// record's chat-template overhead (ISLTemplate - ISL) when it was counted; a chat
-// record without it is marked OverheadUnknown.
+// record's chat-template overhead (ISLTemplate - ISL) when it was counted; a record
+// whose input is templated but could not be rendered (record.ISLTemplateUnknown) is
+// marked OverheadUnknown.
 func FromClient(cs []record.Client) []Request { return FromClientOptions(cs, metric.Options{}) }
 
 // FromClientOptions is [FromClient] with the metric definitions opt chooses (OSL by
@@ -56,7 +57,7 @@ func NewRequest(c *record.Client, q *metric.Request) Request {
 	r.Media = c.ImageTokens + c.AudioTokens
 	if n, ok := c.TemplateOverhead(); ok {
 		r.Overhead = n
-	} else if c.Endpoint == "chat" && c.ISL > 0 {
+	} else if c.ISLTemplate == record.ISLTemplateUnknown && c.ISL > 0 {
 		r.OverheadUnknown = true
 	}
 	if c.UsagePromptTokens < 0 {

@@ -40,6 +40,27 @@ func TestFromClient(t *testing.T) {
 	}
 }
 
+// TestFromClientOverhead: the chat-template overhead comes from the record, and a
+// request whose client could not render its template is marked unknown whatever its
+// API kind; one that is not templated is not.
+func TestFromClientOverhead(t *testing.T) {
+	rs := FromClient([]record.Client{
+		{Endpoint: "chat", ISL: 10, ISLTemplate: 17},
+		{Endpoint: "messages", ISL: 10, ISLTemplate: record.ISLTemplateUnknown},
+		{Endpoint: "chat", ISL: 10, ISLTemplate: record.ISLTemplateUnknown},
+		{Endpoint: "completions", ISL: 10},
+		{Endpoint: "chat", ISL: 0, ISLTemplate: record.ISLTemplateUnknown}, // nothing counted: nothing to be unknown about
+	})
+	for i, want := range []struct {
+		overhead int
+		unknown  bool
+	}{{7, false}, {0, true}, {0, true}, {0, false}, {0, false}} {
+		if r := rs[i]; r.Overhead != want.overhead || r.OverheadUnknown != want.unknown {
+			t.Errorf("record %d: overhead %d unknown %v, want %d %v", i, r.Overhead, r.OverheadUnknown, want.overhead, want.unknown)
+		}
+	}
+}
+
 func TestBoundCheck(t *testing.T) {
 	rs := []Request{{ID: "1", TTFT: 0.1}, {ID: "2", TTFT: 0.3}}
 	if vs := (Bound{Metric: TTFT, P: 1, MaxTime: 200 * time.Millisecond, MinTime: 50 * time.Millisecond}).Check(rs); len(vs) != 2 || vs[0].Pass || !vs[1].Pass {

@@ -25,9 +25,10 @@ type Request struct {
 	// contents (record.Client.ISLTemplate - ISL, exact per request). TokenizerMatch
 	// compares ServerISL with ISL + Overhead.
 	Overhead int
-	// OverheadUnknown marks a chat request whose recording has no rendered-template
-	// count (record.Client.ISLTemplate: recorded before it existed, or a custom
-	// payload), so ISL is the message contents only; TokenizerMatch says so.
+	// OverheadUnknown marks a request whose input a server renders with its chat
+	// template but whose client could not render it (record.ISLTemplateUnknown: a
+	// failed render, an unreadable payload), so ISL is the message contents only;
+	// TokenizerMatch says so.
 	OverheadUnknown bool
 	// Media is the part of Overhead that is the request's image and audio tokens
 	// (record.Client.ImageTokens + AudioTokens), counted by the server's rule.

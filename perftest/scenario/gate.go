@@ -51,12 +51,17 @@ type Gate struct {
 	// IgnoreWorkload names workload settings ([Scenario.Workload]) that may differ
 	// between the baseline and the current runs.
 	IgnoreWorkload []string `json:"ignore_workload,omitempty"`
+	// PriorCV is the between-run CV (0.03 = 3%) to assume for every statistic when a
+	// side has one run and the baseline has neither several runs to measure it nor a
+	// stored CV ([Series.PriorCV]); 0 = none (one run per side is then inconclusive).
+	PriorCV float64 `json:"prior_cv,omitzero"`
 }
 
 // IsZero reports whether g is the zero Gate (for omitzero).
 func (g Gate) IsZero() bool {
 	return g.Baseline == "" && g.Margin == 0 && len(g.Margins) == 0 && g.Alpha == 0 && len(g.Primary) == 0 &&
-		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0
+		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0 &&
+		g.PriorCV == 0
 }
 
 // Schedule is the gate's sequential plan.
@@ -76,6 +81,7 @@ func (g Gate) Validate() error {
 	}
 	inRange("margin", g.Margin)
 	inRange("alpha", g.Alpha)
+	inRange("prior_cv", g.PriorCV)
 	for _, k := range slices.Sorted(mapKeys(g.Margins)) {
 		inRange("margins."+k, g.Margins[k])
 		if g.Margins[k] == 0 {
@@ -139,6 +145,12 @@ type GateResult struct {
 	// Target lists where the two sides' requests went and what answered, where they
 	// differ; shown beside the verdict, never a reason to refuse.
 	Target []Difference
+	// Identity lists what differs between what the two sides measured with
+	// ([CompareIdentity] of their first runs' manifests: dataset fingerprint, server
+	// identity, hardware); shown beside the verdict, never a reason to refuse (comparing
+	// a new server build with the old one is the point). Empty when either side's
+	// manifest is not on disk.
+	Identity []string
 	// Baseline and Current are the series compared; Looks the number of looks taken
 	// (1 without sequential runs) and Alpha the family alpha of the last look.
 	Baseline, Current *Series
@@ -280,7 +292,37 @@ func (r GateResult) Where() []check.Line {
 		}
 		ls = append(ls, check.Line{Label: l, Text: d.String()})
 	}
+	for i, d := range r.Identity {
+		l := ""
+		if i == 0 {
+			l = "measured with differs"
+		}
+		ls = append(ls, check.Line{Label: l, Text: d})
+	}
 	return ls
+}
+
+// priorCV is the between-run CV a one-run side assumes for stat: the baseline's
+// measured one (several runs), else its stored one ([Series.PriorCV]), else the gate's
+// configured one (0 = none).
+func priorCV(baseline *Series, stat string, g Gate) float64 {
+	if cv := baseline.CV(stat); !math.IsNaN(cv) && cv > 0 {
+		return cv
+	}
+	if cv := baseline.PriorCV[stat]; cv > 0 && !math.IsInf(cv, 0) {
+		return cv
+	}
+	return g.PriorCV
+}
+
+// seriesIdentity reads the manifest of s's first run from disk: what the series was
+// measured with (false when it is not on disk).
+func seriesIdentity(s *Series) (reportgen.Manifest, bool) {
+	if s == nil || len(s.Dirs) == 0 || (s.Dir == "" && s.Dirs[0] == ".") {
+		return reportgen.Manifest{}, false
+	}
+	m, err := ReadIdentity(filepath.Join(s.Dir, s.Dirs[0]))
+	return m, err == nil
 }
 
 // Compare gates current against baseline under g at family alpha (0 = g's): the
@@ -295,6 +337,11 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 		return r
 	}
 	r.Target = DiffTarget(baseline.Scenario, current.Scenario)
+	if bm, ok := seriesIdentity(baseline); ok {
+		if cm, ok := seriesIdentity(current); ok {
+			r.Identity = CompareIdentity(bm, cm)
+		}
+	}
 	if r.Workload = DiffWorkload(baseline.Scenario, current.Scenario, g.IgnoreWorkload...); len(r.Workload) > 0 {
 		return r
 	}
@@ -313,8 +360,8 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 		}
 		rg := check.RunGate{Margin: cmp.Or(g.Margins[s.Name], g.Margin), HigherIsBetter: s.HigherIsBetter,
 			FailInconclusive: g.FailInconclusive, StrictMDE: g.StrictMDE}
-		if cv := baseline.CV(s.Name); current.Len() == 1 && !math.IsNaN(cv) && cv > 0 {
-			rg.PriorCV = cv
+		if current.Len() == 1 || baseline.Len() == 1 {
+			rg.PriorCV = priorCV(baseline, s.Name, g)
 		}
 		if bm > 0 || cm > 0 {
 			// A run without the statistic (nothing completed) is not comparable; the

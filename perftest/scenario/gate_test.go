@@ -2,7 +2,12 @@ package scenario
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // series builds a series whose runs have the primary statistics at base×f[i] (f[i]
@@ -205,5 +211,96 @@ func TestGateValidate(t *testing.T) {
 	}
 	if err := (Gate{Margin: 0.02, Fail: []string{"ttft_p99"}}).Validate(); err != nil {
 		t.Errorf("a good gate: %v", err)
+	}
+}
+
+// What each side measured with is compared when both manifests are on disk, and the
+// differences are shown beside the verdict (Where), never refusing the comparison.
+func TestCompareShowsIdentity(t *testing.T) {
+	sc := Scenario{}
+	dir := t.TempDir()
+	side := func(name, version, fingerprint string) *Series {
+		s := series(sc, noise5, nil)
+		s.Dir = filepath.Join(dir, name)
+		for _, d := range s.Dirs {
+			m := reportgen.Manifest{Dataset: &reportgen.Dataset{Fingerprint: fingerprint},
+				Servers: []reportgen.Server{{URL: "http://127.0.0.1:18030", Version: version}}}
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(s.Dir, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(s.Dir, d, reportgen.ManifestFile), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	base := side("base", "0.8.1", "aaaa")
+	r := Compare(base, side("same", "0.8.1", "aaaa"), Gate{}, 0)
+	if len(r.Identity) != 0 {
+		t.Errorf("same server and dataset: identity differences %v", r.Identity)
+	}
+	r = Compare(base, side("new", "0.9.0", "bbbb"), Gate{}, 0)
+	where := fmt.Sprint(r.Where())
+	if !r.Pass() || len(r.Identity) != 2 || !strings.Contains(where, "measured with differs") ||
+		!strings.Contains(where, "server version: baseline 0.8.1, current 0.9.0") || !strings.Contains(where, "dataset fingerprint: baseline aaaa, current bbbb") {
+		t.Errorf("a new server version and dataset: pass %v, identity %v, where %s", r.Pass(), r.Identity, where)
+	}
+	// In memory (no manifests on disk): nothing to compare, nothing shown.
+	if r := Compare(series(sc, noise5, nil), series(sc, noise5, nil), Gate{}, 0); len(r.Identity) != 0 {
+		t.Errorf("in memory: identity %v", r.Identity)
+	}
+}
+
+// A one-run side uses the baseline's measured CV, else the CV a one-run baseline
+// stores (runs.json prior_cv, kept through SaveIndex and LoadSeries), else the gate's
+// configured PriorCV; with none, one run per side is inconclusive.
+func TestComparePriorCV(t *testing.T) {
+	sc := Scenario{}
+	one := func() *Series { return series(sc, []float64{1}, nil) }
+	slower := series(sc, []float64{1.3}, nil)
+	if r := Compare(one(), slower, Gate{}, 0); r.Change() != check.ChangeInconclusive {
+		t.Fatalf("one run per side, no CV: %v, want inconclusive", r.Change())
+	}
+	base := one()
+	base.Dir = t.TempDir()
+	base.PriorCV = series(sc, noise5, nil).CVs()
+	if len(base.PriorCV) != 4 || math.Abs(base.PriorCV["ttft_p50"]-0.0079) > 0.0005 {
+		t.Fatalf("CVs of a 5-run series = %v", base.PriorCV)
+	}
+	if err := base.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadSeries(base.Dir)
+	if err != nil || back.PriorCV["ttft_p50"] != base.PriorCV["ttft_p50"] {
+		t.Fatalf("LoadSeries: %v, prior %v", err, back.PriorCV)
+	}
+	r := Compare(back, slower, Gate{}, 0)
+	v := r.AllVerdicts()[0].String()
+	if r.Change() != check.ChangeRegressed || !strings.Contains(v, "assumed the stored between-run CV 0.791%") {
+		t.Errorf("one run per side, a stored CV, 30%% slower: %v, want regressed\n%s", r.Change(), v)
+	}
+	// The same comparison 0.5% slower with that CV: no regression.
+	if r := Compare(back, series(sc, []float64{1.005}, nil), Gate{}, 0); r.Change() != check.ChangeNoRegression {
+		t.Errorf("one run per side, a stored CV, 0.5%% slower: %v, want no regression\n%s", r.Change(), r.AllVerdicts()[0])
+	}
+	// A one-run baseline against several current runs uses the stored CV for its side.
+	r = Compare(back, series(sc, scale(noise5, 1.3), nil), Gate{}, 0)
+	if v := r.AllVerdicts()[0].String(); r.Change() != check.ChangeRegressed || !strings.Contains(v, "between-run noise of the baseline not measured (one run); assumed the stored between-run CV") {
+		t.Errorf("one baseline run with a stored CV, 5 current runs 30%% slower: %v\n%s", r.Change(), v)
+	}
+	// The gate's configured prior, when the baseline stores none.
+	r = Compare(one(), slower, Gate{PriorCV: 0.02}, 0)
+	if v := r.AllVerdicts()[0].String(); r.Change() != check.ChangeRegressed || !strings.Contains(v, "assumed the stored between-run CV 2") {
+		t.Errorf("one run per side, prior_cv 2%%, 30%% slower: %v\n%s", r.Change(), v)
+	}
+	if err := (Gate{PriorCV: 1.5}).Validate(); err == nil || !strings.Contains(err.Error(), "prior_cv 1.5") {
+		t.Errorf("prior_cv 1.5 accepted: %v", err)
+	}
+	if err := (&Series{}).SaveIndex(); err == nil {
+		t.Errorf("SaveIndex without a directory succeeded")
 	}
 }

@@ -59,7 +59,7 @@ type compactReq struct {
 const (
 	rFailed          = 1 << iota
 	rOverhead        // overhead known (ISLTemplate counted)
-	rOverheadUnknown // a chat request without it
+	rOverheadUnknown // templated, but the client could not render it (record.ISLTemplateUnknown)
 	rCustomID        // id in summary.ids
 )
 

@@ -37,6 +37,24 @@ type Series struct {
 	// Dirs are the runs' directories relative to Dir ("run-001", …; "." for a
 	// directory that is one run).
 	Dirs []string `json:"dirs"`
+	// PriorCV is a stored between-run CV per statistic ("ttft_p50": 0.03), for a
+	// series of one run: what a gate assumes for its noise (measured, say, by an
+	// earlier K-run series of the same workload: [Series.CVs]). A series of several
+	// runs measures its own and ignores it. Kept in runs.json.
+	PriorCV map[string]float64 `json:"prior_cv,omitempty"`
+}
+
+// CVs returns the measured between-run CV of every statistic that has one ([Series.CV];
+// none with fewer than two runs): what a one-run series of the same workload can store
+// as its PriorCV.
+func (s *Series) CVs() map[string]float64 {
+	out := map[string]float64{}
+	for _, st := range RunStatList {
+		if cv := s.CV(st.Name); !math.IsNaN(cv) {
+			out[st.Name] = cv
+		}
+	}
+	return out
 }
 
 // Len is the number of runs.
@@ -102,6 +120,16 @@ func (s *Series) add(o *Outcome, dir string) {
 	}
 	s.Runs = append(s.Runs, rs)
 	s.Dirs = append(s.Dirs, dir)
+}
+
+// SaveIndex writes s's index, runs.json, into s.Dir (an error when s has no Dir): how a
+// series read back by [LoadSeries] keeps a change to it, e.g. a PriorCV stored in a
+// one-run baseline.
+func (s *Series) SaveIndex() error {
+	if s.Dir == "" {
+		return errors.New("scenario: series: save index: the series has no directory")
+	}
+	return s.write()
 }
 
 // write writes s's index, RunsFile, into s.Dir.
