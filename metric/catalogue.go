@@ -322,6 +322,7 @@ var builtin = []Def{
 
 // catalogue is one state of the catalogue, with its raw metrics indexed.
 type catalogue struct {
+	src   []Def // the defs as given, before raw metrics got their Value (Extend adds to these)
 	defs  []Def
 	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
 	rawAt map[string]int // raw metric name → position in raw
@@ -330,7 +331,7 @@ type catalogue struct {
 // newCatalogue indexes defs (its own copy), setting each raw metric's Value. A Def
 // that cannot be measured as written is a programming error: it panics.
 func newCatalogue(defs []Def) *catalogue {
-	c := &catalogue{defs: slices.Clone(defs), rawAt: map[string]int{}}
+	c := &catalogue{src: slices.Clone(defs), defs: slices.Clone(defs), rawAt: map[string]int{}}
 	for k := range c.defs {
 		d := &c.defs[k]
 		switch {
@@ -387,6 +388,6 @@ func LookupRule(name string) (Def, bool) {
 // of their own; it is not safe while a run or a report is being made.
 func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
-	current.Store(newCatalogue(append(slices.Clip(old.defs), defs...)))
+	current.Store(newCatalogue(append(slices.Clip(old.src), defs...)))
 	return func() { current.Store(old) }
 }
