@@ -29,6 +29,8 @@ type adapter interface {
 	input(t *dataset.Turn, tc *turnCtx) inputCount
 	// docs reports whether the kind sends passages with its query (Config.Passages).
 	docs() bool
+	// media reports whether the kind's messages carry images and audio (Config.Media).
+	media() bool
 	// body renders t's request body and its Content-Type ("" = application/json).
 	// A kind whose body is one JSON object implements it with [bodyBuilder.json].
 	body(b *bodyBuilder, t *dataset.Turn, tc *turnCtx, stream bool) (body []byte, contentType string)
@@ -128,6 +130,7 @@ type openaiAPI struct{}
 
 func (openaiAPI) generates() bool                               { return false }
 func (openaiAPI) docs() bool                                    { return false }
+func (openaiAPI) media() bool                                   { return false }
 func (openaiAPI) input(*dataset.Turn, *turnCtx) inputCount      { return inputPrompt }
 func (openaiAPI) endsWithDone() bool                            { return true }
 func (openaiAPI) streamUsage() bool                             { return false }

@@ -7,7 +7,6 @@ package loadgen
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -107,7 +106,7 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 	var msgs []tokenizer.Message
 	if t.Body != nil {
 		var req openai.ChatRequest
-		if json.Unmarshal(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
+		if openai.DecodeChatRequest(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
 			return v, false
 		}
 		for _, m := range req.Messages {

@@ -109,7 +109,7 @@ func (c *Config) checkMedia(p *problems) {
 	if !m.audio() && (m.AudioFormat != "" || len(m.AudioSampleRates) > 0 || m.AudioChannels != 0 || m.AudioBatchSize != 0) {
 		p.add("audio_format, audio_sample_rates, audio_num_channels, audio_batch_size: no audio to apply them to (set audio_length)")
 	}
-	if m.On() && c.endpoint() != EndpointChat {
+	if a := adapterOf(c.endpoint()); m.On() && a != nil && !a.media() {
 		p.add("image and audio inputs go in chat messages: endpoint %q cannot carry them", c.endpoint())
 	}
 }
@@ -462,7 +462,7 @@ func (d *mediaDrawer) inlinePayload(body []byte) (out []byte, ok bool, err error
 // (record.ErrInvalidBody) and not sent: attachMedia returns false.
 func (r *runner) attachMedia(q *turnReq, rec *record.Client) bool {
 	q.tc.media = nil
-	if md := r.bodies.media; q.endpoint == EndpointChat {
+	if md := r.bodies.media; q.api.media() {
 		switch {
 		case q.t.Body == nil:
 			if md.m.On() {

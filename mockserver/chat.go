@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -24,11 +23,7 @@ func (chatKind) appendContent(buf []byte, h openai.ChunkHeader, text string, inc
 }
 
 func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
-	h := rp.h
-	body, _ := json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
-		Choices: []openai.ChatChoice{{Message: openai.ResponseMessage{Role: "assistant", Content: text, ReasoningContent: thinking}, FinishReason: rp.g.finish,
-			Logprobs: json.RawMessage("null")}}, Usage: &u})
-	return body
+	return openai.AppendChatCompletion(make([]byte, 0, 256+len(text)+len(thinking)), rp.h, thinking, text, rp.g.finish, u)
 }
 
 func (chatKind) frames(rp *reply) frames {
@@ -89,7 +84,7 @@ func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []by
 
 func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.ChatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := openai.DecodeChatRequest(body, &req); err != nil {
 		return decodeErr(err)
 	}
 	j.model, j.stream, j.seed = req.Model, req.Stream, req.Seed

@@ -331,6 +331,8 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	r := &c.rec
 	j := g.j
 	var sb, think strings.Builder
+	// Room for the answer at once (a token is about 5 bytes), not a doubling per size.
+	sb.Grow(min(8*(g.target-g.reason), 64<<10))
 	for {
 		inReasoning := g.inReasoning()
 		piece, ok := g.next()

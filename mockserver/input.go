@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -40,8 +42,48 @@ type job struct {
 // inputs is what a kind's parser uses of the server: the limits its configuration
 // sets and the tokenizer that counts (and bounds) a request's input.
 type inputs struct {
-	cfg *Config
-	tok *tokenizer.Tokenizer
+	cfg  *Config
+	tok  *tokenizer.Tokenizer
+	memo *encodeMemo // nil: nothing remembered
+}
+
+// encodeMemo remembers the token ids of short rendered chat inputs. A benchmark's
+// prompts repeat (a payload file, a synthetic corpus's windows), and encoding the input
+// was the largest CPU cost of a non-streaming request after the system calls. The ids
+// are the tokenizer's own, shared read-only by the requests that hit.
+type encodeMemo struct {
+	mu sync.RWMutex
+	m  map[string][]int
+}
+
+// Inputs of at most memoText bytes are remembered, up to memoEntries of them.
+const (
+	memoText    = 1 << 10
+	memoEntries = 1 << 12
+)
+
+func newEncodeMemo() *encodeMemo { return &encodeMemo{m: map[string][]int{}} }
+
+// encode returns text's ids (tok.Encode without special tokens), remembered. Their
+// capacity is their length, so a caller's append copies them (rankings append the
+// documents' ids to the query's).
+func (e *encodeMemo) encode(tok *tokenizer.Tokenizer, text string) []int {
+	if len(text) > memoText {
+		return tok.Encode(text, false)
+	}
+	e.mu.RLock()
+	ids, ok := e.m[text]
+	e.mu.RUnlock()
+	if ok {
+		return ids
+	}
+	ids = slices.Clip(tok.Encode(text, false))
+	e.mu.Lock()
+	if len(e.m) < memoEntries {
+		e.m[text] = ids
+	}
+	e.mu.Unlock()
+	return ids
 }
 
 // apiError is a request refused with an OpenAI error body.
@@ -274,7 +316,11 @@ const segmentBytes = 64 << 10
 // a refusal, and text within the limit is then encoded whole (exact count).
 func (in *inputs) encodeBounded(text string, limit int) (ids []int, n int) {
 	if len(text)+8 <= limit {
-		ids = in.tok.Encode(text, false)
+		if in.memo != nil {
+			ids = in.memo.encode(in.tok, text)
+		} else {
+			ids = in.tok.Encode(text, false)
+		}
 		return ids, len(ids)
 	}
 	segs := 0

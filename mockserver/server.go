@@ -93,7 +93,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), models: cfg.models(), logw: o.logw,
 		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
-	s.in = inputs{cfg: &s.cfg, tok: tok}
+	s.in = inputs{cfg: &s.cfg, tok: tok, memo: newEncodeMemo()}
 	s.met = newMetrics(s.models[0], s.inflight.Load, s.streams.Load)
 	s.agg = newAggregator(tok.VocabSize())
 	return s, nil

@@ -68,6 +68,7 @@ func metricRows(m record.Metrics) ([]statRow, []kv) {
 // perRequest holds the per-request series of a run that the charts need, warmup excluded.
 type perRequest struct {
 	start, end             time.Duration // first Sent, last Done
+	warmStart, warmEnd     time.Duration // the warm-up requests' first Sent and last Done; -1 = none
 	latency, ttft, itl     []float64     // ms, successful requests
 	sentS                  []float64     // seconds since run start, aligned with ttftAt/itlAt
 	ttftAt, itlAt          []float64     // ttft/itl by send time (NaN when absent)
@@ -85,12 +86,16 @@ type perRequest struct {
 
 // collect derives every value with [metric.Request.Reset] under opt.
 func collect(each func(func(*record.Client) error) error, opt metric.Options) perRequest {
-	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, tplModes: map[string]int{}, start: -1}
+	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, tplModes: map[string]int{}, start: -1, warmStart: -1, warmEnd: -1}
 	var q metric.Request
 	var tb tokenBins
 	_ = each(func(r *record.Client) error {
 		q.Reset(r, opt)
 		if r.Warmup {
+			if p.warmStart < 0 || r.Sent < p.warmStart {
+				p.warmStart = r.Sent
+			}
+			p.warmEnd = max(p.warmEnd, r.Done)
 			return nil
 		}
 		p.requests++
@@ -378,10 +383,26 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage", UsageISL: opts.Metrics != nil && opts.Metrics.ISLSource == "usage"}
 	p := collect(each, mopt)
 	title := cmp.Or(opts.Title, "perfgate run report")
-	span := p.end - p.start
+	// The charts over time run from the first request, warm-up included, and shade the
+	// warm-up and the measured window; the series are the measured requests'.
+	origin, last := p.start, p.end
+	var bands []band
+	if p.warmStart >= 0 {
+		origin, last = min(origin, p.warmStart), max(last, p.warmEnd)
+		if p.requests == 0 {
+			origin = p.warmStart
+		}
+		bands = []band{
+			{Class: "warmup", Label: "warm-up", From: (p.warmStart - origin).Seconds(), To: (p.warmEnd - origin).Seconds()},
+		}
+		if p.requests > 0 {
+			bands = append(bands, band{Class: "measured", Label: "measured", From: (p.start - origin).Seconds(), To: (p.end - origin).Seconds()})
+		}
+	}
+	span := last - origin
 	width := sliceWidth(span, opts.TimeSlice)
 	n := max(1, int(math.Ceil(span.Seconds()/width-1e-9)))
-	start := p.start.Seconds()
+	start := origin.Seconds()
 	xs := make([]float64, n)
 	for k := range xs {
 		xs[k] = float64(k) * width // relative to the first request
@@ -393,7 +414,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	}
 	page := runPage{
 		Title:    title,
-		Subtitle: fmt.Sprintf("%d requests (%d ok, %d failed) over %s; time slices of %gs", p.requests, p.ok, p.failures, span.Round(time.Millisecond), width),
+		Subtitle: fmt.Sprintf("%d requests (%d ok, %d failed) over %s; time slices of %gs", p.requests, p.ok, p.failures, max(p.end-p.start, 0).Round(time.Millisecond), width),
 		CSS:      css,
 		Manifest: m,
 	}
@@ -451,13 +472,13 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		page.OverTime = append(page.OverTime, figure{ID: "ttft-time", Caption: "by send time",
 			SVG: template.HTML(lineSVG("TTFT per time slice", "s since first request", "ms", []series{
 				{"p50", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.5))},
-				{"p99", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.99))}}))})
+				{"p99", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.99))}}, bands...))})
 	}
 	if len(p.itl) > 0 {
 		page.OverTime = append(page.OverTime, figure{ID: "itl-time", Caption: "by send time",
 			SVG: template.HTML(lineSVG("ITL per time slice", "s since first request", "ms", []series{
 				{"p50", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.5))},
-				{"p99", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.99))}}))})
+				{"p99", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.99))}}, bands...))})
 	}
 	perSec := func(g []float64) float64 { return sumOf(g) / width }
 	ones := func(k int) []float64 {
@@ -471,6 +492,22 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	reqRate := sliced(shift(p.doneS), ones(len(p.doneS)), 0, width, n, perSec)
 	zero(tokRate)
 	zero(reqRate)
+	// After a warm-up, slices before the first measured request have no rate (the
+	// warm-up's requests are not counted), not a rate of 0, and the slice the measured
+	// window starts in is a rate over the part of it the window covers, none if that
+	// is under half a slice.
+	if from := (p.start - origin).Seconds(); from > 0 {
+		k := min(int(from/width), n-1)
+		for i := range k {
+			tokRate[i], reqRate[i] = math.NaN(), math.NaN()
+		}
+		if covered := float64(k+1)*width - from; covered < width/2 {
+			tokRate[k], reqRate[k] = math.NaN(), math.NaN()
+		} else if covered < width {
+			tokRate[k] *= width / covered
+			reqRate[k] *= width / covered
+		}
+	}
 	// The last slice may be partial: a rate over the part of it the run covered, and a
 	// sliver (under half a slice) is merged into the slice before it, not extrapolated.
 	rx := xs
@@ -488,9 +525,9 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	}
 	page.OverTime = append(page.OverTime,
 		figure{ID: "token-throughput", Caption: "output tokens received per second",
-			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", rx, tokRate}}))},
+			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", rx, tokRate}}, bands...))},
 		figure{ID: "request-throughput", Caption: "successful requests completed per second",
-			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", rx, reqRate}}))})
+			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", rx, reqRate}}, bands...))})
 	if p.failures > 0 { // no empty chart when nothing failed
 		errs := sliced(shift(p.errAt), ones(len(p.errAt)), 0, width, n, sumOf)
 		zero(errs)
