@@ -242,7 +242,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		return nil
 	}
 	val := o.Validity()
-	doc := validityDoc{Self: o.Self, Pins: o.Pins}
+	doc := validityDoc{Self: o.Self, Pins: o.Pins, Shards: o.shards}
 	for _, v := range val {
 		doc.Verdicts = append(doc.Verdicts, docVerdict(v))
 	}

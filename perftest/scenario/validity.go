@@ -174,6 +174,9 @@ func (o *Outcome) Validity() []check.Verdict {
 	if m := cfg.ClientBound.or(ModeWarn); m != ModeOff && o.Self != nil {
 		vs = append(vs, apply(ClientBound(*o.Self, cfg, o.Scenario.Rate > 0 && o.Scenario.Concurrency == 0, o.Mocked), m))
 	}
+	if len(o.shards) > 0 {
+		vs = append(vs, o.shardValidityVerdicts()...)
+	}
 	if m := cfg.Steady.or(ModeWarn); m != ModeOff {
 		if v, ok := o.steady(cfg); ok {
 			vs = append(vs, apply(v, m))
@@ -468,6 +471,8 @@ type validityDoc struct {
 	Pins     *Pins            `json:"pins,omitempty"`
 	Self     *loadgen.Self    `json:"client,omitempty"`
 	Verdicts []validityRecord `json:"verdicts,omitempty"`
+	// Shards are a merged run's shards' own (perfgate merge).
+	Shards []shardValidity `json:"shards,omitempty"`
 }
 
 // validityRecord is one validity verdict in validity.json.
