@@ -22,6 +22,7 @@ func (chatAPI) path() string      { return openai.PathChat }
 func (chatAPI) generates() bool   { return true }
 func (chatAPI) streamUsage() bool { return true }
 func (chatAPI) media() bool       { return true }
+func (chatAPI) tools() bool       { return true }
 
 func (chatAPI) input(t *dataset.Turn, _ *turnCtx) inputCount {
 	if t.Body != nil {

@@ -292,6 +292,20 @@ type Workload struct {
 	TurnDelay distribution.Spec `json:"turn_delay,omitzero"`
 	// Passages is the number of passages/documents per rankings or rerank request; zero = 2.
 	Passages int `json:"passages,omitempty"`
+	// Tools is the number of synthetic function definitions sent as "tools" with each
+	// chat request (0 = none; at most MaxTools); ToolsFile instead sends the JSON array
+	// of tools in that file. See docs/tools.md.
+	Tools     int    `json:"tools,omitempty"`
+	ToolsFile string `json:"tools_file,omitempty"`
+	// ToolChoice is the tool_choice sent with tools, drawn per request from weights:
+	// "auto" (zero), or e.g. "auto:0.6,required:0.2,none:0.1,function:0.1" (function:
+	// one of the tools by name, drawn uniformly). See [ParseToolChoice].
+	ToolChoice string `json:"tool_choice,omitempty"`
+	// ToolResults makes a conversation's next turn, after an answer with tool calls,
+	// send the calls back (the assistant message with tool_calls) and the turn's
+	// prompt as the first call's result (a tool message with its tool_call_id; any
+	// other call gets an empty result) instead of a user message.
+	ToolResults bool `json:"tool_results,omitempty"`
 	// ExtraBody fields are added to every generated body (they win over generated fields).
 	ExtraBody map[string]any `json:"extra_body,omitempty"`
 
@@ -477,6 +491,7 @@ func (c *Config) Validate() error {
 	var p problems
 	c.checkTarget(&p)
 	c.checkModels(&p)
+	c.checkTools(&p)
 	c.checkInput(&p)
 	c.checkMedia(&p)
 	c.checkLoad(&p)

@@ -125,7 +125,13 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		for _, m := range tc.history {
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
 		}
-		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt + placeholders(tc.media)})
+		if len(tc.toolReply) > 0 { // the tool messages the turn sends instead of a user message
+			for _, m := range chatMessages(nil, t, &turnCtx{toolReply: tc.toolReply}) {
+				msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
+			}
+		} else {
+			msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt + placeholders(tc.media)})
+		}
 	}
 	n, fallback, err := r.tok.CountChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {
@@ -165,6 +171,12 @@ func (r *runner) countText(b []byte, sc *scratch) int {
 
 // count fills token counts from the received text: per chunk, and OSL over all text.
 func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
+	if len(res.calls) > 0 {
+		rec.ToolCalls = len(res.calls)
+		if len(res.tool) > 0 {
+			rec.ToolCallTokens = r.countText(res.tool, sc)
+		}
+	}
 	if len(rec.Chunks) == 1 && len(res.ends) == 1 && len(res.reasoning) == 0 {
 		if len(res.text) > 0 {
 			rec.OSL = r.countText(res.text, sc)

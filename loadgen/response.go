@@ -30,6 +30,8 @@ type result struct {
 	ends      []int  // per chunk: end offset of its text in text
 	reasoning []byte // the reasoning part of text, alone
 	content   []byte // the content part of text, alone (kept only once there is reasoning)
+	tool      []byte // the tool calls' argument text, alone (also in text and content)
+	calls     []toolCall
 }
 
 // add appends one event's content and reasoning text.
@@ -416,6 +418,9 @@ func (w *worker) event(x *exchange, ev sse.Event) {
 	}
 	res := x.res
 	res.add(ch.Text, ch.Reasoning)
+	if res.addTools(ch.Tools) && rec.FirstToolCall == 0 {
+		rec.FirstToolCall = t
+	}
 	res.ends = append(res.ends, len(res.text))
 	if x.c.firstOutput != nil && len(res.text) > 0 {
 		x.c.firstOutput()

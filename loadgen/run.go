@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
@@ -369,13 +370,24 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 			}
 		}
 		last := ti == len(conv.Turns)-1
-		text := r.request(ctx, &turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last})
+		q := turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last}
+		text := r.request(ctx, &q)
 		if held {
 			<-r.sem
 			held = false
 		}
 		if !last {
-			tc.history = append(tc.history, message{Role: "user", Content: t.Prompt}, message{Role: "assistant", Content: text})
+			tc.history = chatMessages(tc.history, t, &turnCtx{toolReply: tc.toolReply}) // the turn's own input
+			tc.toolReply = nil
+			reply := message{Role: "assistant", Content: text}
+			if r.cfg.ToolResults && len(q.calls) > 0 {
+				// The calls go back, and the next turn's prompt is their result.
+				reply = message{Role: "assistant", ToolCalls: q.calls}
+				for _, c := range q.calls {
+					tc.toolReply = append(tc.toolReply, c.ID)
+				}
+			}
+			tc.history = append(tc.history, reply)
 		}
 	}
 	return ctx.Err() == nil
@@ -430,6 +442,7 @@ type turnReq struct {
 	endpoint  Endpoint
 	api       adapter // endpoint's
 	stream    bool
+	calls     []openai.ToolCall // the answer's tool calls, when wantText
 }
 
 // request sends one turn and records it; it returns the generated text when
@@ -441,6 +454,12 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 		t := *q.t
 		t.Model = r.models.pick(q.idx)
 		q.t = &t
+	}
+	q.tc.toolChoice = nil
+	if ts := r.bodies.tools; ts != nil && q.t.Body == nil {
+		if q.api.tools() {
+			q.tc.toolChoice = ts.choice(q.idx)
+		}
 	}
 	tg := r.pick()
 	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
@@ -468,6 +487,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	}
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
+	res.tool, res.calls = res.tool[:0], res.calls[:0]
 	if r.prefill == nil {
 		r.sender.send(rctx, c, rec, res)
 	} else {
@@ -488,6 +508,10 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	c.body = nil
 	r.done <- rec
 	if q.wantText {
+		q.calls = nil
+		if len(res.calls) > 0 {
+			q.calls = res.wireCalls()
+		}
 		return string(res.text)
 	}
 	return ""

@@ -194,6 +194,16 @@ var builtin = []Def{
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true, ReasoningOnly: true,
 		Help:  "First chunk with non-reasoning output text − request sent; equals TTFT without reasoning. Streams only.",
 		Value: ms(func(q *Request) (time.Duration, bool) { return q.TTFO, q.HasTTFO })},
+	{Name: "time_to_first_tool_call_token", Ident: "TTFTC", Short: "ttftc", Header: "Time to First Tool-Call Token", Label: "TTFTC",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "perfgate",
+		Help: "First chunk carrying a tool call (its function's name or arguments) − request sent, for requests answered with a tool call. Streams only.",
+		Record: RecordDuration(func(r *record.Client) (time.Duration, bool) {
+			return r.FirstToolCall - r.Sent, r.Stream && r.FirstToolCall > 0
+		})},
+	{Name: "tool_call_token_count", Ident: "ToolCallTokens", Header: "Tool Call Token Count", Label: "tool-call tokens",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "perfgate",
+		Help: "Tokens of a request's tool-call arguments (part of OSL), for requests answered with a tool call.",
+		Record: RecordCount(func(r *record.Client) (int, bool) { return r.ToolCallTokens, r.ToolCalls > 0 })},
 	{Name: "time_to_second_token", Ident: "TTST", Header: "Time to Second Token", Label: "TTST",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
 		Help:  "Second chunk with text − the first. Streams only.",
@@ -322,7 +332,7 @@ var builtin = []Def{
 
 // catalogue is one state of the catalogue, with its raw metrics indexed.
 type catalogue struct {
-	src   []Def // the defs as given, before raw metrics got their Value (Extend adds to these)
+	given []Def          // the defs as given (raw metrics without their Value), for Extend
 	defs  []Def
 	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
 	rawAt map[string]int // raw metric name → position in raw
@@ -331,7 +341,7 @@ type catalogue struct {
 // newCatalogue indexes defs (its own copy), setting each raw metric's Value. A Def
 // that cannot be measured as written is a programming error: it panics.
 func newCatalogue(defs []Def) *catalogue {
-	c := &catalogue{src: slices.Clone(defs), defs: slices.Clone(defs), rawAt: map[string]int{}}
+	c := &catalogue{given: slices.Clip(defs), defs: slices.Clone(defs), rawAt: map[string]int{}}
 	for k := range c.defs {
 		d := &c.defs[k]
 		switch {
@@ -388,6 +398,6 @@ func LookupRule(name string) (Def, bool) {
 // of their own; it is not safe while a run or a report is being made.
 func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
-	current.Store(newCatalogue(append(slices.Clip(old.src), defs...)))
+	current.Store(newCatalogue(append(slices.Clip(old.given), defs...)))
 	return func() { current.Store(old) }
 }

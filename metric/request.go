@@ -60,7 +60,7 @@ type Request struct {
 	ITLVLLM []time.Duration
 
 	// cat is the catalogue Reset read the raw metrics ([Def.Record]) of; raw their
-	// values in cat.raw's order, NaN for none. [Request.Raw] reads them.
+	// values in cat.raw's order, noRaw for none. [Request.Raw] reads them.
 	cat *catalogue
 	raw []float64
 }
@@ -73,14 +73,19 @@ func Of(r *record.Client, opt Options) Request {
 	return q
 }
 
+// noRaw marks a raw metric without a value. It is -Inf, not NaN, so that two requests
+// with the same values are equal (reflect.DeepEqual, ==) whether or not they have
+// every raw metric; a record's infinite value counts as none.
+var noRaw = math.Inf(-1)
+
 // Reset sets q to r's values under opt, reusing q's ICL and ITLVLLM storage.
 func (q *Request) Reset(r *record.Client, opt Options) {
 	icl, itlv, raw := q.ICL[:0], q.ITLVLLM[:0], q.raw[:0]
 	cat := current.Load()
 	for _, k := range cat.raw {
 		v, ok := cat.defs[k].Record(r)
-		if !ok || math.IsInf(v, 0) {
-			v = math.NaN()
+		if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
+			v = noRaw
 		}
 		raw = append(raw, v)
 	}
@@ -155,7 +160,7 @@ func (q *Request) rawOf(cat *catalogue, j int) (float64, bool) {
 	if q.cat != cat {
 		return q.Raw(cat.defs[cat.raw[j]].Name)
 	}
-	if j >= len(q.raw) || math.IsNaN(q.raw[j]) {
+	if j >= len(q.raw) || q.raw[j] == noRaw {
 		return 0, false
 	}
 	return q.raw[j], true

@@ -102,7 +102,7 @@ const blockLen = 4096 // values per block: 256 KiB of compact values, 32 KiB of 
 type Store struct {
 	cat    *catalogue
 	blocks [][]compact
-	cols   [][][]float64 // per cat.raw entry: blocks of values (NaN = none); nil until one is set
+	cols   [][][]float64 // per cat.raw entry: blocks of values (noRaw = none); nil until one is set
 	n      int
 }
 
@@ -128,7 +128,7 @@ func (s *Store) Add(q *Request) {
 		if !ok {
 			if col != nil {
 				col = s.grow(col, b)
-				col[b][i] = math.NaN()
+				col[b][i] = noRaw
 				s.cols[j] = col
 			}
 			continue
@@ -140,12 +140,12 @@ func (s *Store) Add(q *Request) {
 	s.n++
 }
 
-// grow returns col with blocks up to b, new entries NaN (no value).
+// grow returns col with blocks up to b, new entries noRaw (no value).
 func (s *Store) grow(col [][]float64, b int) [][]float64 {
 	for len(col) <= b {
 		blk := make([]float64, blockLen)
 		for k := range blk {
-			blk[k] = math.NaN()
+			blk[k] = noRaw
 		}
 		col = append(col, blk)
 	}
@@ -164,7 +164,7 @@ func (s *Store) Get(i int, q *Request) {
 		return
 	}
 	for j := range s.cat.raw {
-		v := math.NaN()
+		v := noRaw
 		if col := s.cols[j]; col != nil {
 			v = col[b][k]
 		}

@@ -141,6 +141,11 @@ type Config struct {
 	// counts toward max_tokens, as in vLLM, and the content's length (OSL) is drawn
 	// within what is left. Unset = no reasoning.
 	ReasoningTokens distribution.Spec `json:"reasoning_tokens,omitzero"`
+	// ToolCallTokens, when set, draws the length in tokens of the argument words of a
+	// tool call (a chat request with tools whose tool_choice is not "none" is answered
+	// with one; docs/tools.md), within the output cap; unset = the length a text
+	// answer would have (the OSL rules).
+	ToolCallTokens distribution.Spec `json:"tool_call_tokens,omitzero"`
 	// DefaultMaxTokens is the cap when a request sends none (0 = DefaultMaxTokens).
 	DefaultMaxTokens int `json:"default_max_tokens,omitempty"`
 	// MaxTokensCap rejects requests asking for more output (0 = DefaultMaxTokensCap).
@@ -271,7 +276,7 @@ func (c *Config) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		bad("port %d out of [0, 65535]", c.Port)
 	}
-	for name, sp := range map[string]distribution.Spec{"osl": c.OSL, "reasoning_tokens": c.ReasoningTokens} {
+	for name, sp := range map[string]distribution.Spec{"osl": c.OSL, "reasoning_tokens": c.ReasoningTokens, "tool_call_tokens": c.ToolCallTokens} {
 		if sp.Distribution == nil {
 			continue
 		}
@@ -324,7 +329,7 @@ func (c *Config) Validate() error {
 // 0-100, as aiperf-mock-server), --random-seed, --api-key, --fast,
 // --models-ready-delay-seconds, --inference-ready-delay-seconds; and perfgate's own:
 // --models, --model-names, --strict-model, --osl, --default-max-tokens, --max-tokens-cap,
-// --tokens-per-chunk, --error-statuses, --retry-after, --disconnect-rate,
+// --tokens-per-chunk, --tool-call-tokens, --error-statuses, --retry-after, --disconnect-rate,
 // --slow-first-byte-rate, --slow-first-byte, --malformed-chunk-rate, --body-limit,
 // --grace-period, --max-model-len, --max-embedding-inputs, --max-ranking-docs,
 // --read-timeout, --idle-timeout, --max-connections, --batch, --batch-step-ms, --batch-decode-token-ms,
@@ -371,6 +376,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Func("inference-ready-delay-seconds", "answer 503 on inference endpoints for this long after start", secondsFlag(&c.Faults.InferenceReadyDelay))
 	fs.Var(specFlag{&c.OSL}, "osl", "output length distribution for requests without ignore_eos (default: the max)")
 	fs.Var(specFlag{&c.ReasoningTokens}, "reasoning-tokens", "stream this many reasoning tokens (a length `SPEC`) before chat and messages content; reasoning_effort low/medium/high → 100/250/500")
+	fs.Var(specFlag{&c.ToolCallTokens}, "tool-call-tokens", "length `SPEC` of a tool call's argument words, for chat requests with tools (default: as a text answer's)")
 	fs.IntVar(&c.DefaultMaxTokens, "default-max-tokens", orInt(c.DefaultMaxTokens, DefaultMaxTokens), "output cap when a request sends none")
 	fs.IntVar(&c.MaxTokensCap, "max-tokens-cap", orInt(c.MaxTokensCap, DefaultMaxTokensCap), "reject requests asking for more output tokens")
 	fs.IntVar(&c.TokensPerChunk, "tokens-per-chunk", orInt(c.TokensPerChunk, DefaultTokensPerChunk), "output tokens per SSE chunk")

@@ -32,6 +32,7 @@ type gen struct {
 	stopped bool   // a stop sequence ended the output early
 	ids     []int  // output ids (kept only for the inexact-tokenizer fallback)
 	detok   *detokenizer
+	args    []byte // a tool call's generated words (j.tool set), without the JSON around them
 }
 
 // tail returns text the detokenizer still holds at the end of the output.
@@ -39,13 +40,20 @@ func (g *gen) tail() string {
 	if g.detok == nil {
 		return ""
 	}
-	return g.detok.flush()
+	t := g.detok.flush()
+	if g.j.tool != "" {
+		g.args = append(g.args, t...)
+	}
+	return t
 }
 
 // reportedOSL is the output length reported in usage and the record: the tokens sent,
 // or, for a tokenizer whose words do not re-encode exactly, the re-encoded count of the
-// text sent.
+// text sent. A tool call's arguments count as their JSON text encodes.
 func (g *gen) reportedOSL() int {
+	if g.j.tool != "" {
+		return g.reasoningSent() + g.s.tok.Count(toolArgs(g.args), false)
+	}
 	if g.detok == nil {
 		return g.i
 	}
@@ -88,6 +96,9 @@ func (g *gen) next() (string, bool) {
 			piece += g.detok.flush() // the reasoning ends whole
 		}
 	}
+	if g.j.tool != "" && g.i > g.reason {
+		g.args = append(g.args, piece...)
+	}
 	return piece, true
 }
 
@@ -95,7 +106,11 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 	reason := s.decideReasoning(j, rng)
 	target, finish := s.decideOutput(j, rng, reason)
 	target += reason
-	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: newStopMatcher(j.stop),
+	stop := newStopMatcher(j.stop)
+	if j.tool != "" {
+		target, finish, stop = s.toolOutput(j, rng, reason, target), finishToolCalls, nil
+	}
+	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: stop,
 		samp: s.lat.sampler(rng, &s.inflight, &s.streams)}
 	g.z = s.gen.newZipf(rng)
 	if !s.gen.exact {

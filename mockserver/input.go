@@ -37,6 +37,9 @@ type job struct {
 	effort       string // reasoning_effort ("" = none)
 	// thinkingBudget is an Anthropic request's thinking.budget_tokens (0 = none).
 	thinkingBudget int
+	// tool is the function a chat answer calls instead of answering in text ("" =
+	// text; tools.go).
+	tool string
 }
 
 // inputs is what a kind's parser uses of the server: the limits its configuration

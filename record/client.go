@@ -81,6 +81,9 @@ type Client struct {
 	// arrived: AIPerf's first output token, after any reasoning. 0 = none (or a
 	// recording made before the field existed; see [Client.FirstOutputToken]).
 	FirstOutput time.Duration `json:"first_output,omitempty"`
+	// FirstToolCall is when the first chunk carrying a tool call (its function's name
+	// or a fragment of its arguments) arrived; 0 = the answer called no tool.
+	FirstToolCall time.Duration `json:"first_tool_call,omitempty"`
 	// Done is when the response ended (last byte, error or cancellation).
 	Done time.Duration `json:"done"`
 	// Chunks are the received SSE events in order (one for a non-streaming body).
@@ -128,6 +131,11 @@ type Client struct {
 	// ReasoningTokens is the part of OSL that was reasoning text (delta.reasoning_content,
 	// or an Anthropic thinking block), counted by the client tokenizer.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// ToolCalls is the number of tool calls in the answer (message.tool_calls, or the
+	// calls a stream's tool_calls deltas started); ToolCallTokens the part of OSL that
+	// was their arguments' text, counted by the client tokenizer.
+	ToolCalls      int `json:"tool_calls,omitempty"`
+	ToolCallTokens int `json:"tool_call_tokens,omitempty"`
 	// ImageTokens and AudioTokens are the prompt tokens of the request's image and audio
 	// parts under the served model's media rule (internal/media, the mock's rule too).
 	// They are not in ISL (the text contents) and are in ISLTemplate, as a server's
@@ -275,6 +283,10 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"first_output":`...)
 		b = strconv.AppendInt(b, int64(c.FirstOutput), 10)
 	}
+	if c.FirstToolCall != 0 {
+		b = append(b, `,"first_tool_call":`...)
+		b = strconv.AppendInt(b, int64(c.FirstToolCall), 10)
+	}
 	b = append(b, `,"done":`...)
 	b = strconv.AppendInt(b, int64(c.Done), 10)
 	if len(c.Chunks) > 0 {
@@ -336,6 +348,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	if c.ReasoningTokens != 0 {
 		b = append(b, `,"reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.ReasoningTokens), 10)
+	}
+	if c.ToolCalls != 0 {
+		b = append(b, `,"tool_calls":`...)
+		b = strconv.AppendInt(b, int64(c.ToolCalls), 10)
+	}
+	if c.ToolCallTokens != 0 {
+		b = append(b, `,"tool_call_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.ToolCallTokens), 10)
 	}
 	if c.ImageTokens != 0 {
 		b = append(b, `,"image_tokens":`...)

@@ -230,6 +230,9 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "first_output":
 			n, ok = p.int()
 			c.FirstOutput = time.Duration(n)
+		case "first_tool_call":
+			n, ok = p.int()
+			c.FirstToolCall = time.Duration(n)
 		case "done":
 			n, ok = p.int()
 			c.Done = time.Duration(n)
@@ -266,6 +269,12 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "reasoning_tokens":
 			n, ok = p.int()
 			c.ReasoningTokens = int(n)
+		case "tool_calls":
+			n, ok = p.int()
+			c.ToolCalls = int(n)
+		case "tool_call_tokens":
+			n, ok = p.int()
+			c.ToolCallTokens = int(n)
 		case "image_tokens":
 			n, ok = p.int()
 			c.ImageTokens = int(n)

@@ -19,6 +19,7 @@ func plain() Client {
 	c.ISLTemplate, c.TokenizationMode, c.Turn = 40, "chat_template", 2
 	c.RunStartUnixNano, c.ResponseBytes, c.Scheduled = 1_767_000_000_000_000_000, 512, -3
 	c.FirstOutput, c.UsageReasoningTokens = 70*time.Millisecond, 2
+	c.FirstToolCall, c.ToolCalls, c.ToolCallTokens = 65*time.Millisecond, 1, 3
 	return c
 }
 

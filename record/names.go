@@ -10,6 +10,10 @@ const (
 	MetricTTFT = "time_to_first_token"
 	// MetricTTFO (ms, per request, AIPerf): First chunk with non-reasoning output text − request sent; equals TTFT without reasoning. Streams only.
 	MetricTTFO = "time_to_first_output_token"
+	// MetricTTFTC (ms, per request, perfgate): First chunk carrying a tool call (its function's name or arguments) − request sent, for requests answered with a tool call. Streams only.
+	MetricTTFTC = "time_to_first_tool_call_token"
+	// MetricToolCallTokens (tokens, per request, perfgate): Tokens of a request's tool-call arguments (part of OSL), for requests answered with a tool call.
+	MetricToolCallTokens = "tool_call_token_count"
 	// MetricTTST (ms, per request, AIPerf): Second chunk with text − the first. Streams only.
 	MetricTTST = "time_to_second_token"
 	// MetricRequestLatency (ms, per request, AIPerf): Last byte of the answer − request sent.

@@ -63,6 +63,9 @@ type Server struct {
 	// ReasoningTokens is how many of the OSL tokens were reasoning (reasoning_content,
 	// thinking blocks); 0 when none.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// ToolCall names the function the answer called (tools and tool_choice asked for
+	// a call); its arguments' tokens are in OSL. "" = a text answer.
+	ToolCall string `json:"tool_call,omitempty"`
 	// TargetOSL is the output length the server decided to generate (OSL is smaller
 	// only when the stream was cut by a client disconnect or a fault).
 	TargetOSL int `json:"target_osl"`
@@ -154,6 +157,10 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	if s.ReasoningTokens != 0 {
 		b = append(b, `,"reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(s.ReasoningTokens), 10)
+	}
+	if s.ToolCall != "" {
+		b = append(b, `,"tool_call":`...)
+		b = AppendJSONString(b, s.ToolCall)
 	}
 	b = append(b, `,"target_osl":`...)
 	b = strconv.AppendInt(b, int64(s.TargetOSL), 10)

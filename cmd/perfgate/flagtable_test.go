@@ -28,7 +28,7 @@ var flagValues = map[string]string{
 	"endpoint-type": "completions", "export-level": "summary", "extra-inputs": "temperature:0.5",
 	"gate-fail": "inconclusive", "goodput": "time_to_first_token:200", "history": "hist-dir", "ignore-workload": "seed",
 	"isl-dist": "fixed:64", "osl-dist": "fixed:8", "m": "other", "model": "other", "model-names": "other",
-	"model-selection-strategy": "random", "model-weights": "3,1",
+	"model-selection-strategy": "random", "model-weights": "3,1", "tool-choice": "required", "tools-file": "tools.json",
 	"margin": "0.1", "prior-cv": "0.03", "name": "named", "profile-export-file": "x.json", "profile-export-prefix": "x",
 	"prompt-corpus": "vllm", "random-corpus-style": "vllm", "search-concurrency": "1:8", "search-rate": "1:8",
 	"server-metrics": "/metrics", "start-at": "2030-01-01T00:00:00Z", "sweep-concurrency": "1,2", "sweep-rate": "1,2",

@@ -73,3 +73,85 @@ func TestProfileModelMix(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileToolCalls: profile --mock with tools, streamed and whole, single and
+// multi-turn with the tool results sent back: every answer is a tool call the client
+// parses (counted in OSL as the mock counts it: tokenizer_match), streams record the
+// time to the first tool-call token, and a rule on it is checked.
+func TestProfileToolCalls(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		extra  []string
+		turns  int
+		stream bool
+	}{
+		{"stream", []string{"--assert", "ttftc_p50<=10s"}, 1, true},
+		{"whole", []string{"--streaming=false"}, 1, false},
+		{"multi-turn results", []string{"--conversation-turn-mean", "3", "--tool-results"}, 3, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			art := filepath.Join(t.TempDir(), "run")
+			args := append([]string{"profile", "--mock", "--tools", "3", "--tool-choice", "required", "--request-count", "12",
+				"--concurrency", "2", "--osl", "16", "--artifact-dir", art, "--assert", "tokenizer_match", "--assert", "error_rate<=0"}, c.extra...)
+			code, out, errOut := cli(t, args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			recs := readRecords[map[string]any](t, filepath.Join(art, "client.jsonl"))
+			server := readRecords[map[string]any](t, filepath.Join(art, "server.jsonl"))
+			if len(recs) != 12 || len(server) != 12 {
+				t.Fatalf("%d client and %d server records; want 12 each", len(recs), len(server))
+			}
+			for _, r := range recs {
+				if r["tool_calls"] != 1.0 || r["finish_reason"] != "tool_calls" || r["tool_call_tokens"] != r["osl"] {
+					t.Errorf("record %v: want 1 tool call, finish tool_calls, tool_call_tokens = osl", r)
+				}
+				if _, ok := r["first_tool_call"]; ok != c.stream {
+					t.Errorf("record %v: first_tool_call recorded %v; want it for streams only", r["index"], ok)
+				}
+			}
+			for _, s := range server {
+				if s["tool_call"] == nil || !strings.HasPrefix(s["tool_call"].(string), "tool_") {
+					t.Errorf("server record %v: want a tool_call of one of the synthetic tools", s)
+				}
+			}
+			var m struct {
+				Stats map[string]struct{ Count int }
+			}
+			readJSON(t, filepath.Join(art, "metrics.json"), &m)
+			if n := m.Stats["tool_call_token_count"].Count; n != 12 {
+				t.Errorf("metrics.json: tool_call_token_count over %d requests; want 12", n)
+			}
+			if c.turns > 1 && !strings.Contains(out, "PASS tokenizer match") {
+				t.Errorf("the tool-result turns' input was not counted alike by client and mock:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestToolsBadInput: bad tool settings are refused before any request (exit 2), each
+// error naming the flag or field.
+func TestToolsBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(bad, []byte(`{"not": "a list"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tools", "2", "--tool-choice", "sometimes"}, `tool_choice "sometimes": want auto, required, none or function`},
+		{[]string{"--tools", "2", "--tool-choice", "auto:-1"}, `tool_choice "auto:-1": the weight "-1" is not a number >= 0`},
+		{[]string{"--tool-choice", "required"}, `tool_choice "required" needs tools or tools_file`},
+		{[]string{"--tool-results"}, "tool_results needs tools or tools_file"},
+		{[]string{"--tools", "-1"}, "tools -1: want 0 (none) to 1024"},
+		{[]string{"--tools", "2", "--endpoint-type", "completions"}, "tools are sent with chat requests only"},
+		{[]string{"--tools-file", bad}, "tools_file " + bad + ": want a JSON array of function tools"},
+		{[]string{"--tools-file", bad + ".missing"}, "tools_file:"},
+	} {
+		code, out, errOut := cli(t, append([]string{"profile", "--mock", "--request-count", "2"}, c.args...)...)
+		if code != ExitInvalidConfig || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q\n%s", c.args, code, errOut, ExitInvalidConfig, c.want, out)
+		}
+	}
+}

@@ -29,6 +29,8 @@ type ChatRequest struct {
 	User            string          `json:"user,omitempty"`
 	ReasoningEffort *string         `json:"reasoning_effort,omitempty"`
 	Tools           json.RawMessage `json:"tools,omitempty"`
+	// ToolChoice is "none", "auto", "required" or {"type":"function","function":{"name":…}}.
+	ToolChoice json.RawMessage `json:"tool_choice,omitempty"`
 	// PromptTokenIDs is a pre-tokenized prompt (TRT-LLM/Dynamo extension); when
 	// present it is the input, counted directly.
 	PromptTokenIDs []int `json:"prompt_token_ids,omitempty"`
