@@ -202,7 +202,7 @@ var builtin = []Def{
 		})},
 	{Name: "tool_call_token_count", Ident: "ToolCallTokens", Header: "Tool Call Token Count", Label: "tool-call tokens",
 		Unit: UnitTokens, Kind: PerRequest, Origin: "perfgate",
-		Help: "Tokens of a request's tool-call arguments (part of OSL), for requests answered with a tool call.",
+		Help:   "Tokens of a request's tool-call arguments (part of OSL), for requests answered with a tool call.",
 		Record: RecordCount(func(r *record.Client) (int, bool) { return r.ToolCallTokens, r.ToolCalls > 0 })},
 	{Name: "time_to_second_token", Ident: "TTST", Header: "Time to Second Token", Label: "TTST",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
@@ -332,7 +332,7 @@ var builtin = []Def{
 
 // catalogue is one state of the catalogue, with its raw metrics indexed.
 type catalogue struct {
-	given []Def          // the defs as given (raw metrics without their Value), for Extend
+	given []Def // the defs as given (raw metrics without their Value), for Extend
 	defs  []Def
 	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
 	rawAt map[string]int // raw metric name → position in raw
