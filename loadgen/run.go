@@ -180,6 +180,9 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if d.timeout == 0 {
 		d.timeout = DefaultConnectTime
 	}
+	if d.tls, err = cfg.tlsConfig(); err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
+	}
 	for _, a := range cfg.SourceAddrs {
 		d.local = append(d.local, &net.TCPAddr{IP: net.ParseIP(a)})
 	}
@@ -214,6 +217,8 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	}
 	if cfg.Duration > 0 {
 		r.deadline = cfg.WarmupDuration + cfg.Duration
+	} else if len(cfg.RateSeries) > 0 && cfg.Requests == 0 && cfg.InputFile == "" {
+		r.deadline = cfg.RateSeries.End() // the series' end is the run's
 	}
 	if r.pacer != nil && cfg.Concurrency > 0 {
 		r.sem = make(chan struct{}, cfg.Concurrency)

@@ -274,6 +274,66 @@ var builtin = []Def{
 		Help:  "Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).",
 		Value: (*Request).TPOTVLLM},
 
+	{Name: "http_req_blocked", Ident: "HTTPBlocked", Const: "HTTPBlocked", Header: "HTTP Blocked", Label: "HTTP blocked",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Start of the connection step → request sent, less DNS lookup and connecting: taking a connection from the pool and arming it (k6's http_req_blocked, HAR's blocked).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Blocked })},
+	{Name: "http_req_dns_lookup", Ident: "HTTPDNSLookup", Const: "HTTPDNSLookup", Header: "HTTP DNS Lookup", Label: "HTTP DNS lookup",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Resolving the host name of a new connection; 0 for an IP address or a reused connection (k6's http_req_looking_up, HAR's dns).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.DNSLookup })},
+	{Name: "http_req_connecting", Ident: "HTTPConnecting", Const: "HTTPConnecting", Header: "HTTP Connecting", Label: "HTTP connecting",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Opening a new connection: TCP connect plus the TLS handshake, as HAR's connect and AIPerf count it; 0 on a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Connecting })},
+	{Name: "http_req_tls_handshaking", Ident: "HTTPTLSHandshaking", Const: "HTTPTLSHandshaking", Header: "HTTP TLS Handshaking", Label: "HTTP TLS handshaking",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "k6",
+		Help:   "The TLS handshake's part of http_req_connecting (k6's http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.TLSHandshaking })},
+	{Name: "http_req_sending", Ident: "HTTPSending", Const: "HTTPSending", Header: "HTTP Sending", Label: "HTTP sending",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Request sent → its last byte written (k6's http_req_sending, HAR's send).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Sending })},
+	{Name: "http_req_waiting", Ident: "HTTPWaiting", Const: "HTTPWaiting", Header: "HTTP Waiting", Label: "HTTP waiting",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Waiting })},
+	{Name: "http_req_receiving", Ident: "HTTPReceiving", Const: "HTTPReceiving", Header: "HTTP Receiving", Label: "HTTP receiving",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.",
+		Value: func(q *Request) (float64, bool) {
+			s, ok1 := q.Raw("http_req_sending")
+			w, ok2 := q.Raw("http_req_waiting")
+			return max(MS(q.Latency)-s-w, 0), ok1 && ok2
+		}},
+	{Name: "http_req_duration", Ident: "HTTPDuration", Header: "HTTP Duration", Label: "HTTP duration",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "Sending + waiting + receiving: request sent → last response byte, the same as request_latency (k6's http_req_duration).",
+		Value: func(q *Request) (float64, bool) {
+			_, ok := q.Raw("http_req_waiting")
+			return MS(q.Latency), ok
+		}},
+	{Name: "http_req_connection_overhead", Ident: "HTTPConnectionOverhead", Header: "HTTP Connection Overhead", Label: "HTTP connection overhead",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:  "Blocked + DNS lookup + connecting: the connection's cost before the request is sent.",
+		Value: connectionOverhead},
+	{Name: "http_req_total", Ident: "HTTPTotal", Header: "HTTP Total", Label: "HTTP total",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "The six phases' sum, connection overhead + request_latency: start of the connection step → last response byte.",
+		Value: func(q *Request) (float64, bool) {
+			o, ok := connectionOverhead(q)
+			return o + MS(q.Latency), ok
+		}},
+	{Name: "http_req_connection_reused", Ident: "HTTPConnectionReused", Header: "HTTP Connection Reused", Label: "HTTP connection reuse",
+		Unit: UnitRatio, Better: Higher, Kind: PerRequest, Origin: "AIPerf",
+		Help: "1 when the request went on a kept-alive connection from the pool, else 0: the average is the reuse rate.",
+		Record: func(r *record.Client) (float64, bool) {
+			p, ok := r.Phases()
+			if p.Reused {
+				return 1, ok
+			}
+			return 0, ok
+		}},
 	{Name: "output_token_throughput", Ident: "OutputTokenThroughput", Header: "Output Token Throughput",
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Sum of OSL over the successful requests / benchmark duration.",
@@ -400,4 +460,21 @@ func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
 	current.Store(newCatalogue(append(slices.Clip(old.given), defs...)))
 	return func() { current.Store(old) }
+}
+
+// recordPhase is a [Def.Record] for one of a record's HTTP phases, in ms, for records
+// that have them.
+func recordPhase(f func(*record.Phases) time.Duration) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		p, ok := r.Phases()
+		return MS(f(&p)), ok
+	}
+}
+
+// connectionOverhead is http_req_blocked + http_req_dns_lookup + http_req_connecting.
+func connectionOverhead(q *Request) (float64, bool) {
+	b, ok1 := q.Raw("http_req_blocked")
+	d, ok2 := q.Raw("http_req_dns_lookup")
+	c, ok3 := q.Raw("http_req_connecting")
+	return b + d + c, ok1 && ok2 && ok3
 }

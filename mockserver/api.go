@@ -113,6 +113,25 @@ var routes = map[string]kind{
 // kindOf routes a request path to its API kind (nil: not an API path).
 func kindOf(path string) kind { return routes[path] }
 
+// routePaths holds the API paths as strings (path → itself), so that pathString
+// converts a request's path without allocating.
+var routePaths = func() map[string]string {
+	m := map[string]string{}
+	for p := range routes {
+		m[p] = p
+	}
+	return m
+}()
+
+// pathString is the request path p as a string: an API path's own string (no
+// allocation per request), else a copy.
+func pathString(p []byte) string {
+	if s, ok := routePaths[string(p)]; ok {
+		return s
+	}
+	return string(p)
+}
+
 // keyHeader is the header besides Authorization in which kind k accepts the API key
 // ("" for none).
 func keyHeader(k kind) string {

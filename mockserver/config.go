@@ -57,6 +57,11 @@ type Config struct {
 	// Host to bind; "" = 127.0.0.1. Port 0 = a free port.
 	Host string `json:"host,omitempty"`
 	Port int    `json:"port,omitempty"`
+	// TLSCert and TLSKey, both set, are PEM files of a certificate (chain) and its
+	// private key: the server then speaks TLS (https://), as a serving stack behind a
+	// TLS terminator does. Both empty: plain HTTP.
+	TLSCert string `json:"tls_cert,omitempty"`
+	TLSKey  string `json:"tls_key,omitempty"`
 
 	// Tokenizer is what tokenizer.Load accepts: a built-in name ("gpt2",
 	// "cl100k_base", …), a tokenizer.json file, a directory, or a hub id. "" = gpt2.
@@ -276,6 +281,9 @@ func (c *Config) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		bad("port %d out of [0, 65535]", c.Port)
 	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		bad("tls_cert and tls_key go together: set both (the certificate and its key) or neither")
+	}
 	for name, sp := range map[string]distribution.Spec{"osl": c.OSL, "reasoning_tokens": c.ReasoningTokens, "tool_call_tokens": c.ToolCallTokens} {
 		if sp.Distribution == nil {
 			continue
@@ -322,7 +330,7 @@ func (c *Config) Validate() error {
 }
 
 // RegisterFlags defines the aiperf-mock-server-compatible flags on fs, bound to c's
-// fields (so values already in c are the defaults): --port, --host, --tokenizer,
+// fields (so values already in c are the defaults): --port, --host, --tls-cert, --tls-key, --tokenizer,
 // --default-model, --record-requests, --ttft, --itl (milliseconds, or a distribution
 // such as "lognormal:mean=20,stddev=5"), --ttft-per-isl-token-ms,
 // --itl-concurrency-lin-ms, --ttft-jitter-cv, --itl-jitter-cv, --error-rate (percent,
@@ -339,6 +347,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Port, "port", c.Port, "port to listen on (0 = a free port)")
 	fs.IntVar(&c.Port, "p", c.Port, "short for --port")
 	fs.StringVar(&c.Host, "host", c.host(), "host to bind")
+	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "serve TLS (https) with the PEM certificate in `FILE` (with --tls-key)")
+	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&c.Tokenizer, "tokenizer", c.tokenizerName(), "tokenizer: built-in name, tokenizer.json, directory or hub id")
 	registerModelFlags(fs, &c.Models, func() string { return c.models()[0] }, "model id served by default (default "+c.models()[0]+")")
 	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with vLLM's 404")

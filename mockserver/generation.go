@@ -387,6 +387,6 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	usage := g.usage(r.ISL, r.OSL)
 	body := g.k.whole(g.reply(c), think.String(), text, usage)
 	ctx.SetContentType("application/json")
-	ctx.SetBody(body)
+	ctx.Response.SetBodyRaw(body) // whole builds a new body each time: no copy
 	s.finish(c, j.ids)
 }

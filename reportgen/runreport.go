@@ -65,6 +65,19 @@ func metricRows(m record.Metrics) ([]statRow, []kv) {
 	return rows, counts
 }
 
+// splitHTTPRows moves the HTTP phases' rows (their headers start "HTTP ") out of
+// the summary rows, into a section of their own.
+func splitHTTPRows(rows []statRow) (summary, http []statRow) {
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, "HTTP ") {
+			http = append(http, r)
+		} else {
+			summary = append(summary, r)
+		}
+	}
+	return summary, http
+}
+
 // perRequest holds the per-request series of a run that the charts need, warmup excluded.
 type perRequest struct {
 	start, end             time.Duration // first Sent, last Done
@@ -279,6 +292,7 @@ type runPage struct {
 	Verdicts        []Verdict
 	Passed, Failed  int
 	Server          []serverSection
+	HTTP            []statRow // the HTTP phases' rows (AIPerf's http_req_*), apart from the summary
 }
 
 // serverSection is one scraped URL in the report.
@@ -347,7 +361,12 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}{{with .Counts}} <span class="unit">{{.}}</span>{{end}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
 {{end}}</tbody></table>
 <table id="counts"><tbody>{{range .Counts}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
-<h2>Input and output lengths</h2>
+{{if .HTTP}}<h2>HTTP phases</h2>
+<p class="sub">Where each request's time went on the connection, as k6 and HAR name the phases and AIPerf's http_req_* metrics use them: blocked, DNS lookup and connecting (TLS handshaking included) come before the request is sent; sending, waiting (time to first byte) and receiving follow it and sum to the request latency.</p>
+<table id="http-phases"><thead><tr><th class="l">phase</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
+{{range .HTTP}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
+{{end}}</tbody></table>
+{{end}}<h2>Input and output lengths</h2>
 {{with .Lengths}}{{if .Note}}<p class="note" id="isl-note">{{.Note}}</p>{{end}}
 <table id="lengths"><thead><tr><th class="l">tokens a request</th><th class="l">counted by</th><th>n (requests)</th><th>mean</th><th>p50</th><th>min</th><th>max</th><th>std</th></tr></thead><tbody>
 {{range .Rows}}<tr><td class="l">{{.Name}}</td><td class="l">{{.By}}</td><td>{{.N}}</td><td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.Std}}</td></tr>
@@ -444,6 +463,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		sum = &m
 	}
 	page.Rows, page.Counts = metricRows(*sum)
+	page.Rows, page.HTTP = splitHTTPRows(page.Rows)
 	page.Lengths = lengthsSection(p, opts.Lengths)
 
 	page.Latency = []figure{

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // flagValues are the non-default values TestEveryProfileFlagCounts gives the flags
@@ -39,6 +41,7 @@ var flagValues = map[string]string{
 	"request-cancellation-rate": "10", "shard-index": "1",
 	"image-format": "jpeg", "image-dir": "IMAGEDIR", "audio-format": "mp3", "audio-sample-rates": "44.1", "audio-depths": "16",
 	"audio-num-channels": "2",
+	"request-rate-series": `[{"time_s":0,"qps":5},{"time_s":10,"qps":9}]`, "tls-ca": "CERT",
 }
 
 // TestEveryProfileFlagCounts gives every profile flag alone a non-default value and
@@ -50,6 +53,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 	if err := os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cert, _ := testutil.TLSCert(t)
 	cfgFile := filepath.Join(dir, "sc.yaml")
 	if err := os.WriteFile(cfgFile, []byte("name: from-file\nconcurrency: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -86,7 +90,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 		val, ok := flagValues[fl.Name]
 		switch {
 		case ok:
-			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile, "IMAGEDIR", dir).Replace(val)
+			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile, "CERT", cert, "IMAGEDIR", dir).Replace(val)
 		case isBool(fl):
 			val = strconv.FormatBool(fl.DefValue != "true")
 		default:

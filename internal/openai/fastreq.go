@@ -59,7 +59,7 @@ func decodeChatFast(body []byte, req *ChatRequest) bool {
 			return false
 		}
 		var bit int
-		switch key {
+		switch string(key) {
 		case "model":
 			bit = keyModel
 			if req.Model, ok = s.str(); !ok {
@@ -234,13 +234,27 @@ func (s *scanner) str() (string, bool) {
 	return string(v), ok
 }
 
-// key reads an object key and its colon.
-func (s *scanner) key() (string, bool) {
+// key reads an object key and its colon; the caller switches on string(key), which
+// does not allocate.
+func (s *scanner) key() ([]byte, bool) {
 	v, ok := s.raw()
 	if !ok || !s.begin(':') {
-		return "", false
+		return nil, false
 	}
-	return string(v), true // a switch on it does not allocate
+	return v, true
+}
+
+// role is a message role as a string, without allocating for the common ones.
+func role(b []byte) string {
+	switch string(b) {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "system":
+		return "system"
+	}
+	return string(b)
 }
 
 func (s *scanner) boolean() (bool, bool) {
@@ -357,7 +371,7 @@ func (s *scanner) streamOptions() (*StreamOptions, bool) {
 		return o, true
 	}
 	key, ok := s.key()
-	if !ok || key != "include_usage" {
+	if !ok || string(key) != "include_usage" {
 		return nil, false
 	}
 	if o.IncludeUsage, ok = s.boolean(); !ok || !s.end('}') {
@@ -389,10 +403,12 @@ func (s *scanner) messages() ([]Message, bool) {
 					return nil, false
 				}
 				var bit int
-				switch key {
+				switch string(key) {
 				case "role":
 					bit = 1
-					m.Role, ok = s.str()
+					var v []byte
+					v, ok = s.raw()
+					m.Role = role(v)
 				case "content":
 					bit = 2
 					if s.null() {

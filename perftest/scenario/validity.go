@@ -172,7 +172,7 @@ func (o *Outcome) Validity() []check.Verdict {
 		vs = append(vs, v)
 	}
 	if m := cfg.ClientBound.or(ModeWarn); m != ModeOff && o.Self != nil {
-		vs = append(vs, apply(ClientBound(*o.Self, cfg, o.Scenario.Rate > 0 && o.Scenario.Concurrency == 0, o.Mocked), m))
+		vs = append(vs, apply(ClientBound(*o.Self, cfg, (o.Scenario.Rate > 0 || len(o.Scenario.RateSeries) > 0) && o.Scenario.Concurrency == 0, o.Mocked), m))
 	}
 	if len(o.shards) > 0 {
 		vs = append(vs, o.shardValidityVerdicts()...)
