@@ -32,6 +32,7 @@ type result struct {
 	content   []byte // the content part of text, alone (kept only once there is reasoning)
 	tool      []byte // the tool calls' argument text, alone (also in text and content)
 	calls     []toolCall
+	images    int // images in a whole answer (image generation)
 }
 
 // add appends one event's content and reasoning text.
@@ -537,7 +538,9 @@ func snippet(b []byte) string {
 
 // parseBody extracts text and usage from a non-streaming response body, as its kind reads it.
 func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result) {
+	res.images = 0
 	content, choices, err := c.api.parseWhole(&w.parser, body, &w.chunk, res)
+	rec.Images = res.images
 	if err != nil {
 		rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: response is not JSON: "+snippet(body)
 		return

@@ -507,6 +507,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 			rec.ISLTemplate += rec.ImageTokens + rec.AudioTokens // a server's prompt_tokens counts them
 		}
 	}
+	recordClip(q.api, q.tc.media, rec)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request

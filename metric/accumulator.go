@@ -30,6 +30,8 @@ type Accumulator struct {
 	totOSL      int
 	totISL      int
 	totReason   int
+	totAudio    float64 // seconds
+	totImages   int
 	scratch     Request
 	// approx: per-request values go into reqs (one sketch per defs entry of Kind
 	// PerRequest) instead of blocks.
@@ -89,6 +91,12 @@ func (a *Accumulator) Add(r *record.Client) {
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
 	a.totReason += q.Reasoning
+	if v, ok := q.Raw(record.MetricAudioDuration); ok {
+		a.totAudio += v
+	}
+	if v, ok := q.Raw(record.MetricGeneratedImages); ok {
+		a.totImages += int(v)
+	}
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
 	}
@@ -164,7 +172,7 @@ func (a *Accumulator) Metrics() record.Metrics {
 		xs = make([]float64, 0, a.ok)
 	}
 	t := Totals{OK: a.ok, Errors: a.errs, Good: a.good, HasSLO: a.hasSLO,
-		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason}
+		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason, Audio: a.totAudio, Images: a.totImages}
 	if a.first >= 0 && a.last > a.first {
 		t.Duration = (a.last - a.first).Seconds()
 	}

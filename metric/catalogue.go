@@ -67,6 +67,8 @@ type Totals struct {
 	Duration   float64 // first request sent → last one done, seconds
 	ISL, OSL   int     // sums over the successful requests (OSL with reasoning)
 	Reasoning  int     // sum of the reasoning tokens
+	Audio      float64 // sum of the audio sent, seconds
+	Images     int     // sum of the images received
 }
 
 // Def is one metric: its name, how it is shown and asserted on, and how it is derived.
@@ -154,6 +156,9 @@ const (
 	UnitReqPerSec  = "requests/sec"
 	UnitTokPerSec  = "tokens/sec"
 	UnitRatio      = "ratio"
+	UnitImgPerSec  = "images/sec"
+	UnitAudioRate  = "audio sec/sec"
+	UnitImages     = "images"
 )
 
 func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
@@ -273,6 +278,28 @@ var builtin = []Def{
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "vLLM",
 		Help:  "Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).",
 		Value: (*Request).TPOTVLLM},
+	{Name: "audio_duration", Ident: "AudioDuration", Header: "Audio Duration", Label: "audio duration",
+		Unit: UnitSec, Kind: PerRequest, Origin: "AIPerf",
+		Help: "Duration of the audio a request sent (audio_transcription), from the clip's headers.",
+		Record: func(r *record.Client) (float64, bool) {
+			return r.AudioDuration.Seconds(), r.AudioDuration > 0
+		}},
+	{Name: "rtfx", Ident: "RTFx", Header: "Real-Time Factor (RTFx)", Label: "RTFx",
+		Unit: UnitRatio, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "Per request, audio_duration / request latency: seconds of audio transcribed per second of processing (audio_transcription).",
+		Value: (*Request).RTFx},
+	{Name: "generated_images", Ident: "GeneratedImages", Header: "Generated Images", Label: "images",
+		Unit: UnitImages, Kind: PerRequest, Origin: "perfgate",
+		Help:   "Images in the answer (image_generation): its data entries with a b64_json or url.",
+		Record: RecordCount(func(r *record.Client) (int, bool) { return r.Images, r.Images > 0 })},
+	{Name: "image_throughput", Ident: "ImageThroughput", Header: "Image Throughput", Label: "images/s",
+		Unit: UnitImgPerSec, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "Per request, images in the answer / request latency (image_generation).",
+		Value: (*Request).ImageThroughput},
+	{Name: "image_latency", Ident: "ImageLatency", Header: "Image Latency", Label: "image latency",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf",
+		Help:  "Per request, request latency / images in the answer (image_generation).",
+		Value: (*Request).ImageLatency},
 
 	{Name: "http_req_blocked", Ident: "HTTPBlocked", Const: "HTTPBlocked", Header: "HTTP Blocked", Label: "HTTP blocked",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
@@ -342,6 +369,14 @@ var builtin = []Def{
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf",
 		Help:  "Sum of ISL and OSL over the successful requests / benchmark duration.",
 		Total: func(t *Totals) (float64, bool) { return float64(t.OSL+t.ISL) / t.Duration, t.Duration > 0 }},
+	{Name: "audio_throughput", Ident: "AudioThroughput", Header: "Audio Throughput",
+		Unit: UnitAudioRate, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true,
+		Help:  "Sum of audio_duration over the successful requests / benchmark duration: the server's RTFx under the run's load; reported only when requests sent audio.",
+		Total: func(t *Totals) (float64, bool) { return t.Audio / t.Duration, t.Audio > 0 && t.Duration > 0 }},
+	{Name: "total_image_throughput", Ident: "TotalImageThroughput", Header: "Total Image Throughput",
+		Unit: UnitImgPerSec, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true,
+		Help:  "Images received over the successful requests / benchmark duration; reported only when answers carried images.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.Images) / t.Duration, t.Images > 0 && t.Duration > 0 }},
 	{Name: "request_throughput", Ident: "RequestThroughput", Header: "Request Throughput",
 		Unit: UnitReqPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Successful requests / benchmark duration.",

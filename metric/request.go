@@ -201,6 +201,36 @@ func (q *Request) OutputThroughputPerUser() (float64, bool) {
 	return 1e3 / itl, true
 }
 
+// RTFx returns AIPerf's inverse real-time factor, audio_duration in seconds / request
+// latency in seconds, and whether it is defined (the request sent audio and took time).
+func (q *Request) RTFx() (float64, bool) {
+	audio, ok := q.Raw(record.MetricAudioDuration)
+	if !ok || audio <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return audio / q.Latency.Seconds(), true
+}
+
+// ImageThroughput returns AIPerf's image_throughput, the answer's images / request
+// latency in seconds, and whether it is defined (the answer carried images).
+func (q *Request) ImageThroughput() (float64, bool) {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return n / q.Latency.Seconds(), true
+}
+
+// ImageLatency returns AIPerf's image_latency, request latency in ms / the answer's
+// images, and whether it is defined.
+func (q *Request) ImageLatency() (float64, bool) {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 {
+		return 0, false
+	}
+	return MS(q.Latency) / n, true
+}
+
 // PrefillThroughputPerUser returns ISL / TTFT in tokens/s/user, and whether it is
 // defined (TTFT measured and > 0).
 func (q *Request) PrefillThroughputPerUser() (float64, bool) {

@@ -47,6 +47,12 @@ const (
 	DefaultMaxEmbeddingInputs = 2048 // OpenAI's limit
 	// DefaultMaxRankingDocs caps the documents of one ranking request.
 	DefaultMaxRankingDocs = 1000
+	// DefaultTranscriptTokensPerSecond is a transcript's length per second of audio
+	// when Config.OSL is unset: speech at about 150 words a minute.
+	DefaultTranscriptTokensPerSecond = 3.0
+	// DefaultImageLatencyMs is the time to generate one image when
+	// Config.ImageLatency is unset.
+	DefaultImageLatencyMs = 100.0
 )
 
 // Config is the whole configuration of a mock server: a plain struct, JSON/YAML-able,
@@ -159,6 +165,14 @@ type Config struct {
 	TokensPerChunk int `json:"tokens_per_chunk,omitempty"`
 	// EmbeddingDim is the embedding vector length (0 = 768).
 	EmbeddingDim int `json:"embedding_dim,omitempty"`
+	// TranscriptTokensPerSecond is the length of a transcription's text per second of
+	// its audio, when OSL is unset (0 = DefaultTranscriptTokensPerSecond); with OSL
+	// set, the transcript's length is OSL's draw.
+	TranscriptTokensPerSecond float64 `json:"transcript_tokens_per_second,omitempty"`
+	// ImageLatency is the time to generate one image, in ms (a distribution; zero =
+	// DefaultImageLatencyMs, Fast = none): an image generation request of n images
+	// is answered after n draws, times LatencyScale.
+	ImageLatency distribution.Spec `json:"image_latency_ms,omitzero"`
 
 	// BodyLimit is the maximum request body in bytes (0 = 64 MiB); larger → 413.
 	BodyLimit int `json:"body_limit,omitempty"`
@@ -316,7 +330,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.DefaultMaxTokens < 0 || c.MaxTokensCap < 0 || c.TokensPerChunk < 0 || c.BodyLimit < 0 || c.RecordQueue < 0 || c.EmbeddingDim < 0 ||
-		c.MaxModelLen < 0 || c.MaxEmbeddingInputs < 0 || c.MaxRankingDocs < 0 || c.MaxConnections < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 {
+		c.MaxModelLen < 0 || c.MaxEmbeddingInputs < 0 || c.MaxRankingDocs < 0 || c.MaxConnections < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 ||
+		c.TranscriptTokensPerSecond < 0 {
 		bad("negative size or count in config")
 	}
 	if c.MaxTokensCap > 0 && c.DefaultMaxTokens > c.MaxTokensCap {
@@ -340,6 +355,7 @@ func (c *Config) Validate() error {
 // --tokens-per-chunk, --tool-call-tokens, --error-statuses, --retry-after, --disconnect-rate,
 // --slow-first-byte-rate, --slow-first-byte, --malformed-chunk-rate, --body-limit,
 // --grace-period, --max-model-len, --max-embedding-inputs, --max-ranking-docs,
+// --transcript-tokens-per-second, --image-latency,
 // --read-timeout, --idle-timeout, --max-connections, --batch, --batch-step-ms, --batch-decode-token-ms,
 // --batch-prefill-token-ms, --batch-max-batch, --batch-token-budget,
 // --batch-prefill-budget.
@@ -410,6 +426,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxModelLen, "max-model-len", orInt(c.MaxModelLen, DefaultMaxModelLen), "context length in tokens: longer input + requested output is refused (400)")
 	fs.IntVar(&c.MaxEmbeddingInputs, "max-embedding-inputs", orInt(c.MaxEmbeddingInputs, DefaultMaxEmbeddingInputs), "maximum inputs in one embeddings request")
 	fs.IntVar(&c.MaxRankingDocs, "max-ranking-docs", orInt(c.MaxRankingDocs, DefaultMaxRankingDocs), "maximum documents in one ranking request")
+	fs.Float64Var(&c.TranscriptTokensPerSecond, "transcript-tokens-per-second", orFloat(c.TranscriptTokensPerSecond, DefaultTranscriptTokensPerSecond), "transcription output tokens per second of audio (when --osl is unset)")
+	fs.Var(msDist{&c.ImageLatency, DefaultImageLatencyMs}, "image-latency", "time to generate one image in ms, or a distribution (image generation waits n of them)")
 	fs.DurationVar(&c.ReadTimeout, "read-timeout", orDur(c.ReadTimeout, DefaultReadTimeout), "time allowed to read one request (headers and body)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", orDur(c.IdleTimeout, DefaultIdleTimeout), "how long a keep-alive connection may wait for its next request")
 	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "open connections allowed; more are answered 503 + Retry-After (0 = no cap)")

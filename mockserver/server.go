@@ -35,8 +35,8 @@ type Server struct {
 	in       inputs // what the kinds parse and count requests with
 	gen      *generator
 	lat      *latencyModel
-	models   []string // under modelsMu: AnyModel adds to it
-	modelsMu sync.RWMutex
+	modelSet *modelSet // the served model names
+	lengths  lengths   // how long each generation is
 	logw     io.Writer
 
 	fs     *fasthttp.Server
@@ -92,10 +92,10 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), models: cfg.models(), logw: o.logw,
+	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), modelSet: newModelSet(&cfg), lengths: newLengths(&cfg), logw: o.logw,
 		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
 	s.in = inputs{cfg: &s.cfg, tok: tok, memo: newEncodeMemo()}
-	s.met = newMetrics(s.models[0], s.inflight.Load, s.streams.Load)
+	s.met = newMetrics(s.modelSet.first(), s.inflight.Load, s.streams.Load)
 	s.agg = newAggregator(tok.VocabSize())
 	return s, nil
 }
@@ -392,8 +392,6 @@ func (s *Server) reqRNG(body []byte, seed *int64) *rand.Rand {
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
-func (s *Server) hasModel(m string) bool { return s.serves(m) }
-
 // call is one recorded request in flight.
 type call struct {
 	rec  record.Server
@@ -659,7 +657,7 @@ func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	list := openai.ModelList{Object: "list"}
-	for _, m := range s.modelList() {
+	for _, m := range s.modelSet.list() {
 		list.Data = append(list.Data, openai.Model{ID: m, Object: "model", Created: s.start.Unix(), OwnedBy: "perfgate"})
 	}
 	b, _ := json.Marshal(list)

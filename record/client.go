@@ -176,6 +176,11 @@ type Client struct {
 	// UsageReasoningTokens is the server's usage.completion_tokens_details.reasoning_tokens
 	// (the part of UsageCompletionTokens that was reasoning); 0 when absent.
 	UsageReasoningTokens int `json:"usage_reasoning_tokens,omitempty"`
+	// AudioDuration is the duration of the audio the request sent (an
+	// audio_transcription request's file), in ns; 0 = none.
+	AudioDuration time.Duration `json:"audio_duration,omitempty"`
+	// Images is the number of images the answer carried (image_generation).
+	Images int `json:"images,omitempty"`
 	// FinishReason is the last finish_reason the server sent.
 	FinishReason string `json:"finish_reason,omitempty"`
 	// ResponseBytes counts the response body bytes received.
@@ -407,6 +412,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	if c.UsageReasoningTokens != 0 {
 		b = append(b, `,"usage_reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.UsageReasoningTokens), 10)
+	}
+	if c.AudioDuration != 0 {
+		b = append(b, `,"audio_duration":`...)
+		b = strconv.AppendInt(b, int64(c.AudioDuration), 10)
+	}
+	if c.Images != 0 {
+		b = append(b, `,"images":`...)
+		b = strconv.AppendInt(b, int64(c.Images), 10)
 	}
 	if c.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)

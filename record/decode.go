@@ -307,6 +307,12 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "usage_reasoning_tokens":
 			n, ok = p.int()
 			c.UsageReasoningTokens = int(n)
+		case "audio_duration":
+			n, ok = p.int()
+			c.AudioDuration = time.Duration(n)
+		case "images":
+			n, ok = p.int()
+			c.Images = int(n)
 		case "finish_reason":
 			c.FinishReason, ok = p.str(o.FinishReason)
 		case "response_bytes":

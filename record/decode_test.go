@@ -22,6 +22,7 @@ func plain() Client {
 	c.Blocked, c.DNSLookup, c.Connecting, c.TLSHandshaking = 1000, 2000, 3000, 1500
 	c.Written, c.ConnReused = 11*time.Millisecond, true
 	c.FirstToolCall, c.ToolCalls, c.ToolCallTokens = 65*time.Millisecond, 1, 3
+	c.AudioDuration, c.Images = 4500*time.Millisecond, 2
 	return c
 }
 

@@ -48,6 +48,16 @@ const (
 	MetricITLVLLM = "inter_token_latency_vllm"
 	// MetricTPOTVLLM (ms, per request, vLLM): Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).
 	MetricTPOTVLLM = "time_per_output_token_vllm"
+	// MetricAudioDuration (sec, per request, AIPerf): Duration of the audio a request sent (audio_transcription), from the clip's headers.
+	MetricAudioDuration = "audio_duration"
+	// MetricRTFx (ratio, per request, AIPerf): Per request, audio_duration / request latency: seconds of audio transcribed per second of processing (audio_transcription).
+	MetricRTFx = "rtfx"
+	// MetricGeneratedImages (images, per request, perfgate): Images in the answer (image_generation): its data entries with a b64_json or url.
+	MetricGeneratedImages = "generated_images"
+	// MetricImageThroughput (images/sec, per request, AIPerf): Per request, images in the answer / request latency (image_generation).
+	MetricImageThroughput = "image_throughput"
+	// MetricImageLatency (ms, per request, AIPerf): Per request, request latency / images in the answer (image_generation).
+	MetricImageLatency = "image_latency"
 	// MetricHTTPBlocked (ms, per request, AIPerf): Start of the connection step → request sent, less DNS lookup and connecting: taking a connection from the pool and arming it (k6's http_req_blocked, HAR's blocked).
 	MetricHTTPBlocked = "http_req_blocked"
 	// MetricHTTPDNSLookup (ms, per request, AIPerf): Resolving the host name of a new connection; 0 for an IP address or a reused connection (k6's http_req_looking_up, HAR's dns).
@@ -74,6 +84,10 @@ const (
 	MetricOutputTokenThroughput = "output_token_throughput"
 	// MetricTotalTokenThroughput (tokens/sec, per run, AIPerf): Sum of ISL and OSL over the successful requests / benchmark duration.
 	MetricTotalTokenThroughput = "total_token_throughput"
+	// MetricAudioThroughput (audio sec/sec, per run, perfgate): Sum of audio_duration over the successful requests / benchmark duration: the server's RTFx under the run's load; reported only when requests sent audio.
+	MetricAudioThroughput = "audio_throughput"
+	// MetricTotalImageThroughput (images/sec, per run, perfgate): Images received over the successful requests / benchmark duration; reported only when answers carried images.
+	MetricTotalImageThroughput = "total_image_throughput"
 	// MetricRequestThroughput (requests/sec, per run, AIPerf): Successful requests / benchmark duration.
 	MetricRequestThroughput = "request_throughput"
 	// MetricGoodput (requests/sec, per run, AIPerf): Requests meeting every bound of the goodput SLO / benchmark duration; reported only with an SLO.

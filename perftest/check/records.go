@@ -97,8 +97,9 @@ type Metric string
 // def returns m's catalogue entry.
 func (m Metric) def() (metric.Def, bool) { return metric.LookupRule(string(m)) }
 
-// Unit returns the metric's unit: Seconds for a latency, Tokens for a length,
-// TokPerSec for a throughput (an unknown metric: Seconds).
+// Unit returns the metric's unit: Seconds for a latency or a duration, Tokens for a
+// length, TokPerSec or ImgPerSec for a throughput, None for a ratio (an unknown
+// metric: Seconds).
 func (m Metric) Unit() Unit {
 	d, _ := m.def()
 	return checkUnit(d.Unit)
@@ -111,8 +112,12 @@ func checkUnit(u string) Unit {
 		return Tokens
 	case metric.UnitTokPerUser:
 		return TokPerSec
+	case metric.UnitImgPerSec:
+		return ImgPerSec
+	case metric.UnitRatio:
+		return None
 	}
-	return Seconds
+	return Seconds // ms (converted by Sample) and sec
 }
 
 // Label returns the name printed in messages ("TTFT", "ITL", …).
