@@ -229,7 +229,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.prefill = make(chan struct{}, cfg.PrefillConcurrency)
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
-	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO})
+	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO, ByModel: len(cfg.ModelNames) > 1})
 	if cfg.DiscardRecords && cfg.RecordFile != "" {
 		// The exact values are in the file; keep RAM flat however long the run.
 		r.acc.Approximate()
@@ -456,7 +456,7 @@ type turnReq struct {
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq) string {
 	q.endpoint, q.api, q.stream = r.shape(q.t)
-	if r.models != nil && q.t.Model == "" {
+	if r.models != nil && q.t.Model == "" && q.t.Body == nil {
 		// The model mix's choice, on a copy: the source may hand the turn out again.
 		t := *q.t
 		t.Model = r.models.pick(q.idx)

@@ -19,6 +19,11 @@ type Options struct {
 	// tokenizer's count. For chat requests usage counts the chat template too, so ISL
 	// is then the templated prompt, as the server sees it.
 	UsageISL bool
+	// ByModel breaks an [Accumulator]'s metrics down by the records' model as well
+	// ([record.Metrics.Models]), for a run that spreads its requests over several
+	// models (loadgen.Target.ModelNames). Each model's requests are kept a second
+	// time (64 bytes a request more).
+	ByModel bool
 }
 
 // Request is one request's derived values, each defined once here (see the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -273,6 +274,33 @@ type statRow struct {
 	Avg, Min, Max, P50, P90, P99, Std string
 }
 
+// modelRow is one model's row of a model mix's "Per model" table.
+type modelRow struct {
+	Model, Requests, Errors, ReqS, TokS, TTFT50, TTFT99, Lat50, Lat99, ITL50 string
+}
+
+// modelRows returns the per-model rows of m, by model name; none for one model.
+func modelRows(m record.Metrics) []modelRow {
+	names := slices.Sorted(maps.Keys(m.Models))
+	out := make([]modelRow, 0, len(names))
+	stat := func(mm record.Metrics, name string, p func(record.Stat) float64) string {
+		if s, ok := mm.Stats[name]; ok {
+			return num(p(s))
+		}
+		return "–"
+	}
+	for _, n := range names {
+		mm := m.Models[n]
+		out = append(out, modelRow{Model: n,
+			Requests: fmt.Sprint(int64(mm.Value(record.MetricRequestCount))), Errors: fmt.Sprint(int64(mm.Value(record.MetricErrorCount))),
+			ReqS: num(mm.Value(record.MetricRequestThroughput)), TokS: num(mm.Value(record.MetricOutputTokenThroughput)),
+			TTFT50: stat(mm, record.MetricTTFT, func(s record.Stat) float64 { return s.P50 }), TTFT99: stat(mm, record.MetricTTFT, func(s record.Stat) float64 { return s.P99 }),
+			Lat50: stat(mm, record.MetricRequestLatency, func(s record.Stat) float64 { return s.P50 }), Lat99: stat(mm, record.MetricRequestLatency, func(s record.Stat) float64 { return s.P99 }),
+			ITL50: stat(mm, record.MetricITL, func(s record.Stat) float64 { return s.P50 })})
+	}
+	return out
+}
+
 type errRow struct {
 	Kind, Example string
 	Count         int
@@ -284,6 +312,7 @@ type runPage struct {
 	Manifest        *Manifest
 	Rows            []statRow
 	Counts          []kv
+	Models          []modelRow // a model mix's per-model figures (record.Metrics.Models)
 	Lengths         lengthsPage
 	Latency         []figure
 	OverTime        []figure
@@ -361,7 +390,11 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}{{with .Counts}} <span class="unit">{{.}}</span>{{end}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
 {{end}}</tbody></table>
 <table id="counts"><tbody>{{range .Counts}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
-{{if .HTTP}}<h2>HTTP phases</h2>
+{{if .Models}}<h2>Per model</h2>
+<table id="models"><thead><tr><th class="l">model</th><th>requests</th><th>errors</th><th>requests/s</th><th>output tokens/s</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th><th>latency p50 (ms)</th><th>latency p99 (ms)</th><th>ITL p50 (ms)</th></tr></thead><tbody>
+{{range .Models}}<tr><td class="l">{{.Model}}</td><td>{{.Requests}}</td><td>{{.Errors}}</td><td>{{.ReqS}}</td><td>{{.TokS}}</td><td>{{.TTFT50}}</td><td>{{.TTFT99}}</td><td>{{.Lat50}}</td><td>{{.Lat99}}</td><td>{{.ITL50}}</td></tr>
+{{end}}</tbody></table>
+{{end}}{{if .HTTP}}<h2>HTTP phases</h2>
 <p class="sub">Where each request's time went on the connection, as k6 and HAR name the phases and AIPerf's http_req_* metrics use them: blocked, DNS lookup and connecting (TLS handshaking included) come before the request is sent; sending, waiting (time to first byte) and receiving follow it and sum to the request latency.</p>
 <table id="http-phases"><thead><tr><th class="l">phase</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
 {{range .HTTP}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
@@ -463,6 +496,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		sum = &m
 	}
 	page.Rows, page.Counts = metricRows(*sum)
+	page.Models = modelRows(*sum)
 	page.Rows, page.HTTP = splitHTTPRows(page.Rows)
 	page.Lengths = lengthsSection(p, opts.Lengths)
 
