@@ -98,7 +98,7 @@ type Def struct {
 	Better Better
 	// Kind says how it is measured and aggregated.
 	Kind Kind
-	// Origin is whose definition it follows: "AIPerf", "vLLM" or "perfgate".
+	// Origin is whose definition it follows: "AIPerf", "vLLM", "k6" or "perfgate".
 	Origin string
 	// Console: shown in the console summary table by default (all are with --all).
 	Console bool
