@@ -20,7 +20,7 @@ import (
 // summary is what one streaming pass over a run's recordings keeps: the exact metrics
 // and everything the verdicts, the run context and the length checks need, in 84
 // bytes a measured request (its values in the accumulator's metric.Store, 64 bytes
-// plus 8 per raw metric the run has, and compactReq's 20; error texts and ids other than the load
+// plus 8 per raw metric whose values differ between requests, and compactReq's 20; error texts and ids other than the load
 // generator's "req-<index>" on the side) and 24 bytes a server record. The records themselves
 // stay on disk ([Outcome.Records] reads them back).
 type summary struct {
