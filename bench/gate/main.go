@@ -471,9 +471,10 @@ type job struct {
 	scale float64
 }
 
-// runSide brings every live pair's side up to k runs, workers at a time. Each pair's
-// speeds are drawn in run order from its own generator, the baseline's before the
-// current's at each look, so a seed reproduces them whatever the scheduling.
+// runSide brings every live pair's side up to k runs, workers at a time, run n of
+// every pair before run n+1. Each pair's speeds are drawn in run order from its own
+// generator, the baseline's before the current's at each look, so a seed reproduces
+// them whatever the scheduling.
 func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) error {
 	var jobs []job
 	for _, p := range live {
@@ -489,6 +490,11 @@ func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) 
 			jobs = append(jobs, job{p: p, side: side, n: n, scale: f * math.Exp(s.cv*p.rng.NormFloat64())})
 		}
 	}
+	// Run n of every pair before run n+1 of any: a pair's runs are then spread over the
+	// whole batch, as a side's runs are spread in time when they run one after another,
+	// and not run at once by the workers, where one hiccup of the machine would shift
+	// all of a side's runs together (and the gate, rightly, would call that a change).
+	slices.SortStableFunc(jobs, func(a, b job) int { return a.n - b.n })
 	type done struct {
 		j    job
 		rs   scenario.RunStats
