@@ -29,6 +29,11 @@ type adapter interface {
 	input(t *dataset.Turn, tc *turnCtx) inputCount
 	// docs reports whether the kind sends passages with its query (Config.Passages).
 	docs() bool
+	// media reports whether the kind's messages carry images and audio (Config.Media).
+	media() bool
+	// tools reports whether the kind's requests carry tools and tool_choice, and its
+	// answers tool calls (Workload.Tools; docs/tools.md).
+	tools() bool
 	// body renders t's request body and its Content-Type ("" = application/json).
 	// A kind whose body is one JSON object implements it with [bodyBuilder.json].
 	body(b *bodyBuilder, t *dataset.Turn, tc *turnCtx, stream bool) (body []byte, contentType string)
@@ -77,6 +82,8 @@ var apis = []apiEntry{
 	{EndpointRerank, rerankAPI{}},
 	{EndpointResponses, responsesAPI{}},
 	{EndpointMessages, messagesAPI{}},
+	{EndpointTranscriptions, transcriptionAPI{}},
+	{EndpointImages, imagesAPI{}},
 }
 
 // apiEntry is one row of the adapter table: a kind's name and its adapter.
@@ -128,6 +135,8 @@ type openaiAPI struct{}
 
 func (openaiAPI) generates() bool                               { return false }
 func (openaiAPI) docs() bool                                    { return false }
+func (openaiAPI) media() bool                                   { return false }
+func (openaiAPI) tools() bool                                   { return false }
 func (openaiAPI) input(*dataset.Turn, *turnCtx) inputCount      { return inputPrompt }
 func (openaiAPI) endsWithDone() bool                            { return true }
 func (openaiAPI) streamUsage() bool                             { return false }
@@ -145,7 +154,8 @@ func (openaiAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.Strea
 		return false, false, err
 	}
 	res.add(ch.Text, ch.Reasoning)
-	return len(ch.Text) > 0, ch.Choices > 0, nil
+	tools := res.addTools(ch.Tools)
+	return len(ch.Text) > 0 || tools, ch.Choices > 0, nil
 }
 
 func (openaiAPI) parseEvent(p *openai.ChunkParser, _, data []byte, ch *openai.StreamChunk) error {
@@ -193,5 +203,18 @@ func chatMessages(msgs []message, t *dataset.Turn, tc *turnCtx) []message {
 		msgs = append(msgs, message{Role: "system", Content: tc.system})
 	}
 	msgs = append(msgs, tc.history...)
+	if len(tc.toolReply) > 0 { // the prompt is the result of the calls just made
+		for i, id := range tc.toolReply {
+			m := message{Role: "tool", ToolCallID: id}
+			if i == 0 {
+				m.Content = t.Prompt
+			}
+			msgs = append(msgs, m)
+		}
+		return msgs
+	}
+	if len(tc.media) > 0 {
+		return append(msgs, message{Role: "user", Content: mediaSentinel}) // spliceMedia's list replaces it
+	}
 	return append(msgs, message{Role: "user", Content: t.Prompt})
 }

@@ -76,7 +76,9 @@ func (transcribeAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.S
 func TestAdapterAddedInATest(t *testing.T) {
 	const kind Endpoint = "transcribe-test"
 	cfg := func(url string) Config {
-		return Config{Target: Target{URLs: []string{url}, API: kind, NoStream: true, Model: "whisper"},
+		// A configured Content-Type (for JSON kinds) must not replace the multipart
+		// body's own, which names its boundary.
+		return Config{Target: Target{URLs: []string{url}, API: kind, NoStream: true, Model: "whisper", Headers: Headers{"Content-Type": "application/json"}},
 			Workload: Workload{ISL: fixed(12), OSL: fixed(4)}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 3}}
 	}
 	if err := func() error { c := cfg("http://127.0.0.1:1/v1"); return c.Validate() }(); err == nil || !strings.Contains(err.Error(), string(kind)) {

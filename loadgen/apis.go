@@ -14,13 +14,15 @@ import (
 )
 
 // chatAPI is OpenAI chat completions: the system prompt, history and prompt as
-// messages; input counted through the chat template (with vLLM's
-// add_generation_prompt); reasoning read from reasoning_content.
+// messages, with images and audio when configured; input counted through the chat
+// template (with vLLM's add_generation_prompt); reasoning read from reasoning_content.
 type chatAPI struct{ openaiAPI }
 
 func (chatAPI) path() string      { return openai.PathChat }
 func (chatAPI) generates() bool   { return true }
 func (chatAPI) streamUsage() bool { return true }
+func (chatAPI) media() bool       { return true }
+func (chatAPI) tools() bool       { return true }
 
 func (chatAPI) input(t *dataset.Turn, _ *turnCtx) inputCount {
 	if t.Body != nil {

@@ -4,12 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 )
 
 type message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls and ToolCallID carry tool calls back (Workload.ToolResults): an
+	// assistant message's calls, a tool message's call.
+	ToolCalls  []openai.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string            `json:"tool_call_id,omitempty"`
 }
 
 type textField struct {
@@ -27,6 +32,8 @@ type wireBody struct {
 	Query               any             `json:"query,omitempty"`
 	Passages            []textField     `json:"passages,omitempty"`
 	Documents           []string        `json:"documents,omitempty"`
+	Tools               json.RawMessage `json:"tools,omitempty"`
+	ToolChoice          any             `json:"tool_choice,omitempty"`
 	Stream              bool            `json:"stream,omitempty"`
 	StreamOptions       *streamOptions  `json:"stream_options,omitempty"`
 	MaxTokens           *int            `json:"max_tokens,omitempty"`
@@ -43,8 +50,11 @@ type streamOptions struct {
 
 // bodyBuilder renders request bodies for one run.
 type bodyBuilder struct {
-	cfg   *Config
-	extra []byte // marshalled ExtraBody, "{...}" or nil
+	cfg      *Config
+	extra    []byte       // marshalled ExtraBody, "{...}" or nil
+	tools    *toolSet     // the chat requests' tools; nil = none
+	media    *mediaDrawer // nil without media
+	formKeys []string     // ExtraBody's keys sorted, less a form kind's own fields
 }
 
 func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
@@ -55,14 +65,22 @@ func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
 			return nil, fmt.Errorf("loadgen: extra_body: %w", err)
 		}
 		b.extra = x
+		b.formKeys = formKeys(cfg.ExtraBody)
 	}
-	return b, nil
+	var err error
+	b.tools, err = newToolSet(&cfg.Workload)
+	return b, err
 }
 
 // turnCtx is what a body needs besides the turn: the conversation so far.
 type turnCtx struct {
 	history []message // previous user/assistant messages
 	system  string
+	// toolChoice is the request's tool_choice (nil: no tools); toolReply, the ids
+	// of the calls whose results the turn's prompt answers (Workload.ToolResults).
+	toolChoice any
+	toolReply  []string
+	media      []mediaPart // this turn's images and clips (chat), drawn by mediaDrawer
 }
 
 // build renders t for the API kind a: a payload as it is, otherwise the kind's
@@ -88,6 +106,9 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 		}
 	}
 	k.fill(&w, t, tc)
+	if tc.toolChoice != nil {
+		w.Tools, w.ToolChoice = b.tools.raw, tc.toolChoice
+	}
 	if gen && t.OSL > 0 {
 		osl := t.OSL
 		field := cfg.OSLField
@@ -113,7 +134,11 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	for _, m := range tc.history {
 		size += 32 + len(m.Content)
 	}
-	return spliceExtra(appendWireBody(make([]byte, 0, size), &w), b.extra), ""
+	out := appendWireBody(make([]byte, 0, size), &w)
+	if len(tc.media) > 0 && b.media != nil {
+		out = spliceMedia(out, b.media, t.Prompt, tc.media)
+	}
+	return spliceExtra(out, b.extra), ""
 }
 
 // model is the model t asks for: the turn's, the run's, or DefaultModel.

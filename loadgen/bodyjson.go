@@ -6,6 +6,7 @@ package loadgen
 // TestWireBodyMatchesMarshal holds it to Marshal's output.
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -24,9 +25,7 @@ func appendWireBody(dst []byte, w *wireBody) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendMarshalString(append(dst, `{"role":`...), m.Role)
-			dst = appendMarshalString(append(dst, `,"content":`...), m.Content)
-			dst = append(dst, '}')
+			dst = appendMessage(dst, &m)
 		}
 		dst = append(dst, ']')
 	}
@@ -55,6 +54,11 @@ func appendWireBody(dst []byte, w *wireBody) []byte {
 		}
 		dst = append(dst, ']')
 	}
+	if len(w.Tools) > 0 {
+		dst = append(dst, `,"tools":`...)
+		dst = appendCompact(dst, w.Tools)
+	}
+	dst = appendMarshalAny(dst, `,"tool_choice":`, w.ToolChoice)
 	if w.Stream {
 		dst = append(dst, `,"stream":true`...)
 	}
@@ -70,6 +74,32 @@ func appendWireBody(dst []byte, w *wireBody) []byte {
 		dst = strconv.AppendBool(append(dst, `,"ignore_eos":`...), *w.IgnoreEOS)
 	}
 	return append(dst, '}')
+}
+
+// appendMessage appends one chat message as Marshal writes it.
+func appendMessage(dst []byte, m *message) []byte {
+	dst = appendMarshalString(append(dst, `{"role":`...), m.Role)
+	dst = appendMarshalString(append(dst, `,"content":`...), m.Content)
+	if len(m.ToolCalls) > 0 { // rare (Workload.ToolResults): as Marshal embeds them
+		b, _ := json.Marshal(m.ToolCalls)
+		dst = append(append(dst, `,"tool_calls":`...), b...)
+	}
+	if m.ToolCallID != "" {
+		dst = appendMarshalString(append(dst, `,"tool_call_id":`...), m.ToolCallID)
+	}
+	return append(dst, '}')
+}
+
+// appendCompact appends the JSON raw as Marshal embeds a json.RawMessage: compacted,
+// HTML-escaped.
+func appendCompact(dst, raw []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return append(dst, raw...)
+	}
+	var esc bytes.Buffer
+	json.HTMLEscape(&esc, buf.Bytes())
+	return append(dst, esc.Bytes()...)
 }
 
 func appendMarshalInt(dst []byte, key string, v *int) []byte {
@@ -97,8 +127,7 @@ func appendMarshalAny(dst []byte, key string, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendMarshalString(append(dst, `{"role":`...), m.Role)
-			dst = append(appendMarshalString(append(dst, `,"content":`...), m.Content), '}')
+			dst = appendMessage(dst, &m)
 		}
 		return append(dst, ']')
 	case []string:

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/openai"
 )
 
 // TestWireBodyMatchesMarshal: appendWireBody writes the bytes encoding/json.Marshal
@@ -34,7 +36,18 @@ func TestWireBodyMatchesMarshal(t *testing.T) {
 		w := wireBody{Model: str(), System: str(), Stream: rng.IntN(2) == 0,
 			MaxTokens: intp(), MaxCompletionTokens: intp(), MaxOutputTokens: intp(), MinTokens: intp()}
 		for range rng.IntN(3) {
-			w.Messages = append(w.Messages, message{Role: str(), Content: str()})
+			m := message{Role: str(), Content: str()}
+			switch rng.IntN(4) {
+			case 0:
+				m.ToolCalls = []openai.ToolCall{{ID: str(), Type: "function", Function: openai.FunctionCall{Name: str(), Arguments: str()}}}
+			case 1:
+				m.ToolCallID = str()
+			}
+			w.Messages = append(w.Messages, m)
+		}
+		if rng.IntN(2) == 0 {
+			w.Tools = json.RawMessage(`[ {"type": "function", "function": {"name": "f<1>", "parameters": {"type":"object"}}} ]`)
+			w.ToolChoice = []any{"auto", "required", map[string]any{"type": "function", "function": map[string]string{"name": str()}}}[rng.IntN(3)]
 		}
 		if rng.IntN(2) == 0 {
 			p := str()
@@ -47,6 +60,7 @@ func TestWireBodyMatchesMarshal(t *testing.T) {
 			func() any { return []string(nil) },
 			func() any { return textField{Text: str()} },
 			func() any { return []message{{Role: "user", Content: str()}} },
+			func() any { return []message{{Role: "tool", Content: str(), ToolCallID: str()}} },
 			func() any { return []message(nil) },
 			func() any { return map[string]int{"k": 1} }, // a shape the encoder leaves to Marshal
 		}

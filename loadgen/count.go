@@ -7,7 +7,6 @@ package loadgen
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -20,6 +19,7 @@ import (
 type templated struct {
 	isl, tmpl int // contents (payloads only) and rendered counts
 	mode      string
+	img, aud  int // a payload's image and audio tokens (in tmpl)
 }
 
 // templateCount fills rec.ISLTemplate and rec.TokenizationMode for a request whose
@@ -47,9 +47,12 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		fallthrough
 	case inputTemplate:
 		if len(tc.history) == 0 {
-			// "p<addGen><len(system)>:<system><prompt>", built without fmt.
+			// "p<addGen><len(system)>:<system><prompt><media placeholders>", built without fmt.
 			key = strconv.AppendInt(strconv.AppendBool(append(key, 'p'), addGen), int64(len(tc.system)), 10)
 			key = append(append(append(key, ':'), tc.system...), t.Prompt...)
+			if len(tc.media) > 0 {
+				key = append(key, placeholders(tc.media)...)
+			}
 		}
 	default:
 		return
@@ -91,6 +94,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 
 func (r *runner) setTemplated(rec *record.Client, v templated) {
 	rec.ISLTemplate, rec.TokenizationMode = v.tmpl, v.mode
+	rec.ImageTokens, rec.AudioTokens = v.img, v.aud
 	if rec.ISL == 0 {
 		rec.ISL = v.isl
 	}
@@ -102,7 +106,7 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 	var msgs []tokenizer.Message
 	if t.Body != nil {
 		var req openai.ChatRequest
-		if json.Unmarshal(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
+		if openai.DecodeChatRequest(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
 			return v, false
 		}
 		for _, m := range req.Messages {
@@ -112,6 +116,7 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		if req.AddGenerationPrompt != nil {
 			addGen = *req.AddGenerationPrompt
 		}
+		v.img, v.aud = payloadMedia(req.Model, r.tok, req.Messages)
 	} else {
 		msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
 		if tc.system != "" {
@@ -120,13 +125,19 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 		for _, m := range tc.history {
 			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
 		}
-		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt})
+		if len(tc.toolReply) > 0 { // the tool messages the turn sends instead of a user message
+			for _, m := range chatMessages(nil, t, &turnCtx{toolReply: tc.toolReply}) {
+				msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
+			}
+		} else {
+			msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt + placeholders(tc.media)})
+		}
 	}
 	n, fallback, err := r.tok.CountChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {
 		return v, false
 	}
-	v.tmpl, v.mode = n, record.ModeChatTemplate
+	v.tmpl, v.mode = n+v.img+v.aud, record.ModeChatTemplate
 	if fallback {
 		v.mode = record.ModeChatTemplateFallback
 	}
@@ -160,6 +171,12 @@ func (r *runner) countText(b []byte, sc *scratch) int {
 
 // count fills token counts from the received text: per chunk, and OSL over all text.
 func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
+	if len(res.calls) > 0 {
+		rec.ToolCalls = len(res.calls)
+		if len(res.tool) > 0 {
+			rec.ToolCallTokens = r.countText(res.tool, sc)
+		}
+	}
 	if len(rec.Chunks) == 1 && len(res.ends) == 1 && len(res.reasoning) == 0 {
 		if len(res.text) > 0 {
 			rec.OSL = r.countText(res.text, sc)

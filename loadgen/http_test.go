@@ -63,6 +63,24 @@ func TestAppendHead(t *testing.T) {
 			t.Errorf("stream=%v: %d Content-Type headers in %q; want 1", stream, n, raw)
 		}
 	}
+	// A body with its own Content-Type (multipart, naming its boundary) keeps it over
+	// the configured one; without one, the configured one is sent, once.
+	for _, c := range []struct{ own, want string }{
+		{"multipart/form-data; boundary=b0undary", "multipart/form-data; boundary=b0undary"},
+		{"", "application/json; charset=utf-8"},
+	} {
+		raw := appendHead(nil, &call{target: tg, body: body, ctype: c.own, hdr: hdr})
+		var req fasthttp.Request
+		if err := req.Header.Read(bufio.NewReader(bytes.NewReader(raw))); err != nil {
+			t.Fatalf("fasthttp cannot parse %q: %v", raw, err)
+		}
+		if got := string(req.Header.ContentType()); got != c.want {
+			t.Errorf("body type %q, configured application/json; charset=utf-8: sent %q, want %q", c.own, got, c.want)
+		}
+		if n := strings.Count(strings.ToLower(string(raw)), "content-type:"); n != 1 {
+			t.Errorf("body type %q: %d Content-Type headers in %q; want 1", c.own, n, raw)
+		}
+	}
 }
 
 // TestLargeBodyIsSentWhole sends a body past inlineBody (written with writev, not

@@ -17,10 +17,12 @@ const inlineBody = 64 << 10
 
 // headerBlock is the part of the request headers every request of a run shares,
 // rendered once: the configured headers (and API key), and which of the headers
-// loadgen sets itself they replace (a configured header wins, as with Header.Set).
+// loadgen sets itself they replace (a configured header wins, as with Header.Set),
+// except a body's own Content-Type (a multipart body's, which names its boundary).
 type headerBlock struct {
-	lines                      []byte // "Name: value\r\n" each
-	host, ctype, accept, reqID bool
+	lines               []byte // "Name: value\r\n" each, but Content-Type
+	ctype               []byte // the configured Content-Type line; nil = none
+	host, accept, reqID bool
 }
 
 // newHeaderBlock renders hs. Content-Length is always the body's length, so a
@@ -36,7 +38,8 @@ func newHeaderBlock(hs [][2]string) *headerBlock {
 		case strings.EqualFold(k, "Host"):
 			h.host = true
 		case strings.EqualFold(k, "Content-Type"):
-			h.ctype = true
+			h.ctype = append(append(append(append(h.ctype[:0], k...), ": "...), v...), "\r\n"...)
+			continue
 		case strings.EqualFold(k, "Accept"):
 			h.accept = true
 		case strings.EqualFold(k, "X-Request-Id"):
@@ -59,12 +62,13 @@ func appendHead(dst []byte, c *call) []byte {
 	if !h.host {
 		dst = append(append(append(dst, "Host: "...), c.target.host...), "\r\n"...)
 	}
-	if !h.ctype {
-		ct := c.ctype
-		if ct == "" {
-			ct = "application/json"
-		}
-		dst = append(append(append(dst, "Content-Type: "...), ct...), "\r\n"...)
+	switch {
+	case c.ctype != "": // the body's own type: a configured one would lose its boundary
+		dst = append(append(append(dst, "Content-Type: "...), c.ctype...), "\r\n"...)
+	case h.ctype != nil:
+		dst = append(dst, h.ctype...)
+	default:
+		dst = append(dst, "Content-Type: application/json\r\n"...)
 	}
 	if c.stream && !h.accept {
 		dst = append(dst, "Accept: text/event-stream\r\n"...)

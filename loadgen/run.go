@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
@@ -172,9 +173,15 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
 		return nil, err
 	}
+	if r.bodies.media, err = newMediaDrawer(&r.cfg, tok.Name(), tok.Source()); err != nil {
+		return nil, err
+	}
 	d := &dialer{timeout: cfg.ConnectTimeout}
 	if d.timeout == 0 {
 		d.timeout = DefaultConnectTime
+	}
+	if d.tls, err = cfg.tlsConfig(); err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
 	}
 	for _, a := range cfg.SourceAddrs {
 		d.local = append(d.local, &net.TCPAddr{IP: net.ParseIP(a)})
@@ -210,6 +217,8 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	}
 	if cfg.Duration > 0 {
 		r.deadline = cfg.WarmupDuration + cfg.Duration
+	} else if len(cfg.RateSeries) > 0 && cfg.Requests == 0 && cfg.InputFile == "" {
+		r.deadline = cfg.RateSeries.End() // the series' end is the run's
 	}
 	if r.pacer != nil && cfg.Concurrency > 0 {
 		r.sem = make(chan struct{}, cfg.Concurrency)
@@ -218,7 +227,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.prefill = make(chan struct{}, cfg.PrefillConcurrency)
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
-	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO})
+	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO, ByModel: len(cfg.ModelNames) > 1})
 	if cfg.DiscardRecords && cfg.RecordFile != "" {
 		// The exact values are in the file; keep RAM flat however long the run.
 		r.acc.Approximate()
@@ -366,13 +375,24 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 			}
 		}
 		last := ti == len(conv.Turns)-1
-		text := r.request(ctx, &turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last})
+		q := turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last}
+		text := r.request(ctx, &q)
 		if held {
 			<-r.sem
 			held = false
 		}
 		if !last {
-			tc.history = append(tc.history, message{Role: "user", Content: t.Prompt}, message{Role: "assistant", Content: text})
+			tc.history = chatMessages(tc.history, t, &turnCtx{toolReply: tc.toolReply}) // the turn's own input
+			tc.toolReply = nil
+			reply := message{Role: "assistant", Content: text}
+			if r.cfg.ToolResults && len(q.calls) > 0 {
+				// The calls go back, and the next turn's prompt is their result.
+				reply = message{Role: "assistant", ToolCalls: q.calls}
+				for _, c := range q.calls {
+					tc.toolReply = append(tc.toolReply, c.ID)
+				}
+			}
+			tc.history = append(tc.history, reply)
 		}
 	}
 	return ctx.Err() == nil
@@ -427,17 +447,24 @@ type turnReq struct {
 	endpoint  Endpoint
 	api       adapter // endpoint's
 	stream    bool
+	calls     []openai.ToolCall // the answer's tool calls, when wantText
 }
 
 // request sends one turn and records it; it returns the generated text when
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq) string {
 	q.endpoint, q.api, q.stream = r.shape(q.t)
-	if r.models != nil && q.t.Model == "" {
+	if r.models != nil && q.t.Model == "" && q.t.Body == nil {
 		// The model mix's choice, on a copy: the source may hand the turn out again.
 		t := *q.t
 		t.Model = r.models.pick(q.idx)
 		q.t = &t
+	}
+	q.tc.toolChoice = nil
+	if ts := r.bodies.tools; ts != nil && q.t.Body == nil {
+		if q.api.tools() {
+			q.tc.toolChoice = ts.choice(q.idx)
+		}
 	}
 	tg := r.pick()
 	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
@@ -454,6 +481,9 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	*c = call{
 		target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
+	if !r.attachMedia(q, rec) {
+		return "" // recorded as failed: its body could not be built
+	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
 	rctx, stop := r.maybeCancel(ctx)
 	defer stop()
@@ -462,6 +492,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	}
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
+	res.tool, res.calls = res.tool[:0], res.calls[:0]
 	if r.prefill == nil {
 		r.sender.send(rctx, c, rec, res)
 	} else {
@@ -470,12 +501,23 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
+	if q.tc.media != nil {
+		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)
+		if rec.ISLTemplate > 0 {
+			rec.ISLTemplate += rec.ImageTokens + rec.AudioTokens // a server's prompt_tokens counts them
+		}
+	}
+	recordClip(q.api, q.tc.media, rec)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request
 	c.body = nil
 	r.done <- rec
 	if q.wantText {
+		q.calls = nil
+		if len(res.calls) > 0 {
+			q.calls = res.wireCalls()
+		}
 		return string(res.text)
 	}
 	return ""

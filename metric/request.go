@@ -19,6 +19,11 @@ type Options struct {
 	// tokenizer's count. For chat requests usage counts the chat template too, so ISL
 	// is then the templated prompt, as the server sees it.
 	UsageISL bool
+	// ByModel breaks an [Accumulator]'s metrics down by the records' model as well
+	// ([record.Metrics.Models]), for a run that spreads its requests over several
+	// models (loadgen.Target.ModelNames). Each model's requests are kept a second
+	// time (64 bytes a request more).
+	ByModel bool
 }
 
 // Request is one request's derived values, each defined once here (see the
@@ -60,7 +65,7 @@ type Request struct {
 	ITLVLLM []time.Duration
 
 	// cat is the catalogue Reset read the raw metrics ([Def.Record]) of; raw their
-	// values in cat.raw's order, NaN for none. [Request.Raw] reads them.
+	// values in cat.raw's order, noRaw for none. [Request.Raw] reads them.
 	cat *catalogue
 	raw []float64
 }
@@ -73,14 +78,19 @@ func Of(r *record.Client, opt Options) Request {
 	return q
 }
 
+// noRaw marks a raw metric without a value. It is -Inf, not NaN, so that two requests
+// with the same values are equal (reflect.DeepEqual, ==) whether or not they have
+// every raw metric; a record's infinite value counts as none.
+var noRaw = math.Inf(-1)
+
 // Reset sets q to r's values under opt, reusing q's ICL and ITLVLLM storage.
 func (q *Request) Reset(r *record.Client, opt Options) {
 	icl, itlv, raw := q.ICL[:0], q.ITLVLLM[:0], q.raw[:0]
 	cat := current.Load()
 	for _, k := range cat.raw {
 		v, ok := cat.defs[k].Record(r)
-		if !ok || math.IsInf(v, 0) {
-			v = math.NaN()
+		if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
+			v = noRaw
 		}
 		raw = append(raw, v)
 	}
@@ -155,7 +165,7 @@ func (q *Request) rawOf(cat *catalogue, j int) (float64, bool) {
 	if q.cat != cat {
 		return q.Raw(cat.defs[cat.raw[j]].Name)
 	}
-	if j >= len(q.raw) || math.IsNaN(q.raw[j]) {
+	if j >= len(q.raw) || q.raw[j] == noRaw {
 		return 0, false
 	}
 	return q.raw[j], true
@@ -194,6 +204,36 @@ func (q *Request) OutputThroughputPerUser() (float64, bool) {
 		return 0, false
 	}
 	return 1e3 / itl, true
+}
+
+// RTFx returns AIPerf's inverse real-time factor, audio_duration in seconds / request
+// latency in seconds, and whether it is defined (the request sent audio and took time).
+func (q *Request) RTFx() (float64, bool) {
+	audio, ok := q.Raw(record.MetricAudioDuration)
+	if !ok || audio <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return audio / q.Latency.Seconds(), true
+}
+
+// ImageThroughput returns AIPerf's image_throughput, the answer's images / request
+// latency in seconds, and whether it is defined (the answer carried images).
+func (q *Request) ImageThroughput() (float64, bool) {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return n / q.Latency.Seconds(), true
+}
+
+// ImageLatency returns AIPerf's image_latency, request latency in ms / the answer's
+// images, and whether it is defined.
+func (q *Request) ImageLatency() (float64, bool) {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 {
+		return 0, false
+	}
+	return MS(q.Latency) / n, true
 }
 
 // PrefillThroughputPerUser returns ISL / TTFT in tokens/s/user, and whether it is

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"time"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/media"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
@@ -195,7 +199,9 @@ func TestHealthModelsMetrics(t *testing.T) {
 func TestContentPartsNormalised(t *testing.T) {
 	s := start(t, Config{Fast: true})
 	tok := gpt2(t)
-	body := `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"Look at "},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":" and this"},{"type":"input_audio","input_audio":{"data":"AAAA","format":"wav"}}]}]}`
+	img := dataURI(t) // 10 x 10 PNG: the minimum 56 x 56 area, 2 x 2 cells + 2
+	wav, _ := media.AppendAudioBase64(nil, media.WAV, 16000, 1, time.Second, 1)
+	body := `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"Look at "},{"type":"image_url","image_url":{"url":"` + img + `"}},{"type":"text","text":" and this"},{"type":"input_audio","input_audio":{"data":"` + string(wav) + `","format":"wav"}}]}]}`
 	resp, b := post(t, s.URL()+"/v1/chat/completions", body)
 	if resp.StatusCode != 200 {
 		t.Fatalf("%d %s", resp.StatusCode, b)
@@ -203,8 +209,8 @@ func TestContentPartsNormalised(t *testing.T) {
 	s.Close()
 	r := s.Records()[0]
 	want := tok.Count(tokenizer.RenderChatMLFallback([]tokenizer.Message{{Role: "user", Content: "Look at <image> and this<audio>"}}, true), false)
-	if r.ISL != want || r.NonTextParts != 2 {
-		t.Errorf("ISL, non-text parts = %d, %d; want %d, 2", r.ISL, r.NonTextParts, want)
+	if r.TextISL != want || r.ISL != want+6+25 || r.NonTextParts != 2 {
+		t.Errorf("text ISL, ISL, non-text parts = %d, %d, %d; want %d, %d, 2", r.TextISL, r.ISL, r.NonTextParts, want, want+6+25)
 	}
 }
 

@@ -24,22 +24,34 @@ func (chatKind) appendContent(buf []byte, h openai.ChunkHeader, text string, inc
 }
 
 func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
+	if rp.j.tool == "" {
+		return openai.AppendChatCompletion(make([]byte, 0, 256+len(text)+len(thinking)), rp.h, thinking, text, rp.g.finish, u)
+	}
+	// A tool call (rare): encoding/json.
 	h := rp.h
+	msg := openai.ResponseMessage{Role: "assistant", ReasoningContent: thinking, ToolCalls: []openai.ToolCall{{ID: toolCallID(rp.requestID), Type: "function",
+		Function: openai.FunctionCall{Name: rp.j.tool, Arguments: toolArgs([]byte(text))}}}}
 	body, _ := json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
-		Choices: []openai.ChatChoice{{Message: openai.ResponseMessage{Role: "assistant", Content: text, ReasoningContent: thinking}, FinishReason: rp.g.finish,
+		Choices: []openai.ChatChoice{{Message: msg, FinishReason: rp.g.finish,
 			Logprobs: json.RawMessage("null")}}, Usage: &u})
 	return body
 }
 
 func (chatKind) frames(rp *reply) frames {
-	return &chatFrames{j: rp.j, h: rp.h, tmpl: newChunkTemplate(rp.j, rp.h)}
+	f := &chatFrames{j: rp.j, h: rp.h, requestID: rp.requestID}
+	if rp.j.tool == "" {
+		f.tmpl = newChunkTemplate(rp.j, rp.h)
+	}
+	return f
 }
 
 // chatFrames writes a chat stream.
 type chatFrames struct {
-	j    *job
-	h    openai.ChunkHeader
-	tmpl *chunkTemplate
+	j         *job
+	h         openai.ChunkHeader
+	tmpl      *chunkTemplate
+	requestID string
+	opened    bool // a tool call's opening delta went out
 }
 
 func (f *chatFrames) start(buf []byte) []byte { return buf }
@@ -54,6 +66,8 @@ func (f *chatFrames) delta(buf []byte, first, thinking bool, text string) []byte
 		buf = sse.BeginData(buf)
 		buf = openai.AppendChatReasoningChunk(buf, f.h, role, text, f.j.includeUsage)
 		return sse.EndData(buf)
+	case f.j.tool != "":
+		return f.toolDelta(buf, first, text)
 	case !first && f.tmpl != nil:
 		return f.tmpl.append(buf, text)
 	case first:
@@ -73,7 +87,14 @@ func (f *chatFrames) role(buf []byte) []byte {
 }
 
 func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []byte {
-	if first { // no content at all: still send the role
+	switch {
+	case f.j.tool != "":
+		// The arguments' closing fragment (after the opening one, if no token was sent).
+		if !f.opened {
+			buf = f.toolDelta(buf, first, "")
+		}
+		buf = f.toolDelta(buf, false, toolArgsClose)
+	case first: // no content at all: still send the role
 		buf = f.role(buf)
 	}
 	buf = sse.BeginData(buf)
@@ -89,7 +110,7 @@ func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []by
 
 func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
 	var req openai.ChatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := openai.DecodeChatRequest(body, &req); err != nil {
 		return decodeErr(err)
 	}
 	j.model, j.stream, j.seed = req.Model, req.Stream, req.Seed
@@ -99,6 +120,11 @@ func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *a
 	}
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	j.stop = req.Stop
+	var te *apiError
+	if j.tool, te = toolToCall(req.Tools, req.ToolChoice); te != nil {
+		return te
+	}
+	rec.ToolCall = j.tool
 	if e := in.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}
@@ -131,6 +157,13 @@ func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *a
 		msgs[i] = tokenizer.Message{Role: m.Role, Content: m.Content.Text}
 		rec.NonTextParts += m.Content.NonText
 	}
+	images, audio, e := in.countMedia(req.Model, req.Messages)
+	if e != nil {
+		return e
+	}
 	addGen := req.AddGenerationPrompt == nil || *req.AddGenerationPrompt
-	return in.encodeChat(msgs, addGen, "messages", j, rec)
+	if e := in.encodeChat(msgs, addGen, "messages", j, rec); e != nil {
+		return e
+	}
+	return in.addMedia(images, audio, rec)
 }

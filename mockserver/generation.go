@@ -11,7 +11,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/sse"
 )
@@ -32,6 +31,7 @@ type gen struct {
 	stopped bool   // a stop sequence ended the output early
 	ids     []int  // output ids (kept only for the inexact-tokenizer fallback)
 	detok   *detokenizer
+	args    []byte // a tool call's generated words (j.tool set), without the JSON around them
 }
 
 // tail returns text the detokenizer still holds at the end of the output.
@@ -39,31 +39,24 @@ func (g *gen) tail() string {
 	if g.detok == nil {
 		return ""
 	}
-	return g.detok.flush()
+	t := g.detok.flush()
+	if g.j.tool != "" {
+		g.args = append(g.args, t...)
+	}
+	return t
 }
 
 // reportedOSL is the output length reported in usage and the record: the tokens sent,
 // or, for a tokenizer whose words do not re-encode exactly, the re-encoded count of the
-// text sent.
+// text sent. A tool call's arguments count as their JSON text encodes.
 func (g *gen) reportedOSL() int {
+	if g.j.tool != "" {
+		return g.reasoningSent() + g.s.tok.Count(toolArgs(g.args), false)
+	}
 	if g.detok == nil {
 		return g.i
 	}
 	return g.s.tok.Count(g.s.tok.Decode(g.ids, false), false)
-}
-
-// decideOSL applies the output-length rules: ignore_eos → exactly the cap; otherwise a
-// draw from Config.OSL clamped to [min_tokens, cap] (the cap when OSL is unset).
-func (s *Server) decideOSL(j *job, rng *rand.Rand) (int, string) {
-	if j.ignoreEOS || s.cfg.OSL.IsZero() {
-		return j.maxOut, "length"
-	}
-	l := distribution.Length{Dist: distribution.WithSrc(s.cfg.OSL.Distribution, rngSource{rng}), Min: j.minTokens, Max: j.maxOut}
-	n := l.Rand()
-	if n >= j.maxOut {
-		return j.maxOut, "length"
-	}
-	return n, "stop"
 }
 
 // next draws the next output token's text; ok is false when the output is complete
@@ -88,14 +81,21 @@ func (g *gen) next() (string, bool) {
 			piece += g.detok.flush() // the reasoning ends whole
 		}
 	}
+	if g.j.tool != "" && g.i > g.reason {
+		g.args = append(g.args, piece...)
+	}
 	return piece, true
 }
 
 func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
-	reason := s.decideReasoning(j, rng)
-	target, finish := s.decideOutput(j, rng, reason)
+	reason := s.lengths.reasoningTokens(j, rng)
+	target, finish := s.lengths.output(j, rng, reason)
 	target += reason
-	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: newStopMatcher(j.stop),
+	stop := newStopMatcher(j.stop)
+	if j.tool != "" {
+		target, finish, stop = s.toolOutput(j, rng, reason, target), finishToolCalls, nil
+	}
+	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: stop,
 		samp: s.lat.sampler(rng, &s.inflight, &s.streams)}
 	g.z = s.gen.newZipf(rng)
 	if !s.gen.exact {
@@ -331,6 +331,8 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	r := &c.rec
 	j := g.j
 	var sb, think strings.Builder
+	// Room for the answer at once (a token is about 5 bytes), not a doubling per size.
+	sb.Grow(min(8*(g.target-g.reason), 64<<10))
 	for {
 		inReasoning := g.inReasoning()
 		piece, ok := g.next()
@@ -370,6 +372,6 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	usage := g.usage(r.ISL, r.OSL)
 	body := g.k.whole(g.reply(c), think.String(), text, usage)
 	ctx.SetContentType("application/json")
-	ctx.SetBody(body)
+	ctx.Response.SetBodyRaw(body) // whole builds a new body each time: no copy
 	s.finish(c, j.ids)
 }

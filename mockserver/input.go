@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
@@ -35,13 +38,59 @@ type job struct {
 	effort       string // reasoning_effort ("" = none)
 	// thinkingBudget is an Anthropic request's thinking.budget_tokens (0 = none).
 	thinkingBudget int
+	// tool is the function a chat answer calls instead of answering in text ("" =
+	// text; tools.go).
+	tool         string
+	media        *mediaJob                 // transcriptions and images
+	imageLatency distribution.Distribution // per image, ms (nil = none)
+	latencyScale float64
 }
 
 // inputs is what a kind's parser uses of the server: the limits its configuration
 // sets and the tokenizer that counts (and bounds) a request's input.
 type inputs struct {
-	cfg *Config
-	tok *tokenizer.Tokenizer
+	cfg  *Config
+	tok  *tokenizer.Tokenizer
+	memo *encodeMemo // nil: nothing remembered
+}
+
+// encodeMemo remembers the token ids of short rendered chat inputs. A benchmark's
+// prompts repeat (a payload file, a synthetic corpus's windows), and encoding the input
+// was the largest CPU cost of a non-streaming request after the system calls. The ids
+// are the tokenizer's own, shared read-only by the requests that hit.
+type encodeMemo struct {
+	mu sync.RWMutex
+	m  map[string][]int
+}
+
+// Inputs of at most memoText bytes are remembered, up to memoEntries of them.
+const (
+	memoText    = 1 << 10
+	memoEntries = 1 << 12
+)
+
+func newEncodeMemo() *encodeMemo { return &encodeMemo{m: map[string][]int{}} }
+
+// encode returns text's ids (tok.Encode without special tokens), remembered. Their
+// capacity is their length, so a caller's append copies them (rankings append the
+// documents' ids to the query's).
+func (e *encodeMemo) encode(tok *tokenizer.Tokenizer, text string) []int {
+	if len(text) > memoText {
+		return tok.Encode(text, false)
+	}
+	e.mu.RLock()
+	ids, ok := e.m[text]
+	e.mu.RUnlock()
+	if ok {
+		return ids
+	}
+	ids = slices.Clip(tok.Encode(text, false))
+	e.mu.Lock()
+	if len(e.m) < memoEntries {
+		e.m[text] = ids
+	}
+	e.mu.Unlock()
+	return ids
 }
 
 // apiError is a request refused with an OpenAI error body.
@@ -135,8 +184,8 @@ func (s *Server) parse(k kind, body, contentType []byte, rec *record.Server) (*j
 	if j.model == "" {
 		return nil, badRequest("missing_field", "model", "you must provide a model parameter")
 	}
-	if !s.hasModel(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
-		return nil, unknownModel(j.model) // hasModel learned it under AnyModel
+	if !s.modelSet.serves(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
+		return nil, unknownModel(j.model) // serves learned it under AnyModel
 	}
 	return j, nil
 }
@@ -274,7 +323,11 @@ const segmentBytes = 64 << 10
 // a refusal, and text within the limit is then encoded whole (exact count).
 func (in *inputs) encodeBounded(text string, limit int) (ids []int, n int) {
 	if len(text)+8 <= limit {
-		ids = in.tok.Encode(text, false)
+		if in.memo != nil {
+			ids = in.memo.encode(in.tok, text)
+		} else {
+			ids = in.tok.Encode(text, false)
+		}
 		return ids, len(ids)
 	}
 	segs := 0

@@ -53,6 +53,31 @@ type metrics struct {
 	prefixMu             sync.Mutex
 	prefix               map[uint64]struct{}
 	promptTok, genTokens atomic.Int64 // vLLM counters' totals, for tests
+	// eps holds each endpoint's series resolved once (endpoint → *epSeries): a
+	// WithLabelValues lookup hashes its labels, and observe made six per request.
+	eps sync.Map
+}
+
+// epSeries is one endpoint's series of the per-request metrics, and the success
+// counters of the common finish reasons.
+type epSeries struct {
+	ok             prometheus.Counter // requests{endpoint, "200"}
+	in, out        prometheus.Counter
+	ttft, e2e      prometheus.Observer
+	length, stopOK prometheus.Counter // vllm:request_success_total{finished_reason}
+}
+
+func (m *metrics) series(endpoint string) *epSeries {
+	if v, ok := m.eps.Load(endpoint); ok {
+		return v.(*epSeries)
+	}
+	e := &epSeries{
+		ok: m.requests.WithLabelValues(endpoint, "200"), in: m.tokensIn.WithLabelValues(endpoint), out: m.tokensOut.WithLabelValues(endpoint),
+		ttft: m.ttft.WithLabelValues(endpoint), e2e: m.e2e.WithLabelValues(endpoint),
+		length: m.vSuccess.WithLabelValues("length"), stopOK: m.vSuccess.WithLabelValues("stop"),
+	}
+	v, _ := m.eps.LoadOrStore(endpoint, e)
+	return v.(*epSeries)
 }
 
 // newMetrics registers every metric; model is the model_name label of the vLLM
@@ -178,7 +203,12 @@ func (m *metrics) release(c *call) {
 
 // observe counts one finished request.
 func (m *metrics) observe(r *record.Server, end time.Time) {
-	m.requests.WithLabelValues(r.Endpoint, strconv.Itoa(r.Status)).Inc()
+	ep := m.series(r.Endpoint)
+	if r.Status == 200 {
+		ep.ok.Inc()
+	} else {
+		m.requests.WithLabelValues(r.Endpoint, strconv.Itoa(r.Status)).Inc()
+	}
 	switch {
 	case r.Rejected != "":
 		m.errors.WithLabelValues(r.Rejected).Inc()
@@ -191,22 +221,29 @@ func (m *metrics) observe(r *record.Server, end time.Time) {
 	if r.Rejected != "" {
 		return
 	}
-	m.tokensIn.WithLabelValues(r.Endpoint).Add(float64(r.ISL))
-	m.tokensOut.WithLabelValues(r.Endpoint).Add(float64(r.OSL))
+	ep.in.Add(float64(r.ISL))
+	ep.out.Add(float64(r.OSL))
 	m.vPrompt.Add(float64(r.ISL))
 	m.vGen.Add(float64(r.OSL))
 	m.promptTok.Add(int64(r.ISL))
 	m.genTokens.Add(int64(r.OSL))
 	if r.FirstTokenNS != 0 {
 		s := float64(r.FirstTokenNS-r.RecvNS) / 1e9
-		m.ttft.WithLabelValues(r.Endpoint).Observe(s)
+		ep.ttft.Observe(s)
 		m.vTTFT.Observe(s)
 	}
 	e2e := float64(end.UnixNano()-r.RecvNS) / 1e9
-	m.e2e.WithLabelValues(r.Endpoint).Observe(e2e)
+	ep.e2e.Observe(e2e)
 	m.vE2E.Observe(e2e)
 	if r.Status >= 200 && r.Status < 300 && r.FinishReason != "" {
-		m.vSuccess.WithLabelValues(r.FinishReason).Inc()
+		switch r.FinishReason {
+		case "length":
+			ep.length.Inc()
+		case "stop":
+			ep.stopOK.Inc()
+		default:
+			m.vSuccess.WithLabelValues(r.FinishReason).Inc()
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/perfgate/perfgate/record"
 )
@@ -91,40 +92,108 @@ func (r *recorder) put(it recItem) {
 	}
 }
 
+// The writer pushes its lines to the files at most every recordFlushEvery (and at
+// least that often while any are buffered), not whenever its queue runs empty: at tens
+// of thousands of requests a second that was a write system call per record. When
+// records arrive faster than recordBusyRate a second it also takes them in batches,
+// pausing recordPause between drains rather than being woken for each one (only with a
+// queue that holds the records of a pause many times over).
+const (
+	recordFlushEvery = 100 * time.Millisecond
+	recordBusyRate   = 10_000
+	recordPause      = time.Millisecond
+	recordWindow     = 10 * time.Millisecond
+)
+
 func (r *recorder) loop() {
 	defer close(r.done)
-	var line []byte
-	for it := range r.q {
-		rejected := it.rec.Rejected != ""
+	tick := time.NewTicker(recordFlushEvery)
+	defer tick.Stop()
+	var (
+		line      []byte
+		dirty     bool
+		lastFlush = time.Now()
+		busy      bool
+		winStart  = lastFlush
+		winCount  int
+	)
+	flush := func(now time.Time) {
 		r.mu.Lock()
 		if r.main != nil {
-			lf := r.main
-			line = it.rec.AppendJSON(line[:0])
-			if rejected {
-				lf = r.rej
-				line = appendReason(line, it.rec.Rejected)
-			}
-			line = append(line, '\n')
-			if _, err := lf.w.Write(line); err != nil && r.err == nil {
-				r.err = fmt.Errorf("mockserver: write record: %w", err)
-			}
-			// Keep the files current when the queue is idle, so a crash loses little.
-			if len(r.q) == 0 {
-				_ = r.main.w.Flush()
-				_ = r.rej.w.Flush()
-			}
+			_ = r.main.w.Flush()
+			_ = r.rej.w.Flush()
 		}
-		r.written++
-		if r.keep {
-			if rejected {
-				r.rejs = append(r.rejs, it.rec)
-			} else {
-				r.recs = append(r.recs, it.rec)
-			}
-		}
-		r.agg.add(&it.rec, it.ids)
 		r.mu.Unlock()
+		dirty, lastFlush = false, now
 	}
+	for {
+		select {
+		case <-tick.C:
+			if dirty {
+				flush(time.Now())
+			}
+			continue
+		case it, ok := <-r.q:
+			if !ok {
+				return
+			}
+			line = r.write(it, line)
+			dirty, winCount = true, winCount+1
+		}
+		for drained := false; !drained; {
+			select {
+			case it, ok := <-r.q:
+				if !ok {
+					return
+				}
+				line = r.write(it, line)
+				winCount++
+			default:
+				drained = true
+			}
+		}
+		now := time.Now()
+		if now.Sub(lastFlush) >= recordFlushEvery {
+			flush(now)
+		}
+		if d := now.Sub(winStart); d >= recordWindow {
+			busy = float64(winCount) >= recordBusyRate*d.Seconds()
+			winStart, winCount = now, 0
+		}
+		if busy && cap(r.q) >= 64*recordBusyRate*int(recordPause)/int(time.Second) {
+			time.Sleep(recordPause)
+		}
+	}
+}
+
+// write writes one record's line (buffered), keeps it when asked, and adds it to the
+// summary; line is the scratch buffer, returned for reuse.
+func (r *recorder) write(it recItem, line []byte) []byte {
+	rejected := it.rec.Rejected != ""
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.main != nil {
+		lf := r.main
+		line = it.rec.AppendJSON(line[:0])
+		if rejected {
+			lf = r.rej
+			line = appendReason(line, it.rec.Rejected)
+		}
+		line = append(line, '\n')
+		if _, err := lf.w.Write(line); err != nil && r.err == nil {
+			r.err = fmt.Errorf("mockserver: write record: %w", err)
+		}
+	}
+	r.written++
+	if r.keep {
+		if rejected {
+			r.rejs = append(r.rejs, it.rec)
+		} else {
+			r.recs = append(r.recs, it.rec)
+		}
+	}
+	r.agg.add(&it.rec, it.ids)
+	return line
 }
 
 // appendReason turns the JSON object in line into one with a "reason" field too (the

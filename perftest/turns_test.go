@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 )
@@ -56,10 +57,11 @@ func TestMultiTurnTemplateOverhead(t *testing.T) {
 // and checks that the client's count of each rendered conversation equals the mock's.
 func TestChatPayloadsMatchExactly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "payloads.jsonl")
+	img, _ := media.AppendImageDataURI(nil, media.JPEG, 300, 200, 1) // counted by both sides: 11 x 7 cells + 2
 	lines := []string{
 		`{"model":"m","messages":[{"role":"user","content":"Hello there, how are you today?"}],"max_tokens":4}`,
 		`{"model":"m","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Name three rivers.\n"}],"max_tokens":4}`,
-		`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"What is in "},{"type":"image_url","image_url":{"url":"data:,x"}},{"type":"text","text":" this picture?"}]}],"max_tokens":4}`,
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"What is in "},{"type":"image_url","image_url":{"url":"` + string(img) + `"}},{"type":"text","text":" this picture?"}]}],"max_tokens":4}`,
 		`{"model":"m","add_generation_prompt":false,"messages":[{"role":"user","content":"  spaces at the edges  "}],"max_tokens":4}`,
 	}
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
@@ -74,6 +76,9 @@ func TestChatPayloadsMatchExactly(t *testing.T) {
 		if !c.OK() || c.ISL <= 0 || c.ISLTemplate <= c.ISL {
 			t.Errorf("request %s: ok=%v ISL=%d ISLTemplate=%d; want contents counted and the template on top", c.RequestID, c.OK(), c.ISL, c.ISLTemplate)
 		}
+	}
+	if cs[2].ImageTokens != 11*7+2 {
+		t.Errorf("the image payload's image tokens: %d, want %d", cs[2].ImageTokens, 11*7+2)
 	}
 	res.AssertTokenizerMatch(t)
 }

@@ -13,7 +13,7 @@ const (
 	ErrMalformed   = "malformed"    // a non-JSON SSE event, a truncated stream, a missing [DONE], an unparsable body
 	ErrCancelled   = "cancelled"    // cancelled by the run (context, the grace period's end, or the configured cancel fraction)
 	ErrReset       = "reset"        // the connection was closed or reset mid-response
-	ErrInvalidBody = "invalid_body" // reserved: the request body could not be built
+	ErrInvalidBody = "invalid_body" // the request body could not be built (an input file's image could not be read); not sent
 	ErrErrorBody   = "error_body"   // a 2xx answer whose body is an error object ({"error": …}), streamed or not
 	ErrEmptyOutput = "empty_output" // a 2xx stream that carried no output although output tokens were asked for
 )
@@ -81,6 +81,9 @@ type Client struct {
 	// arrived: AIPerf's first output token, after any reasoning. 0 = none (or a
 	// recording made before the field existed; see [Client.FirstOutputToken]).
 	FirstOutput time.Duration `json:"first_output,omitempty"`
+	// FirstToolCall is when the first chunk carrying a tool call (its function's name
+	// or a fragment of its arguments) arrived; 0 = the answer called no tool.
+	FirstToolCall time.Duration `json:"first_tool_call,omitempty"`
 	// Done is when the response ended (last byte, error or cancellation).
 	Done time.Duration `json:"done"`
 	// Chunks are the received SSE events in order (one for a non-streaming body).
@@ -88,6 +91,33 @@ type Client struct {
 	// Clock says what FirstByte and the chunk times measure: ClockKernel (the kernel's
 	// receive timestamp of the bytes) or "" (when the client's read returned).
 	Clock string `json:"clock,omitempty"`
+
+	// The request's HTTP phases, named as k6 and HAR name them and AIPerf's http_req_*
+	// trace metrics use them (see [Client.Phases]). Blocked, DNSLookup and Connecting
+	// come before Sent and are durations; Written is a time on the run clock. A record
+	// without Written (a recording made before the fields existed, or a request that
+	// failed before its write ended) has no phases.
+	//
+	// Blocked is the time from the start of the request's connection step to Sent not
+	// spent resolving or dialling: taking a connection from the pool and arming it (and
+	// a failed attempt on a stale keep-alive connection). The pool never makes a
+	// request wait for another's connection, so it is small.
+	Blocked time.Duration `json:"blocked,omitempty"`
+	// DNSLookup is the time resolving the host name of a new connection (0 for an IP
+	// address or a reused connection).
+	DNSLookup time.Duration `json:"dns_lookup,omitempty"`
+	// Connecting is the time opening a new connection: TCP connect plus the TLS
+	// handshake, as HAR's connect and AIPerf's http_req_connecting count it (0 on a
+	// reused connection).
+	Connecting time.Duration `json:"connecting,omitempty"`
+	// TLSHandshaking is the TLS handshake's part of Connecting (k6's
+	// http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.
+	TLSHandshaking time.Duration `json:"tls_handshaking,omitempty"`
+	// Written is when the request's last byte was handed to the kernel.
+	Written time.Duration `json:"written,omitempty"`
+	// ConnReused reports that the request went on a kept-alive connection from the
+	// pool (AIPerf's http_req_connection_reused).
+	ConnReused bool `json:"connection_reused,omitempty"`
 
 	// Status is the HTTP status code; 0 if no response arrived.
 	Status int `json:"status"`
@@ -128,6 +158,17 @@ type Client struct {
 	// ReasoningTokens is the part of OSL that was reasoning text (delta.reasoning_content,
 	// or an Anthropic thinking block), counted by the client tokenizer.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// ToolCalls is the number of tool calls in the answer (message.tool_calls, or the
+	// calls a stream's tool_calls deltas started); ToolCallTokens the part of OSL that
+	// was their arguments' text, counted by the client tokenizer.
+	ToolCalls      int `json:"tool_calls,omitempty"`
+	ToolCallTokens int `json:"tool_call_tokens,omitempty"`
+	// ImageTokens and AudioTokens are the prompt tokens of the request's image and audio
+	// parts under the served model's media rule (internal/media, the mock's rule too).
+	// They are not in ISL (the text contents) and are in ISLTemplate, as a server's
+	// prompt_tokens includes them. 0 when the request has none.
+	ImageTokens int `json:"image_tokens,omitempty"`
+	AudioTokens int `json:"audio_tokens,omitempty"`
 	// UsagePromptTokens and UsageCompletionTokens are the server's "usage" numbers,
 	// -1 if the server sent none.
 	UsagePromptTokens     int `json:"usage_prompt_tokens"`
@@ -135,6 +176,11 @@ type Client struct {
 	// UsageReasoningTokens is the server's usage.completion_tokens_details.reasoning_tokens
 	// (the part of UsageCompletionTokens that was reasoning); 0 when absent.
 	UsageReasoningTokens int `json:"usage_reasoning_tokens,omitempty"`
+	// AudioDuration is the duration of the audio the request sent (an
+	// audio_transcription request's file), in ns; 0 = none.
+	AudioDuration time.Duration `json:"audio_duration,omitempty"`
+	// Images is the number of images the answer carried (image_generation).
+	Images int `json:"images,omitempty"`
 	// FinishReason is the last finish_reason the server sent.
 	FinishReason string `json:"finish_reason,omitempty"`
 	// ResponseBytes counts the response body bytes received.
@@ -269,6 +315,10 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"first_output":`...)
 		b = strconv.AppendInt(b, int64(c.FirstOutput), 10)
 	}
+	if c.FirstToolCall != 0 {
+		b = append(b, `,"first_tool_call":`...)
+		b = strconv.AppendInt(b, int64(c.FirstToolCall), 10)
+	}
 	b = append(b, `,"done":`...)
 	b = strconv.AppendInt(b, int64(c.Done), 10)
 	if len(c.Chunks) > 0 {
@@ -294,6 +344,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	if c.Clock != "" {
 		b = append(b, `,"clock":`...)
 		b = AppendJSONString(b, c.Clock)
+	}
+	b = appendDur(b, `,"blocked":`, c.Blocked)
+	b = appendDur(b, `,"dns_lookup":`, c.DNSLookup)
+	b = appendDur(b, `,"connecting":`, c.Connecting)
+	b = appendDur(b, `,"tls_handshaking":`, c.TLSHandshaking)
+	b = appendDur(b, `,"written":`, c.Written)
+	if c.ConnReused {
+		b = append(b, `,"connection_reused":true`...)
 	}
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(c.Status), 10)
@@ -331,6 +389,22 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.ReasoningTokens), 10)
 	}
+	if c.ToolCalls != 0 {
+		b = append(b, `,"tool_calls":`...)
+		b = strconv.AppendInt(b, int64(c.ToolCalls), 10)
+	}
+	if c.ToolCallTokens != 0 {
+		b = append(b, `,"tool_call_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.ToolCallTokens), 10)
+	}
+	if c.ImageTokens != 0 {
+		b = append(b, `,"image_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.ImageTokens), 10)
+	}
+	if c.AudioTokens != 0 {
+		b = append(b, `,"audio_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.AudioTokens), 10)
+	}
 	b = append(b, `,"usage_prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(c.UsagePromptTokens), 10)
 	b = append(b, `,"usage_completion_tokens":`...)
@@ -339,6 +413,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"usage_reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.UsageReasoningTokens), 10)
 	}
+	if c.AudioDuration != 0 {
+		b = append(b, `,"audio_duration":`...)
+		b = strconv.AppendInt(b, int64(c.AudioDuration), 10)
+	}
+	if c.Images != 0 {
+		b = append(b, `,"images":`...)
+		b = strconv.AppendInt(b, int64(c.Images), 10)
+	}
 	if c.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
 		b = AppendJSONString(b, c.FinishReason)
@@ -346,4 +428,56 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	b = append(b, `,"response_bytes":`...)
 	b = strconv.AppendInt(b, int64(c.ResponseBytes), 10)
 	return append(b, '}')
+}
+
+// appendDur appends key and d in nanoseconds, unless d is 0 (an omitempty field).
+func appendDur(b []byte, key string, d time.Duration) []byte {
+	if d == 0 {
+		return b
+	}
+	b = append(b, key...)
+	return strconv.AppendInt(b, int64(d), 10)
+}
+
+// Phases is a request's HTTP timing broken down as k6 and HAR do it (and AIPerf's
+// http_req_* trace metrics), derived from a [Client] record by [Client.Phases]. The six
+// phases follow each other without gaps or overlap, so they sum to Total.
+type Phases struct {
+	// Blocked, DNSLookup and Connecting (TLS included) come before the request is
+	// sent: Overhead is their sum (AIPerf's http_req_connection_overhead).
+	Blocked, DNSLookup, Connecting time.Duration
+	// TLSHandshaking is the part of Connecting spent in the TLS handshake.
+	TLSHandshaking time.Duration
+	// Sending is Sent → last request byte written; Waiting is then → first response
+	// byte (time to first byte); Receiving is then → Done (last byte).
+	Sending, Waiting, Receiving time.Duration
+	// Reused reports a kept-alive connection from the pool.
+	Reused bool
+}
+
+// Overhead returns Blocked + DNSLookup + Connecting: the connection's cost before
+// the request is sent.
+func (p Phases) Overhead() time.Duration { return p.Blocked + p.DNSLookup + p.Connecting }
+
+// Duration returns Sending + Waiting + Receiving (k6's http_req_duration), which is
+// the record's Done − Sent.
+func (p Phases) Duration() time.Duration { return p.Sending + p.Waiting + p.Receiving }
+
+// Total returns the six phases' sum, Overhead() + Duration() (AIPerf's http_req_total).
+func (p Phases) Total() time.Duration { return p.Overhead() + p.Duration() }
+
+// Phases returns the request's HTTP phases, and false when the record has none (no
+// Written or no response byte: a recording made before the fields existed, or a
+// request that failed before an answer began). When the kernel stamped the first
+// response byte earlier than the client noted its write ended (the client was
+// descheduled in between), the write is taken to have ended then.
+func (c *Client) Phases() (Phases, bool) {
+	if c.Written <= 0 || c.FirstByte <= 0 {
+		return Phases{}, false
+	}
+	written := min(max(c.Written, c.Sent), c.FirstByte)
+	return Phases{
+		Blocked: c.Blocked, DNSLookup: c.DNSLookup, Connecting: c.Connecting, TLSHandshaking: c.TLSHandshaking,
+		Sending: written - c.Sent, Waiting: c.FirstByte - written, Receiving: max(c.Done-c.FirstByte, 0), Reused: c.ConnReused,
+	}, true
 }

@@ -63,6 +63,9 @@ type Server struct {
 	// ReasoningTokens is how many of the OSL tokens were reasoning (reasoning_content,
 	// thinking blocks); 0 when none.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// ToolCall names the function the answer called (tools and tool_choice asked for
+	// a call); its arguments' tokens are in OSL. "" = a text answer.
+	ToolCall string `json:"tool_call,omitempty"`
 	// TargetOSL is the output length the server decided to generate (OSL is smaller
 	// only when the stream was cut by a client disconnect or a fault).
 	TargetOSL int `json:"target_osl"`
@@ -89,6 +92,17 @@ type Server struct {
 	Inputs int `json:"inputs,omitempty"`
 	// NonTextParts counts non-text content parts replaced by placeholders.
 	NonTextParts int `json:"non_text_parts,omitempty"`
+	// ImageTokens and AudioTokens are the prompt tokens of the request's image and audio
+	// parts, counted by the served model's rule (internal/media); ISL includes them, as
+	// usage.prompt_tokens does, and TextISL is ISL without them. All 0 without media.
+	ImageTokens int `json:"image_tokens,omitempty"`
+	AudioTokens int `json:"audio_tokens,omitempty"`
+	TextISL     int `json:"text_isl,omitempty"`
+	// AudioSeconds is the duration of a transcription request's audio, read from its
+	// header.
+	AudioSeconds float64 `json:"audio_seconds,omitempty"`
+	// ImagesGenerated is the number of images an image generation request asked for.
+	ImagesGenerated int `json:"images_generated,omitempty"`
 }
 
 // Recv returns the receive time.
@@ -149,6 +163,10 @@ func (s *Server) AppendJSON(b []byte) []byte {
 		b = append(b, `,"reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(s.ReasoningTokens), 10)
 	}
+	if s.ToolCall != "" {
+		b = append(b, `,"tool_call":`...)
+		b = AppendJSONString(b, s.ToolCall)
+	}
 	b = append(b, `,"target_osl":`...)
 	b = strconv.AppendInt(b, int64(s.TargetOSL), 10)
 	if s.FinishReason != "" {
@@ -191,6 +209,26 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	if s.NonTextParts != 0 {
 		b = append(b, `,"non_text_parts":`...)
 		b = strconv.AppendInt(b, int64(s.NonTextParts), 10)
+	}
+	if s.ImageTokens != 0 {
+		b = append(b, `,"image_tokens":`...)
+		b = strconv.AppendInt(b, int64(s.ImageTokens), 10)
+	}
+	if s.AudioTokens != 0 {
+		b = append(b, `,"audio_tokens":`...)
+		b = strconv.AppendInt(b, int64(s.AudioTokens), 10)
+	}
+	if s.TextISL != 0 {
+		b = append(b, `,"text_isl":`...)
+		b = strconv.AppendInt(b, int64(s.TextISL), 10)
+	}
+	if s.AudioSeconds != 0 {
+		b = append(b, `,"audio_seconds":`...)
+		b = appendFloat(b, s.AudioSeconds)
+	}
+	if s.ImagesGenerated != 0 {
+		b = append(b, `,"images_generated":`...)
+		b = strconv.AppendInt(b, int64(s.ImagesGenerated), 10)
 	}
 	return append(b, '}')
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -65,9 +66,23 @@ func metricRows(m record.Metrics) ([]statRow, []kv) {
 	return rows, counts
 }
 
+// splitHTTPRows moves the HTTP phases' rows (their headers start "HTTP ") out of
+// the summary rows, into a section of their own.
+func splitHTTPRows(rows []statRow) (summary, http []statRow) {
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, "HTTP ") {
+			http = append(http, r)
+		} else {
+			summary = append(summary, r)
+		}
+	}
+	return summary, http
+}
+
 // perRequest holds the per-request series of a run that the charts need, warmup excluded.
 type perRequest struct {
 	start, end             time.Duration // first Sent, last Done
+	warmStart, warmEnd     time.Duration // the warm-up requests' first Sent and last Done; -1 = none
 	latency, ttft, itl     []float64     // ms, successful requests
 	sentS                  []float64     // seconds since run start, aligned with ttftAt/itlAt
 	ttftAt, itlAt          []float64     // ttft/itl by send time (NaN when absent)
@@ -85,12 +100,16 @@ type perRequest struct {
 
 // collect derives every value with [metric.Request.Reset] under opt.
 func collect(each func(func(*record.Client) error) error, opt metric.Options) perRequest {
-	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, tplModes: map[string]int{}, start: -1}
+	p := perRequest{errKinds: map[string]int{}, errSamples: map[string]string{}, tplModes: map[string]int{}, start: -1, warmStart: -1, warmEnd: -1}
 	var q metric.Request
 	var tb tokenBins
 	_ = each(func(r *record.Client) error {
 		q.Reset(r, opt)
 		if r.Warmup {
+			if p.warmStart < 0 || r.Sent < p.warmStart {
+				p.warmStart = r.Sent
+			}
+			p.warmEnd = max(p.warmEnd, r.Done)
 			return nil
 		}
 		p.requests++
@@ -255,6 +274,33 @@ type statRow struct {
 	Avg, Min, Max, P50, P90, P99, Std string
 }
 
+// modelRow is one model's row of a model mix's "Per model" table.
+type modelRow struct {
+	Model, Requests, Errors, ReqS, TokS, TTFT50, TTFT99, Lat50, Lat99, ITL50 string
+}
+
+// modelRows returns the per-model rows of m, by model name; none for one model.
+func modelRows(m record.Metrics) []modelRow {
+	names := slices.Sorted(maps.Keys(m.Models))
+	out := make([]modelRow, 0, len(names))
+	stat := func(mm record.Metrics, name string, p func(record.Stat) float64) string {
+		if s, ok := mm.Stats[name]; ok {
+			return num(p(s))
+		}
+		return "–"
+	}
+	for _, n := range names {
+		mm := m.Models[n]
+		out = append(out, modelRow{Model: n,
+			Requests: fmt.Sprint(int64(mm.Value(record.MetricRequestCount))), Errors: fmt.Sprint(int64(mm.Value(record.MetricErrorCount))),
+			ReqS: num(mm.Value(record.MetricRequestThroughput)), TokS: num(mm.Value(record.MetricOutputTokenThroughput)),
+			TTFT50: stat(mm, record.MetricTTFT, func(s record.Stat) float64 { return s.P50 }), TTFT99: stat(mm, record.MetricTTFT, func(s record.Stat) float64 { return s.P99 }),
+			Lat50: stat(mm, record.MetricRequestLatency, func(s record.Stat) float64 { return s.P50 }), Lat99: stat(mm, record.MetricRequestLatency, func(s record.Stat) float64 { return s.P99 }),
+			ITL50: stat(mm, record.MetricITL, func(s record.Stat) float64 { return s.P50 })})
+	}
+	return out
+}
+
 type errRow struct {
 	Kind, Example string
 	Count         int
@@ -266,6 +312,7 @@ type runPage struct {
 	Manifest        *Manifest
 	Rows            []statRow
 	Counts          []kv
+	Models          []modelRow // a model mix's per-model figures (record.Metrics.Models)
 	Lengths         lengthsPage
 	Latency         []figure
 	OverTime        []figure
@@ -274,6 +321,7 @@ type runPage struct {
 	Verdicts        []Verdict
 	Passed, Failed  int
 	Server          []serverSection
+	HTTP            []statRow // the HTTP phases' rows (AIPerf's http_req_*), apart from the summary
 }
 
 // serverSection is one scraped URL in the report.
@@ -342,7 +390,16 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}{{with .Counts}} <span class="unit">{{.}}</span>{{end}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
 {{end}}</tbody></table>
 <table id="counts"><tbody>{{range .Counts}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
-<h2>Input and output lengths</h2>
+{{if .Models}}<h2>Per model</h2>
+<table id="models"><thead><tr><th class="l">model</th><th>requests</th><th>errors</th><th>requests/s</th><th>output tokens/s</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th><th>latency p50 (ms)</th><th>latency p99 (ms)</th><th>ITL p50 (ms)</th></tr></thead><tbody>
+{{range .Models}}<tr><td class="l">{{.Model}}</td><td>{{.Requests}}</td><td>{{.Errors}}</td><td>{{.ReqS}}</td><td>{{.TokS}}</td><td>{{.TTFT50}}</td><td>{{.TTFT99}}</td><td>{{.Lat50}}</td><td>{{.Lat99}}</td><td>{{.ITL50}}</td></tr>
+{{end}}</tbody></table>
+{{end}}{{if .HTTP}}<h2>HTTP phases</h2>
+<p class="sub">Where each request's time went on the connection, as k6 and HAR name the phases and AIPerf's http_req_* metrics use them: blocked, DNS lookup and connecting (TLS handshaking included) come before the request is sent; sending, waiting (time to first byte) and receiving follow it and sum to the request latency.</p>
+<table id="http-phases"><thead><tr><th class="l">phase</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
+{{range .HTTP}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
+{{end}}</tbody></table>
+{{end}}<h2>Input and output lengths</h2>
 {{with .Lengths}}{{if .Note}}<p class="note" id="isl-note">{{.Note}}</p>{{end}}
 <table id="lengths"><thead><tr><th class="l">tokens a request</th><th class="l">counted by</th><th>n (requests)</th><th>mean</th><th>p50</th><th>min</th><th>max</th><th>std</th></tr></thead><tbody>
 {{range .Rows}}<tr><td class="l">{{.Name}}</td><td class="l">{{.By}}</td><td>{{.N}}</td><td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.Std}}</td></tr>
@@ -378,10 +435,26 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage", UsageISL: opts.Metrics != nil && opts.Metrics.ISLSource == "usage"}
 	p := collect(each, mopt)
 	title := cmp.Or(opts.Title, "perfgate run report")
-	span := p.end - p.start
+	// The charts over time run from the first request, warm-up included, and shade the
+	// warm-up and the measured window; the series are the measured requests'.
+	origin, last := p.start, p.end
+	var bands []band
+	if p.warmStart >= 0 {
+		origin, last = min(origin, p.warmStart), max(last, p.warmEnd)
+		if p.requests == 0 {
+			origin = p.warmStart
+		}
+		bands = []band{
+			{Class: "warmup", Label: "warm-up", From: (p.warmStart - origin).Seconds(), To: (p.warmEnd - origin).Seconds()},
+		}
+		if p.requests > 0 {
+			bands = append(bands, band{Class: "measured", Label: "measured", From: (p.start - origin).Seconds(), To: (p.end - origin).Seconds()})
+		}
+	}
+	span := last - origin
 	width := sliceWidth(span, opts.TimeSlice)
 	n := max(1, int(math.Ceil(span.Seconds()/width-1e-9)))
-	start := p.start.Seconds()
+	start := origin.Seconds()
 	xs := make([]float64, n)
 	for k := range xs {
 		xs[k] = float64(k) * width // relative to the first request
@@ -393,7 +466,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	}
 	page := runPage{
 		Title:    title,
-		Subtitle: fmt.Sprintf("%d requests (%d ok, %d failed) over %s; time slices of %gs", p.requests, p.ok, p.failures, span.Round(time.Millisecond), width),
+		Subtitle: fmt.Sprintf("%d requests (%d ok, %d failed) over %s; time slices of %gs", p.requests, p.ok, p.failures, max(p.end-p.start, 0).Round(time.Millisecond), width),
 		CSS:      css,
 		Manifest: m,
 	}
@@ -423,6 +496,8 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		sum = &m
 	}
 	page.Rows, page.Counts = metricRows(*sum)
+	page.Models = modelRows(*sum)
+	page.Rows, page.HTTP = splitHTTPRows(page.Rows)
 	page.Lengths = lengthsSection(p, opts.Lengths)
 
 	page.Latency = []figure{
@@ -451,13 +526,13 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		page.OverTime = append(page.OverTime, figure{ID: "ttft-time", Caption: "by send time",
 			SVG: template.HTML(lineSVG("TTFT per time slice", "s since first request", "ms", []series{
 				{"p50", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.5))},
-				{"p99", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.99))}}))})
+				{"p99", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.99))}}, bands...))})
 	}
 	if len(p.itl) > 0 {
 		page.OverTime = append(page.OverTime, figure{ID: "itl-time", Caption: "by send time",
 			SVG: template.HTML(lineSVG("ITL per time slice", "s since first request", "ms", []series{
 				{"p50", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.5))},
-				{"p99", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.99))}}))})
+				{"p99", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.99))}}, bands...))})
 	}
 	perSec := func(g []float64) float64 { return sumOf(g) / width }
 	ones := func(k int) []float64 {
@@ -471,6 +546,22 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	reqRate := sliced(shift(p.doneS), ones(len(p.doneS)), 0, width, n, perSec)
 	zero(tokRate)
 	zero(reqRate)
+	// After a warm-up, slices before the first measured request have no rate (the
+	// warm-up's requests are not counted), not a rate of 0, and the slice the measured
+	// window starts in is a rate over the part of it the window covers, none if that
+	// is under half a slice.
+	if from := (p.start - origin).Seconds(); from > 0 {
+		k := min(int(from/width), n-1)
+		for i := range k {
+			tokRate[i], reqRate[i] = math.NaN(), math.NaN()
+		}
+		if covered := float64(k+1)*width - from; covered < width/2 {
+			tokRate[k], reqRate[k] = math.NaN(), math.NaN()
+		} else if covered < width {
+			tokRate[k] *= width / covered
+			reqRate[k] *= width / covered
+		}
+	}
 	// The last slice may be partial: a rate over the part of it the run covered, and a
 	// sliver (under half a slice) is merged into the slice before it, not extrapolated.
 	rx := xs
@@ -488,9 +579,9 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	}
 	page.OverTime = append(page.OverTime,
 		figure{ID: "token-throughput", Caption: "output tokens received per second",
-			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", rx, tokRate}}))},
+			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", rx, tokRate}}, bands...))},
 		figure{ID: "request-throughput", Caption: "successful requests completed per second",
-			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", rx, reqRate}}))})
+			SVG: template.HTML(lineSVG("Request throughput", "s since first request", "requests/s", []series{{"requests/s", rx, reqRate}}, bands...))})
 	if p.failures > 0 { // no empty chart when nothing failed
 		errs := sliced(shift(p.errAt), ones(len(p.errAt)), 0, width, n, sumOf)
 		zero(errs)

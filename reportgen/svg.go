@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file draws the charts of the HTML reports as inline SVG: no script, no network,
@@ -422,8 +423,21 @@ func thin(v []float64, n int) []float64 {
 }
 
 // lineSVG draws series as polylines with point markers (time series).
-func lineSVG(title, xlabel, ylabel string, ss []series) string {
+// band is a shaded stretch of a line chart's x axis: a run's warm-up or its measured
+// window on a chart over time.
+type band struct {
+	Class, Label string // Class: "warmup" or "measured"
+	From, To     float64
+}
+
+// bandFill is each band class's shade.
+var bandFill = map[string]string{"warmup": "#9e9e9e", "measured": "#4caf50"}
+
+func lineSVG(title, xlabel, ylabel string, ss []series, bands ...band) string {
 	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), 0.0
+	for _, bd := range bands {
+		xmin, xmax = math.Min(xmin, bd.From), math.Max(xmax, bd.To)
+	}
 	for _, s := range ss {
 		for i := range s.X {
 			if math.IsNaN(s.Y[i]) {
@@ -439,6 +453,15 @@ func lineSVG(title, xlabel, ylabel string, ss []series) string {
 	var b strings.Builder
 	f := newFrame(640, 260, xmin, xmax, 0, niceMax(ymax))
 	f.open(&b, "timeseries", title, xlabel, ylabel)
+	free := 0.0 // where the next band's label may start, so labels never overlap
+	for _, bd := range bands {
+		x0, x1 := f.px(bd.From), f.px(bd.To)
+		fmt.Fprintf(&b, `<g class="band %s"><rect x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.14"><title>%s: %s–%s s</title></rect>`,
+			esc(bd.Class), c(x0), c(f.top), c(math.Max(x1-x0, 1)), c(f.h-f.bottom-f.top), bandFill[bd.Class], esc(bd.Label), fmtTick(bd.From), fmtTick(bd.To))
+		lx := math.Max(x0+3, free)
+		fmt.Fprintf(&b, `<text class="tick band-label" x="%s" y="%s">%s</text></g>`, c(lx), c(f.top+10), esc(bd.Label))
+		free = lx + 9*float64(utf8.RuneCountInString(bd.Label)) + 8 // at most ~9 px a character at the tick size
+	}
 	labels := make([]string, len(ss))
 	for i, s := range ss {
 		labels[i] = s.Label

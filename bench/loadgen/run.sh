@@ -79,6 +79,11 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR
     printf "%-18s %8s   [%s ]\n" "$k" "$(echo "${R[$k]}" | median)" "${R[$k]}"
   done
   lg=$(echo "${R[loadgen]}" | median)
+  # Synthetic prompts against the fixed payload (same run, same server).
+  per=$(awk -v a="${R[loadgen_synthetic]}" -v b="${R[loadgen]}" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= n; i++) printf "%.2f ", (y[i] ? x[i] / y[i] : 0) }')
+  printf "ratio synthetic/loadgen %.2f   (per round: %s; median %s)\n" \
+    "$(awk -v a="$(echo "${R[loadgen_synthetic]}" | median)" -v b="$lg" 'BEGIN {print (b ? a/b : 0)}')" "$per" "$(echo "$per" | median)"
   for k in wrk bare vegeta; do
     [ -n "${R[$k]:-}" ] || continue
     # The ratio of the medians, and (the rounds being interleaved) the median of the

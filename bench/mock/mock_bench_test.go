@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -109,6 +110,58 @@ func BenchmarkNonStreaming(b *testing.B) {
 	b.ReportMetric(p.RequestsPerSec(), "req/s")
 	b.ReportMetric(r.RequestsPerSec(), "recorded-req/s")
 	b.ReportMetric(r.RequestsPerSec()/p.RequestsPerSec(), "recording-ratio")
+}
+
+// nonStreamBody is the non-streaming request of the wrk comparison: a short chat, 16
+// output tokens.
+var nonStreamBody = []byte(`{"model":"mock-model","messages":[{"role":"user","content":"Short question?"}],"max_tokens":16,"ignore_eos":true}`)
+
+// BenchmarkNonStreamingWrk compares the mock's non-streaming requests/s (zero latency,
+// recording to a file, real gpt2 tokenization of input and output) with a trivial
+// fasthttp server that answers every request with a fixed completion (RefCompletion),
+// both in this process, wrk -c64 as the client (its own process), in interleaved
+// rounds (the reported rates are the medians of the rounds'; ratio is the median of
+// the rounds' ratios). The target is a ratio of at least 0.5 (issue 23).
+func BenchmarkNonStreamingWrk(b *testing.B) {
+	refURL, stop, err := StartTrivial()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	m := startMock(b, mockserver.Config{Fast: true, DiscardRecords: true, RecordFile: filepath.Join(b.TempDir(), "rec.jsonl")})
+	const rounds = 3
+	var ref, mock, ratio, refCPU, mockCPU []float64
+	// run drives url with wrk and returns its rate and this process's CPU per request
+	// meanwhile (the server's: wrk is another process), in µs.
+	run := func(url string) (float64, float64) {
+		c0, t0 := CPUTime(), time.Now()
+		rate, err := Wrk(url+"/v1/chat/completions", nonStreamBody, 64, seconds())
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu, n := CPUTime()-c0, rate*time.Since(t0).Seconds()
+		return rate, float64(cpu.Microseconds()) / max(n, 1)
+	}
+	for b.Loop() {
+		ref, mock, ratio, refCPU, mockCPU = nil, nil, nil, nil, nil
+		for range rounds {
+			r, rc := run(refURL)
+			x, xc := run(m.URL())
+			ref, mock, ratio = append(ref, r), append(mock, x), append(ratio, x/r)
+			refCPU, mockCPU = append(refCPU, rc), append(mockCPU, xc)
+		}
+	}
+	b.ReportMetric(median(ref), "trivial-req/s")
+	b.ReportMetric(median(mock), "mock-req/s")
+	b.ReportMetric(median(ratio), "ratio")
+	b.ReportMetric(median(refCPU), "trivial-cpu-µs/req")
+	b.ReportMetric(median(mockCPU), "mock-cpu-µs/req")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // BenchmarkRecordingCost compares streamed tokens/s at 100 streams with and without

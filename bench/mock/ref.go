@@ -56,3 +56,31 @@ func StartRef(tokens int) (string, func(), error) {
 type discard struct{}
 
 func (discard) Printf(string, ...any) {}
+
+// RefCompletion is the trivial server's whole answer: a chat completion of 16 short
+// tokens with usage, the size of the mock's answer to nonStreamBody.
+var RefCompletion = []byte(`{"id":"chatcmpl-req-1","object":"chat.completion","created":1700000000,"model":"mock-model","choices":[{"index":0,"message":{"role":"assistant","content":" the the the the the the the the the the the the the the the the"},"finish_reason":"length","logprobs":null}],"usage":{"prompt_tokens":30,"completion_tokens":16,"total_tokens":46}}`)
+
+// StartTrivial starts the trivial non-streaming peer on 127.0.0.1: every request gets
+// RefCompletion as application/json, with nothing read from the body. It returns the
+// base URL and a stop function.
+func StartTrivial() (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	s := &fasthttp.Server{
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("application/json")
+			ctx.SetBody(RefCompletion)
+		},
+		Logger:          discard{},
+		CloseOnShutdown: true,
+	}
+	go s.Serve(ln)
+	return "http://" + ln.Addr().String(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.ShutdownWithContext(ctx)
+	}, nil
+}

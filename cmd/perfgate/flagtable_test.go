@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // flagValues are the non-default values TestEveryProfileFlagCounts gives the flags
@@ -28,7 +30,7 @@ var flagValues = map[string]string{
 	"endpoint-type": "completions", "export-level": "summary", "extra-inputs": "temperature:0.5",
 	"gate-fail": "inconclusive", "goodput": "time_to_first_token:200", "history": "hist-dir", "ignore-workload": "seed",
 	"isl-dist": "fixed:64", "osl-dist": "fixed:8", "m": "other", "model": "other", "model-names": "other",
-	"model-selection-strategy": "random", "model-weights": "3,1",
+	"model-selection-strategy": "random", "model-weights": "3,1", "tool-choice": "required", "tools-file": "tools.json",
 	"margin": "0.1", "prior-cv": "0.03", "name": "named", "profile-export-file": "x.json", "profile-export-prefix": "x",
 	"prompt-corpus": "vllm", "random-corpus-style": "vllm", "search-concurrency": "1:8", "search-rate": "1:8",
 	"server-metrics": "/metrics", "start-at": "2030-01-01T00:00:00Z", "sweep-concurrency": "1,2", "sweep-rate": "1,2",
@@ -37,6 +39,9 @@ var flagValues = map[string]string{
 	// Numbers whose type's generic non-default is not valid for them.
 	"confidence": "0.9", "alpha": "0.05", "max-client-cpu": "0.5", "max-cache-hit-rate": "0.5",
 	"request-cancellation-rate": "10", "shard-index": "1",
+	"image-format": "jpeg", "image-dir": "IMAGEDIR", "audio-format": "mp3", "audio-sample-rates": "44.1", "audio-depths": "16",
+	"audio-num-channels":  "2",
+	"request-rate-series": `[{"time_s":0,"qps":5},{"time_s":10,"qps":9}]`, "tls-ca": "CERT",
 }
 
 // TestEveryProfileFlagCounts gives every profile flag alone a non-default value and
@@ -48,6 +53,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 	if err := os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cert, _ := testutil.TLSCert(t)
 	cfgFile := filepath.Join(dir, "sc.yaml")
 	if err := os.WriteFile(cfgFile, []byte("name: from-file\nconcurrency: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -84,7 +90,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 		val, ok := flagValues[fl.Name]
 		switch {
 		case ok:
-			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile).Replace(val)
+			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile, "CERT", cert, "IMAGEDIR", dir).Replace(val)
 		case isBool(fl):
 			val = strconv.FormatBool(fl.DefValue != "true")
 		default:

@@ -66,6 +66,14 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	for _, s := range rep.Skewed {
 		fmt.Fprintf(e.stderr, "perfgate merge: skew: %s\n", s)
 	}
+	if !*quiet {
+		printPins(e.stdout, o.Pins)
+	}
+	// The merged run's validity: its shards' clients, limits and caches, and the
+	// steady state and tail samples of the merged data. An invalid one is not judged.
+	if err := invalidMeasurement(e.stdout, o.Validity()); err != nil {
+		return err
+	}
 	vs := o.Check()
 	ok := printVerdicts(e.stdout, vs)
 	fmt.Fprintf(e.stdout, "report:    %s\n", filepath.Join(*out, reportgen.RunReportFile))

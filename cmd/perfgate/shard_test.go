@@ -201,8 +201,8 @@ func TestShardsOnOneMachine(t *testing.T) {
 		t.Errorf("shard 2's shard.json %+v; want its coordinator and the measured round trip", info)
 	}
 	// The gate: a failing assertion is 99, a missing shard 2.
-	if code := run(context.Background(), []string{"merge", "--artifact-dir", filepath.Join(root, "m2"), "--assert", "ttft_p99<=1ns", "--quiet", filepath.Join(root, "run")}, &out, &errb); code != ExitAssertFailed {
-		t.Errorf("merge --assert ttft_p99<=1ns: exit %d; want 99", code)
+	if code := run(context.Background(), []string{"merge", "--artifact-dir", filepath.Join(root, "m2"), "--assert", "ttft_p50<=1ns", "--quiet", filepath.Join(root, "run")}, &out, &errb); code != ExitAssertFailed {
+		t.Errorf("merge --assert ttft_p50<=1ns: exit %d; want 99", code)
 	}
 	errb.Reset()
 	code := run(context.Background(), []string{"merge", "--artifact-dir", filepath.Join(root, "m3"),
@@ -345,4 +345,44 @@ func waitTCP(t *testing.T, ns, addr string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("%s did not accept connections in namespace %s", addr, ns)
+}
+
+// TestMergeInvalidShard: perfgate merge judges the merged run's validity before its
+// assertions: a shard whose recorded check found a warm cache makes the merged run
+// invalid (exit 1, INVALID naming the shard, objectives not judged); without it the
+// same merge passes.
+func TestMergeInvalidShard(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for i := range 2 {
+		code, out, errOut := cli(t, "profile", "--mock", "--request-count", "20", "--concurrency", "2", "--osl", "4", "-q",
+			"--shards", "2", "--shard-index", strconv.Itoa(i), "--artifact-dir", filepath.Join(root, "run"))
+		if code != ExitOK {
+			t.Fatalf("shard %d: exit %d\n%s%s", i, code, out, errOut)
+		}
+		dirs = append(dirs, filepath.Join(root, "run", fmt.Sprintf("shard-%d", i)))
+	}
+	code, out, errOut := cli(t, "merge", "--artifact-dir", filepath.Join(root, "ok"), "--assert", "ttft_p50<=1m", dirs[0], dirs[1])
+	if code != ExitOK || strings.Contains(out, "INVALID") {
+		t.Fatalf("clean shards: exit %d\n%s%s", code, out, errOut)
+	}
+	p := filepath.Join(dirs[1], scenario.ValidityFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := doc["verdicts"].([]any)
+	doc["verdicts"] = append(vs, map[string]any{"check": scenario.CheckWarmCache, "pass": false, "status": "invalid", "summary": "warm cache: prefix-cache hit rate 40.0% >= 1% on a workload with no designed reuse"})
+	b, _ = json.Marshal(doc)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = cli(t, "merge", "--artifact-dir", filepath.Join(root, "bad"), "--assert", "ttft_p50<=1m", dirs[0], dirs[1])
+	if code != ExitRuntime || !strings.Contains(out, "INVALID shard 1: warm cache") || !strings.Contains(errOut, "invalid measurement: warm-cache") || strings.Contains(out, "PASS: ") {
+		t.Errorf("a shard with a warm cache: exit %d; want 1 with INVALID naming shard 1's warm cache and no objective judged\n%s%s", code, out, errOut)
+	}
 }

@@ -266,7 +266,7 @@ func DecodeAudioInfo(data []byte, f AudioFormat) (AudioInfo, error) {
 		return AudioInfo{}, err
 	}
 	info.Format = f
-	info.Duration = time.Duration(float64(info.Samples) / float64(info.SampleRate) * float64(time.Second))
+	info.Duration = samplesDuration(info.Samples, info.SampleRate)
 	if info.Duration > MaxAudioDuration {
 		return AudioInfo{}, fmt.Errorf("media: %s clip lasts %v, more than %v", f, info.Duration.Round(time.Millisecond), MaxAudioDuration)
 	}
@@ -361,4 +361,22 @@ func mp3Info(data []byte) (AudioInfo, error) {
 		return AudioInfo{}, errors.New("media: mp3: no audio frames")
 	}
 	return info, nil
+}
+
+func samplesDuration(samples int64, rate int) time.Duration {
+	return time.Duration(float64(samples) / float64(rate) * float64(time.Second))
+}
+
+// EncodedDuration is the duration [DecodeAudioInfo] reads back from a clip that
+// [EncodeAudio] made for d: d to the sample (WAV) or rounded up to whole frames (MP3).
+func EncodedDuration(f AudioFormat, sampleRate int, d time.Duration) time.Duration {
+	if f == MP3 {
+		spf := int64(576)
+		if sampleRate >= 32000 {
+			spf = 1152
+		}
+		frames := int64(math.Ceil(d.Seconds() * float64(sampleRate) / float64(spf)))
+		return samplesDuration(frames*spf, sampleRate)
+	}
+	return samplesDuration(wavSamples(sampleRate, d), sampleRate)
 }

@@ -160,3 +160,42 @@ func (r AudioRule) Tokens(d time.Duration) int {
 	n := int(math.Ceil(d.Seconds()*r.TokensPerSecond - 1e-9))
 	return max(n, 1)
 }
+
+// ImageURLTokens counts an image_url part's tokens under rule: the URL must be a data
+// URI holding a PNG or JPEG whose type matches the URI's (image/jpg is taken for
+// image/jpeg). Remote URLs are an error: counting them would mean fetching them.
+func ImageURLTokens(url string, rule ImageRule) (int, error) {
+	if !strings.HasPrefix(url, "data:") {
+		return 0, fmt.Errorf("media: only data URIs are counted (data:image/png;base64,…), not %.40q", url)
+	}
+	mime, data, err := ParseDataURI(url)
+	if err != nil {
+		return 0, err
+	}
+	info, err := DecodeImageInfo(data)
+	if err != nil {
+		return 0, err
+	}
+	if mime != info.Format.MIME() && !(mime == "image/jpg" && info.Format == JPEG) {
+		return 0, fmt.Errorf("media: data URI says %s but the data is %s", mime, info.Format.MIME())
+	}
+	return rule.Tokens(info.Width, info.Height)
+}
+
+// InputAudioTokens counts an input_audio part's tokens under rule, from its format
+// ("wav", "mp3") and base64 data, after checking the clip's headers.
+func InputAudioTokens(format, b64 string, rule AudioRule) (int, error) {
+	f, err := ParseAudioFormat(format)
+	if err != nil {
+		return 0, err
+	}
+	data, err := DecodeBase64(b64)
+	if err != nil {
+		return 0, err
+	}
+	info, err := DecodeAudioInfo(data, f)
+	if err != nil {
+		return 0, err
+	}
+	return rule.Tokens(info.Duration), nil
+}

@@ -52,6 +52,25 @@ func AppendUsage(dst []byte, u Usage) []byte {
 	return append(dst, '}')
 }
 
+// AppendChatCompletion appends a whole (non-streaming) "chat.completion" with one
+// choice: the assistant message's content and reasoning_content (omitted when empty),
+// the finish reason, "logprobs":null, and usage. It is the JSON of the
+// [ChatCompletion] with those fields (strings escaped as the stream chunks' are),
+// written without reflection.
+func AppendChatCompletion(dst []byte, h ChunkHeader, reasoning, content, finish string, u Usage) []byte {
+	dst = appendHeader(dst, h, "chat.completion")
+	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	dst = AppendString(dst, content)
+	if reasoning != "" {
+		dst = append(dst, `,"reasoning_content":`...)
+		dst = AppendString(dst, reasoning)
+	}
+	dst = append(dst, `},"finish_reason":`...)
+	dst = AppendString(dst, finish)
+	dst = append(dst, `,"logprobs":null}],"usage":`...)
+	return append(AppendUsage(dst, u), '}')
+}
+
 // AppendChatReasoningChunk appends one "chat.completion.chunk" whose delta carries
 // reasoning_content (vLLM's and DeepSeek's field for a reasoning model's thinking),
 // with role when role != "".

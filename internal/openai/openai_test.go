@@ -59,6 +59,39 @@ func TestAppendChatChunkDecodes(t *testing.T) {
 	}
 }
 
+// TestAppendChatCompletionDecodes: the whole chat completion the mock writes without
+// reflection decodes to the ChatCompletion encoding/json wrote before (with and
+// without reasoning and completion_tokens_details, text needing escapes), and the
+// client's parser reads its text and usage.
+func TestAppendChatCompletionDecodes(t *testing.T) {
+	h := ChunkHeader{ID: "chatcmpl-req-1", Created: 1700000000, Model: "mock \"model\""}
+	for _, c := range []struct {
+		reasoning, content string
+		u                  Usage
+	}{
+		{"", " a <b> & \"c\"\n\u2028 é", Usage{PromptTokens: 30, CompletionTokens: 16, TotalTokens: 46}},
+		{"think\t", "", Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3, CompletionTokensDetails: &CompletionTokensDetails{ReasoningTokens: 2}}},
+	} {
+		b := AppendChatCompletion(nil, h, c.reasoning, c.content, "length", c.u)
+		var got ChatCompletion
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		u := c.u
+		want := ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
+			Choices: []ChatChoice{{Message: ResponseMessage{Role: "assistant", Content: c.content, ReasoningContent: c.reasoning}, FinishReason: "length",
+				Logprobs: json.RawMessage("null")}}, Usage: &u}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s decoded to\n%+v, want\n%+v", b, got, want)
+		}
+		var p ChunkParser
+		var ch StreamChunk
+		if err := p.Parse(b, &ch); err != nil || string(ch.Text) != c.content || ch.Usage.CompletionTokens != c.u.CompletionTokens {
+			t.Errorf("%s: the client's parser read %q, usage %+v, %v", b, ch.Text, ch.Usage, err)
+		}
+	}
+}
+
 func TestChunkParser(t *testing.T) {
 	h := ChunkHeader{ID: "x", Created: 1, Model: "m"}
 	tests := []struct {

@@ -31,6 +31,9 @@ type StreamChunk struct {
 	Usage    Usage
 	// UsageReasoning is usage.completion_tokens_details.reasoning_tokens (0 = absent).
 	UsageReasoning int
+	// Tools are the first choice's tool call entries (delta.tool_calls, or a whole
+	// message's tool_calls); nil when it has none.
+	Tools []ToolDelta
 }
 
 // ChunkParser parses stream chunks without encoding/json and without allocating once
@@ -38,6 +41,7 @@ type StreamChunk struct {
 // ready.
 type ChunkParser struct {
 	scratch []byte
+	tools   []ToolDelta // backs StreamChunk.Tools
 }
 
 // ErrSyntax reports malformed JSON in a chunk.
@@ -46,7 +50,7 @@ var ErrSyntax = errors.New("openai: malformed JSON in stream chunk")
 // Parse fills c from data (one SSE event's data, not "[DONE]").
 func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 	*c = StreamChunk{}
-	p.scratch = p.scratch[:0]
+	p.scratch, p.tools = p.scratch[:0], p.tools[:0]
 	i := skipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return ErrSyntax
@@ -132,6 +136,8 @@ func (p *ChunkParser) choices(b []byte, i int, c *StreamChunk) (int, error) {
 								return p.str(b, j, &c.Text)
 							case "reasoning_content", "reasoning":
 								return p.str(b, j, &c.Reasoning)
+							case "tool_calls":
+								return p.toolCalls(b, j, c)
 							}
 							return skipValue(b, j)
 						})

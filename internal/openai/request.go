@@ -29,6 +29,8 @@ type ChatRequest struct {
 	User            string          `json:"user,omitempty"`
 	ReasoningEffort *string         `json:"reasoning_effort,omitempty"`
 	Tools           json.RawMessage `json:"tools,omitempty"`
+	// ToolChoice is "none", "auto", "required" or {"type":"function","function":{"name":…}}.
+	ToolChoice json.RawMessage `json:"tool_choice,omitempty"`
 	// PromptTokenIDs is a pre-tokenized prompt (TRT-LLM/Dynamo extension); when
 	// present it is the input, counted directly.
 	PromptTokenIDs []int `json:"prompt_token_ids,omitempty"`
@@ -65,11 +67,37 @@ type Content struct {
 	Null bool
 }
 
-// ContentPart is one element of list-form content. Only the type and text are kept;
-// the payload of other kinds (image URLs, audio bytes) is skipped.
+// ContentPart is one element of list-form content: text, an image (image_url) or an
+// audio clip (input_audio); the payload of other kinds (video, files) is skipped.
 type ContentPart struct {
-	Type string `json:"type"`
-	Text string `json:"text,omitempty"`
+	Type       string      `json:"type"`
+	Text       string      `json:"text,omitempty"`
+	ImageURL   *ImageURL   `json:"image_url,omitempty"`
+	InputAudio *InputAudio `json:"input_audio,omitempty"`
+}
+
+// ImageURL is an image_url part's payload: an http(s) URL or a base64 data URI.
+type ImageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// UnmarshalJSON accepts the object form and, as vLLM does, a bare URL string.
+func (u *ImageURL) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		*u = ImageURL{}
+		return json.Unmarshal(b, &u.URL)
+	}
+	type plain ImageURL
+	return json.Unmarshal(b, (*plain)(u))
+}
+
+// InputAudio is an input_audio part's payload: base64 audio and its format
+// ("wav", "mp3").
+type InputAudio struct {
+	Data   string `json:"data"`
+	Format string `json:"format"`
 }
 
 // Placeholder returns the text a non-text part of the given type stands for when

@@ -43,6 +43,8 @@ type ResponseMessage struct {
 	// ReasoningContent is the reasoning text before Content (vLLM's reasoning parsers,
 	// DeepSeek); omitted when empty.
 	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// ToolCalls are the calls the assistant makes instead of answering in Content.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
 // ChatChunk is one streamed chat chunk ("chat.completion.chunk").

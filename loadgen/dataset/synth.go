@@ -140,7 +140,8 @@ type Writer struct {
 	// prefix+window encodes to, for the empty prefix and for the first other prefix
 	// seen (a source's shared prefix, whose own count is kept in prefixN). A hit spares
 	// the encode, the largest cost of making a prompt; the texts are the same.
-	fit     map[fitKey]int32
+	fit     map[fitKey]fitVal
+	fitText int // bytes of window text held in fit
 	prefix  string
 	prefixN int
 	noFit   bool // remember nothing (the tests' reference)
@@ -152,8 +153,21 @@ type fitKey struct {
 	sharedPre bool
 }
 
-// maxFit bounds Writer.fit (about 24 bytes an entry).
-const maxFit = 1 << 17
+// fitVal is what Writer.fit remembers of a window: the count of prefix+window, and
+// the window's text when it is short (while fitText stays under maxFitText).
+type fitVal struct {
+	n    int32
+	text string
+	has  bool // text is the window's (it may be "")
+}
+
+// maxFit bounds Writer.fit's entries (about 48 bytes each); maxFitWindow and
+// maxFitText bound the window texts it holds.
+const (
+	maxFit       = 1 << 17
+	maxFitWindow = 512
+	maxFitText   = 8 << 20
+)
 
 var corpusIDs sync.Map // tokenizer fingerprint+name → []int
 
@@ -246,7 +260,7 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		return w.tok.Decode(seq, false)
 	}
 	if cached && w.fit == nil {
-		w.fit = map[fitKey]int32{}
+		w.fit = map[fitKey]fitVal{}
 	}
 	m := n - base
 	best, bestN := "", -1
@@ -261,12 +275,21 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		if cached {
 			k := fitKey{int32(start), int32(m), shared}
 			if c, ok := w.fit[k]; ok {
-				got = int(c)
+				got = int(c.n)
+				if c.has && (got == n || bestN < 0 || abs(got-n) < abs(bestN-n)) {
+					text = prefix + c.text
+				}
 			} else {
-				text = prefix + gen(m)
+				win := gen(m)
+				text = prefix + win
 				got = w.tok.Count(text, false)
 				if len(w.fit) < maxFit {
-					w.fit[k] = int32(got)
+					v := fitVal{n: int32(got)}
+					if len(win) <= maxFitWindow && w.fitText+len(win) <= maxFitText {
+						v.text, v.has = win, true
+						w.fitText += len(win)
+					}
+					w.fit[k] = v
 				}
 			}
 		} else {

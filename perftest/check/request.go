@@ -20,6 +20,7 @@ type Request struct {
 	ServerISL int       // input tokens the server counted (mock recording or usage.prompt_tokens); -1 = unknown
 	OSL       int       // output tokens
 	Turn      int       // 0-based turn within a conversation
+	Model     string    // the model it was sent to (a rule scoped {model=NAME} checks its own); "" = unknown
 	// Overhead is how many more input tokens the server is expected to count than the
 	// client's ISL: for chat requests, the chat template's tokens around the message
 	// contents (record.Client.ISLTemplate - ISL, exact per request). TokenizerMatch
@@ -30,6 +31,9 @@ type Request struct {
 	// failed render, an unreadable payload), so ISL is the message contents only;
 	// TokenizerMatch says so.
 	OverheadUnknown bool
+	// Media is the part of Overhead that is the request's image and audio tokens
+	// (record.Client.ImageTokens + AudioTokens), counted by the server's rule.
+	Media int
 	// Values are the request's derived values (without gaps) when it was made from a
 	// recording by [NewRequest]; nil for a Request written by hand, whose values
 	// [Request.Metric] derives from the fields above.

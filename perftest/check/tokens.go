@@ -21,11 +21,15 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	}
 	var ps []pair
 	overheads := map[int]int{}
-	unknown := 0
+	unknown, withMedia, media := 0, 0, 0
 	for _, r := range reqs {
 		if r.Err == "" && r.ServerISL >= 0 {
 			ps = append(ps, pair{r.ID, r.ISL + r.Overhead, r.ServerISL, r.Overhead})
-			overheads[r.Overhead]++
+			overheads[r.Overhead-r.Media]++
+			if r.Media > 0 {
+				withMedia++
+				media += r.Media
+			}
 			if r.OverheadUnknown {
 				unknown++
 			}
@@ -68,8 +72,11 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	if len(kinds) > 0 {
 		tmpl = []Line{{"chat template", fmt.Sprintf("the client rendered each request's messages with the chat template: %s tokens beyond the message contents; the client's count includes them", strings.Join(kinds, "/"))}}
 	}
+	if withMedia > 0 {
+		tmpl = append(tmpl, Line{"media", fmt.Sprintf("%d requests carried images or audio: their %d image and audio tokens, counted by the served model's rule, are in the client's count too", withMedia, media)})
+	}
 	if unknown > 0 {
-		tmpl = append(tmpl, Line{"chat template", fmt.Sprintf("unknown for %d chat requests (their recording has no isl_template: made before the client counted the rendered template, or a custom payload): their client count is the message contents only", unknown)})
+		tmpl = append(tmpl, Line{"chat template", fmt.Sprintf("unknown for %d requests (the client could not render their messages with the chat template: a failed render or an unreadable payload; isl_template -1): their client count is the message contents only", unknown)})
 	}
 	if v.Pass {
 		v.Summary = fmt.Sprintf("tokenizer match: client and server counted the input of all %d requests %s", n, tol)
@@ -110,7 +117,7 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	v.Evidence = append(v.Evidence, Line{"worst", strings.Join(parts, "  ")})
 	switch {
 	case unknown > 0:
-		v.Evidence = append(v.Evidence, Line{"hint", "re-record with a current client (it counts each request's rendered chat template), or allow a tolerance"})
+		v.Evidence = append(v.Evidence, Line{"hint", "give the client the server's tokenizer with its chat template (or readable payloads) so it counts each request's rendered template, or allow a tolerance"})
 	case constant:
 		v.Evidence = append(v.Evidence, Line{"hint", "a constant offset usually means a chat template or special tokens (BOS) counted on one side only"})
 	default:

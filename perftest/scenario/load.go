@@ -64,7 +64,7 @@ func Load(dir string) (*Outcome, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, ValidityFile)); err == nil {
 		var doc validityDoc
 		if json.Unmarshal(b, &doc) == nil {
-			o.Self, o.Pins = doc.Self, doc.Pins // the client's self-measurement, for Validity; what was measured
+			o.Self, o.Pins, o.shards = doc.Self, doc.Pins, doc.Shards // the client's self-measurement, for Validity; what was measured
 		}
 	}
 	serverPath := filepath.Join(dir, ServerFile)

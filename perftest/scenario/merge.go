@@ -208,6 +208,13 @@ func Merge(out string, dirs []string, opts MergeOptions) (*Outcome, *MergeReport
 		return nil, nil, err
 	}
 	o.Interrupted = interrupted || o.Truncated
+	// Validity the merged recording cannot re-derive comes from the shards: each
+	// shard's client measured itself, and its limits and caches were its own.
+	o.Self, o.shards = nil, nil
+	for _, s := range shards {
+		o.shards = append(o.shards, readShardValidity(s))
+	}
+	o.Pins = mergedPins(o.shards)
 	if err := o.WriteReports(opts.Command...); err != nil {
 		return o, rep, err
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -197,5 +200,96 @@ func TestMergeLinesLongLines(t *testing.T) {
 	want := []string{`{"ts":1}`, `{"ts":2,"pad":"` + long + `"}`, `{"ts":3,"pad":"` + long + `"}`}
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("merged lines (lengths %d) are not the inputs in ts order", len(b))
+	}
+}
+
+// TestMergeValidity: a merged run's validity combines its shards'. Client-bound is
+// judged on each shard's own self-measurement (shard 1's client fell 4 s behind its
+// open-loop schedule: the merged run is client-bound, failing under mode fail, and
+// names shard 1); a warm cache one shard recorded makes the merged run invalid;
+// steady state is evaluated on the merged data; validity.json keeps each shard's
+// section, and Load of the merged directory gives the same verdicts.
+func TestMergeValidity(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for i := range 2 {
+		sc := mergeScenario()
+		sc.Objectives = Objectives{}
+		sc.Concurrency, sc.Rate, sc.Requests = 0, 200, 60
+		sc.Validity.ClientBound = ModeFail
+		sc.Validity.MaxSendLag = 2 * time.Second // a clean run on a busy machine
+		sc.Shards, sc.ShardIndex = 2, i
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		if _, err := Run(context.Background(), sc, d); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	clean, _, err := Merge(filepath.Join(root, "clean"), dirs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCheck := func(vs []check.Verdict) map[string]check.Verdict {
+		m := map[string]check.Verdict{}
+		for _, v := range vs {
+			m[v.Check] = v
+		}
+		return m
+	}
+	cv := byCheck(clean.Validity())
+	if v, ok := cv[CheckClientBound]; !ok || !v.Pass || v.Status == check.Invalid || len(v.Evidence) != 2 {
+		t.Errorf("clean shards: client-bound = %v (present %v); want a valid verdict with one line per shard", v, ok)
+	}
+	if _, ok := cv[CheckSteady]; !ok {
+		t.Errorf("clean shards: no steady-state verdict on the merged data: %v", clean.Validity())
+	}
+
+	// Shard 1's client was late; shard 0 saw a warm cache.
+	edit := func(dir string, f func(*validityDoc)) {
+		p := filepath.Join(dir, ValidityFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc validityDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		f(&doc)
+		b, _ = json.Marshal(doc)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(dirs[1], func(d *validityDoc) {
+		d.Self.SendLag = loadgen.LagStats{N: 30, P50: 4 * time.Second, P99: 5 * time.Second, Max: 5 * time.Second}
+	})
+	edit(dirs[0], func(d *validityDoc) {
+		d.Verdicts = append(d.Verdicts, validityRecord{Check: CheckWarmCache, Status: "invalid", Value: 0.3,
+			Summary: "warm cache: prefix-cache hit rate 30.0% >= 1% on a workload with no designed reuse"})
+	})
+	bad, _, err := Merge(filepath.Join(root, "bad"), dirs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]*Outcome{"merged": bad, "loaded": mustLoad(t, filepath.Join(root, "bad"))} {
+		bv := byCheck(o.Validity())
+		if v := bv[CheckClientBound]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 1: client-bound: send lag p50 4s") {
+			t.Errorf("%s: client-bound = %v; want invalid and failing, naming shard 1's send lag", name, v)
+		}
+		if v := bv[CheckWarmCache]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 0: warm cache") {
+			t.Errorf("%s: warm cache = %v; want invalid and failing, naming shard 0", name, v)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(root, "bad", ValidityFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc validityDoc
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Shards) != 2 || doc.Shards[1].Self == nil || doc.Shards[0].Pins == nil || doc.Self != nil {
+		t.Errorf("merged validity.json: %d shards (err %v), want both with their client and pins and no client of its own:\n%s", len(doc.Shards), err, b)
+	}
+	if doc.Pins == nil || doc.Pins.Topology == nil || doc.Pins.Topology.Shards != 2 || doc.Pins.Dataset != nil {
+		t.Errorf("merged pins = %+v; want the shards' topology with 2 shards and no dataset fingerprint", doc.Pins)
 	}
 }

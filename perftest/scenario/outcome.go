@@ -71,6 +71,8 @@ type Outcome struct {
 	clientPath, serverPath string
 	// limitWarnings are CheckLimits' problems under Validity.Limits = warn.
 	limitWarnings []string
+	// shards are a merged run's shards' validity ([Merge]; validity.json's "shards").
+	shards []shardValidity
 }
 
 // summary returns the summary the checks read: the pass's over the files, or one

@@ -20,7 +20,7 @@ import (
 // summary is what one streaming pass over a run's recordings keeps: the exact metrics
 // and everything the verdicts, the run context and the length checks need, in 84
 // bytes a measured request (its values in the accumulator's metric.Store, 64 bytes
-// plus 8 per raw metric the run has, and compactReq's 20; error texts and ids other than the load
+// plus 8 per raw metric whose values differ between requests, and compactReq's 20; error texts and ids other than the load
 // generator's "req-<index>" on the side) and 24 bytes a server record. The records themselves
 // stay on disk ([Outcome.Records] reads them back).
 type summary struct {
@@ -43,6 +43,8 @@ type summary struct {
 	islAny []int32        // per reqs position: the server's ISL under its id (not rejected), -1 none
 	isl200 []int32        // the same, status 200 only
 	modes  map[string]int // server records served (sOK, not warm-up) by tokenization mode
+
+	models []string // the measured requests' models, in order of first use (compactReq.model)
 }
 
 // compactReq is one measured request's check.Request (check.NewRequest, the one
@@ -51,8 +53,10 @@ type summary struct {
 type compactReq struct {
 	usagePrompt int32 // check.Request.ServerISL before the server join; -1 none
 	overhead    int32
+	media       int32 // check.Request.Media: image and audio tokens
 	index, turn int32
 	flags       uint8
+	model       uint16 // position in summary.models + 1; 0 = none (fits compactReq's padding)
 }
 
 const (
@@ -76,7 +80,7 @@ const (
 
 // metricOptions are the metric definitions a run's load configuration chooses.
 func metricOptions(lc loadgen.Config) metric.Options {
-	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL}
+	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, ByModel: len(lc.ModelNames) > 1}
 }
 
 func newSummary(opt metric.Options, slo metric.SLO) (*summary, *metric.Accumulator) {
@@ -99,8 +103,16 @@ func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.R
 	pos := int32(len(s.reqs))
 	s.vals.Get(int(pos), q)
 	cr := check.NewRequest(c, q)
-	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
+	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead), media: clamp(cr.Media),
 		index: clamp(c.Index), turn: clamp(cr.Turn)}
+	if c.Model != "" {
+		k := slices.Index(s.models, c.Model)
+		if k < 0 && len(s.models) < 1<<16-1 {
+			k = len(s.models)
+			s.models = append(s.models, c.Model)
+		}
+		r.model = uint16(k + 1)
+	}
 	if cr.ID != "req-"+strconv.Itoa(c.Index) {
 		r.flags |= rCustomID
 		s.ids[pos] = cr.ID
@@ -147,7 +159,10 @@ func (s *summary) request(i int) check.Request {
 	c := &s.reqs[i]
 	r := check.FromValues(s.values(i))
 	r.ID, r.ServerISL, r.Turn = s.id(i), int(c.usagePrompt), int(c.turn)
-	r.Overhead, r.OverheadUnknown = int(c.overhead), c.flags&rOverheadUnknown != 0
+	if c.model > 0 {
+		r.Model = s.models[c.model-1]
+	}
+	r.Overhead, r.OverheadUnknown, r.Media = int(c.overhead), c.flags&rOverheadUnknown != 0, int(c.media)
 	if c.flags&rFailed != 0 {
 		r.Err = s.errs[int32(i)]
 		r.Values.OK = false

@@ -1,0 +1,159 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/check"
+)
+
+// shardValidity is one shard's validity as a merged run keeps it (validity.json's
+// "shards"): its client's self-measurement (each shard's client is a process of its
+// own), what it measured with, and the validity verdicts it recorded.
+type shardValidity struct {
+	Index    int              `json:"index"`
+	Dir      string           `json:"dir"`
+	Self     *loadgen.Self    `json:"client,omitempty"`
+	Pins     *Pins            `json:"pins,omitempty"`
+	Verdicts []validityRecord `json:"verdicts,omitempty"`
+}
+
+// readShardValidity reads a shard directory's validity.json; a shard without one
+// (written before it existed) has only its index and directory.
+func readShardValidity(s shardDir) shardValidity {
+	v := shardValidity{Index: s.info.Index, Dir: s.dir}
+	if b, err := os.ReadFile(filepath.Join(s.dir, ValidityFile)); err == nil {
+		var doc validityDoc
+		if json.Unmarshal(b, &doc) == nil {
+			v.Self, v.Pins, v.Verdicts = doc.Self, doc.Pins, doc.Verdicts
+		}
+	}
+	return v
+}
+
+// mergedPins are what a merged run measured with: the first shard's revision, servers
+// and topology, with the number of shards. The dataset fingerprint is left out: each
+// shard's covers only its own requests (the shards' are in validity.json's "shards").
+func mergedPins(shards []shardValidity) *Pins {
+	for _, s := range shards {
+		if s.Pins == nil {
+			continue
+		}
+		p := *s.Pins
+		p.Dataset = nil
+		if p.Topology != nil {
+			t := *p.Topology
+			t.Shards = len(shards)
+			p.Topology = &t
+		}
+		return &p
+	}
+	return nil
+}
+
+// shardValidityVerdicts are a merged run's validity verdicts that the merged
+// recording cannot re-derive, from its shards: client-bound judged on each shard's
+// own self-measurement, and each other check a shard recorded (its limits, a warm
+// cache), one verdict per check, invalid when any shard's was. Steady state and tail
+// samples are left to the merged data ([Outcome.Validity] evaluates them on it).
+func (o *Outcome) shardValidityVerdicts() []check.Verdict {
+	cfg := o.Scenario.Validity
+	var vs []check.Verdict
+	if m := cfg.ClientBound.or(ModeWarn); m != ModeOff {
+		openLoop := o.Scenario.Rate > 0 && o.Scenario.Concurrency == 0
+		var per []check.Verdict
+		var idx []int
+		for _, s := range o.shards {
+			if s.Self != nil {
+				per, idx = append(per, ClientBound(*s.Self, cfg, openLoop, o.Mocked)), append(idx, s.Index)
+			}
+		}
+		if len(per) > 0 {
+			vs = append(vs, apply(combineShards(CheckClientBound, per, idx, "client not the bottleneck in any shard"), m))
+		}
+	}
+	type group struct {
+		per []check.Verdict
+		idx []int
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, s := range o.shards {
+		for _, r := range s.Verdicts {
+			switch r.Check {
+			case CheckSteady, CheckTailSamples:
+				continue // re-evaluated on the merged data
+			case CheckClientBound:
+				if s.Self != nil {
+					continue // re-judged above
+				}
+			}
+			g := groups[r.Check]
+			if g == nil {
+				g = &group{}
+				groups[r.Check] = g
+				order = append(order, r.Check)
+			}
+			v := check.Verdict{Check: r.Check, Pass: r.Pass, Summary: r.Summary, Value: r.Value}
+			if r.Status == check.Invalid.String() {
+				v.Status = check.Invalid
+			}
+			g.per, g.idx = append(g.per, v), append(g.idx, s.Index)
+		}
+	}
+	for _, c := range order {
+		g := groups[c]
+		v := combineShards(c, g.per, g.idx, "")
+		switch c {
+		case CheckClientLimits:
+			v.Pass = true // a warning: a limit that could not hold refuses the shard before its run
+		case CheckWarmCache:
+			if m := cfg.WarmCache.or(ModeFail); m == ModeOff {
+				continue
+			} else {
+				v = apply(v, m)
+			}
+		case CheckClientBound:
+			if m := cfg.ClientBound.or(ModeWarn); m == ModeOff {
+				continue
+			} else {
+				v = apply(v, m)
+			}
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// combineShards makes one verdict of check from the shards' (per, of shards idx):
+// invalid and failing when any shard's was invalid or failed (a mode applied after
+// decides whether it fails the merged run); each shard's summary is a line of
+// evidence. ok is the summary when none was ("" = the first shard's).
+func combineShards(name string, per []check.Verdict, idx []int, ok string) check.Verdict {
+	v := check.Verdict{Check: name, Pass: true}
+	var bad []string
+	for i, p := range per {
+		v.Evidence = append(v.Evidence, check.Line{Label: fmt.Sprintf("shard %d", idx[i]), Text: p.Summary})
+		v.Value, v.Unit = max(v.Value, p.Value), p.Unit
+		if p.Status == check.Invalid {
+			v.Status = check.Invalid
+		}
+		if p.Status == check.Invalid || !p.Pass {
+			v.Pass = false
+			bad = append(bad, fmt.Sprintf("shard %d: %s", idx[i], p.Summary))
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		v.Summary = strings.Join(bad, "; ")
+	case ok != "":
+		v.Summary = ok
+	case len(per) > 0:
+		v.Summary = per[0].Summary
+	}
+	return v
+}
