@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -178,6 +179,35 @@ func TestMediaAnswersMalformed(t *testing.T) {
 		}
 		if r := out.Records[0]; r.ErrorKind != record.ErrMalformed {
 			t.Errorf("%s answered %s: error kind %q (%s); want %q", c.e, c.body, r.ErrorKind, r.Error, record.ErrMalformed)
+		}
+	}
+}
+
+// At the seed's size, 5,000 transcriptions are each recorded by both sides, with the
+// clip the client drew: the server's duration is the client's, request by request.
+func TestTranscriptionAtScale(t *testing.T) {
+	s := startMock(t, mockserver.Config{Fast: true})
+	out, err := Run(context.Background(), Config{
+		Target:   Target{URLs: []string{s.BaseURL()}, API: EndpointTranscriptions},
+		Workload: Workload{Media: Media{AudioLength: spec(t, "normal:0.5,0.2"), AudioSampleRates: []int{8000, 16000}}, Seed: 9},
+		Load:     Load{Concurrency: 16},
+		Stop:     Stop{Requests: 5000},
+	}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	server := map[string]float64{}
+	for _, r := range s.Records() {
+		server[r.RequestID] = r.AudioSeconds
+	}
+	if len(out.Records) != 5000 || len(server) != 5000 {
+		t.Fatalf("client recorded %d requests, server %d; want 5000 each", len(out.Records), len(server))
+	}
+	for _, r := range out.Records {
+		sec, ok := server[r.RequestID]
+		if !r.OK() || !ok || math.Abs(sec-r.AudioDuration.Seconds()) > 1e-9 {
+			t.Fatalf("request %s: ok %v (%s), client audio %v, server %v s", r.RequestID, r.OK(), r.Error, r.AudioDuration, sec)
 		}
 	}
 }
