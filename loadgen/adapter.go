@@ -82,6 +82,8 @@ var apis = []apiEntry{
 	{EndpointRerank, rerankAPI{}},
 	{EndpointResponses, responsesAPI{}},
 	{EndpointMessages, messagesAPI{}},
+	{EndpointTranscriptions, transcriptionAPI{}},
+	{EndpointImages, imagesAPI{}},
 }
 
 // apiEntry is one row of the adapter table: a kind's name and its adapter.

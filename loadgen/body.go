@@ -50,10 +50,11 @@ type streamOptions struct {
 
 // bodyBuilder renders request bodies for one run.
 type bodyBuilder struct {
-	cfg   *Config
-	extra []byte       // marshalled ExtraBody, "{...}" or nil
-	tools *toolSet     // the chat requests' tools; nil = none
-	media *mediaDrawer // nil without media
+	cfg      *Config
+	extra    []byte       // marshalled ExtraBody, "{...}" or nil
+	tools    *toolSet     // the chat requests' tools; nil = none
+	media    *mediaDrawer // nil without media
+	formKeys []string     // ExtraBody's keys sorted, less a form kind's own fields
 }
 
 func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
@@ -64,6 +65,7 @@ func newBodyBuilder(cfg *Config) (*bodyBuilder, error) {
 			return nil, fmt.Errorf("loadgen: extra_body: %w", err)
 		}
 		b.extra = x
+		b.formKeys = formKeys(cfg.ExtraBody)
 	}
 	var err error
 	b.tools, err = newToolSet(&cfg.Workload)

@@ -1,12 +1,15 @@
 package loadgen
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +18,13 @@ import (
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/metric"
 )
+
+// OpenLoop reports whether l's data asks for sends on a schedule (a rate, a rate
+// series or a replayed schedule) rather than closed-loop workers. A Pacer, which is not
+// part of the data, is not looked at.
+func (l *Load) OpenLoop() bool {
+	return l.Rate > 0 || len(l.RateSeries) > 0 || l.Schedule
+}
 
 // Endpoint is the API a request goes to.
 type Endpoint string
@@ -194,9 +204,9 @@ func (s *Secret) UnmarshalText(b []byte) error { *s = Secret(b); return nil }
 //		Stop:     loadgen.Stop{Requests: 100},
 //	}
 //
-// Load mode: Rate > 0 is open loop (Arrival process, Concurrency then caps requests
-// in flight and the wait shows as client_queue_time); Rate == 0 is closed loop with
-// Concurrency workers (default 1). Schedule replays trace timestamps instead.
+// Load mode: Rate > 0 (or a RateSeries) is open loop (Arrival process, Concurrency then
+// caps requests in flight and the wait shows as client_queue_time); Rate == 0 is closed
+// loop with Concurrency workers (default 1). Schedule replays trace timestamps instead.
 type Config struct {
 	Target
 	Workload
@@ -253,6 +263,31 @@ type Target struct {
 	// On Linux the source port is picked at connect time (IP_BIND_ADDRESS_NO_PORT), so
 	// each address gives a full ephemeral range per destination.
 	SourceAddrs []string `json:"source_addrs,omitempty"`
+	// TLSCA is a PEM file of the certificate authorities an https server's
+	// certificate must chain to, in place of the system's roots (a private or test
+	// CA). Empty: the system's roots.
+	TLSCA string `json:"tls_ca,omitempty"`
+	// InsecureSkipVerify accepts whatever certificate an https server presents
+	// (no chain or name check): for a throwaway test server only. Off by default.
+	InsecureSkipVerify bool `json:"insecure_skip_verify,omitempty"`
+}
+
+// tlsConfig returns the https connections' settings: TLS 1.2 or later, verified
+// against TLSCA's authorities (or the system's), with a session cache so a new
+// connection to a server resumes an earlier session as HTTP clients do.
+func (t *Target) tlsConfig() (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify, ClientSessionCache: tls.NewLRUClientSessionCache(0)}
+	if t.TLSCA != "" {
+		pem, err := os.ReadFile(t.TLSCA)
+		if err != nil {
+			return nil, fmt.Errorf("tls_ca: %w", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls_ca %s: no PEM certificate in it", t.TLSCA)
+		}
+	}
+	return cfg, nil
 }
 
 // Workload is what is sent: lengths, prompts, conversations, an input file, extra
@@ -340,6 +375,11 @@ type Load struct {
 	PrefillConcurrency int `json:"prefill_concurrency,omitempty"`
 	// Rate is the open-loop request rate in req/s; 0 = closed loop.
 	Rate float64 `json:"rate,omitempty"`
+	// RateSeries, when set, is a time-varying open-loop rate instead of Rate (AIPerf's
+	// --request-rate-series): linear between its points, with Arrival's process (see
+	// [SeriesPacer]). Without Requests, Duration or an input file, the run lasts until
+	// its last point; with them, the last point's rate holds until they stop it.
+	RateSeries RateSeries `json:"request_rate_series,omitempty"`
 	// Pacer, when set, paces the open loop with any [Pacer] — ConstantPacer,
 	// PoissonPacer, GammaPacer, RampPacer, TracePacer or one of your own — instead of
 	// the one Rate, Arrival and Ramp describe (which must then be zero). Concurrency is
@@ -594,8 +634,16 @@ func (c *Config) checkLoad(p *problems) {
 		p.add("rate %v: want >= 0 and finite", c.Rate)
 	}
 	p.checkEnum("arrival", c.Arrival, Arrivals)
-	if c.Arrival != "" && c.Rate == 0 {
-		p.add("arrival %q needs rate > 0", c.Arrival)
+	if c.Arrival != "" && c.Rate == 0 && len(c.RateSeries) == 0 {
+		p.add("arrival %q needs rate > 0 or a request_rate_series", c.Arrival)
+	}
+	if len(c.RateSeries) > 0 {
+		if err := c.RateSeries.Err(); err != nil {
+			p.add("request_rate_series: %v", err)
+		}
+		if c.Rate > 0 || c.Ramp > 0 || c.RampFrom > 0 || c.Schedule || c.Pacer != nil {
+			p.add("request_rate_series and rate, ramp, schedule or pacer conflict: give the load one way")
+		}
 	}
 	if c.Burstiness < 0 {
 		p.add("burstiness %v < 0", c.Burstiness)
@@ -613,8 +661,8 @@ func (c *Config) checkStop(p *problems) {
 	if c.Requests < 0 || c.Duration < 0 || c.WarmupRequests < 0 || c.WarmupDuration < 0 {
 		p.add("requests, duration and warmup must be >= 0")
 	}
-	if c.Requests == 0 && c.Duration == 0 && c.InputFile == "" {
-		p.add("no stop condition: set requests, duration or an input file")
+	if c.Requests == 0 && c.Duration == 0 && c.InputFile == "" && len(c.RateSeries) == 0 {
+		p.add("no stop condition: set requests, duration, an input file or a request_rate_series")
 	}
 }
 
@@ -658,6 +706,11 @@ func (c *Config) checkClient(p *problems) {
 	for _, a := range c.SourceAddrs {
 		if net.ParseIP(a) == nil {
 			p.add("source_addrs: %q is not an IP", a)
+		}
+	}
+	if c.TLSCA != "" {
+		if _, err := c.tlsConfig(); err != nil {
+			p.add("%v", err)
 		}
 	}
 }

@@ -39,6 +39,9 @@ func kindsTable() string {
 				inputTemplate: "templated", inputTemplateExtra: "templated (add_generation_prompt honoured)",
 			}[a.input(c.t, c.tc)])
 		}
+		if _, ok := a.(audioInput); ok {
+			input = []string{"an audio clip (ISL 0; the clip's tokens by the audio rule, see docs/multimodal.md)"}
+		}
 		key := "Authorization: Bearer"
 		if hs := a.auth(nil, "k", map[string]string{}); len(hs) > 0 && hs[0][0] != "Authorization" {
 			key = hs[0][0]

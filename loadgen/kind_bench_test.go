@@ -19,13 +19,15 @@ type kindSample struct {
 
 func kindSamples() []kindSample {
 	chunk := func(typ, data string) sse.Event { return sse.Event{Type: []byte(typ), Data: []byte(data)} }
-	var chat, cmpl, resp, msgs []sse.Event
+	var chat, cmpl, resp, msgs, trsc []sse.Event
 	for range 16 {
 		chat = append(chat, chunk("", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" hello"},"finish_reason":null}]}`))
 		cmpl = append(cmpl, chunk("", `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" hello","finish_reason":null,"logprobs":null}]}`))
 		resp = append(resp, chunk("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":" hello"}`))
 		msgs = append(msgs, chunk("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" hello"}}`))
+		trsc = append(trsc, chunk("", `{"type":"transcript.text.delta","delta":" hello"}`))
 	}
+	trsc = append(trsc, chunk("", `{"type":"transcript.text.done","text":"hello","usage":{"type":"tokens","input_tokens":20,"output_tokens":16,"total_tokens":36}}`))
 	chat = append(chat, chunk("", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":16,"total_tokens":36}}`), chunk("", "[DONE]"))
 	cmpl = append(cmpl, chunk("", `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":16,"total_tokens":36}}`), chunk("", "[DONE]"))
 	resp = append(resp, chunk("response.completed", `{"type":"response.completed","response":{"id":"resp_1","status":"completed","usage":{"input_tokens":20,"output_tokens":16,"total_tokens":36}}}`))
@@ -39,6 +41,8 @@ func kindSamples() []kindSample {
 		{EndpointEmbeddings, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,0.5]}],"model":"m","usage":{"prompt_tokens":20,"total_tokens":20}}`, nil},
 		{EndpointRankings, `{"rankings":[{"index":0,"logit":0.5},{"index":1,"logit":0.25}]}`, nil},
 		{EndpointRerank, `{"results":[{"index":0,"relevance_score":0.5},{"index":1,"relevance_score":0.25}]}`, nil},
+		{EndpointTranscriptions, `{"text":"hello world","usage":{"type":"tokens","input_tokens":20,"output_tokens":2,"total_tokens":22}}`, trsc},
+		{EndpointImages, `{"created":1,"data":[{"b64_json":"iVBORw0KGgo="}],"usage":{"input_tokens":20,"output_tokens":0,"total_tokens":20}}`, nil},
 	}
 }
 

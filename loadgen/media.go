@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -49,6 +50,10 @@ type Media struct {
 	AudioChannels int `json:"audio_num_channels,omitempty"`
 	// AudioBatchSize is the number of clips per request; zero = 1 when audio is on.
 	AudioBatchSize int `json:"audio_batch_size,omitempty"`
+	// AudioDir sends clips from this directory (its .wav and .mp3 files, one drawn per
+	// clip, each checked and its duration read before the run) instead of synthetic
+	// ones; read when a request is built.
+	AudioDir string `json:"audio_dir,omitempty"`
 }
 
 // Media format choices.
@@ -61,7 +66,7 @@ var (
 const MaxMediaBatch = 64
 
 func (m *Media) images() bool { return !m.ImageWidth.IsZero() || m.ImageDir != "" }
-func (m *Media) audio() bool  { return !m.AudioLength.IsZero() }
+func (m *Media) audio() bool  { return !m.AudioLength.IsZero() || m.AudioDir != "" }
 
 // On reports whether requests carry media.
 func (m *Media) On() bool { return m.images() || m.audio() }
@@ -102,7 +107,22 @@ func (c *Config) checkMedia(p *problems) {
 			p.add("audio_sample_rates, audio_num_channels: %v", strings.TrimPrefix(err.Error(), "media: "))
 		}
 	}
-	if a := adapterOf(c.endpoint()); m.On() && a != nil && !a.media() {
+	if !m.AudioLength.IsZero() && m.AudioDir != "" {
+		p.add("audio_dir and audio_length: synthetic clips or a directory, not both")
+	}
+	if m.AudioDir != "" {
+		if _, err := audioFiles(m.AudioDir); err != nil {
+			p.add("audio_dir: %v", err)
+		}
+	}
+	a := adapterOf(c.endpoint())
+	_, audioKind := a.(audioInput)
+	switch {
+	case audioKind && m.images():
+		p.add("endpoint %q sends one audio clip: image inputs go in chat messages", c.endpoint())
+	case audioKind && m.AudioBatchSize > 1:
+		p.add("audio_batch_size %d: endpoint %q sends one audio clip per request", m.AudioBatchSize, c.endpoint())
+	case m.On() && a != nil && !a.media():
 		p.add("image and audio inputs go in chat messages: endpoint %q cannot carry them", c.endpoint())
 	}
 }
@@ -144,10 +164,47 @@ func imageFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
+// audioFile is one clip of Media.AudioDir, checked before the run.
+type audioFile struct {
+	path           string
+	format         media.AudioFormat
+	rate, channels int
+	dur            time.Duration
+}
+
+// audioFiles lists dir's WAV and MP3 files, sorted, each read and checked.
+func audioFiles(dir string) ([]audioFile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []audioFile
+	for _, e := range ents {
+		f, err := media.ParseAudioFormat(strings.TrimPrefix(filepath.Ext(e.Name()), "."))
+		if e.IsDir() || err != nil {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		info, err := media.DecodeAudioInfo(data, f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, audioFile{path: path, format: f, rate: info.SampleRate, channels: info.Channels, dur: info.Duration})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no .wav or .mp3 file", dir)
+	}
+	return out, nil
+}
+
 // mediaPart is one drawn image or clip: what to make, not the bytes.
 type mediaPart struct {
 	audio      bool
-	path       string // an image file (ImageDir)
+	path       string // an image file (ImageDir) or a clip (AudioDir)
 	imgFormat  media.ImageFormat
 	w, h       int
 	audFormat  media.AudioFormat
@@ -161,14 +218,26 @@ type mediaPart struct {
 // mediaDrawer draws each request's media from (seed, request index), so a request's
 // media do not depend on which worker sends it or when.
 type mediaDrawer struct {
-	m         Media
-	seed      uint64
-	files     []string
-	imageRule media.ImageRule
+	m          Media
+	seed       uint64
+	files      []string
+	audioFiles []audioFile
+	imageRule  media.ImageRule
 }
 
 func newMediaDrawer(cfg *Config, names ...string) (*mediaDrawer, error) {
 	d := &mediaDrawer{m: cfg.Media, seed: cfg.Seed, imageRule: media.ImageRuleFor(append([]string{cfg.Model}, names...)...)}
+	if _, ok := adapterOf(cfg.endpoint()).(audioInput); ok && !d.m.audio() {
+		// A kind whose input is a clip sends DefaultAudioSeconds ones by default.
+		d.m.AudioLength = distribution.Spec{Distribution: distribution.Fixed{Value: DefaultAudioSeconds}}
+	}
+	if cfg.AudioDir != "" {
+		files, err := audioFiles(cfg.AudioDir)
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: audio_dir: %w", err)
+		}
+		d.audioFiles = files
+	}
 	if cfg.ImageDir != "" {
 		files, err := imageFiles(cfg.ImageDir)
 		if err != nil {
@@ -221,7 +290,13 @@ func (d *mediaDrawer) draw(idx int) []mediaPart {
 			parts = append(parts, p)
 		}
 	}
-	if d.m.audio() {
+	if d.m.audio() && d.audioFiles != nil {
+		for range max(d.m.AudioBatchSize, 1) {
+			f := d.audioFiles[rng.IntN(len(d.audioFiles))]
+			parts = append(parts, mediaPart{audio: true, path: f.path, audFormat: f.format, rate: f.rate, ch: f.channels, dur: f.dur,
+				tokens: media.WhisperAudio.Tokens(f.dur)})
+		}
+	} else if d.m.audio() {
 		ld := distribution.WithSrc(d.m.AudioLength.Distribution, src)
 		rates := d.m.audioRates()
 		for range max(d.m.AudioBatchSize, 1) {
@@ -258,10 +333,21 @@ func (d *mediaDrawer) appendParts(b []byte, text string, parts []mediaPart) []by
 	for i := range parts {
 		p := &parts[i]
 		if p.audio {
+			mark := len(b)
 			b = append(b, `,{"type":"input_audio","input_audio":{"format":"`...)
 			b = append(b, p.audFormat...)
 			b = append(b, `","data":"`...)
-			b, _ = media.AppendAudioBase64(b, p.audFormat, p.rate, p.ch, p.dur, p.seed)
+			if p.path != "" {
+				data, err := os.ReadFile(p.path)
+				if err != nil {
+					p.fileFailed = fmt.Errorf("audio %s: %w", p.path, err)
+					b = b[:mark]
+					continue
+				}
+				b = base64.StdEncoding.AppendEncode(b, data)
+			} else {
+				b, _ = media.AppendAudioBase64(b, p.audFormat, p.rate, p.ch, p.dur, p.seed)
+			}
 			b = append(b, `"}}`...)
 			continue
 		}

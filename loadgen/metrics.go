@@ -14,6 +14,8 @@ type MetricsOptions struct {
 	UsageOSL bool
 	// UsageISL makes ISL the server's usage.prompt_tokens when present.
 	UsageISL bool
+	// ByModel breaks the metrics down by model too (record.Metrics.Models).
+	ByModel bool
 	// SLO is the goodput objective ([metric.SLO]); goodput = good requests / benchmark
 	// duration. Zero: goodput is not reported.
 	SLO metric.SLO
@@ -35,7 +37,7 @@ func ComputeMetrics(recs []record.Client, opt MetricsOptions) record.Metrics {
 // newAccumulator returns the run's incremental metrics, which keep no records, so long
 // runs can drop records as they are written.
 func newAccumulator(opt MetricsOptions) *metric.Accumulator {
-	a := metric.NewAccumulator(metric.Options{UsageOSL: opt.UsageOSL, UsageISL: opt.UsageISL})
+	a := metric.NewAccumulator(metric.Options{UsageOSL: opt.UsageOSL, UsageISL: opt.UsageISL, ByModel: opt.ByModel})
 	if !opt.SLO.IsZero() {
 		a.SetSLO(opt.SLO)
 	}

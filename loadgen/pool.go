@@ -83,6 +83,7 @@ type conn struct {
 	first   time.Duration
 	last    time.Duration // run-clock time of the bytes of the latest read
 	reads   int           // reads that returned data (events parsed between two share a time)
+	dialed  dialTimes     // how the connection was opened (the first request's phases)
 }
 
 // setTotalDeadline makes the connection's deadline at least d and at most timeout/1024
@@ -156,40 +157,98 @@ func (c *conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// dialer dials with a connect timeout, spreading local source addresses round-robin.
+// dialer dials with a connect timeout, spreading local source addresses round-robin,
+// and times each new connection's phases.
 type dialer struct {
 	timeout time.Duration
 	local   []net.Addr
 	next    atomic.Uint64
+	tls     *tls.Config                         // https connections' settings (roots, verification); nil = the system's
 	dial    func(addr string) (net.Conn, error) // test hook (in-memory listeners)
 }
 
-func (d *dialer) dialConn(ctx context.Context, addr string, useTLS bool, host string) (net.Conn, error) {
+// dialTimes are how long a new connection took to open: the name lookup, the TCP
+// connect and the TLS handshake (connect includes tls, as HAR's connect does).
+type dialTimes struct{ dns, connect, tls time.Duration }
+
+// dialConn opens a connection to addr (host:port): it resolves the host itself (not
+// inside net.Dialer), so the lookup is timed apart from the connect, then tries the
+// addresses in the resolver's order until one connects.
+func (d *dialer) dialConn(ctx context.Context, addr string, useTLS bool, host string) (net.Conn, dialTimes, error) {
+	var dt dialTimes
+	t0 := time.Now()
 	if d.dial != nil {
-		return d.dial(addr)
+		c, err := d.dial(addr)
+		dt.connect = time.Since(t0)
+		return c, dt, err
 	}
 	nd := net.Dialer{Timeout: d.timeout}
 	if len(d.local) > 0 {
 		nd.LocalAddr = d.local[d.next.Add(1)%uint64(len(d.local))]
 		nd.Control = bindNoPort
 	}
-	c, err := nd.DialContext(ctx, "tcp", addr)
+	h, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return nil, dt, err
 	}
+	ips := []string{h}
+	if net.ParseIP(h) == nil {
+		found, err := net.DefaultResolver.LookupIPAddr(ctx, h)
+		if err != nil {
+			return nil, dt, err
+		}
+		ips = ips[:0]
+		for _, ip := range found {
+			ips = append(ips, ip.String())
+		}
+		dt.dns = time.Since(t0)
+		t0 = time.Now()
+	}
+	var c net.Conn
+	for i, ip := range ips {
+		var e error
+		if c, e = nd.DialContext(ctx, "tcp", net.JoinHostPort(ip, port)); e == nil {
+			break
+		}
+		if i == 0 {
+			err = e
+		}
+	}
+	if c == nil {
+		return nil, dt, err
+	}
+	dt.connect = time.Since(t0)
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
 	if useTLS {
-		h, _, _ := strings.Cut(host, ":")
-		tc := tls.Client(c, &tls.Config{ServerName: h, MinVersion: tls.VersionTLS12})
+		t1 := time.Now()
+		var cfg *tls.Config
+		if d.tls != nil {
+			cfg = d.tls.Clone()
+		} else {
+			cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		cfg.ServerName = serverName(host)
+		tc := tls.Client(c, cfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			c.Close()
-			return nil, err
+			return nil, dt, err
 		}
-		return tc, nil
+		dt.tls = time.Since(t1)
+		dt.connect += dt.tls
+		return tc, dt, nil
 	}
-	return c, nil
+	return c, dt, nil
+}
+
+// serverName is the TLS server name of a URL's host (host or host:port; an IPv6
+// address in brackets).
+func serverName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return strings.Trim(host, "[]")
 }
 
 // get returns an idle connection (reused = true) or dials one, bounded by deadline.
@@ -207,11 +266,11 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	nc, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
+	nc, dt, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
 	if err != nil {
 		return nil, false, err
 	}
-	c := &conn{Conn: nc, clock: clock}
+	c := &conn{Conn: nc, clock: clock, dialed: dt}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	if t.runCtx != nil && t.runCtx.Done() != nil {
 		c.watch, c.unwatch = t.runCtx, context.AfterFunc(t.runCtx, c.cancelReads)

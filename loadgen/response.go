@@ -32,6 +32,7 @@ type result struct {
 	content   []byte // the content part of text, alone (kept only once there is reasoning)
 	tool      []byte // the tool calls' argument text, alone (also in text and content)
 	calls     []toolCall
+	images    int // images in a whole answer (image generation)
 }
 
 // add appends one event's content and reasoning text.
@@ -151,7 +152,8 @@ type exchange struct {
 	c       *call
 	rec     *record.Client
 	res     *result
-	total   time.Time // the total deadline (zero: none)
+	total   time.Time     // the total deadline (zero: none)
+	begin   time.Duration // when the connection step began (the blocked phase's start)
 	cn      *conn
 	reused  bool        // cn came from the idle pool
 	stamped bool        // cn reads carry kernel timestamps
@@ -166,7 +168,7 @@ type exchange struct {
 // It never returns an error: every failure is recorded in rec.
 func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) {
 	rec.UsagePromptTokens, rec.UsageCompletionTokens = -1, -1
-	w.x = exchange{ctx: ctx, clock: clock, c: c, rec: rec, res: res}
+	w.x = exchange{ctx: ctx, clock: clock, c: c, rec: rec, res: res, begin: clock.now()}
 	x := &w.x
 	if c.timeout > 0 {
 		x.total = time.Now().Add(c.timeout)
@@ -210,6 +212,7 @@ func (w *worker) send(x *exchange) (ok bool, err error) {
 			}
 			return false, nil
 		}
+		x.rec.Written = x.clock.now()
 		err = w.readHead(x)
 		if err != nil && retryable && x.cn.first == 0 && x.ctx.Err() == nil && isClosed(err) {
 			// The server closed the idle connection as we reused it (nothing came
@@ -251,6 +254,12 @@ func (w *worker) connect(x *exchange) bool {
 	}
 	x.stamped = cn.useKernelTimestamps(x.c.stream && x.c.target.kernelTS)
 	rec.Sent = x.clock.now()
+	rec.ConnReused = reused
+	rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = 0, 0, 0
+	if !reused {
+		rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = cn.dialed.dns, cn.dialed.connect, cn.dialed.tls
+	}
+	rec.Blocked = max(rec.Sent-x.begin-rec.DNSLookup-rec.Connecting, 0)
 	return true
 }
 
@@ -529,7 +538,9 @@ func snippet(b []byte) string {
 
 // parseBody extracts text and usage from a non-streaming response body, as its kind reads it.
 func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result) {
+	res.images = 0
 	content, choices, err := c.api.parseWhole(&w.parser, body, &w.chunk, res)
+	rec.Images = res.images
 	if err != nil {
 		rec.ErrorKind, rec.Error = record.ErrMalformed, "loadgen: response is not JSON: "+snippet(body)
 		return

@@ -173,7 +173,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
 		return nil, err
 	}
-	if r.cfg.Media.On() {
+	if _, audio := adapterOf(r.cfg.endpoint()).(audioInput); r.cfg.Media.On() || audio {
 		if r.bodies.media, err = newMediaDrawer(&r.cfg, tok.Name(), tok.Source()); err != nil {
 			return nil, err
 		}
@@ -181,6 +181,9 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	d := &dialer{timeout: cfg.ConnectTimeout}
 	if d.timeout == 0 {
 		d.timeout = DefaultConnectTime
+	}
+	if d.tls, err = cfg.tlsConfig(); err != nil {
+		return nil, fmt.Errorf("loadgen: %w", err)
 	}
 	for _, a := range cfg.SourceAddrs {
 		d.local = append(d.local, &net.TCPAddr{IP: net.ParseIP(a)})
@@ -216,6 +219,8 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	}
 	if cfg.Duration > 0 {
 		r.deadline = cfg.WarmupDuration + cfg.Duration
+	} else if len(cfg.RateSeries) > 0 && cfg.Requests == 0 && cfg.InputFile == "" {
+		r.deadline = cfg.RateSeries.End() // the series' end is the run's
 	}
 	if r.pacer != nil && cfg.Concurrency > 0 {
 		r.sem = make(chan struct{}, cfg.Concurrency)
@@ -224,7 +229,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.prefill = make(chan struct{}, cfg.PrefillConcurrency)
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
-	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO})
+	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO, ByModel: len(cfg.ModelNames) > 1})
 	if cfg.DiscardRecords && cfg.RecordFile != "" {
 		// The exact values are in the file; keep RAM flat however long the run.
 		r.acc.Approximate()
@@ -451,7 +456,7 @@ type turnReq struct {
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq) string {
 	q.endpoint, q.api, q.stream = r.shape(q.t)
-	if r.models != nil && q.t.Model == "" {
+	if r.models != nil && q.t.Model == "" && q.t.Body == nil {
 		// The model mix's choice, on a copy: the source may hand the turn out again.
 		t := *q.t
 		t.Model = r.models.pick(q.idx)
@@ -505,6 +510,7 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 			rec.ISLTemplate += rec.ImageTokens + rec.AudioTokens // a server's prompt_tokens counts them
 		}
 	}
+	recordClip(q.api, q.tc.media, rec)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request

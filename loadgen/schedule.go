@@ -27,6 +27,9 @@ func (r *runner) makePacer() (Pacer, error) {
 	if cfg.Pacer != nil {
 		return cfg.Pacer, nil
 	}
+	if len(cfg.RateSeries) > 0 {
+		return &SeriesPacer{Series: cfg.RateSeries, Arrival: cfg.Arrival, Burstiness: cfg.Burstiness, Src: rand.NewPCG(cfg.Seed, 0xa441)}, nil
+	}
 	if cfg.Rate <= 0 {
 		return nil, nil
 	}

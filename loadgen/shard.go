@@ -59,9 +59,9 @@ func (c *Config) validateShards() []error {
 	}
 	n := c.shards()
 	switch {
-	case c.Rate == 0 && !c.Schedule && max(c.Concurrency, DefaultConcurrency) < n:
+	case !c.OpenLoop() && max(c.Concurrency, DefaultConcurrency) < n:
 		bad("shards %d: closed loop with %d workers leaves shards without a worker; want concurrency >= shards", n, max(c.Concurrency, DefaultConcurrency))
-	case (c.Rate > 0 || c.Schedule) && c.Concurrency > 0:
+	case c.OpenLoop() && c.Concurrency > 0:
 		bad("shards %d: an open-loop concurrency ceiling (%d) cannot be split: a ceiling across hosts needs one shared semaphore, and %d ceilings of ~%d throttle differently whenever the shards' loads differ; drop the ceiling or run one shard", n, c.Concurrency, n, c.Concurrency/n)
 	}
 	return errs

@@ -35,7 +35,8 @@ func (w *Workload) InputLength() distribution.Spec {
 // DefaultBlockTokens is the mooncake hash-block size used when Config.BlockTokens is 0.
 const DefaultBlockTokens = 512
 
-func newSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
+// newPromptSource is the source of the run's prompts: synthetic, or an input file's.
+func newPromptSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer) (dataset.Source, error) {
 	docs := 0
 	if a := adapterOf(cfg.endpoint()); a != nil && a.docs() {
 		docs = cfg.Passages

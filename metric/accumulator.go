@@ -30,11 +30,15 @@ type Accumulator struct {
 	totOSL      int
 	totISL      int
 	totReason   int
+	totAudio    float64 // seconds
+	totImages   int
 	scratch     Request
 	// approx: per-request values go into reqs (one sketch per defs entry of Kind
 	// PerRequest) instead of blocks.
 	approx bool
 	reqs   []Sketch
+	// models are the per-model accumulators (Options.ByModel), by record.Client.Model.
+	models map[string]*Accumulator
 }
 
 // NewAccumulator returns an empty accumulator using opt's definitions.
@@ -63,6 +67,9 @@ func (a *Accumulator) Approximate() {
 // errored records count toward the error metrics only. The benchmark duration runs
 // from the first non-warmup request sent to the last one done.
 func (a *Accumulator) Add(r *record.Client) {
+	if a.opt.ByModel {
+		a.model(r.Model).Add(r)
+	}
 	if r.Warmup {
 		a.warm++
 		return
@@ -89,6 +96,12 @@ func (a *Accumulator) Add(r *record.Client) {
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
 	a.totReason += q.Reasoning
+	if v, ok := q.Raw(record.MetricAudioDuration); ok {
+		a.totAudio += v
+	}
+	if v, ok := q.Raw(record.MetricGeneratedImages); ok {
+		a.totImages += int(v)
+	}
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
 	}
@@ -112,9 +125,32 @@ func (a *Accumulator) Add(r *record.Client) {
 	a.store.Add(q)
 }
 
+// model returns model m's accumulator, made (with a's options, SLO and approximation)
+// at its first record.
+func (a *Accumulator) model(m string) *Accumulator {
+	sub := a.models[m]
+	if sub == nil {
+		opt := a.opt
+		opt.ByModel = false
+		sub = NewAccumulator(opt)
+		sub.slo, sub.hasSLO = a.slo, a.hasSLO
+		if a.approx {
+			sub.Approximate()
+		}
+		if a.models == nil {
+			a.models = map[string]*Accumulator{}
+		}
+		a.models[m] = sub
+	}
+	return sub
+}
+
 // Bytes returns the accumulator's approximate size in memory.
 func (a *Accumulator) Bytes() int {
 	n := a.store.Bytes() + 256
+	for _, sub := range a.models {
+		n += sub.Bytes()
+	}
 	for i := range a.reqs {
 		n += a.reqs[i].Bytes()
 	}
@@ -164,7 +200,7 @@ func (a *Accumulator) Metrics() record.Metrics {
 		xs = make([]float64, 0, a.ok)
 	}
 	t := Totals{OK: a.ok, Errors: a.errs, Good: a.good, HasSLO: a.hasSLO,
-		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason}
+		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason, Audio: a.totAudio, Images: a.totImages}
 	if a.first >= 0 && a.last > a.first {
 		t.Duration = (a.last - a.first).Seconds()
 	}
@@ -202,6 +238,12 @@ func (a *Accumulator) Metrics() record.Metrics {
 	}
 	if a.hasSLO {
 		m.SLO = a.slo.AIPerf()
+	}
+	if len(a.models) > 0 {
+		m.Models = make(map[string]record.Metrics, len(a.models))
+		for name, sub := range a.models {
+			m.Models[name] = sub.Metrics()
+		}
 	}
 	return m
 }

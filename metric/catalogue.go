@@ -67,6 +67,8 @@ type Totals struct {
 	Duration   float64 // first request sent → last one done, seconds
 	ISL, OSL   int     // sums over the successful requests (OSL with reasoning)
 	Reasoning  int     // sum of the reasoning tokens
+	Audio      float64 // sum of the audio sent, seconds
+	Images     int     // sum of the images received
 }
 
 // Def is one metric: its name, how it is shown and asserted on, and how it is derived.
@@ -154,6 +156,9 @@ const (
 	UnitReqPerSec  = "requests/sec"
 	UnitTokPerSec  = "tokens/sec"
 	UnitRatio      = "ratio"
+	UnitImgPerSec  = "images/sec"
+	UnitAudioRate  = "audio sec/sec"
+	UnitImages     = "images"
 )
 
 func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
@@ -202,7 +207,7 @@ var builtin = []Def{
 		})},
 	{Name: "tool_call_token_count", Ident: "ToolCallTokens", Header: "Tool Call Token Count", Label: "tool-call tokens",
 		Unit: UnitTokens, Kind: PerRequest, Origin: "perfgate",
-		Help: "Tokens of a request's tool-call arguments (part of OSL), for requests answered with a tool call.",
+		Help:   "Tokens of a request's tool-call arguments (part of OSL), for requests answered with a tool call.",
 		Record: RecordCount(func(r *record.Client) (int, bool) { return r.ToolCallTokens, r.ToolCalls > 0 })},
 	{Name: "time_to_second_token", Ident: "TTST", Header: "Time to Second Token", Label: "TTST",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf", Console: true,
@@ -265,7 +270,89 @@ var builtin = []Def{
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "vLLM",
 		Help:  "Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).",
 		Value: (*Request).TPOTVLLM},
+	{Name: "audio_duration", Ident: "AudioDuration", Header: "Audio Duration", Label: "audio duration",
+		Unit: UnitSec, Kind: PerRequest, Origin: "AIPerf",
+		Help: "Duration of the audio a request sent (audio_transcription), from the clip's headers.",
+		Record: func(r *record.Client) (float64, bool) {
+			return r.AudioDuration.Seconds(), r.AudioDuration > 0
+		}},
+	{Name: "rtfx", Ident: "RTFx", Header: "Real-Time Factor (RTFx)", Label: "RTFx",
+		Unit: UnitRatio, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "Per request, audio_duration / request latency: seconds of audio transcribed per second of processing (audio_transcription).",
+		Value: (*Request).RTFx},
+	{Name: "generated_images", Ident: "GeneratedImages", Header: "Generated Images", Label: "images",
+		Unit: UnitImages, Kind: PerRequest, Origin: "perfgate",
+		Help:   "Images in the answer (image_generation): its data entries with a b64_json or url.",
+		Record: RecordCount(func(r *record.Client) (int, bool) { return r.Images, r.Images > 0 })},
+	{Name: "image_throughput", Ident: "ImageThroughput", Header: "Image Throughput", Label: "images/s",
+		Unit: UnitImgPerSec, Better: Higher, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
+		Help:  "Per request, images in the answer / request latency (image_generation).",
+		Value: (*Request).ImageThroughput},
+	{Name: "image_latency", Ident: "ImageLatency", Header: "Image Latency", Label: "image latency",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf",
+		Help:  "Per request, request latency / images in the answer (image_generation).",
+		Value: (*Request).ImageLatency},
 
+	{Name: "http_req_blocked", Ident: "HTTPBlocked", Const: "HTTPBlocked", Header: "HTTP Blocked", Label: "HTTP blocked",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Start of the connection step → request sent, less DNS lookup and connecting: taking a connection from the pool and arming it (k6's http_req_blocked, HAR's blocked).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Blocked })},
+	{Name: "http_req_dns_lookup", Ident: "HTTPDNSLookup", Const: "HTTPDNSLookup", Header: "HTTP DNS Lookup", Label: "HTTP DNS lookup",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Resolving the host name of a new connection; 0 for an IP address or a reused connection (k6's http_req_looking_up, HAR's dns).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.DNSLookup })},
+	{Name: "http_req_connecting", Ident: "HTTPConnecting", Const: "HTTPConnecting", Header: "HTTP Connecting", Label: "HTTP connecting",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Opening a new connection: TCP connect plus the TLS handshake, as HAR's connect and AIPerf count it; 0 on a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Connecting })},
+	{Name: "http_req_tls_handshaking", Ident: "HTTPTLSHandshaking", Const: "HTTPTLSHandshaking", Header: "HTTP TLS Handshaking", Label: "HTTP TLS handshaking",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "k6",
+		Help:   "The TLS handshake's part of http_req_connecting (k6's http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.TLSHandshaking })},
+	{Name: "http_req_sending", Ident: "HTTPSending", Const: "HTTPSending", Header: "HTTP Sending", Label: "HTTP sending",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Request sent → its last byte written (k6's http_req_sending, HAR's send).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Sending })},
+	{Name: "http_req_waiting", Ident: "HTTPWaiting", Const: "HTTPWaiting", Header: "HTTP Waiting", Label: "HTTP waiting",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:   "Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).",
+		Record: recordPhase(func(p *record.Phases) time.Duration { return p.Waiting })},
+	{Name: "http_req_receiving", Ident: "HTTPReceiving", Const: "HTTPReceiving", Header: "HTTP Receiving", Label: "HTTP receiving",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.",
+		Value: func(q *Request) (float64, bool) {
+			s, ok1 := q.Raw("http_req_sending")
+			w, ok2 := q.Raw("http_req_waiting")
+			return max(MS(q.Latency)-s-w, 0), ok1 && ok2
+		}},
+	{Name: "http_req_duration", Ident: "HTTPDuration", Header: "HTTP Duration", Label: "HTTP duration",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "Sending + waiting + receiving: request sent → last response byte, the same as request_latency (k6's http_req_duration).",
+		Value: func(q *Request) (float64, bool) {
+			_, ok := q.Raw("http_req_waiting")
+			return MS(q.Latency), ok
+		}},
+	{Name: "http_req_connection_overhead", Ident: "HTTPConnectionOverhead", Header: "HTTP Connection Overhead", Label: "HTTP connection overhead",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help:  "Blocked + DNS lookup + connecting: the connection's cost before the request is sent.",
+		Value: connectionOverhead},
+	{Name: "http_req_total", Ident: "HTTPTotal", Header: "HTTP Total", Label: "HTTP total",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
+		Help: "The six phases' sum, connection overhead + request_latency: start of the connection step → last response byte.",
+		Value: func(q *Request) (float64, bool) {
+			o, ok := connectionOverhead(q)
+			return o + MS(q.Latency), ok
+		}},
+	{Name: "http_req_connection_reused", Ident: "HTTPConnectionReused", Header: "HTTP Connection Reused", Label: "HTTP connection reuse",
+		Unit: UnitRatio, Better: Higher, Kind: PerRequest, Origin: "AIPerf",
+		Help: "1 when the request went on a kept-alive connection from the pool, else 0: the average is the reuse rate.",
+		Record: func(r *record.Client) (float64, bool) {
+			p, ok := r.Phases()
+			if p.Reused {
+				return 1, ok
+			}
+			return 0, ok
+		}},
 	{Name: "output_token_throughput", Ident: "OutputTokenThroughput", Header: "Output Token Throughput",
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Sum of OSL over the successful requests / benchmark duration.",
@@ -274,6 +361,14 @@ var builtin = []Def{
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf",
 		Help:  "Sum of ISL and OSL over the successful requests / benchmark duration.",
 		Total: func(t *Totals) (float64, bool) { return float64(t.OSL+t.ISL) / t.Duration, t.Duration > 0 }},
+	{Name: "audio_throughput", Ident: "AudioThroughput", Header: "Audio Throughput",
+		Unit: UnitAudioRate, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true,
+		Help:  "Sum of audio_duration over the successful requests / benchmark duration: the server's RTFx under the run's load; reported only when requests sent audio.",
+		Total: func(t *Totals) (float64, bool) { return t.Audio / t.Duration, t.Audio > 0 && t.Duration > 0 }},
+	{Name: "total_image_throughput", Ident: "TotalImageThroughput", Header: "Total Image Throughput",
+		Unit: UnitImgPerSec, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true,
+		Help:  "Images received over the successful requests / benchmark duration; reported only when answers carried images.",
+		Total: func(t *Totals) (float64, bool) { return float64(t.Images) / t.Duration, t.Images > 0 && t.Duration > 0 }},
 	{Name: "request_throughput", Ident: "RequestThroughput", Header: "Request Throughput",
 		Unit: UnitReqPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Successful requests / benchmark duration.",
@@ -324,7 +419,7 @@ var builtin = []Def{
 
 // catalogue is one state of the catalogue, with its raw metrics indexed.
 type catalogue struct {
-	given []Def          // the defs as given (raw metrics without their Value), for Extend
+	given []Def // the defs as given (raw metrics without their Value), for Extend
 	defs  []Def
 	raw   []int          // positions in defs of the raw metrics (Def.Record), in order
 	rawAt map[string]int // raw metric name → position in raw
@@ -392,4 +487,21 @@ func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
 	current.Store(newCatalogue(append(slices.Clip(old.given), defs...)))
 	return func() { current.Store(old) }
+}
+
+// recordPhase is a [Def.Record] for one of a record's HTTP phases, in ms, for records
+// that have them.
+func recordPhase(f func(*record.Phases) time.Duration) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		p, ok := r.Phases()
+		return MS(f(&p)), ok
+	}
+}
+
+// connectionOverhead is http_req_blocked + http_req_dns_lookup + http_req_connecting.
+func connectionOverhead(q *Request) (float64, bool) {
+	b, ok1 := q.Raw("http_req_blocked")
+	d, ok2 := q.Raw("http_req_dns_lookup")
+	c, ok3 := q.Raw("http_req_connecting")
+	return b + d + c, ok1 && ok2 && ok3
 }

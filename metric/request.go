@@ -19,6 +19,11 @@ type Options struct {
 	// tokenizer's count. For chat requests usage counts the chat template too, so ISL
 	// is then the templated prompt, as the server sees it.
 	UsageISL bool
+	// ByModel breaks an [Accumulator]'s metrics down by the records' model as well
+	// ([record.Metrics.Models]), for a run that spreads its requests over several
+	// models (loadgen.Target.ModelNames). Each model's requests are kept a second
+	// time (64 bytes a request more).
+	ByModel bool
 }
 
 // Request is one request's derived values, each defined once here (see the
@@ -199,6 +204,36 @@ func (q *Request) OutputThroughputPerUser() (float64, bool) {
 		return 0, false
 	}
 	return 1e3 / itl, true
+}
+
+// RTFx returns AIPerf's inverse real-time factor, audio_duration in seconds / request
+// latency in seconds, and whether it is defined (the request sent audio and took time).
+func (q *Request) RTFx() (float64, bool) {
+	audio, ok := q.Raw(record.MetricAudioDuration)
+	if !ok || audio <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return audio / q.Latency.Seconds(), true
+}
+
+// ImageThroughput returns AIPerf's image_throughput, the answer's images / request
+// latency in seconds, and whether it is defined (the answer carried images).
+func (q *Request) ImageThroughput() (float64, bool) {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 || q.Latency <= 0 {
+		return 0, false
+	}
+	return n / q.Latency.Seconds(), true
+}
+
+// ImageLatency returns AIPerf's image_latency, request latency in ms / the answer's
+// images, and whether it is defined.
+func (q *Request) ImageLatency() (float64, bool) {
+	n, ok := q.Raw(record.MetricGeneratedImages)
+	if !ok || n <= 0 {
+		return 0, false
+	}
+	return MS(q.Latency) / n, true
 }
 
 // PrefillThroughputPerUser returns ISL / TTFT in tokens/s/user, and whether it is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"net"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -14,7 +15,7 @@ import (
 
 // kind is one API the server speaks: how a request of it is parsed and answered. Each
 // API is its own type (chat.go, completions.go, responses.go, messages.go,
-// embeddings.go, rankings.go); the server routes a path to one ([routes]) and treats
+// embeddings.go, rankings.go, transcriptions.go, images.go); the server routes a path to one ([routes]) and treats
 // them alike from then on.
 type kind interface {
 	// parse decodes and validates body (sent with contentType) into j and rec's
@@ -37,6 +38,9 @@ type host interface {
 	serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
 	// finish records c (ids are its input tokens, for the vocabulary statistics).
 	finish(c *call, ids []int)
+	// sleep waits d; false if the server is shutting down (the request is then
+	// recorded).
+	sleep(c *call, d time.Duration, conn net.Conn) bool
 }
 
 // generative is a kind that generates tokens, answered by [Server.serveGeneration]
@@ -98,16 +102,18 @@ func (generating) outputParam(rec *record.Server) string {
 // routes maps each path the server answers an API on to its kind: adding a kind is
 // its type and its paths here (docs/endpoints.md).
 var routes = map[string]kind{
-	openai.PathChat:        chatKind{},
-	openai.PathCompletions: completionKind{},
-	openai.PathResponses:   responsesKind{},
-	openai.PathMessages:    messagesKind{},
-	openai.PathEmbeddings:  embeddingsKind{},
-	openai.PathRanking:     rankingsKind{},
-	openai.PathRerank:      rankingsKind{},
-	"/v1/rankings":         rankingsKind{},
-	"/rerank":              rankingsKind{}, // Hugging Face TEI
-	"/v2/rerank":           rankingsKind{}, // Cohere
+	openai.PathChat:           chatKind{},
+	openai.PathCompletions:    completionKind{},
+	openai.PathResponses:      responsesKind{},
+	openai.PathMessages:       messagesKind{},
+	openai.PathEmbeddings:     embeddingsKind{},
+	openai.PathRanking:        rankingsKind{},
+	openai.PathRerank:         rankingsKind{},
+	"/v1/rankings":            rankingsKind{},
+	"/rerank":                 rankingsKind{}, // Hugging Face TEI
+	"/v2/rerank":              rankingsKind{}, // Cohere
+	openai.PathTranscriptions: transcriptionKind{},
+	openai.PathImages:         imagesKind{},
 }
 
 // kindOf routes a request path to its API kind (nil: not an API path).

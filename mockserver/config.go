@@ -47,6 +47,12 @@ const (
 	DefaultMaxEmbeddingInputs = 2048 // OpenAI's limit
 	// DefaultMaxRankingDocs caps the documents of one ranking request.
 	DefaultMaxRankingDocs = 1000
+	// DefaultTranscriptTokensPerSecond is a transcript's length per second of audio
+	// when Config.OSL is unset: speech at about 150 words a minute.
+	DefaultTranscriptTokensPerSecond = 3.0
+	// DefaultImageLatencyMs is the time to generate one image when
+	// Config.ImageLatency is unset.
+	DefaultImageLatencyMs = 100.0
 )
 
 // Config is the whole configuration of a mock server: a plain struct, JSON/YAML-able,
@@ -57,6 +63,11 @@ type Config struct {
 	// Host to bind; "" = 127.0.0.1. Port 0 = a free port.
 	Host string `json:"host,omitempty"`
 	Port int    `json:"port,omitempty"`
+	// TLSCert and TLSKey, both set, are PEM files of a certificate (chain) and its
+	// private key: the server then speaks TLS (https://), as a serving stack behind a
+	// TLS terminator does. Both empty: plain HTTP.
+	TLSCert string `json:"tls_cert,omitempty"`
+	TLSKey  string `json:"tls_key,omitempty"`
 
 	// Tokenizer is what tokenizer.Load accepts: a built-in name ("gpt2",
 	// "cl100k_base", …), a tokenizer.json file, a directory, or a hub id. "" = gpt2.
@@ -154,6 +165,14 @@ type Config struct {
 	TokensPerChunk int `json:"tokens_per_chunk,omitempty"`
 	// EmbeddingDim is the embedding vector length (0 = 768).
 	EmbeddingDim int `json:"embedding_dim,omitempty"`
+	// TranscriptTokensPerSecond is the length of a transcription's text per second of
+	// its audio, when OSL is unset (0 = DefaultTranscriptTokensPerSecond); with OSL
+	// set, the transcript's length is OSL's draw.
+	TranscriptTokensPerSecond float64 `json:"transcript_tokens_per_second,omitempty"`
+	// ImageLatency is the time to generate one image, in ms (a distribution; zero =
+	// DefaultImageLatencyMs, Fast = none): an image generation request of n images
+	// is answered after n draws, times LatencyScale.
+	ImageLatency distribution.Spec `json:"image_latency_ms,omitzero"`
 
 	// BodyLimit is the maximum request body in bytes (0 = 64 MiB); larger → 413.
 	BodyLimit int `json:"body_limit,omitempty"`
@@ -276,6 +295,9 @@ func (c *Config) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		bad("port %d out of [0, 65535]", c.Port)
 	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		bad("tls_cert and tls_key go together: set both (the certificate and its key) or neither")
+	}
 	for name, sp := range map[string]distribution.Spec{"osl": c.OSL, "reasoning_tokens": c.ReasoningTokens, "tool_call_tokens": c.ToolCallTokens} {
 		if sp.Distribution == nil {
 			continue
@@ -308,7 +330,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.DefaultMaxTokens < 0 || c.MaxTokensCap < 0 || c.TokensPerChunk < 0 || c.BodyLimit < 0 || c.RecordQueue < 0 || c.EmbeddingDim < 0 ||
-		c.MaxModelLen < 0 || c.MaxEmbeddingInputs < 0 || c.MaxRankingDocs < 0 || c.MaxConnections < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 {
+		c.MaxModelLen < 0 || c.MaxEmbeddingInputs < 0 || c.MaxRankingDocs < 0 || c.MaxConnections < 0 || c.ReadTimeout < 0 || c.IdleTimeout < 0 ||
+		c.TranscriptTokensPerSecond < 0 {
 		bad("negative size or count in config")
 	}
 	if c.MaxTokensCap > 0 && c.DefaultMaxTokens > c.MaxTokensCap {
@@ -322,7 +345,7 @@ func (c *Config) Validate() error {
 }
 
 // RegisterFlags defines the aiperf-mock-server-compatible flags on fs, bound to c's
-// fields (so values already in c are the defaults): --port, --host, --tokenizer,
+// fields (so values already in c are the defaults): --port, --host, --tls-cert, --tls-key, --tokenizer,
 // --default-model, --record-requests, --ttft, --itl (milliseconds, or a distribution
 // such as "lognormal:mean=20,stddev=5"), --ttft-per-isl-token-ms,
 // --itl-concurrency-lin-ms, --ttft-jitter-cv, --itl-jitter-cv, --error-rate (percent,
@@ -332,6 +355,7 @@ func (c *Config) Validate() error {
 // --tokens-per-chunk, --tool-call-tokens, --error-statuses, --retry-after, --disconnect-rate,
 // --slow-first-byte-rate, --slow-first-byte, --malformed-chunk-rate, --body-limit,
 // --grace-period, --max-model-len, --max-embedding-inputs, --max-ranking-docs,
+// --transcript-tokens-per-second, --image-latency,
 // --read-timeout, --idle-timeout, --max-connections, --batch, --batch-step-ms, --batch-decode-token-ms,
 // --batch-prefill-token-ms, --batch-max-batch, --batch-token-budget,
 // --batch-prefill-budget.
@@ -339,6 +363,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Port, "port", c.Port, "port to listen on (0 = a free port)")
 	fs.IntVar(&c.Port, "p", c.Port, "short for --port")
 	fs.StringVar(&c.Host, "host", c.host(), "host to bind")
+	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "serve TLS (https) with the PEM certificate in `FILE` (with --tls-key)")
+	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&c.Tokenizer, "tokenizer", c.tokenizerName(), "tokenizer: built-in name, tokenizer.json, directory or hub id")
 	registerModelFlags(fs, &c.Models, func() string { return c.models()[0] }, "model id served by default (default "+c.models()[0]+")")
 	fs.BoolVar(&c.StrictModel, "strict-model", c.StrictModel, "reject unknown model names with vLLM's 404")
@@ -400,6 +426,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxModelLen, "max-model-len", orInt(c.MaxModelLen, DefaultMaxModelLen), "context length in tokens: longer input + requested output is refused (400)")
 	fs.IntVar(&c.MaxEmbeddingInputs, "max-embedding-inputs", orInt(c.MaxEmbeddingInputs, DefaultMaxEmbeddingInputs), "maximum inputs in one embeddings request")
 	fs.IntVar(&c.MaxRankingDocs, "max-ranking-docs", orInt(c.MaxRankingDocs, DefaultMaxRankingDocs), "maximum documents in one ranking request")
+	fs.Float64Var(&c.TranscriptTokensPerSecond, "transcript-tokens-per-second", orFloat(c.TranscriptTokensPerSecond, DefaultTranscriptTokensPerSecond), "transcription output tokens per second of audio (when --osl is unset)")
+	fs.Var(msDist{&c.ImageLatency, DefaultImageLatencyMs}, "image-latency", "time to generate one image in ms, or a distribution (image generation waits n of them)")
 	fs.DurationVar(&c.ReadTimeout, "read-timeout", orDur(c.ReadTimeout, DefaultReadTimeout), "time allowed to read one request (headers and body)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", orDur(c.IdleTimeout, DefaultIdleTimeout), "how long a keep-alive connection may wait for its next request")
 	fs.IntVar(&c.MaxConnections, "max-connections", c.MaxConnections, "open connections allowed; more are answered 503 + Retry-After (0 = no cap)")

@@ -11,7 +11,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/sse"
 )
@@ -60,20 +59,6 @@ func (g *gen) reportedOSL() int {
 	return g.s.tok.Count(g.s.tok.Decode(g.ids, false), false)
 }
 
-// decideOSL applies the output-length rules: ignore_eos → exactly the cap; otherwise a
-// draw from Config.OSL clamped to [min_tokens, cap] (the cap when OSL is unset).
-func (s *Server) decideOSL(j *job, rng *rand.Rand) (int, string) {
-	if j.ignoreEOS || s.cfg.OSL.IsZero() {
-		return j.maxOut, "length"
-	}
-	l := distribution.Length{Dist: distribution.WithSrc(s.cfg.OSL.Distribution, rngSource{rng}), Min: j.minTokens, Max: j.maxOut}
-	n := l.Rand()
-	if n >= j.maxOut {
-		return j.maxOut, "length"
-	}
-	return n, "stop"
-}
-
 // next draws the next output token's text; ok is false when the output is complete
 // (target reached, or a stop sequence would be completed by this token).
 func (g *gen) next() (string, bool) {
@@ -103,8 +88,8 @@ func (g *gen) next() (string, bool) {
 }
 
 func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand) {
-	reason := s.decideReasoning(j, rng)
-	target, finish := s.decideOutput(j, rng, reason)
+	reason := s.lengths.reasoningTokens(j, rng)
+	target, finish := s.lengths.output(j, rng, reason)
 	target += reason
 	stop := newStopMatcher(j.stop)
 	if j.tool != "" {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
@@ -39,7 +40,10 @@ type job struct {
 	thinkingBudget int
 	// tool is the function a chat answer calls instead of answering in text ("" =
 	// text; tools.go).
-	tool string
+	tool         string
+	media        *mediaJob                 // transcriptions and images
+	imageLatency distribution.Distribution // per image, ms (nil = none)
+	latencyScale float64
 }
 
 // inputs is what a kind's parser uses of the server: the limits its configuration
@@ -180,8 +184,8 @@ func (s *Server) parse(k kind, body, contentType []byte, rec *record.Server) (*j
 	if j.model == "" {
 		return nil, badRequest("missing_field", "model", "you must provide a model parameter")
 	}
-	if !s.hasModel(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
-		return nil, unknownModel(j.model) // hasModel learned it under AnyModel
+	if !s.modelSet.serves(j.model) && (s.cfg.StrictModel || s.cfg.AnyModel) {
+		return nil, unknownModel(j.model) // serves learned it under AnyModel
 	}
 	return j, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -16,26 +17,43 @@ import (
 // served silently otherwise (the library's default, for tests), and served and listed
 // from then on under Config.AnyModel, so a client's preflight and the mock agree.
 
-// modelList returns the names /v1/models lists.
-func (s *Server) modelList() []string {
-	s.modelsMu.RLock()
-	defer s.modelsMu.RUnlock()
-	return slices.Clone(s.models)
+// modelSet is the served model names, safe for concurrent use: Config.Models, and
+// under any (Config.AnyModel) every name a request asked for, learned on the way.
+type modelSet struct {
+	mu    sync.RWMutex
+	names []string
+	any   bool
+}
+
+func newModelSet(cfg *Config) *modelSet { return &modelSet{names: cfg.models(), any: cfg.AnyModel} }
+
+// list returns the names /v1/models lists.
+func (ms *modelSet) list() []string {
+	ms.mu.RLock()
+	defer ms.mu.RUnlock()
+	return slices.Clone(ms.names)
+}
+
+// first is the default model, the first configured.
+func (ms *modelSet) first() string {
+	ms.mu.RLock()
+	defer ms.mu.RUnlock()
+	return ms.names[0]
 }
 
 // serves reports whether model m is served, learning it under AnyModel.
-func (s *Server) serves(m string) bool {
-	s.modelsMu.RLock()
-	ok := slices.Contains(s.models, m)
-	s.modelsMu.RUnlock()
-	if ok || !s.cfg.AnyModel {
+func (ms *modelSet) serves(m string) bool {
+	ms.mu.RLock()
+	ok := slices.Contains(ms.names, m)
+	ms.mu.RUnlock()
+	if ok || !ms.any {
 		return ok
 	}
-	s.modelsMu.Lock()
-	if !slices.Contains(s.models, m) {
-		s.models = append(s.models, m)
+	ms.mu.Lock()
+	if !slices.Contains(ms.names, m) {
+		ms.names = append(ms.names, m)
 	}
-	s.modelsMu.Unlock()
+	ms.mu.Unlock()
 	return true
 }
 
@@ -53,7 +71,7 @@ func (s *Server) handleModel(ctx *fasthttp.RequestCtx, m string) {
 		s.writeError(ctx, &apiError{status: 401, typ: openai.ErrAuthentication, code: "invalid_api_key", msg: "incorrect or missing API key"})
 		return
 	}
-	if !s.serves(m) {
+	if !s.modelSet.serves(m) {
 		s.writeError(ctx, unknownModel(m))
 		return
 	}

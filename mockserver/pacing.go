@@ -154,7 +154,12 @@ func (s *Server) newPacer(c *call, g *gen, conn net.Conn) *pacer {
 // simpleWait applies TTFT-style latency (no ITL) to a non-generating request.
 func (s *Server) simpleWait(c *call, rng *rand.Rand, conn net.Conn) bool {
 	samp := s.lat.sampler(rng, &s.inflight, &s.streams)
-	d := samp.firstToken(c.rec.ISL)
+	return s.sleep(c, samp.firstToken(c.rec.ISL), conn)
+}
+
+// sleep waits d from c's receipt; false if the server is shutting down (c is then
+// recorded as such).
+func (s *Server) sleep(c *call, d time.Duration, _ net.Conn) bool {
 	if d <= 0 {
 		return true
 	}

@@ -11,26 +11,34 @@ import (
 // "low", "medium" and "high".
 var ReasoningEffortTokens = map[string]int{"low": 100, "medium": 250, "high": 500}
 
-// reasoningEnabled reports whether the mock generates reasoning for requests of kind k:
-// the kinds that reason (chat completions with delta.reasoning_content, Anthropic
-// messages with thinking blocks), when Config.ReasoningTokens is set.
-func (s *Server) reasoningEnabled(k kind) bool {
-	g, ok := k.(generative)
-	return !s.cfg.ReasoningTokens.IsZero() && ok && g.reasons()
+// lengths decides how long a generation is, from the configured distributions:
+// Config.OSL for the content and Config.ReasoningTokens for the reasoning before it.
+type lengths struct {
+	osl, reasoning distribution.Spec
 }
 
-// decideReasoning returns how many reasoning tokens j generates before its content:
+func newLengths(cfg *Config) lengths { return lengths{osl: cfg.OSL, reasoning: cfg.ReasoningTokens} }
+
+// reasons reports whether the mock generates reasoning for requests of kind k: the
+// kinds that reason (chat completions with delta.reasoning_content, Anthropic
+// messages with thinking blocks), when Config.ReasoningTokens is set.
+func (l lengths) reasons(k kind) bool {
+	g, ok := k.(generative)
+	return !l.reasoning.IsZero() && ok && g.reasons()
+}
+
+// reasoningTokens returns how many reasoning tokens j generates before its content:
 // the reasoning_effort rule when the request sends one, else a draw from
 // Config.ReasoningTokens; at most the output cap (reasoning counts toward max_tokens,
 // as in vLLM) and, for Anthropic messages, the thinking budget.
-func (s *Server) decideReasoning(j *job, rng *rand.Rand) int {
-	if !s.reasoningEnabled(j.kind) {
+func (l lengths) reasoningTokens(j *job, rng *rand.Rand) int {
+	if !l.reasons(j.kind) {
 		return 0
 	}
 	n, ok := ReasoningEffortTokens[j.effort]
 	if !ok {
-		l := distribution.Length{Dist: distribution.WithSrc(s.cfg.ReasoningTokens.Distribution, rngSource{rng}), Min: 0, Max: j.maxOut}
-		n = l.Rand()
+		d := distribution.Length{Dist: distribution.WithSrc(l.reasoning.Distribution, rngSource{rng}), Min: 0, Max: j.maxOut}
+		n = d.Rand()
 	}
 	if j.thinkingBudget > 0 {
 		n = min(n, j.thinkingBudget)
@@ -38,11 +46,11 @@ func (s *Server) decideReasoning(j *job, rng *rand.Rand) int {
 	return min(max(n, 0), j.maxOut)
 }
 
-// decideOutput is decideOSL after reasoning: the content length, with the reasoning
-// tokens taken off the cap, and the finish reason.
-func (s *Server) decideOutput(j *job, rng *rand.Rand, reasoning int) (int, string) {
+// output is the content length after reasoning tokens of reasoning, with them taken
+// off the cap, and the finish reason.
+func (l lengths) output(j *job, rng *rand.Rand, reasoning int) (int, string) {
 	if reasoning == 0 {
-		return s.decideOSL(j, rng)
+		return l.content(j, rng)
 	}
 	left := j.maxOut - reasoning
 	if left <= 0 {
@@ -50,7 +58,21 @@ func (s *Server) decideOutput(j *job, rng *rand.Rand, reasoning int) (int, strin
 	}
 	jj := *j
 	jj.maxOut, jj.minTokens = left, min(j.minTokens, left)
-	return s.decideOSL(&jj, rng)
+	return l.content(&jj, rng)
+}
+
+// content applies the output-length rules: ignore_eos → exactly the cap; otherwise a
+// draw from Config.OSL clamped to [min_tokens, cap] (the cap when OSL is unset).
+func (l lengths) content(j *job, rng *rand.Rand) (int, string) {
+	if j.ignoreEOS || l.osl.IsZero() {
+		return j.maxOut, "length"
+	}
+	d := distribution.Length{Dist: distribution.WithSrc(l.osl.Distribution, rngSource{rng}), Min: j.minTokens, Max: j.maxOut}
+	n := d.Rand()
+	if n >= j.maxOut {
+		return j.maxOut, "length"
+	}
+	return n, "stop"
 }
 
 // inReasoning reports whether the next token drawn is a reasoning token.

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,8 +35,8 @@ type Server struct {
 	in       inputs // what the kinds parse and count requests with
 	gen      *generator
 	lat      *latencyModel
-	models   []string // under modelsMu: AnyModel adds to it
-	modelsMu sync.RWMutex
+	modelSet *modelSet // the served model names
+	lengths  lengths   // how long each generation is
 	logw     io.Writer
 
 	fs     *fasthttp.Server
@@ -91,10 +92,10 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), models: cfg.models(), logw: o.logw,
+	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), modelSet: newModelSet(&cfg), lengths: newLengths(&cfg), logw: o.logw,
 		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
 	s.in = inputs{cfg: &s.cfg, tok: tok, memo: newEncodeMemo()}
-	s.met = newMetrics(s.models[0], s.inflight.Load, s.streams.Load)
+	s.met = newMetrics(s.modelSet.first(), s.inflight.Load, s.streams.Load)
 	s.agg = newAggregator(tok.VocabSize())
 	return s, nil
 }
@@ -147,6 +148,17 @@ func (s *Server) serveOn(ln net.Listener) error {
 	s.guard = newGuardListener(tl, s, s.cfg.MaxConnections)
 	s.ln = s.guard
 	s.url = "http://" + ln.Addr().String()
+	if s.cfg.TLSCert != "" || s.cfg.TLSKey != "" {
+		cert, err := tls.LoadX509KeyPair(s.cfg.TLSCert, s.cfg.TLSKey)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("mockserver: tls: %w", err)
+		}
+		// Streams cannot take a TLS connection over (direct.go): they go through
+		// fasthttp's body writer instead.
+		s.ln = tls.NewListener(s.guard, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		s.url = "https://" + ln.Addr().String()
+	}
 	s.start = time.Now()
 	s.startWall = s.start
 	s.fs = &fasthttp.Server{
@@ -167,13 +179,13 @@ func (s *Server) serveOn(ln net.Listener) error {
 		KeepHijackedConns:             true, // streams take their connection over, then hand it back (direct.go)
 		ConnState:                     s.connState,
 	}
-	go func() { s.served <- s.fs.Serve(s.guard) }()
+	go func() { s.served <- s.fs.Serve(s.ln) }()
 	s.logf("listening on %s (tokenizer %s, seed %d)", s.url, s.tok.Name(), s.cfg.Seed)
 	return nil
 }
 
-// URL returns the server's base URL, "http://127.0.0.1:PORT" (OpenAI clients take
-// URL()+"/v1" as their base URL). Empty before Start.
+// URL returns the server's base URL, "http://127.0.0.1:PORT" ("https://…" when it
+// serves TLS; OpenAI clients take URL()+"/v1" as their base URL). Empty before Start.
 func (s *Server) URL() string { return s.url }
 
 // SetLatencyScale sets Config.LatencyScale while the server runs (0 = 1): every latency
@@ -379,8 +391,6 @@ func (s *Server) reqRNG(body []byte, seed *int64) *rand.Rand {
 }
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
-
-func (s *Server) hasModel(m string) bool { return s.serves(m) }
 
 // call is one recorded request in flight.
 type call struct {
@@ -647,7 +657,7 @@ func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	list := openai.ModelList{Object: "list"}
-	for _, m := range s.modelList() {
+	for _, m := range s.modelSet.list() {
 		list.Data = append(list.Data, openai.Model{ID: m, Object: "model", Created: s.start.Unix(), OwnedBy: "perfgate"})
 	}
 	b, _ := json.Marshal(list)

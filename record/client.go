@@ -92,6 +92,33 @@ type Client struct {
 	// receive timestamp of the bytes) or "" (when the client's read returned).
 	Clock string `json:"clock,omitempty"`
 
+	// The request's HTTP phases, named as k6 and HAR name them and AIPerf's http_req_*
+	// trace metrics use them (see [Client.Phases]). Blocked, DNSLookup and Connecting
+	// come before Sent and are durations; Written is a time on the run clock. A record
+	// without Written (a recording made before the fields existed, or a request that
+	// failed before its write ended) has no phases.
+	//
+	// Blocked is the time from the start of the request's connection step to Sent not
+	// spent resolving or dialling: taking a connection from the pool and arming it (and
+	// a failed attempt on a stale keep-alive connection). The pool never makes a
+	// request wait for another's connection, so it is small.
+	Blocked time.Duration `json:"blocked,omitempty"`
+	// DNSLookup is the time resolving the host name of a new connection (0 for an IP
+	// address or a reused connection).
+	DNSLookup time.Duration `json:"dns_lookup,omitempty"`
+	// Connecting is the time opening a new connection: TCP connect plus the TLS
+	// handshake, as HAR's connect and AIPerf's http_req_connecting count it (0 on a
+	// reused connection).
+	Connecting time.Duration `json:"connecting,omitempty"`
+	// TLSHandshaking is the TLS handshake's part of Connecting (k6's
+	// http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.
+	TLSHandshaking time.Duration `json:"tls_handshaking,omitempty"`
+	// Written is when the request's last byte was handed to the kernel.
+	Written time.Duration `json:"written,omitempty"`
+	// ConnReused reports that the request went on a kept-alive connection from the
+	// pool (AIPerf's http_req_connection_reused).
+	ConnReused bool `json:"connection_reused,omitempty"`
+
 	// Status is the HTTP status code; 0 if no response arrived.
 	Status int `json:"status"`
 	// ErrorKind is one of the Err… constants; empty on success.
@@ -149,6 +176,11 @@ type Client struct {
 	// UsageReasoningTokens is the server's usage.completion_tokens_details.reasoning_tokens
 	// (the part of UsageCompletionTokens that was reasoning); 0 when absent.
 	UsageReasoningTokens int `json:"usage_reasoning_tokens,omitempty"`
+	// AudioDuration is the duration of the audio the request sent (an
+	// audio_transcription request's file), in ns; 0 = none.
+	AudioDuration time.Duration `json:"audio_duration,omitempty"`
+	// Images is the number of images the answer carried (image_generation).
+	Images int `json:"images,omitempty"`
 	// FinishReason is the last finish_reason the server sent.
 	FinishReason string `json:"finish_reason,omitempty"`
 	// ResponseBytes counts the response body bytes received.
@@ -313,6 +345,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"clock":`...)
 		b = AppendJSONString(b, c.Clock)
 	}
+	b = appendDur(b, `,"blocked":`, c.Blocked)
+	b = appendDur(b, `,"dns_lookup":`, c.DNSLookup)
+	b = appendDur(b, `,"connecting":`, c.Connecting)
+	b = appendDur(b, `,"tls_handshaking":`, c.TLSHandshaking)
+	b = appendDur(b, `,"written":`, c.Written)
+	if c.ConnReused {
+		b = append(b, `,"connection_reused":true`...)
+	}
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(c.Status), 10)
 	if c.ErrorKind != "" {
@@ -373,6 +413,14 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"usage_reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.UsageReasoningTokens), 10)
 	}
+	if c.AudioDuration != 0 {
+		b = append(b, `,"audio_duration":`...)
+		b = strconv.AppendInt(b, int64(c.AudioDuration), 10)
+	}
+	if c.Images != 0 {
+		b = append(b, `,"images":`...)
+		b = strconv.AppendInt(b, int64(c.Images), 10)
+	}
 	if c.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
 		b = AppendJSONString(b, c.FinishReason)
@@ -380,4 +428,56 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	b = append(b, `,"response_bytes":`...)
 	b = strconv.AppendInt(b, int64(c.ResponseBytes), 10)
 	return append(b, '}')
+}
+
+// appendDur appends key and d in nanoseconds, unless d is 0 (an omitempty field).
+func appendDur(b []byte, key string, d time.Duration) []byte {
+	if d == 0 {
+		return b
+	}
+	b = append(b, key...)
+	return strconv.AppendInt(b, int64(d), 10)
+}
+
+// Phases is a request's HTTP timing broken down as k6 and HAR do it (and AIPerf's
+// http_req_* trace metrics), derived from a [Client] record by [Client.Phases]. The six
+// phases follow each other without gaps or overlap, so they sum to Total.
+type Phases struct {
+	// Blocked, DNSLookup and Connecting (TLS included) come before the request is
+	// sent: Overhead is their sum (AIPerf's http_req_connection_overhead).
+	Blocked, DNSLookup, Connecting time.Duration
+	// TLSHandshaking is the part of Connecting spent in the TLS handshake.
+	TLSHandshaking time.Duration
+	// Sending is Sent → last request byte written; Waiting is then → first response
+	// byte (time to first byte); Receiving is then → Done (last byte).
+	Sending, Waiting, Receiving time.Duration
+	// Reused reports a kept-alive connection from the pool.
+	Reused bool
+}
+
+// Overhead returns Blocked + DNSLookup + Connecting: the connection's cost before
+// the request is sent.
+func (p Phases) Overhead() time.Duration { return p.Blocked + p.DNSLookup + p.Connecting }
+
+// Duration returns Sending + Waiting + Receiving (k6's http_req_duration), which is
+// the record's Done − Sent.
+func (p Phases) Duration() time.Duration { return p.Sending + p.Waiting + p.Receiving }
+
+// Total returns the six phases' sum, Overhead() + Duration() (AIPerf's http_req_total).
+func (p Phases) Total() time.Duration { return p.Overhead() + p.Duration() }
+
+// Phases returns the request's HTTP phases, and false when the record has none (no
+// Written or no response byte: a recording made before the fields existed, or a
+// request that failed before an answer began). When the kernel stamped the first
+// response byte earlier than the client noted its write ended (the client was
+// descheduled in between), the write is taken to have ended then.
+func (c *Client) Phases() (Phases, bool) {
+	if c.Written <= 0 || c.FirstByte <= 0 {
+		return Phases{}, false
+	}
+	written := min(max(c.Written, c.Sent), c.FirstByte)
+	return Phases{
+		Blocked: c.Blocked, DNSLookup: c.DNSLookup, Connecting: c.Connecting, TLSHandshaking: c.TLSHandshaking,
+		Sending: written - c.Sent, Waiting: c.FirstByte - written, Receiving: max(c.Done-c.FirstByte, 0), Reused: c.ConnReused,
+	}, true
 }

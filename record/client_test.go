@@ -124,9 +124,12 @@ func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full.ReasoningTokens, full.FinishReason, full.Clock = 2, "length", ClockKernel
 	full.FirstOutput, full.UsageReasoningTokens = 70*time.Millisecond, 2
 	full.FirstToolCall, full.ToolCalls, full.ToolCallTokens = 65*time.Millisecond, 1, 3
+	full.AudioDuration, full.Images = 4500*time.Millisecond, 2
 	full.Chunks = append(full.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
 	full.ISLTemplate, full.TokenizationMode, full.Turn = 40, "chat_template", 2
 	full.RunStartUnixNano, full.ResponseBytes = 1_767_000_000_000_000_000, 512
+	full.Blocked, full.DNSLookup, full.Connecting, full.TLSHandshaking = 1000, 2000, 3000, 1500
+	full.Written, full.ConnReused = 11*time.Millisecond, true
 	// Every field set, so a field AppendJSON forgets shows up as a difference.
 	v := reflect.ValueOf(full)
 	for i := range v.NumField() {
@@ -216,5 +219,33 @@ func TestReadClientTruncated(t *testing.T) {
 	_, err = ReadClient(strings.NewReader("{\"index\":0}\n{\"index\":2,\"requ\n"))
 	if err == nil || errors.Is(err, ErrTruncated) {
 		t.Errorf("ReadClient(bad line) = %v; want an error that is not ErrTruncated", err)
+	}
+}
+
+// TestClientPhases: the six phases follow each other and sum to the time from the
+// start of the connection step to Done; a record without Written has none; a first
+// byte stamped before the noted end of the write moves that end back.
+func TestClientPhases(t *testing.T) {
+	c := sample() // Sent 10ms, Done 60ms
+	if _, ok := c.Phases(); ok {
+		t.Errorf("Phases() of a record without Written = _, true; want false")
+	}
+	c.Blocked, c.DNSLookup, c.Connecting, c.TLSHandshaking = 100*time.Microsecond, time.Millisecond, 3*time.Millisecond, 2*time.Millisecond
+	c.Written, c.FirstByte = 12*time.Millisecond, 18*time.Millisecond
+	p, ok := c.Phases()
+	want := Phases{Blocked: 100 * time.Microsecond, DNSLookup: time.Millisecond, Connecting: 3 * time.Millisecond, TLSHandshaking: 2 * time.Millisecond,
+		Sending: 2 * time.Millisecond, Waiting: 6 * time.Millisecond, Receiving: 42 * time.Millisecond}
+	if !ok || p != want {
+		t.Fatalf("Phases() = %+v, %v; want %+v, true", p, ok, want)
+	}
+	if got, want := p.Total(), c.Done-(c.Sent-p.Overhead()); got != want {
+		t.Errorf("Total() = %v; want Done − start of the connection step = %v", got, want)
+	}
+	if p.Duration() != c.Latency() {
+		t.Errorf("Duration() = %v; want Latency() %v", p.Duration(), c.Latency())
+	}
+	c.Written = 20 * time.Millisecond // noted after the (kernel-stamped) first byte
+	if p, _ := c.Phases(); p.Sending != 8*time.Millisecond || p.Waiting != 0 {
+		t.Errorf("write noted after the first byte: Sending, Waiting = %v, %v; want 8ms, 0", p.Sending, p.Waiting)
 	}
 }

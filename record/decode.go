@@ -236,6 +236,23 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "done":
 			n, ok = p.int()
 			c.Done = time.Duration(n)
+		case "blocked":
+			n, ok = p.int()
+			c.Blocked = time.Duration(n)
+		case "dns_lookup":
+			n, ok = p.int()
+			c.DNSLookup = time.Duration(n)
+		case "connecting":
+			n, ok = p.int()
+			c.Connecting = time.Duration(n)
+		case "tls_handshaking":
+			n, ok = p.int()
+			c.TLSHandshaking = time.Duration(n)
+		case "written":
+			n, ok = p.int()
+			c.Written = time.Duration(n)
+		case "connection_reused":
+			c.ConnReused, ok = p.bool()
 		case "chunks":
 			chunks, ok = p.chunks(chunks[:0])
 		case "clock":
@@ -290,6 +307,12 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "usage_reasoning_tokens":
 			n, ok = p.int()
 			c.UsageReasoningTokens = int(n)
+		case "audio_duration":
+			n, ok = p.int()
+			c.AudioDuration = time.Duration(n)
+		case "images":
+			n, ok = p.int()
+			c.Images = int(n)
 		case "finish_reason":
 			c.FinishReason, ok = p.str(o.FinishReason)
 		case "response_bytes":

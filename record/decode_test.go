@@ -19,7 +19,10 @@ func plain() Client {
 	c.ISLTemplate, c.TokenizationMode, c.Turn = 40, "chat_template", 2
 	c.RunStartUnixNano, c.ResponseBytes, c.Scheduled = 1_767_000_000_000_000_000, 512, -3
 	c.FirstOutput, c.UsageReasoningTokens = 70*time.Millisecond, 2
+	c.Blocked, c.DNSLookup, c.Connecting, c.TLSHandshaking = 1000, 2000, 3000, 1500
+	c.Written, c.ConnReused = 11*time.Millisecond, true
 	c.FirstToolCall, c.ToolCalls, c.ToolCallTokens = 65*time.Millisecond, 1, 3
+	c.AudioDuration, c.Images = 4500*time.Millisecond, 2
 	return c
 }
 

@@ -90,6 +90,10 @@ type Metrics struct {
 	ISLSource string `json:"isl_source,omitempty"`
 	// SLO is the goodput SLO used (metric name → max value in the metric's unit).
 	SLO map[string]float64 `json:"slo,omitempty"`
+	// Models breaks the metrics down by model, for a run that spread its requests
+	// over several (a model mix): each model's requests alone, summarised as the run's
+	// are. Nil for a run of one model.
+	Models map[string]Metrics `json:"models,omitempty"`
 }
 
 // UnmarshalJSON reads a metrics.json. A file written before the run totals took

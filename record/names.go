@@ -44,10 +44,46 @@ const (
 	MetricITLVLLM = "inter_token_latency_vllm"
 	// MetricTPOTVLLM (ms, per request, vLLM): Per request, (request latency − vLLM's TTFT) / (OSL − 1) (vLLM's TPOT).
 	MetricTPOTVLLM = "time_per_output_token_vllm"
+	// MetricAudioDuration (sec, per request, AIPerf): Duration of the audio a request sent (audio_transcription), from the clip's headers.
+	MetricAudioDuration = "audio_duration"
+	// MetricRTFx (ratio, per request, AIPerf): Per request, audio_duration / request latency: seconds of audio transcribed per second of processing (audio_transcription).
+	MetricRTFx = "rtfx"
+	// MetricGeneratedImages (images, per request, perfgate): Images in the answer (image_generation): its data entries with a b64_json or url.
+	MetricGeneratedImages = "generated_images"
+	// MetricImageThroughput (images/sec, per request, AIPerf): Per request, images in the answer / request latency (image_generation).
+	MetricImageThroughput = "image_throughput"
+	// MetricImageLatency (ms, per request, AIPerf): Per request, request latency / images in the answer (image_generation).
+	MetricImageLatency = "image_latency"
+	// MetricHTTPBlocked (ms, per request, AIPerf): Start of the connection step → request sent, less DNS lookup and connecting: taking a connection from the pool and arming it (k6's http_req_blocked, HAR's blocked).
+	MetricHTTPBlocked = "http_req_blocked"
+	// MetricHTTPDNSLookup (ms, per request, AIPerf): Resolving the host name of a new connection; 0 for an IP address or a reused connection (k6's http_req_looking_up, HAR's dns).
+	MetricHTTPDNSLookup = "http_req_dns_lookup"
+	// MetricHTTPConnecting (ms, per request, AIPerf): Opening a new connection: TCP connect plus the TLS handshake, as HAR's connect and AIPerf count it; 0 on a reused connection.
+	MetricHTTPConnecting = "http_req_connecting"
+	// MetricHTTPTLSHandshaking (ms, per request, k6): The TLS handshake's part of http_req_connecting (k6's http_req_tls_handshaking, HAR's ssl); 0 for plain HTTP or a reused connection.
+	MetricHTTPTLSHandshaking = "http_req_tls_handshaking"
+	// MetricHTTPSending (ms, per request, AIPerf): Request sent → its last byte written (k6's http_req_sending, HAR's send).
+	MetricHTTPSending = "http_req_sending"
+	// MetricHTTPWaiting (ms, per request, AIPerf): Last request byte written → first response byte: time to first byte (k6's http_req_waiting, HAR's wait).
+	MetricHTTPWaiting = "http_req_waiting"
+	// MetricHTTPReceiving (ms, per request, AIPerf): First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.
+	MetricHTTPReceiving = "http_req_receiving"
+	// MetricHTTPDuration (ms, per request, AIPerf): Sending + waiting + receiving: request sent → last response byte, the same as request_latency (k6's http_req_duration).
+	MetricHTTPDuration = "http_req_duration"
+	// MetricHTTPConnectionOverhead (ms, per request, AIPerf): Blocked + DNS lookup + connecting: the connection's cost before the request is sent.
+	MetricHTTPConnectionOverhead = "http_req_connection_overhead"
+	// MetricHTTPTotal (ms, per request, AIPerf): The six phases' sum, connection overhead + request_latency: start of the connection step → last response byte.
+	MetricHTTPTotal = "http_req_total"
+	// MetricHTTPConnectionReused (ratio, per request, AIPerf): 1 when the request went on a kept-alive connection from the pool, else 0: the average is the reuse rate.
+	MetricHTTPConnectionReused = "http_req_connection_reused"
 	// MetricOutputTokenThroughput (tokens/sec, per run, AIPerf): Sum of OSL over the successful requests / benchmark duration.
 	MetricOutputTokenThroughput = "output_token_throughput"
 	// MetricTotalTokenThroughput (tokens/sec, per run, AIPerf): Sum of ISL and OSL over the successful requests / benchmark duration.
 	MetricTotalTokenThroughput = "total_token_throughput"
+	// MetricAudioThroughput (audio sec/sec, per run, perfgate): Sum of audio_duration over the successful requests / benchmark duration: the server's RTFx under the run's load; reported only when requests sent audio.
+	MetricAudioThroughput = "audio_throughput"
+	// MetricTotalImageThroughput (images/sec, per run, perfgate): Images received over the successful requests / benchmark duration; reported only when answers carried images.
+	MetricTotalImageThroughput = "total_image_throughput"
 	// MetricRequestThroughput (requests/sec, per run, AIPerf): Successful requests / benchmark duration.
 	MetricRequestThroughput = "request_throughput"
 	// MetricGoodput (requests/sec, per run, AIPerf): Requests meeting every bound of the goodput SLO / benchmark duration; reported only with an SLO.

@@ -98,6 +98,11 @@ type Server struct {
 	ImageTokens int `json:"image_tokens,omitempty"`
 	AudioTokens int `json:"audio_tokens,omitempty"`
 	TextISL     int `json:"text_isl,omitempty"`
+	// AudioSeconds is the duration of a transcription request's audio, read from its
+	// header.
+	AudioSeconds float64 `json:"audio_seconds,omitempty"`
+	// ImagesGenerated is the number of images an image generation request asked for.
+	ImagesGenerated int `json:"images_generated,omitempty"`
 }
 
 // Recv returns the receive time.
@@ -216,6 +221,14 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	if s.TextISL != 0 {
 		b = append(b, `,"text_isl":`...)
 		b = strconv.AppendInt(b, int64(s.TextISL), 10)
+	}
+	if s.AudioSeconds != 0 {
+		b = append(b, `,"audio_seconds":`...)
+		b = appendFloat(b, s.AudioSeconds)
+	}
+	if s.ImagesGenerated != 0 {
+		b = append(b, `,"images_generated":`...)
+		b = strconv.AppendInt(b, int64(s.ImagesGenerated), 10)
 	}
 	return append(b, '}')
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/metric"
@@ -538,6 +539,15 @@ func writeAIPerfJSONL(w io.Writer, each func(func(*record.Client) error) error, 
 				mt.set("inter_token_latency", jsonlValue{itl, "ms"})
 				if tp, ok := q.OutputThroughputPerUser(); ok {
 					mt.set("output_token_throughput_per_user", jsonlValue{tp, "tokens/sec/user"})
+				}
+			}
+			// The HTTP phases (AIPerf's http_req_* trace metrics), when recorded.
+			for _, d := range metric.Catalogue() {
+				if d.Kind != metric.PerRequest || !strings.HasPrefix(d.Name, "http_req_") {
+					continue
+				}
+				if v, ok := d.Value(&q); ok {
+					mt.set(d.Name, jsonlValue{v, aiperfUnit(d.Unit)})
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -63,6 +64,19 @@ func metricRows(m record.Metrics) ([]statRow, []kv) {
 		counts = append(counts, kv{label(info(n).Header, s.Unit), v})
 	}
 	return rows, counts
+}
+
+// splitHTTPRows moves the HTTP phases' rows (their headers start "HTTP ") out of
+// the summary rows, into a section of their own.
+func splitHTTPRows(rows []statRow) (summary, http []statRow) {
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, "HTTP ") {
+			http = append(http, r)
+		} else {
+			summary = append(summary, r)
+		}
+	}
+	return summary, http
 }
 
 // perRequest holds the per-request series of a run that the charts need, warmup excluded.
@@ -260,6 +274,33 @@ type statRow struct {
 	Avg, Min, Max, P50, P90, P99, Std string
 }
 
+// modelRow is one model's row of a model mix's "Per model" table.
+type modelRow struct {
+	Model, Requests, Errors, ReqS, TokS, TTFT50, TTFT99, Lat50, Lat99, ITL50 string
+}
+
+// modelRows returns the per-model rows of m, by model name; none for one model.
+func modelRows(m record.Metrics) []modelRow {
+	names := slices.Sorted(maps.Keys(m.Models))
+	out := make([]modelRow, 0, len(names))
+	stat := func(mm record.Metrics, name string, p func(record.Stat) float64) string {
+		if s, ok := mm.Stats[name]; ok {
+			return num(p(s))
+		}
+		return "–"
+	}
+	for _, n := range names {
+		mm := m.Models[n]
+		out = append(out, modelRow{Model: n,
+			Requests: fmt.Sprint(int64(mm.Value(record.MetricRequestCount))), Errors: fmt.Sprint(int64(mm.Value(record.MetricErrorCount))),
+			ReqS: num(mm.Value(record.MetricRequestThroughput)), TokS: num(mm.Value(record.MetricOutputTokenThroughput)),
+			TTFT50: stat(mm, record.MetricTTFT, func(s record.Stat) float64 { return s.P50 }), TTFT99: stat(mm, record.MetricTTFT, func(s record.Stat) float64 { return s.P99 }),
+			Lat50: stat(mm, record.MetricRequestLatency, func(s record.Stat) float64 { return s.P50 }), Lat99: stat(mm, record.MetricRequestLatency, func(s record.Stat) float64 { return s.P99 }),
+			ITL50: stat(mm, record.MetricITL, func(s record.Stat) float64 { return s.P50 })})
+	}
+	return out
+}
+
 type errRow struct {
 	Kind, Example string
 	Count         int
@@ -271,6 +312,7 @@ type runPage struct {
 	Manifest        *Manifest
 	Rows            []statRow
 	Counts          []kv
+	Models          []modelRow // a model mix's per-model figures (record.Metrics.Models)
 	Lengths         lengthsPage
 	Latency         []figure
 	OverTime        []figure
@@ -279,6 +321,7 @@ type runPage struct {
 	Verdicts        []Verdict
 	Passed, Failed  int
 	Server          []serverSection
+	HTTP            []statRow // the HTTP phases' rows (AIPerf's http_req_*), apart from the summary
 }
 
 // serverSection is one scraped URL in the report.
@@ -347,7 +390,16 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{range .Rows}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}{{with .Counts}} <span class="unit">{{.}}</span>{{end}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
 {{end}}</tbody></table>
 <table id="counts"><tbody>{{range .Counts}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
-<h2>Input and output lengths</h2>
+{{if .Models}}<h2>Per model</h2>
+<table id="models"><thead><tr><th class="l">model</th><th>requests</th><th>errors</th><th>requests/s</th><th>output tokens/s</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th><th>latency p50 (ms)</th><th>latency p99 (ms)</th><th>ITL p50 (ms)</th></tr></thead><tbody>
+{{range .Models}}<tr><td class="l">{{.Model}}</td><td>{{.Requests}}</td><td>{{.Errors}}</td><td>{{.ReqS}}</td><td>{{.TokS}}</td><td>{{.TTFT50}}</td><td>{{.TTFT99}}</td><td>{{.Lat50}}</td><td>{{.Lat99}}</td><td>{{.ITL50}}</td></tr>
+{{end}}</tbody></table>
+{{end}}{{if .HTTP}}<h2>HTTP phases</h2>
+<p class="sub">Where each request's time went on the connection, as k6 and HAR name the phases and AIPerf's http_req_* metrics use them: blocked, DNS lookup and connecting (TLS handshaking included) come before the request is sent; sending, waiting (time to first byte) and receiving follow it and sum to the request latency.</p>
+<table id="http-phases"><thead><tr><th class="l">phase</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
+{{range .HTTP}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
+{{end}}</tbody></table>
+{{end}}<h2>Input and output lengths</h2>
 {{with .Lengths}}{{if .Note}}<p class="note" id="isl-note">{{.Note}}</p>{{end}}
 <table id="lengths"><thead><tr><th class="l">tokens a request</th><th class="l">counted by</th><th>n (requests)</th><th>mean</th><th>p50</th><th>min</th><th>max</th><th>std</th></tr></thead><tbody>
 {{range .Rows}}<tr><td class="l">{{.Name}}</td><td class="l">{{.By}}</td><td>{{.N}}</td><td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.Std}}</td></tr>
@@ -444,6 +496,8 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		sum = &m
 	}
 	page.Rows, page.Counts = metricRows(*sum)
+	page.Models = modelRows(*sum)
+	page.Rows, page.HTTP = splitHTTPRows(page.Rows)
 	page.Lengths = lengthsSection(p, opts.Lengths)
 
 	page.Latency = []figure{

@@ -2,8 +2,12 @@ package reportgen
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/record"
 )
 
 func TestRunReportGolden(t *testing.T) {
@@ -39,5 +43,45 @@ func TestRunReportWithMetrics(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// TestRunReportPerModel: a model mix's report has a "Per model" table with each
+// model's request count and TTFT from metrics.json's models section; a run of one
+// model has none.
+func TestRunReportPerModel(t *testing.T) {
+	recs := syntheticRun(90, 3)
+	for i := range recs {
+		recs[i].Model = []string{"base", "lora-a", "lora-b"}[i%3]
+	}
+	m := metric.Compute(recs, metric.Options{ByModel: true}, nil)
+	ttft := m.Models["lora-b"].Stats[record.MetricTTFT]
+	ttft.P50 = 4321.5 // a value only lora-b's section carries
+	m.Models["lora-b"].Stats[record.MetricTTFT] = ttft
+	var b bytes.Buffer
+	if err := WriteRunReport(&b, recs, nil, RunReportOptions{Metrics: &m}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	i := strings.Index(out, `<table id="models">`)
+	if i < 0 {
+		t.Fatal("the report of a model mix lacks the per-model table")
+	}
+	table := out[i : i+strings.Index(out[i:], "</table>")]
+	for _, want := range []string{`<td class="l">base</td><td>`, `<td class="l">lora-a</td>`, `<td class="l">lora-b</td>`, "4,321.5"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("per-model table lacks %q:\n%s", want, table)
+		}
+	}
+	if n := m.Models["base"].Value(record.MetricRequestCount); !strings.Contains(table, `<td class="l">base</td><td>`+fmt.Sprint(int64(n))+`</td>`) || n == 0 {
+		t.Errorf("base's request count %v not in the table:\n%s", n, table)
+	}
+	b.Reset()
+	one := metric.Compute(recs, metric.Options{}, nil)
+	if err := WriteRunReport(&b, recs, nil, RunReportOptions{Metrics: &one}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `id="models"`) {
+		t.Error("a report without a per-model breakdown has a per-model table")
 	}
 }

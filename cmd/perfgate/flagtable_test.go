@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // flagValues are the non-default values TestEveryProfileFlagCounts gives the flags
@@ -37,6 +39,7 @@ var flagValues = map[string]string{
 	// Numbers whose type's generic non-default is not valid for them.
 	"confidence": "0.9", "alpha": "0.05", "max-client-cpu": "0.5", "max-cache-hit-rate": "0.5",
 	"request-cancellation-rate": "10", "shard-index": "1",
+	"request-rate-series": `[{"time_s":0,"qps":5},{"time_s":10,"qps":9}]`, "tls-ca": "CERT",
 }
 
 // TestEveryProfileFlagCounts gives every profile flag alone a non-default value and
@@ -48,6 +51,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 	if err := os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cert, _ := testutil.TLSCert(t)
 	cfgFile := filepath.Join(dir, "sc.yaml")
 	if err := os.WriteFile(cfgFile, []byte("name: from-file\nconcurrency: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -84,7 +88,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 		val, ok := flagValues[fl.Name]
 		switch {
 		case ok:
-			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile).Replace(val)
+			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile, "CERT", cert).Replace(val)
 		case isBool(fl):
 			val = strconv.FormatBool(fl.DefValue != "true")
 		default:

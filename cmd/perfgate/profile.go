@@ -70,6 +70,8 @@ type profileFlags struct {
 	legacyMaxTokens                                       bool
 	// The validity checks' switches (validity.go).
 	validity validityFlags
+	// The rate series and https (httprate.go).
+	http httpFlags
 	// The model mix's flags (toolsmodels.go).
 	mix mixFlags
 }
@@ -131,6 +133,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	fs.Var(&f.serverMetrics, "server-metrics", "[server metrics] Prometheus endpoint to scrape before, during and after the run (repeatable): a URL, or a path such as /metrics on the server under test (the mock too)")
 	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "[server metrics] seconds between server-metrics scrapes during the run", "server-metrics-interval")
 	aiperfFlags(fs, f)
+	registerHTTPFlags(fs, &f.http)
 	registerValidityFlags(fs, &f.validity)
 	registerMixFlags(fs, &f.mix)
 	// perfgate's own.
@@ -466,8 +469,8 @@ func profileLoad(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has fun
 			return invalidf("--arrival %q: want %s", f.arrival, loadgen.OrList(loadgen.Arrivals))
 		}
 		sc.Arrival = f.arrival
-		if sc.Rate == 0 {
-			return invalidf("--arrival %s needs --request-rate", f.arrival)
+		if sc.Rate == 0 && f.http.rateSeries == "" && len(sc.RateSeries) == 0 {
+			return invalidf("--arrival %s needs --request-rate or --request-rate-series", f.arrival)
 		}
 	}
 	if f.burstiness > 0 {
@@ -510,6 +513,9 @@ func profileInput(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has fu
 // profileExtras maps AIPerf's other flags and the server metrics.
 func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if err := applyAIPerf(sc, f, has); err != nil {
+		return err
+	}
+	if err := applyHTTPFlags(sc, &f.http, has); err != nil {
 		return err
 	}
 	if err := applyServerMetrics(sc, f, has("server-metrics-interval")); err != nil {
@@ -569,6 +575,9 @@ func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, h
 	if o.searchRate != "" || o.sweepRate != "" {
 		if sc.Schedule {
 			return invalidf("--sweep-rate/--search-rate and --fixed-schedule conflict")
+		}
+		if len(sc.RateSeries) > 0 {
+			return invalidf("--sweep-rate/--search-rate and --request-rate-series conflict: a series sets the rate over time")
 		}
 	}
 	return nil

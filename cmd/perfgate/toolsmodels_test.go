@@ -31,14 +31,24 @@ func TestModelMixBadInput(t *testing.T) {
 	}
 }
 
+// TestScopedRuleNoRequests: a rule scoped to a model the run never sent to fails
+// (exit 99), saying so, rather than passing on no data.
+func TestScopedRuleNoRequests(t *testing.T) {
+	code, out, errOut := cli(t, "profile", "--mock", "--model-names", "a,b", "--request-count", "8", "--osl", "4",
+		"--artifact-dir", filepath.Join(t.TempDir(), "run"), "--assert", "latency_p50{model=c}<=10s")
+	if code != ExitAssertFailed || !strings.Contains(out+errOut, `no request of the run was sent to model "c"`) {
+		t.Errorf("exit %d; want %d and the reason\nstdout:\n%s\nstderr:\n%s", code, ExitAssertFailed, out, errOut)
+	}
+}
+
 // TestProfileModelMix: profile --mock with three model names sends round robin, and
 // the client and the mock record each request's model.
 func TestProfileModelMix(t *testing.T) {
 	art := filepath.Join(t.TempDir(), "run")
 	code, out, errOut := cli(t, "profile", "--mock", "--model-names", "base,lora-a,lora-b", "--request-count", "12",
-		"--concurrency", "3", "--osl", "4", "--artifact-dir", art)
-	if code != ExitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		"--concurrency", "3", "--osl", "4", "--artifact-dir", art, "--assert", "latency_p50{model=lora-a}<=10s", "--assert", "error_rate{model=base}<=0")
+	if code != ExitOK || !strings.Contains(out, "latency_p50{model=lora-a}<=10s") {
+		t.Fatalf("exit %d; want 0 and the scoped rule's verdict\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	names := []string{"base", "lora-a", "lora-b"}
 	count := func(file string, model func(map[string]any) string) map[string]int {
@@ -70,6 +80,23 @@ func TestProfileModelMix(t *testing.T) {
 	for _, m := range names {
 		if client[m] != 4 || server[m] != 4 {
 			t.Errorf("model %s: %d client and %d server records; want 4 and 4 (client %v, server %v)", m, client[m], server[m], client, server)
+		}
+	}
+	// metrics.json breaks the metrics down by model.
+	var met struct {
+		Scalars map[string]struct{ Value float64 }
+		Models  map[string]struct {
+			Scalars map[string]struct{ Value float64 }
+			Stats   map[string]struct{ Count int }
+		}
+	}
+	readJSON(t, filepath.Join(art, "metrics.json"), &met)
+	if met.Scalars["request_count"].Value != 12 || len(met.Models) != 3 {
+		t.Fatalf("metrics.json: request_count %v, %d model sections; want 12 and 3", met.Scalars["request_count"].Value, len(met.Models))
+	}
+	for _, m := range names {
+		if s := met.Models[m]; s.Scalars["request_count"].Value != 4 || s.Stats["time_to_first_token"].Count != 4 {
+			t.Errorf("metrics.json models[%s] = %+v; want 4 requests with TTFT", m, s)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
 	mode(&v.steady, "check-steady-state", "a latency trend over the measured window", "warn")
 	mode(&v.warmCache, "check-warm-cache", "a warm prefix cache (with --server-metrics)", "fail")
 	mode(&v.tailSamples, "check-tail-samples", "quantile rules the request count cannot bound (p99 needs 299)", "fail")
-	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, "[objectives] send lag p99 (ms) above which an open-loop run is client-bound (default 1)")
+	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, "[objectives] median send lag (ms) above which an open-loop run is client-bound (default 1)")
 	fs.Float64Var(&v.maxClientCPU, "max-client-cpu", 0, "[objectives] fraction of its CPUs above which the client is the bottleneck (default 0.9)")
 	fs.Float64Var(&v.maxDrift, "max-drift", 0, "[objectives] relative latency drift over the measured window that makes a run not steady (default 0.05)")
 	fs.Float64Var(&v.maxCacheHitRate, "max-cache-hit-rate", 0, "[objectives] prefix-cache hit rate at which the cache counts as warm (default 0.01)")

@@ -16,6 +16,10 @@ const (
 	KindRerank      = "rerank"      // vLLM/Cohere rerank: query + documents
 	KindResponses   = "responses"   // OpenAI Responses API
 	KindMessages    = "messages"    // Anthropic Messages API
+	// KindTranscriptions is OpenAI speech to text (multipart upload in); KindImages
+	// OpenAI image generation. Their names are AIPerf's --endpoint-type values.
+	KindTranscriptions = "audio_transcription"
+	KindImages         = "image_generation"
 )
 
 // API paths: where a client sends each kind by default and where the mock serves it.
@@ -28,6 +32,9 @@ const (
 	PathResponses   = "/v1/responses"
 	PathMessages    = "/v1/messages"
 	PathModels      = "/v1/models"
+
+	PathTranscriptions = "/v1/audio/transcriptions"
+	PathImages         = "/v1/images/generations"
 )
 
 // kindPaths maps each kind to its path, in the order [KindOfPath] tries them (a path
@@ -40,6 +47,8 @@ var kindPaths = [...][2]string{
 	{KindRerank, PathRerank},
 	{KindResponses, PathResponses},
 	{KindMessages, PathMessages},
+	{KindTranscriptions, PathTranscriptions},
+	{KindImages, PathImages},
 }
 
 // KindOfPath returns the API kind a request path is for, by its last segments

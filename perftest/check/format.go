@@ -16,6 +16,7 @@ const (
 	Tokens    Unit = "tok"   // token counts
 	TokPerSec Unit = "tok/s" // token throughput
 	ReqPerSec Unit = "req/s" // request throughput
+	ImgPerSec Unit = "img/s" // image throughput
 	Fraction  Unit = "%"     // a fraction in [0, 1], printed as a percentage
 	None      Unit = ""      // a plain number
 )

@@ -50,7 +50,7 @@ func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 // overhead and error. Gaps is left empty; a caller that needs them fills it from q.ICL.
 func NewRequest(c *record.Client, q *metric.Request) Request {
 	r := FromValues(*q)
-	r.ID, r.ServerISL, r.Turn = c.RequestID, c.UsagePromptTokens, c.Turn
+	r.ID, r.ServerISL, r.Turn, r.Model = c.RequestID, c.UsagePromptTokens, c.Turn, c.Model
 	if r.ID == "" {
 		r.ID = strconv.Itoa(c.Index)
 	}
@@ -96,8 +96,9 @@ type Metric string
 // def returns m's catalogue entry.
 func (m Metric) def() (metric.Def, bool) { return metric.LookupRule(string(m)) }
 
-// Unit returns the metric's unit: Seconds for a latency, Tokens for a length,
-// TokPerSec for a throughput (an unknown metric: Seconds).
+// Unit returns the metric's unit: Seconds for a latency or a duration, Tokens for a
+// length, TokPerSec or ImgPerSec for a throughput, None for a ratio (an unknown
+// metric: Seconds).
 func (m Metric) Unit() Unit {
 	d, _ := m.def()
 	return checkUnit(d.Unit)
@@ -110,8 +111,12 @@ func checkUnit(u string) Unit {
 		return Tokens
 	case metric.UnitTokPerUser:
 		return TokPerSec
+	case metric.UnitImgPerSec:
+		return ImgPerSec
+	case metric.UnitRatio:
+		return None
 	}
-	return Seconds
+	return Seconds // ms (converted by Sample) and sec
 }
 
 // Label returns the name printed in messages ("TTFT", "ITL", …).

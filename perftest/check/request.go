@@ -20,6 +20,7 @@ type Request struct {
 	ServerISL int       // input tokens the server counted (mock recording or usage.prompt_tokens); -1 = unknown
 	OSL       int       // output tokens
 	Turn      int       // 0-based turn within a conversation
+	Model     string    // the model it was sent to (a rule scoped {model=NAME} checks its own); "" = unknown
 	// Overhead is how many more input tokens the server is expected to count than the
 	// client's ISL: for chat requests, the chat template's tokens around the message
 	// contents (record.Client.ISLTemplate - ISL, exact per request). TokenizerMatch

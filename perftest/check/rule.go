@@ -35,6 +35,11 @@ import (
 //	request_throughput>=REQ_PER_S
 //	tokenizer_match, tokenizer_match<=N    the server counted each request's input as
 //	                                       the client did (within N tokens)
+//
+// Any of them may be scoped to the requests sent to one model of a model mix by
+// {model=NAME} after the name: "ttft_p99{model=lora-a}<=200ms",
+// "error_rate{model=base}<=0.01", "goodput(ttft<=200ms){model=b}>=0.9" (docs/models.md).
+// A scoped rule with no request of its model fails.
 type Rule struct {
 	// Source is the rule as written, printed in messages.
 	Source string
@@ -45,6 +50,7 @@ type Rule struct {
 	atMost bool    // "<=" (else ">=")
 	value  float64 // the limit: seconds for latencies, else the metric's unit
 	slo    *SLO    // goodput(SLO); nil = the caller's SLO
+	model  string  // {model=NAME}: only that model's requests; "" = all
 }
 
 type ruleKind int
@@ -170,6 +176,9 @@ func ParseRule(text string) (Rule, error) {
 			r.slo = &slo
 		}
 	}
+	if err := s.scope(&r); err != nil {
+		return r, err
+	}
 	if name == "tokenizer_match" {
 		r.kind = ruleTokenizerMatch
 		s.skip()
@@ -253,6 +262,31 @@ func ParseRule(text string) (Rule, error) {
 	}
 	return r, nil
 }
+
+// scope reads an optional {model=NAME} into r.model.
+func (s *ruleScanner) scope(r *Rule) error {
+	s.skip()
+	if s.i >= len(s.src) || s.src[s.i] != '{' {
+		return nil
+	}
+	start := s.i
+	end := strings.IndexByte(s.src[s.i:], '}')
+	if end < 0 {
+		return s.fail(len(s.src), "want } to close {model=NAME}")
+	}
+	key, name, ok := strings.Cut(s.src[s.i+1:s.i+end], "=")
+	if key = strings.TrimSpace(key); !ok || key != "model" {
+		return s.fail(start+1, "want {model=NAME}: a rule is scoped to one model of a model mix, got {%s}", s.src[s.i+1:s.i+end])
+	}
+	if r.model = strings.TrimSpace(name); r.model == "" {
+		return s.fail(start+1+len("model="), "want a model name after {model=")
+	}
+	s.i += end + 1
+	return nil
+}
+
+// Model returns the model r is scoped to ({model=NAME}), "" for all requests.
+func (r Rule) Model() string { return r.model }
 
 // QuantileRule returns the rule m_pNN<=limit (atMost) or m_pNN>=limit, p in [0, 1],
 // limit in m's unit (seconds for latencies), as [ParseRule] would read it; its Source
@@ -377,6 +411,18 @@ func (r Rule) IsErrorRate() (maxRate float64, ok bool) {
 // rule as written.
 func (r Rule) Check(reqs []Request, m record.Metrics, slo SLO, confidence float64) Verdict {
 	var v Verdict
+	if r.model != "" && r.kind != ruleNone {
+		var mine []Request
+		for _, q := range reqs {
+			if q.Model == r.model {
+				mine = append(mine, q)
+			}
+		}
+		if len(mine) == 0 {
+			return invalid("rule", "rule %q: no request of the run was sent to model %q (models are named by --model-names)", r.Source, r.model)
+		}
+		reqs, m = mine, m.Models[r.model] // the model's own run-level metrics (throughputs)
+	}
 	switch r.kind {
 	case ruleQuantile:
 		s := r.metric.Sample(reqs)

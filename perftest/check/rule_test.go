@@ -22,6 +22,9 @@ func TestParseRule(t *testing.T) {
 		{"request_latency_p95<=1.5s", Rule{kind: ruleQuantile, metric: Latency, p: 0.95, atMost: true, value: 1.5}},
 		{"output_tps_per_user_p10>=20", Rule{kind: ruleQuantile, metric: OutputTPS, p: 0.1, value: 20}},
 		{"isl_p99.9<=600", Rule{kind: ruleQuantile, metric: ISL, p: 0.999, atMost: true, value: 600}},
+		// The HTTP phases by AIPerf's names, in ms as every latency.
+		{"http_req_waiting_p99<=200ms", Rule{kind: ruleQuantile, metric: HTTPWaiting, p: 0.99, atMost: true, value: 0.2}},
+		{"http_req_tls_handshaking_p50<=5", Rule{kind: ruleQuantile, metric: HTTPTLSHandshaking, p: 0.5, atMost: true, value: 0.005}},
 		{"error_rate<=0", Rule{kind: ruleErrorRate, atMost: true}},
 		{"error_rate<=1%", Rule{kind: ruleErrorRate, atMost: true, value: 0.01}},
 		{"goodput>=0.95", Rule{kind: ruleGoodput, value: 0.95}},
@@ -45,14 +48,14 @@ func TestParseRuleErrors(t *testing.T) {
 	}{
 		{"ttft_p99<=25Oms", `check: rule "ttft_p99<=25Oms", column 11: ttft_p99 is a latency: want Go duration text such as 250ms or 1.5s (a bare number is ms)`},
 		{"ttft_p99<250ms", `check: rule "ttft_p99<250ms", column 9: want <= or >= (a quantile or a rate is never exactly equal)`},
-		{"tfft_p99<=1s", `check: rule "tfft_p99<=1s", column 1: unknown metric "tfft"; want ttft, ttfo, ttftc, latency, itl, output_tps_per_user, osl, isl, tool_call_token_count, time_to_second_token, output_token_count, reasoning_token_count, prefill_throughput_per_user, client_queue_time, usage_completion_tokens, time_to_first_token_vllm or time_per_output_token_vllm`},
+		{"tfft_p99<=1s", `check: rule "tfft_p99<=1s", column 1: unknown metric "tfft"; want ttft, ttfo, ttftc, latency, itl, output_tps_per_user, osl, isl, tool_call_token_count, time_to_second_token, output_token_count, reasoning_token_count, prefill_throughput_per_user, client_queue_time, usage_completion_tokens, time_to_first_token_vllm, time_per_output_token_vllm, audio_duration, rtfx, generated_images, image_throughput, image_latency, http_req_blocked, http_req_dns_lookup, http_req_connecting, http_req_tls_handshaking, http_req_sending, http_req_waiting, http_req_receiving, http_req_duration, http_req_connection_overhead, http_req_total or http_req_connection_reused`},
 		{"ttft_p101<=1s", `check: rule "ttft_p101<=1s", column 7: the percentile after _p must be in [0, 100] (p100 = the maximum), e.g. ttft_p99`},
 		{"goodput<=0.9", `check: rule "goodput<=0.9", column 8: want goodput>=FRACTION with a fraction in (0, 1], e.g. goodput>=0.95`},
 		{"goodput(ttft<=200ms, tpot<=1ms)>=0.9", `check: rule "goodput(ttft<=200ms, tpot<=1ms)>=0.9", column 22: unknown SLO metric "tpot"; want ttft, itl or latency (or time_to_first_token, inter_token_latency, request_latency)`},
 		{"goodput(ttft<=200ms>=0.9", `check: rule "goodput(ttft<=200ms>=0.9", column 15: ttft: want Go duration text such as 250ms or 1.5s (a bare number is ms)`},
 		{"error_rate<=2", `check: rule "error_rate<=2", column 11: want error_rate<=FRACTION with a fraction in [0, 1], e.g. error_rate<=0.01`},
 		{"error_rate", `check: rule "error_rate", column 11: want <= or >= and a value after the name`},
-		{"throughput>=1", `check: rule "throughput>=1", column 1: unknown name "throughput"; want METRIC_pNN (METRIC: ttft, ttfo, ttftc, latency, itl, output_tps_per_user, osl, isl, tool_call_token_count, time_to_second_token, output_token_count, reasoning_token_count, prefill_throughput_per_user, client_queue_time, usage_completion_tokens, time_to_first_token_vllm or time_per_output_token_vllm), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match`},
+		{"throughput>=1", `check: rule "throughput>=1", column 1: unknown name "throughput"; want METRIC_pNN (METRIC: ttft, ttfo, ttftc, latency, itl, output_tps_per_user, osl, isl, tool_call_token_count, time_to_second_token, output_token_count, reasoning_token_count, prefill_throughput_per_user, client_queue_time, usage_completion_tokens, time_to_first_token_vllm, time_per_output_token_vllm, audio_duration, rtfx, generated_images, image_throughput, image_latency, http_req_blocked, http_req_dns_lookup, http_req_connecting, http_req_tls_handshaking, http_req_sending, http_req_waiting, http_req_receiving, http_req_duration, http_req_connection_overhead, http_req_total or http_req_connection_reused), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match`},
 		{"", `check: rule "", column 1: empty rule; want e.g. ttft_p99<=250ms, error_rate<=0 or goodput>=0.95`},
 		{"tokenizer_match<=-1", `check: rule "tokenizer_match<=-1", column 16: want tokenizer_match or tokenizer_match<=TOKENS (a whole number >= 0)`},
 	} {

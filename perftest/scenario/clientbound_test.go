@@ -24,13 +24,14 @@ import (
 // against the URL in the variable and prints its client-bound verdict as JSON.
 const clientBoundChildEnv = "PERFGATE_CLIENT_BOUND_CHILD"
 
-// clientBoundLag is the send-lag threshold of the real-condition test, not the
-// documented 1 ms: a shared 2-core machine running other test processes stalls an
-// unpinned client for tens of ms at a time (measured here: p99 27–150 ms, startup
-// included), while a client starved on one CPU falls seconds behind (measured: 1.2 s
-// at p50 over a 1.5 s run; this one lasts 2.5 s). 200 ms sits between the two (a pinned client measured 325 ms p99 in CI); the 1 ms default is tested on
+// clientBoundLag is the median send-lag threshold of the real-condition test. A free
+// client's median lag stayed at 10–60 µs on this shared 2-core machine at load 15
+// under the bench lock, and reached 0.6 ms at normal priority beside the other test
+// processes (load 13), while its p99 reached 80 ms; a client starved on one CPU beside
+// a burner had a median of 88 ms to 2.3 s (docs/validity.md). 20 ms sits between the
+// two with a margin of 30× and 4× on this machine; the 1 ms default is tested on
 // constructed inputs (TestClientBoundConstructed).
-const clientBoundLag = 200 * time.Millisecond
+const clientBoundLag = 20 * time.Millisecond
 
 func TestClientBoundChild(t *testing.T) {
 	url := os.Getenv(clientBoundChildEnv)
@@ -141,7 +142,7 @@ func TestClientBoundPinned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, "taskset", "-c", "0", "nice", "-n", "19")
-	if pinned.Pass || pinned.Status != check.Invalid.String() || !strings.Contains(pinned.Summary, "client-bound: send lag p99") {
+	if pinned.Pass || pinned.Status != check.Invalid.String() || !strings.Contains(pinned.Summary, "client-bound: send lag p50") {
 		t.Errorf("the pinned client was not flagged client-bound:\n%s", pinned.Text)
 	}
 	t.Logf("free:\n%s\npinned:\n%s", free.Text, pinned.Text)

@@ -35,7 +35,7 @@ func TestReadFileJSONPositions(t *testing.T) {
 	os.WriteFile(p, []byte("{\n\t\"name\": \"x\",\n\t\"mock\": {\"ttft_jitter_cv\": \"high\"},\n\t\"endpoint_type\": \"chatt\"\n}\n"), 0o644)
 	_, err := ReadFile(p)
 	want := p + `:3:29: mock.ttft_jitter_cv: "high": want a number` + "\n" +
-		p + `:4:19: endpoint_type "chatt": want chat, completions, embeddings, rankings, rerank, responses or messages`
+		p + `:4:19: endpoint_type "chatt": want chat, completions, embeddings, rankings, rerank, responses, messages, audio_transcription or image_generation`
 	if err == nil || err.Error() != want {
 		t.Errorf("ReadFile = %v\nwant\n%s", err, want)
 	}

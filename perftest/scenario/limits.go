@@ -92,8 +92,9 @@ func (s Scenario) needs() Needs {
 	c := s.Config
 	shards := max(c.Shards, 1)
 	conns := max(c.Concurrency, 1)
-	if c.Rate > 0 && c.Concurrency == 0 {
-		conns = int(c.Rate*LimitsOpenLoopWindow.Seconds()) + 1
+	rate := max(c.Rate, c.RateSeries.Peak()) // a series needs what its peak needs
+	if rate > 0 && c.Concurrency == 0 {
+		conns = int(rate*LimitsOpenLoopWindow.Seconds()) + 1
 	}
 	conns = (conns + shards - 1) / shards // each shard holds its part
 	n := Needs{Conns: conns}
@@ -111,13 +112,13 @@ func (s Scenario) needs() Needs {
 	if s.Mocked() {
 		n.Memory += uint64(conns) * LimitsConnMemory
 	}
-	if c.Rate > 0 {
+	if rate > 0 {
 		osl := 0.0
 		if c.OSL.Distribution != nil {
 			osl = c.OSL.Distribution.Mean()
 		}
 		perReq := LimitsRequestCPU.Seconds() + osl*LimitsTokenCPU.Seconds()
-		n.CPUs = c.Rate / float64(shards) * perReq
+		n.CPUs = rate / float64(shards) * perReq
 	}
 	return n
 }

@@ -262,7 +262,7 @@ func TestMergeValidity(t *testing.T) {
 		}
 	}
 	edit(dirs[1], func(d *validityDoc) {
-		d.Self.SendLag = loadgen.LagStats{N: 30, P50: time.Millisecond, P99: 4 * time.Second, Max: 5 * time.Second}
+		d.Self.SendLag = loadgen.LagStats{N: 30, P50: 4 * time.Second, P99: 5 * time.Second, Max: 5 * time.Second}
 	})
 	edit(dirs[0], func(d *validityDoc) {
 		d.Verdicts = append(d.Verdicts, validityRecord{Check: CheckWarmCache, Status: "invalid", Value: 0.3,
@@ -274,7 +274,7 @@ func TestMergeValidity(t *testing.T) {
 	}
 	for name, o := range map[string]*Outcome{"merged": bad, "loaded": mustLoad(t, filepath.Join(root, "bad"))} {
 		bv := byCheck(o.Validity())
-		if v := bv[CheckClientBound]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 1: client-bound: send lag p99 4s") {
+		if v := bv[CheckClientBound]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 1: client-bound: send lag p50 4s") {
 			t.Errorf("%s: client-bound = %v; want invalid and failing, naming shard 1's send lag", name, v)
 		}
 		if v := bv[CheckWarmCache]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 0: warm cache") {

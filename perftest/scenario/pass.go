@@ -43,6 +43,8 @@ type summary struct {
 	islAny []int32        // per reqs position: the server's ISL under its id (not rejected), -1 none
 	isl200 []int32        // the same, status 200 only
 	modes  map[string]int // server records served (sOK, not warm-up) by tokenization mode
+
+	models []string // the measured requests' models, in order of first use (compactReq.model)
 }
 
 // compactReq is one measured request's check.Request (check.NewRequest, the one
@@ -53,6 +55,7 @@ type compactReq struct {
 	overhead    int32
 	index, turn int32
 	flags       uint8
+	model       uint16 // position in summary.models + 1; 0 = none (fits compactReq's padding)
 }
 
 const (
@@ -76,7 +79,7 @@ const (
 
 // metricOptions are the metric definitions a run's load configuration chooses.
 func metricOptions(lc loadgen.Config) metric.Options {
-	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL}
+	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, ByModel: len(lc.ModelNames) > 1}
 }
 
 func newSummary(opt metric.Options, slo metric.SLO) (*summary, *metric.Accumulator) {
@@ -101,6 +104,14 @@ func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.R
 	cr := check.NewRequest(c, q)
 	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
 		index: clamp(c.Index), turn: clamp(cr.Turn)}
+	if c.Model != "" {
+		k := slices.Index(s.models, c.Model)
+		if k < 0 && len(s.models) < 1<<16-1 {
+			k = len(s.models)
+			s.models = append(s.models, c.Model)
+		}
+		r.model = uint16(k + 1)
+	}
 	if cr.ID != "req-"+strconv.Itoa(c.Index) {
 		r.flags |= rCustomID
 		s.ids[pos] = cr.ID
@@ -147,6 +158,9 @@ func (s *summary) request(i int) check.Request {
 	c := &s.reqs[i]
 	r := check.FromValues(s.values(i))
 	r.ID, r.ServerISL, r.Turn = s.id(i), int(c.usagePrompt), int(c.turn)
+	if c.model > 0 {
+		r.Model = s.models[c.model-1]
+	}
 	r.Overhead, r.OverheadUnknown = int(c.overhead), c.flags&rOverheadUnknown != 0
 	if c.flags&rFailed != 0 {
 		r.Err = s.errs[int32(i)]

@@ -95,6 +95,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 		defer srv.Close() // after the explicit Close below, a no-op; on early return, cleanup
 		cfg.URLs = []string{srv.URL()}
+		if mc.TLSCert != "" && cfg.TLSCA == "" && !cfg.InsecureSkipVerify {
+			cfg.TLSCA = mc.TLSCert // the mock's own certificate verifies it (self-signed or its chain's CA)
+		}
 		out.Mocked = true
 		if sc.Model == "" && len(sc.ModelNames) == 0 && len(mc.Models) > 0 {
 			sc.Model = mc.Models[0]

@@ -27,7 +27,7 @@ const (
 const (
 	DefaultName      = "scenario"
 	DefaultTokenizer = "gpt2"
-	// DefaultRequests is the request count when Requests, Duration and InputFile are all unset.
+	// DefaultRequests is the request count when Requests, Duration, InputFile and RateSeries are all unset.
 	DefaultRequests = 100
 )
 
@@ -68,7 +68,7 @@ type Scenario struct {
 	// Config is the load generator's configuration: target, workload, load, stop and
 	// recording (see [loadgen.Config]). Its URLs empty = the in-process mock; its Model
 	// "" = the mock's first model, or loadgen.DefaultModel; its stop conditions all
-	// unset (no Requests, Duration or InputFile) = DefaultRequests. Its RecordFile is
+	// unset (no Requests, Duration, InputFile or RateSeries) = DefaultRequests. Its RecordFile is
 	// not used: Run records into the artifact directory. The API key is never printed,
 	// nor written into artifacts.
 	loadgen.Config
@@ -127,8 +127,8 @@ var ExportLevels = []string{ExportSummary, ExportRecords}
 func (s Scenario) Mocked() bool { return len(s.URLs) == 0 }
 
 // WithDefaults returns s with the documented defaults of its zero fields filled in,
-// as [Run] runs it: Name, Tokenizer, Requests (when no other stop is set), and the
-// mock's Tokenizer and Seed.
+// as [Run] runs it: Name, Tokenizer, Requests (when no other stop is set, a rate
+// series included), and the mock's Tokenizer and Seed.
 func (s Scenario) WithDefaults() Scenario {
 	if s.Name == "" {
 		s.Name = DefaultName
@@ -136,8 +136,8 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Tokenizer == "" {
 		s.Tokenizer = DefaultTokenizer
 	}
-	if s.Requests == 0 && s.Duration == 0 && s.InputFile == "" {
-		s.Requests = DefaultRequests
+	if s.Requests == 0 && s.Duration == 0 && s.InputFile == "" && len(s.RateSeries) == 0 {
+		s.Requests = DefaultRequests // a rate series ends at its last point instead
 	}
 	if s.Mocked() {
 		if s.Mock.Tokenizer == "" {
@@ -189,6 +189,13 @@ func (s Scenario) Describe() string {
 // LoadString describes the load mode, e.g. "concurrency=10" or "Poisson{20 req/s}, concurrency<=64".
 func (s Scenario) LoadString() string {
 	c := s.Config
+	if len(c.RateSeries) > 0 {
+		l := (&loadgen.SeriesPacer{Series: c.RateSeries, Arrival: c.Arrival, Burstiness: c.Burstiness}).String()
+		if c.Concurrency > 0 {
+			l += fmt.Sprintf(", concurrency<=%d", c.Concurrency)
+		}
+		return l
+	}
 	if c.Rate == 0 {
 		if c.Schedule {
 			return "schedule from " + c.InputFile

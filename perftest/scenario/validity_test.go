@@ -230,11 +230,18 @@ func TestClientBoundConstructed(t *testing.T) {
 	if v := ClientBound(ok, Validity{}, true, false); !v.Pass || v.Status != check.Decided || !strings.Contains(v.String(), "send lag:") {
 		t.Errorf("a healthy client:\n%s", v)
 	}
+	// A free client on a busy machine: stalls of tens of ms now and then (p99), on
+	// time for most requests (p50): not client-bound (measured: docs/validity.md).
+	stalls := ok
+	stalls.SendLag.P99, stalls.SendLag.Max = 80*time.Millisecond, 100*time.Millisecond
+	if v := ClientBound(stalls, Validity{}, true, false); !v.Pass || v.Status != check.Decided {
+		t.Errorf("p50 20µs, p99 80ms (scheduler stalls):\n%s", v)
+	}
 	lag := ok
-	lag.SendLag.P99 = 4 * time.Millisecond
+	lag.SendLag.P50, lag.SendLag.P99 = 4*time.Millisecond, 9*time.Millisecond
 	v := ClientBound(lag, Validity{}, true, false)
-	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "send lag p99 4ms > 1ms") {
-		t.Errorf("lag 4ms:\n%s", v)
+	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "send lag p50 4ms > 1ms") {
+		t.Errorf("lag p50 4ms:\n%s", v)
 	}
 	if v := ClientBound(lag, Validity{MaxSendLag: 5 * time.Millisecond}, true, false); !v.Pass {
 		t.Errorf("lag 4ms under a 5ms threshold:\n%s", v)

@@ -58,14 +58,17 @@ func (sc Scenario) Workload() [][2]string {
 		{"turns", c.Turns.String()},
 		{"input_file", c.InputFile},
 		{"seed", fmt.Sprint(c.Seed)},
-		{"concurrency", fmt.Sprint(map[bool]int{true: max(c.Concurrency, 1), false: c.Concurrency}[c.Rate == 0])},
+		{"concurrency", fmt.Sprint(map[bool]int{true: max(c.Concurrency, 1), false: c.Concurrency}[c.Rate == 0 && len(c.RateSeries) == 0])},
 		{"rate", opt(c.Rate)},
 	}
 	if len(c.ModelNames) > 0 { // a model mix (only then, so older baselines' identities stay equal)
 		w = append(w, [2]string{"model_names", strings.Join(c.ModelNames, ",")},
 			[2]string{"model_selection_strategy", cmp.Or(c.ModelSelection, loadgen.ModelRoundRobin)}, [2]string{"model_weights", strings.Trim(fmt.Sprint(c.ModelWeights), "[]")})
 	}
-	if c.Rate > 0 {
+	if len(c.RateSeries) > 0 {
+		w = append(w, [2]string{"request_rate_series", c.RateSeries.String()})
+	}
+	if c.Rate > 0 || len(c.RateSeries) > 0 {
 		w = append(w, [2]string{"arrival", cmp.Or(c.Arrival, loadgen.ArrivalPoisson)}, [2]string{"burstiness", opt(c.Burstiness)})
 	}
 	return append(w, [2]string{"ramp", opt(c.Ramp)}, [2]string{"schedule", opt(c.Schedule)})
