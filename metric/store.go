@@ -96,14 +96,60 @@ const blockLen = 4096 // values per block: 256 KiB of compact values, 32 KiB of 
 // Store keeps many requests' values in little memory, as the [Accumulator] keeps them:
 // every field of [Request] but Warmup, Stream, Sent, Done and the gaps. The built-in
 // values take 64 bytes a request, exact but TTFO (to the µs past 2.1 s); each raw
-// metric of the catalogue ([Def.Record]) takes 8 bytes a request, exactly, in a column
-// made when a request first has a value for it, so a metric no request has costs
+// metric of the catalogue ([Def.Record]) takes at most 8 bytes a request, exactly, in
+// a column of blocks where a block whose values are all equal (none, or 0 as a
+// connection's set-up times on a reused connection) is kept as that one value: a
+// metric no request has, or that few requests' values differ in, costs next to
 // nothing. The zero Store follows the catalogue of the first request added.
 type Store struct {
 	cat    *catalogue
 	blocks [][]compact
-	cols   [][][]float64 // per cat.raw entry: blocks of values (noRaw = none); nil until one is set
+	cols   []column // per cat.raw entry
 	n      int
+}
+
+// column is one raw metric's values, blockLen to a block.
+type column struct{ blocks []colBlock }
+
+// colBlock is one block of a column: its values, or nil when each value so far is
+// fill.
+type colBlock struct {
+	vals []float64
+	fill float64
+}
+
+// set sets value i of block b to v; blocks and values before it not set are noRaw.
+func (c *column) set(b, i int, v float64) {
+	for len(c.blocks) <= b {
+		c.blocks = append(c.blocks, colBlock{fill: noRaw})
+	}
+	blk := &c.blocks[b]
+	if blk.vals == nil {
+		if i == 0 {
+			blk.fill = v // the block's first value: the others follow it until one differs
+			return
+		}
+		if v == blk.fill || v != v && blk.fill != blk.fill {
+			return
+		}
+		blk.vals = make([]float64, blockLen)
+		for k := range i {
+			blk.vals[k] = blk.fill
+		}
+	}
+	blk.vals[i] = v
+}
+
+// get returns value i of block b (noRaw when never set).
+func (c *column) get(b, i int) float64 {
+	if b >= len(c.blocks) {
+		return noRaw
+	}
+	blk := &c.blocks[b]
+	if blk.vals == nil {
+		return blk.fill
+	}
+	return blk.vals[i]
 }
 
 // Add appends q's values.
@@ -120,36 +166,18 @@ func (s *Store) Add(q *Request) {
 	}
 	s.blocks[b] = append(s.blocks[b], pack(q))
 	if len(s.cols) < len(s.cat.raw) {
-		s.cols = make([][][]float64, len(s.cat.raw))
+		s.cols = make([]column, len(s.cat.raw))
 	}
 	for j := range s.cat.raw {
 		v, ok := q.rawOf(s.cat, j)
-		col := s.cols[j]
 		if !ok {
-			if col != nil {
-				col = s.grow(col, b)
-				col[b][i] = noRaw
-				s.cols[j] = col
-			}
-			continue
+			v = noRaw
 		}
-		col = s.grow(col, b)
-		col[b][i] = v
-		s.cols[j] = col
+		if c := &s.cols[j]; ok || len(c.blocks) > 0 {
+			c.set(b, i, v)
+		}
 	}
 	s.n++
-}
-
-// grow returns col with blocks up to b, new entries noRaw (no value).
-func (s *Store) grow(col [][]float64, b int) [][]float64 {
-	for len(col) <= b {
-		blk := make([]float64, blockLen)
-		for k := range blk {
-			blk[k] = noRaw
-		}
-		col = append(col, blk)
-	}
-	return col
 }
 
 // Len returns the number of requests added.
@@ -165,8 +193,8 @@ func (s *Store) Get(i int, q *Request) {
 	}
 	for j := range s.cat.raw {
 		v := noRaw
-		if col := s.cols[j]; col != nil {
-			v = col[b][k]
+		if j < len(s.cols) {
+			v = s.cols[j].get(b, k)
 		}
 		q.raw = append(q.raw, v)
 	}
@@ -175,8 +203,13 @@ func (s *Store) Get(i int, q *Request) {
 // Bytes returns the store's approximate size in memory.
 func (s *Store) Bytes() int {
 	n := len(s.blocks) * blockLen * compactSize
-	for _, col := range s.cols {
-		n += len(col) * blockLen * 8
+	for _, c := range s.cols {
+		n += len(c.blocks) * int(unsafe.Sizeof(colBlock{}))
+		for _, blk := range c.blocks {
+			if blk.vals != nil {
+				n += blockLen * 8
+			}
+		}
 	}
 	return n
 }
