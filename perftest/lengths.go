@@ -142,18 +142,22 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 		}
 	}
 	bs := scenario.SeriesOf(baseline.Outcome)
-	if k, err := scenario.LoadSeries(baseline.Dir); baseline.Dir != "" && err == nil && k.Len() > 1 {
-		bs = k
+	if baseline.Dir != "" {
+		if k, err := scenario.LoadSeries(baseline.Dir); err == nil && k.Len() > 1 {
+			bs = k
+		} else if err == nil {
+			bs.PriorCV = k.PriorCV // a one-run baseline's stored CV
+		}
 	}
 	if baseline.Dir != "" {
-		bs.Dir = baseline.Dir
+		bs.Dir, bs.Dirs = baseline.Dir, []string{"."}
 		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
 			t.Logf("perftest: baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)
 			bs.Scenario = r.Scenario
 		}
 	}
 	cur := scenario.SeriesOf(r.Outcome)
-	cur.Dir = r.Dir
+	cur.Dir, cur.Dirs = r.Dir, []string{"."}
 	res := scenario.Compare(bs, cur, g, 0)
 	ok := true
 	if len(g.Primary) > 0 || res.Invalid() {

@@ -96,6 +96,20 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	if s := LoadBaseline(t, one); s.Len() != 1 || s.Dirs[0] != "." {
 		t.Errorf("one-run baseline: %d runs %v", s.Len(), s.Dirs)
 	}
+	// Against it one run 2× slower in TTFT is inconclusive (between-run noise not
+	// measured) until the baseline stores the CV the 5-run baseline measured.
+	if c := Capture(t, func(t testing.TB) { Run(t, gateScenario("fixed:40")).AssertNoRegression(t, Load(t, one)) }); c.Failed() {
+		t.Errorf("one run each, no CV: failed, want inconclusive (passing)\n%s", c.Text())
+	}
+	s := LoadBaseline(t, one)
+	s.PriorCV = back.CVs()
+	if err := s.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	c = Capture(t, func(t testing.TB) { Run(t, gateScenario("fixed:40")).AssertNoRegression(t, Load(t, one)) })
+	if !c.Failed() || !strings.Contains(c.Text(), "TTFT p50 regressed: +") || !strings.Contains(c.Text(), "assumed the stored between-run CV") {
+		t.Errorf("one run each, the baseline storing a CV, 2× slower: want regressed\n%s", c.Text())
+	}
 	c = Capture(t, func(t testing.TB) { LoadBaseline(t, t.TempDir()) })
 	if !c.Stopped() || !strings.Contains(c.Text(), "holds no runs") {
 		t.Errorf("LoadBaseline(empty dir): %s", c.Text())

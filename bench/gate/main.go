@@ -98,6 +98,7 @@ type options struct {
 	verbose               bool
 	simulate              bool
 	ab                    bool
+	burnShared            bool
 }
 
 func run(args []string, w io.Writer) error {
@@ -124,6 +125,7 @@ func run(args []string, w io.Writer) error {
 	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these \"|\"-separated strings (names contain commas), e.g. \"CV 0%|CV 2%, quiet\"")
 	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting")
 	fs.BoolVar(&o.ab, "ab", false, "add, per CV, identical pairs with the burner beside both sides (an A/B comparison: both builds share the neighbour), to set beside the burner-beside-current pairs")
+	fs.BoolVar(&o.burnShared, "burn-shared", false, "start the burner in the benchmark's own session, sharing its CPU share (as a parallel build step in the same CI container shares the job's CPU quota), instead of as a neighbour of equal priority")
 	fs.BoolVar(&o.simulate, "simulate", false, "no runs: draw each run's statistics as nominal × speed × a 0.5% log-normal floor, to show the design's own rates at exactly the stated CVs (the old rule needs requests and is not evaluated)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -159,11 +161,11 @@ func run(args []string, w io.Writer) error {
 		quiet := o.pairs
 		if o.burnCPUs > 0 {
 			quiet = o.pairs - o.pairs/2
-			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner beside current", pct(cv)), cv: cv, slowdown: 1, burn: true,
+			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner%s beside current", pct(cv), shareName(o.burnShared)), cv: cv, slowdown: 1, burn: true,
 				margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: o.pairs / 2, group: fmt.Sprintf("identical, CV %s", pct(cv))})
 		}
 		if o.ab && o.burnCPUs > 0 {
-			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner beside both sides (A/B)", pct(cv)), cv: cv, slowdown: 1, burnBoth: true,
+			settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, CPU burner%s beside both sides (A/B)", pct(cv), shareName(o.burnShared)), cv: cv, slowdown: 1, burnBoth: true,
 				margin: 0.05, sched: check.Schedule{Start: o.start, Cap: o.cap}, pairs: o.pairs / 2})
 		}
 		settings = append(settings, setting{name: fmt.Sprintf("identical, CV %s, quiet", pct(cv)), cv: cv, slowdown: 1,
@@ -356,7 +358,7 @@ func (b *bench) setting(s setting) (result, error) {
 		var stopBoth func()
 		if s.burnBoth && !b.o.simulate {
 			var err error
-			if stopBoth, err = startBurner(b.o.burnCPUs); err != nil {
+			if stopBoth, err = startBurner(b.o.burnCPUs, b.o.burnShared); err != nil {
 				return r, err
 			}
 		}
@@ -364,7 +366,7 @@ func (b *bench) setting(s setting) (result, error) {
 			var stop func()
 			if side == "current" && s.burn && !b.o.simulate {
 				var err error
-				if stop, err = startBurner(b.o.burnCPUs); err != nil {
+				if stop, err = startBurner(b.o.burnCPUs, b.o.burnShared); err != nil {
 					return r, err
 				}
 			}
@@ -471,9 +473,10 @@ type job struct {
 	scale float64
 }
 
-// runSide brings every live pair's side up to k runs, workers at a time. Each pair's
-// speeds are drawn in run order from its own generator, the baseline's before the
-// current's at each look, so a seed reproduces them whatever the scheduling.
+// runSide brings every live pair's side up to k runs, workers at a time, run n of
+// every pair before run n+1. Each pair's speeds are drawn in run order from its own
+// generator, the baseline's before the current's at each look, so a seed reproduces
+// them whatever the scheduling.
 func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) error {
 	var jobs []job
 	for _, p := range live {
@@ -489,6 +492,11 @@ func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) 
 			jobs = append(jobs, job{p: p, side: side, n: n, scale: f * math.Exp(s.cv*p.rng.NormFloat64())})
 		}
 	}
+	// Run n of every pair before run n+1 of any: a pair's runs are then spread over the
+	// whole batch, as a side's runs are spread in time when they run one after another,
+	// and not run at once by the workers, where one hiccup of the machine would shift
+	// all of a side's runs together (and the gate, rightly, would call that a change).
+	slices.SortStableFunc(jobs, func(a, b job) int { return a.n - b.n })
 	type done struct {
 		j    job
 		rs   scenario.RunStats
@@ -592,14 +600,19 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []c
 }
 
 // startBurner starts `gate burn` spinning cpus CPUs as a child process and returns its stop.
-func startBurner(cpus int) (func(), error) {
+func startBurner(cpus int, shared bool) (func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(self, "burn")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus), "BURN_AUTOGROUP_NICE="+autogroupNice())
-	newSession(cmd)               // its own session: a neighbour, not a thread of ours (see autogroup.go)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus))
+	if !shared {
+		cmd.Env = append(cmd.Env, "BURN_AUTOGROUP_NICE="+autogroupNice())
+	}
+	if !shared {
+		newSession(cmd) // its own session: a neighbour, not a thread of ours (see autogroup.go)
+	}
 	stdin, err := cmd.StdinPipe() // closed when we exit: the burner then exits too
 	if err != nil {
 		return nil, err
@@ -613,6 +626,14 @@ func startBurner(cpus int) (func(), error) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}, nil
+}
+
+// shareName marks the settings of a burner that shares the benchmark's CPU share.
+func shareName(shared bool) string {
+	if shared {
+		return " (sharing the bench's CPU share)"
+	}
+	return ""
 }
 
 func pct(x float64) string { return strconv.FormatFloat(x*100, 'g', 3, 64) + "%" }

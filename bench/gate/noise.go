@@ -30,6 +30,7 @@ func noise(args []string, w io.Writer) error {
 	fs.Float64Var(&o.itlSpread, "itl-cv", 0, "per-token ITL CV")
 	fs.IntVar(&o.burnCPUs, "burn-cpus", 0, "CPUs a burner spins during the runs (0 = none)")
 	fs.IntVar(&o.workers, "workers", 1, "runs in flight at once")
+	fs.BoolVar(&o.burnShared, "burn-shared", false, "the burner shares the benchmark's session (its CPU share)")
 	diag := fs.Bool("diag", false, "print each run's mock lateness and client read delay")
 	prof := fs.String("cpuprofile", "", "write a CPU profile here")
 	if err := fs.Parse(args); err != nil {
@@ -55,7 +56,7 @@ func noise(args []string, w io.Writer) error {
 		b.diag = func(s string) { fmt.Fprintln(w, s) }
 	}
 	if o.burnCPUs > 0 {
-		stop, err := startBurner(o.burnCPUs)
+		stop, err := startBurner(o.burnCPUs, o.burnShared)
 		if err != nil {
 			return err
 		}

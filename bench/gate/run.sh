@@ -17,11 +17,15 @@
 # Knobs: GATE_PAIRS (200 identical pairs per CV), GATE_SLOW_PAIRS (100 per slowdown),
 # GATE_CVS (0,0.02,0.03,0.05), GATE_WORKERS (8 runs in flight, each against its own mock;
 # `gate noise -workers N` shows when more add noise: 16 did on 2 cores), GATE_BURN_CPUS (1),
-# GATE_ARGS (more flags: -requests, -concurrency, -ttft-ms, -itl-ms, -start, -cap, -only,
-# -simulate: no runs, the run statistics drawn at exactly the stated CVs, to tell the
-# design's own rates from the machine's noise).
+# GATE_ONLY (run only the settings whose names contain one of these |-separated strings,
+# e.g. "slower" or "CV 3%, quiet|CV 3%, CPU": how to split the run into chunks that each
+# hold the benchmark lock a few minutes; the speeds a setting draws depend only on the
+# seed and the setting), GATE_ARGS (more flags: -requests, -concurrency, -ttft-ms,
+# -itl-ms, -start, -cap, -ab and -burn-shared for the A/B rows, -simulate: no runs, the
+# run statistics drawn at exactly the stated CVs, to tell the design's own rates from
+# the machine's noise).
 # Quick check of the harness: GATE_PAIRS=4 GATE_SLOW_PAIRS=2 GATE_CVS=0.03 bench/gate/run.sh
-# The machine's own noise floor (runs at a fixed speed): go run ./bench/gate noise [-burn-cpus 1]
+# The machine's own noise floor (runs at a fixed speed): go run ./bench/gate noise [-burn-cpus 1] [-workers 8] [-diag]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p bench/out
@@ -30,11 +34,18 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 go build -o "$TMP/gate" ./bench/gate
 # With sched autogroups (Linux's default on many VMs), CPU is shared between sessions
-# before nice applies inside one, so give this session the priority `nice` is meant to
-# give (best effort: it needs CAP_SYS_NICE to go below 0). The burner gets a session of
+# before nice applies inside one, so give the benchmark's session the priority `nice` is
+# meant to give (best effort: it needs CAP_SYS_NICE to go below 0). The burner gets a session of
 # its own at the same autogroup nice: a neighbour at the benchmark's priority.
-if [ -w /proc/self/autogroup ]; then echo "${GATE_AUTOGROUP_NICE:--15}" >/proc/self/autogroup 2>/dev/null || true; fi
+# The gate runs in a session of its own (setsid), so this changes nothing outside it.
+hi() {
+  if command -v setsid >/dev/null && [ -e /proc/self/autogroup ]; then
+    setsid --wait sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null || echo "bench/gate: could not raise the autogroup priority" >&2; exec "$@"' "${GATE_AUTOGROUP_NICE:--15}" "$@"
+  else
+    "$@"
+  fi
+}
 # shellcheck disable=SC2086
-"$TMP/gate" -pairs "${GATE_PAIRS:-200}" -slow-pairs "${GATE_SLOW_PAIRS:-100}" -cvs "${GATE_CVS:-0,0.02,0.03,0.05}" \
-  -workers "${GATE_WORKERS:-8}" -burn-cpus "${GATE_BURN_CPUS:-1}" ${GATE_ARGS:-} | tee "$OUT"
+hi "$TMP/gate" -pairs "${GATE_PAIRS:-200}" -slow-pairs "${GATE_SLOW_PAIRS:-100}" -cvs "${GATE_CVS:-0,0.02,0.03,0.05}" \
+  -workers "${GATE_WORKERS:-8}" -burn-cpus "${GATE_BURN_CPUS:-1}" -only "${GATE_ONLY:-}" ${GATE_ARGS:-} | tee "$OUT"
 echo "bench/gate: table in $OUT" >&2

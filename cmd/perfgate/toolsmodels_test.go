@@ -34,7 +34,8 @@ func TestModelMixBadInput(t *testing.T) {
 // TestScopedRuleNoRequests: a rule scoped to a model the run never sent to fails
 // (exit 99), saying so, rather than passing on no data.
 func TestScopedRuleNoRequests(t *testing.T) {
-	code, out, errOut := cli(t, "profile", "--mock", "--model-names", "a,b", "--request-count", "8", "--osl", "4",
+	// No --model-names: the models are known only from the records.
+	code, out, errOut := cli(t, "profile", "--mock", "--request-count", "8", "--osl", "4",
 		"--artifact-dir", filepath.Join(t.TempDir(), "run"), "--assert", "latency_p50{model=c}<=10s")
 	if code != ExitAssertFailed || !strings.Contains(out+errOut, `no request of the run was sent to model "c"`) {
 		t.Errorf("exit %d; want %d and the reason\nstdout:\n%s\nstderr:\n%s", code, ExitAssertFailed, out, errOut)
@@ -45,7 +46,7 @@ func TestScopedRuleNoRequests(t *testing.T) {
 // the client and the mock record each request's model.
 func TestProfileModelMix(t *testing.T) {
 	art := filepath.Join(t.TempDir(), "run")
-	code, out, errOut := cli(t, "profile", "--mock", "--model-names", "base,lora-a,lora-b", "--request-count", "12",
+	code, out, errOut := cli(t, "profile", "--mock", "--model-names", "base,lora-a,lora-b", "--request-count", "15",
 		"--concurrency", "3", "--osl", "4", "--artifact-dir", art, "--assert", "latency_p50{model=lora-a}<=10s", "--assert", "error_rate{model=base}<=0")
 	if code != ExitOK || !strings.Contains(out, "latency_p50{model=lora-a}<=10s") {
 		t.Fatalf("exit %d; want 0 and the scoped rule's verdict\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -78,8 +79,8 @@ func TestProfileModelMix(t *testing.T) {
 	})
 	server := count("server.jsonl", func(r map[string]any) string { m, _ := r["model"].(string); return m })
 	for _, m := range names {
-		if client[m] != 4 || server[m] != 4 {
-			t.Errorf("model %s: %d client and %d server records; want 4 and 4 (client %v, server %v)", m, client[m], server[m], client, server)
+		if client[m] != 5 || server[m] != 5 {
+			t.Errorf("model %s: %d client and %d server records; want 5 and 5 (client %v, server %v)", m, client[m], server[m], client, server)
 		}
 	}
 	// metrics.json breaks the metrics down by model.
@@ -91,12 +92,12 @@ func TestProfileModelMix(t *testing.T) {
 		}
 	}
 	readJSON(t, filepath.Join(art, "metrics.json"), &met)
-	if met.Scalars["request_count"].Value != 12 || len(met.Models) != 3 {
-		t.Fatalf("metrics.json: request_count %v, %d model sections; want 12 and 3", met.Scalars["request_count"].Value, len(met.Models))
+	if met.Scalars["request_count"].Value != 15 || len(met.Models) != 3 {
+		t.Fatalf("metrics.json: request_count %v, %d model sections; want 15 and 3", met.Scalars["request_count"].Value, len(met.Models))
 	}
 	for _, m := range names {
-		if s := met.Models[m]; s.Scalars["request_count"].Value != 4 || s.Stats["time_to_first_token"].Count != 4 {
-			t.Errorf("metrics.json models[%s] = %+v; want 4 requests with TTFT", m, s)
+		if s := met.Models[m]; s.Scalars["request_count"].Value != 5 || s.Stats["time_to_first_token"].Count != 5 {
+			t.Errorf("metrics.json models[%s] = %+v; want 5 requests with TTFT", m, s)
 		}
 	}
 }
@@ -177,6 +178,25 @@ func TestToolsBadInput(t *testing.T) {
 		{[]string{"--tools-file", bad + ".missing"}, "tools_file:"},
 	} {
 		code, out, errOut := cli(t, append([]string{"profile", "--mock", "--request-count", "2"}, c.args...)...)
+		if code != ExitInvalidConfig || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q\n%s", c.args, code, errOut, ExitInvalidConfig, c.want, out)
+		}
+	}
+}
+
+// TestScopedRuleValidation: a scoped rule for a model the run does not name, or whose
+// quantile the model's share of the requests cannot support, is refused before the
+// run (exit 2) saying which.
+func TestScopedRuleValidation(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model-names", "a,b", "--request-count", "400", "--assert", "ttft_p50{model=c}<=1s"}, `is scoped to model "c", which the run does not send to (models: a, b)`},
+		{[]string{"--model-names", "a,b", "--request-count", "400", "--assert", "ttft_p99{model=b}<=1s"}, "needs at least 299 measured requests for a 95% bound; the run has 200 sent to model b (expected)"},
+		{[]string{"--model-names", "a,b", "--model-weights", "9,1", "--request-count", "400", "--assert", "ttft_p95{model=b}<=1s"}, "the run has 40 sent to model b (expected)"},
+	} {
+		code, out, errOut := cli(t, append([]string{"profile", "--mock"}, c.args...)...)
 		if code != ExitInvalidConfig || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q\n%s", c.args, code, errOut, ExitInvalidConfig, c.want, out)
 		}

@@ -78,6 +78,13 @@ func (s Scenario) Validate() error {
 	for _, p := range s.tailProblems() {
 		bad("%s", p)
 	}
+	if rs, err := s.Objectives.ParseRules(); err == nil && len(s.RunModels()) > 0 {
+		for _, r := range rs {
+			if m := r.Model(); m != "" && !slices.Contains(s.RunModels(), m) {
+				bad("objectives: %s is scoped to model %q, which the run does not send to (models: %s)", r, m, strings.Join(s.RunModels(), ", "))
+			}
+		}
+	}
 	o := s.Objectives
 	if err := o.SLO.Err(); err != nil {
 		for _, e := range strings.Split(err.Error(), "\n") {

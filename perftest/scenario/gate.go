@@ -321,7 +321,11 @@ func seriesIdentity(s *Series) (reportgen.Manifest, bool) {
 	if s == nil || len(s.Dirs) == 0 || (s.Dir == "" && s.Dirs[0] == ".") {
 		return reportgen.Manifest{}, false
 	}
-	m, err := ReadIdentity(filepath.Join(s.Dir, s.Dirs[0]))
+	d := s.Dirs[0]
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(s.Dir, d)
+	}
+	m, err := ReadIdentity(d)
 	return m, err == nil
 }
 

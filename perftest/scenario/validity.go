@@ -192,7 +192,11 @@ func (o *Outcome) Validity() []check.Verdict {
 	if m := cfg.TailSamples.or(ModeFail); m != ModeOff {
 		n := o.summary().requests - o.summary().failed
 		for _, c := range o.Scenario.Objectives.tailClaims() {
-			if v := check.TailSamples(c.text, c.p, c.atMost, n, 0); !v.Pass {
+			nc := n
+			if mm, ok := o.Metrics.Models[c.model]; ok && c.model != "" {
+				nc = int(mm.Value(record.MetricRequestCount)) // the model's own successful requests
+			}
+			if v := check.TailSamples(c.text, c.p, c.atMost, nc, 0); !v.Pass {
 				vs = append(vs, apply(v, m))
 			}
 		}
@@ -257,6 +261,7 @@ type tailClaim struct {
 	text   string
 	p      float64
 	atMost bool
+	model  string // a rule scoped to one model of a mix: its requests alone count
 }
 
 // tailClaims lists the objectives' quantile claims (bounds and rules).
@@ -266,16 +271,16 @@ func (o Objectives) tailClaims() []tailClaim {
 		atMost, atLeast := b.Claims()
 		name := fmt.Sprintf("%s %s", b.Metric.Label(), distribution.FormatP(b.P))
 		if atMost {
-			cs = append(cs, tailClaim{name + " <= limit", b.P, true})
+			cs = append(cs, tailClaim{text: name + " <= limit", p: b.P, atMost: true})
 		}
 		if atLeast {
-			cs = append(cs, tailClaim{name + " >= limit", b.P, false})
+			cs = append(cs, tailClaim{text: name + " >= limit", p: b.P})
 		}
 	}
 	rs, _ := o.ParseRules()
 	for _, r := range rs {
 		if _, p, atMost, ok := r.Quantile(); ok {
-			cs = append(cs, tailClaim{r.String(), p, atMost})
+			cs = append(cs, tailClaim{r.String(), p, atMost, r.Model()})
 		}
 	}
 	return cs
@@ -290,12 +295,48 @@ func (s Scenario) tailProblems() []string {
 	}
 	var out []string
 	for _, c := range s.Objectives.tailClaims() {
-		if need := check.QuantileNeed(c.p, c.atMost, 0); s.Requests < need {
-			out = append(out, fmt.Sprintf("objectives: %s needs at least %d measured requests for a %g%% bound; the run has %d (raise request_count, claim a lower quantile, or set validity.tail_samples: warn)",
-				c.text, need, check.DefaultConfidence*100, s.Requests))
+		n, of := s.Requests, ""
+		if c.model != "" && len(s.ModelNames) > 0 {
+			if !slices.Contains(s.ModelNames, c.model) {
+				continue // Validate says the model is not sent to
+			}
+			n, of = s.modelRequests(c.model), fmt.Sprintf(" sent to model %s (expected)", c.model)
+		}
+		if need := check.QuantileNeed(c.p, c.atMost, 0); n < need {
+			out = append(out, fmt.Sprintf("objectives: %s needs at least %d measured requests for a %g%% bound; the run has %d%s (raise request_count, claim a lower quantile, or set validity.tail_samples: warn)",
+				c.text, need, check.DefaultConfidence*100, n, of))
 		}
 	}
 	return out
+}
+
+// modelRequests is how many of the run's Requests a model mix sends to model m, as
+// its selection strategy expects them: round robin's exact count, random's and
+// weighted's expected one (rounded down); 0 for a model not in ModelNames.
+func (s Scenario) modelRequests(m string) int {
+	k := slices.Index(s.ModelNames, m)
+	if k < 0 {
+		return 0
+	}
+	n := len(s.ModelNames)
+	switch s.ModelSelection {
+	case loadgen.ModelRandom:
+		return s.Requests / n
+	case loadgen.ModelWeighted:
+		sum := 0.0
+		for _, w := range s.ModelWeights {
+			sum += w
+		}
+		if k >= len(s.ModelWeights) || sum <= 0 {
+			return 0
+		}
+		return int(float64(s.Requests) * s.ModelWeights[k] / sum)
+	}
+	c := s.Requests / n
+	if k < s.Requests%n {
+		c++
+	}
+	return c
 }
 
 // steadyPoint is one measured request on the time axis.
