@@ -17,7 +17,7 @@ import (
 // mediaFlags are the raw image and audio flag values.
 type mediaFlags struct {
 	widthMean, widthStd, heightMean, heightStd float64
-	imageFormat, imageDir                      string
+	imageFormat, imageDir, audioDir            string
 	imageBatch, audioBatch, channels           int
 	lengthMean, lengthStd                      float64
 	audioFormat                                string
@@ -37,6 +37,7 @@ func registerMediaFlags(fs *flag.FlagSet, m *mediaFlags) {
 	fs.Float64Var(&m.lengthMean, "audio-length-mean", 0, "[workload] mean duration of synthetic audio clips, seconds (chat input_audio)")
 	fs.Float64Var(&m.lengthStd, "audio-length-stddev", 0, "[workload] stddev of the clip duration, seconds")
 	fs.StringVar(&m.audioFormat, "audio-format", "", "[workload] synthetic audio format: wav or mp3 (default wav)")
+	fs.StringVar(&m.audioDir, "audio-dir", "", "[workload] send clips from this directory's .wav/.mp3 files instead of synthetic ones (chat input_audio, audio_transcription)")
 	fs.Var(&m.rates, "audio-sample-rates", "[workload] sample rates to draw from, kHz as AIPerf writes them (16,44.1; values above 96 are Hz); comma-separated or repeated (default 16)")
 	fs.Var(&m.depths, "audio-depths", "[workload] audio bit depths to draw from; only 16 is made")
 	fs.IntVar(&m.channels, "audio-num-channels", 0, "[workload] audio channels: 1 or 2 (default 1)")
@@ -89,6 +90,9 @@ func applyMedia(sc *scenario.Scenario, m *mediaFlags, has func(...string) bool) 
 	}
 	if m.imageDir != "" {
 		sc.ImageDir = m.imageDir
+	}
+	if m.audioDir != "" {
+		sc.AudioDir = m.audioDir
 	}
 	switch {
 	case m.lengthMean > 0:

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -103,12 +104,32 @@ func TestProfileTranscriptionAgainstMockCommand(t *testing.T) {
 			t.Errorf("streaming=%s: rtfx %+v (present %v); want 6 positive values", stream, st, ok)
 		}
 	}
+	// AIPerf's flags and --audio-dir reach the clips: a directory's one 1 s WAV file.
+	clips := t.TempDir()
+	var wav bytes.Buffer
+	if err := media.EncodeAudio(&wav, media.WAV, 16000, 1, time.Second, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(clips, "one.wav"), wav.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	art := filepath.Join(dir, "run-dir")
+	code, out, errOut := cli(t, "profile", "--url", base, "--endpoint-type", "audio_transcription", "--audio-dir", clips,
+		"--request-count", "3", "--artifact-dir", art)
+	if code != ExitOK {
+		t.Fatalf("--audio-dir: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, lastLines(errOut, 8))
+	}
+	for _, c := range readRecords[record.Client](t, filepath.Join(art, "client.jsonl")) {
+		if !c.OK() || c.AudioDuration != time.Second {
+			t.Errorf("--audio-dir: record %s: ok %v (%s), audio %v; want the file's 1 s", c.RequestID, c.OK(), c.Error, c.AudioDuration)
+		}
+	}
 	stop()
 	server := readRecords[record.Server](t, recFile)
-	if len(server) != n {
-		t.Fatalf("server recorded %d requests, want %d", len(server), n)
+	if len(server) != n+3 {
+		t.Fatalf("server recorded %d requests, want %d", len(server), n+3)
 	}
-	for _, s := range server {
+	for _, s := range server[:n] {
 		if s.Endpoint != "/v1/audio/transcriptions" || s.Status != 200 || s.AudioSeconds != 2.016 {
 			t.Errorf("server record %+v; want a 2.016 s clip answered at /v1/audio/transcriptions", s)
 		}
