@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -107,6 +108,12 @@ func (c *Config) checkMedia(p *problems) {
 			p.add("audio_sample_rates, audio_num_channels: %v", strings.TrimPrefix(err.Error(), "media: "))
 		}
 	}
+	if !m.images() && (m.ImageFormat != "" || m.ImageBatchSize != 0) {
+		p.add("image_format, image_batch_size: no images to apply them to (set image_width and image_height, or image_dir)")
+	}
+	if !m.audio() && m.AudioDir == "" && (m.AudioFormat != "" || len(m.AudioSampleRates) > 0 || m.AudioChannels != 0 || m.AudioBatchSize != 0) {
+		p.add("audio_format, audio_sample_rates, audio_num_channels, audio_batch_size: no audio to apply them to (set audio_length)")
+	}
 	if !m.AudioLength.IsZero() && m.AudioDir != "" {
 		p.add("audio_dir and audio_length: synthetic clips or a directory, not both")
 	}
@@ -204,7 +211,8 @@ func audioFiles(dir string) ([]audioFile, error) {
 // mediaPart is one drawn image or clip: what to make, not the bytes.
 type mediaPart struct {
 	audio      bool
-	path       string // an image file (ImageDir) or a clip (AudioDir)
+	path       string // an image file (ImageDir, an input file's image) or a clip (AudioDir)
+	url        string // an input file's image URL, sent as it is
 	imgFormat  media.ImageFormat
 	w, h       int
 	audFormat  media.AudioFormat
@@ -223,10 +231,14 @@ type mediaDrawer struct {
 	files      []string
 	audioFiles []audioFile
 	imageRule  media.ImageRule
+	base       string // the input file's directory: relative image paths start there
 }
 
 func newMediaDrawer(cfg *Config, names ...string) (*mediaDrawer, error) {
 	d := &mediaDrawer{m: cfg.Media, seed: cfg.Seed, imageRule: media.ImageRuleFor(append([]string{cfg.Model}, names...)...)}
+	if cfg.InputFile != "" {
+		d.base = filepath.Dir(cfg.InputFile)
+	}
 	if _, ok := adapterOf(cfg.endpoint()).(audioInput); ok && !d.m.audio() {
 		// A kind whose input is a clip sends DefaultAudioSeconds ones by default.
 		d.m.AudioLength = distribution.Spec{Distribution: distribution.Fixed{Value: DefaultAudioSeconds}}
@@ -352,7 +364,15 @@ func (d *mediaDrawer) appendParts(b []byte, text string, parts []mediaPart) []by
 			continue
 		}
 		mark := len(b)
-		b = append(b, `,{"type":"image_url","image_url":{"url":"`...)
+		b = append(b, `,{"type":"image_url","image_url":{"url":`...)
+		if p.url != "" {
+			b = append(record.AppendJSONString(b, p.url), `}}`...)
+			if strings.HasPrefix(p.url, "data:") {
+				p.tokens, _ = media.ImageURLTokens(p.url, d.imageRule)
+			}
+			continue
+		}
+		b = append(b, '"')
 		if p.path != "" {
 			data, err := os.ReadFile(p.path)
 			var info media.ImageInfo
@@ -439,4 +459,116 @@ func payloadMedia(model string, tok *tokenizer.Tokenizer, msgs []openai.Message)
 		}
 	}
 	return images, audio
+}
+
+// isImagePath reports whether an image reference is a file path (or file:// URL)
+// rather than an http(s) or data URL.
+func isImagePath(ref string) bool {
+	i := strings.Index(ref, ":")
+	return i < 0 || strings.HasPrefix(ref, "file://") || (i == 1 && len(ref) > 2 && (ref[2] == '\\' || ref[2] == '/')) // C:\ on Windows
+}
+
+// resolve is ref's file path: file:// stripped, a relative path joined to the input
+// file's directory.
+func (d *mediaDrawer) resolve(ref string) string {
+	p := strings.TrimPrefix(ref, "file://")
+	if !filepath.IsAbs(p) && d.base != "" {
+		p = filepath.Join(d.base, p)
+	}
+	return p
+}
+
+// fileParts are the media parts of an input file's image references (Turn.Images).
+func (d *mediaDrawer) fileParts(refs []string) []mediaPart {
+	parts := make([]mediaPart, 0, len(refs))
+	for _, ref := range refs {
+		if isImagePath(ref) {
+			parts = append(parts, mediaPart{path: d.resolve(ref)})
+		} else {
+			parts = append(parts, mediaPart{url: ref})
+		}
+	}
+	return parts
+}
+
+// inlinePayload returns a chat payload with each image_url part whose url is a file
+// path replaced by the file as a data URI (ok false: nothing to inline). A file that
+// cannot be read, or is not a PNG or JPEG, is an error naming it.
+func (d *mediaDrawer) inlinePayload(body []byte) (out []byte, ok bool, err error) {
+	var req map[string]json.RawMessage
+	if json.Unmarshal(body, &req) != nil {
+		return nil, false, nil
+	}
+	var msgs []map[string]json.RawMessage
+	if json.Unmarshal(req["messages"], &msgs) != nil {
+		return nil, false, nil
+	}
+	changed := false
+	for _, m := range msgs {
+		var parts []map[string]json.RawMessage
+		if json.Unmarshal(m["content"], &parts) != nil {
+			continue
+		}
+		partsChanged := false
+		for _, p := range parts {
+			var u openai.ImageURL
+			if string(p["type"]) != `"image_url"` || json.Unmarshal(p["image_url"], &u) != nil || u.URL == "" || !isImagePath(u.URL) {
+				continue
+			}
+			path := d.resolve(u.URL)
+			data, err := os.ReadFile(path)
+			var info media.ImageInfo
+			if err == nil {
+				info, err = media.DecodeImageInfo(data)
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("image_url %s: %w", u.URL, err)
+			}
+			u.URL = string(media.AppendDataURI(nil, info.Format.MIME(), data))
+			p["image_url"], _ = json.Marshal(u)
+			partsChanged = true
+		}
+		if partsChanged {
+			m["content"], _ = json.Marshal(parts)
+			changed = true
+		}
+	}
+	if !changed {
+		return nil, false, nil
+	}
+	req["messages"], _ = json.Marshal(msgs)
+	out, err = json.Marshal(req)
+	return out, err == nil, err
+}
+
+// attachMedia sets q's media for a chat request: its synthetic images and clips
+// (Config.Media) and its input file's images (Turn.Images), or, for a payload, its
+// image file paths inlined (q.t then points at a copy with the inlined body, which is
+// sent and counted). A payload whose image cannot be read is recorded as failed
+// (record.ErrInvalidBody) and not sent: attachMedia returns false.
+func (r *runner) attachMedia(q *turnReq, rec *record.Client) bool {
+	q.tc.media = nil
+	if md := r.bodies.media; q.api.media() {
+		switch {
+		case q.t.Body == nil:
+			if md.m.On() {
+				q.tc.media = md.draw(q.idx)
+			}
+			if len(q.t.Images) > 0 {
+				q.tc.media = append(q.tc.media, md.fileParts(q.t.Images)...)
+			}
+		case bytes.Contains(q.t.Body, []byte(`"image_url"`)):
+			if body, ok, err := md.inlinePayload(q.t.Body); ok {
+				t := *q.t // the inlined body is sent and counted; the source keeps its own
+				t.Body = body
+				q.t = &t
+			} else if err != nil { // recorded as failed, not sent: the server could not read a path
+				rec.Sent = r.clock.now()
+				rec.Done, rec.ErrorKind, rec.Error = rec.Sent, record.ErrInvalidBody, err.Error()
+				r.done <- rec
+				return false
+			}
+		}
+	}
+	return true
 }

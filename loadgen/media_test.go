@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/media"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Images and audio through the mock, whole and streamed: every request succeeds, the
@@ -120,6 +121,79 @@ func TestMediaConfigRefusals(t *testing.T) {
 		cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:1/v1"}, API: c.api}, Workload: Workload{Media: c.m}, Stop: Stop{Requests: 1}}
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.m, err, c.want)
+		}
+	}
+}
+
+// Images named by input files are sent: a ShareGPT (LLaVA) conversation's "image"
+// paths, relative to the file, read and inlined, with the "<image>" marker taken out
+// of the text; a payload's image_url file path, inlined; a data URI, passed through.
+// Both sides count the same tokens. A payload whose image file is missing is
+// recorded as failed (invalid_body) and not sent.
+func TestMediaFromInputFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeImage := func(name string, f media.ImageFormat, w, h int) {
+		fh, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		media.EncodeImage(fh, f, w, h, 3)
+		fh.Close()
+	}
+	os.Mkdir(filepath.Join(dir, "img"), 0o755)
+	writeImage("img/cat.png", media.PNG, 300, 200)
+	writeImage("dog.jpg", media.JPEG, 640, 480)
+	uri, _ := media.AppendImageDataURI(nil, media.PNG, 56, 56, 1)
+	sharegpt := filepath.Join(dir, "llava.jsonl")
+	os.WriteFile(sharegpt, []byte(`{"id":"a","image":"img/cat.png","conversations":[{"from":"human","value":"<image>\nWhat is this?"},{"from":"gpt","value":"A cat."}]}
+{"id":"b","images":["dog.jpg","`+string(uri)+`"],"conversations":[{"from":"human","value":"Compare <image> and <image>."},{"from":"gpt","value":"Two animals."}]}
+`), 0o644)
+	payloads := filepath.Join(dir, "payloads.jsonl")
+	os.WriteFile(payloads, []byte(`{"model":"m","max_tokens":3,"messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"img/cat.png"}}]}]}
+{"model":"m","max_tokens":3,"messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":"file://`+filepath.Join(dir, "dog.jpg")+`"}]}]}
+{"model":"m","max_tokens":3,"messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"missing.png"}}]}]}
+`), 0o644)
+	cat, _ := media.Qwen2VL.Tokens(300, 200)
+	dog, _ := media.Qwen2VL.Tokens(640, 480)
+	small, _ := media.Qwen2VL.Tokens(56, 56)
+	s := startMock(t, mockserver.Config{TTFT: spec(t, "fixed:1"), ITL: spec(t, "fixed:1")})
+	for _, c := range []struct {
+		file, format string
+		want         map[int]int // request index → image tokens; -1 = failed, not sent
+	}{
+		{sharegpt, FormatShareGPT, map[int]int{0: cat, 1: dog + small}},
+		{payloads, FormatPayloads, map[int]int{0: cat, 1: dog, 2: -1}},
+	} {
+		before := len(s.Records())
+		out, err := Run(context.Background(), Config{
+			Target:   Target{URLs: []string{s.BaseURL()}},
+			Workload: Workload{InputFile: c.file, InputFormat: c.format, OSL: spec(t, "fixed:3")},
+		}, gpt2(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Records) != len(c.want) {
+			t.Fatalf("%s: %d records, want %d", c.format, len(out.Records), len(c.want))
+		}
+		sent := 0
+		for _, r := range out.Records {
+			want := c.want[r.Index]
+			switch {
+			case want < 0:
+				if r.ErrorKind != record.ErrInvalidBody || !strings.Contains(r.Error, "missing.png") {
+					t.Errorf("%s %s: %s %q, want invalid_body naming missing.png", c.format, r.RequestID, r.ErrorKind, r.Error)
+				}
+			case !r.OK() || r.ImageTokens != want || r.UsagePromptTokens != r.ISLTemplate:
+				t.Errorf("%s %s: ok %v (%s), image tokens %d (want %d), usage %d, client %d", c.format, r.RequestID, r.OK(), r.Error, r.ImageTokens, want, r.UsagePromptTokens, r.ISLTemplate)
+			default:
+				sent++
+			}
+		}
+		for i := 0; i < 500 && len(s.Records()) < before+sent; i++ {
+			time.Sleep(2 * time.Millisecond)
+		}
+		if got := len(s.Records()) - before; got != sent {
+			t.Errorf("%s: the server received %d requests, want %d (a request whose body could not be built is not sent)", c.format, got, sent)
 		}
 	}
 }

@@ -173,10 +173,8 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
 		return nil, err
 	}
-	if _, audio := adapterOf(r.cfg.endpoint()).(audioInput); r.cfg.Media.On() || audio {
-		if r.bodies.media, err = newMediaDrawer(&r.cfg, tok.Name(), tok.Source()); err != nil {
-			return nil, err
-		}
+	if r.bodies.media, err = newMediaDrawer(&r.cfg, tok.Name(), tok.Source()); err != nil {
+		return nil, err
 	}
 	d := &dialer{timeout: cfg.ConnectTimeout}
 	if d.timeout == 0 {
@@ -483,9 +481,8 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 	*c = call{
 		target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
-	q.tc.media = nil
-	if r.bodies.media != nil && q.t.Body == nil && q.api.media() {
-		q.tc.media = r.bodies.media.draw(q.idx)
+	if !r.attachMedia(q, rec) {
+		return "" // recorded as failed: its body could not be built
 	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
 	rctx, stop := r.maybeCancel(ctx)

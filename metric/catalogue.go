@@ -98,7 +98,7 @@ type Def struct {
 	Better Better
 	// Kind says how it is measured and aggregated.
 	Kind Kind
-	// Origin is whose definition it follows: "AIPerf", "vLLM" or "perfgate".
+	// Origin is whose definition it follows: "AIPerf", "vLLM", "k6" or "perfgate".
 	Origin string
 	// Console: shown in the console summary table by default (all are with --all).
 	Console bool
@@ -242,6 +242,14 @@ var builtin = []Def{
 		Unit: UnitTokens, Kind: PerRequest, Origin: "AIPerf", Console: true,
 		Help:  "Input tokens of a request: the client tokenizer's count, or usage.prompt_tokens with --use-server-token-count.",
 		Value: tokens(func(q *Request) int { return q.ISL })},
+	{Name: "image_tokens", Ident: "ImageTokens", Header: "Image Tokens", Label: "image tokens",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "perfgate",
+		Help:   "Prompt tokens of a request's images under the served model's rule (Qwen2-VL patches, Llama 3.2 Vision tiles: docs/multimodal.md); not in ISL, in usage.prompt_tokens. Requests with images only.",
+		Record: RecordCount(func(r *record.Client) (int, bool) { return r.ImageTokens, r.ImageTokens > 0 })},
+	{Name: "audio_tokens", Ident: "AudioTokens", Header: "Audio Tokens", Label: "audio tokens",
+		Unit: UnitTokens, Kind: PerRequest, Origin: "perfgate",
+		Help:   "Prompt tokens of a request's audio clips, 25 a second of audio (docs/multimodal.md); not in ISL, in usage.prompt_tokens. Requests with audio only.",
+		Record: RecordCount(func(r *record.Client) (int, bool) { return r.AudioTokens, r.AudioTokens > 0 })},
 	{Name: "inter_chunk_latency", Ident: "ICL", Header: "Inter Chunk Latency", Label: "inter-chunk latency",
 		Unit: UnitMS, Better: Lower, Kind: PerChunk, Origin: "AIPerf",
 		Help: "Every gap between consecutive chunks with text, pooled over the requests.",

@@ -13,7 +13,7 @@ const (
 	ErrMalformed   = "malformed"    // a non-JSON SSE event, a truncated stream, a missing [DONE], an unparsable body
 	ErrCancelled   = "cancelled"    // cancelled by the run (context, the grace period's end, or the configured cancel fraction)
 	ErrReset       = "reset"        // the connection was closed or reset mid-response
-	ErrInvalidBody = "invalid_body" // reserved: the request body could not be built
+	ErrInvalidBody = "invalid_body" // the request body could not be built (an input file's image could not be read); not sent
 	ErrErrorBody   = "error_body"   // a 2xx answer whose body is an error object ({"error": …}), streamed or not
 	ErrEmptyOutput = "empty_output" // a 2xx stream that carried no output although output tokens were asked for
 )

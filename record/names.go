@@ -30,6 +30,10 @@ const (
 	MetricReasoningTokens = "reasoning_token_count"
 	// MetricISL (tokens, per request, AIPerf): Input tokens of a request: the client tokenizer's count, or usage.prompt_tokens with --use-server-token-count.
 	MetricISL = "input_sequence_length"
+	// MetricImageTokens (tokens, per request, perfgate): Prompt tokens of a request's images under the served model's rule (Qwen2-VL patches, Llama 3.2 Vision tiles: docs/multimodal.md); not in ISL, in usage.prompt_tokens. Requests with images only.
+	MetricImageTokens = "image_tokens"
+	// MetricAudioTokens (tokens, per request, perfgate): Prompt tokens of a request's audio clips, 25 a second of audio (docs/multimodal.md); not in ISL, in usage.prompt_tokens. Requests with audio only.
+	MetricAudioTokens = "audio_tokens"
 	// MetricICL (ms, per chunk gap, AIPerf): Every gap between consecutive chunks with text, pooled over the requests.
 	MetricICL = "inter_chunk_latency"
 	// MetricPrefillThroughputPerUser (tokens/sec/user, per request, perfgate): Per request, ISL / TTFT in tokens per second.

@@ -39,6 +39,8 @@ var flagValues = map[string]string{
 	// Numbers whose type's generic non-default is not valid for them.
 	"confidence": "0.9", "alpha": "0.05", "max-client-cpu": "0.5", "max-cache-hit-rate": "0.5",
 	"request-cancellation-rate": "10", "shard-index": "1",
+	"image-format": "jpeg", "image-dir": "IMAGEDIR", "audio-format": "mp3", "audio-sample-rates": "44.1", "audio-depths": "16",
+	"audio-num-channels":  "2",
 	"request-rate-series": `[{"time_s":0,"qps":5},{"time_s":10,"qps":9}]`, "tls-ca": "CERT",
 }
 
@@ -88,7 +90,7 @@ func TestEveryProfileFlagCounts(t *testing.T) {
 		val, ok := flagValues[fl.Name]
 		switch {
 		case ok:
-			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile, "CERT", cert).Replace(val)
+			val = strings.NewReplacer("TESTDATA", trace, "CONFIG", cfgFile, "CERT", cert, "IMAGEDIR", dir).Replace(val)
 		case isBool(fl):
 			val = strconv.FormatBool(fl.DefValue != "true")
 		default:

@@ -74,6 +74,8 @@ type profileFlags struct {
 	http httpFlags
 	// The model mix's flags (toolsmodels.go).
 	mix mixFlags
+	// The image and audio input flags (media.go).
+	media mediaFlags
 }
 
 func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
@@ -136,6 +138,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	registerHTTPFlags(fs, &f.http)
 	registerValidityFlags(fs, &f.validity)
 	registerMixFlags(fs, &f.mix)
+	registerMediaFlags(fs, &f.media)
 	// perfgate's own.
 	boolean(&o.mock, false, "[target] profile the in-process mock server (no --url needed)", "mock")
 	str(&f.config, "", "[workload] scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
@@ -513,6 +516,9 @@ func profileInput(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has fu
 // profileExtras maps AIPerf's other flags and the server metrics.
 func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
 	if err := applyAIPerf(sc, f, has); err != nil {
+		return err
+	}
+	if err := applyMedia(sc, &f.media, has); err != nil {
 		return err
 	}
 	if err := applyHTTPFlags(sc, &f.http, has); err != nil {

@@ -27,8 +27,13 @@ type Turn struct {
 	OSL int
 	// Delay is the pause after the previous turn's response before this turn is sent.
 	Delay time.Duration
-	// Body, when set, is a complete request body sent as it is (custom payloads).
+	// Body, when set, is a complete request body sent as it is (custom payloads);
+	// image_url parts whose url is a file path are inlined as data URIs when sent.
 	Body []byte
+	// Images are the turn's images, sent as image_url parts after the prompt (chat):
+	// file paths (relative ones from the input file's directory), read and inlined
+	// when the request is built, or http(s) and data URLs, sent as they are.
+	Images []string
 	// Endpoint overrides the run's endpoint for this turn ("chat", "completions", …),
 	// from a recording; empty = the run's.
 	Endpoint string

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/record"
@@ -34,13 +35,34 @@ type span struct {
 	index int32
 }
 
-// shareGPTConv is one ShareGPT conversation.
+// shareGPTConv is one ShareGPT conversation. LLaVA-style conversations name their
+// image(s) in "image" (a path or a list) or "images", and mark where in the first
+// human turn with "<image>".
 type shareGPTConv struct {
 	ID            string `json:"id"`
 	Conversations []struct {
 		From  string `json:"from"`
 		Value string `json:"value"`
 	} `json:"conversations"`
+	Image  json.RawMessage `json:"image,omitempty"`
+	Images []string        `json:"images,omitempty"`
+}
+
+// images lists the conversation's image references.
+func (c *shareGPTConv) images() ([]string, error) {
+	out := append([]string(nil), c.Images...)
+	if len(c.Image) > 0 && string(c.Image) != "null" {
+		var one string
+		if json.Unmarshal(c.Image, &one) == nil {
+			return append(out, one), nil
+		}
+		var many []string
+		if err := json.Unmarshal(c.Image, &many); err != nil {
+			return nil, errors.New(`"image" is neither a path nor a list of paths`)
+		}
+		out = append(out, many...)
+	}
+	return out, nil
 }
 
 func (c *shareGPTConv) human() bool {
@@ -63,6 +85,9 @@ func NewShareGPT(r io.ReaderAt, tok *tokenizer.Tokenizer) (*ShareGPT, error) {
 	add := func(raw []byte, off int64, index int) error {
 		var c shareGPTConv
 		if err := json.Unmarshal(raw, &c); err != nil {
+			return err
+		}
+		if _, err := c.images(); err != nil {
 			return err
 		}
 		if len(raw) > 1<<31-1 {
@@ -148,11 +173,18 @@ func (s *ShareGPT) Next() (Conversation, bool) {
 	if conv.ID == "" {
 		conv.ID = fmt.Sprintf("s%d", it.index)
 	}
+	images, _ := c.images() // checked by NewShareGPT
 	for _, m := range c.Conversations {
 		switch m.From {
 		case "human", "user":
-			n := s.tok.Count(m.Value, false)
-			conv.Turns = append(conv.Turns, Turn{Prompt: m.Value, ISL: n, RequestedISL: n, Exact: true})
+			t := Turn{Prompt: m.Value}
+			if len(images) > 0 { // the first human turn carries them, without LLaVA's markers
+				t.Prompt = strings.TrimSpace(strings.ReplaceAll(t.Prompt, "<image>", ""))
+				t.Images, images = images, nil
+			}
+			n := s.tok.Count(t.Prompt, false)
+			t.ISL, t.RequestedISL, t.Exact = n, n, true
+			conv.Turns = append(conv.Turns, t)
 		case "gpt", "assistant", "chatgpt", "bard", "bing":
 			if k := len(conv.Turns); k > 0 && conv.Turns[k-1].OSL == 0 {
 				conv.Turns[k-1].OSL = max(s.tok.Count(m.Value, false), 1)

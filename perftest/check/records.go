@@ -54,6 +54,7 @@ func NewRequest(c *record.Client, q *metric.Request) Request {
 	if r.ID == "" {
 		r.ID = strconv.Itoa(c.Index)
 	}
+	r.Media = c.ImageTokens + c.AudioTokens
 	if n, ok := c.TemplateOverhead(); ok {
 		r.Overhead = n
 	} else if c.ISLTemplate == record.ISLTemplateUnknown && c.ISL > 0 {

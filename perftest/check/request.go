@@ -31,6 +31,9 @@ type Request struct {
 	// failed render, an unreadable payload), so ISL is the message contents only;
 	// TokenizerMatch says so.
 	OverheadUnknown bool
+	// Media is the part of Overhead that is the request's image and audio tokens
+	// (record.Client.ImageTokens + AudioTokens), counted by the server's rule.
+	Media int
 	// Values are the request's derived values (without gaps) when it was made from a
 	// recording by [NewRequest]; nil for a Request written by hand, whose values
 	// [Request.Metric] derives from the fields above.

@@ -21,11 +21,15 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	}
 	var ps []pair
 	overheads := map[int]int{}
-	unknown := 0
+	unknown, withMedia, media := 0, 0, 0
 	for _, r := range reqs {
 		if r.Err == "" && r.ServerISL >= 0 {
 			ps = append(ps, pair{r.ID, r.ISL + r.Overhead, r.ServerISL, r.Overhead})
-			overheads[r.Overhead]++
+			overheads[r.Overhead-r.Media]++
+			if r.Media > 0 {
+				withMedia++
+				media += r.Media
+			}
 			if r.OverheadUnknown {
 				unknown++
 			}
@@ -67,6 +71,9 @@ func TokenizerMatch(reqs []Request, tolerance int) Verdict {
 	}
 	if len(kinds) > 0 {
 		tmpl = []Line{{"chat template", fmt.Sprintf("the client rendered each request's messages with the chat template: %s tokens beyond the message contents; the client's count includes them", strings.Join(kinds, "/"))}}
+	}
+	if withMedia > 0 {
+		tmpl = append(tmpl, Line{"media", fmt.Sprintf("%d requests carried images or audio: their %d image and audio tokens, counted by the served model's rule, are in the client's count too", withMedia, media)})
 	}
 	if unknown > 0 {
 		tmpl = append(tmpl, Line{"chat template", fmt.Sprintf("unknown for %d requests (the client could not render their messages with the chat template: a failed render or an unreadable payload; isl_template -1): their client count is the message contents only", unknown)})

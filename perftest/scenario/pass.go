@@ -53,6 +53,7 @@ type summary struct {
 type compactReq struct {
 	usagePrompt int32 // check.Request.ServerISL before the server join; -1 none
 	overhead    int32
+	media       int32 // check.Request.Media: image and audio tokens
 	index, turn int32
 	flags       uint8
 	model       uint16 // position in summary.models + 1; 0 = none (fits compactReq's padding)
@@ -102,7 +103,7 @@ func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.R
 	pos := int32(len(s.reqs))
 	s.vals.Get(int(pos), q)
 	cr := check.NewRequest(c, q)
-	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead),
+	r := compactReq{usagePrompt: clamp(cr.ServerISL), overhead: clamp(cr.Overhead), media: clamp(cr.Media),
 		index: clamp(c.Index), turn: clamp(cr.Turn)}
 	if c.Model != "" {
 		k := slices.Index(s.models, c.Model)
@@ -161,7 +162,7 @@ func (s *summary) request(i int) check.Request {
 	if c.model > 0 {
 		r.Model = s.models[c.model-1]
 	}
-	r.Overhead, r.OverheadUnknown = int(c.overhead), c.flags&rOverheadUnknown != 0
+	r.Overhead, r.OverheadUnknown, r.Media = int(c.overhead), c.flags&rOverheadUnknown != 0, int(c.media)
 	if c.flags&rFailed != 0 {
 		r.Err = s.errs[int32(i)]
 		r.Values.OK = false
