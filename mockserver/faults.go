@@ -19,9 +19,13 @@ import (
 // disconnectAt and a malformed chunk in the chunk holding token malformedAt (-1: none).
 type streamFaults struct{ disconnectAt, malformedAt int }
 
-// drawFaults draws a generation's stream faults over its target tokens.
-func (s *Server) drawFaults(rng *rand.Rand, target int) streamFaults {
-	f := s.cfg.Faults
+// injector draws the faults Config.Faults injects, each with the request's rng; the
+// server answers with what it draws ([Server.fault]).
+type injector struct{ f Faults }
+
+// stream draws a generation's stream faults over its target tokens.
+func (in *injector) stream(rng *rand.Rand, target int) streamFaults {
+	f := &in.f
 	d := streamFaults{disconnectAt: -1, malformedAt: -1}
 	if f.DisconnectRate > 0 && rng.Float64() < f.DisconnectRate {
 		d.disconnectAt = rng.IntN(max(target, 1))
@@ -57,40 +61,30 @@ func appendMalformed(buf []byte, id string) []byte {
 // disconnectLag is how long an injected disconnect waits after its last chunk.
 const disconnectLag = 50 * time.Millisecond
 
-// notReady answers a request that comes before Faults.InferenceReadyDelay has passed.
-func (s *Server) notReady(ctx *fasthttp.RequestCtx, c *call) bool {
-	if d := s.cfg.Faults.InferenceReadyDelay; d > 0 && time.Since(s.start) < d {
-		c.rec.Fault = "not_ready"
-		s.serviceUnavailable(ctx, c, "the model is loading; retry later")
-		return true
+// notReady is the answer to a request that came since after the start, before
+// Faults.InferenceReadyDelay passed; nil once it has.
+func (in *injector) notReady(since time.Duration) (*apiError, string) {
+	if d := in.f.InferenceReadyDelay; d > 0 && since < d {
+		return &apiError{status: 503, typ: openai.ErrOverloaded, msg: "the model is loading; retry later"}, "not_ready"
 	}
-	return false
+	return nil, ""
 }
 
-// slowFirstByte holds the answer back for Faults.SlowFirstByte, at Faults.SlowFirstByteRate.
-func (s *Server) slowFirstByte(c *call, rng *rand.Rand) {
-	if f := s.cfg.Faults; f.SlowFirstByteRate > 0 && rng.Float64() < f.SlowFirstByteRate {
-		c.rec.Fault = "slow_first_byte"
-		select {
-		case <-time.After(f.SlowFirstByte):
-		case <-s.abort:
-		}
+// slowFirstByte is how long this request's answer is held back (Faults.SlowFirstByte
+// at Faults.SlowFirstByteRate); 0 = not.
+func (in *injector) slowFirstByte(rng *rand.Rand) time.Duration {
+	if f := &in.f; f.SlowFirstByteRate > 0 && rng.Float64() < f.SlowFirstByteRate {
+		return f.SlowFirstByte
 	}
+	return 0
 }
 
-func (s *Server) serviceUnavailable(ctx *fasthttp.RequestCtx, c *call, msg string) {
-	ctx.Response.Header.Set("Retry-After", strconv.Itoa(orInt(s.cfg.Faults.RetryAfterSeconds, DefaultRetryAfterSecs)))
-	e := &apiError{status: 503, typ: openai.ErrOverloaded, msg: msg}
-	s.writeError(ctx, e)
-	c.rec.Status = 503
-	s.finish(c, nil)
-}
-
-// injectError answers with a configured error status, drawn with the request's rng.
-func (s *Server) injectError(ctx *fasthttp.RequestCtx, c *call, rng *rand.Rand) bool {
-	f := s.cfg.Faults
+// error draws an injected error status (Faults.ErrorRate over Faults.ErrorStatuses)
+// and its fault name; nil = none.
+func (in *injector) error(rng *rand.Rand) (*apiError, string) {
+	f := &in.f
 	if f.ErrorRate <= 0 || rng.Float64() >= f.ErrorRate {
-		return false
+		return nil, ""
 	}
 	statuses := f.ErrorStatuses
 	if len(statuses) == 0 {
@@ -106,11 +100,32 @@ func (s *Server) injectError(ctx *fasthttp.RequestCtx, c *call, rng *rand.Rand) 
 	default:
 		e.typ, e.msg = openai.ErrServer, "the server had an error while processing your request (injected by the mock server)"
 	}
-	if st == 429 || st == 503 {
-		ctx.Response.Header.Set("Retry-After", strconv.Itoa(orInt(f.RetryAfterSeconds, DefaultRetryAfterSecs)))
+	return e, "error_" + strconv.Itoa(st)
+}
+
+// retryAfter is the Retry-After a 429 or 503 fault carries, in seconds.
+func (in *injector) retryAfter() string {
+	return strconv.Itoa(orInt(in.f.RetryAfterSeconds, DefaultRetryAfterSecs))
+}
+
+// fault answers c with the injected error e (Retry-After on a 429 or 503) and records
+// it as the fault named name.
+func (s *Server) fault(ctx *fasthttp.RequestCtx, c *call, e *apiError, name string) {
+	if e.status == 429 || e.status == 503 {
+		ctx.Response.Header.Set("Retry-After", s.faults.retryAfter())
 	}
 	s.writeError(ctx, e)
-	c.rec.Status, c.rec.Fault = st, "error_"+strconv.Itoa(st)
+	c.rec.Status, c.rec.Fault = e.status, name
 	s.finish(c, nil)
-	return true
+}
+
+// slowFirstByte holds c's answer back when the injector draws a slow first byte.
+func (s *Server) slowFirstByte(c *call, rng *rand.Rand) {
+	if d := s.faults.slowFirstByte(rng); d > 0 {
+		c.rec.Fault = "slow_first_byte"
+		select {
+		case <-time.After(d):
+		case <-s.abort:
+		}
+	}
 }

@@ -102,7 +102,7 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 		g.detok = &detokenizer{tok: s.tok}
 	}
 	c.rec.TargetOSL = target
-	faults := s.drawFaults(rng, target)
+	faults := s.faults.stream(rng, target)
 	conn := ctx.Conn()
 	if !j.stream {
 		s.serveWhole(ctx, c, g, conn)

@@ -37,6 +37,7 @@ type Server struct {
 	lat      *latencyModel
 	modelSet *modelSet // the served model names
 	lengths  lengths   // how long each generation is
+	faults   injector  // the faults injected
 	logw     io.Writer
 
 	fs     *fasthttp.Server
@@ -92,7 +93,7 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), modelSet: newModelSet(&cfg), lengths: newLengths(&cfg), logw: o.logw,
+	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), modelSet: newModelSet(&cfg), lengths: newLengths(&cfg), faults: injector{cfg.Faults}, logw: o.logw,
 		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
 	s.in = inputs{cfg: &s.cfg, tok: tok, memo: newEncodeMemo()}
 	s.met = newMetrics(s.modelSet.first(), s.inflight.Load, s.streams.Load)
@@ -593,7 +594,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			msg: "incorrect or missing API key"})
 		return
 	}
-	if s.notReady(ctx, c) {
+	if e, name := s.faults.notReady(time.Since(s.start)); e != nil {
+		s.fault(ctx, c, e, name)
 		return
 	}
 	body := ctx.PostBody()
@@ -606,7 +608,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.met.admit(c, j.ids, j.maxOut)
 	}
 	rng := s.reqRNG(body, j.seed)
-	if s.injectError(ctx, c, rng) {
+	if e, name := s.faults.error(rng); e != nil {
+		s.fault(ctx, c, e, name)
 		return
 	}
 	s.slowFirstByte(c, rng)
