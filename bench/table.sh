@@ -14,8 +14,9 @@
 #      the send accuracy seen by a server logging arrivals     → bench/out/openloop.txt
 #
 # TABLE_RUN=0 only regenerates the tables from bench/out/*.txt. On a shared machine run
-# it under the benchmark lock (about 4 minutes):
-#   flock /work/bench.lock nice -n -15 bash bench/table.sh
+# it under the benchmark lock (about 2 minutes), in a session of its own at autogroup
+# nice -15 (with sched_autogroup_enabled=1, plain nice only ranks processes within a session):
+#   flock /work/bench.lock setsid --wait sh -c 'echo -15 >/proc/self/autogroup; exec nice -n -15 bash bench/table.sh'
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
