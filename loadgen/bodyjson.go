@@ -9,15 +9,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/record"
 )
 
 // appendWireBody appends w as encoding/json.Marshal(w) writes it.
 func appendWireBody(dst []byte, w *wireBody) []byte {
 	dst = append(dst, `{"model":`...)
-	dst = appendMarshalString(dst, w.Model)
+	dst = record.AppendJSONStringHTML(dst, w.Model)
 	if w.System != "" {
-		dst = appendMarshalString(append(dst, `,"system":`...), w.System)
+		dst = record.AppendJSONStringHTML(append(dst, `,"system":`...), w.System)
 	}
 	if len(w.Messages) > 0 {
 		dst = append(dst, `,"messages":[`...)
@@ -30,7 +31,7 @@ func appendWireBody(dst []byte, w *wireBody) []byte {
 		dst = append(dst, ']')
 	}
 	if w.Prompt != nil {
-		dst = appendMarshalString(append(dst, `,"prompt":`...), *w.Prompt)
+		dst = record.AppendJSONStringHTML(append(dst, `,"prompt":`...), *w.Prompt)
 	}
 	dst = appendMarshalAny(dst, `,"input":`, w.Input)
 	dst = appendMarshalAny(dst, `,"query":`, w.Query)
@@ -40,7 +41,7 @@ func appendWireBody(dst []byte, w *wireBody) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(appendMarshalString(append(dst, `{"text":`...), p.Text), '}')
+			dst = append(record.AppendJSONStringHTML(append(dst, `{"text":`...), p.Text), '}')
 		}
 		dst = append(dst, ']')
 	}
@@ -50,7 +51,7 @@ func appendWireBody(dst []byte, w *wireBody) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendMarshalString(dst, d)
+			dst = record.AppendJSONStringHTML(dst, d)
 		}
 		dst = append(dst, ']')
 	}
@@ -78,14 +79,14 @@ func appendWireBody(dst []byte, w *wireBody) []byte {
 
 // appendMessage appends one chat message as Marshal writes it.
 func appendMessage(dst []byte, m *message) []byte {
-	dst = appendMarshalString(append(dst, `{"role":`...), m.Role)
-	dst = appendMarshalString(append(dst, `,"content":`...), m.Content)
+	dst = record.AppendJSONStringHTML(append(dst, `{"role":`...), m.Role)
+	dst = record.AppendJSONStringHTML(append(dst, `,"content":`...), m.Content)
 	if len(m.ToolCalls) > 0 { // rare (Workload.ToolResults): as Marshal embeds them
 		b, _ := json.Marshal(m.ToolCalls)
 		dst = append(append(dst, `,"tool_calls":`...), b...)
 	}
 	if m.ToolCallID != "" {
-		dst = appendMarshalString(append(dst, `,"tool_call_id":`...), m.ToolCallID)
+		dst = record.AppendJSONStringHTML(append(dst, `,"tool_call_id":`...), m.ToolCallID)
 	}
 	return append(dst, '}')
 }
@@ -115,9 +116,9 @@ func appendMarshalAny(dst []byte, key string, v any) []byte {
 	case nil:
 		return dst
 	case string:
-		return appendMarshalString(append(dst, key...), x)
+		return record.AppendJSONStringHTML(append(dst, key...), x)
 	case textField:
-		return append(appendMarshalString(append(dst, key+`{"text":`...), x.Text), '}')
+		return append(record.AppendJSONStringHTML(append(dst, key+`{"text":`...), x.Text), '}')
 	case []message:
 		if x == nil {
 			return append(dst, key+"null"...)
@@ -139,63 +140,10 @@ func appendMarshalAny(dst []byte, key string, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendMarshalString(dst, s)
+			dst = record.AppendJSONStringHTML(dst, s)
 		}
 		return append(dst, ']')
 	}
 	b, _ := json.Marshal(v) // any other shape: as Marshal would embed it
 	return append(append(dst, key...), b...)
-}
-
-const lowerHex = "0123456789abcdef"
-
-// appendMarshalString appends s quoted as encoding/json.Marshal does: HTML-sensitive
-// <, > and & and control characters as \u00XX (\b \f \n \r \t short), invalid UTF-8
-// as \ufffd, U+2028 and U+2029 escaped.
-func appendMarshalString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', lowerHex[b>>4], lowerHex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(append(dst, s[start:i]...), `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', lowerHex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(append(dst, s[start:]...), '"')
 }

@@ -263,15 +263,21 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends a JSON string as encoding/json does with HTML escaping off
-// (invalid UTF-8 → U+FFFD, U+2028/2029 escaped).
-func AppendJSONString(b []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string, as encoding/json does with HTML escaping
+// off (invalid UTF-8 → U+FFFD, U+2028/2029 escaped).
+func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s, false) }
+
+// AppendJSONStringHTML appends s quoted byte for byte as encoding/json.Marshal does: as
+// [AppendJSONString], and also <, > and & as \u00XX and \b and \f in their short forms.
+func AppendJSONStringHTML(b []byte, s string) []byte { return appendJSONString(b, s, true) }
+
+func appendJSONString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < 0x80 {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
 				i++
 				continue
 			}
@@ -285,6 +291,18 @@ func AppendJSONString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				if html {
+					b = append(b, '\\', 'b')
+					break
+				}
+				b = append(b, '\\', 'u', '0', '0', '0', '8')
+			case '\f':
+				if html {
+					b = append(b, '\\', 'f')
+					break
+				}
+				b = append(b, '\\', 'u', '0', '0', '0', 'c')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			}
