@@ -102,7 +102,8 @@ func (s *SyntheticSource) Prefix() string { return s.prefix }
 
 // Next implements [Source]; it never runs out.
 func (s *SyntheticSource) Next() (Conversation, bool) {
-	id := "c" + strconv.Itoa(s.n)
+	var buf [24]byte
+	id := string(strconv.AppendInt(append(buf[:0], 'c'), int64(s.n), 10)) // "c%d" in one allocation
 	s.n++
 	nt := 1
 	if s.turnsLen.Dist != nil {
