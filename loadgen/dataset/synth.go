@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -43,16 +44,22 @@ type Synthetic struct {
 
 // SyntheticSource is the Source a [Synthetic] configures.
 type SyntheticSource struct {
-	cfg    Synthetic
-	w      *Writer
-	rng    *rand.Rand
-	isl    distribution.Length
-	osl    distribution.Length
-	turns  distribution.Length
-	delay  distribution.Distribution
-	prefix string
-	n      int
+	cfg      Synthetic
+	w        *Writer
+	rng      *rand.Rand
+	isl      distribution.Length
+	osl      distribution.Length
+	turnsLen distribution.Length
+	delay    distribution.Distribution
+	prefix   string
+	n        int
+	// turns is a block of turns that Next hands out a conversation's worth at a time
+	// (one allocation per turnBlock turns, not per conversation).
+	turns []Turn
 }
+
+// turnBlock is how many turns SyntheticSource allocates at once.
+const turnBlock = 64
 
 // NewSynthetic validates cfg and returns its source.
 func NewSynthetic(cfg Synthetic) (*SyntheticSource, error) {
@@ -74,8 +81,8 @@ func NewSynthetic(cfg Synthetic) (*SyntheticSource, error) {
 		s.osl.Dist = distribution.WithSrc(cfg.OSL.Dist, rand.NewPCG(cfg.Seed, 2))
 	}
 	if cfg.Turns.Dist != nil {
-		s.turns = cfg.Turns
-		s.turns.Dist = distribution.WithSrc(cfg.Turns.Dist, rand.NewPCG(cfg.Seed, 3))
+		s.turnsLen = cfg.Turns
+		s.turnsLen.Dist = distribution.WithSrc(cfg.Turns.Dist, rand.NewPCG(cfg.Seed, 3))
 	}
 	if cfg.TurnDelay != nil {
 		s.delay = distribution.WithSrc(cfg.TurnDelay, rand.NewPCG(cfg.Seed, 4))
@@ -95,13 +102,17 @@ func (s *SyntheticSource) Prefix() string { return s.prefix }
 
 // Next implements [Source]; it never runs out.
 func (s *SyntheticSource) Next() (Conversation, bool) {
-	id := fmt.Sprintf("c%d", s.n)
+	id := "c" + strconv.Itoa(s.n)
 	s.n++
 	nt := 1
-	if s.turns.Dist != nil {
-		nt = s.turns.Rand()
+	if s.turnsLen.Dist != nil {
+		nt = s.turnsLen.Rand()
 	}
-	c := Conversation{ID: id, At: -1, Turns: make([]Turn, nt)}
+	if len(s.turns) < nt {
+		s.turns = make([]Turn, max(nt, turnBlock))
+	}
+	c := Conversation{ID: id, At: -1, Turns: s.turns[:nt:nt]}
+	s.turns = s.turns[nt:]
 	for i := range c.Turns {
 		t := &c.Turns[i]
 		t.RequestedISL = s.isl.Rand()
@@ -147,10 +158,16 @@ type Writer struct {
 	noFit   bool // remember nothing (the tests' reference)
 }
 
-// fitKey is a corpus window (start, length m) after the empty prefix or Writer.prefix.
-type fitKey struct {
-	start, m  int32
-	sharedPre bool
+// fitKey is a corpus window (start, length m) after the empty prefix or Writer.prefix,
+// packed in one word (a struct key hashed as a struct was most of the lookup's cost).
+type fitKey uint64
+
+func newFitKey(start, m int, sharedPre bool) fitKey {
+	k := fitKey(uint32(start))<<32 | fitKey(uint32(m))<<1
+	if sharedPre {
+		k |= 1
+	}
+	return k
 }
 
 // fitVal is what Writer.fit remembers of a window: the count of prefix+window, and
@@ -273,7 +290,7 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		// same order as ever, so a seed's prompts stay the same.
 		text, got := "", -1
 		if cached {
-			k := fitKey{int32(start), int32(m), shared}
+			k := newFitKey(start, m, shared)
 			if c, ok := w.fit[k]; ok {
 				got = int(c.n)
 				if c.has && (got == n || bestN < 0 || abs(got-n) < abs(bestN-n)) {
