@@ -102,7 +102,8 @@ func (s *SyntheticSource) Prefix() string { return s.prefix }
 
 // Next implements [Source]; it never runs out.
 func (s *SyntheticSource) Next() (Conversation, bool) {
-	id := "c" + strconv.Itoa(s.n)
+	var buf [24]byte
+	id := string(strconv.AppendInt(append(buf[:0], 'c'), int64(s.n), 10)) // "c%d" in one allocation
 	s.n++
 	nt := 1
 	if s.turnsLen.Dist != nil {
@@ -124,7 +125,7 @@ func (s *SyntheticSource) Next() (Conversation, bool) {
 				t.Delay = time.Duration(d * 1e9)
 			}
 		}
-		t.Prompt, t.ISL = s.w.Text(s.prefix, t.RequestedISL)
+		t.Prompt, t.ISL, t.Memo = s.w.text(s.prefix, t.RequestedISL)
 		t.Exact = t.ISL == t.RequestedISL
 		// Rankings/rerank: the input is the query plus every passage (as servers count it).
 		for range s.cfg.Docs {
@@ -175,7 +176,8 @@ func newFitKey(start, m int, sharedPre bool) fitKey {
 type fitVal struct {
 	n    int32
 	text string
-	has  bool // text is the window's (it may be "")
+	has  bool  // text is the window's (it may be "")
+	memo *Memo // the Turn.Memo of prefix+text (when has)
 }
 
 // maxFit bounds Writer.fit's entries (about 48 bytes each); maxFitWindow and
@@ -239,6 +241,13 @@ func AllowedTokens(tok *tokenizer.Tokenizer) []int {
 // (without special tokens) to exactly n tokens, and the count it reached: n, or
 // the closest count found when n is impossible (e.g. n smaller than the prefix).
 func (w *Writer) Text(prefix string, n int) (string, int) {
+	text, got, _ := w.text(prefix, n)
+	return text, got
+}
+
+// text is Text, also returning the text's Memo when the text is a remembered window's
+// (nil otherwise).
+func (w *Writer) text(prefix string, n int) (string, int, *Memo) {
 	// Counts can be remembered for the natural style, with no prefix or the shared one.
 	cached := w.style != StyleRandom && !w.noFit && len(w.ids) < 1<<31
 	shared := false
@@ -254,7 +263,7 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		base, cached = w.tok.Count(prefix, false), false
 	}
 	if n <= base {
-		return prefix, base
+		return prefix, base, nil
 	}
 	var seq []int
 	start := 0
@@ -281,6 +290,7 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 	}
 	m := n - base
 	best, bestN := "", -1
+	var bestMemo *Memo
 	for attempt := range MaxFitAttempts {
 		if attempt > 0 && attempt%8 == 0 {
 			fresh()
@@ -289,12 +299,13 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		// The random style draws its tokens in gen: it runs on every attempt, in the
 		// same order as ever, so a seed's prompts stay the same.
 		text, got := "", -1
+		var memo *Memo
 		if cached {
 			k := newFitKey(start, m, shared)
 			if c, ok := w.fit[k]; ok {
 				got = int(c.n)
 				if c.has && (got == n || bestN < 0 || abs(got-n) < abs(bestN-n)) {
-					text = prefix + c.text
+					text, memo = prefix+c.text, c.memo
 				}
 			} else {
 				win := gen(m)
@@ -303,8 +314,9 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 				if len(w.fit) < maxFit {
 					v := fitVal{n: int32(got)}
 					if len(win) <= maxFitWindow && w.fitText+len(win) <= maxFitText {
-						v.text, v.has = win, true
+						v.text, v.has, v.memo = win, true, &Memo{}
 						w.fitText += len(win)
+						memo = v.memo
 					}
 					w.fit[k] = v
 				}
@@ -315,19 +327,19 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		}
 		if got == n || bestN < 0 || abs(got-n) < abs(bestN-n) {
 			if text == "" {
-				text = prefix + gen(m)
+				text, memo = prefix+gen(m), nil
 			}
 			if got == n {
-				return text, n
+				return text, n, memo
 			}
-			best, bestN = text, got
+			best, bestN, bestMemo = text, got, memo
 		}
 		m += n - got
 		if m < 1 {
 			m = 1
 		}
 	}
-	return best, bestN
+	return best, bestN, bestMemo
 }
 
 func abs(x int) int {
