@@ -261,6 +261,12 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 		return c, true, nil
 	}
 	t.mu.Unlock()
+	c, err := t.dial(ctx, clock, deadline)
+	return c, false, err
+}
+
+// dial opens a new connection, bounded by deadline.
+func (t *target) dial(ctx context.Context, clock *runClock, deadline time.Time) (*conn, error) {
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline)
@@ -268,14 +274,14 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 	}
 	nc, dt, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	c := &conn{Conn: nc, clock: clock, dialed: dt}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	if t.runCtx != nil && t.runCtx.Done() != nil {
 		c.watch, c.unwatch = t.runCtx, context.AfterFunc(t.runCtx, c.cancelReads)
 	}
-	return c, false, nil
+	return c, nil
 }
 
 // Close stops watching the run context and closes the connection.

@@ -249,7 +249,13 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// openLoop starts each request's goroutine prepareLead before the request is due (see
+// ahead.go): it prepares the request, waits at its gate for its due time and writes.
 func (r *runner) openLoop(ctx context.Context) {
+	defer r.startWarmers(ctx)()
+	prev := make(chan struct{})
+	close(prev) // the first request waits for no one
+	ahead := make(chan struct{}, maxAhead)
 	for sent := uint64(0); ; sent++ {
 		// Pace is pure, so Pace(0, sent) is request sent's due time on the schedule
 		// (0 for an unlimited pacer): queueing behind the concurrency ceiling then
@@ -261,41 +267,44 @@ func (r *runner) openLoop(ctx context.Context) {
 			if stop {
 				return
 			}
-			if wait <= 0 {
-				if due == 0 {
-					due = now
-				}
-				break
+			if wait <= 0 && due == 0 {
+				due = now
 			}
 			if r.deadline > 0 && now+wait >= r.deadline {
 				return
 			}
-			if !r.sleepUntil(ctx, now+wait) {
+			if wait <= prepareLead {
+				break
+			}
+			if !sleep(ctx, wait-prepareLead) {
 				return
 			}
+		}
+		select {
+		case ahead <- struct{}{}:
+		case <-ctx.Done():
+			return
 		}
 		idx, conv, ok := r.take(ctx)
 		if !ok {
 			return
 		}
+		held := false
 		if r.sem != nil {
 			select {
 			case r.sem <- struct{}{}:
+				held = true
 			case <-ctx.Done():
 				return
 			}
 		}
+		g := &sendGate{due: due, prev: prev, next: make(chan struct{}), ahead: ahead}
+		prev = g.next
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			r.conversation(ctx, conv, idx, due, r.sem != nil)
+			r.conversation(ctx, conv, idx, due, held, g)
 		}()
-		// Let the new goroutine run now. Otherwise it may wait in this processor's run
-		// queue while the pacer holds the processor in the nanosleep system call until
-		// the next due time (the runtime takes a processor back from a blocking call
-		// only after 20 µs–10 ms), and go out together with the next request: late
-		// sends bunched against on-time ones, an excess of short server-side gaps.
-		runtime.Gosched()
 	}
 }
 
@@ -320,7 +329,7 @@ func (r *runner) closedLoop(ctx context.Context, n int) {
 				if !ok {
 					return
 				}
-				if !r.conversation(ctx, conv, idx, 0, false) {
+				if !r.conversation(ctx, conv, idx, 0, false, nil) {
 					return
 				}
 			}
