@@ -1,18 +1,19 @@
 package loadgen
 
-// Preparing open-loop requests ahead of their due time. A request's goroutine starts
-// about prepareLead before the request is due, builds everything it sends (record,
-// body, headers) and takes a connection, then waits at its sendGate for its turn and
-// its due time and writes at once: the only work left between the due time and the
-// write is the write. The gates pass in schedule order, so one goroutine at a time
-// waits precisely (sleepUntil) and at most maxAhead requests are prepared at once.
+// Preparing open-loop requests ahead of their due time. The pacer hands each request
+// to a sender goroutine (an idle one, or a new one) 1–2 ms (prepareLead) before it is
+// due; the sender builds everything it sends (record, body, headers) and takes a
+// connection, then waits at the request's sendGate for its turn and its due time and
+// writes at once: the only work left between the due time and the write is the write.
+// The gates pass in schedule order, after each write, so one goroutine at a time waits
+// precisely (sleepUntil) and at most maxAhead requests are prepared at once.
 //
-// This replaced a pacer that started each request's goroutine when it was due, which
-// then claimed its conversation, built its body and took (or dialed) a connection:
-// on a 2-core machine at 5,000 req/s that was 10–20 µs of goroutine start and 5–10 µs
-// of building after the due time on average, and a dial (0.4–4 ms) for the ~1% of
-// requests that found no idle connection (see docs/performance.md, "Open-loop pacing
-// cost").
+// This replaced a pacer that started a new goroutine for each request when it was due,
+// which then claimed its conversation, built its body and took (or dialed) a
+// connection: on a 2-core machine at 5,000 req/s that was 10–20 µs of goroutine start
+// and 5–10 µs of building after the due time on average, and a dial (0.4–4 ms) for
+// the ~1% of requests that found no idle connection (docs/performance.md, "Open-loop
+// pacing cost").
 
 import (
 	"context"
@@ -21,12 +22,13 @@ import (
 )
 
 const (
-	// prepareLead is how long before its due time a request starts being prepared:
-	// more than a Go timer's lateness (up to ~1 ms) plus a loopback dial.
+	// prepareLead is the most time before its due time a request starts being
+	// prepared (the least is half of it): more than a Go timer's lateness (up to
+	// ~1 ms) plus a loopback dial.
 	prepareLead = 2 * time.Millisecond
 	// maxAhead is the most requests prepared and not yet sent at once (each holds a
 	// connection while it waits).
-	maxAhead = 16
+	maxAhead = 64
 	// spareConns is how many idle connections per target the open loop keeps dialed
 	// ahead, so a burst of arrivals beyond the connections in use does not wait for a
 	// dial.
