@@ -5,7 +5,7 @@
 # can drift from what the benchmarks print. Each row names its peer (measured in the
 # same run), the ratio, the target and whether it is met.
 #
-#   1. bench/loadgen/run.sh phase 1: loadgen against wrk, a bare fasthttp loop and
+#   1. bench/loadgen/run.sh phase 1 (5 interleaved rounds): loadgen against wrk, a bare fasthttp loop and
 #      vegeta; synthetic prompts against the fixed payload     → bench/out/loadgen.txt
 #   2. bench/mock/run.sh: the mock against a trivial fasthttp server under wrk, streamed
 #      tokens against a minimal SSE loop, memory per stream, emission lateness
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
 if [ "${TABLE_RUN:-1}" = 1 ]; then
-  LG_PHASES=1 LG_ROUNDS="${LG_ROUNDS:-3}" bash bench/loadgen/run.sh
+  LG_PHASES=1 LG_ROUNDS="${LG_ROUNDS:-5}" bash bench/loadgen/run.sh
   BENCH='Stream$|NonStreamingWrk|MemoryPerStream|Lateness' bash bench/mock/run.sh
   go test -run '^$' -bench 'OpenLoopCost' -benchtime "${OPENLOOP_BENCHTIME:-2x}" ./loadgen | tee bench/out/openloop.txt
 fi

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -47,6 +48,9 @@ type wireBody struct {
 type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
+
+// includeUsage is every streamed body's stream_options (read only).
+var includeUsage = streamOptions{IncludeUsage: true}
 
 // bodyBuilder renders request bodies for one run.
 type bodyBuilder struct {
@@ -97,15 +101,17 @@ func (b *bodyBuilder) build(a adapter, t *dataset.Turn, tc *turnCtx, stream bool
 // min_tokens and ignore_eos) around k's own, then Config.ExtraBody's fields.
 func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool) ([]byte, string) {
 	cfg := b.cfg
-	w := wireBody{Model: b.model(t)}
+	w := wirePool.Get().(*wireBody)
+	defer putWire(w)
+	w.Model = b.model(t)
 	gen := k.generates()
 	if gen && stream {
 		w.Stream = true
 		if !cfg.NoUsage && k.streamUsage() {
-			w.StreamOptions = &streamOptions{IncludeUsage: true}
+			w.StreamOptions = &includeUsage
 		}
 	}
-	k.fill(&w, t, tc)
+	k.fill(w, t, tc)
 	if tc.toolChoice != nil {
 		w.Tools, w.ToolChoice = b.tools.raw, tc.toolChoice
 	}
@@ -115,7 +121,7 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 		if t.MaxTokensField != "" {
 			field = t.MaxTokensField
 		}
-		k.capOutput(&w, field, &osl)
+		k.capOutput(w, field, &osl)
 		if cfg.MinTokens {
 			w.MinTokens = &osl
 		}
@@ -134,11 +140,21 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	for _, m := range tc.history {
 		size += 32 + len(m.Content)
 	}
-	out := appendWireBody(make([]byte, 0, size), &w)
+	out := appendWireBody(make([]byte, 0, size), w)
 	if len(tc.media) > 0 && b.media != nil {
 		out = spliceMedia(out, b.media, t.Prompt, tc.media)
 	}
 	return spliceExtra(out, b.extra), ""
+}
+
+// wirePool holds the wireBody values json fills (one per request was an allocation,
+// and its message list another); putWire empties one for the next request.
+var wirePool = sync.Pool{New: func() any { return new(wireBody) }}
+
+func putWire(w *wireBody) {
+	clear(w.Messages) // drop the texts
+	*w = wireBody{Messages: w.Messages[:0]}
+	wirePool.Put(w)
 }
 
 // model is the model t asks for: the turn's, the run's, or DefaultModel.

@@ -46,6 +46,21 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		}
 		fallthrough
 	case inputTemplate:
+		if t.Memo != nil && len(tc.history) == 0 && len(tc.media) == 0 && len(tc.toolReply) == 0 {
+			// A synthetic prompt from a remembered corpus window: its count is kept
+			// with the window (no key to build, no map to search).
+			if m, ok := t.Memo.Load().(*promptMemo); ok && m.prompt == t.Prompt && m.tok == r.tok && m.addGen == addGen && m.system == tc.system {
+				r.setTemplated(rec, m.v)
+				return
+			}
+			if v, ok := r.render(t, tc, addGen); ok {
+				t.Memo.Store(&promptMemo{prompt: t.Prompt, tok: r.tok, system: tc.system, addGen: addGen, v: v})
+				r.setTemplated(rec, v)
+			} else {
+				rec.ISLTemplate = record.ISLTemplateUnknown
+			}
+			return
+		}
 		if len(tc.history) == 0 {
 			// "p<addGen><len(system)>:<system><prompt><media placeholders>", built without fmt.
 			key = strconv.AppendInt(strconv.AppendBool(append(key, 'p'), addGen), int64(len(tc.system)), 10)
@@ -90,6 +105,17 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		sc.lastKey, sc.lastTmpl, sc.lastOK[0] = append(sc.lastKey[:0], key...), v, true
 	}
 	r.setTemplated(rec, v)
+}
+
+// promptMemo is templateCount's result for a prompt, kept in its dataset.Turn.Memo,
+// with what the count depends on. The prompt itself is checked too (the same string,
+// so a pointer comparison), in case a turn's prompt was changed after the source made it.
+type promptMemo struct {
+	prompt string
+	tok    *tokenizer.Tokenizer
+	system string
+	addGen bool
+	v      templated
 }
 
 func (r *runner) setTemplated(rec *record.Client, v templated) {

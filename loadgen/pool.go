@@ -68,8 +68,12 @@ type conn struct {
 	// connection carries a streaming request, and used (stamp) only for those: a
 	// non-streaming response is timed by its first and last reads, and a plain read is
 	// cheaper than recvmsg with control messages.
-	ks    *kernelStamper
-	noKS  bool // the kernel refused timestamps on this connection
+	ks   *kernelStamper
+	noKS bool // the kernel refused timestamps on this connection
+	// sw writes a request and waits for its answer without a read (see sendWaiter);
+	// set up at the first non-streaming request, noSW when the connection cannot.
+	sw    *sendWaiter
+	noSW  bool
 	stamp bool // this request's reads use ks
 	// deadlineAt is the connection's read and write deadline (zero = none);
 	// deadlineUnknown: a stream's reads have moved the read deadline since.
@@ -124,6 +128,22 @@ func (c *conn) useKernelTimestamps(on bool) bool {
 	}
 	c.stamp = on && c.ks != nil
 	return c.stamp
+}
+
+// sendWaiter returns the connection's sendWaiter for call c, or nil when c is written
+// the ordinary way: a stream (its header deadline is set after the write), an
+// open-loop request whose gate opens at its write (see sendGate; a sendWaiter returns
+// only once the answer is there), bytes already buffered (the answer may be there),
+// or a connection that is not plain TCP.
+func (c *conn) sendWaiter(call *call) *sendWaiter {
+	if call.stream || call.gate != nil || c.noSW || c.br.Buffered() > 0 {
+		return nil
+	}
+	if c.sw == nil {
+		c.sw = newSendWaiter(c.Conn)
+		c.noSW = c.sw == nil
+	}
+	return c.sw
 }
 
 func (c *conn) Read(p []byte) (int, error) {

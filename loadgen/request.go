@@ -84,16 +84,27 @@ func appendHead(dst []byte, c *call) []byte {
 
 // writeRequest writes c's request to cn in one system call (on plain TCP): the
 // headers and body rendered into w.wbuf, or the headers and a large body in one writev.
-func (w *worker) writeRequest(cn net.Conn, c *call) error {
+// A non-streaming request on a connection that can (see sendWaiter) is written and
+// then waited on until the answer can be read, sparing the read that would find
+// nothing yet. written is the run-clock time the request was written.
+func (w *worker) writeRequest(cn *conn, c *call) (written time.Duration, err error) {
 	w.wbuf = appendHead(w.wbuf[:0], c)
 	if len(c.body) > inlineBody {
 		bufs := net.Buffers{w.wbuf, c.body}
-		_, err := bufs.WriteTo(cn)
-		return err
+		_, err = bufs.WriteTo(cn.Conn)
+		return cn.clock.now(), err
 	}
 	w.wbuf = append(w.wbuf, c.body...)
-	_, err := cn.Write(w.wbuf)
-	return err
+	if sw := cn.sendWaiter(c); sw != nil {
+		rest, err := sw.writeThenWait(w.wbuf, cn.clock)
+		if err != nil || len(rest) == 0 {
+			return sw.written, err
+		}
+		_, err = cn.Conn.Write(rest)
+		return cn.clock.now(), err
+	}
+	_, err = cn.Conn.Write(w.wbuf)
+	return cn.clock.now(), err
 }
 
 // answerWait bounds the read of an answer after a failed write (see answeredAnyway).
@@ -102,6 +113,7 @@ const answerWait = time.Second
 // answeredAnyway reads a response the server sent before it stopped reading the
 // request, true if one arrived (in w.resp).
 func (w *worker) answeredAnyway(cn *conn, c *call) bool {
+	w.plain = plainAnswer{}
 	w.resp.Reset()
 	w.resp.StreamBody = c.stream
 	_ = cn.Conn.SetReadDeadline(time.Now().Add(answerWait))
@@ -139,6 +151,7 @@ func stampTime(prev, kernel, now time.Duration) time.Duration {
 
 // call is one HTTP exchange to perform.
 type call struct {
+	w         *worker // the worker state to perform it with; nil = the sender's own
 	target    *target
 	body      []byte
 	requestID string

@@ -129,6 +129,7 @@ type worker struct {
 	tr     timedReader
 
 	buf     []byte
+	plain   plainAnswer // the answer, when readPlain read it
 	drained bool
 	readErr error
 	x       exchange // the exchange in progress
@@ -171,7 +172,8 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 	w.x = exchange{ctx: ctx, clock: clock, c: c, rec: rec, res: res, begin: clock.now()}
 	x := &w.x
 	if c.timeout > 0 {
-		x.total = time.Now().Add(c.timeout)
+		// On the run clock (monotonic): no second clock reading.
+		x.total = clock.start.Add(x.begin + c.timeout)
 	}
 	ok, err := w.send(x)
 	if !ok {
@@ -200,21 +202,22 @@ func (w *worker) send(x *exchange) (ok bool, err error) {
 			return false, nil
 		}
 		retryable := x.reused && attempt == 0
-		err := w.writeRequest(x.cn.Conn, x.c)
+		w.watch(x)
+		written, err := w.writeRequest(x.cn, x.c)
 		x.c.wrote() // the open loop's next request may go (see sendGate)
 		if err != nil {
 			if x.ctx.Err() == nil && !retryable && w.answeredAnyway(x.cn, x.c) {
 				// The server answered, then cut the write short (a 413 for a body over
 				// its limit): record its answer, not a connect error.
-				x.stop = noStop
 				return true, nil
 			}
+			x.stop()
 			if w.writeFailed(x, err, retryable) {
 				continue // a stale keep-alive connection: retry once on a fresh one
 			}
 			return false, nil
 		}
-		x.rec.Written = x.clock.now()
+		x.rec.Written = written
 		err = w.readHead(x)
 		if err != nil && retryable && x.cn.first == 0 && x.ctx.Err() == nil && isClosed(err) {
 			// The server closed the idle connection as we reused it (nothing came
@@ -235,7 +238,7 @@ func (w *worker) connect(x *exchange) bool {
 	if err != nil {
 		rec.Sent = x.clock.now()
 		rec.Done = rec.Sent
-		if x.ctx.Err() != nil {
+		if x.ctx.Err() != nil || expired(x.ctx) {
 			rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
 		} else {
 			rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
@@ -265,6 +268,14 @@ func (w *worker) connect(x *exchange) bool {
 	return true
 }
 
+// expired reports a context whose deadline has passed, though its timer may not have
+// fired yet: a dial bounded by that deadline can fail (i/o timeout) just before the
+// context reports itself done, and the request was cancelled all the same.
+func expired(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}
+
 // writeFailed closes the connection a write failed on and reports whether to retry
 // on a fresh one; if not, the failure is recorded.
 func (w *worker) writeFailed(x *exchange, err error, retryable bool) (retry bool) {
@@ -283,15 +294,27 @@ func (w *worker) writeFailed(x *exchange, err error, retryable bool) (retry bool
 	return true
 }
 
-// readHead reads the response headers into w.resp.
-func (w *worker) readHead(x *exchange) error {
-	ctx, cn, c := x.ctx, x.cn, x.c
-	// Cancellation interrupts blocked reads by moving the deadline into the past:
-	// the connection watches the run's context; a request's own context (see
-	// Config.CancelFraction) is watched for this request.
+// watch makes the cancellation of x's context interrupt x's blocked writes and reads,
+// from before the request is written (the write may wait for the answer, see
+// sendWaiter): by moving the deadline into the past. The connection watches the run's
+// context; a request's own context (see Config.CancelFraction) is watched for this
+// request, until x.stop.
+func (w *worker) watch(x *exchange) {
 	x.stop = noStop
-	if ctx.Done() != nil && ctx != cn.watch {
-		x.stop = context.AfterFunc(ctx, cn.cancelReads)
+	if x.ctx.Done() != nil && x.ctx != x.cn.watch {
+		x.stop = context.AfterFunc(x.ctx, x.cn.cancelReads)
+	}
+}
+
+// readHead reads the response headers into w.resp, or a plain non-streaming answer
+// whole into w.plain (see readPlain).
+func (w *worker) readHead(x *exchange) error {
+	cn, c := x.cn, x.c
+	w.plain = plainAnswer{}
+	if !c.stream {
+		if handled, err := w.readPlain(cn.br); handled {
+			return err
+		}
 	}
 	resp := &w.resp
 	resp.Reset()
@@ -323,7 +346,7 @@ func (w *worker) receive(x *exchange, err error) {
 		}
 		return
 	}
-	rec.Status = w.resp.StatusCode()
+	rec.Status = w.status()
 	switch {
 	case rec.Status < 200 || rec.Status > 299:
 		w.readFailure(x)
@@ -342,28 +365,49 @@ func (w *worker) readFailure(x *exchange) {
 	rec.ResponseBytes = len(body)
 	rec.ErrorKind = record.ErrHTTPStatus
 	rec.Error = fmt.Sprintf("loadgen: HTTP %d: %s", rec.Status, snippet(body))
-	x.keep = !resp.ConnectionClose() && w.drained
+	x.keep = !w.connectionClose() && w.drained
 }
 
 // readWhole reads and parses a whole (non-event-stream) body.
 func (w *worker) readWhole(x *exchange) {
 	rec, resp := x.rec, &w.resp
 	var body []byte
-	if x.c.stream {
+	switch {
+	case w.plain.ok:
+		body = w.plain.body
+	case x.c.stream:
 		body = w.readAll(resp, x.cn, x.c, x.total)
 		if !w.drained {
 			rec.Done = x.clock.now()
 			rec.ErrorKind, rec.Error = errKind(x.ctx, w.readErr, x.total)
 			return
 		}
-	} else {
+	default:
 		body = resp.Body()
 	}
 	rec.Done = x.clock.now()
 	rec.ResponseBytes = len(body)
-	x.keep = !resp.ConnectionClose()
+	x.keep = !w.connectionClose()
 	w.parseBody(body, x.c, rec, x.res)
-	resp.ReleaseBody(keptBody)
+	if !w.plain.ok {
+		resp.ReleaseBody(keptBody)
+	}
+}
+
+// status is the answer's status code.
+func (w *worker) status() int {
+	if w.plain.ok {
+		return w.plain.status
+	}
+	return w.resp.StatusCode()
+}
+
+// connectionClose reports an answer that closes the connection after it.
+func (w *worker) connectionClose() bool {
+	if w.plain.ok {
+		return w.plain.close
+	}
+	return w.resp.ConnectionClose()
 }
 
 // readStream timestamps every read of an event stream, then splits and parses its
@@ -506,6 +550,9 @@ func isEventStream(resp *fasthttp.Response) bool {
 // readAll reads a streamed (or buffered) body whole; w.drained reports success.
 func (w *worker) readAll(resp *fasthttp.Response, cn *conn, c *call, total time.Time) []byte {
 	w.drained, w.readErr = true, nil
+	if w.plain.ok {
+		return w.plain.body
+	}
 	if !resp.StreamBody {
 		return resp.Body()
 	}

@@ -71,6 +71,10 @@ type httpSender struct {
 }
 
 func (h *httpSender) send(ctx context.Context, c *call, rec *record.Client, res *result) {
+	if c.w != nil {
+		c.w.do(ctx, h.clock, c, rec, res)
+		return
+	}
 	w, _ := h.pool.Get().(*worker)
 	if w == nil {
 		w = newWorker()
@@ -103,8 +107,7 @@ type runner struct {
 	src     dataset.Source
 	convs   chan []dataset.Conversation // batches from the producer
 	batch   []dataset.Conversation      // the batch being drawn from, under takeMu
-	direct  dataset.Source              // src when it is cheap to draw (see cheapSource): drawn under srcMu, no producer
-	srcMu   sync.Mutex
+	direct  dataset.Source              // src when it is cheap to draw (see cheapSource): drawn under takeMu, no producer
 	takeMu  sync.Mutex
 	taken   int64
 	targets []*target
@@ -126,7 +129,6 @@ type runner struct {
 	api     adapter      // the run's API kind (a turn may name another)
 	models  *modelPicker // the model mix; nil = one model
 	scratch sync.Pool    // *scratch
-	tcs     sync.Pool    // *turnCtx
 	recs    sync.Pool    // *record.Client, returned by the collector
 	// reuseChunks: records are neither kept nor given to a sink, so a recycled
 	// record's Chunks array can be reused.
@@ -346,16 +348,17 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // An open-loop first turn waits at gate g before it is sent (nil: no wait).
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate) bool {
 	conv = r.salted(conv, idx)
-	// The requests' interface calls make their turnCtx escape: recycle it, sparing an
-	// allocation per conversation.
-	tc, _ := r.tcs.Get().(*turnCtx)
-	if tc == nil {
-		tc = &turnCtx{}
+	// The conversation's working state (its turns' context, their requests' scratch,
+	// the exchange's worker) is recycled whole: one pool round trip a conversation.
+	sc, _ := r.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{w: newWorker()}
 	}
+	tc := &sc.tc
 	*tc = turnCtx{system: r.cfg.SystemPrompt, history: tc.history[:0]}
 	defer func() {
 		clear(tc.history)
-		r.tcs.Put(tc)
+		r.scratch.Put(sc)
 	}()
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]
@@ -381,7 +384,7 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 		if ti == 0 {
 			q.gate = g
 		}
-		text := r.request(ctx, &q)
+		text := r.request(ctx, &q, sc)
 		if held {
 			<-r.sem
 			held = false
@@ -403,8 +406,10 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 	return ctx.Err() == nil
 }
 
-// scratch is one request's reusable working state.
+// scratch is one conversation's reusable working state, used by one request at a time.
 type scratch struct {
+	tc   turnCtx // the conversation's
+	w    *worker // performs its requests (see httpSender)
 	call call
 	res  result
 	key  []byte // memo key
@@ -458,7 +463,7 @@ type turnReq struct {
 
 // request sends one turn and records it; it returns the generated text when
 // q.wantText is true.
-func (r *runner) request(ctx context.Context, q *turnReq) string {
+func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	q.endpoint, q.api, q.stream = r.shape(q.t)
 	if r.models != nil && q.t.Model == "" && q.t.Body == nil {
 		// The model mix's choice, on a copy: the source may hand the turn out again.
@@ -478,14 +483,9 @@ func (r *runner) request(ctx context.Context, q *turnReq) string {
 		defer tg.pending.Add(-1)
 	}
 	rec := r.newRecord(q, tg)
-	sc, _ := r.scratch.Get().(*scratch)
-	if sc == nil {
-		sc = &scratch{}
-	}
-	defer r.scratch.Put(sc)
 	c := &sc.call
 	*c = call{
-		target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
+		w: sc.w, target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
 	defer r.leaveGate(ctx, q.gate)
 	if !r.attachMedia(q, rec) {

@@ -78,9 +78,7 @@ func (r *runner) take(ctx context.Context) (idx int, conv dataset.Conversation, 
 }
 
 func (r *runner) next() (dataset.Conversation, bool) {
-	if r.direct != nil {
-		r.srcMu.Lock()
-		defer r.srcMu.Unlock()
+	if r.direct != nil { // under takeMu, as the producer's batches
 		if r.limit > 0 && r.taken >= r.limit {
 			return dataset.Conversation{}, false
 		}

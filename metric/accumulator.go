@@ -16,23 +16,26 @@ import (
 // The zero Accumulator is not usable; call [NewAccumulator]. It is not safe for
 // concurrent use.
 type Accumulator struct {
-	opt         Options
-	slo         SLO
-	hasSLO      bool
-	defs        []Def // the catalogue when the accumulator was made
-	store       Store
-	chunks      []Sketch // one per defs entry of Kind PerChunk (others unused)
-	ok, errs    int
-	good, warm  int
-	inexact     int
-	errors      map[string]int
-	first, last time.Duration
-	totOSL      int
-	totISL      int
-	totReason   int
-	totAudio    float64 // seconds
-	totImages   int
-	scratch     Request
+	opt    Options
+	slo    SLO
+	hasSLO bool
+	defs   []Def // the catalogue when the accumulator was made
+	// perRequest and perChunk are the positions in defs of the PerRequest and
+	// PerChunk metrics: Add walks only those.
+	perRequest, perChunk []int
+	store                Store
+	chunks               []Sketch // one per defs entry of Kind PerChunk (others unused)
+	ok, errs             int
+	good, warm           int
+	inexact              int
+	errors               map[string]int
+	first, last          time.Duration
+	totOSL               int
+	totISL               int
+	totReason            int
+	totAudio             float64 // seconds
+	totImages            int
+	scratch              Request
 	// approx: per-request values go into reqs (one sketch per defs entry of Kind
 	// PerRequest) instead of blocks.
 	approx bool
@@ -45,7 +48,16 @@ type Accumulator struct {
 func NewAccumulator(opt Options) *Accumulator {
 	cat := current.Load()
 	defs := cat.defs
-	return &Accumulator{opt: opt, defs: defs, store: Store{cat: cat}, chunks: make([]Sketch, len(defs)), errors: map[string]int{}, first: -1}
+	a := &Accumulator{opt: opt, defs: defs, store: Store{cat: cat}, chunks: make([]Sketch, len(defs)), errors: map[string]int{}, first: -1}
+	for k := range defs {
+		switch defs[k].Kind {
+		case PerRequest:
+			a.perRequest = append(a.perRequest, k)
+		case PerChunk:
+			a.perChunk = append(a.perChunk, k)
+		}
+	}
+	return a
 }
 
 // SetSLO makes the accumulator count goodput against slo (record.MetricGoodput and
@@ -96,28 +108,24 @@ func (a *Accumulator) Add(r *record.Client) {
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
 	a.totReason += q.Reasoning
-	if v, ok := q.Raw(record.MetricAudioDuration); ok {
+	if v, ok := q.builtinRaw(rawAudio); ok {
 		a.totAudio += v
 	}
-	if v, ok := q.Raw(record.MetricGeneratedImages); ok {
+	if v, ok := q.builtinRaw(rawImages); ok {
 		a.totImages += int(v)
 	}
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
 	}
-	for k := range a.defs {
-		if d := &a.defs[k]; d.Kind == PerChunk {
-			for _, g := range d.Gaps(q) {
-				a.chunks[k].Add(MS(g))
-			}
+	for _, k := range a.perChunk {
+		for _, g := range a.defs[k].Gaps(q) {
+			a.chunks[k].Add(MS(g))
 		}
 	}
 	if a.approx {
-		for k := range a.defs {
-			if d := &a.defs[k]; d.Kind == PerRequest {
-				if v, ok := d.Value(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-					a.reqs[k].Add(v)
-				}
+		for _, k := range a.perRequest {
+			if v, ok := a.defs[k].Value(q); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				a.reqs[k].Add(v)
 			}
 		}
 		return

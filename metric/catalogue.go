@@ -329,15 +329,15 @@ var builtin = []Def{
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
 		Help: "First response byte → last (k6's http_req_receiving, HAR's receive): request_latency − sending − waiting.",
 		Value: func(q *Request) (float64, bool) {
-			s, ok1 := q.Raw("http_req_sending")
-			w, ok2 := q.Raw("http_req_waiting")
+			s, ok1 := q.builtinRaw(rawSending)
+			w, ok2 := q.builtinRaw(rawWaiting)
 			return max(MS(q.Latency)-s-w, 0), ok1 && ok2
 		}},
 	{Name: "http_req_duration", Ident: "HTTPDuration", Header: "HTTP Duration", Label: "HTTP duration",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "AIPerf",
 		Help: "Sending + waiting + receiving: request sent → last response byte, the same as request_latency (k6's http_req_duration).",
 		Value: func(q *Request) (float64, bool) {
-			_, ok := q.Raw("http_req_waiting")
+			_, ok := q.builtinRaw(rawWaiting)
 			return MS(q.Latency), ok
 		}},
 	{Name: "http_req_connection_overhead", Ident: "HTTPConnectionOverhead", Header: "HTTP Connection Overhead", Label: "HTTP connection overhead",
@@ -450,17 +450,40 @@ func newCatalogue(defs []Def) *catalogue {
 		if d.Record == nil {
 			continue
 		}
-		name := d.Name
-		c.rawAt[name] = len(c.raw)
+		j := len(c.raw)
+		c.rawAt[d.Name] = j
 		c.raw = append(c.raw, k)
-		d.Value = func(q *Request) (float64, bool) { return q.Raw(name) }
+		d.Value = func(q *Request) (float64, bool) { return q.rawOf(c, j) }
 	}
 	return c
 }
 
 var current atomic.Pointer[catalogue]
 
-func init() { current.Store(newCatalogue(builtin)) }
+// The positions of the built-in raw metrics that derived metrics and the
+// [Accumulator] read, in every catalogue's raw list: [Extend] only appends to the
+// built-in metrics, so they are the same in each. [Request.builtinRaw] reads them
+// without looking the name up (a map lookup per value was a visible part of the
+// collector's cost per record).
+var rawBlocked, rawDNSLookup, rawConnecting, rawSending, rawWaiting, rawAudio, rawImages rawPos
+
+// rawPos is a position in a catalogue's raw list.
+type rawPos int
+
+func init() {
+	c := newCatalogue(builtin)
+	current.Store(c)
+	pos := func(name string) rawPos {
+		j, ok := c.rawAt[name]
+		if !ok {
+			panic("metric: no raw metric " + name)
+		}
+		return rawPos(j)
+	}
+	rawBlocked, rawDNSLookup, rawConnecting = pos("http_req_blocked"), pos("http_req_dns_lookup"), pos("http_req_connecting")
+	rawSending, rawWaiting = pos("http_req_sending"), pos("http_req_waiting")
+	rawAudio, rawImages = pos(record.MetricAudioDuration), pos(record.MetricGeneratedImages)
+}
 
 // Catalogue returns every metric perfgate reports, in report order. The slice is
 // shared: do not modify it.
@@ -508,8 +531,8 @@ func recordPhase(f func(*record.Phases) time.Duration) func(*record.Client) (flo
 
 // connectionOverhead is http_req_blocked + http_req_dns_lookup + http_req_connecting.
 func connectionOverhead(q *Request) (float64, bool) {
-	b, ok1 := q.Raw("http_req_blocked")
-	d, ok2 := q.Raw("http_req_dns_lookup")
-	c, ok3 := q.Raw("http_req_connecting")
+	b, ok1 := q.builtinRaw(rawBlocked)
+	d, ok2 := q.builtinRaw(rawDNSLookup)
+	c, ok3 := q.builtinRaw(rawConnecting)
 	return b + d + c, ok1 && ok2 && ok3
 }

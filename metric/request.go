@@ -171,6 +171,16 @@ func (q *Request) rawOf(cat *catalogue, j int) (float64, bool) {
 	return q.raw[j], true
 }
 
+// builtinRaw returns the value of the built-in raw metric at position j of every
+// catalogue's raw list (rawSending…), and whether q has one: [Request.Raw] without the
+// name's lookup.
+func (q *Request) builtinRaw(j rawPos) (float64, bool) {
+	if int(j) >= len(q.raw) || q.raw[j] == noRaw {
+		return 0, false
+	}
+	return q.raw[j], true
+}
+
 // Output returns AIPerf's output_token_count: OSL without the reasoning tokens.
 func (q *Request) Output() int { return max(q.OSL-q.Reasoning, 0) }
 
@@ -209,7 +219,7 @@ func (q *Request) OutputThroughputPerUser() (float64, bool) {
 // RTFx returns AIPerf's inverse real-time factor, audio_duration in seconds / request
 // latency in seconds, and whether it is defined (the request sent audio and took time).
 func (q *Request) RTFx() (float64, bool) {
-	audio, ok := q.Raw(record.MetricAudioDuration)
+	audio, ok := q.builtinRaw(rawAudio)
 	if !ok || audio <= 0 || q.Latency <= 0 {
 		return 0, false
 	}
@@ -219,7 +229,7 @@ func (q *Request) RTFx() (float64, bool) {
 // ImageThroughput returns AIPerf's image_throughput, the answer's images / request
 // latency in seconds, and whether it is defined (the answer carried images).
 func (q *Request) ImageThroughput() (float64, bool) {
-	n, ok := q.Raw(record.MetricGeneratedImages)
+	n, ok := q.builtinRaw(rawImages)
 	if !ok || n <= 0 || q.Latency <= 0 {
 		return 0, false
 	}
@@ -229,7 +239,7 @@ func (q *Request) ImageThroughput() (float64, bool) {
 // ImageLatency returns AIPerf's image_latency, request latency in ms / the answer's
 // images, and whether it is defined.
 func (q *Request) ImageLatency() (float64, bool) {
-	n, ok := q.Raw(record.MetricGeneratedImages)
+	n, ok := q.builtinRaw(rawImages)
 	if !ok || n <= 0 {
 		return 0, false
 	}

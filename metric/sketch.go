@@ -2,6 +2,7 @@ package metric
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/perfgate/perfgate/record"
 )
@@ -42,6 +43,11 @@ type Sketch struct {
 	sum      float64
 	mean, m2 float64 // Welford
 	min, max float64
+	// The last magnitude indexed and its bucket: runs add the same value over and over
+	// (token counts, a reused connection's 1), which then costs no index.
+	lastX  float64
+	lastI  int
+	hasIdx bool
 }
 
 type buckets struct {
@@ -66,7 +72,104 @@ func (b *buckets) add(i int, c uint64) {
 	b.counts[i-b.off] += c
 }
 
-func sketchIndex(x float64) int { return int(math.Ceil(math.Log(x) / sketchLogGamma)) }
+// sketchIndexLog is the definition of a value's bucket: i with γ^(i-1) < x <= γ^i as
+// the float64 logarithm computes it. [sketchIndex] returns the same, faster.
+func sketchIndexLog(x float64) int { return int(math.Ceil(math.Log(x) / sketchLogGamma)) }
+
+// sketchIndex returns sketchIndexLog(x) for x > 0 without a logarithm when x is within
+// [2^edgeMinExp, 2^edgeMaxExp) (1e-6 to 1.7e10: latencies in ms, counts, rates): an
+// estimate from x's exponent and a table of log2 over its mantissa, within one bucket
+// of the true index, is corrected against the exact lower edges of the buckets around
+// it (edges.at). The edges are found with sketchIndexLog itself, so the index is the
+// same for every value (TestSketchIndexExact). A third of the collector's metric cost
+// per record was math.Log.
+func sketchIndex(x float64) int {
+	b := math.Float64bits(x)
+	e := int(b>>52&0x7ff) - 1023
+	if e < edgeMinExp || e >= edgeMaxExp {
+		return sketchIndexLog(x)
+	}
+	t := float64(e)*sketchLog2Buckets + cellBuckets[b>>(52-cellBits)&(1<<cellBits-1)]
+	i := int(t) // truncates toward zero: ceil for t < 0
+	if t > float64(i) {
+		i++
+	}
+	for x >= edges.at(i+1) {
+		i++
+	}
+	for x < edges.at(i) {
+		i--
+	}
+	return i
+}
+
+// The exact bucket edges cover x in [2^edgeMinExp, 2^edgeMaxExp).
+const (
+	edgeMinExp = -20
+	edgeMaxExp = 34
+	cellBits   = 10 // mantissa cells of 2^-10 (under half a bucket: the estimate is at most one bucket low)
+)
+
+var (
+	// sketchLog2Buckets converts log2(x) to buckets: ln 2 / ln γ.
+	sketchLog2Buckets = math.Ln2 / sketchLogGamma
+	// cellBuckets[k] = log2(1 + k/2^cellBits) in buckets: the index of the least
+	// value of a mantissa cell, but for the exponent's part and the rounding up.
+	cellBuckets = func() (t [1 << cellBits]float64) {
+		for k := range t {
+			t[k] = math.Log2(1+float64(k)/(1<<cellBits)) * sketchLog2Buckets
+		}
+		return t
+	}()
+	edges = newEdgeTable(sketchIndexLog(math.Ldexp(1, edgeMinExp))-1, sketchIndexLog(math.Ldexp(1, edgeMaxExp))+2)
+)
+
+// edgeTable holds the lower edge of buckets lo..hi: the least float64 x with
+// sketchIndexLog(x) >= i. Each edge is found the first time it is needed (a run
+// touches a few hundred buckets of the ~19,000) and kept; the table is shared by every
+// sketch, safely from any goroutine (each entry is written whole, always with the same
+// value).
+type edgeTable struct {
+	lo    int
+	edges []atomic.Uint64 // Float64bits of the edge; 0 = not found yet
+}
+
+func newEdgeTable(lo, hi int) *edgeTable {
+	return &edgeTable{lo: lo, edges: make([]atomic.Uint64, hi-lo+1)}
+}
+
+// at returns bucket i's lower edge. sketchIndex asks only for buckets inside the table.
+func (t *edgeTable) at(i int) float64 {
+	p := &t.edges[i-t.lo]
+	if b := p.Load(); b != 0 {
+		return math.Float64frombits(b)
+	}
+	b := findEdge(i)
+	p.Store(b)
+	return math.Float64frombits(b)
+}
+
+// findEdge returns the Float64bits of the least positive x with sketchIndexLog(x) >= i,
+// searching the float64s around γ^(i-1) (sketchIndexLog never decreases as x grows).
+func findEdge(i int) uint64 {
+	c := math.Float64bits(math.Exp(float64(i-1) * sketchLogGamma))
+	lo, hi := c, c // lo: index < i; hi: index >= i
+	for step := uint64(1); sketchIndexLog(math.Float64frombits(lo)) >= i; step *= 2 {
+		lo = c - step
+	}
+	for step := uint64(1); sketchIndexLog(math.Float64frombits(hi)) < i; step *= 2 {
+		hi = c + step
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if sketchIndexLog(math.Float64frombits(mid)) >= i {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
 
 func sketchValue(i int) float64 { return 2 * math.Exp(float64(i)*sketchLogGamma) / (sketchGamma + 1) }
 
@@ -77,9 +180,9 @@ func (s *Sketch) Add(x float64) {
 	}
 	switch {
 	case x > sketchMinValue:
-		s.pos.add(sketchIndex(x), 1)
+		s.pos.add(s.index(x), 1)
 	case x < -sketchMinValue:
-		s.neg.add(sketchIndex(-x), 1)
+		s.neg.add(s.index(-x), 1)
 	default:
 		s.zero++
 	}
@@ -94,6 +197,16 @@ func (s *Sketch) Add(x float64) {
 	d := x - s.mean
 	s.mean += d / float64(s.n)
 	s.m2 += d * (x - s.mean)
+}
+
+// index is sketchIndex(x), remembered for the next value.
+func (s *Sketch) index(x float64) int {
+	if s.hasIdx && x == s.lastX {
+		return s.lastI
+	}
+	i := sketchIndex(x)
+	s.lastX, s.lastI, s.hasIdx = x, i, true
+	return i
 }
 
 // Merge adds every value of o to s.
@@ -129,7 +242,7 @@ func (s *Sketch) Merge(o *Sketch) {
 func (s *Sketch) Count() int { return int(s.n) }
 
 // Bytes returns the sketch's approximate size in memory.
-func (s *Sketch) Bytes() int { return 8*(cap(s.pos.counts)+cap(s.neg.counts)) + 112 }
+func (s *Sketch) Bytes() int { return 8*(cap(s.pos.counts)+cap(s.neg.counts)) + 136 }
 
 // orderStat returns the estimate of the k-th smallest value (0-based): exact for the
 // first and last, else its bucket's representative, clamped to [min, max].

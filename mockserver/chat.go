@@ -25,7 +25,10 @@ func (chatKind) appendContent(buf []byte, h openai.ChunkHeader, text string, inc
 
 func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
 	if rp.j.tool == "" {
-		return openai.AppendChatCompletion(make([]byte, 0, 256+len(text)+len(thinking)), rp.h, thinking, text, rp.g.finish, u)
+		// Room for the whole answer: the JSON around the texts is about 330 bytes besides
+		// the id and model (256 made the usage's append copy the body once more).
+		n := 400 + len(rp.h.ID) + len(rp.h.Model) + len(text) + len(thinking)
+		return openai.AppendChatCompletion(make([]byte, 0, n), rp.h, thinking, text, rp.g.finish, u)
 	}
 	// A tool call (rare): encoding/json.
 	h := rp.h

@@ -26,8 +26,13 @@ type streamOut interface {
 	end(p []byte) error
 }
 
-// coalesceLimit is how many queued bytes make send flush by itself.
-const coalesceLimit = 4096
+// coalesceLimit is how many queued bytes make send flush by itself. It only matters
+// for chunks already due (zero latency, or a pacer behind): a paced chunk is flushed
+// before the pacer sleeps. At 4 KiB a zero-latency stream spent most of its CPU in
+// write system calls and their wake-ups of the reader (100 streams on 2 cores: 1.0–1.2M
+// tokens/s, 0.73–0.95 × the minimal SSE loop); at 16 KiB 2.2–2.5M, 1.5–1.6 ×, and
+// larger writes gained nothing more (bench/mock BenchmarkStream, docs/performance.md).
+const coalesceLimit = 16 << 10
 
 // pipeOut is fasthttp's body-stream writer: the handler's writer goroutine fills a pipe
 // that the connection goroutine copies to the socket. It serves what directOut cannot

@@ -217,3 +217,53 @@ func TestDroppedHijackEndsStream(t *testing.T) {
 		t.Errorf("the dropped stream is still pending")
 	}
 }
+
+// countingConn is a net.Conn that keeps every Write's bytes, one slice per call.
+type countingConn struct {
+	net.Conn
+	writes [][]byte
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.writes = append(c.writes, append([]byte(nil), p...))
+	return len(p), nil
+}
+
+// TestDirectOutCoalesces: chunks that are already due go out in writes of at least
+// coalesceLimit bytes (the last one excepted), each chunk framed once and in order, so
+// a zero-latency stream costs one write system call per coalesceLimit bytes, not per
+// token.
+func TestDirectOutCoalesces(t *testing.T) {
+	cc := &countingConn{}
+	o := &directOut{c: cc, buf: []byte("HEAD\r\n\r\n")}
+	chunk := []byte(`data: {"choices":[{"index":0,"delta":{"content":" the"},"finish_reason":null}]}` + "\n\n")
+	const n = 2000
+	var want strings.Builder
+	want.WriteString("HEAD\r\n\r\n")
+	for range n {
+		if err := o.send(chunk); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&want, "%x\r\n%s\r\n", len(chunk), chunk)
+	}
+	if err := o.end([]byte("data: [DONE]\n\n")); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&want, "%x\r\n%s\r\n0\r\n\r\n", len("data: [DONE]\n\n"), "data: [DONE]\n\n")
+	var got strings.Builder
+	for i, w := range cc.writes {
+		got.Write(w)
+		if i < len(cc.writes)-1 && len(w) < coalesceLimit {
+			t.Errorf("write %d of %d is %d bytes, want at least %d", i, len(cc.writes), len(w), coalesceLimit)
+		}
+	}
+	if got.String() != want.String() {
+		t.Fatalf("written bytes differ from the framed chunks (%d vs %d bytes)", got.Len(), want.Len())
+	}
+	if max := want.Len()/coalesceLimit + 1; len(cc.writes) > max {
+		t.Errorf("%d writes for %d bytes, want at most %d", len(cc.writes), want.Len(), max)
+	}
+	if coalesceLimit < 16<<10 {
+		t.Errorf("coalesceLimit %d: below 16 KiB a zero-latency stream's writes cost most of its CPU (docs/performance.md)", coalesceLimit)
+	}
+}

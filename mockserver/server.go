@@ -373,22 +373,25 @@ func (s *Server) Lateness(ps ...float64) []float64 {
 // ResetLateness clears the lateness histogram.
 func (s *Server) ResetLateness() { s.late.reset() }
 
-// reqRNG returns the request's generator: seeded by the server seed, a hash of the body
+// reqRNG returns the request's generator, held in c: seeded by the server seed, a hash of the body
 // and how many identical bodies came before, so a seed reproduces every output however
 // requests interleave. A request that sends "seed" gets a generator from the server
 // seed and that value alone (same seed, same output, whatever else it asks).
-func (s *Server) reqRNG(body []byte, seed *int64) *rand.Rand {
+func (s *Server) reqRNG(c *call, body []byte, seed *int64) *rand.Rand {
 	if seed != nil {
-		return rand.New(rand.NewPCG(s.cfg.Seed, uint64(*seed)*0x9E3779B97F4A7C15+1))
+		c.pcg.Seed(s.cfg.Seed, uint64(*seed)*0x9E3779B97F4A7C15+1)
+	} else {
+		h := crc64.Checksum(body, crcTable)
+		s.occMu.Lock()
+		n := s.occ[h]
+		if len(s.occ) < 1<<20 {
+			s.occ[h] = n + 1
+		}
+		s.occMu.Unlock()
+		c.pcg.Seed(s.cfg.Seed^h, uint64(n)<<1|1)
 	}
-	h := crc64.Checksum(body, crcTable)
-	s.occMu.Lock()
-	n := s.occ[h]
-	if len(s.occ) < 1<<20 {
-		s.occ[h] = n + 1
-	}
-	s.occMu.Unlock()
-	return rand.New(rand.NewPCG(s.cfg.Seed^h, uint64(n)<<1|1))
+	c.rnd = *rand.New(&c.pcg)
+	return &c.rnd
 }
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
@@ -400,6 +403,9 @@ type call struct {
 	// The vLLM-named gauges' accounting (metrics.admit, firstToken, release).
 	kv                int64
 	admitted, started bool
+	// The request's random source (see reqRNG), kept here rather than allocated apart.
+	pcg rand.PCG
+	rnd rand.Rand
 }
 
 // begin starts accounting for one recorded request.
@@ -607,7 +613,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if _, ok := k.(generative); ok {
 		s.met.admit(c, j.ids, j.maxOut)
 	}
-	rng := s.reqRNG(body, j.seed)
+	rng := s.reqRNG(c, body, j.seed)
 	if e, name := s.faults.error(rng); e != nil {
 		s.fault(ctx, c, e, name)
 		return

@@ -152,6 +152,10 @@ func TestToolCallStream(t *testing.T) {
 	if n := tok.Count(args.String(), false); usage != n || fragments != 21 {
 		t.Errorf("usage.completion_tokens %d, arguments %d tokens in %d fragments; want equal counts and 21 fragments (20 words, then the closing one)", usage, n, fragments)
 	}
+	// The stream's record is handed in after its last write: Close waits for it.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	recs := s.Records()
 	if len(recs) != 1 || recs[0].ToolCall != "get_weather" || recs[0].OSL != usage || recs[0].FinishReason != "tool_calls" {
 		t.Errorf("server record %+v; want tool_call get_weather, OSL = usage, finish tool_calls", recs)

@@ -13,13 +13,17 @@ import (
 // Encoder writes values as JSON lines. It is safe for concurrent use: each Encode
 // writes one whole line. Output is buffered; call Flush (or Close) to push it out.
 type Encoder struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
-	err error
-	n   int
+	mu   sync.Mutex
+	w    *bufio.Writer
+	buf  bytes.Buffer
+	enc  *json.Encoder
+	err  error
+	n    int
+	line []byte // the uncontended path's line (under mu)
 }
+
+// maxKeptLine is the largest line buffer an Encoder keeps for the next line.
+const maxKeptLine = 1 << 20
 
 var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
@@ -41,19 +45,22 @@ func NewEncoder(w io.Writer) *Encoder {
 // *Client and *Server do). After the first write error every call returns it.
 func (e *Encoder) Encode(v any) error {
 	if a, ok := v.(jsonAppender); ok {
+		if e.mu.TryLock() {
+			// Nobody else is writing (the load generator's one collector): format
+			// into the encoder's own line, with no pool to go through.
+			e.line = append(a.AppendJSON(e.line[:0]), '\n')
+			err := e.writeLocked(e.line)
+			if cap(e.line) > maxKeptLine {
+				e.line = nil // do not hold a huge record's line for the rest of the run
+			}
+			e.mu.Unlock()
+			return err
+		}
 		// Format outside the lock; only the write is serialised.
 		bp := linePool.Get().(*[]byte)
 		line := append(a.AppendJSON((*bp)[:0]), '\n')
 		e.mu.Lock()
-		err := e.err
-		if err == nil {
-			if _, werr := e.w.Write(line); werr != nil {
-				e.err = fmt.Errorf("record: write: %w", werr)
-				err = e.err
-			} else {
-				e.n++
-			}
-		}
+		err := e.writeLocked(line)
 		e.mu.Unlock()
 		*bp = line
 		linePool.Put(bp)
@@ -71,6 +78,20 @@ func (e *Encoder) Encode(v any) error {
 			return fmt.Errorf("record: encode: %w", err)
 		}
 		line = e.buf.Bytes()
+	}
+	if _, err := e.w.Write(line); err != nil {
+		e.err = fmt.Errorf("record: write: %w", err)
+		return e.err
+	}
+	e.n++
+	return nil
+}
+
+// writeLocked writes one line; e.mu is held. After the first write error it only
+// returns that error.
+func (e *Encoder) writeLocked(line []byte) error {
+	if e.err != nil {
+		return e.err
 	}
 	if _, err := e.w.Write(line); err != nil {
 		e.err = fmt.Errorf("record: write: %w", err)

@@ -271,16 +271,30 @@ func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s,
 // [AppendJSONString], and also <, > and & as \u00XX and \b and \f in their short forms.
 func AppendJSONStringHTML(b []byte, s string) []byte { return appendJSONString(b, s, true) }
 
+// jsonPlain[c] and jsonPlainHTML[c] say that byte c is written as it is: ASCII that
+// needs no escape (a table lookup per byte instead of five comparisons).
+var jsonPlain, jsonPlainHTML = func() (plain, html [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		plain[c] = c != '"' && c != '\\'
+		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
+	}
+	return
+}()
+
 func appendJSONString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
+	plain := &jsonPlain
+	if html {
+		plain = &jsonPlainHTML
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
 		if c < 0x80 {
-			if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	_ "embed"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,7 +47,22 @@ type Turn struct {
 	MaxTokensField string
 	IgnoreEOS      *bool
 	MinTokens      *int
+	// Memo, when not nil, is shared by every turn the source made with the same Prompt
+	// text (a synthetic prompt from a remembered corpus window): a consumer may keep
+	// there what it derives from the text, instead of looking it up by the text.
+	Memo *Memo
 }
+
+// Memo holds one value a consumer derived from a text ([Turn.Memo]). It is safe for
+// concurrent use; the value should say what else it was derived from, since any
+// consumer of the source's turns may have stored it.
+type Memo struct{ v atomic.Value }
+
+// Load returns the value stored last, or nil.
+func (m *Memo) Load() any { return m.v.Load() }
+
+// Store replaces the value; every Store must pass the same concrete type.
+func (m *Memo) Store(v any) { m.v.Store(v) }
 
 // Conversation is one unit of work: turns sent one after another, each carrying the
 // history of the previous ones.

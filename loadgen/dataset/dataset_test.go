@@ -473,3 +473,50 @@ func TestRecordingCycleSamePrompts(t *testing.T) {
 		t.Errorf("the second pass wrote other prompts than the first")
 	}
 }
+
+// A text's Memo stands for the text: every draw that returns a Memo returns the same
+// text with it each time (with the shared prefix, without, and between other prefixes),
+// and windows drawn again bring their Memo back.
+func TestTextMemoIsTheText(t *testing.T) {
+	w, _ := NewWriter(gpt2(t), StyleShakespeare, 7)
+	shared, _ := w.Text("", 12)
+	texts := map[*Memo]string{}
+	withMemo := 0
+	lengths := []int{1, 5, 8, 8, 13, 30, 8, 3}
+	for i := range 3 * len(w.ids) {
+		n, prefix := lengths[i%len(lengths)], ""
+		switch {
+		case i%3 == 1:
+			prefix, n = shared, n+12
+		case i%30 == 2:
+			prefix, n = "another prefix", n+3
+		}
+		text, _, m := w.text(prefix, n)
+		if m == nil {
+			continue // a text that is not one remembered window
+		}
+		if prefix != "" && prefix != shared {
+			t.Fatalf("draw %d: a Memo for a text after a prefix (%q) that is not remembered", i, prefix)
+		}
+		withMemo++
+		if old, ok := texts[m]; ok && old != text {
+			t.Fatalf("draw %d: one Memo for two texts:\n%q\n%q", i, old, text)
+		}
+		texts[m] = text
+	}
+	if withMemo == 0 || len(texts) >= withMemo {
+		t.Errorf("%d draws with a Memo, %d Memos: windows' Memos were not given again", withMemo, len(texts))
+	}
+	src, _ := NewSynthetic(Synthetic{Tok: gpt2(t), ISL: distribution.Length{Dist: distribution.Fixed{Value: 8}}, Seed: 3})
+	for i := range 2 * len(w.ids) {
+		c, _ := src.Next()
+		tt := c.Turns[0]
+		if tt.Memo == nil {
+			t.Fatalf("conversation %d: a synthetic 8-token prompt without a Memo", i)
+		}
+		if old, ok := texts[tt.Memo]; ok && old != tt.Prompt {
+			t.Fatalf("conversation %d: one Memo for two prompts", i)
+		}
+		texts[tt.Memo] = tt.Prompt
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -43,16 +44,22 @@ type Synthetic struct {
 
 // SyntheticSource is the Source a [Synthetic] configures.
 type SyntheticSource struct {
-	cfg    Synthetic
-	w      *Writer
-	rng    *rand.Rand
-	isl    distribution.Length
-	osl    distribution.Length
-	turns  distribution.Length
-	delay  distribution.Distribution
-	prefix string
-	n      int
+	cfg      Synthetic
+	w        *Writer
+	rng      *rand.Rand
+	isl      distribution.Length
+	osl      distribution.Length
+	turnsLen distribution.Length
+	delay    distribution.Distribution
+	prefix   string
+	n        int
+	// turns is a block of turns that Next hands out a conversation's worth at a time
+	// (one allocation per turnBlock turns, not per conversation).
+	turns []Turn
 }
+
+// turnBlock is how many turns SyntheticSource allocates at once.
+const turnBlock = 64
 
 // NewSynthetic validates cfg and returns its source.
 func NewSynthetic(cfg Synthetic) (*SyntheticSource, error) {
@@ -74,8 +81,8 @@ func NewSynthetic(cfg Synthetic) (*SyntheticSource, error) {
 		s.osl.Dist = distribution.WithSrc(cfg.OSL.Dist, rand.NewPCG(cfg.Seed, 2))
 	}
 	if cfg.Turns.Dist != nil {
-		s.turns = cfg.Turns
-		s.turns.Dist = distribution.WithSrc(cfg.Turns.Dist, rand.NewPCG(cfg.Seed, 3))
+		s.turnsLen = cfg.Turns
+		s.turnsLen.Dist = distribution.WithSrc(cfg.Turns.Dist, rand.NewPCG(cfg.Seed, 3))
 	}
 	if cfg.TurnDelay != nil {
 		s.delay = distribution.WithSrc(cfg.TurnDelay, rand.NewPCG(cfg.Seed, 4))
@@ -95,13 +102,18 @@ func (s *SyntheticSource) Prefix() string { return s.prefix }
 
 // Next implements [Source]; it never runs out.
 func (s *SyntheticSource) Next() (Conversation, bool) {
-	id := fmt.Sprintf("c%d", s.n)
+	var buf [24]byte
+	id := string(strconv.AppendInt(append(buf[:0], 'c'), int64(s.n), 10)) // "c%d" in one allocation
 	s.n++
 	nt := 1
-	if s.turns.Dist != nil {
-		nt = s.turns.Rand()
+	if s.turnsLen.Dist != nil {
+		nt = s.turnsLen.Rand()
 	}
-	c := Conversation{ID: id, At: -1, Turns: make([]Turn, nt)}
+	if len(s.turns) < nt {
+		s.turns = make([]Turn, max(nt, turnBlock))
+	}
+	c := Conversation{ID: id, At: -1, Turns: s.turns[:nt:nt]}
+	s.turns = s.turns[nt:]
 	for i := range c.Turns {
 		t := &c.Turns[i]
 		t.RequestedISL = s.isl.Rand()
@@ -113,7 +125,7 @@ func (s *SyntheticSource) Next() (Conversation, bool) {
 				t.Delay = time.Duration(d * 1e9)
 			}
 		}
-		t.Prompt, t.ISL = s.w.Text(s.prefix, t.RequestedISL)
+		t.Prompt, t.ISL, t.Memo = s.w.text(s.prefix, t.RequestedISL)
 		t.Exact = t.ISL == t.RequestedISL
 		// Rankings/rerank: the input is the query plus every passage (as servers count it).
 		for range s.cfg.Docs {
@@ -147,10 +159,16 @@ type Writer struct {
 	noFit   bool // remember nothing (the tests' reference)
 }
 
-// fitKey is a corpus window (start, length m) after the empty prefix or Writer.prefix.
-type fitKey struct {
-	start, m  int32
-	sharedPre bool
+// fitKey is a corpus window (start, length m) after the empty prefix or Writer.prefix,
+// packed in one word (a struct key hashed as a struct was most of the lookup's cost).
+type fitKey uint64
+
+func newFitKey(start, m int, sharedPre bool) fitKey {
+	k := fitKey(uint32(start))<<32 | fitKey(uint32(m))<<1
+	if sharedPre {
+		k |= 1
+	}
+	return k
 }
 
 // fitVal is what Writer.fit remembers of a window: the count of prefix+window, and
@@ -158,7 +176,8 @@ type fitKey struct {
 type fitVal struct {
 	n    int32
 	text string
-	has  bool // text is the window's (it may be "")
+	has  bool  // text is the window's (it may be "")
+	memo *Memo // the Turn.Memo of prefix+text (when has)
 }
 
 // maxFit bounds Writer.fit's entries (about 48 bytes each); maxFitWindow and
@@ -222,6 +241,13 @@ func AllowedTokens(tok *tokenizer.Tokenizer) []int {
 // (without special tokens) to exactly n tokens, and the count it reached: n, or
 // the closest count found when n is impossible (e.g. n smaller than the prefix).
 func (w *Writer) Text(prefix string, n int) (string, int) {
+	text, got, _ := w.text(prefix, n)
+	return text, got
+}
+
+// text is Text, also returning the text's Memo when the text is a remembered window's
+// (nil otherwise).
+func (w *Writer) text(prefix string, n int) (string, int, *Memo) {
 	// Counts can be remembered for the natural style, with no prefix or the shared one.
 	cached := w.style != StyleRandom && !w.noFit && len(w.ids) < 1<<31
 	shared := false
@@ -237,7 +263,7 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		base, cached = w.tok.Count(prefix, false), false
 	}
 	if n <= base {
-		return prefix, base
+		return prefix, base, nil
 	}
 	var seq []int
 	start := 0
@@ -264,6 +290,7 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 	}
 	m := n - base
 	best, bestN := "", -1
+	var bestMemo *Memo
 	for attempt := range MaxFitAttempts {
 		if attempt > 0 && attempt%8 == 0 {
 			fresh()
@@ -272,12 +299,13 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		// The random style draws its tokens in gen: it runs on every attempt, in the
 		// same order as ever, so a seed's prompts stay the same.
 		text, got := "", -1
+		var memo *Memo
 		if cached {
-			k := fitKey{int32(start), int32(m), shared}
+			k := newFitKey(start, m, shared)
 			if c, ok := w.fit[k]; ok {
 				got = int(c.n)
 				if c.has && (got == n || bestN < 0 || abs(got-n) < abs(bestN-n)) {
-					text = prefix + c.text
+					text, memo = prefix+c.text, c.memo
 				}
 			} else {
 				win := gen(m)
@@ -286,8 +314,9 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 				if len(w.fit) < maxFit {
 					v := fitVal{n: int32(got)}
 					if len(win) <= maxFitWindow && w.fitText+len(win) <= maxFitText {
-						v.text, v.has = win, true
+						v.text, v.has, v.memo = win, true, &Memo{}
 						w.fitText += len(win)
+						memo = v.memo
 					}
 					w.fit[k] = v
 				}
@@ -298,19 +327,19 @@ func (w *Writer) Text(prefix string, n int) (string, int) {
 		}
 		if got == n || bestN < 0 || abs(got-n) < abs(bestN-n) {
 			if text == "" {
-				text = prefix + gen(m)
+				text, memo = prefix+gen(m), nil
 			}
 			if got == n {
-				return text, n
+				return text, n, memo
 			}
-			best, bestN = text, got
+			best, bestN, bestMemo = text, got, memo
 		}
 		m += n - got
 		if m < 1 {
 			m = 1
 		}
 	}
-	return best, bestN
+	return best, bestN, bestMemo
 }
 
 func abs(x int) int {

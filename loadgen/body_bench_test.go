@@ -1,0 +1,115 @@
+package loadgen
+
+import (
+	"testing"
+
+	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/record"
+)
+
+// BenchmarkSyntheticPrompt is what a synthetic prompt costs a request beyond a fixed
+// payload's, warm (every corpus window already seen, as after a run's first seconds):
+// draw the conversation, render its chat body, count it through the chat template.
+// "payload" is the same steps for a payload line sent as it is, the peer the
+// synthetic/fixed ratio of bench/loadgen compares against.
+func BenchmarkSyntheticPrompt(b *testing.B) {
+	tok := gpt2(b)
+	cfg := &Config{}
+	cfg.Model = "m"
+	bb, err := newBodyBuilder(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	syn, err := dataset.NewSynthetic(dataset.Synthetic{Tok: tok, ISL: distribution.Length{Dist: distribution.Fixed{Value: 8}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := dataset.Conversation{Turns: []dataset.Turn{{Body: []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)}}}
+	for _, mode := range []string{"synthetic", "payload"} {
+		b.Run(mode, func(b *testing.B) {
+			r := &runner{cfg: *cfg, tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}}
+			a := adapterOf(EndpointChat)
+			next := func() dataset.Conversation { return payload }
+			if mode == "synthetic" {
+				next = func() dataset.Conversation { c, _ := syn.Next(); return c }
+			}
+			sc, tc, rec := &scratch{}, &turnCtx{}, &record.Client{}
+			request := func() {
+				c := next()
+				t := &c.Turns[0]
+				body, _ := bb.build(a, t, tc, false)
+				*rec = record.Client{ISL: t.ISL}
+				r.templateCount(a, t, tc, rec, sc)
+				if len(body) == 0 || rec.ISLTemplate <= 0 {
+					b.Fatalf("body %q, templated ISL %d", body, rec.ISLTemplate)
+				}
+			}
+			for range 50_000 { // warm: every window of the corpus drawn
+				request()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				request()
+			}
+		})
+	}
+}
+
+// TestTemplateCountTurnMemo: a prompt's chat-template count kept in its Turn.Memo is the count templateCount
+// makes from the text, for the system prompt and generation-prompt setting it was
+// made with; another system prompt, or a run with another tokenizer, counts afresh.
+func TestTemplateCountTurnMemo(t *testing.T) {
+	tok := gpt2(t)
+	cfg := Config{}
+	r := &runner{cfg: cfg, tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}}
+	a := adapterOf(EndpointChat)
+	count := func(r *runner, tt dataset.Turn, system string) int {
+		rec := &record.Client{}
+		r.templateCount(a, &tt, &turnCtx{system: system}, rec, &scratch{})
+		return rec.ISLTemplate
+	}
+	memo := &dataset.Memo{}
+	tt := dataset.Turn{Prompt: "Shall I compare thee to a summer's day?", Memo: memo}
+	plain := tt
+	plain.Memo = nil
+	for _, system := range []string{"", "be brief", ""} {
+		want := count(r, plain, system)
+		for range 2 { // the first counts and keeps it, the second reads it
+			if got := count(r, tt, system); got != want || got <= 0 {
+				t.Fatalf("system %q: with the Memo %d, from the text %d", system, got, want)
+			}
+		}
+	}
+	// A Memo filled under another tokenizer is not used.
+	memo.Store(&promptMemo{tok: nil, v: templated{tmpl: 1}})
+	if got, want := count(r, tt, ""), count(r, plain, ""); got != want {
+		t.Fatalf("another tokenizer's memo was used: %d, want %d", got, want)
+	}
+}
+
+// A turn whose prompt was changed after its source made it (the cache-bust salt) is
+// counted from its own text, not from the Memo its source gave the old prompt.
+func TestTemplateCountMemoOfAnotherPrompt(t *testing.T) {
+	tok := gpt2(t)
+	r := &runner{tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}}
+	a := adapterOf(EndpointChat)
+	count := func(tt dataset.Turn) int {
+		rec := &record.Client{}
+		r.templateCount(a, &tt, &turnCtx{}, rec, &scratch{})
+		return rec.ISLTemplate
+	}
+	tt := dataset.Turn{Prompt: "Shall I compare thee to a summer's day?", Memo: &dataset.Memo{}}
+	count(tt) // keeps the unsalted count in the Memo
+	salted := tt
+	salted.Prompt = saltLine(3, "0123456789abcdef") + tt.Prompt
+	plain := salted
+	plain.Memo = nil
+	if got, want := count(salted), count(plain); got != want {
+		t.Fatalf("salted prompt counted %d with the old prompt's Memo, %d from its text", got, want)
+	}
+	r.cfg.PromptSalt = "0123456789abcdef"
+	if c := r.salted(dataset.Conversation{Turns: []dataset.Turn{tt}}, 3); c.Turns[0].Memo != nil {
+		t.Error("salted kept the unsalted prompt's Memo")
+	}
+}
