@@ -87,3 +87,29 @@ func TestTemplateCountTurnMemo(t *testing.T) {
 		t.Fatalf("another tokenizer's memo was used: %d, want %d", got, want)
 	}
 }
+
+// A turn whose prompt was changed after its source made it (the cache-bust salt) is
+// counted from its own text, not from the Memo its source gave the old prompt.
+func TestTemplateCountMemoOfAnotherPrompt(t *testing.T) {
+	tok := gpt2(t)
+	r := &runner{tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}}
+	a := adapterOf(EndpointChat)
+	count := func(tt dataset.Turn) int {
+		rec := &record.Client{}
+		r.templateCount(a, &tt, &turnCtx{}, rec, &scratch{})
+		return rec.ISLTemplate
+	}
+	tt := dataset.Turn{Prompt: "Shall I compare thee to a summer's day?", Memo: &dataset.Memo{}}
+	count(tt) // keeps the unsalted count in the Memo
+	salted := tt
+	salted.Prompt = saltLine(3, "0123456789abcdef") + tt.Prompt
+	plain := salted
+	plain.Memo = nil
+	if got, want := count(salted), count(plain); got != want {
+		t.Fatalf("salted prompt counted %d with the old prompt's Memo, %d from its text", got, want)
+	}
+	r.cfg.PromptSalt = "0123456789abcdef"
+	if c := r.salted(dataset.Conversation{Turns: []dataset.Turn{tt}}, 3); c.Turns[0].Memo != nil {
+		t.Error("salted kept the unsalted prompt's Memo")
+	}
+}

@@ -49,12 +49,12 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		if t.Memo != nil && len(tc.history) == 0 && len(tc.media) == 0 && len(tc.toolReply) == 0 {
 			// A synthetic prompt from a remembered corpus window: its count is kept
 			// with the window (no key to build, no map to search).
-			if m, ok := t.Memo.Load().(*promptMemo); ok && m.tok == r.tok && m.addGen == addGen && m.system == tc.system {
+			if m, ok := t.Memo.Load().(*promptMemo); ok && m.prompt == t.Prompt && m.tok == r.tok && m.addGen == addGen && m.system == tc.system {
 				r.setTemplated(rec, m.v)
 				return
 			}
 			if v, ok := r.render(t, tc, addGen); ok {
-				t.Memo.Store(&promptMemo{tok: r.tok, system: tc.system, addGen: addGen, v: v})
+				t.Memo.Store(&promptMemo{prompt: t.Prompt, tok: r.tok, system: tc.system, addGen: addGen, v: v})
 				r.setTemplated(rec, v)
 			} else {
 				rec.ISLTemplate = record.ISLTemplateUnknown
@@ -108,8 +108,10 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 }
 
 // promptMemo is templateCount's result for a prompt, kept in its dataset.Turn.Memo,
-// with what else the count depends on.
+// with what the count depends on. The prompt itself is checked too (the same string,
+// so a pointer comparison), in case a turn's prompt was changed after the source made it.
 type promptMemo struct {
+	prompt string
 	tok    *tokenizer.Tokenizer
 	system string
 	addGen bool
