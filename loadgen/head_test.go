@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -166,5 +167,49 @@ func TestPlainAnswers(t *testing.T) {
 	case name := <-afterClose:
 		t.Errorf("a request followed the answer %q on its connection", name)
 	default:
+	}
+}
+
+// TestLingeringCloseIsRetried: a server that half-closes an idle keep-alive connection
+// and keeps reading (a lingering close), never answering on it, must not hold the next
+// request until its timeout: a connection idle that long is written the ordinary way,
+// whose read meets the end of the stream, and the request is retried on a fresh one.
+func TestLingeringCloseIsRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				var req fasthttp.Request
+				if req.Read(br) != nil {
+					return
+				}
+				body := `{"choices":[{"index":0,"message":{"role":"assistant","content":" hello"}}]}`
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+				time.Sleep(100 * time.Millisecond)
+				_ = c.(*net.TCPConn).CloseWrite()
+				_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				_, _ = io.Copy(io.Discard, c) // linger: read whatever comes, answer nothing
+			}()
+		}
+	}()
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + ln.Addr().String()}},
+		Load: Load{Concurrency: 1, Rate: 0.8, Arrival: ArrivalConstant}, Stop: Stop{Requests: 2, Timeout: 3 * time.Second}}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Errorf("record %d: %s %s; want the half-closed connection retried", r.Index, r.ErrorKind, r.Error)
+		}
 	}
 }

@@ -72,9 +72,11 @@ type conn struct {
 	noKS bool // the kernel refused timestamps on this connection
 	// sw writes a request and waits for its answer without a read (see sendWaiter);
 	// set up at the first non-streaming request, noSW when the connection cannot.
-	sw    *sendWaiter
-	noSW  bool
-	stamp bool // this request's reads use ks
+	sw   *sendWaiter
+	noSW bool
+	// idleFrom is when the connection went back to the pool (run clock; 0 = new).
+	idleFrom time.Duration
+	stamp    bool // this request's reads use ks
 	// deadlineAt is the connection's read and write deadline (zero = none);
 	// deadlineUnknown: a stream's reads have moved the read deadline since.
 	deadlineAt      time.Time
@@ -130,11 +132,23 @@ func (c *conn) useKernelTimestamps(on bool) bool {
 	return c.stamp
 }
 
-// sendWaiter returns the connection's sendWaiter for call c, or nil when c is written
-// the ordinary way: a stream (its header deadline is set after the write), bytes
-// already buffered (the answer may be there), or a connection that is not plain TCP.
-func (c *conn) sendWaiter(call *call) *sendWaiter {
-	if call.stream || c.noSW || c.br.Buffered() > 0 {
+// sendWaitIdle is the longest a pooled connection may have been idle for its next
+// request to be written by its sendWaiter. A server closing an idle connection may
+// half-close it and keep reading for a while (a lingering close): its FIN, seen before
+// the waiter cleared the readiness, would not end the wait, where the ordinary read
+// meets the end of the stream at once and the request is retried on a fresh
+// connection. Servers' keep-alive timeouts are seconds; a busy connection idles for
+// microseconds.
+const sendWaitIdle = 500 * time.Millisecond
+
+// sendWaiter returns the connection's sendWaiter for call c sent at now (run clock),
+// or nil when c is written the ordinary way: a stream (its header deadline is set
+// after the write), an open-loop request whose gate opens at its write (see sendGate;
+// a sendWaiter returns only once the answer is there), bytes already buffered (the
+// answer may be there), a connection idle for sendWaitIdle or more, or one that is
+// not plain TCP.
+func (c *conn) sendWaiter(call *call, now time.Duration) *sendWaiter {
+	if call.stream || call.gate != nil || c.noSW || c.br.Buffered() > 0 || c.idleFrom > 0 && now-c.idleFrom >= sendWaitIdle {
 		return nil
 	}
 	if c.sw == nil {
@@ -279,6 +293,12 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 		return c, true, nil
 	}
 	t.mu.Unlock()
+	c, err := t.dial(ctx, clock, deadline)
+	return c, false, err
+}
+
+// dial opens a new connection, bounded by deadline.
+func (t *target) dial(ctx context.Context, clock *runClock, deadline time.Time) (*conn, error) {
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline)
@@ -286,14 +306,14 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 	}
 	nc, dt, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	c := &conn{Conn: nc, clock: clock, dialed: dt}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	if t.runCtx != nil && t.runCtx.Done() != nil {
 		c.watch, c.unwatch = t.runCtx, context.AfterFunc(t.runCtx, c.cancelReads)
 	}
-	return c, false, nil
+	return c, nil
 }
 
 // Close stops watching the run context and closes the connection.

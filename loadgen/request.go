@@ -86,8 +86,9 @@ func appendHead(dst []byte, c *call) []byte {
 // headers and body rendered into w.wbuf, or the headers and a large body in one writev.
 // A non-streaming request on a connection that can (see sendWaiter) is written and
 // then waited on until the answer can be read, sparing the read that would find
-// nothing yet. written is the run-clock time the request was written.
-func (w *worker) writeRequest(cn *conn, c *call) (written time.Duration, err error) {
+// nothing yet. now is the run-clock time of the send; written is when the request was
+// written.
+func (w *worker) writeRequest(cn *conn, c *call, now time.Duration) (written time.Duration, err error) {
 	w.wbuf = appendHead(w.wbuf[:0], c)
 	if len(c.body) > inlineBody {
 		bufs := net.Buffers{w.wbuf, c.body}
@@ -95,7 +96,7 @@ func (w *worker) writeRequest(cn *conn, c *call) (written time.Duration, err err
 		return cn.clock.now(), err
 	}
 	w.wbuf = append(w.wbuf, c.body...)
-	if sw := cn.sendWaiter(c); sw != nil {
+	if sw := cn.sendWaiter(c, now); sw != nil {
 		rest, err := sw.writeThenWait(w.wbuf, cn.clock)
 		if err != nil || len(rest) == 0 {
 			return sw.written, err
@@ -164,4 +165,11 @@ type call struct {
 	// firstOutput, if set, is called once, at the first chunk that carries output
 	// (Config.PrefillConcurrency releases its slot there); the caller clears it.
 	firstOutput func()
+	// pre is the connection an open-loop request took before its due time (reused:
+	// from the pool), or preErr why it could not (see prepareSend); gate is released
+	// once the request is written.
+	pre       *conn
+	preReused bool
+	preErr    error
+	gate      *sendGate
 }

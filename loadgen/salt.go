@@ -39,6 +39,7 @@ func (r *runner) salted(conv dataset.Conversation, idx int) dataset.Conversation
 	t.RequestedISL += n - t.ISL
 	t.ISL = n
 	t.Prompt = line + t.Prompt
+	t.Memo = nil // it was the unsalted prompt's
 	conv.Turns = turns
 	return conv
 }

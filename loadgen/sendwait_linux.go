@@ -21,7 +21,9 @@ import (
 // event for the edge-triggered poller) always ends the wait; a readiness left from
 // earlier events at worst ends it early, and the read that follows then finds nothing
 // and waits the ordinary way. A wait ended by the read deadline or by closing the
-// connection leaves the same condition to the read that follows.
+// connection leaves the same condition to the read that follows. An end of stream seen
+// before the write (a server's half-close of an idle connection) would not end the
+// wait: connections idle for sendWaitIdle are written the ordinary way.
 type sendWaiter struct {
 	rc      syscall.RawConn
 	conn    net.Conn

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -307,6 +308,32 @@ func TestChunkParserReasoningAndMessages(t *testing.T) {
 		if string(c.Text) != tc.text || string(c.Reasoning) != tc.reasoning || string(c.FinishReason) != tc.finish ||
 			c.HasUsage != (tc.usage == 1) || c.Usage.PromptTokens != tc.prompt || c.Usage.CompletionTokens != tc.completed {
 			t.Errorf("Parse(%s) = text %q reasoning %q finish %q usage %v %+v", tc.data, c.Text, c.Reasoning, c.FinishReason, c.HasUsage, c.Usage)
+		}
+	}
+}
+
+// BenchmarkChunkParserWhole parses a whole non-streaming chat answer (the load
+// generator's bench server's ~200-byte body), as the client does for each answer.
+func BenchmarkChunkParserWhole(b *testing.B) {
+	body := []byte(`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hello hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":2,"total_tokens":10}}`)
+	var p ChunkParser
+	var c StreamChunk
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if err := p.Parse(body, &c); err != nil || string(c.Text) != "hello hello" {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestAtoi: atoi reads numbers as strconv.Atoi does, errors included.
+func TestAtoi(t *testing.T) {
+	for _, s := range []string{"0", "8", "-0", "+5", "-17", "123456789012345678", "-12345678901234567", "1234567890123456789",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "", "-", "+", "1.0", "1e3", "12a", " 1", "--1", "0x10"} {
+		want, werr := strconv.Atoi(s)
+		got, err := atoi([]byte(s))
+		if got != want || (err == nil) != (werr == nil) {
+			t.Errorf("atoi(%q) = %d, %v; strconv.Atoi: %d, %v", s, got, err, want, werr)
 		}
 	}
 }

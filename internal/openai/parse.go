@@ -193,7 +193,7 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 					if err != nil {
 						return 0, err
 					}
-					if n, err := strconv.Atoi(string(b[j:end])); err == nil {
+					if n, err := atoi(b[j:end]); err == nil {
 						c.UsageReasoning = n
 					}
 					return end, nil
@@ -207,7 +207,7 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		n, err := strconv.Atoi(string(b[j:end]))
+		n, err := atoi(b[j:end])
 		if err != nil {
 			return 0, ErrSyntax
 		}
@@ -289,26 +289,61 @@ func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
 }
 
 func skipWS(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' { // the common case: no white space (compact JSON)
+		return i
+	}
 	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
 		i++
 	}
 	return i
 }
 
+// strStop marks the bytes that end a run of plain string bytes: the quote and the
+// backslash.
+var strStop = [256]bool{'"': true, '\\': true}
+
 // scanString returns the index after the closing quote of the string at b[i], and
 // whether it contains escapes.
 func scanString(b []byte, i int) (int, bool, error) {
 	esc := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '"':
-			return j + 1, esc, nil
-		case '\\':
-			esc = true
+	j := i + 1
+	for {
+		for j < len(b) && !strStop[b[j]] {
 			j++
 		}
+		if j >= len(b) {
+			return 0, false, ErrSyntax
+		}
+		if b[j] == '"' {
+			return j + 1, esc, nil
+		}
+		esc = true
+		j += 2
 	}
-	return 0, false, ErrSyntax
+}
+
+// atoi is strconv.Atoi on b, without making a string of it.
+func atoi(b []byte) (int, error) {
+	if n := len(b); n > 0 && n <= 18 {
+		neg, d := false, b
+		if d[0] == '-' || d[0] == '+' {
+			neg, d = d[0] == '-', d[1:]
+		}
+		if len(d) > 0 {
+			v := 0
+			for _, c := range d {
+				if c < '0' || c > '9' {
+					return 0, ErrSyntax
+				}
+				v = v*10 + int(c-'0')
+			}
+			if neg {
+				v = -v
+			}
+			return v, nil
+		}
+	}
+	return strconv.Atoi(string(b))
 }
 
 // skipValue returns the index after the JSON value at b[i].

@@ -102,7 +102,7 @@ func (p *ChunkParser) toolCalls(b []byte, i int, c *StreamChunk) (int, error) {
 				if err != nil {
 					return 0, err
 				}
-				if n, err := strconv.Atoi(string(b[j:end])); err == nil {
+				if n, err := atoi(b[j:end]); err == nil {
 					t.Index = n
 				}
 				return end, nil
