@@ -3,6 +3,7 @@ package loadgen
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -101,6 +102,14 @@ func (b *bodyBuilder) build(a adapter, t *dataset.Turn, tc *turnCtx, stream bool
 // min_tokens and ignore_eos) around k's own, then Config.ExtraBody's fields.
 func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool) ([]byte, string) {
 	cfg := b.cfg
+	keep := t.Memo != nil && plainChat(k, t, tc)
+	var m *turnMemo
+	if keep {
+		m, _ = t.Memo.Load().(*turnMemo)
+		if m != nil && m.body != nil && m.prompt == t.Prompt && m.bb == b && m.stream == stream && m.osl == t.OSL {
+			return m.body, ""
+		}
+	}
 	w := wirePool.Get().(*wireBody)
 	defer putWire(w)
 	w.Model = b.model(t)
@@ -144,7 +153,28 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	if len(tc.media) > 0 && b.media != nil {
 		out = spliceMedia(out, b.media, t.Prompt, tc.media)
 	}
-	return spliceExtra(out, b.extra), ""
+	out = spliceExtra(out, b.extra)
+	if keep {
+		nm := turnMemo{prompt: t.Prompt}
+		if m != nil && m.prompt == t.Prompt {
+			nm = *m // keep its template count
+		}
+		nm.bb, nm.stream, nm.osl, nm.body = b, stream, t.OSL, slices.Clip(out)
+		t.Memo.Store(&nm)
+	}
+	return out, ""
+}
+
+// plainChat reports whether a chat body for t depends only on its prompt, the run's
+// configuration, streaming and t.OSL, so it can be kept in t.Memo: a single-turn chat
+// request with no system prompt, tools, media or per-turn overrides.
+func plainChat(k jsonAPI, t *dataset.Turn, tc *turnCtx) bool {
+	if _, chat := k.(chatAPI); !chat {
+		return false
+	}
+	return len(tc.history) == 0 && tc.system == "" && tc.toolChoice == nil && len(tc.toolReply) == 0 && len(tc.media) == 0 &&
+		t.Body == nil && len(t.Docs) == 0 && len(t.Images) == 0 && t.Model == "" && t.MaxTokensField == "" &&
+		t.MinTokens == nil && t.IgnoreEOS == nil
 }
 
 // wirePool holds the wireBody values json fills (one per request was an allocation,

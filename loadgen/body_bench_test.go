@@ -82,7 +82,7 @@ func TestTemplateCountTurnMemo(t *testing.T) {
 		}
 	}
 	// A Memo filled under another tokenizer is not used.
-	memo.Store(&promptMemo{tok: nil, v: templated{tmpl: 1}})
+	memo.Store(&turnMemo{prompt: tt.Prompt, hasTmpl: true, tmpl: templated{tmpl: 1}})
 	if got, want := count(r, tt, ""), count(r, plain, ""); got != want {
 		t.Fatalf("another tokenizer's memo was used: %d, want %d", got, want)
 	}
@@ -111,5 +111,53 @@ func TestTemplateCountMemoOfAnotherPrompt(t *testing.T) {
 	r.cfg.PromptSalt = "0123456789abcdef"
 	if c := r.salted(dataset.Conversation{Turns: []dataset.Turn{tt}}, 3); c.Turns[0].Memo != nil {
 		t.Error("salted kept the unsalted prompt's Memo")
+	}
+}
+
+// A synthetic prompt's chat body kept in its Turn.Memo is byte for byte the body built
+// afresh, for streamed and whole requests, output caps, extra body fields and a system
+// prompt (which is not kept), however the requests alternate.
+func TestChatBodyMemo(t *testing.T) {
+	tok := gpt2(t)
+	syn, err := dataset.NewSynthetic(dataset.Synthetic{Tok: tok, ISL: distribution.Length{Dist: distribution.Fixed{Value: 8}}, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{}
+	cfg.Model, cfg.ExtraBody, cfg.MinTokens = "m", map[string]any{"temperature": 0.5}, true
+	bb, err := newBodyBuilder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := adapterOf(EndpointChat)
+	var turns []dataset.Turn
+	for range 300 {
+		c, _ := syn.Next()
+		turns = append(turns, c.Turns[0])
+	}
+	kept := 0
+	for round := range 4 {
+		for i := range turns {
+			tt := turns[(i*7+round)%len(turns)]
+			tt.OSL = (i + round) % 3 * 16
+			stream := (i+round)%2 == 0
+			tc := &turnCtx{}
+			if i%5 == 0 {
+				tc.system = "be brief"
+			}
+			plain := tt
+			plain.Memo = nil
+			want, _ := bb.build(a, &plain, tc, stream)
+			got, _ := bb.build(a, &tt, tc, stream)
+			if string(got) != string(want) {
+				t.Fatalf("round %d, turn %d: kept body\n%s\nbuilt\n%s", round, i, got, want)
+			}
+			if m, ok := tt.Memo.Load().(*turnMemo); ok && m.body != nil {
+				kept++
+			}
+		}
+	}
+	if kept == 0 {
+		t.Error("no body was kept: the test did not exercise the memo")
 	}
 }

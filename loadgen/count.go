@@ -49,16 +49,23 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		if t.Memo != nil && len(tc.history) == 0 && len(tc.media) == 0 && len(tc.toolReply) == 0 {
 			// A synthetic prompt from a remembered corpus window: its count is kept
 			// with the window (no key to build, no map to search).
-			if m, ok := t.Memo.Load().(*promptMemo); ok && m.prompt == t.Prompt && m.tok == r.tok && m.addGen == addGen && m.system == tc.system {
-				r.setTemplated(rec, m.v)
+			m, _ := t.Memo.Load().(*turnMemo)
+			if m != nil && m.hasTmpl && m.prompt == t.Prompt && m.tok == r.tok && m.addGen == addGen && m.system == tc.system {
+				r.setTemplated(rec, m.tmpl)
 				return
 			}
-			if v, ok := r.render(t, tc, addGen); ok {
-				t.Memo.Store(&promptMemo{prompt: t.Prompt, tok: r.tok, system: tc.system, addGen: addGen, v: v})
-				r.setTemplated(rec, v)
-			} else {
+			v, ok := r.render(t, tc, addGen)
+			if !ok {
 				rec.ISLTemplate = record.ISLTemplateUnknown
+				return
 			}
+			nm := turnMemo{prompt: t.Prompt}
+			if m != nil && m.prompt == t.Prompt {
+				nm = *m // keep its body
+			}
+			nm.tok, nm.system, nm.addGen, nm.tmpl, nm.hasTmpl = r.tok, tc.system, addGen, v, true
+			t.Memo.Store(&nm)
+			r.setTemplated(rec, v)
 			return
 		}
 		if len(tc.history) == 0 {
@@ -107,15 +114,25 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 	r.setTemplated(rec, v)
 }
 
-// promptMemo is templateCount's result for a prompt, kept in its dataset.Turn.Memo,
-// with what the count depends on. The prompt itself is checked too (the same string,
-// so a pointer comparison), in case a turn's prompt was changed after the source made it.
-type promptMemo struct {
+// turnMemo is what the load generator keeps in a prompt's dataset.Turn.Memo: the
+// prompt's chat-template count (templateCount) and its chat body (bodyBuilder.json),
+// each with what it depends on. The prompt itself is checked too (the same string, so a
+// pointer comparison), in case a turn's prompt was changed after the source made it. A
+// turnMemo is replaced whole, never changed.
+type turnMemo struct {
 	prompt string
-	tok    *tokenizer.Tokenizer
-	system string
-	addGen bool
-	v      templated
+	// The chat-template count, for tok, system and addGen.
+	tok     *tokenizer.Tokenizer
+	system  string
+	addGen  bool
+	tmpl    templated
+	hasTmpl bool
+	// The chat body, as bb builds it streamed or not with osl; shared by every request
+	// that sends it, as a payload file's bodies are: never written to.
+	bb     *bodyBuilder
+	stream bool
+	osl    int
+	body   []byte
 }
 
 func (r *runner) setTemplated(rec *record.Client, v templated) {

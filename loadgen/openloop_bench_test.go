@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -31,8 +32,8 @@ const stubEnv = "PERFGATE_LOADGEN_STUB"
 // stubTokens is how many content chunks the stub streams per request.
 const stubTokens = 16
 
-// stubDelayModel is the model name that makes the stub wait before answering, so a
-// closed loop of rate/1,000 workers runs near the open loop's rate.
+// stubDelayModel is the model name that makes the stub wait 1 ms before answering, so
+// a closed loop of a few workers runs at the open loop's rate (see openLoopCost).
 const stubDelayModel = "delay"
 
 // runStub serves streamed chat completions on 127.0.0.1 until stdin closes; it prints
@@ -138,10 +139,12 @@ const (
 
 // BenchmarkOpenLoopCost measures the client's CPU time per request of an open-loop
 // Poisson run at 1,000 and 5,000 req/s beside a closed loop at about the same
-// throughput (rate/1,000 workers against a server that waits 1 ms), both streaming 16 tokens from a stub
+// throughput (against a server that waits 1 ms, as many workers as Little's law says
+// keep that rate, from a calibration run), both streaming 16 tokens from a stub
 // server in another process, so getrusage counts the client alone. It reports
 //
-//   - cpu_us/req_open, cpu_us/req_closed and their ratio (target ≤ 1.5);
+//   - cpu_us/req_open, cpu_us/req_closed and their ratio (target ≤ 1.5), the rates
+//     both achieved (req/s_open, req/s_closed) and the closed loop's workers;
 //   - the send accuracy of the open loop: the server's kernel receive time of each
 //     request minus its scheduled time (mean and p99, ms; it includes the loopback
 //     and the client's write), and the same less the smallest such gap of the run
@@ -161,7 +164,7 @@ func BenchmarkOpenLoopCost(b *testing.B) {
 
 func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) {
 	n := rate // one second of each
-	run := func(cfg Config) (cpuPerReq float64, rate float64, recsOK []recordLite) {
+	run := func(cfg Config, n int) (cpuPerReq float64, rate float64, recsOK []recordLite) {
 		cfg.Target.URLs = []string{url}
 		cfg.Workload.ISL = fixed(8)
 		cfg.Workload.OSL = fixed(stubTokens)
@@ -185,13 +188,30 @@ func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) 
 		}
 		return (c1 - c0) / float64(len(out.Records)) * 1e6, float64(len(out.Records)) / (last - first).Seconds(), recsOK
 	}
+	closed := func(seed uint64, workers, n int) (cpuPerReq, rate float64) {
+		cpu, r, _ := run(Config{Target: Target{Model: stubDelayModel}, Workload: Workload{Seed: seed}, Load: Load{Concurrency: workers}}, n)
+		return cpu, r
+	}
+	// The closed loop's workers: by Little's law a worker's throughput is 1/(its time
+	// per request), so rate/(one worker's throughput) workers keep about rate req/s in
+	// flight. A worker's throughput is measured by a short first closed run (which
+	// counts for nothing else), with a second pass if that one was far off.
+	workers := max(1, rate/1000)
+	for range 2 {
+		_, got := closed(0, workers, n/4)
+		next := max(1, int(math.Round(float64(rate)*float64(workers)/got)))
+		if next == workers {
+			break
+		}
+		workers = next
+	}
 	var seed uint64
 	for b.Loop() {
 		seed++
 		stubArrivals(b, url) // clear
-		openCPU, openRate, recs := run(Config{Target: Target{Model: "ok"}, Workload: Workload{Seed: seed}, Load: Load{Rate: float64(rate)}})
+		openCPU, openRate, recs := run(Config{Target: Target{Model: "ok"}, Workload: Workload{Seed: seed}, Load: Load{Rate: float64(rate)}}, n)
 		arr := stubArrivals(b, url)
-		closedCPU, closedRate, _ := run(Config{Target: Target{Model: stubDelayModel}, Workload: Workload{Seed: seed}, Load: Load{Concurrency: max(1, rate/1000)}})
+		closedCPU, closedRate := closed(seed, workers, n)
 
 		var dev, lag []float64
 		for _, r := range recs {
@@ -210,6 +230,7 @@ func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) 
 		b.ReportMetric(openCPU/closedCPU, "open/closed")
 		b.ReportMetric(openRate, "req/s_open")
 		b.ReportMetric(closedRate, "req/s_closed")
+		b.ReportMetric(float64(workers), "closed_workers")
 		b.ReportMetric(mean(dev), "dev_mean_ms")
 		b.ReportMetric(distribution.PercentileSorted(dev, 0.99), "dev_p99_ms")
 		b.ReportMetric(mean(dev)-floor, "jitter_mean_ms")

@@ -143,10 +143,12 @@ const sendWaitIdle = 500 * time.Millisecond
 
 // sendWaiter returns the connection's sendWaiter for call c sent at now (run clock),
 // or nil when c is written the ordinary way: a stream (its header deadline is set
-// after the write), bytes already buffered (the answer may be there), a connection
-// idle for sendWaitIdle or more, or one that is not plain TCP.
+// after the write), an open-loop request whose gate opens at its write (see sendGate;
+// a sendWaiter returns only once the answer is there), bytes already buffered (the
+// answer may be there), a connection idle for sendWaitIdle or more, or one that is
+// not plain TCP.
 func (c *conn) sendWaiter(call *call, now time.Duration) *sendWaiter {
-	if call.stream || c.noSW || c.br.Buffered() > 0 || c.idleFrom > 0 && now-c.idleFrom >= sendWaitIdle {
+	if call.stream || call.gate != nil || c.noSW || c.br.Buffered() > 0 || c.idleFrom > 0 && now-c.idleFrom >= sendWaitIdle {
 		return nil
 	}
 	if c.sw == nil {
@@ -291,6 +293,12 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 		return c, true, nil
 	}
 	t.mu.Unlock()
+	c, err := t.dial(ctx, clock, deadline)
+	return c, false, err
+}
+
+// dial opens a new connection, bounded by deadline.
+func (t *target) dial(ctx context.Context, clock *runClock, deadline time.Time) (*conn, error) {
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline)
@@ -298,14 +306,14 @@ func (t *target) get(ctx context.Context, clock *runClock, deadline time.Time) (
 	}
 	nc, dt, err := t.dialer.dialConn(ctx, t.addr, t.tls, t.host)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	c := &conn{Conn: nc, clock: clock, dialed: dt}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	if t.runCtx != nil && t.runCtx.Done() != nil {
 		c.watch, c.unwatch = t.runCtx, context.AfterFunc(t.runCtx, c.cancelReads)
 	}
-	return c, false, nil
+	return c, nil
 }
 
 // Close stops watching the run context and closes the connection.

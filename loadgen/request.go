@@ -165,4 +165,11 @@ type call struct {
 	// firstOutput, if set, is called once, at the first chunk that carries output
 	// (Config.PrefillConcurrency releases its slot there); the caller clears it.
 	firstOutput func()
+	// pre is the connection an open-loop request took before its due time (reused:
+	// from the pool), or preErr why it could not (see prepareSend); gate is released
+	// once the request is written.
+	pre       *conn
+	preReused bool
+	preErr    error
+	gate      *sendGate
 }

@@ -205,6 +205,7 @@ func (w *worker) send(x *exchange) (ok bool, err error) {
 		retryable := x.reused && attempt == 0
 		w.watch(x)
 		written, err := w.writeRequest(x.cn, x.c, x.rec.Sent)
+		x.c.wrote() // the open loop's next request may go (see sendGate)
 		if err != nil {
 			if x.ctx.Err() == nil && !retryable && w.answeredAnyway(x.cn, x.c) {
 				// The server answered, then cut the write short (a 413 for a body over
@@ -234,7 +235,7 @@ func (w *worker) send(x *exchange) (ok bool, err error) {
 // the exchange ended there (recorded).
 func (w *worker) connect(x *exchange) bool {
 	rec := x.rec
-	cn, reused, err := x.c.target.get(x.ctx, x.clock, x.total)
+	cn, reused, err := x.c.conn(x.ctx, x.clock, x.total)
 	if err != nil {
 		rec.Sent = x.clock.now()
 		rec.Done = rec.Sent

@@ -118,7 +118,8 @@ type runner struct {
 	sender  sender
 	pacer   Pacer // nil: closed loop
 	spin    time.Duration
-	early   wakeEarly // the open-loop pacer's, see sleepUntil
+	early   wakeEarly           // the open-loop pacer's, see sleepUntil
+	warmers map[*target]*warmer // the open loop's, see prepareConn; nil = none
 	memoMu  sync.RWMutex
 	memo    map[string]int
 	tmemo   map[string]templated // templateCount's results for short single-turn inputs, under memoMu
@@ -344,7 +345,8 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 
 // conversation sends conv's turns in order; the first turn already holds index idx
 // (and a semaphore slot when held is true). It reports whether the run may go on.
-func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool) bool {
+// An open-loop first turn waits at gate g before it is sent (nil: no wait).
+func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate) bool {
 	conv = r.salted(conv, idx)
 	// The conversation's working state (its turns' context, their requests' scratch,
 	// the exchange's worker) is recycled whole: one pool round trip a conversation.
@@ -379,6 +381,9 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 		}
 		last := ti == len(conv.Turns)-1
 		q := turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last}
+		if ti == 0 {
+			q.gate = g
+		}
 		text := r.request(ctx, &q, sc)
 		if held {
 			<-r.sem
@@ -446,6 +451,7 @@ type turnReq struct {
 	nTurns    int
 	turn, idx int
 	due       time.Duration
+	gate      *sendGate // the open loop's: wait here, prepared, until due
 	t         *dataset.Turn
 	tc        *turnCtx
 	wantText  bool
@@ -481,10 +487,16 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	*c = call{
 		w: sc.w, target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
+	defer r.leaveGate(ctx, q.gate)
 	if !r.attachMedia(q, rec) {
 		return "" // recorded as failed: its body could not be built
 	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
+	if q.gate != nil {
+		// Everything is ready before the due time: only the write happens at it.
+		r.prepareSend(ctx, c, q.gate)
+		defer c.dropPrepared()
+	}
 	rctx, stop := r.maybeCancel(ctx)
 	defer stop()
 	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {

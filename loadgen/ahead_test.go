@@ -1,0 +1,150 @@
+package loadgen
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/record"
+)
+
+// TestOpenLoopPreparedSendsInOrder runs a Poisson open loop over real connections at
+// 2,000 req/s (many gaps shorter than a request's preparation) and checks what the
+// send gates promise, from the client's own records: every request is sent no earlier
+// than its due time, and in schedule order — request k+1's send starts only after
+// request k's write returned, so Sent grows with the index, which goroutines started
+// at their due times would not guarantee (the code before the gates failed this
+// test: the first requests dialed and were overtaken). The failure path of the
+// comparison: TestOrderCheckCatchesSwap.
+func TestOpenLoopPreparedSendsInOrder(t *testing.T) {
+	g := newGroundTruth(t)
+	const n = 400
+	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: 3, ISL: fixed(8)}, Load: Load{Rate: 2000}, Stop: Stop{Requests: n}}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Records) != n {
+		t.Fatalf("%d records; want %d", len(out.Records), n)
+	}
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Fatalf("request %s failed: %s", r.RequestID, r.Error)
+		}
+		if r.Sent < r.Scheduled {
+			t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
+		}
+	}
+	if i := outOfOrder(out.Records); i >= 0 {
+		t.Errorf("request index %d was sent before request %d", i+1, i)
+	}
+}
+
+// outOfOrder returns the first index i whose request's send began after request
+// i+1's, or -1.
+func outOfOrder(recs []record.Client) int {
+	byIdx := slices.Clone(recs)
+	slices.SortFunc(byIdx, func(a, b record.Client) int { return a.Index - b.Index })
+	for i := 1; i < len(byIdx); i++ {
+		if byIdx[i].Sent < byIdx[i-1].Sent {
+			return byIdx[i-1].Index
+		}
+	}
+	return -1
+}
+
+func TestOrderCheckCatchesSwap(t *testing.T) {
+	recs := []record.Client{{Index: 1, Sent: 10}, {Index: 0, Sent: 11}}
+	if outOfOrder(recs) != 0 {
+		t.Error("request 1 sent before request 0 was not caught")
+	}
+	recs[0].Sent = 12
+	if outOfOrder(recs) != -1 {
+		t.Error("sends in order were reported out of order")
+	}
+}
+
+// TestOpenLoopGatesSurviveFailures: requests that fail before any write (nothing
+// listens on the port) must still hand their turn on, or every later request would
+// wait at its gate for ever. 40 requests at 1,000 req/s to a closed port: the run ends
+// with 40 connect failures. (The bound on the run is only there to fail fast instead
+// of hanging; a working run takes 40 ms of schedule.)
+func TestOpenLoopGatesSurviveFailures(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := Run(ctx, Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: 1000}, Stop: Stop{Requests: 40}}, gpt2(t), nil)
+	if err != nil {
+		t.Fatalf("the run did not end by itself: %v", err)
+	}
+	if len(out.Records) != 40 {
+		t.Fatalf("%d records; want 40", len(out.Records))
+	}
+	for _, r := range out.Records {
+		if r.ErrorKind != record.ErrConnect {
+			t.Errorf("request %s: %q (%s); want a connect failure", r.RequestID, r.ErrorKind, r.Error)
+		}
+	}
+}
+
+// TestOpenLoopWholeAnswersOverlap: a non-streaming open-loop request hands its turn on
+// when it is written, not when its answer comes (a plain-TCP write can wait for the
+// answer, see sendWaiter). 100 requests at 2,000 req/s to a server that answers after
+// 20 ms must be in flight together; handed on at the answer they would go one at a
+// time, each after the previous one's answer.
+func TestOpenLoopWholeAnswersOverlap(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(20 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":" hello"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
+	}))
+	defer srv.Close()
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{srv.URL}}, Workload: Workload{Seed: 4, ISL: fixed(8)}, Load: Load{Rate: 2000}, Stop: Stop{Requests: 100}}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Records) != 100 {
+		t.Fatalf("%d records; want 100", len(out.Records))
+	}
+	if m := maxInFlight(out.Records); m < 2 {
+		t.Errorf("at most %d request in flight at once; want several (each sent only after the previous answer?)", m)
+	}
+}
+
+// maxInFlight is the most records whose [Sent, Done) spans overlap at one instant.
+func maxInFlight(recs []record.Client) int {
+	type ev struct {
+		t time.Duration
+		d int
+	}
+	var evs []ev
+	for _, r := range recs {
+		evs = append(evs, ev{r.Sent, 1}, ev{r.Done, -1})
+	}
+	slices.SortFunc(evs, func(a, b ev) int {
+		if a.t != b.t {
+			return int(a.t - b.t)
+		}
+		return a.d - b.d // an end before a start at the same instant
+	})
+	n, m := 0, 0
+	for _, e := range evs {
+		n += e.d
+		m = max(m, n)
+	}
+	return m
+}
+
+func TestMaxInFlight(t *testing.T) {
+	seq := []record.Client{{Sent: 0, Done: 10}, {Sent: 10, Done: 20}}
+	if m := maxInFlight(seq); m != 1 {
+		t.Errorf("back-to-back requests: %d in flight; want 1", m)
+	}
+	seq[1].Sent = 5
+	if m := maxInFlight(seq); m != 2 {
+		t.Errorf("overlapping requests: %d in flight; want 2", m)
+	}
+}
