@@ -32,6 +32,11 @@ type gen struct {
 	ids     []int  // output ids (kept only for the inexact-tokenizer fallback)
 	detok   *detokenizer
 	args    []byte // a tool call's generated words (j.tool set), without the JSON around them
+	// What samp, detok and reply point to, kept in the gen rather than allocated apart
+	// (three fewer objects per request for the garbage collector).
+	sampler reqSampler
+	dt      detokenizer
+	rp      reply
 }
 
 // tail returns text the detokenizer still holds at the end of the output.
@@ -95,11 +100,12 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 	if j.tool != "" {
 		target, finish, stop = s.toolOutput(j, rng, reason, target), finishToolCalls, nil
 	}
-	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: stop,
-		samp: s.lat.sampler(rng, &s.inflight, &s.streams)}
+	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: stop}
+	g.samp = s.lat.initSampler(&g.sampler, rng, &s.inflight, &s.streams)
 	g.z = s.gen.newZipf(rng)
 	if !s.gen.exact {
-		g.detok = &detokenizer{tok: s.tok}
+		g.dt.tok = s.tok
+		g.detok = &g.dt
 	}
 	c.rec.TargetOSL = target
 	faults := s.faults.stream(rng, target)
@@ -128,7 +134,8 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 // reply is what g's kind writes c's response from.
 func (g *gen) reply(c *call) *reply {
 	h := openai.ChunkHeader{ID: g.k.idPrefix() + c.rec.RequestID, Created: c.recv.Unix(), Model: g.j.model}
-	return &reply{j: g.j, g: g, h: h, requestID: c.rec.RequestID, isl: c.rec.ISL}
+	g.rp = reply{j: g.j, g: g, h: h, requestID: c.rec.RequestID, isl: c.rec.ISL}
+	return &g.rp
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}

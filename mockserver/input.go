@@ -303,10 +303,10 @@ func (in *inputs) outputLimits(j *job, rec *record.Server, maxTokens, maxComplet
 	switch {
 	case maxCompletion != nil:
 		j.maxOut = *maxCompletion
-		rec.RequestedOSL = intPtrCopy(maxCompletion)
+		rec.RequestedOSL = rec.MaxCompletionTokens // the record's own copy, shared
 	case maxTokens != nil:
 		j.maxOut = *maxTokens
-		rec.RequestedOSL = intPtrCopy(maxTokens)
+		rec.RequestedOSL = rec.MaxTokens
 	}
 	if minTokens != nil {
 		j.minTokens = *minTokens
