@@ -377,8 +377,9 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	r.ReasoningTokens = g.reasoningSent()
 	text := sb.String()
 	usage := g.usage(r.ISL, r.OSL)
-	body := g.k.whole(g.reply(c), think.String(), text, usage)
+	// The body is written into the response's own (pooled) buffer, not a new one.
+	body := g.k.whole(ctx.Response.SwapBody(nil)[:0], g.reply(c), think.String(), text, usage)
 	ctx.SetContentType("application/json")
-	ctx.Response.SetBodyRaw(body) // whole builds a new body each time: no copy
+	ctx.Response.SwapBody(body)
 	s.finish(c, j.ids)
 }
