@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -337,9 +338,16 @@ func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), l
 func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.Conn) {
 	r := &c.rec
 	j := g.j
-	var sb, think strings.Builder
+	var think strings.Builder
+	// The answer's text is gathered in a pooled buffer: whole copies it into the body.
+	bp := bufPool.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 64<<10 {
+			bufPool.Put(bp)
+		}
+	}()
 	// Room for the answer at once (a token is about 5 bytes), not a doubling per size.
-	sb.Grow(min(8*(g.target-g.reason), 64<<10))
+	sb := slices.Grow((*bp)[:0], min(8*(g.target-g.reason), 64<<10))
 	for {
 		inReasoning := g.inReasoning()
 		piece, ok := g.next()
@@ -349,7 +357,7 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 		if inReasoning {
 			think.WriteString(piece)
 		} else {
-			sb.WriteString(piece)
+			sb = append(sb, piece...)
 		}
 	}
 	p := s.newPacer(c, g, conn)
@@ -372,10 +380,12 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 		r.FirstTokenNS, r.LastTokenNS = now, now
 		s.met.firstToken(c)
 	}
-	sb.WriteString(g.tail())
+	sb = append(sb, g.tail()...)
+	*bp = sb[:0]
 	r.Status, r.OSL, r.FinishReason, r.Chunks = 200, g.reportedOSL(), g.finish, 0
 	r.ReasoningTokens = g.reasoningSent()
-	text := sb.String()
+	// text lives only until whole has copied it (no kind keeps it).
+	text := unsafe.String(unsafe.SliceData(sb), len(sb))
 	usage := g.usage(r.ISL, r.OSL)
 	// The body is written into the response's own (pooled) buffer, not a new one.
 	body := g.k.whole(ctx.Response.SwapBody(nil)[:0], g.reply(c), think.String(), text, usage)
