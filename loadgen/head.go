@@ -22,9 +22,9 @@ type plainAnswer struct {
 }
 
 // readPlain reads an answer into w.plain when its head is plain: "HTTP/1.1 NNN",
-// a status that carries a body (not 1xx, 204, 304), one valid Content-Length, no
-// Transfer-Encoding, a Connection of close or keep-alive if any, and the whole head
-// already in the buffer. handled is false, with nothing consumed, for any other
+// a status that carries a body (not 1xx, 204, 304), one valid Content-Length (at most
+// maxPlainBody), no Transfer-Encoding, a Connection of close or keep-alive if any, and
+// the whole head already in the buffer. handled is false, with nothing consumed, for any other
 // answer (fasthttp reads it). A failure to read the first byte is reported as
 // fasthttp reports it (ErrTimeout, else io.EOF), so errors read the same either way.
 func (w *worker) readPlain(br *bufio.Reader) (handled bool, err error) {
@@ -121,9 +121,13 @@ func parsePlainHead(b []byte) (status int, close bool, length, head int, ok bool
 	}
 }
 
-// parseLength parses a Content-Length value: decimal digits, at most 12 of them.
+// maxPlainBody is the largest body readPlain reads; a larger one is left to fasthttp,
+// as before readPlain existed.
+const maxPlainBody = 16 << 20
+
+// parseLength parses a Content-Length value: decimal digits, at most maxPlainBody.
 func parseLength(v []byte) (int, bool) {
-	if len(v) == 0 || len(v) > 12 {
+	if len(v) == 0 || len(v) > 9 {
 		return 0, false
 	}
 	n := 0
@@ -133,5 +137,5 @@ func parseLength(v []byte) (int, bool) {
 		}
 		n = n*10 + int(d-'0')
 	}
-	return n, true
+	return n, n <= maxPlainBody
 }

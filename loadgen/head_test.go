@@ -44,6 +44,8 @@ func TestParsePlainHead(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nConnection: upgrade\r\nContent-Length: 2\r\n\r\n", false, 0, 0, false, 0},       // other Connection
 		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", false, 0, 0, false, 0},                                  // incomplete
 		{"HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\n", false, 0, 0, false, 0},                              // bad status
+		{"HTTP/1.1 200 OK\r\nContent-Length: 16777217\r\n\r\n", false, 0, 0, false, 0},                       // over maxPlainBody
+		{"HTTP/1.1 200 OK\r\nContent-Length: 16777216\r\n\r\n", true, 200, 16 << 20, false, 0},
 	} {
 		status, close, n, head, ok := parsePlainHead([]byte(tc.head))
 		want := tc.headLenBefore

@@ -190,7 +190,8 @@ func (c *Capture) Start() error {
 	}
 	c.ln, c.url = ln, "http://"+ln.Addr().String()
 	c.fs = &fasthttp.Server{Handler: c.handle, Name: "perfgate-capture", MaxRequestBodySize: orInt(c.cfg.BodyLimit, DefaultBodyLimit),
-		NoDefaultContentType: true, CloseOnShutdown: true, Logger: writerLogger{c.logw}}
+		NoDefaultContentType: true, CloseOnShutdown: true, Logger: writerLogger{c.logw},
+		DisablePreParseMultipartForm: true} // a multipart body as sent, not re-marshalled from a map
 	go c.fs.Serve(ln)
 	if c.logw != nil {
 		fmt.Fprintf(c.logw, "mockserver: capturing on %s to %s\n", c.url, c.cfg.Out)

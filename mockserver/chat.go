@@ -30,13 +30,14 @@ func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
 		n := 400 + len(rp.h.ID) + len(rp.h.Model) + len(text) + len(thinking)
 		return openai.AppendChatCompletion(make([]byte, 0, n), rp.h, thinking, text, rp.g.finish, u)
 	}
-	// A tool call (rare): encoding/json.
-	h := rp.h
+	// A tool call (rare): encoding/json. Its own copy of u goes to the heap, so that
+	// u does not on the common path above.
+	h, tu := rp.h, u
 	msg := openai.ResponseMessage{Role: "assistant", ReasoningContent: thinking, ToolCalls: []openai.ToolCall{{ID: toolCallID(rp.requestID), Type: "function",
 		Function: openai.FunctionCall{Name: rp.j.tool, Arguments: toolArgs([]byte(text))}}}}
 	body, _ := json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
 		Choices: []openai.ChatChoice{{Message: msg, FinishReason: rp.g.finish,
-			Logprobs: json.RawMessage("null")}}, Usage: &u})
+			Logprobs: json.RawMessage("null")}}, Usage: &tu})
 	return body
 }
 
@@ -148,7 +149,13 @@ func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *a
 	if len(req.Messages) == 0 {
 		return badRequest("invalid_value", "messages", "messages must contain at least one message")
 	}
-	msgs := make([]tokenizer.Message, len(req.Messages))
+	// A short conversation's messages stay on the stack (encodeChat keeps none of them).
+	var few [8]tokenizer.Message
+	msgs := few[:0]
+	if len(req.Messages) > len(few) {
+		msgs = make([]tokenizer.Message, 0, len(req.Messages))
+	}
+	msgs = msgs[:len(req.Messages)]
 	for i, m := range req.Messages {
 		if m.Role == "" {
 			return badRequest("missing_field", fmt.Sprintf("messages[%d].role", i), "messages[%d].role is required", i)

@@ -158,7 +158,7 @@ func checkText(body []byte) *apiError {
 		}
 		return badRequest("invalid_utf8", "body", "request body is not valid UTF-8 (first bad byte at offset %d)", i)
 	}
-	if len(strings.TrimSpace(string(body[:min(len(body), 64)]))) == 0 {
+	if len(bytes.TrimSpace(body[:min(len(body), 64)])) == 0 {
 		return badRequest("invalid_json", "body", "request body is empty")
 	}
 	return nil

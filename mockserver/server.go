@@ -178,7 +178,12 @@ func (s *Server) serveOn(ln net.Listener) error {
 		Logger:                        fhLogger{s},
 		ReduceMemoryUsage:             false,
 		KeepHijackedConns:             true, // streams take their connection over, then hand it back (direct.go)
-		ConnState:                     s.connState,
+		// fasthttp would parse a multipart body itself and then hand PostBody a form
+		// marshalled again from a map: fields in random order, so neither the bytes
+		// nor the seed drawn from them were the client's. The upload kinds read the
+		// body as sent (readForm).
+		DisablePreParseMultipartForm: true,
+		ConnState:                    s.connState,
 	}
 	go func() { s.served <- s.fs.Serve(s.ln) }()
 	s.logf("listening on %s (tokenizer %s, seed %d)", s.url, s.tok.Name(), s.cfg.Seed)
