@@ -3,9 +3,11 @@ package loadgen
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,5 +148,54 @@ func TestMaxInFlight(t *testing.T) {
 	seq[1].Sent = 5
 	if m := maxInFlight(seq); m != 2 {
 		t.Errorf("overlapping requests: %d in flight; want 2", m)
+	}
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	n atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// TestOpenLoopKeepsSpareConnections: requests one at a time (200 req/s against an
+// instant server) need one connection, but the open loop keeps spareConns more dialed
+// ahead, so a burst does not wait for a dial: the server accepts at least
+// 1 + spareConns. Without the warmer it would accept one.
+func TestOpenLoopKeepsSpareConnections(t *testing.T) {
+	ln := &countingListener{Listener: func() net.Listener {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}()}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":" hello"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
+	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{srv.URL}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: 200, Arrival: ArrivalConstant}, Stop: Stop{Requests: 40}}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Fatalf("request %s failed: %s", r.RequestID, r.Error)
+		}
+	}
+	if n := ln.n.Load(); n < 1+spareConns {
+		t.Errorf("the server accepted %d connections; want at least %d (one in use, %d spare)", n, 1+spareConns, spareConns)
 	}
 }
