@@ -54,9 +54,9 @@ type generative interface {
 	// outputParam names the request field that caps the output, for the context
 	// length error.
 	outputParam(rec *record.Server) string
-	// whole is the body of a non-streaming response: thinking and text are the
-	// reasoning and the content generated.
-	whole(rp *reply, thinking, text string, u openai.Usage) []byte
+	// whole appends to dst the body of a non-streaming response: thinking and text are
+	// the reasoning and the content generated.
+	whole(dst []byte, rp *reply, thinking, text string, u openai.Usage) []byte
 	// frames starts writing one streamed response.
 	frames(rp *reply) frames
 }

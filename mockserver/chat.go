@@ -3,6 +3,7 @@ package mockserver
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/sse"
@@ -23,12 +24,12 @@ func (chatKind) appendContent(buf []byte, h openai.ChunkHeader, text string, inc
 	return openai.AppendChatChunk(buf, h, "", text, "", includeUsage)
 }
 
-func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
+func (chatKind) whole(dst []byte, rp *reply, thinking, text string, u openai.Usage) []byte {
 	if rp.j.tool == "" {
 		// Room for the whole answer: the JSON around the texts is about 330 bytes besides
 		// the id and model (256 made the usage's append copy the body once more).
-		n := 400 + len(rp.h.ID) + len(rp.h.Model) + len(text) + len(thinking)
-		return openai.AppendChatCompletion(make([]byte, 0, n), rp.h, thinking, text, rp.g.finish, u)
+		dst = slices.Grow(dst, 400+len(rp.h.ID)+len(rp.h.Model)+len(text)+len(thinking))
+		return openai.AppendChatCompletion(dst, rp.h, thinking, text, rp.g.finish, u)
 	}
 	// A tool call (rare): encoding/json. Its own copy of u goes to the heap, so that
 	// u does not on the common path above.
@@ -38,7 +39,7 @@ func (chatKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
 	body, _ := json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
 		Choices: []openai.ChatChoice{{Message: msg, FinishReason: rp.g.finish,
 			Logprobs: json.RawMessage("null")}}, Usage: &tu})
-	return body
+	return append(dst, body...)
 }
 
 func (chatKind) frames(rp *reply) frames {

@@ -19,7 +19,7 @@ func (completionKind) appendContent(buf []byte, h openai.ChunkHeader, text strin
 	return openai.AppendCompletionChunk(buf, h, text, "", includeUsage)
 }
 
-func (completionKind) whole(rp *reply, _, text string, u openai.Usage) []byte {
+func (completionKind) whole(dst []byte, rp *reply, _, text string, u openai.Usage) []byte {
 	h, j := rp.h, rp.j
 	out := text
 	if j.echo {
@@ -28,7 +28,7 @@ func (completionKind) whole(rp *reply, _, text string, u openai.Usage) []byte {
 	fin := rp.g.finish
 	body, _ := json.Marshal(openai.Completion{ID: h.ID, Object: "text_completion", Created: h.Created, Model: h.Model,
 		Choices: []openai.CompletionChoice{{Text: out, FinishReason: &fin, Logprobs: json.RawMessage("null")}}, Usage: &u})
-	return body
+	return append(dst, body...)
 }
 
 func (completionKind) frames(rp *reply) frames {

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,10 @@ type inputs struct {
 type encodeMemo struct {
 	mu sync.RWMutex
 	m  map[string][]int
+	// chat holds the same ids keyed by the messages of a chat input that the ChatML
+	// fallback renders (chatKey), so that a repeated conversation is neither rendered
+	// nor hashed as its rendered text again.
+	chat map[string][]int
 }
 
 // Inputs of at most memoText bytes are remembered, up to memoEntries of them.
@@ -69,7 +74,48 @@ const (
 	memoEntries = 1 << 12
 )
 
-func newEncodeMemo() *encodeMemo { return &encodeMemo{m: map[string][]int{}} }
+func newEncodeMemo() *encodeMemo {
+	return &encodeMemo{m: map[string][]int{}, chat: map[string][]int{}}
+}
+
+// chatKey appends to dst what the ChatML fallback's rendering depends on (the
+// generation prompt, each message's role and text, each length-prefixed so that no
+// two conversations share a key), and false when msgs have parts or the key would be
+// longer than memoText.
+func chatKey(dst []byte, msgs []tokenizer.Message, addGen bool) ([]byte, bool) {
+	if addGen {
+		dst = append(dst, 1)
+	} else {
+		dst = append(dst, 0)
+	}
+	for _, m := range msgs {
+		if m.Parts != nil || len(dst)+len(m.Role)+len(m.Content)+2*binary.MaxVarintLen64 > memoText {
+			return dst, false
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(m.Role)))
+		dst = append(dst, m.Role...)
+		dst = binary.AppendUvarint(dst, uint64(len(m.Content)))
+		dst = append(dst, m.Content...)
+	}
+	return dst, true
+}
+
+// chatIDs returns the ids remembered for key (chatKey's), if any.
+func (e *encodeMemo) chatIDs(key []byte) ([]int, bool) {
+	e.mu.RLock()
+	ids, ok := e.chat[string(key)]
+	e.mu.RUnlock()
+	return ids, ok
+}
+
+// rememberChat keeps ids (as encode returned them) under key.
+func (e *encodeMemo) rememberChat(key []byte, ids []int) {
+	e.mu.Lock()
+	if len(e.chat) < memoEntries {
+		e.chat[string(key)] = ids
+	}
+	e.mu.Unlock()
+}
 
 // encode returns text's ids (tok.Encode without special tokens), remembered. Their
 // capacity is their length, so a caller's append copies them (rankings append the
@@ -257,10 +303,10 @@ func (in *inputs) outputLimits(j *job, rec *record.Server, maxTokens, maxComplet
 	switch {
 	case maxCompletion != nil:
 		j.maxOut = *maxCompletion
-		rec.RequestedOSL = intPtrCopy(maxCompletion)
+		rec.RequestedOSL = rec.MaxCompletionTokens // the record's own copy, shared
 	case maxTokens != nil:
 		j.maxOut = *maxTokens
-		rec.RequestedOSL = intPtrCopy(maxTokens)
+		rec.RequestedOSL = rec.MaxTokens
 	}
 	if minTokens != nil {
 		j.minTokens = *minTokens
@@ -371,11 +417,30 @@ func segmentCut(s string, max int) int {
 // into j and rec, and checks the length against the context (param names the field
 // in the errors).
 func (in *inputs) encodeChat(msgs []tokenizer.Message, addGen bool, param string, j *job, rec *record.Server) *apiError {
+	// A short conversation rendered by the ChatML fallback (no template, so no clock
+	// or other input) is looked up by its messages before it is rendered.
+	var keyBuf [256]byte
+	var key []byte
+	keyed := false
+	if in.memo != nil && !in.tok.HasChatTemplate() {
+		key, keyed = chatKey(keyBuf[:0], msgs, addGen)
+		if keyed {
+			if ids, ok := in.memo.chatIDs(key); ok {
+				j.ids, rec.ISL = ids, len(ids)
+				rec.TokenizationMode = chatMode(true)
+				return in.checkLen(rec.ISL, param)
+			}
+		}
+	}
 	text, fallback, err := in.tok.ChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {
 		return badRequest("chat_template_error", param, "chat template: %v", err)
 	}
-	j.ids, rec.ISL = in.encodeBounded(text, in.maxModelLen())
+	limit := in.maxModelLen()
+	j.ids, rec.ISL = in.encodeBounded(text, limit)
+	if keyed && fallback && len(text) <= memoText && len(text)+8 <= limit {
+		in.memo.rememberChat(key, j.ids) // encodeBounded's memo path: the same ids
+	}
 	rec.TokenizationMode = chatMode(fallback)
 	return in.checkLen(rec.ISL, param)
 }

@@ -71,7 +71,12 @@ type reqSampler struct {
 }
 
 func (m *latencyModel) sampler(rng *rand.Rand, inflight, streams *atomic.Int64) *reqSampler {
-	r := &reqSampler{m: m, rng: rng, inflight: inflight, streams: streams}
+	return m.initSampler(new(reqSampler), rng, inflight, streams)
+}
+
+// initSampler sets r up as sampler's result and returns it.
+func (m *latencyModel) initSampler(r *reqSampler, rng *rand.Rand, inflight, streams *atomic.Int64) *reqSampler {
+	*r = reqSampler{m: m, rng: rng, inflight: inflight, streams: streams}
 	if !m.fast {
 		src := rngSource{rng}
 		if m.ttftFixed < 0 {

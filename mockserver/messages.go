@@ -25,8 +25,8 @@ func (messagesKind) reasons() bool { return true }
 
 func (messagesKind) apiKeyHeader() string { return openai.HeaderAPIKey }
 
-func (messagesKind) whole(rp *reply, thinking, text string, u openai.Usage) []byte {
-	return messagesWhole(rp.h, rp.g, thinking, text, u)
+func (messagesKind) whole(dst []byte, rp *reply, thinking, text string, u openai.Usage) []byte {
+	return append(dst, messagesWhole(rp.h, rp.g, thinking, text, u)...)
 }
 
 func (messagesKind) frames(rp *reply) frames { return &msgStream{h: rp.h, isl: rp.isl} }

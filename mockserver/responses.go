@@ -19,11 +19,11 @@ func (responsesKind) idPrefix() string { return "resp_" }
 
 func (responsesKind) outputParam(*record.Server) string { return "max_output_tokens" }
 
-func (responsesKind) whole(rp *reply, _, text string, u openai.Usage) []byte {
+func (responsesKind) whole(dst []byte, rp *reply, _, text string, u openai.Usage) []byte {
 	rs := &respStream{h: rp.h, itemID: "msg_" + rp.requestID}
 	body, _ := json.Marshal(rs.response("completed", text, &openai.ResponseUsage{InputTokens: u.PromptTokens,
 		OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}, false))
-	return body
+	return append(dst, body...)
 }
 
 func (responsesKind) frames(rp *reply) frames {

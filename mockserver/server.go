@@ -421,7 +421,8 @@ func (s *Server) begin(ctx *fasthttp.RequestCtx) *call {
 	seq := s.seq.Add(1)
 	id := clientRequestID(ctx.Request.Header.Peek("X-Request-Id"))
 	if id == "" {
-		id = "req-" + strconv.FormatUint(seq, 10)
+		var b [24]byte // one allocation: the id itself
+		id = string(strconv.AppendUint(append(b[:0], "req-"...), seq, 10))
 	} else {
 		ctx.Response.Header.Set("X-Request-Id", id)
 	}

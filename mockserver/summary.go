@@ -32,6 +32,30 @@ type epAgg struct {
 	streamed, ignoreEOS      int
 	effort, modes, finish    map[string]int
 	vocab                    map[int]int
+	// dense counts the ids below the tokenizer's vocabulary size (when it is at most
+	// denseVocab) by index instead of in vocab: a map update per input token was the
+	// largest part of adding a record.
+	dense []int
+}
+
+// denseVocab is the largest vocabulary counted in a slice (8 MiB of counts).
+const denseVocab = 1 << 20
+
+// vocabCounts returns e's token counts as one id → count map.
+func (e *epAgg) vocabCounts() map[int]int {
+	if e.dense == nil {
+		return e.vocab
+	}
+	m := make(map[int]int, len(e.vocab))
+	for id, c := range e.vocab {
+		m[id] = c
+	}
+	for id, c := range e.dense {
+		if c > 0 {
+			m[id] += c
+		}
+	}
+	return m
 }
 
 func newAggregator(vocabSize int) *aggregator {
@@ -89,8 +113,15 @@ func (a *aggregator) add(r *record.Server, ids []int) {
 		e.finish[r.FinishReason]++
 		a.finish[r.FinishReason]++
 	}
+	if e.dense == nil && len(ids) > 0 && a.vocabSize > 0 && a.vocabSize <= denseVocab {
+		e.dense = make([]int, a.vocabSize)
+	}
 	for _, id := range ids {
-		e.vocab[id]++
+		if uint(id) < uint(len(e.dense)) {
+			e.dense[id]++
+		} else {
+			e.vocab[id]++
+		}
 	}
 }
 
@@ -116,7 +147,7 @@ func (a *aggregator) summary(decode func(int) string) record.ServerSummary {
 		if len(e.finish) == 0 {
 			es.FinishReasons = nil
 		}
-		es.VocabDistribution = vocabDistribution(e.vocab, a.vocabSize, decode)
+		es.VocabDistribution = vocabDistribution(e.vocabCounts(), a.vocabSize, decode)
 		s.PerEndpoint[ep] = es
 	}
 	return s

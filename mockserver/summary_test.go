@@ -3,6 +3,7 @@ package mockserver
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -176,5 +177,23 @@ func TestLatencySampler(t *testing.T) {
 	cv := (sq/float64(n) - mean*mean)
 	if mean < 1-3*0.3/141 || mean > 1+3*0.3/141 || cv < 0.09*0.9 || cv > 0.09*1.1 {
 		t.Errorf("jitter mean %v variance %v; want 1 and 0.09", mean, cv)
+	}
+}
+
+// TestVocabCountsDenseAndSparse: ids inside the vocabulary are counted in the dense
+// table, others in the map, and the summary sees them as one set of counts.
+func TestVocabCountsDenseAndSparse(t *testing.T) {
+	a := newAggregator(10)
+	r := &record.Server{Endpoint: "/v1/completions", Status: 200}
+	a.add(r, []int{1, 1, 12, 9})
+	a.add(r, []int{1})
+	e := a.eps["/v1/completions"]
+	if len(e.dense) != 10 {
+		t.Fatalf("dense table of %d, want the vocabulary's 10", len(e.dense))
+	}
+	got := e.vocabCounts()
+	want := map[int]int{1: 3, 9: 1, 12: 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("counts %v, want %v", got, want)
 	}
 }

@@ -107,9 +107,9 @@ func (transcriptionKind) usage(j *job, u openai.Usage) *openai.TranscriptionUsag
 		InputTokenDetails: &openai.TranscriptionInputUsed{AudioTokens: audio, TextTokens: u.PromptTokens - audio}}
 }
 
-func (k transcriptionKind) whole(rp *reply, _, text string, u openai.Usage) []byte {
+func (k transcriptionKind) whole(dst []byte, rp *reply, _, text string, u openai.Usage) []byte {
 	body, _ := json.Marshal(openai.Transcription{Text: text, Usage: k.usage(rp.j, u)})
-	return body
+	return append(dst, body...)
 }
 
 func (k transcriptionKind) frames(rp *reply) frames { return &transcriptFrames{k: k, j: rp.j} }
