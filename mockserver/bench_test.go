@@ -47,7 +47,7 @@ func BenchmarkParseChat(b *testing.B) {
 	body := []byte(`{"model":"m","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"` + text + `"}],"max_tokens":100,"stream":true}`)
 	for b.Loop() {
 		var c call
-		if _, e := s.parse(kindChat, body, nil, &c.rec); e != nil {
+		if _, e := s.parse(kindChat, body, nil, &c.rec, &c.job); e != nil {
 			b.Fatal(e)
 		}
 	}

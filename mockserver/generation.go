@@ -101,7 +101,8 @@ func (s *Server) serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng 
 	if j.tool != "" {
 		target, finish, stop = s.toolOutput(j, rng, reason, target), finishToolCalls, nil
 	}
-	g := &gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: stop}
+	g := &c.gen
+	*g = gen{s: s, j: j, k: j.kind.(generative), rng: rng, target: target, reason: reason, finish: finish, stop: stop}
 	g.samp = s.lat.initSampler(&g.sampler, rng, &s.inflight, &s.streams)
 	g.z = s.gen.newZipf(rng)
 	if !s.gen.exact {

@@ -213,13 +213,13 @@ func checkText(body []byte) *apiError {
 // parse decodes and validates body for k, counts its input tokens, and fills rec's
 // request fields. It returns the job or the error to answer with. A body that is not
 // multipart/form-data (an upload, whose parts may be binary) must be non-empty UTF-8.
-func (s *Server) parse(k kind, body, contentType []byte, rec *record.Server) (*job, *apiError) {
+func (s *Server) parse(k kind, body, contentType []byte, rec *record.Server, j *job) (*job, *apiError) {
 	if !bytes.HasPrefix(contentType, []byte("multipart/form-data")) {
 		if e := checkText(body); e != nil {
 			return nil, e
 		}
 	}
-	j := &job{kind: k}
+	*j = job{kind: k}
 	if err := k.parse(&s.in, body, contentType, j, rec); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"strings"
 	"testing"
 
@@ -70,5 +72,20 @@ func TestVLLMMetrics(t *testing.T) {
 		if got := val(g); got != 0 {
 			t.Errorf("%s = %v after every request finished, want 0", g, got)
 		}
+	}
+}
+
+// TestFNVIDsMatchesHashFNV: the written-out hash of prefixHits is hash/fnv's 64-bit
+// FNV-1a over each id's little-endian bytes, chained across blocks.
+func TestFNVIDsMatchesHashFNV(t *testing.T) {
+	ids := []int{0, 1, 50256, 1 << 40, 7, 255, 256}
+	h := fnv.New64a()
+	var buf [8]byte
+	for _, id := range ids {
+		binary.LittleEndian.PutUint64(buf[:], uint64(id))
+		h.Write(buf[:])
+	}
+	if got, want := fnvIDs(fnvIDs(fnvOffset, ids[:3]), ids[3:]), h.Sum64(); got != want {
+		t.Errorf("fnvIDs = %#x, want hash/fnv's %#x", got, want)
 	}
 }

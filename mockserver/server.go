@@ -411,6 +411,10 @@ type call struct {
 	// The request's random source (see reqRNG), kept here rather than allocated apart.
 	pcg rand.PCG
 	rnd rand.Rand
+	// The request's job and generation, kept here too: one object per request for the
+	// garbage collector instead of three.
+	job job
+	gen gen
 }
 
 // begin starts accounting for one recorded request.
@@ -611,7 +615,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	body := ctx.PostBody()
-	j, e := s.parse(k, body, ctx.Request.Header.ContentType(), &c.rec)
+	j, e := s.parse(k, body, ctx.Request.Header.ContentType(), &c.rec, &c.job)
 	if e != nil {
 		s.reject(ctx, c, e)
 		return
