@@ -62,14 +62,21 @@ func TestSendWaiter(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tc.size > 1<<20 {
-			_ = c.(*net.TCPConn).SetWriteBuffer(4 << 10)
+			// Small enough that 4 MiB cannot all be buffered while the server sleeps,
+			// large enough that writing the rest is not paced by delayed ACKs (a
+			// 4 KiB buffer took over 2 s for 4 MiB on a loaded machine).
+			_ = c.(*net.TCPConn).SetWriteBuffer(64 << 10)
 		}
 		req := bytes.Repeat([]byte{'r'}, tc.size)
 		req[0], req[1], req[2], req[3] = byte(tc.size>>16), byte(tc.size>>8), byte(tc.size), 'n'
 		if tc.answer {
 			req[3] = 'a'
 		}
-		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+		deadline := 2 * time.Second // the no-answer case waits it out
+		if tc.answer {
+			deadline = 30 * time.Second // only a hang reaches it
+		}
+		_ = c.SetDeadline(time.Now().Add(deadline))
 		sw := newSendWaiter(c)
 		if sw == nil {
 			t.Fatal("no sendWaiter for a TCP connection")
