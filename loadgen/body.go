@@ -105,8 +105,8 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	keep := t.Memo != nil && plainChat(k, t, tc)
 	var m *turnMemo
 	if keep {
-		m, _ = t.Memo.Load().(*turnMemo)
-		if m != nil && m.body != nil && m.prompt == t.Prompt && m.bb == b && m.stream == stream && m.osl == t.OSL {
+		m = loadMemo(t)
+		if m != nil && m.body != nil && m.bb == b && m.stream == stream && m.osl == t.OSL {
 			return m.body, ""
 		}
 	}
@@ -155,12 +155,9 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	}
 	out = spliceExtra(out, b.extra)
 	if keep {
-		nm := turnMemo{prompt: t.Prompt}
-		if m != nil && m.prompt == t.Prompt {
-			nm = *m // keep its template count
-		}
+		nm := nextMemo(t, m) // keeps its template count
 		nm.bb, nm.stream, nm.osl, nm.body = b, stream, t.OSL, slices.Clip(out)
-		t.Memo.Store(&nm)
+		t.Memo.Store(nm)
 	}
 	return out, ""
 }

@@ -49,8 +49,8 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		if t.Memo != nil && len(tc.history) == 0 && len(tc.media) == 0 && len(tc.toolReply) == 0 {
 			// A synthetic prompt from a remembered corpus window: its count is kept
 			// with the window (no key to build, no map to search).
-			m, _ := t.Memo.Load().(*turnMemo)
-			if m != nil && m.hasTmpl && m.prompt == t.Prompt && m.tok == r.tok && m.addGen == addGen && m.system == tc.system {
+			m := loadMemo(t)
+			if m != nil && m.hasTmpl && m.tok == r.tok && m.addGen == addGen && m.system == tc.system {
 				r.setTemplated(rec, m.tmpl)
 				return
 			}
@@ -59,12 +59,9 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 				rec.ISLTemplate = record.ISLTemplateUnknown
 				return
 			}
-			nm := turnMemo{prompt: t.Prompt}
-			if m != nil && m.prompt == t.Prompt {
-				nm = *m // keep its body
-			}
+			nm := nextMemo(t, m) // keeps its body
 			nm.tok, nm.system, nm.addGen, nm.tmpl, nm.hasTmpl = r.tok, tc.system, addGen, v, true
-			t.Memo.Store(&nm)
+			t.Memo.Store(nm)
 			r.setTemplated(rec, v)
 			return
 		}
@@ -133,6 +130,25 @@ type turnMemo struct {
 	stream bool
 	osl    int
 	body   []byte
+}
+
+// loadMemo returns t's turnMemo if it was made for t's current prompt, else nil.
+func loadMemo(t *dataset.Turn) *turnMemo {
+	m, _ := t.Memo.Load().(*turnMemo)
+	if m == nil || m.prompt != t.Prompt {
+		return nil
+	}
+	return m
+}
+
+// nextMemo returns the turnMemo to fill and store in place of m (loadMemo's): a copy of
+// m, so that what it holds besides stays, or a new one for t's prompt.
+func nextMemo(t *dataset.Turn, m *turnMemo) *turnMemo {
+	if m != nil {
+		nm := *m
+		return &nm
+	}
+	return &turnMemo{prompt: t.Prompt}
 }
 
 func (r *runner) setTemplated(rec *record.Client, v templated) {

@@ -8,6 +8,7 @@ package loadgen
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,34 @@ func (t *Target) RunModels() []string {
 		return []string{t.Model}
 	}
 	return nil
+}
+
+// ModelRequests returns how many of n requests the model mix sends to model m, as
+// its selection strategy expects them: round robin's exact count, random's and
+// weighted's expected one (rounded down); 0 for a model not in ModelNames.
+func (t *Target) ModelRequests(m string, n int) int {
+	k := slices.Index(t.ModelNames, m)
+	if k < 0 {
+		return 0
+	}
+	switch t.ModelSelection {
+	case ModelRandom:
+		return n / len(t.ModelNames)
+	case ModelWeighted:
+		sum := 0.0
+		for _, w := range t.ModelWeights {
+			sum += w
+		}
+		if k >= len(t.ModelWeights) || sum <= 0 {
+			return 0
+		}
+		return int(float64(n) * t.ModelWeights[k] / sum)
+	}
+	c := n / len(t.ModelNames)
+	if k < n%len(t.ModelNames) {
+		c++
+	}
+	return c
 }
 
 // checkModels checks the model mix: names, strategy and weights, each problem naming

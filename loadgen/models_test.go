@@ -1,8 +1,10 @@
 package loadgen
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -127,5 +129,35 @@ func TestModelMixInvalid(t *testing.T) {
 	ok := base(Target{ModelNames: []string{"a", "b"}, ModelSelection: ModelWeighted, ModelWeights: []float64{3, 1}})
 	if err := ok.Validate(); err != nil {
 		t.Errorf("a valid weighted mix: %v", err)
+	}
+}
+
+// ModelRequests is what a model mix sends each model: round robin's count is the
+// picker's exactly, random's and weighted's within a few standard deviations of it.
+func TestModelRequests(t *testing.T) {
+	const n = 10_000
+	for _, tg := range []Target{
+		{ModelNames: []string{"a", "b", "c"}},
+		{ModelNames: []string{"a", "b", "c"}, ModelSelection: ModelRandom},
+		{ModelNames: []string{"a", "b", "c"}, ModelSelection: ModelWeighted, ModelWeights: []float64{1, 3, 6}},
+	} {
+		mp := newModelPicker(&tg, 7)
+		got := map[string]int{}
+		for i := range n {
+			got[mp.pick(i)]++
+		}
+		for _, m := range tg.ModelNames {
+			want := tg.ModelRequests(m, n)
+			sd := math.Sqrt(float64(want))
+			if tg.ModelSelection == "" && got[m] != want || math.Abs(float64(got[m]-want)) > 4*sd+1 {
+				t.Errorf("%s: model %s: picked %d of %d, ModelRequests says %d", cmp.Or(tg.ModelSelection, ModelRoundRobin), m, got[m], n, want)
+			}
+		}
+		if k := tg.ModelRequests("z", n); k != 0 {
+			t.Errorf("a model not in the mix: %d requests, want 0", k)
+		}
+	}
+	if got := (&Target{ModelNames: []string{"a", "b", "c"}}).ModelRequests("a", 10); got != 4 {
+		t.Errorf("round robin, 10 requests over 3 models: %d to the first, want 4", got)
 	}
 }

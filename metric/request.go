@@ -165,15 +165,12 @@ func (q *Request) rawOf(cat *catalogue, j int) (float64, bool) {
 	if q.cat != cat {
 		return q.Raw(cat.defs[cat.raw[j]].Name)
 	}
-	if j >= len(q.raw) || q.raw[j] == noRaw {
-		return 0, false
-	}
-	return q.raw[j], true
+	return q.builtinRaw(rawPos(j))
 }
 
 // builtinRaw returns the value of the built-in raw metric at position j of every
 // catalogue's raw list (rawSending…), and whether q has one: [Request.Raw] without the
-// name's lookup.
+// name's lookup. It is also rawOf's read once the catalogue is q's.
 func (q *Request) builtinRaw(j rawPos) (float64, bool) {
 	if int(j) >= len(q.raw) || q.raw[j] == noRaw {
 		return 0, false

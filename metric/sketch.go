@@ -3,6 +3,7 @@ package metric
 import (
 	"math"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/perfgate/perfgate/record"
 )
@@ -44,10 +45,10 @@ type Sketch struct {
 	mean, m2 float64 // Welford
 	min, max float64
 	// The last magnitude indexed and its bucket: runs add the same value over and over
-	// (token counts, a reused connection's 1), which then costs no index.
-	lastX  float64
-	lastI  int
-	hasIdx bool
+	// (token counts, a reused connection's 1), which then costs no index. lastX is 0
+	// until then, which no indexed magnitude (> sketchMinValue) equals.
+	lastX float64
+	lastI int
 }
 
 type buckets struct {
@@ -201,11 +202,11 @@ func (s *Sketch) Add(x float64) {
 
 // index is sketchIndex(x), remembered for the next value.
 func (s *Sketch) index(x float64) int {
-	if s.hasIdx && x == s.lastX {
+	if x == s.lastX {
 		return s.lastI
 	}
 	i := sketchIndex(x)
-	s.lastX, s.lastI, s.hasIdx = x, i, true
+	s.lastX, s.lastI = x, i
 	return i
 }
 
@@ -242,7 +243,9 @@ func (s *Sketch) Merge(o *Sketch) {
 func (s *Sketch) Count() int { return int(s.n) }
 
 // Bytes returns the sketch's approximate size in memory.
-func (s *Sketch) Bytes() int { return 8*(cap(s.pos.counts)+cap(s.neg.counts)) + 136 }
+func (s *Sketch) Bytes() int {
+	return 8*(cap(s.pos.counts)+cap(s.neg.counts)) + int(unsafe.Sizeof(Sketch{}))
+}
 
 // orderStat returns the estimate of the k-th smallest value (0-based): exact for the
 // first and last, else its bucket's representative, clamped to [min, max].

@@ -143,14 +143,12 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 	}
 	bs := scenario.SeriesOf(baseline.Outcome)
 	if baseline.Dir != "" {
+		bs.Dir, bs.Dirs = baseline.Dir, []string{"."}
 		if k, err := scenario.LoadSeries(baseline.Dir); err == nil && k.Len() > 1 {
-			bs = k
+			bs = k // with its own runs' directories
 		} else if err == nil {
 			bs.PriorCV = k.PriorCV // a one-run baseline's stored CV
 		}
-	}
-	if baseline.Dir != "" {
-		bs.Dir, bs.Dirs = baseline.Dir, []string{"."}
 		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
 			t.Logf("perftest: baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)
 			bs.Scenario = r.Scenario

@@ -609,8 +609,6 @@ func startBurner(cpus int, shared bool) (func(), error) {
 	cmd.Env = append(os.Environ(), fmt.Sprintf("BURN_CPUS=%d", cpus))
 	if !shared {
 		cmd.Env = append(cmd.Env, "BURN_AUTOGROUP_NICE="+autogroupNice())
-	}
-	if !shared {
 		newSession(cmd) // its own session: a neighbour, not a thread of ours (see autogroup.go)
 	}
 	stdin, err := cmd.StdinPipe() // closed when we exit: the burner then exits too

@@ -300,7 +300,7 @@ func (s Scenario) tailProblems() []string {
 			if !slices.Contains(s.ModelNames, c.model) {
 				continue // Validate says the model is not sent to
 			}
-			n, of = s.modelRequests(c.model), fmt.Sprintf(" sent to model %s (expected)", c.model)
+			n, of = s.ModelRequests(c.model, s.Requests), fmt.Sprintf(" sent to model %s (expected)", c.model)
 		}
 		if need := check.QuantileNeed(c.p, c.atMost, 0); n < need {
 			out = append(out, fmt.Sprintf("objectives: %s needs at least %d measured requests for a %g%% bound; the run has %d%s (raise request_count, claim a lower quantile, or set validity.tail_samples: warn)",
@@ -308,35 +308,6 @@ func (s Scenario) tailProblems() []string {
 		}
 	}
 	return out
-}
-
-// modelRequests is how many of the run's Requests a model mix sends to model m, as
-// its selection strategy expects them: round robin's exact count, random's and
-// weighted's expected one (rounded down); 0 for a model not in ModelNames.
-func (s Scenario) modelRequests(m string) int {
-	k := slices.Index(s.ModelNames, m)
-	if k < 0 {
-		return 0
-	}
-	n := len(s.ModelNames)
-	switch s.ModelSelection {
-	case loadgen.ModelRandom:
-		return s.Requests / n
-	case loadgen.ModelWeighted:
-		sum := 0.0
-		for _, w := range s.ModelWeights {
-			sum += w
-		}
-		if k >= len(s.ModelWeights) || sum <= 0 {
-			return 0
-		}
-		return int(float64(s.Requests) * s.ModelWeights[k] / sum)
-	}
-	c := s.Requests / n
-	if k < s.Requests%n {
-		c++
-	}
-	return c
 }
 
 // steadyPoint is one measured request on the time axis.
