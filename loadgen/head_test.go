@@ -103,44 +103,30 @@ func TestPlainAnswers(t *testing.T) {
 			return true
 		}, record.ErrReset, 0},
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	var next atomic.Int64
 	afterClose := make(chan string, len(answers)) // answers whose connection saw another request after Connection: close
-	go func() {
+	addr := serveRaw(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		closed := ""
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			var req fasthttp.Request
+			if req.Read(br) != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				closed := ""
-				for {
-					var req fasthttp.Request
-					if req.Read(br) != nil {
-						return
-					}
-					if closed != "" {
-						afterClose <- closed
-						return
-					}
-					i := int(next.Add(1)-1) % len(answers)
-					if answers[i].write(c) {
-						closed = answers[i].name
-						if answers[i].kind != "" || strings.Contains(answers[i].name, "HTTP/1.0") {
-							return
-						}
-					}
+			if closed != "" {
+				afterClose <- closed
+				return
+			}
+			i := int(next.Add(1)-1) % len(answers)
+			if answers[i].write(c) {
+				closed = answers[i].name
+				if answers[i].kind != "" || strings.Contains(answers[i].name, "HTTP/1.0") {
+					return
 				}
-			}()
+			}
 		}
-	}()
-	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + ln.Addr().String()}},
+	})
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}},
 		Load: Load{Concurrency: 1}, Stop: Stop{Requests: 2 * len(answers)}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -177,34 +163,16 @@ func TestPlainAnswers(t *testing.T) {
 // request until its timeout: a connection idle that long is written the ordinary way,
 // whose read meets the end of the stream, and the request is retried on a fresh one.
 func TestLingeringCloseIsRetried(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				var req fasthttp.Request
-				if req.Read(br) != nil {
-					return
-				}
-				body := `{"choices":[{"index":0,"message":{"role":"assistant","content":" hello"}}]}`
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-				time.Sleep(100 * time.Millisecond)
-				_ = c.(*net.TCPConn).CloseWrite()
-				_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-				_, _ = io.Copy(io.Discard, c) // linger: read whatever comes, answer nothing
-			}()
+	addr := serveRaw(t, func(c net.Conn) {
+		if !answerHello(c) {
+			return
 		}
-	}()
-	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + ln.Addr().String()}},
+		time.Sleep(100 * time.Millisecond)
+		_ = c.(*net.TCPConn).CloseWrite()
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.Copy(io.Discard, c) // linger: read whatever comes, answer nothing
+	})
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}},
 		Load: Load{Concurrency: 1, Rate: 0.8, Arrival: ArrivalConstant}, Stop: Stop{Requests: 2, Timeout: 3 * time.Second}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)

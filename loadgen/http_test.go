@@ -156,15 +156,15 @@ func TestTotalDeadlineWindow(t *testing.T) {
 	}
 }
 
-// staller accepts connections and never answers, holding them until the test ends.
-func staller(t *testing.T) string {
+// serveRaw listens on a loopback port until the test ends and serves each connection
+// with handle, in its own goroutine, closing it after; it returns the address.
+func serveRaw(t testing.TB, handle func(c net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close() })
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -173,12 +173,34 @@ func staller(t *testing.T) string {
 			}
 			go func() {
 				defer c.Close()
-				go io.Copy(io.Discard, c) //nolint:errcheck
-				<-done
+				handle(c)
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String()
+	return ln.Addr().String()
+}
+
+// answerHello reads one request from c and answers it with a plain non-streaming
+// completion, " hello"; false if no request came.
+func answerHello(c net.Conn) bool {
+	var req fasthttp.Request
+	if req.Read(bufio.NewReader(c)) != nil {
+		return false
+	}
+	body := `{"choices":[{"index":0,"message":{"role":"assistant","content":" hello"}}]}`
+	fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	return true
+}
+
+// staller accepts connections and never answers, holding them until the test ends.
+func staller(t *testing.T) string {
+	t.Helper()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	return "http://" + serveRaw(t, func(c net.Conn) {
+		go io.Copy(io.Discard, c) //nolint:errcheck
+		<-done
+	})
 }
 
 // TestCancelInterruptsBlockedReads checks that cancelling the run's context (watched
@@ -218,37 +240,23 @@ func TestCancelInterruptsBlockedReads(t *testing.T) {
 // without reading the body cuts the client's write short; the record still carries the
 // server's answer (status 413 and its message), not a connect error.
 func TestAnswerAfterCutWrite(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	addr := serveRaw(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					l, err := br.ReadString('\n')
-					if err != nil || l == "\r\n" {
-						break
-					}
-				}
-				msg := `{"error":{"message":"request body is larger than this server's limit of 1024 bytes","type":"invalid_request_error"}}`
-				fmt.Fprintf(c, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)
-			}()
 		}
-	}()
+		msg := `{"error":{"message":"request body is larger than this server's limit of 1024 bytes","type":"invalid_request_error"}}`
+		fmt.Fprintf(c, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)
+	})
 	big := strings.Repeat("w ", 8<<20) // 16 MiB, more than the sockets buffer
 	f := filepath.Join(t.TempDir(), "p.jsonl")
 	if err := os.WriteFile(f, []byte(`{"model":"m","messages":[{"role":"user","content":"`+big+`"}]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + ln.Addr().String()}}, Workload: Workload{InputFile: f, InputFormat: FormatPayloads}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Workload: Workload{InputFile: f, InputFormat: FormatPayloads}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,8 @@ type kernelStamper struct {
 // newKernelStamper enables receive timestamps on c; nil if c is not TCP or the kernel
 // refuses.
 func newKernelStamper(c net.Conn) *kernelStamper {
-	tc, ok := c.(*net.TCPConn)
-	if !ok {
-		return nil
-	}
-	rc, err := tc.SyscallConn()
-	if err != nil {
+	rc := tcpRawConn(c)
+	if rc == nil {
 		return nil
 	}
 	var serr error
@@ -55,6 +51,20 @@ func newKernelStamper(c net.Conn) *kernelStamper {
 func (k *kernelStamper) recv(fd uintptr) bool {
 	k.n, k.oobn, _, _, k.rerr = syscall.Recvmsg(int(fd), k.p, k.oob, 0)
 	return k.rerr != syscall.EAGAIN
+}
+
+// tcpRawConn returns c's raw connection for system calls on its descriptor; nil if c
+// is not plain TCP.
+func tcpRawConn(c net.Conn) syscall.RawConn {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return nil
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return rc
 }
 
 // read reads into p; ts is the receive time (zero if the kernel gave none).

@@ -152,7 +152,7 @@ func stampTime(prev, kernel, now time.Duration) time.Duration {
 
 // call is one HTTP exchange to perform.
 type call struct {
-	w         *worker // the worker state to perform it with; nil = the sender's own
+	w         *worker // the worker state to perform it with (httpSender)
 	target    *target
 	body      []byte
 	requestID string

@@ -67,20 +67,11 @@ type sender interface {
 
 type httpSender struct {
 	clock *runClock
-	pool  sync.Pool // *worker
 }
 
+// send performs c with its conversation's worker (c.w, see scratch).
 func (h *httpSender) send(ctx context.Context, c *call, rec *record.Client, res *result) {
-	if c.w != nil {
-		c.w.do(ctx, h.clock, c, rec, res)
-		return
-	}
-	w, _ := h.pool.Get().(*worker)
-	if w == nil {
-		w = newWorker()
-	}
-	w.do(ctx, h.clock, c, rec, res)
-	h.pool.Put(w)
+	c.w.do(ctx, h.clock, c, rec, res)
 }
 
 // Run validates cfg (returning every problem, before anything is sent), builds the

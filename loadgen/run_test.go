@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -22,7 +21,6 @@ import (
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
-	"github.com/valyala/fasthttp"
 )
 
 // gpt2 returns the shared gpt2 built-in.
@@ -447,32 +445,12 @@ func TestLeastOutstandingPrefersTheFreeServer(t *testing.T) {
 // response (without saying so) must not produce errors: the reused connection's
 // failure is retried once on a fresh one.
 func TestStaleKeepAliveIsRetried(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	var conns atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				var req fasthttp.Request
-				if req.Read(br) != nil {
-					return
-				}
-				body := `{"choices":[{"index":0,"message":{"role":"assistant","content":" hello"}}]}`
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-			}()
-		}
-	}()
-	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + ln.Addr().String()}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 6}}, gpt2(t), nil)
+	addr := serveRaw(t, func(c net.Conn) {
+		conns.Add(1)
+		answerHello(c)
+	})
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 6}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

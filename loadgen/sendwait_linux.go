@@ -36,12 +36,8 @@ type sendWaiter struct {
 }
 
 func newSendWaiter(c net.Conn) *sendWaiter {
-	tc, ok := c.(*net.TCPConn)
-	if !ok {
-		return nil
-	}
-	rc, err := tc.SyscallConn()
-	if err != nil {
+	rc := tcpRawConn(c)
+	if rc == nil {
 		return nil
 	}
 	s := &sendWaiter{rc: rc, conn: c}

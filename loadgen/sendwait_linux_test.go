@@ -14,39 +14,25 @@ import (
 // answer arrives, also when the send buffer fills (the rest is written the ordinary
 // way), and a deadline ends a wait for an answer that never comes.
 func TestSendWaiter(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	got := make(chan []byte, 1)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				time.Sleep(50 * time.Millisecond) // let a large request fill the buffers
-				var n [8]byte
-				if _, err := io.ReadFull(c, n[:]); err != nil {
-					return
-				}
-				size := int(n[0])<<16 | int(n[1])<<8 | int(n[2])
-				b := make([]byte, size)
-				copy(b, n[:])
-				if _, err := io.ReadFull(c, b[8:]); err != nil {
-					return
-				}
-				got <- b
-				if n[3] == 'a' {
-					c.Write([]byte("answer"))
-				}
-				io.Copy(io.Discard, c)
-			}()
+	addr := serveRaw(t, func(c net.Conn) {
+		time.Sleep(50 * time.Millisecond) // let a large request fill the buffers
+		var n [8]byte
+		if _, err := io.ReadFull(c, n[:]); err != nil {
+			return
 		}
-	}()
+		size := int(n[0])<<16 | int(n[1])<<8 | int(n[2])
+		b := make([]byte, size)
+		copy(b, n[:])
+		if _, err := io.ReadFull(c, b[8:]); err != nil {
+			return
+		}
+		got <- b
+		if n[3] == 'a' {
+			c.Write([]byte("answer"))
+		}
+		io.Copy(io.Discard, c)
+	})
 	clock := &runClock{start: time.Now()}
 	for _, tc := range []struct {
 		name   string
@@ -57,7 +43,7 @@ func TestSendWaiter(t *testing.T) {
 		{"fills the send buffer", 4 << 20, true},
 		{"no answer, deadline", 200, false},
 	} {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
