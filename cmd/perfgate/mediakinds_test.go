@@ -52,7 +52,7 @@ func startMockCmd(t *testing.T, args ...string) (base, recFile string, stop func
 				if c != ExitOK {
 					t.Errorf("mock exited %d; stderr: %s", c, errOut.String())
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(60 * time.Second):
 				t.Error("mock did not stop after cancel")
 			}
 		})

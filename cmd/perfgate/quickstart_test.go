@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/record"
@@ -37,40 +33,12 @@ func TestQuickStartAtScaleLlama(t *testing.T) {
 
 func quickStartAtScale(t *testing.T, n int, tokenizer string) {
 	dir := t.TempDir()
-	port := freePort(t)
-	srvFile := filepath.Join(dir, "server.jsonl")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var mout, merr bytes.Buffer
-	go func() {
-		done <- runWith(ctx, []string{"mock", "--port", fmt.Sprint(port), "--tokenizer", tokenizer, "--record-requests", srvFile, "--fast"}, nil, &mout, &merr)
-	}()
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for i := 0; ; i++ {
-		resp, err := http.Get(base + "/v1/models")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if i == 200 {
-			cancel()
-			t.Fatalf("mock never answered: %v (stderr %s)", err, merr.String())
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	base, srvFile, stopMock := startMockCmd(t, "--tokenizer", tokenizer, "--fast")
 	art := filepath.Join(dir, "run")
 	code, out, errOut := cli(t, "profile", "--url", base, "--tokenizer", tokenizer, "--prompt-corpus", "random", "--random-corpus-style", "vllm",
 		"--random-range-ratio", "0.3", "--prompt-input-tokens-mean", "128", "--prompt-output-tokens-mean", "128",
 		"--concurrency", "10", "--conversation-num", fmt.Sprint(n), "--random-seed", "0", "--artifact-dir", art)
-	cancel()
-	select {
-	case c := <-done:
-		if c != ExitOK {
-			t.Errorf("mock exited %d; stderr: %s", c, merr.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("mock did not stop after cancel")
-	}
+	stopMock() // its records are whole once it has stopped
 	if code != ExitOK {
 		t.Fatalf("profile exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, lastLines(errOut, 5))
 	}
