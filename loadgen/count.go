@@ -113,9 +113,11 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 
 // turnMemo is what the load generator keeps in a prompt's dataset.Turn.Memo: the
 // prompt's chat-template count (templateCount) and its chat body (bodyBuilder.json),
-// each with what it depends on. The prompt itself is checked too (the same string, so a
-// pointer comparison), in case a turn's prompt was changed after the source made it. A
-// turnMemo is replaced whole, never changed.
+// each with what it depends on. The prompt itself is checked too (loadMemo), in case a
+// turn's prompt was changed after the source made it: without a prefix every draw of a
+// window hands out the same string, so the comparison stops at the pointer; after the
+// shared prefix each draw is a new concatenation, compared byte for byte. A turnMemo
+// is replaced whole, never changed.
 type turnMemo struct {
 	prompt string
 	// The chat-template count, for tok, system and addGen.

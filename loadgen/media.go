@@ -111,7 +111,7 @@ func (c *Config) checkMedia(p *problems) {
 	if !m.images() && (m.ImageFormat != "" || m.ImageBatchSize != 0) {
 		p.add("image_format, image_batch_size: no images to apply them to (set image_width and image_height, or image_dir)")
 	}
-	if !m.audio() && m.AudioDir == "" && (m.AudioFormat != "" || len(m.AudioSampleRates) > 0 || m.AudioChannels != 0 || m.AudioBatchSize != 0) {
+	if !m.audio() && (m.AudioFormat != "" || len(m.AudioSampleRates) > 0 || m.AudioChannels != 0 || m.AudioBatchSize != 0) {
 		p.add("audio_format, audio_sample_rates, audio_num_channels, audio_batch_size: no audio to apply them to (set audio_length)")
 	}
 	if !m.AudioLength.IsZero() && m.AudioDir != "" {

@@ -112,16 +112,16 @@ func (imagesKind) serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *
 	if !h.sleep(c, wait, ctx.Conn()) {
 		return
 	}
-	img := pngOf(m.w, m.h)
+	b64 := pngBase64(m.w, m.h)
 	resp := openai.ImagesResponse{Created: c.recv.Unix(), Size: strconv.Itoa(m.w) + "x" + strconv.Itoa(m.h), OutputFormat: "png",
 		Usage: &openai.ImageUsage{InputTokens: c.rec.ISL, TotalTokens: c.rec.ISL}}
-	b64 := base64.StdEncoding.EncodeToString(img)
-	for range m.n {
-		if m.url {
-			resp.Data = append(resp.Data, openai.ImageData{URL: "data:image/png;base64," + b64})
-		} else {
-			resp.Data = append(resp.Data, openai.ImageData{B64JSON: b64})
-		}
+	img := openai.ImageData{B64JSON: b64}
+	if m.url {
+		img = openai.ImageData{URL: "data:image/png;base64," + b64} // one copy for all n
+	}
+	resp.Data = make([]openai.ImageData, m.n)
+	for i := range resp.Data {
+		resp.Data[i] = img
 	}
 	body, _ := json.Marshal(resp)
 	ctx.SetContentType("application/json")
@@ -130,18 +130,19 @@ func (imagesKind) serve(h host, ctx *fasthttp.RequestCtx, c *call, j *job, rng *
 	h.finish(c, j.ids)
 }
 
-// pngs caches one PNG per size: a load test asks for a few sizes many times, and
-// encoding a large image costs more than serving it.
+// pngs caches one PNG per size, in base64 as the answer carries it: a load test asks
+// for a few sizes many times, and encoding a large image (and its base64) costs more
+// than serving it.
 var pngs = struct {
 	sync.Mutex
-	m map[[2]int][]byte
-}{m: map[[2]int][]byte{}}
+	m map[[2]int]string
+}{m: map[[2]int]string{}}
 
 // maxCachedSizes bounds the cache; sizes past it are encoded per request.
 const maxCachedSizes = 64
 
-// pngOf returns a w×h PNG (media.EncodeImage's, seeded by its size).
-func pngOf(w, h int) []byte {
+// pngBase64 returns a w×h PNG (media.EncodeImage's, seeded by its size) in base64.
+func pngBase64(w, h int) string {
 	key := [2]int{w, h}
 	pngs.Lock()
 	b, ok := pngs.m[key]
@@ -151,7 +152,7 @@ func pngOf(w, h int) []byte {
 	}
 	var buf bytes.Buffer
 	_ = media.EncodeImage(&buf, media.PNG, w, h, uint64(w)<<32|uint64(h)) // parse checked the size
-	b = buf.Bytes()
+	b = base64.StdEncoding.EncodeToString(buf.Bytes())
 	pngs.Lock()
 	if len(pngs.m) < maxCachedSizes {
 		pngs.m[key] = b

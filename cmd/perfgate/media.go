@@ -59,6 +59,9 @@ func normalSpec(name string, mean, std float64) (distribution.Spec, error) {
 	return distribution.Spec{Distribution: d}, nil
 }
 
+// isListSep separates the values of a list flag's item: commas or spaces.
+func isListSep(r rune) bool { return r == ',' || r == ' ' }
+
 // applyMedia maps the image and audio flags onto the scenario (checked further by
 // loadgen.Config.Validate: formats, sizes, the endpoint).
 func applyMedia(sc *scenario.Scenario, m *mediaFlags, has func(...string) bool) error {
@@ -108,7 +111,7 @@ func applyMedia(sc *scenario.Scenario, m *mediaFlags, has func(...string) bool) 
 	if len(m.rates) > 0 {
 		sc.AudioSampleRates = nil
 		for _, item := range m.rates {
-			for _, s := range strings.FieldsFunc(item, func(r rune) bool { return r == ',' || r == ' ' }) {
+			for _, s := range strings.FieldsFunc(item, isListSep) {
 				v, err := strconv.ParseFloat(s, 64)
 				if err != nil || !(v > 0) || math.IsInf(v, 0) {
 					return invalidf("--audio-sample-rates %q: %q is not a sample rate (kHz, e.g. 16 or 44.1)", item, s)
@@ -124,7 +127,7 @@ func applyMedia(sc *scenario.Scenario, m *mediaFlags, has func(...string) bool) 
 		return invalidf("--audio-depths needs audio clips: --audio-length-mean")
 	}
 	for _, item := range m.depths {
-		for _, s := range strings.FieldsFunc(item, func(r rune) bool { return r == ',' || r == ' ' }) {
+		for _, s := range strings.FieldsFunc(item, isListSep) {
 			if s != "16" {
 				return invalidf("--audio-depths %s: only 16-bit audio is generated (WAV PCM16; MP3 has no bit depth)", s)
 			}
