@@ -372,19 +372,11 @@ func (w *worker) readFailure(x *exchange) {
 // readWhole reads and parses a whole (non-event-stream) body.
 func (w *worker) readWhole(x *exchange) {
 	rec, resp := x.rec, &w.resp
-	var body []byte
-	switch {
-	case w.plain.ok:
-		body = w.plain.body
-	case x.c.stream:
-		body = w.readAll(resp, x.cn, x.c, x.total)
-		if !w.drained {
-			rec.Done = x.clock.now()
-			rec.ErrorKind, rec.Error = errKind(x.ctx, w.readErr, x.total)
-			return
-		}
-	default:
-		body = resp.Body()
+	body := w.readAll(resp, x.cn, x.c, x.total) // a plain or buffered body: there already
+	if !w.drained {
+		rec.Done = x.clock.now()
+		rec.ErrorKind, rec.Error = errKind(x.ctx, w.readErr, x.total)
+		return
 	}
 	rec.Done = x.clock.now()
 	rec.ResponseBytes = len(body)
@@ -548,7 +540,8 @@ func isEventStream(resp *fasthttp.Response) bool {
 	return strings.HasPrefix(string(resp.Header.ContentType()), "text/event-stream")
 }
 
-// readAll reads a streamed (or buffered) body whole; w.drained reports success.
+// readAll reads a streamed, buffered or plain (see readPlain) body whole; w.drained
+// reports success.
 func (w *worker) readAll(resp *fasthttp.Response, cn *conn, c *call, total time.Time) []byte {
 	w.drained, w.readErr = true, nil
 	if w.plain.ok {
