@@ -478,7 +478,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	*c = call{
 		w: sc.w, target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
-	defer r.leaveGate(ctx, q.gate)
+	defer r.leaveGate(q.gate)
 	if !r.attachMedia(q, rec) {
 		return "" // recorded as failed: its body could not be built
 	}
@@ -488,10 +488,15 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 		r.prepareSend(ctx, c, q.gate)
 		defer c.dropPrepared()
 	}
-	rctx, stop := r.maybeCancel(ctx)
+	rctx, stop := r.maybeCancel(ctx, q.due)
 	defer stop()
 	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
-		r.clock.self.sendLag.add(r.clock.now() - q.due) // the client's own lateness
+		// The client's own lateness: measured by the send loop at its write when it writes.
+		if c.gate != nil {
+			c.gate.lag = &r.clock.self.sendLag
+		} else {
+			r.clock.self.sendLag.add(r.clock.now() - q.due)
+		}
 	}
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
@@ -589,8 +594,9 @@ func requestID(idx int) string {
 }
 
 // maybeCancel returns the context to send under: ctx, or, for the Config.CancelFraction
-// of requests drawn, one cancelled after Config.CancelAfter.
-func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+// of requests drawn, one cancelled Config.CancelAfter after the request's send: after
+// due, when that is still ahead (an open-loop request prepared before its due time).
+func (r *runner) maybeCancel(ctx context.Context, due time.Duration) (context.Context, context.CancelFunc) {
 	cfg := &r.cfg
 	if cfg.CancelFraction <= 0 {
 		return ctx, func() {}
@@ -601,7 +607,7 @@ func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.Canc
 	if !cancel {
 		return ctx, func() {}
 	}
-	return context.WithTimeoutCause(ctx, cfg.CancelAfter, errCancelFraction)
+	return context.WithTimeoutCause(ctx, max(due-r.clock.now(), 0)+cfg.CancelAfter, errCancelFraction)
 }
 
 // checkEmptyOutput fails a 200 stream that carried no output token: it has no TTFT,
