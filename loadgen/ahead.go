@@ -164,10 +164,12 @@ func (w *worker) sendAhead(x *exchange) (ok bool, err error, retry bool) {
 		// answered or closed the connection before the request was due.
 		x.stop()
 		cn.Close()
-		rec.Sent = x.clock.now()
-		if x.ctx.Err() == nil && x.reused {
-			return false, nil, true // a keep-alive connection the server had closed
+		if x.ctx.Err() == nil && x.reused && sleep(x.ctx, g.due-x.clock.now()) {
+			// A keep-alive connection the server had closed: retried at once, but not
+			// before the request is due.
+			return false, nil, c.retryFresh(x)
 		}
+		rec.Sent = x.clock.now()
 		rec.Done = rec.Sent
 		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
 		if x.ctx.Err() == nil {
@@ -183,16 +185,25 @@ func (w *worker) sendAhead(x *exchange) (ok bool, err error, retry bool) {
 			return true, nil, false
 		}
 		x.stop()
-		return false, nil, w.writeFailed(x, g.err, x.reused)
+		return false, nil, w.writeFailed(x, g.err, x.reused) && c.retryFresh(x)
 	}
 	rec.Written = g.written
 	if err != nil && x.reused && cn.first == 0 && x.ctx.Err() == nil && isClosed(err) {
 		// The server closed the idle connection as we reused it (nothing came back).
 		x.stop()
 		cn.Close()
-		return false, nil, true
+		return false, nil, c.retryFresh(x)
 	}
 	return true, err, false
+}
+
+// retryFresh readies c's retry on a new connection, not another pooled one: the open
+// loop keeps spare connections, and those the server closed are stale alike. It
+// reports true (retry).
+func (c *call) retryFresh(x *exchange) bool {
+	c.pre, c.preErr = c.target.dial(x.ctx, x.clock, x.total)
+	c.preReused = false
+	return true
 }
 
 // sendLoop writes the open loop's prepared requests at their due times, in schedule

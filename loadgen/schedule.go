@@ -166,8 +166,8 @@ const (
 	// The estimate rises by wakeUp on an overshoot above it and falls by wakeDown on
 	// one at or below it, so it settles where a fraction wakeUp/(wakeUp+wakeDown) of
 	// the overshoots are at or below it: that is wakeQuantile.
-	wakeUp       = 500 * time.Nanosecond
-	wakeDown     = 1500 * time.Nanosecond
+	wakeUp       = time.Microsecond
+	wakeDown     = time.Microsecond
 	wakeQuantile = float64(wakeUp) / float64(wakeUp+wakeDown)
 )
 

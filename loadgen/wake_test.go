@@ -11,7 +11,7 @@ import (
 // [lo, lo+40µs) (seeded): it settles near their wakeQuantile, follows them up when they
 // grow and down when they shrink, and stays within [minWakeEarly, maxWakeEarly]. The
 // failure path: an estimate that ignored its input would sit at initWakeEarly, 20µs,
-// outside the first band checked (the quantile of [0, 40µs) is 10µs at 0.25).
+// outside the first band checked (the median of [10µs, 50µs) is 30µs).
 func TestWakeEarlyFollowsOvershoot(t *testing.T) {
 	var w wakeEarly
 	if got := w.get(); got != initWakeEarly {
@@ -28,7 +28,7 @@ func TestWakeEarlyFollowsOvershoot(t *testing.T) {
 		}
 		return sum / time.Duration(n-n/2) // the estimate's mean over the second half
 	}
-	for _, lo := range []time.Duration{0, 5 * time.Microsecond, 0} {
+	for _, lo := range []time.Duration{10 * time.Microsecond, 0, 10 * time.Microsecond} {
 		want := lo + time.Duration(wakeQuantile*float64(40*time.Microsecond))
 		if got := feed(lo, 4000); got < want-2*time.Microsecond || got > want+2*time.Microsecond {
 			t.Errorf("overshoots uniform on [%v, %v): the estimate averages %v; want their %.2f quantile %v ± 2µs", lo, lo+40*time.Microsecond, got, wakeQuantile, want)
