@@ -510,7 +510,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	recordClip(q.api, q.tc.media, rec)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
-	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request
+	r.fp.addDigest(q.idx, r.bodyDigest(q.t, sc, c.body)) // after the send: hashing never delays a request
 	c.body = nil
 	r.done <- rec
 	if q.wantText {
