@@ -20,7 +20,9 @@ func TestEncoderCacheLines(t *testing.T) {
 		func(c *Client) { c.URL, c.Model = copyOf(c.URL), copyOf(c.Model) },
 		func(c *Client) { c.URL = strings.Replace(c.URL, "1", "2", 1) },
 		func(c *Client) { c.Model, c.FinishReason = "n\"é", "" },
-		func(c *Client) { c.Endpoint, c.TokenizationMode, c.Clock = "completions", ModeChatTemplate, ClockKernel },
+		func(c *Client) {
+			c.Endpoint, c.TokenizationMode, c.Clock = "completions", ModeChatTemplate, ClockKernel
+		},
 		func(c *Client) { c.RunStartUnixNano++ },
 		func(c *Client) { c.URL = long },
 		func(c *Client) { c.URL = long + "x" },
