@@ -31,6 +31,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -83,10 +84,14 @@ func loops(n int) int {
 
 // evLoop is one event loop: its epoll set, its connections and its worker slots.
 type evLoop struct {
-	r      *runner
-	ctx    context.Context
-	ep     int    // the epoll descriptor
-	wake   [2]int // a pipe: a byte written to wake[1] wakes the loop (cancellation, a dial's end)
+	r    *runner
+	ctx  context.Context
+	ep   int    // the epoll descriptor
+	wake [2]int // a pipe: a byte written to wake[1] wakes the loop (cancellation, a dial's end)
+	// wakeMu guards the pipe against a wake-up after the loop closed it (its number
+	// may name another file by then).
+	wakeMu sync.Mutex
+	closed bool
 	conns  []*evConn
 	free   []int32
 	idle   [][]*evConn // per target (r.targets' order): kept-alive connections not in use
@@ -191,15 +196,22 @@ func (l *evLoop) close() {
 			syscall.Close(ec.fd)
 		}
 	}
+	l.wakeMu.Lock()
+	l.closed = true
 	syscall.Close(l.wake[0])
 	syscall.Close(l.wake[1])
+	l.wakeMu.Unlock()
 	syscall.Close(l.ep)
 }
 
 // poke wakes the loop (from any goroutine).
 func (l *evLoop) poke() {
 	var b = [1]byte{1}
-	_, _ = syscall.Write(l.wake[1], b[:])
+	l.wakeMu.Lock()
+	if !l.closed {
+		_, _ = syscall.Write(l.wake[1], b[:])
+	}
+	l.wakeMu.Unlock()
 }
 
 // run sends until every slot is done, then closes the loop.
