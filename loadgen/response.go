@@ -168,6 +168,18 @@ type exchange struct {
 // do performs c and fills rec (timestamps, status, error, chunks, usage) and res.
 // It never returns an error: every failure is recorded in rec.
 func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) {
+	x := w.begin(ctx, clock, c, rec, res)
+	ok, err := w.send(x)
+	if !ok {
+		return
+	}
+	defer x.release()
+	w.receive(x, err)
+}
+
+// begin starts the exchange of c on w (w.x): no usage counted yet, the connection
+// step beginning now, and the total deadline.
+func (w *worker) begin(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) *exchange {
 	rec.UsagePromptTokens, rec.UsageCompletionTokens = -1, -1
 	w.x = exchange{ctx: ctx, clock: clock, c: c, rec: rec, res: res, begin: clock.now()}
 	x := &w.x
@@ -175,12 +187,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		// On the run clock (monotonic): no second clock reading.
 		x.total = clock.start.Add(x.begin + c.timeout)
 	}
-	ok, err := w.send(x)
-	if !ok {
-		return
-	}
-	defer x.release()
-	w.receive(x, err)
+	return x
 }
 
 // release returns the connection to the pool when the response left it reusable,
@@ -237,13 +244,7 @@ func (w *worker) connect(x *exchange) bool {
 	rec := x.rec
 	cn, reused, err := x.c.conn(x.ctx, x.clock, x.total)
 	if err != nil {
-		rec.Sent = x.clock.now()
-		rec.Done = rec.Sent
-		if x.ctx.Err() != nil || expired(x.ctx) {
-			rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
-		} else {
-			rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
-		}
+		x.connectFailed(err)
 		return false
 	}
 	x.cn, x.reused = cn, reused
@@ -259,14 +260,33 @@ func (w *worker) connect(x *exchange) bool {
 		return false
 	}
 	x.stamped = cn.useKernelTimestamps(x.c.stream && x.c.target.kernelTS)
+	x.connected(reused, cn.dialed)
+	return true
+}
+
+// connectFailed records that no connection could be had for x (err says why).
+func (x *exchange) connectFailed(err error) {
+	rec := x.rec
+	rec.Sent = x.clock.now()
+	rec.Done = rec.Sent
+	if x.ctx.Err() != nil || expired(x.ctx) {
+		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
+	} else {
+		rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
+	}
+}
+
+// connected records that x has its connection, pooled (reused) or opened as dialed
+// says: the send time and the phases before it.
+func (x *exchange) connected(reused bool, dialed dialTimes) {
+	rec := x.rec
 	rec.Sent = x.clock.now()
 	rec.ConnReused = reused
 	rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = 0, 0, 0
 	if !reused {
-		rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = cn.dialed.dns, cn.dialed.connect, cn.dialed.tls
+		rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = dialed.dns, dialed.connect, dialed.tls
 	}
 	rec.Blocked = max(rec.Sent-x.begin-rec.DNSLookup-rec.Connecting, 0)
-	return true
 }
 
 // expired reports a context whose deadline has passed, though its timer may not have

@@ -336,6 +336,9 @@ func (r *runner) openSender(ctx context.Context, j openJob, jobs <-chan openJob)
 
 func (r *runner) closedLoop(ctx context.Context, n int) {
 	local, global := r.workers(n)
+	if r.eventLoops(ctx, local) {
+		return // non-streaming plain HTTP: the event loops send (see evloop_linux.go)
+	}
 	for i := range local {
 		if ctx.Err() != nil {
 			return // interrupted while starting workers
@@ -350,15 +353,20 @@ func (r *runner) closedLoop(ctx context.Context, n int) {
 			if !sleep(ctx, start-r.clock.now()) {
 				return
 			}
-			for {
-				idx, conv, ok := r.take(ctx)
-				if !ok {
-					return
-				}
-				if !r.conversation(ctx, conv, idx, 0, false, nil) {
-					return
-				}
-			}
+			r.work(ctx)
 		}()
+	}
+}
+
+// work is a closed-loop worker: conversation after conversation until the run ends.
+func (r *runner) work(ctx context.Context) {
+	for {
+		idx, conv, ok := r.take(ctx)
+		if !ok {
+			return
+		}
+		if !r.conversation(ctx, conv, idx, 0, false, nil) {
+			return
+		}
 	}
 }
