@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -179,34 +180,71 @@ type audioFile struct {
 	dur            time.Duration
 }
 
-// audioFiles lists dir's WAV and MP3 files, sorted, each read and checked.
+// audioFiles lists dir's WAV and MP3 files, sorted, each read and checked. Validate
+// and the run's start both ask (and the CLI validates its scenario first): a listing
+// whose files have the same names, sizes and modification times as the last one read
+// is returned without reading the clips again (audioDirMemo).
 func audioFiles(dir string) ([]audioFile, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var out []audioFile
+	var key strings.Builder
+	abs, _ := filepath.Abs(dir)
+	key.WriteString(abs)
+	type clip struct {
+		name string
+		f    media.AudioFormat
+	}
+	var clips []clip
 	for _, e := range ents {
 		f, err := media.ParseAudioFormat(strings.TrimPrefix(filepath.Ext(e.Name()), "."))
 		if e.IsDir() || err != nil {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(path)
+		info, err := e.Info()
 		if err != nil {
 			return nil, err
 		}
-		info, err := media.DecodeAudioInfo(data, f)
+		fmt.Fprintf(&key, "\x00%s\x00%d\x00%d", e.Name(), info.Size(), info.ModTime().UnixNano())
+		clips = append(clips, clip{e.Name(), f})
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("%s holds no .wav or .mp3 file", dir)
+	}
+	audioDirMemo.mu.Lock()
+	defer audioDirMemo.mu.Unlock()
+	if audioDirMemo.key == key.String() {
+		return audioDirMemo.files, nil
+	}
+	var out []audioFile
+	for _, c := range clips {
+		path := filepath.Join(dir, c.name)
+		data, err := readAudioFile(path)
+		if err != nil {
+			return nil, err
+		}
+		info, err := media.DecodeAudioInfo(data, c.f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		out = append(out, audioFile{path: path, format: f, rate: info.SampleRate, channels: info.Channels, dur: info.Duration})
+		out = append(out, audioFile{path: path, format: c.f, rate: info.SampleRate, channels: info.Channels, dur: info.Duration})
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s holds no .wav or .mp3 file", dir)
-	}
+	audioDirMemo.key, audioDirMemo.files = key.String(), out
 	return out, nil
 }
+
+// audioDirMemo is the last audio_dir listing read and checked, and the names, sizes
+// and modification times it was read at; callers share its slice and do not modify it.
+var audioDirMemo struct {
+	mu    sync.Mutex
+	key   string
+	files []audioFile
+}
+
+// readAudioFile reads a clip of Media.AudioDir (a variable so that a test can count
+// the reads).
+var readAudioFile = os.ReadFile
 
 // mediaPart is one drawn image or clip: what to make, not the bytes.
 type mediaPart struct {

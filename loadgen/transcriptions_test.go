@@ -250,3 +250,44 @@ func TestWholeAnswerParsedOnce(t *testing.T) {
 		}
 	}
 }
+
+// An audio_dir's clips are read once for Validate and the run's start together, and
+// again only when a clip changes.
+func TestAudioDirReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, d time.Duration) {
+		var b bytes.Buffer
+		if err := media.EncodeAudio(&b, media.WAV, 16000, 1, d, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.wav", time.Second)
+	write("b.wav", 2*time.Second)
+	reads := 0
+	saved := readAudioFile
+	readAudioFile = func(p string) ([]byte, error) { reads++; return saved(p) }
+	t.Cleanup(func() { readAudioFile = saved })
+
+	cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}, API: EndpointTranscriptions}, Workload: Workload{Media: Media{AudioDir: dir}}, Stop: Stop{Requests: 1}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := newMediaDrawer(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != 2 || len(d.audioFiles) != 2 {
+		t.Errorf("Validate and the drawer read %d clips for %d files; want each read once", reads, len(d.audioFiles))
+	}
+	write("b.wav", 3*time.Second) // another size: read again
+	files, err := audioFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != 4 || files[1].dur != 3*time.Second {
+		t.Errorf("after b.wav changed: %d reads, its duration %v; want the directory read again (4 reads, 3s)", reads, files[1].dur)
+	}
+}
