@@ -270,10 +270,27 @@ type mediaDrawer struct {
 	audioFiles []audioFile
 	imageRule  media.ImageRule
 	base       string // the input file's directory: relative image paths start there
+	inlined    inlineCache
 }
+
+// inlineCache keeps payload bodies with their image files inlined, keyed by the body
+// as read, so that a payload sent again (a cycled input file) is not decoded, its
+// images read and base64-encoded, and re-encoded on every send. It holds at most
+// budget bytes of keys and bodies; past that, bodies are inlined on each send.
+type inlineCache struct {
+	mu     sync.Mutex
+	bodies map[string][]byte
+	size   int
+	budget int
+}
+
+// inlineCacheBytes is the inline cache's budget: a few hundred payloads with
+// images of a hundred KiB, or every payload of an in-memory input file.
+const inlineCacheBytes = 64 << 20
 
 func newMediaDrawer(cfg *Config, names ...string) (*mediaDrawer, error) {
 	d := &mediaDrawer{m: cfg.Media, seed: cfg.Seed, imageRule: media.ImageRuleFor(append([]string{cfg.Model}, names...)...)}
+	d.inlined.budget = inlineCacheBytes
 	if cfg.InputFile != "" {
 		d.base = filepath.Dir(cfg.InputFile)
 	}
@@ -529,6 +546,33 @@ func (d *mediaDrawer) fileParts(refs []string) []mediaPart {
 	return parts
 }
 
+// inline is inlinePayload through the drawer's cache: the same body (read again from
+// a cycled input file) gets the same inlined body, built once. A body that fails is
+// not kept (its file may appear later), nor one past the cache's budget.
+func (d *mediaDrawer) inline(body []byte) (out []byte, ok bool, err error) {
+	c := &d.inlined
+	c.mu.Lock()
+	out, ok = c.bodies[string(body)]
+	c.mu.Unlock()
+	if ok {
+		return out, true, nil
+	}
+	if out, ok, err = d.inlinePayload(body); !ok {
+		return out, ok, err
+	}
+	out = out[:len(out):len(out)] // shared by the sends: an append copies
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.bodies[string(body)]; !dup && c.size+len(body)+len(out) <= c.budget {
+		if c.bodies == nil {
+			c.bodies = map[string][]byte{}
+		}
+		c.bodies[string(body)] = out
+		c.size += len(body) + len(out)
+	}
+	return out, true, nil
+}
+
 // inlinePayload returns a chat payload with each image_url part whose url is a file
 // path replaced by the file as a data URI (ok false: nothing to inline). A file that
 // cannot be read, or is not a PNG or JPEG, is an error naming it.
@@ -554,7 +598,7 @@ func (d *mediaDrawer) inlinePayload(body []byte) (out []byte, ok bool, err error
 				continue
 			}
 			path := d.resolve(u.URL)
-			data, err := os.ReadFile(path)
+			data, err := readInlineImage(path)
 			var info media.ImageInfo
 			if err == nil {
 				info, err = media.DecodeImageInfo(data)
@@ -579,6 +623,10 @@ func (d *mediaDrawer) inlinePayload(body []byte) (out []byte, ok bool, err error
 	return out, err == nil, err
 }
 
+// readInlineImage reads a payload's image file (a variable so that a test can count
+// the reads).
+var readInlineImage = os.ReadFile
+
 // attachMedia sets q's media for a chat request: its synthetic images and clips
 // (Config.Media) and its input file's images (Turn.Images), or, for a payload, its
 // image file paths inlined (q.t then points at a copy with the inlined body, which is
@@ -596,7 +644,7 @@ func (r *runner) attachMedia(q *turnReq, rec *record.Client) bool {
 				q.tc.media = append(q.tc.media, md.fileParts(q.t.Images)...)
 			}
 		case bytes.Contains(q.t.Body, []byte(`"image_url"`)):
-			if body, ok, err := md.inlinePayload(q.t.Body); ok {
+			if body, ok, err := md.inline(q.t.Body); ok {
 				t := *q.t // the inlined body is sent and counted; the source keeps its own
 				t.Body = body
 				q.t = &t
