@@ -157,6 +157,7 @@ func (b *bodyBuilder) json(k jsonAPI, t *dataset.Turn, tc *turnCtx, stream bool)
 	if keep {
 		nm := nextMemo(t, m) // keeps its template count
 		nm.bb, nm.stream, nm.osl, nm.body = b, stream, t.OSL, slices.Clip(out)
+		nm.fp, nm.hasDigest = nil, false // the digest was the old body's
 		t.Memo.Store(nm)
 	}
 	return out, ""

@@ -10,7 +10,8 @@ import (
 
 // BenchmarkSyntheticPrompt is what a synthetic prompt costs a request beyond a fixed
 // payload's, warm (every corpus window already seen, as after a run's first seconds):
-// draw the conversation, render its chat body, count it through the chat template.
+// draw the conversation, render its chat body, count it through the chat template,
+// digest it for the run's fingerprint.
 // "payload" is the same steps for a payload line sent as it is, the peer the
 // synthetic/fixed ratio of bench/loadgen compares against.
 func BenchmarkSyntheticPrompt(b *testing.B) {
@@ -28,7 +29,7 @@ func BenchmarkSyntheticPrompt(b *testing.B) {
 	payload := dataset.Conversation{Turns: []dataset.Turn{{Body: []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)}}}
 	for _, mode := range []string{"synthetic", "payload"} {
 		b.Run(mode, func(b *testing.B) {
-			r := &runner{cfg: *cfg, tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}}
+			r := &runner{cfg: *cfg, tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}, fp: newFingerprinter("", 0, 1)}
 			a := adapterOf(EndpointChat)
 			next := func() dataset.Conversation { return payload }
 			if mode == "synthetic" {
@@ -41,6 +42,7 @@ func BenchmarkSyntheticPrompt(b *testing.B) {
 				body, _ := bb.build(a, t, tc, false)
 				*rec = record.Client{ISL: t.ISL}
 				r.templateCount(a, t, tc, rec, sc)
+				r.bodyDigest(t, sc, body)
 				if len(body) == 0 || rec.ISLTemplate <= 0 {
 					b.Fatalf("body %q, templated ISL %d", body, rec.ISLTemplate)
 				}

@@ -7,6 +7,7 @@ package loadgen
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"strconv"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -132,6 +133,10 @@ type turnMemo struct {
 	stream bool
 	osl    int
 	body   []byte
+	// The body's digest in fp's run fingerprint (fingerprinter.digest), when hasDigest.
+	fp        *fingerprinter
+	digest    [sha256.Size]byte
+	hasDigest bool
 }
 
 // loadMemo returns t's turnMemo if it was made for t's current prompt, else nil.

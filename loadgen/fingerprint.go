@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
+	"unsafe"
+
+	"github.com/perfgate/perfgate/loadgen/dataset"
 )
 
 // fingerprinter hashes the request bodies of a run in send order (request index
@@ -123,4 +126,33 @@ func (f *fingerprinter) sum() (string, int) {
 	}
 	f.waiting = 0
 	return hex.EncodeToString(f.h.Sum(nil)), f.n
+}
+
+// bodyDigest is r.fp's digest of body, the body sent for turn t. When body is the chat
+// body kept in t's memo (bodyBuilder.json), its digest is kept there too: a synthetic
+// prompt's corpus window is drawn many times, and hashing its body each time was a
+// visible part of the client's CPU per request. Other bodies go through sc's
+// last-body memo.
+func (r *runner) bodyDigest(t *dataset.Turn, sc *scratch, body []byte) [sha256.Size]byte {
+	if t.Memo == nil {
+		return sc.digest(r.fp, body)
+	}
+	m := loadMemo(t)
+	if m == nil || !sameSlice(m.body, body) {
+		return sc.digest(r.fp, body)
+	}
+	if m.hasDigest && m.fp == r.fp {
+		return m.digest
+	}
+	d := r.fp.digest(body)
+	nm := nextMemo(t, m)
+	nm.fp, nm.digest, nm.hasDigest = r.fp, d, true
+	t.Memo.Store(nm)
+	return d
+}
+
+// sameSlice reports whether a and b are the same bytes in memory (not merely equal):
+// a memoised body is never written to, so the same slice is the same body.
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
 }

@@ -1,10 +1,16 @@
 package loadgen
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/record"
 )
 
 // TestFingerprintSeeded: equal seeded workloads fingerprint alike whatever order the
@@ -111,5 +117,110 @@ func TestFingerprinterSharded(t *testing.T) {
 	}
 	if got, n := f.sum(); got != hex.EncodeToString(want.Sum(nil)) || n != 1000 {
 		t.Errorf("sharded: %s (%d), want the in-order chain over 1000", got, n)
+	}
+}
+
+// bodySender answers every request at once and keeps each body sent, by index.
+type bodySender struct {
+	clock  *runClock
+	mu     sync.Mutex
+	bodies map[int][]byte
+}
+
+func (s *bodySender) send(_ context.Context, c *call, rec *record.Client, res *result) {
+	s.mu.Lock()
+	s.bodies[rec.Index] = bytes.Clone(c.body)
+	s.mu.Unlock()
+	rec.Sent = s.clock.now()
+	rec.Done, rec.Status = rec.Sent, 200
+	res.text = append(res.text, " hello"...)
+	res.ends = append(res.ends, len(res.text))
+	rec.Chunks = append(rec.Chunks, record.Chunk{T: rec.Done, Choices: true})
+}
+
+// TestFingerprintMemoisedBodies: a synthetic run whose corpus windows repeat (their
+// bodies and digests kept in the turns' memos) fingerprints exactly as the definition
+// says: the SHA-256 over the SHA-256 of every body sent, in index order.
+func TestFingerprintMemoisedBodies(t *testing.T) {
+	for _, conc := range []int{1, 4} {
+		cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:9"}, NoStream: true, Model: "m"},
+			Workload: Workload{ISL: fixed(4), Seed: 5}, Load: Load{Concurrency: conc}, Stop: Stop{Requests: 4000}}
+		r, err := newRunner(context.Background(), cfg, gpt2(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &bodySender{clock: r.clock, bodies: map[int][]byte{}}
+		r.sender = s
+		out, err := r.run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, distinct := sha256.New(), map[string]bool{}
+		for i := range 4000 {
+			b, ok := s.bodies[i]
+			if !ok {
+				t.Fatalf("request %d was not sent", i)
+			}
+			d := sha256.Sum256(b)
+			h.Write(d[:])
+			distinct[string(b)] = true
+		}
+		if len(distinct) > 3600 {
+			t.Fatalf("%d distinct bodies in 4000: too few repeat to use the memo", len(distinct))
+		}
+		if want := hex.EncodeToString(h.Sum(nil)); out.Fingerprint != want || out.Fingerprinted != 4000 {
+			t.Errorf("concurrency %d: fingerprint %s over %d; want %s over 4000", conc, out.Fingerprint, out.Fingerprinted, want)
+		}
+	}
+}
+
+// TestBodyDigestMemo: the digest of a turn's memoised chat body is kept with it, for
+// that run's fingerprinter only, and dropped when the body is replaced; a body that is
+// not the memo's (equal bytes elsewhere, or another body) is hashed.
+func TestBodyDigestMemo(t *testing.T) {
+	cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:9"}, NoStream: true, Model: "m"}, Stop: Stop{Requests: 1}}
+	r, err := newRunner(context.Background(), cfg, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := &dataset.Turn{Prompt: "hello there", ISL: 2, OSL: 5, Memo: &dataset.Memo{}}
+	tc, sc := &turnCtx{}, &scratch{}
+	body, _ := r.bodies.build(r.api, turn, tc, false)
+	if again, _ := r.bodies.build(r.api, turn, tc, false); !sameSlice(body, again) {
+		t.Fatal("the chat body was not memoised: nothing to test")
+	}
+	want := sha256.Sum256(body)
+	if d := r.bodyDigest(turn, sc, body); d != want {
+		t.Fatalf("digest %x; want %x", d, want)
+	}
+	m := loadMemo(turn)
+	if !m.hasDigest || m.digest != want || m.fp != r.fp || !sameSlice(m.body, body) {
+		t.Fatalf("the digest was not kept with the body: %+v", m)
+	}
+	// A kept digest is what comes back (a wrong one planted there shows it is used).
+	planted := nextMemo(turn, m)
+	planted.digest[0] ^= 0xff
+	turn.Memo.Store(planted)
+	if d := r.bodyDigest(turn, sc, body); d != planted.digest {
+		t.Error("the kept digest was not used")
+	}
+	// Equal bytes that are not the memo's body, and another run's fingerprinter: hashed.
+	if d := r.bodyDigest(turn, sc, bytes.Clone(body)); d != want {
+		t.Errorf("a copy of the body: digest %x; want %x", d, want)
+	}
+	fp := r.fp
+	r.fp = newFingerprinter("", 0, 1)
+	if d := r.bodyDigest(turn, sc, body); d != want {
+		t.Errorf("another run: digest %x; want %x", d, want)
+	}
+	r.fp = fp
+	// A new body (another output cap) drops the digest.
+	turn.OSL = 6
+	body2, _ := r.bodies.build(r.api, turn, tc, false)
+	if m := loadMemo(turn); m.hasDigest || !sameSlice(m.body, body2) {
+		t.Errorf("the old body's digest survived its replacement: %+v", m)
+	}
+	if d := r.bodyDigest(turn, sc, body2); d != sha256.Sum256(body2) {
+		t.Error("the new body's digest is wrong")
 	}
 }

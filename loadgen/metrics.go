@@ -43,3 +43,18 @@ func newAccumulator(opt MetricsOptions) *metric.Accumulator {
 	}
 	return a
 }
+
+// runAccumulator returns the metrics a run with cfg accumulates as its records arrive:
+// every metric, approximately when the records are only in cfg.RecordFile (RAM stays
+// flat however long the run; the exact values are in the file), or only the run-level
+// ones with cfg.TotalsOnly.
+func runAccumulator(cfg *Config) *metric.Accumulator {
+	a := newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO, ByModel: len(cfg.ModelNames) > 1})
+	switch {
+	case cfg.TotalsOnly:
+		a.TotalsOnly()
+	case cfg.DiscardRecords && cfg.RecordFile != "":
+		a.Approximate()
+	}
+	return a
+}

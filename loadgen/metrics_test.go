@@ -1,7 +1,11 @@
 package loadgen
 
 import (
+	"context"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -64,5 +68,40 @@ func TestComputeMetricsDefinitions(t *testing.T) {
 	check("goodput (one request has TTFT <= 15ms)", m.Value(record.MetricGoodput), 1/0.151)
 	if m.Warmup != 1 || m.Errors[record.ErrHTTPStatus] != 1 {
 		t.Errorf("warmup=%d errors=%v; want 1 warmup and 1 http_status error", m.Warmup, m.Errors)
+	}
+}
+
+// TestRunTotalsOnly: with Recording.TotalsOnly a run's Outcome.Metrics holds exactly
+// the run-level metrics that ComputeMetrics derives from its record file, and no
+// distribution; the file holds every record as it would without it.
+func TestRunTotalsOnly(t *testing.T) {
+	g := newGroundTruth(t)
+	g.set(func(c *groundTruth) { c.Tokens = 4 })
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	cfg := Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{ISL: fixed(16), OSL: fixed(4), Seed: 3},
+		Load: Load{Concurrency: 3}, Stop: Stop{Requests: 30},
+		Recording: Recording{RecordFile: path, DiscardRecords: true, TotalsOnly: true, SLO: metric.SLO{TTFT: time.Minute}}}
+	out, err := Run(context.Background(), cfg, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := record.ReadClient(f)
+	if err != nil || len(recs) != 30 {
+		t.Fatalf("record file: %d records, %v; want 30", len(recs), err)
+	}
+	want := ComputeMetrics(recs, MetricsOptions{SLO: cfg.SLO})
+	if len(want.Stats) == 0 || want.Value(record.MetricRequestCount) != 30 || want.Value(record.MetricGoodRequestCount) != 30 {
+		t.Fatalf("the file's metrics are not those of 30 good requests: %v", want)
+	}
+	if len(out.Metrics.Stats) != 0 {
+		t.Errorf("Outcome.Metrics has %d distributions; want none", len(out.Metrics.Stats))
+	}
+	if !reflect.DeepEqual(out.Metrics.Scalars, want.Scalars) || !reflect.DeepEqual(out.Metrics.Errors, want.Errors) {
+		t.Errorf("run-level metrics\n%v %v\nwant (from the file)\n%v %v", out.Metrics.Scalars, out.Metrics.Errors, want.Scalars, want.Errors)
 	}
 }

@@ -31,6 +31,7 @@ type Outcome struct {
 	// percentiles come from sketches (within metric.SketchRelativeError; counts,
 	// means, std, min and max exact), so memory does not grow with requests: the
 	// exact values are in the file (ComputeMetrics over it, or scenario's pass).
+	// With Config.TotalsOnly it holds the run-level metrics and error counts only.
 	Metrics record.Metrics
 	// Mode describes the load: the pacer ("Poisson{20 req/s}") or "Closed{8 workers}".
 	Mode string
@@ -221,11 +222,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.prefill = make(chan struct{}, cfg.PrefillConcurrency)
 	}
 	r.cancelRng = rand.New(rand.NewPCG(cfg.Seed, 0xca9ce1))
-	r.acc = newAccumulator(MetricsOptions{UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, SLO: cfg.SLO, ByModel: len(cfg.ModelNames) > 1})
-	if cfg.DiscardRecords && cfg.RecordFile != "" {
-		// The exact values are in the file; keep RAM flat however long the run.
-		r.acc.Approximate()
-	}
+	r.acc = runAccumulator(&cfg)
 	return r, nil
 }
 
@@ -513,7 +510,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	recordClip(q.api, q.tc.media, rec)
 	r.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
-	r.fp.addDigest(q.idx, sc.digest(r.fp, c.body)) // after the send: hashing never delays a request
+	r.fp.addDigest(q.idx, r.bodyDigest(q.t, sc, c.body)) // after the send: hashing never delays a request
 	c.body = nil
 	r.done <- rec
 	if q.wantText {

@@ -40,6 +40,8 @@ type Accumulator struct {
 	// PerRequest) instead of blocks.
 	approx bool
 	reqs   []Sketch
+	// totalsOnly: only the run-level sums are kept ([Accumulator.TotalsOnly]).
+	totalsOnly bool
 	// models are the per-model accumulators (Options.ByModel), by record.Client.Model.
 	models map[string]*Accumulator
 }
@@ -75,13 +77,31 @@ func (a *Accumulator) Approximate() {
 	a.reqs = make([]Sketch, len(a.defs))
 }
 
+// TotalsOnly makes the accumulator keep only what its [PerRun] metrics need (request
+// and error counts, the benchmark duration, token and media sums, goodput): no
+// per-request value and no chunk gap, so [Accumulator.Metrics] has no Stats and
+// [Accumulator.Requests] yields nothing, and Add costs a few additions a record. For a
+// run whose records are on disk and whose caller derives the distributions from them
+// after the run (perftest does), so they are not derived twice. Call it before Add.
+func (a *Accumulator) TotalsOnly() { a.totalsOnly = true }
+
 // Add accounts for one record. Warmup records are counted and otherwise left out;
 // errored records count toward the error metrics only. The benchmark duration runs
 // from the first non-warmup request sent to the last one done.
 func (a *Accumulator) Add(r *record.Client) {
+	// The record's values are derived once, for a and for its model's accumulator
+	// (which has a's options but ByModel).
+	q, derived := &a.scratch, false
+	a.add(r, q, &derived)
 	if a.opt.ByModel {
-		a.model(r.Model).Add(r)
+		a.model(r.Model).add(r, q, &derived)
 	}
+}
+
+// add is Add for a alone, deriving r's values into q when it needs them. *derived
+// reports that q already holds them (under a's options: a model's accumulator has
+// its parent's, but ByModel).
+func (a *Accumulator) add(r *record.Client, q *Request, derived *bool) {
 	if r.Warmup {
 		a.warm++
 		return
@@ -93,18 +113,38 @@ func (a *Accumulator) Add(r *record.Client) {
 	if !r.ISLExact && r.RequestedISL > 0 {
 		a.inexact++
 	}
-	q := &a.scratch
 	if !r.OK() {
 		a.errs++
 		a.errors[r.ErrorKind]++
-		if !a.approx {
-			q.Reset(r, a.opt)
+		if !a.approx && !a.totalsOnly {
+			if !*derived {
+				q.Reset(r, a.opt)
+				*derived = true
+			}
 			a.store.Add(q)
 		}
 		return
 	}
 	a.ok++
-	q.Reset(r, a.opt)
+	if a.totalsOnly && !a.hasSLO && !*derived {
+		// The sums only: from the record, by the definitions Reset uses.
+		isl, osl, _, reasoning := counts(r, a.opt)
+		a.totOSL += osl
+		a.totISL += isl
+		a.totReason += reasoning
+		cat := current.Load()
+		if v := cat.rawValue(int(rawAudio), r); v != noRaw {
+			a.totAudio += v
+		}
+		if v := cat.rawValue(int(rawImages), r); v != noRaw {
+			a.totImages += int(v)
+		}
+		return
+	}
+	if !*derived {
+		q.Reset(r, a.opt)
+		*derived = true
+	}
 	a.totOSL += q.OSL
 	a.totISL += q.ISL
 	a.totReason += q.Reasoning
@@ -116,6 +156,9 @@ func (a *Accumulator) Add(r *record.Client) {
 	}
 	if a.hasSLO && a.slo.Good(q) {
 		a.good++
+	}
+	if a.totalsOnly {
+		return
 	}
 	for _, k := range a.perChunk {
 		for _, g := range a.defs[k].Gaps(q) {
@@ -141,7 +184,7 @@ func (a *Accumulator) model(m string) *Accumulator {
 		opt := a.opt
 		opt.ByModel = false
 		sub = NewAccumulator(opt)
-		sub.slo, sub.hasSLO = a.slo, a.hasSLO
+		sub.slo, sub.hasSLO, sub.totalsOnly = a.slo, a.hasSLO, a.totalsOnly
 		if a.approx {
 			sub.Approximate()
 		}
@@ -215,6 +258,9 @@ func (a *Accumulator) Metrics() record.Metrics {
 	for k := range a.defs {
 		d := &a.defs[k]
 		if a.totReason == 0 && d.ReasoningOnly {
+			continue
+		}
+		if a.totalsOnly && d.Kind != PerRun {
 			continue
 		}
 		switch d.Kind {

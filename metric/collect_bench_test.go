@@ -34,21 +34,21 @@ func benchRecords() map[string]record.Client {
 }
 
 // BenchmarkAccumulatorAdd is the collector's metric cost per record, for each record
-// shape, exact (perftest's runs) and approximate (a run whose records are only on disk,
-// as bench/loadgen's).
+// shape, exact (perftest's in-memory runs), approximate (a run whose records are only
+// on disk) and totals only (a run whose caller derives the distributions from the
+// file after it, as perftest and bench/loadgen's runs do).
 func BenchmarkAccumulatorAdd(b *testing.B) {
 	recs := benchRecords()
 	for _, shape := range []string{"nonstream", "stream", "error"} {
-		for _, approx := range []bool{false, true} {
-			name := shape + "/exact"
-			if approx {
-				name = shape + "/approx"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, mode := range []string{"exact", "approx", "totals"} {
+			b.Run(shape+"/"+mode, func(b *testing.B) {
 				r := recs[shape]
 				a := NewAccumulator(Options{})
-				if approx {
+				switch mode {
+				case "approx":
 					a.Approximate()
+				case "totals":
+					a.TotalsOnly()
 				}
 				i := 0
 				for b.Loop() {

@@ -87,35 +87,15 @@ var noRaw = math.Inf(-1)
 func (q *Request) Reset(r *record.Client, opt Options) {
 	icl, itlv, raw := q.ICL[:0], q.ITLVLLM[:0], q.raw[:0]
 	cat := current.Load()
-	for _, k := range cat.raw {
-		v, ok := cat.defs[k].Record(r)
-		if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
-			v = noRaw
-		}
-		raw = append(raw, v)
+	for j := range cat.raw {
+		raw = append(raw, cat.rawValue(j, r))
 	}
 	*q = Request{
 		cat: cat, raw: raw,
 		Warmup: r.Warmup, OK: r.OK(), Stream: r.Stream,
 		Sent: r.Sent, Done: r.Done, Latency: r.Latency(), Queue: r.QueueTime(),
-		ISL: r.ISL, OSL: r.OSL, UsageOSL: r.UsageCompletionTokens, Reasoning: r.ReasoningTokens,
 	}
-	if q.UsageOSL < 0 {
-		q.UsageOSL = -1
-	}
-	if opt.UsageOSL && q.UsageOSL >= 0 {
-		q.OSL = q.UsageOSL
-		if r.UsageReasoningTokens > 0 || r.ReasoningTokens == 0 {
-			q.Reasoning = min(max(r.UsageReasoningTokens, 0), q.OSL)
-		} else {
-			// Usage without a reasoning split (Anthropic's never has one): the
-			// client's count of the reasoning text.
-			q.Reasoning = min(r.ReasoningTokens, q.OSL)
-		}
-	}
-	if opt.UsageISL && r.UsagePromptTokens >= 0 {
-		q.ISL = r.UsagePromptTokens
-	}
+	q.ISL, q.OSL, q.UsageOSL, q.Reasoning = counts(r, opt)
 	if r.Stream {
 		var prevText, prevChoice time.Duration = -1, -1
 		for _, ch := range r.Chunks {
@@ -144,6 +124,39 @@ func (q *Request) Reset(r *record.Client, opt Options) {
 		}
 	}
 	q.ICL, q.ITLVLLM = icl, itlv
+}
+
+// counts returns r's ISL, OSL, usage OSL (-1 = none) and reasoning tokens under opt:
+// the definitions of [Request]'s fields of those names.
+func counts(r *record.Client, opt Options) (isl, osl, usage, reasoning int) {
+	isl, osl, usage, reasoning = r.ISL, r.OSL, r.UsageCompletionTokens, r.ReasoningTokens
+	if usage < 0 {
+		usage = -1
+	}
+	if opt.UsageOSL && usage >= 0 {
+		osl = usage
+		if r.UsageReasoningTokens > 0 || r.ReasoningTokens == 0 {
+			reasoning = min(max(r.UsageReasoningTokens, 0), osl)
+		} else {
+			// Usage without a reasoning split (Anthropic's never has one): the
+			// client's count of the reasoning text.
+			reasoning = min(r.ReasoningTokens, osl)
+		}
+	}
+	if opt.UsageISL && r.UsagePromptTokens >= 0 {
+		isl = r.UsagePromptTokens
+	}
+	return isl, osl, usage, reasoning
+}
+
+// rawValue returns the value of c's j-th raw metric read from r, noRaw when r has
+// none (an infinite or NaN value counts as none).
+func (c *catalogue) rawValue(j int, r *record.Client) float64 {
+	v, ok := c.defs[c.raw[j]].Record(r)
+	if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
+		return noRaw
+	}
+	return v
 }
 
 // Raw returns the value of the raw metric named name ([Def.Record]) for this request,

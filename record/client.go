@@ -3,6 +3,7 @@ package record
 import (
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // Error kinds recorded in [Client.ErrorKind]. An empty kind means the request succeeded.
@@ -277,7 +278,49 @@ func (c *Client) ContentGaps(dst []time.Duration) []time.Duration {
 // AppendJSON appends c as one JSON object (no newline), byte-for-byte what
 // encoding/json produces for it, without reflection (the load generator writes one
 // per request).
-func (c *Client) AppendJSON(b []byte) []byte {
+func (c *Client) AppendJSON(b []byte) []byte { return c.appendJSON(b, nil) }
+
+// jsonCache is what an [Encoder] remembers between the records it writes: the quoted
+// form of each string field's last value (a run's records share their URL, endpoint,
+// model, tokenization mode and finish reason: the same strings, not merely equal
+// ones) and the digits of the last run start.
+type jsonCache struct {
+	url, endpoint, model, clock, mode, finish cachedString
+	runStart                                  int64
+	runStartDigits                            []byte
+}
+
+// cachedString is one string field's last value and its quoted form.
+type cachedString struct {
+	s   string
+	enc []byte
+}
+
+// maxCachedString is the longest string value a jsonCache keeps.
+const maxCachedString = 256
+
+// appendString appends s quoted (AppendJSONString), reusing the quoted form of the
+// last value when s is the same string: the same bytes in memory, which the cache
+// keeps alive, so they cannot have been reused for another string.
+func (k *cachedString) appendString(b []byte, s string) []byte {
+	if k == nil || len(s) == 0 || len(s) > maxCachedString {
+		return AppendJSONString(b, s)
+	}
+	if len(s) == len(k.s) && unsafe.StringData(s) == unsafe.StringData(k.s) {
+		return append(b, k.enc...)
+	}
+	start := len(b)
+	b = AppendJSONString(b, s)
+	k.s, k.enc = s, append(k.enc[:0], b[start:]...)
+	return b
+}
+
+// appendJSON is AppendJSON, remembering repeated values in k when it is not nil.
+func (c *Client) appendJSON(b []byte, k *jsonCache) []byte {
+	var url, endpoint, model, clock, mode, finish *cachedString
+	if k != nil {
+		url, endpoint, model, clock, mode, finish = &k.url, &k.endpoint, &k.model, &k.clock, &k.mode, &k.finish
+	}
 	b = append(b, `{"index":`...)
 	b = strconv.AppendInt(b, int64(c.Index), 10)
 	b = append(b, `,"request_id":`...)
@@ -289,12 +332,12 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	b = append(b, `,"turn":`...)
 	b = strconv.AppendInt(b, int64(c.Turn), 10)
 	b = append(b, `,"url":`...)
-	b = AppendJSONString(b, c.URL)
+	b = url.appendString(b, c.URL)
 	b = append(b, `,"endpoint":`...)
-	b = AppendJSONString(b, c.Endpoint)
+	b = endpoint.appendString(b, c.Endpoint)
 	if c.Model != "" {
 		b = append(b, `,"model":`...)
-		b = AppendJSONString(b, c.Model)
+		b = model.appendString(b, c.Model)
 	}
 	b = append(b, `,"stream":`...)
 	b = strconv.AppendBool(b, c.Stream)
@@ -302,7 +345,16 @@ func (c *Client) AppendJSON(b []byte) []byte {
 		b = append(b, `,"warmup":true`...)
 	}
 	b = append(b, `,"run_start_unix_ns":`...)
-	b = strconv.AppendInt(b, c.RunStartUnixNano, 10)
+	switch {
+	case k == nil:
+		b = strconv.AppendInt(b, c.RunStartUnixNano, 10)
+	case k.runStartDigits != nil && k.runStart == c.RunStartUnixNano:
+		b = append(b, k.runStartDigits...)
+	default:
+		start := len(b)
+		b = strconv.AppendInt(b, c.RunStartUnixNano, 10)
+		k.runStart, k.runStartDigits = c.RunStartUnixNano, append(k.runStartDigits[:0], b[start:]...)
+	}
 	b = append(b, `,"scheduled":`...)
 	b = strconv.AppendInt(b, int64(c.Scheduled), 10)
 	b = append(b, `,"sent":`...)
@@ -343,7 +395,7 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	}
 	if c.Clock != "" {
 		b = append(b, `,"clock":`...)
-		b = AppendJSONString(b, c.Clock)
+		b = clock.appendString(b, c.Clock)
 	}
 	b = appendDur(b, `,"blocked":`, c.Blocked)
 	b = appendDur(b, `,"dns_lookup":`, c.DNSLookup)
@@ -371,7 +423,7 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	}
 	if c.TokenizationMode != "" {
 		b = append(b, `,"tokenization_mode":`...)
-		b = AppendJSONString(b, c.TokenizationMode)
+		b = mode.appendString(b, c.TokenizationMode)
 	}
 	b = append(b, `,"isl_exact":`...)
 	b = strconv.AppendBool(b, c.ISLExact)
@@ -423,7 +475,7 @@ func (c *Client) AppendJSON(b []byte) []byte {
 	}
 	if c.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = AppendJSONString(b, c.FinishReason)
+		b = finish.appendString(b, c.FinishReason)
 	}
 	b = append(b, `,"response_bytes":`...)
 	b = strconv.AppendInt(b, int64(c.ResponseBytes), 10)

@@ -20,6 +20,9 @@ type Encoder struct {
 	err  error
 	n    int
 	line []byte // the uncontended path's line (under mu)
+	// cache holds the uncontended path's repeated values (under mu): a run's
+	// records share strings that need not be quoted again for each.
+	cache jsonCache
 }
 
 // maxKeptLine is the largest line buffer an Encoder keeps for the next line.
@@ -48,7 +51,11 @@ func (e *Encoder) Encode(v any) error {
 		if e.mu.TryLock() {
 			// Nobody else is writing (the load generator's one collector): format
 			// into the encoder's own line, with no pool to go through.
-			e.line = append(a.AppendJSON(e.line[:0]), '\n')
+			if c, ok := a.(*Client); ok {
+				e.line = append(c.appendJSON(e.line[:0], &e.cache), '\n')
+			} else {
+				e.line = append(a.AppendJSON(e.line[:0]), '\n')
+			}
 			err := e.writeLocked(e.line)
 			if cap(e.line) > maxKeptLine {
 				e.line = nil // do not hold a huge record's line for the rest of the run

@@ -125,6 +125,58 @@ func TestTextRemembered(t *testing.T) {
 	}
 }
 
+// TestTextLastAtStart: a draw at a start whose last exact text had the length asked
+// for returns that text and Memo at once (Writer.last), and every draw and the rng's
+// sequence stay the reference's: over many more draws of one length than the corpus
+// has starts, each text is what the full search gives.
+func TestTextLastAtStart(t *testing.T) {
+	tk := gpt2(t)
+	ref, _ := NewWriter(tk, StyleShakespeare, 9)
+	ref.noFit = true
+	w, _ := NewWriter(tk, StyleShakespeare, 9)
+	full, _ := NewWriter(tk, StyleShakespeare, 9) // remembers counts, never w.last
+	texts := map[*Memo]string{}
+	draws := 2 * len(ref.ids)
+	length := func(i int) int { return 8 - 2*min(i%5/4, 1) } // 8, and 6 now and then
+	for i := range draws {
+		n := length(i)
+		a, an, _ := ref.text("", n)
+		b, bn, bm := w.text("", n)
+		full.last = nil
+		c, cn, cm := full.text("", n)
+		if a != b || an != bn || c != b || cn != bn || (bm == nil) != (cm == nil) {
+			t.Fatalf("draw %d (%d tokens): %q (%d); full search %q (%d), reference %q (%d)", i, n, b, bn, c, cn, a, an)
+		}
+		if bm != nil {
+			if s, ok := texts[bm]; ok && s != b {
+				t.Fatalf("draw %d: one Memo for %q and %q", i, s, b)
+			}
+			texts[bm] = b
+		}
+	}
+	// The same draws again with every remembered text marked: a third at least come back
+	// marked, so they were taken from Writer.last (a start last drawn at the other length, or
+	// whose text took another start, is searched).
+	v, _ := NewWriter(tk, StyleShakespeare, 9)
+	for i := range draws {
+		v.text("", length(i))
+	}
+	for k := range v.last {
+		if v.last[k].n > 0 {
+			v.last[k].text = "\x00" + v.last[k].text
+		}
+	}
+	marked := 0
+	for i := range draws {
+		if s, _, _ := v.text("", length(i)); strings.HasPrefix(s, "\x00") {
+			marked++
+		}
+	}
+	if marked < draws/3 {
+		t.Errorf("%d of %d draws came from Writer.last; want a third at least", marked, draws)
+	}
+}
+
 func TestTextImpossibleIsReported(t *testing.T) {
 	w, _ := NewWriter(gpt2(t), StyleShakespeare, 1)
 	text, got := w.Text("a prefix of several tokens", 2)

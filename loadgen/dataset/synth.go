@@ -154,9 +154,22 @@ type Writer struct {
 	// the encode, the largest cost of making a prompt; the texts are the same.
 	fit     map[fitKey]fitVal
 	fitText int // bytes of window text held in fit
+	// last[start] is the exact text the last draw at start found with the empty
+	// prefix, of last[start].n tokens, without drawing a second start: what text
+	// returns for that start and length again (fit's entries never change), found
+	// with one index instead of a map lookup per fitting round.
+	last    []lastFit
 	prefix  string
 	prefixN int
 	noFit   bool // remember nothing (the tests' reference)
+}
+
+// lastFit is one entry of Writer.last: a remembered window's text and Memo, and its
+// count n (0 = none).
+type lastFit struct {
+	n    int
+	text string
+	memo *Memo
 }
 
 // fitKey is a corpus window (start, length m) after the empty prefix or Writer.prefix,
@@ -288,6 +301,15 @@ func (w *Writer) text(prefix string, n int) (string, int, *Memo) {
 	if cached && w.fit == nil {
 		w.fit = map[fitKey]fitVal{}
 	}
+	quick := cached && prefix == ""
+	if quick {
+		if w.last == nil {
+			w.last = make([]lastFit, len(w.ids))
+		}
+		if l := &w.last[start]; l.n == n {
+			return l.text, n, l.memo
+		}
+	}
 	m := n - base
 	best, bestN := "", -1
 	var bestMemo *Memo
@@ -330,6 +352,10 @@ func (w *Writer) text(prefix string, n int) (string, int, *Memo) {
 				text, memo = prefix+gen(m), nil
 			}
 			if got == n {
+				if quick && memo != nil && attempt < 8 {
+					// Found from this start alone: the same search from it finds it again.
+					w.last[start] = lastFit{n: n, text: text, memo: memo}
+				}
 				return text, n, memo
 			}
 			best, bestN, bestMemo = text, got, memo

@@ -117,6 +117,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		// read back after the run for the verdicts and exports.
 		cfg.RecordFile = filepath.Join(artifactDir, ClientFile)
 		cfg.DiscardRecords = true
+		// The metrics come from that pass (summarizeFiles, below): the load
+		// generator keeps only the run-level counts while the load runs.
+		cfg.TotalsOnly = true
 	}
 	// What is measured, pinned before the load: who answers, over which path.
 	metricsURL := ""
