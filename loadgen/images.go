@@ -31,19 +31,16 @@ func (imagesAPI) body(b *bodyBuilder, t *dataset.Turn, _ *turnCtx, _ bool) ([]by
 	return spliceExtra(out, b.extra), ""
 }
 
-// parseWhole reads {"data": [{"b64_json" | "url"}, …], "usage": …}: the images are
-// the entries that carry either; an answer without any is malformed.
+// parseWhole reads {"data": [{"b64_json" | "url"}, …], "usage": …} in one pass: the
+// images are the entries that carry either (StreamChunk.Images); an answer without any
+// is malformed.
 func (imagesAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.StreamChunk, res *result) (content, choices bool, err error) {
 	if err := p.Parse(body, ch); err != nil {
 		return false, false, err
 	}
-	n, err := p.CountImages(body)
-	if err != nil {
-		return false, false, err
-	}
-	if n == 0 {
+	if ch.Images == 0 {
 		return false, false, errors.New("loadgen: the image answer carries no image")
 	}
-	res.images = n
+	res.images = ch.Images
 	return false, true, nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -179,34 +180,71 @@ type audioFile struct {
 	dur            time.Duration
 }
 
-// audioFiles lists dir's WAV and MP3 files, sorted, each read and checked.
+// audioFiles lists dir's WAV and MP3 files, sorted, each read and checked. Validate
+// and the run's start both ask (and the CLI validates its scenario first): a listing
+// whose files have the same names, sizes and modification times as the last one read
+// is returned without reading the clips again (audioDirMemo).
 func audioFiles(dir string) ([]audioFile, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var out []audioFile
+	var key strings.Builder
+	abs, _ := filepath.Abs(dir)
+	key.WriteString(abs)
+	type clip struct {
+		name string
+		f    media.AudioFormat
+	}
+	var clips []clip
 	for _, e := range ents {
 		f, err := media.ParseAudioFormat(strings.TrimPrefix(filepath.Ext(e.Name()), "."))
 		if e.IsDir() || err != nil {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(path)
+		info, err := e.Info()
 		if err != nil {
 			return nil, err
 		}
-		info, err := media.DecodeAudioInfo(data, f)
+		fmt.Fprintf(&key, "\x00%s\x00%d\x00%d", e.Name(), info.Size(), info.ModTime().UnixNano())
+		clips = append(clips, clip{e.Name(), f})
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("%s holds no .wav or .mp3 file", dir)
+	}
+	audioDirMemo.mu.Lock()
+	defer audioDirMemo.mu.Unlock()
+	if audioDirMemo.key == key.String() {
+		return audioDirMemo.files, nil
+	}
+	var out []audioFile
+	for _, c := range clips {
+		path := filepath.Join(dir, c.name)
+		data, err := readAudioFile(path)
+		if err != nil {
+			return nil, err
+		}
+		info, err := media.DecodeAudioInfo(data, c.f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		out = append(out, audioFile{path: path, format: f, rate: info.SampleRate, channels: info.Channels, dur: info.Duration})
+		out = append(out, audioFile{path: path, format: c.f, rate: info.SampleRate, channels: info.Channels, dur: info.Duration})
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s holds no .wav or .mp3 file", dir)
-	}
+	audioDirMemo.key, audioDirMemo.files = key.String(), out
 	return out, nil
 }
+
+// audioDirMemo is the last audio_dir listing read and checked, and the names, sizes
+// and modification times it was read at; callers share its slice and do not modify it.
+var audioDirMemo struct {
+	mu    sync.Mutex
+	key   string
+	files []audioFile
+}
+
+// readAudioFile reads a clip of Media.AudioDir (a variable so that a test can count
+// the reads).
+var readAudioFile = os.ReadFile
 
 // mediaPart is one drawn image or clip: what to make, not the bytes.
 type mediaPart struct {
@@ -232,10 +270,27 @@ type mediaDrawer struct {
 	audioFiles []audioFile
 	imageRule  media.ImageRule
 	base       string // the input file's directory: relative image paths start there
+	inlined    inlineCache
 }
+
+// inlineCache keeps payload bodies with their image files inlined, keyed by the body
+// as read, so that a payload sent again (a cycled input file) is not decoded, its
+// images read and base64-encoded, and re-encoded on every send. It holds at most
+// budget bytes of keys and bodies; past that, bodies are inlined on each send.
+type inlineCache struct {
+	mu     sync.Mutex
+	bodies map[string][]byte
+	size   int
+	budget int
+}
+
+// inlineCacheBytes is the inline cache's budget: a few hundred payloads with
+// images of a hundred KiB, or every payload of an in-memory input file.
+const inlineCacheBytes = 64 << 20
 
 func newMediaDrawer(cfg *Config, names ...string) (*mediaDrawer, error) {
 	d := &mediaDrawer{m: cfg.Media, seed: cfg.Seed, imageRule: media.ImageRuleFor(append([]string{cfg.Model}, names...)...)}
+	d.inlined.budget = inlineCacheBytes
 	if cfg.InputFile != "" {
 		d.base = filepath.Dir(cfg.InputFile)
 	}
@@ -491,6 +546,33 @@ func (d *mediaDrawer) fileParts(refs []string) []mediaPart {
 	return parts
 }
 
+// inline is inlinePayload through the drawer's cache: the same body (read again from
+// a cycled input file) gets the same inlined body, built once. A body that fails is
+// not kept (its file may appear later), nor one past the cache's budget.
+func (d *mediaDrawer) inline(body []byte) (out []byte, ok bool, err error) {
+	c := &d.inlined
+	c.mu.Lock()
+	out, ok = c.bodies[string(body)]
+	c.mu.Unlock()
+	if ok {
+		return out, true, nil
+	}
+	if out, ok, err = d.inlinePayload(body); !ok {
+		return out, ok, err
+	}
+	out = out[:len(out):len(out)] // shared by the sends: an append copies
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.bodies[string(body)]; !dup && c.size+len(body)+len(out) <= c.budget {
+		if c.bodies == nil {
+			c.bodies = map[string][]byte{}
+		}
+		c.bodies[string(body)] = out
+		c.size += len(body) + len(out)
+	}
+	return out, true, nil
+}
+
 // inlinePayload returns a chat payload with each image_url part whose url is a file
 // path replaced by the file as a data URI (ok false: nothing to inline). A file that
 // cannot be read, or is not a PNG or JPEG, is an error naming it.
@@ -516,7 +598,7 @@ func (d *mediaDrawer) inlinePayload(body []byte) (out []byte, ok bool, err error
 				continue
 			}
 			path := d.resolve(u.URL)
-			data, err := os.ReadFile(path)
+			data, err := readInlineImage(path)
 			var info media.ImageInfo
 			if err == nil {
 				info, err = media.DecodeImageInfo(data)
@@ -541,6 +623,10 @@ func (d *mediaDrawer) inlinePayload(body []byte) (out []byte, ok bool, err error
 	return out, err == nil, err
 }
 
+// readInlineImage reads a payload's image file (a variable so that a test can count
+// the reads).
+var readInlineImage = os.ReadFile
+
 // attachMedia sets q's media for a chat request: its synthetic images and clips
 // (Config.Media) and its input file's images (Turn.Images), or, for a payload, its
 // image file paths inlined (q.t then points at a copy with the inlined body, which is
@@ -558,7 +644,7 @@ func (r *runner) attachMedia(q *turnReq, rec *record.Client) bool {
 				q.tc.media = append(q.tc.media, md.fileParts(q.t.Images)...)
 			}
 		case bytes.Contains(q.t.Body, []byte(`"image_url"`)):
-			if body, ok, err := md.inlinePayload(q.t.Body); ok {
+			if body, ok, err := md.inline(q.t.Body); ok {
 				t := *q.t // the inlined body is sent and counted; the source keeps its own
 				t.Body = body
 				q.t = &t

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -194,6 +195,46 @@ func TestMediaFromInputFiles(t *testing.T) {
 		}
 		if got := len(s.Records()) - before; got != sent {
 			t.Errorf("%s: the server received %d requests, want %d (a request whose body could not be built is not sent)", c.format, got, sent)
+		}
+	}
+}
+
+// A payload whose image_url names a file is inlined once and the same body reused when
+// the payload is sent again (a cycled input file): the image is read once. Past the
+// cache's budget, each send inlines again, with the same result, and nothing is kept.
+func TestInlinePayloadCached(t *testing.T) {
+	dir := t.TempDir()
+	fh, err := os.Create(filepath.Join(dir, "cat.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	media.EncodeImage(fh, media.PNG, 64, 48, 3)
+	fh.Close()
+	reads := 0
+	saved := readInlineImage
+	readInlineImage = func(p string) ([]byte, error) { reads++; return saved(p) }
+	t.Cleanup(func() { readInlineImage = saved })
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"cat.png"}}]}]}`)
+	for _, budget := range []int{inlineCacheBytes, 16} {
+		reads = 0
+		d := &mediaDrawer{base: dir}
+		d.inlined.budget = budget
+		var outs [][]byte
+		for range 3 {
+			out, ok, err := d.inline(append([]byte(nil), body...)) // read anew each time, as a streamed file is
+			if !ok || err != nil || !bytes.Contains(out, []byte(`"url":"data:image/png;base64,`)) {
+				t.Fatalf("budget %d: inline = %.60q, %v, %v; want the image as a data URI", budget, out, ok, err)
+			}
+			outs = append(outs, out)
+		}
+		if !bytes.Equal(outs[0], outs[2]) {
+			t.Errorf("budget %d: the body inlined again differs", budget)
+		}
+		switch want := map[bool]int{true: 1, false: 3}[budget == inlineCacheBytes]; {
+		case reads != want:
+			t.Errorf("budget %d: the image was read %d times for 3 sends; want %d", budget, reads, want)
+		case d.inlined.size > budget:
+			t.Errorf("budget %d: the cache holds %d bytes", budget, d.inlined.size)
 		}
 	}
 }

@@ -133,6 +133,9 @@ type worker struct {
 	drained bool
 	readErr error
 	x       exchange // the exchange in progress
+	// aheadDone receives the open-loop send loop's token when it has written a
+	// request of this worker's (see sendGate).
+	aheadDone chan struct{}
 }
 
 func newWorker() *worker {
@@ -205,14 +208,22 @@ func (x *exchange) release() {
 // a fresh connection when a reused keep-alive one turns out to be stale. ok is false
 // when the exchange ended, recorded, before a response; err is the header read's.
 func (w *worker) send(x *exchange) (ok bool, err error) {
-	for attempt := 0; ; attempt++ {
+	attempt := 0
+	if x.c.gate != nil {
+		// Prepared ahead: the open loop's send loop writes it (see sendAhead).
+		var retry bool
+		if ok, err, retry = w.sendAhead(x); !retry {
+			return ok, err
+		}
+		attempt = 1 // a stale connection: one retry, on a fresh one
+	}
+	for ; ; attempt++ {
 		if !w.connect(x) {
 			return false, nil
 		}
 		retryable := x.reused && attempt == 0
 		w.watch(x)
 		written, err := w.writeRequest(x.cn, x.c, x.rec.Sent)
-		x.c.wrote() // the open loop's next request may go (see sendGate)
 		if err != nil {
 			if x.ctx.Err() == nil && !retryable && w.answeredAnyway(x.cn, x.c) {
 				// The server answered, then cut the write short (a 413 for a body over
@@ -330,6 +341,17 @@ func (w *worker) watch(x *exchange) {
 // readHead reads the response headers into w.resp, or a plain non-streaming answer
 // whole into w.plain (see readPlain).
 func (w *worker) readHead(x *exchange) error {
+	if c := x.c; c.stream && c.idle > 0 {
+		// A stream's headers come before the first token: the idle timeout bounds
+		// the wait for them too (the total one still caps it). A non-streaming
+		// answer is generated whole before its headers, so only the total bounds it.
+		x.cn.setHeaderDeadline(time.Now().Add(c.idle), x.total)
+	}
+	return w.readHeadNow(x)
+}
+
+// readHeadNow is readHead with the connection's deadlines as they are.
+func (w *worker) readHeadNow(x *exchange) error {
 	cn, c := x.cn, x.c
 	w.plain = plainAnswer{}
 	if !c.stream {
@@ -340,12 +362,6 @@ func (w *worker) readHead(x *exchange) error {
 	resp := &w.resp
 	resp.Reset()
 	resp.StreamBody = c.stream
-	if c.stream && c.idle > 0 {
-		// A stream's headers come before the first token: the idle timeout bounds
-		// the wait for them too (the total one still caps it). A non-streaming
-		// answer is generated whole before its headers, so only the total bounds it.
-		cn.setHeaderDeadline(time.Now().Add(c.idle), x.total)
-	}
 	return resp.Read(cn.br)
 }
 

@@ -458,7 +458,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 		tg.pending.Add(1) // only this routing reads it: spare the shared counter
 		defer tg.pending.Add(-1)
 	}
-	defer r.leaveGate(ctx, q.gate)
+	defer r.leaveGate(q.gate)
 	rec, ok := r.prepare(q, sc, tg)
 	if !ok {
 		return "" // recorded as failed: its body could not be built
@@ -469,10 +469,15 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 		r.prepareSend(ctx, c, q.gate)
 		defer c.dropPrepared()
 	}
-	rctx, stop := r.maybeCancel(ctx)
+	rctx, stop := r.maybeCancel(ctx, q.due)
 	defer stop()
 	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
-		r.clock.self.sendLag.add(r.clock.now() - q.due) // the client's own lateness
+		// The client's own lateness: measured by the send loop at its write when it writes.
+		if c.gate != nil {
+			c.gate.lag = &r.clock.self.sendLag
+		} else {
+			r.clock.self.sendLag.add(r.clock.now() - q.due)
+		}
 	}
 	res := sc.result()
 	if r.prefill == nil {
@@ -613,8 +618,9 @@ func requestID(idx int) string {
 }
 
 // maybeCancel returns the context to send under: ctx, or, for the Config.CancelFraction
-// of requests drawn, one cancelled after Config.CancelAfter.
-func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+// of requests drawn, one cancelled Config.CancelAfter after the request's send: after
+// due, when that is still ahead (an open-loop request prepared before its due time).
+func (r *runner) maybeCancel(ctx context.Context, due time.Duration) (context.Context, context.CancelFunc) {
 	cfg := &r.cfg
 	if cfg.CancelFraction <= 0 {
 		return ctx, func() {}
@@ -625,7 +631,7 @@ func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.Canc
 	if !cancel {
 		return ctx, func() {}
 	}
-	return context.WithTimeoutCause(ctx, cfg.CancelAfter, errCancelFraction)
+	return context.WithTimeoutCause(ctx, max(due-r.clock.now(), 0)+cfg.CancelAfter, errCancelFraction)
 }
 
 // checkEmptyOutput fails a 200 stream that carried no output token: it has no TTFT,

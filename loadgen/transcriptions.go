@@ -175,22 +175,17 @@ func formValue(v any) string {
 	return string(b)
 }
 
-// parseWhole reads {"text": …, "usage": {"input_tokens", "output_tokens", …}}.
+// parseWhole reads {"text": …, "usage": {"input_tokens", "output_tokens", …}} in one
+// pass (StreamChunk.Transcript).
 func (transcriptionAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.StreamChunk, res *result) (content, choices bool, err error) {
 	if err := p.Parse(body, ch); err != nil {
 		return false, false, err
 	}
-	var tr struct {
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal(body, &tr); err != nil {
-		return false, false, err
-	}
-	if tr.Text == nil {
+	if ch.Transcript == nil {
 		return false, false, errors.New("loadgen: transcription has no text")
 	}
-	res.add([]byte(*tr.Text), nil)
-	return *tr.Text != "", true, nil
+	res.add(ch.Transcript, nil)
+	return len(ch.Transcript) > 0, true, nil
 }
 
 // event applies a transcript event: a delta carries output; the done event, usage.

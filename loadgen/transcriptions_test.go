@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/media"
+	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/record"
 )
@@ -209,5 +210,84 @@ func TestTranscriptionAtScale(t *testing.T) {
 		if !r.OK() || !ok || math.Abs(sec-r.AudioDuration.Seconds()) > 1e-9 {
 			t.Fatalf("request %s: ok %v (%s), client audio %v, server %v s", r.RequestID, r.OK(), r.Error, r.AudioDuration, sec)
 		}
+	}
+}
+
+// A whole answer is parsed in one pass of openai.ChunkParser, which allocates nothing
+// once warm: a second decode with encoding/json (as transcriptions once did for their
+// text) shows as allocations. The answers are the kinds' samples; the parsed text,
+// images and usage are checked so that a pass that skips them fails too. Responses
+// and Anthropic messages still read their output blocks with encoding/json after the
+// parser (a second pass, not yet removed), so they are not held to it here.
+func TestWholeAnswerParsedOnce(t *testing.T) {
+	for _, k := range kindSamples() {
+		if k.e == EndpointResponses || k.e == EndpointMessages {
+			continue
+		}
+		a := adapterOf(k.e)
+		var p openai.ChunkParser
+		var ch openai.StreamChunk
+		res := &result{}
+		body := []byte(k.whole)
+		parse := func() {
+			res.text, res.images = res.text[:0], 0
+			if _, _, err := a.parseWhole(&p, body, &ch, res); err != nil {
+				t.Fatalf("%s: %v", k.e, err)
+			}
+		}
+		if allocs := testing.AllocsPerRun(50, parse); allocs != 0 {
+			t.Errorf("%s: parsing a whole answer allocates %v times; want 0 (one pass, no encoding/json)", k.e, allocs)
+		}
+		switch k.e {
+		case EndpointTranscriptions:
+			if string(res.text) != "hello world" || ch.Usage.PromptTokens != 20 || ch.Usage.CompletionTokens != 2 {
+				t.Errorf("transcription: text %q, usage %+v; want \"hello world\", 20 in, 2 out", res.text, ch.Usage)
+			}
+		case EndpointImages:
+			if res.images != 1 || ch.Usage.PromptTokens != 20 {
+				t.Errorf("images: %d images, usage %+v; want 1, 20 in", res.images, ch.Usage)
+			}
+		}
+	}
+}
+
+// An audio_dir's clips are read once for Validate and the run's start together, and
+// again only when a clip changes.
+func TestAudioDirReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, d time.Duration) {
+		var b bytes.Buffer
+		if err := media.EncodeAudio(&b, media.WAV, 16000, 1, d, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.wav", time.Second)
+	write("b.wav", 2*time.Second)
+	reads := 0
+	saved := readAudioFile
+	readAudioFile = func(p string) ([]byte, error) { reads++; return saved(p) }
+	t.Cleanup(func() { readAudioFile = saved })
+
+	cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}, API: EndpointTranscriptions}, Workload: Workload{Media: Media{AudioDir: dir}}, Stop: Stop{Requests: 1}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := newMediaDrawer(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != 2 || len(d.audioFiles) != 2 {
+		t.Errorf("Validate and the drawer read %d clips for %d files; want each read once", reads, len(d.audioFiles))
+	}
+	write("b.wav", 3*time.Second) // another size: read again
+	files, err := audioFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != 4 || files[1].dur != 3*time.Second {
+		t.Errorf("after b.wav changed: %d reads, its duration %v; want the directory read again (4 reads, 3s)", reads, files[1].dur)
 	}
 }

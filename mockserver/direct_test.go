@@ -230,10 +230,13 @@ func (c *countingConn) Write(p []byte) (int, error) {
 }
 
 // TestDirectOutCoalesces: chunks that are already due go out in writes of at least
-// coalesceLimit bytes (the last one excepted), each chunk framed once and in order, so
-// a zero-latency stream costs one write system call per coalesceLimit bytes, not per
-// token.
+// 16 KiB (the last one excepted), each chunk framed once and in order, so a
+// zero-latency stream costs one write system call per 16 KiB, not per token (below
+// 16 KiB its writes cost most of its CPU: docs/performance.md). The floor is the
+// behaviour asked for, written here rather than read from coalesceLimit, so that
+// lowering the limit fails the test.
 func TestDirectOutCoalesces(t *testing.T) {
+	const minWrite = 16 << 10
 	cc := &countingConn{}
 	o := &directOut{c: cc, buf: []byte("HEAD\r\n\r\n")}
 	chunk := []byte(`data: {"choices":[{"index":0,"delta":{"content":" the"},"finish_reason":null}]}` + "\n\n")
@@ -253,17 +256,14 @@ func TestDirectOutCoalesces(t *testing.T) {
 	var got strings.Builder
 	for i, w := range cc.writes {
 		got.Write(w)
-		if i < len(cc.writes)-1 && len(w) < coalesceLimit {
-			t.Errorf("write %d of %d is %d bytes, want at least %d", i, len(cc.writes), len(w), coalesceLimit)
+		if i < len(cc.writes)-1 && len(w) < minWrite {
+			t.Errorf("write %d of %d is %d bytes, want at least %d", i, len(cc.writes), len(w), minWrite)
 		}
 	}
 	if got.String() != want.String() {
 		t.Fatalf("written bytes differ from the framed chunks (%d vs %d bytes)", got.Len(), want.Len())
 	}
-	if max := want.Len()/coalesceLimit + 1; len(cc.writes) > max {
+	if max := want.Len()/minWrite + 1; len(cc.writes) > max {
 		t.Errorf("%d writes for %d bytes, want at most %d", len(cc.writes), want.Len(), max)
-	}
-	if coalesceLimit < 16<<10 {
-		t.Errorf("coalesceLimit %d: below 16 KiB a zero-latency stream's writes cost most of its CPU (docs/performance.md)", coalesceLimit)
 	}
 }

@@ -103,56 +103,45 @@ type ImageUsage struct {
 	TotalTokens  int `json:"total_tokens"`
 }
 
-// CountImages returns the number of generated images in an image generation answer:
-// the entries of its top-level "data" array whose b64_json or url is a non-empty
-// string. It reads the body without decoding the images (which may be megabytes of
-// base64) and without allocating; a body that is not a JSON object is ErrSyntax, one
-// without "data" has no images.
-func (p *ChunkParser) CountImages(body []byte) (int, error) {
-	n := 0
-	i := skipWS(body, 0)
-	_, err := p.object(body, i, func(key, b []byte, j int) (int, error) {
-		if string(key) != "data" || j >= len(b) || b[j] != '[' {
-			return skipValue(b, j)
+// images counts, into *n, the entries of the array at b[i] whose b64_json or url is
+// a non-empty string (StreamChunk.Images); any other value is skipped.
+func (p *ChunkParser) images(b []byte, i int, n *int) (int, error) {
+	if i >= len(b) || b[i] != '[' {
+		return skipValue(b, i)
+	}
+	j := skipWS(b, i+1)
+	if j < len(b) && b[j] == ']' {
+		return j + 1, nil
+	}
+	for {
+		if j >= len(b) {
+			return 0, ErrSyntax
 		}
-		j = skipWS(b, j+1)
+		var err error
+		if b[j] == '{' {
+			img := false
+			j, err = p.object(b, j, func(k, b []byte, j int) (int, error) {
+				if (string(k) == "b64_json" || string(k) == "url") && j+1 < len(b) && b[j] == '"' && b[j+1] != '"' {
+					img = true
+				}
+				return skipValue(b, j)
+			})
+			if img {
+				*n++
+			}
+		} else {
+			j, err = skipValue(b, j)
+		}
+		if err != nil {
+			return 0, err
+		}
+		j = skipWS(b, j)
 		if j < len(b) && b[j] == ']' {
 			return j + 1, nil
 		}
-		for {
-			if j >= len(b) {
-				return 0, ErrSyntax
-			}
-			var err error
-			if b[j] == '{' {
-				img := false
-				j, err = p.object(b, j, func(k, b []byte, j int) (int, error) {
-					if (string(k) == "b64_json" || string(k) == "url") && j+1 < len(b) && b[j] == '"' && b[j+1] != '"' {
-						img = true
-					}
-					return skipValue(b, j)
-				})
-				if img {
-					n++
-				}
-			} else {
-				j, err = skipValue(b, j)
-			}
-			if err != nil {
-				return 0, err
-			}
-			j = skipWS(b, j)
-			if j < len(b) && b[j] == ']' {
-				return j + 1, nil
-			}
-			if j >= len(b) || b[j] != ',' {
-				return 0, ErrSyntax
-			}
-			j = skipWS(b, j+1)
+		if j >= len(b) || b[j] != ',' {
+			return 0, ErrSyntax
 		}
-	})
-	if err != nil {
-		return 0, err
+		j = skipWS(b, j+1)
 	}
-	return n, nil
 }

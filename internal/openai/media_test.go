@@ -5,9 +5,12 @@ import (
 	"testing"
 )
 
-func TestCountImages(t *testing.T) {
+// Parse counts an image answer's images (StreamChunk.Images) in the one pass that
+// reads its usage, without decoding or allocating.
+func TestParseImages(t *testing.T) {
 	var p ChunkParser
-	for _, c := range []struct {
+	var c StreamChunk
+	for _, tc := range []struct {
 		body string
 		n    int
 		err  bool
@@ -21,17 +24,38 @@ func TestCountImages(t *testing.T) {
 		{`{"data":[{"b64_json":"QQ=="}`, 0, true},
 		{`[1]`, 0, true},
 	} {
-		n, err := p.CountImages([]byte(c.body))
-		if n != c.n || (err != nil) != c.err {
-			t.Errorf("%s: %d images, error %v; want %d, error %v", c.body, n, err, c.n, c.err)
+		err := p.Parse([]byte(tc.body), &c)
+		if (err != nil) != tc.err || (err == nil && c.Images != tc.n) {
+			t.Errorf("%s: %d images, error %v; want %d, error %v", tc.body, c.Images, err, tc.n, tc.err)
 		}
 	}
 	// Agrees with encoding/json on what the mock writes.
-	body, _ := json.Marshal(ImagesResponse{Data: []ImageData{{B64JSON: "QUJD"}, {B64JSON: "QUJD"}, {B64JSON: "QUJD"}}})
-	if n, err := p.CountImages(body); n != 3 || err != nil {
-		t.Errorf("marshalled response: %d, %v; want 3", n, err)
+	body, _ := json.Marshal(ImagesResponse{Data: []ImageData{{B64JSON: "QUJD"}, {B64JSON: "QUJD"}, {B64JSON: "QUJD"}}, Usage: &ImageUsage{InputTokens: 3, TotalTokens: 3}})
+	if err := p.Parse(body, &c); c.Images != 3 || !c.HasUsage || c.Usage.PromptTokens != 3 || err != nil {
+		t.Errorf("marshalled response: %d images, usage %v %+v, %v; want 3 and prompt tokens 3", c.Images, c.HasUsage, c.Usage, err)
 	}
-	if a := testing.AllocsPerRun(100, func() { _, _ = p.CountImages(body) }); a != 0 {
-		t.Errorf("CountImages allocates %v times per call, want 0", a)
+	if a := testing.AllocsPerRun(100, func() { _ = p.Parse(body, &c) }); a != 0 {
+		t.Errorf("Parse of an image answer allocates %v times per call, want 0", a)
+	}
+}
+
+// Parse reads a transcription's top-level text (StreamChunk.Transcript) with its
+// usage: nil when absent or not a string, empty for "".
+func TestParseTranscript(t *testing.T) {
+	var p ChunkParser
+	var c StreamChunk
+	for _, tc := range []struct {
+		body, text string
+		present    bool
+	}{
+		{`{"text":"hello \u00e9","usage":{"type":"tokens","input_tokens":12,"output_tokens":3}}`, "hello é", true},
+		{`{"text":""}`, "", true},
+		{`{"text":null}`, "", false},
+		{`{"text":{"format":{"type":"text"}}}`, "", false}, // a Responses answer's text config
+		{`{"task":"transcribe"}`, "", false},
+	} {
+		if err := p.Parse([]byte(tc.body), &c); err != nil || (c.Transcript != nil) != tc.present || string(c.Transcript) != tc.text {
+			t.Errorf("%s: transcript %q (nil %v), error %v; want %q, present %v", tc.body, c.Transcript, c.Transcript == nil, err, tc.text, tc.present)
+		}
 	}
 }

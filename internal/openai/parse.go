@@ -34,6 +34,14 @@ type StreamChunk struct {
 	// Tools are the first choice's tool call entries (delta.tool_calls, or a whole
 	// message's tool_calls); nil when it has none.
 	Tools []ToolDelta
+	// Transcript is the top-level "text" string, unescaped: a transcription's answer
+	// (or its stream's done event). Nil when absent or not a string; empty, not nil,
+	// for "".
+	Transcript []byte
+	// Images is the number of entries of the top-level "data" array whose b64_json or
+	// url is a non-empty string: an image generation answer's images, counted without
+	// decoding them (they may be megabytes of base64).
+	Images int
 }
 
 // ChunkParser parses stream chunks without encoding/json and without allocating once
@@ -91,6 +99,10 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 			}
 		case "choices":
 			return p.choices(b, j, c)
+		case "text": // a transcription
+			return p.str(b, j, &c.Transcript)
+		case "data": // an image generation answer
+			return p.images(b, j, &c.Images)
 		case "usage":
 			return p.usage(b, j, c)
 		case "response":
