@@ -287,8 +287,8 @@ func (l *evLoop) woken() {
 		case d := <-l.dialed:
 			l.dials--
 			l.dialEnded(d)
-		case b := <-l.back:
-			l.cameBack(b)
+		case back := <-l.back:
+			l.cameBack(back)
 		default:
 			ended = false
 		}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -219,6 +220,30 @@ func TestEventLoopServerCloses(t *testing.T) {
 		}
 		if conns.Load() < 20 {
 			t.Errorf("%d connections for 20 requests answered one per connection", conns.Load())
+		}
+	})
+	t.Run("lingering after each answer", func(t *testing.T) {
+		// The server half-closes after its answer and reads on for a while (a lingering
+		// close), answering nothing: the request written on it is retried elsewhere.
+		addr := serveRaw(t, func(c net.Conn) {
+			if !answerHello(c) {
+				return
+			}
+			_ = c.(*net.TCPConn).CloseWrite()
+			_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			_, _ = io.Copy(io.Discard, c)
+		})
+		out, served, err := runLooped(t, context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 4, Timeout: 5 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if served != 4 {
+			t.Errorf("%d by the event loops, want 4", served)
+		}
+		for _, r := range out.Records {
+			if !r.OK() {
+				t.Errorf("record %d: %s %q; want the half-closed connection retried", r.Index, r.ErrorKind, r.Error)
+			}
 		}
 	})
 }
