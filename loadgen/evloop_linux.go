@@ -241,13 +241,25 @@ func (l *evLoop) run() {
 	l.r.evServed.Add(l.served)
 }
 
+// evYields is how many times a loop yields its processor, polling after each, before
+// it blocks in epoll_wait.
+const evYields = 1
+
 // wait returns the number of events in l.events: those ready now, else those that
 // come before the earliest deadline (at most a second).
 func (l *evLoop) wait() int {
-	// A raw poll first: with answers waiting, no trip through the scheduler.
-	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
-	if e == 0 && n > 0 {
-		return int(n)
+	// Raw polls first: with answers waiting, no trip through the scheduler. Between
+	// two, the loop yields its processor once, so the goroutines waiting for one (the
+	// collector, a hand-off) run while answers arrive, instead of after the loop blocked.
+	for i := 0; ; i++ {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+		if e == 0 && n > 0 {
+			return int(n)
+		}
+		if i == evYields {
+			break
+		}
+		runtime.Gosched()
 	}
 	ms := 1000
 	if l.earliest > 0 {
@@ -275,8 +287,8 @@ func (l *evLoop) woken() {
 		case d := <-l.dialed:
 			l.dials--
 			l.dialEnded(d)
-		case b := <-l.back:
-			l.cameBack(b)
+		case back := <-l.back:
+			l.cameBack(back)
 		default:
 			ended = false
 		}
@@ -502,8 +514,7 @@ func (l *evLoop) attach(s *evSlot, ec *evConn, reused bool, dt dialTimes) {
 func (l *evLoop) write(s *evSlot) {
 	ec, w := s.ec, s.sc.w
 	for s.wrote < len(w.wbuf) {
-		// Raw: a write to a non-blocking socket does not block.
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(ec.fd), uintptr(unsafe.Pointer(&w.wbuf[s.wrote])), uintptr(len(w.wbuf)-s.wrote))
+		n, e := sysWrite(ec.fd, w.wbuf[s.wrote:])
 		switch e {
 		case 0:
 			s.wrote += int(n)
@@ -573,7 +584,7 @@ func (l *evLoop) ready(ec *evConn, events uint32) {
 		// A kept-alive connection not in use: the server closed it (or sent what
 		// nothing asked for). It is not used again.
 		var b [1]byte
-		if _, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(ec.fd), uintptr(unsafe.Pointer(&b[0])), 1); e != syscall.EAGAIN {
+		if _, e := sysRead(ec.fd, b[:]); e != syscall.EAGAIN {
 			l.forget(ec)
 		}
 		return
@@ -610,7 +621,7 @@ func (l *evLoop) read(s *evSlot) {
 	if len(p) == 0 {
 		return
 	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(ec.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	n, e := sysRead(ec.fd, p)
 	switch {
 	case e == syscall.EAGAIN || e == syscall.EINTR:
 		return

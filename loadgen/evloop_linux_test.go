@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -221,6 +222,30 @@ func TestEventLoopServerCloses(t *testing.T) {
 			t.Errorf("%d connections for 20 requests answered one per connection", conns.Load())
 		}
 	})
+	t.Run("lingering after each answer", func(t *testing.T) {
+		// The server half-closes after its answer and reads on for a while (a lingering
+		// close), answering nothing: the request written on it is retried elsewhere.
+		addr := serveRaw(t, func(c net.Conn) {
+			if !answerHello(c) {
+				return
+			}
+			_ = c.(*net.TCPConn).CloseWrite()
+			_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			_, _ = io.Copy(io.Discard, c)
+		})
+		out, served, err := runLooped(t, context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 4, Timeout: 5 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if served != 4 {
+			t.Errorf("%d by the event loops, want 4", served)
+		}
+		for _, r := range out.Records {
+			if !r.OK() {
+				t.Errorf("record %d: %s %q; want the half-closed connection retried", r.Index, r.ErrorKind, r.Error)
+			}
+		}
+	})
 }
 
 // TestEventLoopHandsOver: answers the loop does not read itself (chunked, HTTP/1.0)
@@ -303,5 +328,56 @@ func TestEventLoopManyRequests(t *testing.T) {
 	h2, g2, f2 := run(100_000)
 	if h2 > h1+8<<20 || g2 > g1+2 || f2 > f1+2 {
 		t.Errorf("after 10k requests: heap %d KiB, %d goroutines, %d fds; after 100k: %d KiB, %d, %d", h1>>10, g1, f1, h2>>10, g2, f2)
+	}
+}
+
+// TestEventLoopLargeBody: a body larger than the socket's send buffer is written in
+// parts as the server reads it (epoll reports the socket writable), and the answer is
+// recorded; a server that reads nothing leaves the write unfinished until the total
+// timeout, recorded as such.
+func TestEventLoopLargeBody(t *testing.T) {
+	big := strings.Repeat("w ", 4<<20) // 8 MiB
+	f := filepath.Join(t.TempDir(), "p.jsonl")
+	if err := os.WriteFile(f, []byte(`{"model":"m","messages":[{"role":"user","content":"`+big+`"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got atomic.Int64 // body bytes the server read
+	reader := serveRaw(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			var req fasthttp.Request
+			if req.Read(br) != nil {
+				return
+			}
+			got.Add(int64(len(req.Body())))
+			body := `{"choices":[{"index":0,"message":{"role":"assistant","content":" hello"}}]}`
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		}
+	})
+	cfg := Config{Target: Target{NoStream: true, URLs: []string{"http://" + reader}}, Workload: Workload{InputFile: f, InputFormat: FormatPayloads}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 2}}
+	out, served, err := runLooped(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served != 2 || got.Load() != 2*int64(len(big)+len(`{"model":"m","messages":[{"role":"user","content":""}]}`)) {
+		t.Errorf("%d by the event loops, the server read %d body bytes; want 2, 2 whole bodies", served, got.Load())
+	}
+	for _, r := range out.Records {
+		if !r.OK() || r.Written <= r.Sent {
+			t.Errorf("record %d: %s %q, sent %v written %v", r.Index, r.ErrorKind, r.Error, r.Sent, r.Written)
+		}
+	}
+
+	ctx := t.Context()
+	cfg.URLs = []string{"http://" + serveRaw(t, func(c net.Conn) { <-ctx.Done() })} // reads nothing
+	cfg.Requests, cfg.Timeout = 2, 300*time.Millisecond
+	out, _, err = runLooped(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Records {
+		if r.ErrorKind != record.ErrTimeout || r.Error != "loadgen: total timeout" || r.Written != 0 {
+			t.Errorf("record %d: %s %q, written %v; want a total timeout before the request was written", r.Index, r.ErrorKind, r.Error, r.Written)
+		}
 	}
 }
