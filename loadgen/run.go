@@ -245,6 +245,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		defer close(stop)
 		go r.produce(stop)
 	}
+	r.prewarm(ctx) // an open loop's first connections, before its clock starts
 	if err := r.startClock(ctx); err != nil {
 		close(r.done)
 		<-r.collected

@@ -259,6 +259,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // before the request is due (see ahead.go): the sender prepares the request and hands
 // it to the send loop, which writes it at its due time.
 func (r *runner) openLoop(ctx context.Context) {
+	r.watchIdle()
 	defer r.startWarmers(ctx)()
 	loop := newSendLoop(r)
 	r.wg.Add(1)
