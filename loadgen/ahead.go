@@ -1,23 +1,30 @@
 package loadgen
 
-// Preparing open-loop requests ahead of their due time. The pacer hands each request
-// to a sender goroutine (an idle one, or a new one) 1–2 ms (prepareLead) before it is
-// due; the sender builds everything it sends (record, body, headers) and takes a
-// connection, then waits at the request's sendGate for its turn and its due time and
-// writes at once: the only work left between the due time and the write is the write.
-// The gates pass in schedule order, after each write, so one goroutine at a time waits
-// precisely (sleepUntil) and at most maxAhead requests are prepared at once.
+// Open-loop sending. The pacer (openLoop) hands each request to a sender goroutine (an
+// idle one, or a new one) 1–2 ms (prepareLead) before it is due; the sender builds
+// everything it sends (record, body, headers, the request's bytes) and takes a
+// connection, then hands the prepared request to the run's send loop (submit) and
+// waits for the answer on the connection. The send loop, one goroutine on an OS thread
+// of its own, takes the requests in schedule order, sleeps until each one's due time
+// and writes its bytes itself: the only work between a due time and its write is the
+// write, sends go in schedule order by construction, and a request costs one timer
+// wake-up of that thread (plus the answer's network wake-up, as in the closed loop).
 //
-// This replaced a pacer that started a new goroutine for each request when it was due,
-// which then claimed its conversation, built its body and took (or dialed) a
-// connection: on a 2-core machine at 5,000 req/s that was 10–20 µs of goroutine start
-// and 5–10 µs of building after the due time on average, and a dial (0.4–4 ms) for
-// the ~1% of requests that found no idle connection (docs/performance.md, "Open-loop
-// pacing cost").
+// This replaced two designs. The first started a goroutine per request at its due time,
+// which then built its body and took (or dialed) a connection: 10–20 µs of goroutine
+// start and 5–10 µs of building after the due time on 2 cores at 5,000 req/s, and a
+// dial for the ~1% that found no idle connection. The second prepared ahead as now but
+// had each sender wait at a gate for the previous request's write, then sleep until
+// its due time and write itself: each request then cost the hand-off to its sender,
+// the wake-up at its gate (a futex wake of another thread) and two prctl calls around
+// its sleep, 2.2 context switches and 8 system calls a request against the closed
+// loop's 1.3 and 5.5 (docs/performance.md, "Open-loop pacing cost").
 
 import (
 	"context"
+	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,73 +42,291 @@ const (
 	spareConns = 2
 )
 
-// sendGate is where a prepared open-loop request waits before it is written: until
-// the request before it in the schedule has been written (prev closes), then until
-// its due time. Its release, once the request is written (or given up), closes next
-// and frees the request's place among the maxAhead.
+// sendGate is one open-loop request's place in the schedule. The pacer makes it with
+// the request's position (seq) and due time; the request's sender fills it and hands
+// it to the send loop exactly once (submit): prepared bytes and a connection for the
+// loop to write (cn), or a channel for the loop to close at the due time (wake: a
+// sender that writes itself), or neither (the request is not sent: leaveGate).
 type sendGate struct {
-	due   time.Duration
-	prev  <-chan struct{}
-	next  chan struct{}
-	ahead <-chan struct{}
-	done  bool
+	seq       uint64
+	due       time.Duration
+	loop      *sendLoop
+	submitted bool // by the sender goroutine, which alone reads it
+
+	// Filled by the sender before submit.
+	ctx  context.Context // the request's: the loop does not write it once that ends
+	cn   *conn
+	buf  []byte      // the request's bytes, head and inline body
+	bufs net.Buffers // or head and body, for a body past inlineBody
+	wake chan struct{}
+	lag  *lagHist      // where the loop records the send lag (nil: nowhere)
+	done chan struct{} // the sender's worker's; one token once the loop's write ended
+
+	// state says whether the loop has begun the write (gatePending → gateWriting →
+	// gateWritten) or the sender has given it up first (gatePending → gateAbandoned).
+	state atomic.Int32
+	// Set by the loop before the token: when the write began and ended, its error.
+	sent, written time.Duration
+	err           error
 }
 
-// prepareSend readies c to be written at g's due time and waits for it: it takes
-// the connection (see prepareConn), then waits until the request before it has been
-// written and c is due. Written over HTTP, c releases g after its write (call.wrote),
-// so the next request's goroutine is not woken between this due time and this write;
-// with another sender g is released here.
+const (
+	gatePending int32 = iota
+	gateWriting
+	gateWritten
+	gateAbandoned
+)
+
+// submit hands g to the send loop (once).
+func (g *sendGate) submit() {
+	g.submitted = true
+	g.loop.in <- g // never blocks: at most maxAhead gates are out, the channel holds them all
+}
+
+// settle ends g's wait for the send loop: true, with the write's times and error in g,
+// once the loop has written it (waiting for the write to end if it has not); false if
+// the loop had not begun it, which it then never will.
+func (g *sendGate) settle() bool {
+	if g.state.CompareAndSwap(gatePending, gateAbandoned) {
+		return false
+	}
+	<-g.done
+	return true
+}
+
+// prepareSend readies c, due at g, before its due time. Written over HTTP, c takes its
+// connection now (see prepareConn) and keeps g: the send goes through the send loop
+// (sendAhead). Otherwise (another sender, or a connection that could not be had, whose
+// failure is then recorded at the due time) it waits here until the loop wakes it at
+// the due time, in schedule order.
 func (r *runner) prepareSend(ctx context.Context, c *call, g *sendGate) {
 	if r.warmers != nil {
 		r.prepareConn(ctx, c)
-		c.gate = g
+		if c.preErr == nil {
+			c.gate = g
+			return
+		}
 	}
-	r.waitGate(ctx, g)
-	if c.gate == nil {
-		g.release()
-	}
-}
-
-// waitGate waits until the request before g has been written, then until g's due
-// time, or until ctx ends.
-func (r *runner) waitGate(ctx context.Context, g *sendGate) {
+	g.ctx, g.wake = ctx, make(chan struct{})
+	g.submit()
 	select {
-	case <-g.prev:
-	case <-ctx.Done():
-		return
-	}
-	r.sleepUntil(ctx, g.due)
-}
-
-// wrote releases c's gate, if any, once c has been written (or failed to be).
-func (c *call) wrote() {
-	if g := c.gate; g != nil {
-		c.gate = nil
-		g.release()
-	}
-}
-
-// leaveGate gives up g's turn if the request ends without being written (a body that
-// could not be built, a failed connection, a cancelled run): after the request before
-// it, so the order holds.
-func (r *runner) leaveGate(ctx context.Context, g *sendGate) {
-	if g == nil || g.done {
-		return
-	}
-	select {
-	case <-g.prev:
+	case <-g.wake:
 	case <-ctx.Done():
 	}
-	g.release()
 }
 
-func (g *sendGate) release() {
-	if !g.done {
-		g.done = true
-		close(g.next)
-		<-g.ahead
+// leaveGate gives up g's turn if the request ends without handing it to the send loop
+// (a body that could not be built, a failed connection, a cancelled run), so the loop
+// goes on to the next request.
+func (r *runner) leaveGate(g *sendGate) {
+	if g != nil && !g.submitted {
+		g.cn, g.wake = nil, nil
+		g.submit()
 	}
+}
+
+// sendAhead performs the first attempt of x, prepared ahead (x.c.gate): it hands the
+// request's bytes to the send loop, which writes them at the due time, and reads the
+// answer meanwhile. retry is true when the connection turned out stale (closed by the
+// server, nothing answered): the caller retries once on a fresh one, written at once.
+func (w *worker) sendAhead(x *exchange) (ok bool, err error, retry bool) {
+	c, rec := x.c, x.rec
+	g := c.gate
+	c.gate = nil
+	if c.timeout > 0 {
+		// The total timeout runs from the send, not from the preparation.
+		x.total = x.clock.start.Add(max(g.due, x.begin) + c.timeout)
+	}
+	if !w.connect(x) {
+		return false, nil, false // recorded; the request leaves its gate
+	}
+	w.watch(x)
+	cn := x.cn
+	if c.stream && c.idle > 0 {
+		// As readHead does, from the due time: the wait for the headers starts at the write.
+		cn.setHeaderDeadline(x.clock.start.Add(max(g.due, x.clock.now())+c.idle), x.total)
+	}
+	w.wbuf = appendHead(w.wbuf[:0], c)
+	if len(c.body) > inlineBody {
+		g.bufs = net.Buffers{w.wbuf, c.body}
+	} else {
+		w.wbuf = append(w.wbuf, c.body...)
+		g.buf = w.wbuf
+	}
+	if w.aheadDone == nil {
+		w.aheadDone = make(chan struct{}, 1)
+	}
+	g.ctx, g.cn, g.done = x.ctx, cn, w.aheadDone
+	g.submit()
+	err = w.readHeadNow(x)
+	if !g.settle() {
+		// Never written: the run or the request was cancelled first, or the server
+		// answered or closed the connection before the request was due.
+		x.stop()
+		cn.Close()
+		if x.ctx.Err() == nil && x.reused && sleep(x.ctx, g.due-x.clock.now()) {
+			// A keep-alive connection the server had closed: retried at once, but not
+			// before the request is due.
+			return false, nil, c.retryFresh(x)
+		}
+		rec.Sent = x.clock.now()
+		rec.Done = rec.Sent
+		rec.ErrorKind, rec.Error = errKind(x.ctx, err, x.total)
+		if x.ctx.Err() == nil {
+			rec.Error = "loadgen: the connection ended before the request was sent: " + rec.Error
+		}
+		return false, nil, false
+	}
+	rec.Sent = g.sent
+	if g.err != nil {
+		if err == nil {
+			// The server answered, then cut the write short (a 413 for a body over its
+			// limit): record its answer, not a connect error.
+			return true, nil, false
+		}
+		x.stop()
+		return false, nil, w.writeFailed(x, g.err, x.reused) && c.retryFresh(x)
+	}
+	rec.Written = g.written
+	if err != nil && x.reused && cn.first == 0 && x.ctx.Err() == nil && isClosed(err) {
+		// The server closed the idle connection as we reused it (nothing came back).
+		x.stop()
+		cn.Close()
+		return false, nil, c.retryFresh(x)
+	}
+	return true, err, false
+}
+
+// retryFresh readies c's retry on a new connection, not another pooled one: the open
+// loop keeps spare connections, and those the server closed are stale alike. It
+// reports true (retry).
+func (c *call) retryFresh(x *exchange) bool {
+	c.pre, c.preErr = c.target.dial(x.ctx, x.clock, x.total)
+	c.preReused = false
+	return true
+}
+
+// sendLoop writes the open loop's prepared requests at their due times, in schedule
+// order, from one goroutine locked to its OS thread (so the thread's timer slack is set
+// once, see lockPreciseThread).
+type sendLoop struct {
+	r     *runner
+	in    chan *sendGate // submitted gates, in any order
+	ahead chan struct{}  // the pacer's: a token per request handed out and not yet passed
+	stop  chan struct{}  // closed once the pacer hands out no more; total is then final
+	total uint64         // how many the pacer handed out
+	ring  [maxAhead]*sendGate
+	next  uint64 // the next request to pass, by seq
+}
+
+func newSendLoop(r *runner) *sendLoop {
+	return &sendLoop{r: r, in: make(chan *sendGate, maxAhead), ahead: make(chan struct{}, maxAhead), stop: make(chan struct{})}
+}
+
+// finish tells the loop the pacer handed out n requests in all.
+func (l *sendLoop) finish(n uint64) {
+	l.total = n
+	close(l.stop)
+}
+
+// run passes the requests in schedule order until the pacer's last one, or until ctx
+// ends (a request waiting for its write is then woken by its connection's own watch of
+// the context, see conn.cancelReads, and gives its write up).
+func (l *sendLoop) run(ctx context.Context) {
+	lockPreciseThread() // never unlocked: the thread ends with the loop
+	stop := l.stop
+	for {
+		g := l.ring[l.next%maxAhead]
+		if g == nil {
+			if stop == nil && l.total == l.next || !l.await(ctx, &stop) {
+				return
+			}
+			continue
+		}
+		l.ring[l.next%maxAhead] = nil
+		l.pass(ctx, g)
+		l.next++
+		<-l.ahead
+	}
+}
+
+// await waits for the next request's gate: it files the gates submitted so far in the
+// ring, and if the next one is not among them, it waits toward the next request's due
+// time on the schedule as if it were (its sender is still preparing it: it is usually
+// in by then), so the loop's thread does not block on the channel, which would cost it
+// a hand-off of its processor and a wake-up by the sender; only a request already due,
+// or one on the far side of a Go timer's wait anyway, is awaited on the channel. It
+// returns false if ctx ended first; once the pacer is done it sets *stop to nil.
+func (l *sendLoop) await(ctx context.Context, stop *chan struct{}) bool {
+	if l.drain() {
+		return true
+	}
+	var timeout <-chan time.Time
+	if due, end := l.r.pacer.Pace(0, l.next); !end {
+		switch d := due - l.r.clock.now(); {
+		case d > l.r.spin:
+			t := time.NewTimer(d - l.r.spin)
+			defer t.Stop()
+			timeout = t.C
+		case d > 0:
+			return l.r.sleepUntil(ctx, due)
+		}
+	}
+	select {
+	case g := <-l.in:
+		l.ring[g.seq%maxAhead] = g
+	case <-ctx.Done():
+		return false
+	case <-*stop:
+		*stop = nil
+	case <-timeout:
+	}
+	return true
+}
+
+// drain files the gates submitted so far in the ring; it reports whether there was any.
+func (l *sendLoop) drain() bool {
+	got := false
+	for {
+		select {
+		case g := <-l.in:
+			l.ring[g.seq%maxAhead] = g
+			got = true
+		default:
+			return got
+		}
+	}
+}
+
+// pass acts on g at its due time: it writes g's request, or wakes g's sender, or (a
+// request given up) does nothing.
+func (l *sendLoop) pass(ctx context.Context, g *sendGate) {
+	if g.cn == nil && g.wake == nil || g.ctx.Err() != nil {
+		return
+	}
+	if !l.r.sleepUntil(ctx, g.due) || g.ctx.Err() != nil {
+		return
+	}
+	if g.wake != nil {
+		close(g.wake)
+		return
+	}
+	if !g.state.CompareAndSwap(gatePending, gateWriting) {
+		return // given up by its sender
+	}
+	clock := l.r.clock
+	g.sent = clock.now()
+	if g.bufs != nil {
+		_, g.err = g.bufs.WriteTo(g.cn.Conn)
+	} else {
+		_, g.err = g.cn.Conn.Write(g.buf)
+	}
+	g.written = clock.now()
+	if g.lag != nil {
+		g.lag.add(g.sent - g.due)
+	}
+	g.state.Store(gateWritten)
+	g.done <- struct{}{}
 }
 
 // prepareConn takes c's connection before the request's due time (a pooled one, or
@@ -135,7 +360,7 @@ func (c *call) conn(ctx context.Context, clock *runClock, deadline time.Time) (*
 }
 
 // dropPrepared returns a prepared connection the send did not use to the pool, and
-// forgets the gate (leaveGate releases it).
+// forgets the gate (leaveGate hands it on).
 func (c *call) dropPrepared() {
 	c.gate = nil
 	if c.pre != nil {

@@ -199,3 +199,65 @@ func TestOpenLoopKeepsSpareConnections(t *testing.T) {
 		t.Errorf("the server accepted %d connections; want at least %d (one in use, %d spare)", n, 1+spareConns, spareConns)
 	}
 }
+
+// TestOpenLoopStaleKeepAliveIsRetried: in the open loop a request's connection is taken
+// before its due time and its answer awaited while the send loop has yet to write it.
+// A server that closes every connection after one answer (without saying so) makes
+// the pooled connections stale: the reader then sees the end of the stream before the
+// write, or the write fails, and the request must be retried on a fresh connection —
+// not before its due time, and without an error recorded.
+func TestOpenLoopStaleKeepAliveIsRetried(t *testing.T) {
+	var conns atomic.Int64
+	addr := serveRaw(t, func(c net.Conn) {
+		conns.Add(1)
+		answerHello(c)
+	})
+	const n = 30
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: 500, Arrival: ArrivalConstant}, Stop: Stop{Requests: n}}, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Records) != n {
+		t.Fatalf("%d records; want %d", len(out.Records), n)
+	}
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Errorf("request %s: %s %s; want the stale connection retried", r.RequestID, r.ErrorKind, r.Error)
+		}
+		if r.Sent < r.Scheduled {
+			t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
+		}
+	}
+	if c := conns.Load(); c < n {
+		t.Errorf("the server saw %d connections; want one per request (%d)", c, n)
+	}
+}
+
+// TestOpenLoopCancelEndsWaits: a run cancelled while requests wait prepared for the
+// send loop ends by itself, its waiting requests recorded as cancelled, none sent
+// before its due time. 2,000 req/s of answers that take 50 ms, cancelled after 100 ms.
+func TestOpenLoopCancelEndsWaits(t *testing.T) {
+	g := newGroundTruth(t)
+	g.set(func(c *groundTruth) { c.TTFT = 50 * time.Millisecond })
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	out, err := Run(ctx, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: 5, ISL: fixed(8)}, Load: Load{Rate: 2000}, Stop: Stop{Requests: 100000}}, gpt2(t), nil)
+	if err == nil {
+		t.Fatal("a cancelled run reported no error")
+	}
+	if len(out.Records) == 0 {
+		t.Fatal("no records")
+	}
+	cancelled := 0
+	for _, r := range out.Records {
+		if r.ErrorKind == record.ErrCancelled {
+			cancelled++
+		}
+		if r.OK() && r.Sent < r.Scheduled {
+			t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
+		}
+	}
+	if cancelled == 0 {
+		t.Errorf("none of %d records was cancelled; want the requests in flight at the cancellation", len(out.Records))
+	}
+}

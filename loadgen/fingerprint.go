@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -34,6 +35,8 @@ type fingerprinter struct {
 	}
 	n    int
 	salt []byte // replaced by saltPlaceholder before hashing
+	// hashed counts the bodies digest hashed (the memos' misses), for the tests.
+	hashed atomic.Int64
 }
 
 // saltPlaceholder stands for a run's cache-bust salt in the fingerprint, so runs that
@@ -56,6 +59,7 @@ func (f *fingerprinter) digest(body []byte) [sha256.Size]byte {
 	if f.salt != nil && bytes.Contains(body, f.salt) {
 		body = bytes.ReplaceAll(body, f.salt, saltPlaceholder)
 	}
+	f.hashed.Add(1)
 	return sha256.Sum256(body)
 }
 

@@ -171,6 +171,11 @@ func TestFingerprintMemoisedBodies(t *testing.T) {
 		if want := hex.EncodeToString(h.Sum(nil)); out.Fingerprint != want || out.Fingerprinted != 4000 {
 			t.Errorf("concurrency %d: fingerprint %s over %d; want %s over 4000", conc, out.Fingerprint, out.Fingerprinted, want)
 		}
+		// Each distinct body is hashed about once (a window whose memo went to
+		// another body is hashed again), not once per request.
+		if n := int(r.fp.hashed.Load()); n > len(distinct)+(4000-len(distinct))/4 {
+			t.Errorf("concurrency %d: %d bodies hashed for %d distinct in 4000 requests: the memoised digests were not used", conc, n, len(distinct))
+		}
 	}
 }
 

@@ -46,11 +46,7 @@ func (w *worker) readPlain(br *bufio.Reader) (handled bool, err error) {
 		return true, nil
 	}
 	_, _ = br.Discard(head)
-	if cap(w.buf) < length || cap(w.buf) > keptBody && length <= keptBody {
-		w.buf = make([]byte, length)
-	}
-	w.buf = w.buf[:length]
-	if _, err := io.ReadFull(br, w.buf); err != nil {
+	if _, err := io.ReadFull(br, w.bodyBuf(length)); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -59,6 +55,16 @@ func (w *worker) readPlain(br *bufio.Reader) (handled bool, err error) {
 	}
 	w.plain.body = w.buf
 	return true, nil
+}
+
+// bodyBuf returns w.buf sized to hold a body of length bytes; a buffer past keptBody
+// is not kept for a shorter body.
+func (w *worker) bodyBuf(length int) []byte {
+	if cap(w.buf) < length || cap(w.buf) > keptBody && length <= keptBody {
+		w.buf = make([]byte, length)
+	}
+	w.buf = w.buf[:length]
+	return w.buf
 }
 
 // parsePlainHead parses a plain answer's head (see readPlain) at the start of b:

@@ -145,10 +145,17 @@ const (
 //
 //   - cpu_us/req_open, cpu_us/req_closed and their ratio (target ≤ 1.5), the rates
 //     both achieved (req/s_open, req/s_closed) and the closed loop's workers;
+//   - the context switches per request of both (csw/req_open, csw/req_closed): each
+//     voluntary one is a thread that blocked and was woken again;
 //   - the send accuracy of the open loop: the server's kernel receive time of each
 //     request minus its scheduled time (mean and p99, ms; it includes the loopback
 //     and the client's write), and the same less the smallest such gap of the run
-//     (the part that varies: jitter), and the client's own Sent − Scheduled.
+//     (the part that varies: jitter), and the client's own Sent − Scheduled;
+//   - beside them, the machine's own timer wake-up latency in the same iteration: how
+//     late a bare waiter (bareWaits: nanosleep to each due time of a Poisson schedule
+//     at the same rate, on a thread of its own, 1 ns timer slack, no spin) wakes
+//     (bare_mean_ms, bare_p50_ms, bare_p99_ms). A sender that only sleeps cannot beat
+//     it; one that beats it pays for the difference in spinning.
 //
 // CPU per request holds on a loaded machine; the accuracy figures are wall-clock and
 // only mean something on a quiet one.
@@ -164,14 +171,16 @@ func BenchmarkOpenLoopCost(b *testing.B) {
 
 func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) {
 	n := rate // one second of each
-	run := func(cfg Config, n int) (cpuPerReq float64, rate float64, recsOK []recordLite) {
+	run := func(cfg Config, n int) (cpuPerReq, rate, cswPerReq float64, recsOK []recordLite) {
 		cfg.Target.URLs = []string{url}
 		cfg.Workload.ISL = fixed(8)
 		cfg.Workload.OSL = fixed(stubTokens)
 		cfg.Stop.Requests = n
+		v0, i0 := contextSwitches()
 		c0 := processCPU()
 		out, err := Run(context.Background(), cfg, tok, nil)
 		c1 := processCPU()
+		v1, i1 := contextSwitches()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -186,11 +195,12 @@ func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) 
 			last = max(last, r.Done)
 			recsOK = append(recsOK, recordLite{id: r.RequestID, sched: r.RunStartUnixNano + int64(r.Scheduled), lag: r.Sent - r.Scheduled})
 		}
-		return (c1 - c0) / float64(len(out.Records)) * 1e6, float64(len(out.Records)) / (last - first).Seconds(), recsOK
+		k := float64(len(out.Records))
+		return (c1 - c0) / k * 1e6, k / (last - first).Seconds(), float64(v1-v0+i1-i0) / k, recsOK
 	}
-	closed := func(seed uint64, workers, n int) (cpuPerReq, rate float64) {
-		cpu, r, _ := run(Config{Target: Target{Model: stubDelayModel}, Workload: Workload{Seed: seed}, Load: Load{Concurrency: workers}}, n)
-		return cpu, r
+	closed := func(seed uint64, workers, n int) (cpuPerReq, rate, cswPerReq float64) {
+		cpu, r, csw, _ := run(Config{Target: Target{Model: stubDelayModel}, Workload: Workload{Seed: seed}, Load: Load{Concurrency: workers}}, n)
+		return cpu, r, csw
 	}
 	// The closed loop's workers: by Little's law a worker's throughput is 1/(its time
 	// per request), so rate/(one worker's throughput) workers keep about rate req/s in
@@ -198,7 +208,7 @@ func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) 
 	// counts for nothing else), with a second pass if that one was far off.
 	workers := max(1, rate/1000)
 	for range 2 {
-		_, got := closed(0, workers, n/4)
+		_, got, _ := closed(0, workers, n/4)
 		next := max(1, int(math.Round(float64(rate)*float64(workers)/got)))
 		if next == workers {
 			break
@@ -209,9 +219,11 @@ func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) 
 	for b.Loop() {
 		seed++
 		stubArrivals(b, url) // clear
-		openCPU, openRate, recs := run(Config{Target: Target{Model: "ok"}, Workload: Workload{Seed: seed}, Load: Load{Rate: float64(rate)}}, n)
+		openCPU, openRate, openCSW, recs := run(Config{Target: Target{Model: "ok"}, Workload: Workload{Seed: seed}, Load: Load{Rate: float64(rate)}}, n)
 		arr := stubArrivals(b, url)
-		closedCPU, closedRate := closed(seed, workers, n)
+		closedCPU, closedRate, closedCSW := closed(seed, workers, n)
+		bare := bareWaits(min(n, openLoopRate), float64(rate), seed)
+		slices.Sort(bare)
 
 		var dev, lag []float64
 		for _, r := range recs {
@@ -231,12 +243,17 @@ func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) 
 		b.ReportMetric(openRate, "req/s_open")
 		b.ReportMetric(closedRate, "req/s_closed")
 		b.ReportMetric(float64(workers), "closed_workers")
+		b.ReportMetric(openCSW, "csw/req_open")
+		b.ReportMetric(closedCSW, "csw/req_closed")
 		b.ReportMetric(mean(dev), "dev_mean_ms")
 		b.ReportMetric(distribution.PercentileSorted(dev, 0.99), "dev_p99_ms")
 		b.ReportMetric(mean(dev)-floor, "jitter_mean_ms")
 		b.ReportMetric(distribution.PercentileSorted(dev, 0.99)-floor, "jitter_p99_ms")
 		b.ReportMetric(mean(lag), "lag_mean_ms")
 		b.ReportMetric(distribution.PercentileSorted(lag, 0.99), "lag_p99_ms")
+		b.ReportMetric(mean(bare), "bare_mean_ms")
+		b.ReportMetric(distribution.PercentileSorted(bare, 0.5), "bare_p50_ms")
+		b.ReportMetric(distribution.PercentileSorted(bare, 0.99), "bare_p99_ms")
 	}
 }
 

@@ -308,12 +308,18 @@ func (t *target) dial(ctx context.Context, clock *runClock, deadline time.Time) 
 	if err != nil {
 		return nil, err
 	}
+	return t.newConn(nc, clock, dt), nil
+}
+
+// newConn makes nc, opened as dt says, one of t's connections, watching the run's
+// context.
+func (t *target) newConn(nc net.Conn, clock *runClock, dt dialTimes) *conn {
 	c := &conn{Conn: nc, clock: clock, dialed: dt}
 	c.br = bufio.NewReaderSize(c, connReadBuffer)
 	if t.runCtx != nil && t.runCtx.Done() != nil {
 		c.watch, c.unwatch = t.runCtx, context.AfterFunc(t.runCtx, c.cancelReads)
 	}
-	return c, nil
+	return c
 }
 
 // Close stops watching the run context and closes the connection.

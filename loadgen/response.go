@@ -133,6 +133,9 @@ type worker struct {
 	drained bool
 	readErr error
 	x       exchange // the exchange in progress
+	// aheadDone receives the open-loop send loop's token when it has written a
+	// request of this worker's (see sendGate).
+	aheadDone chan struct{}
 }
 
 func newWorker() *worker {
@@ -168,6 +171,18 @@ type exchange struct {
 // do performs c and fills rec (timestamps, status, error, chunks, usage) and res.
 // It never returns an error: every failure is recorded in rec.
 func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) {
+	x := w.begin(ctx, clock, c, rec, res)
+	ok, err := w.send(x)
+	if !ok {
+		return
+	}
+	defer x.release()
+	w.receive(x, err)
+}
+
+// begin starts the exchange of c on w (w.x): no usage counted yet, the connection
+// step beginning now, and the total deadline.
+func (w *worker) begin(ctx context.Context, clock *runClock, c *call, rec *record.Client, res *result) *exchange {
 	rec.UsagePromptTokens, rec.UsageCompletionTokens = -1, -1
 	w.x = exchange{ctx: ctx, clock: clock, c: c, rec: rec, res: res, begin: clock.now()}
 	x := &w.x
@@ -175,12 +190,7 @@ func (w *worker) do(ctx context.Context, clock *runClock, c *call, rec *record.C
 		// On the run clock (monotonic): no second clock reading.
 		x.total = clock.start.Add(x.begin + c.timeout)
 	}
-	ok, err := w.send(x)
-	if !ok {
-		return
-	}
-	defer x.release()
-	w.receive(x, err)
+	return x
 }
 
 // release returns the connection to the pool when the response left it reusable,
@@ -198,14 +208,22 @@ func (x *exchange) release() {
 // a fresh connection when a reused keep-alive one turns out to be stale. ok is false
 // when the exchange ended, recorded, before a response; err is the header read's.
 func (w *worker) send(x *exchange) (ok bool, err error) {
-	for attempt := 0; ; attempt++ {
+	attempt := 0
+	if x.c.gate != nil {
+		// Prepared ahead: the open loop's send loop writes it (see sendAhead).
+		var retry bool
+		if ok, err, retry = w.sendAhead(x); !retry {
+			return ok, err
+		}
+		attempt = 1 // a stale connection: one retry, on a fresh one
+	}
+	for ; ; attempt++ {
 		if !w.connect(x) {
 			return false, nil
 		}
 		retryable := x.reused && attempt == 0
 		w.watch(x)
 		written, err := w.writeRequest(x.cn, x.c, x.rec.Sent)
-		x.c.wrote() // the open loop's next request may go (see sendGate)
 		if err != nil {
 			if x.ctx.Err() == nil && !retryable && w.answeredAnyway(x.cn, x.c) {
 				// The server answered, then cut the write short (a 413 for a body over
@@ -237,13 +255,7 @@ func (w *worker) connect(x *exchange) bool {
 	rec := x.rec
 	cn, reused, err := x.c.conn(x.ctx, x.clock, x.total)
 	if err != nil {
-		rec.Sent = x.clock.now()
-		rec.Done = rec.Sent
-		if x.ctx.Err() != nil || expired(x.ctx) {
-			rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
-		} else {
-			rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
-		}
+		x.connectFailed(err)
 		return false
 	}
 	x.cn, x.reused = cn, reused
@@ -259,14 +271,33 @@ func (w *worker) connect(x *exchange) bool {
 		return false
 	}
 	x.stamped = cn.useKernelTimestamps(x.c.stream && x.c.target.kernelTS)
+	x.connected(reused, cn.dialed)
+	return true
+}
+
+// connectFailed records that no connection could be had for x (err says why).
+func (x *exchange) connectFailed(err error) {
+	rec := x.rec
+	rec.Sent = x.clock.now()
+	rec.Done = rec.Sent
+	if x.ctx.Err() != nil || expired(x.ctx) {
+		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
+	} else {
+		rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
+	}
+}
+
+// connected records that x has its connection, pooled (reused) or opened as dialed
+// says: the send time and the phases before it.
+func (x *exchange) connected(reused bool, dialed dialTimes) {
+	rec := x.rec
 	rec.Sent = x.clock.now()
 	rec.ConnReused = reused
 	rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = 0, 0, 0
 	if !reused {
-		rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = cn.dialed.dns, cn.dialed.connect, cn.dialed.tls
+		rec.DNSLookup, rec.Connecting, rec.TLSHandshaking = dialed.dns, dialed.connect, dialed.tls
 	}
 	rec.Blocked = max(rec.Sent-x.begin-rec.DNSLookup-rec.Connecting, 0)
-	return true
 }
 
 // expired reports a context whose deadline has passed, though its timer may not have
@@ -310,6 +341,17 @@ func (w *worker) watch(x *exchange) {
 // readHead reads the response headers into w.resp, or a plain non-streaming answer
 // whole into w.plain (see readPlain).
 func (w *worker) readHead(x *exchange) error {
+	if c := x.c; c.stream && c.idle > 0 {
+		// A stream's headers come before the first token: the idle timeout bounds
+		// the wait for them too (the total one still caps it). A non-streaming
+		// answer is generated whole before its headers, so only the total bounds it.
+		x.cn.setHeaderDeadline(time.Now().Add(c.idle), x.total)
+	}
+	return w.readHeadNow(x)
+}
+
+// readHeadNow is readHead with the connection's deadlines as they are.
+func (w *worker) readHeadNow(x *exchange) error {
 	cn, c := x.cn, x.c
 	w.plain = plainAnswer{}
 	if !c.stream {
@@ -320,12 +362,6 @@ func (w *worker) readHead(x *exchange) error {
 	resp := &w.resp
 	resp.Reset()
 	resp.StreamBody = c.stream
-	if c.stream && c.idle > 0 {
-		// A stream's headers come before the first token: the idle timeout bounds
-		// the wait for them too (the total one still caps it). A non-streaming
-		// answer is generated whole before its headers, so only the total bounds it.
-		cn.setHeaderDeadline(time.Now().Add(c.idle), x.total)
-	}
 	return resp.Read(cn.br)
 }
 

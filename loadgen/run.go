@@ -127,6 +127,7 @@ type runner struct {
 	reuseChunks bool
 
 	issued   atomic.Int64 // requests claimed (warmup included)
+	evServed atomic.Int64 // requests the event loops sent and finished themselves (see eventLoops)
 	limit    int64        // total requests allowed; <= 0 = unlimited
 	deadline time.Duration
 	sem      chan struct{}
@@ -452,6 +453,45 @@ type turnReq struct {
 // request sends one turn and records it; it returns the generated text when
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
+	tg := r.pick()
+	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
+		tg.pending.Add(1) // only this routing reads it: spare the shared counter
+		defer tg.pending.Add(-1)
+	}
+	defer r.leaveGate(q.gate)
+	rec, ok := r.prepare(q, sc, tg)
+	if !ok {
+		return "" // recorded as failed: its body could not be built
+	}
+	c := &sc.call
+	if q.gate != nil {
+		// Everything is ready before the due time: only the write happens at it.
+		r.prepareSend(ctx, c, q.gate)
+		defer c.dropPrepared()
+	}
+	rctx, stop := r.maybeCancel(ctx, q.due)
+	defer stop()
+	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
+		// The client's own lateness: measured by the send loop at its write when it writes.
+		if c.gate != nil {
+			c.gate.lag = &r.clock.self.sendLag
+		} else {
+			r.clock.self.sendLag.add(r.clock.now() - q.due)
+		}
+	}
+	res := sc.result()
+	if r.prefill == nil {
+		r.sender.send(rctx, c, rec, res)
+	} else {
+		r.sendPrefill(rctx, c, rec, res)
+	}
+	return r.finish(q, sc, rec)
+}
+
+// prepare readies q's request to target tg before its send: its record (rec) and
+// sc.call with the body built. ok is false when the body could not be built (the
+// request is then recorded as failed, and done).
+func (r *runner) prepare(q *turnReq, sc *scratch, tg *target) (rec *record.Client, ok bool) {
 	q.endpoint, q.api, q.stream = r.shape(q.t)
 	if r.models != nil && q.t.Model == "" && q.t.Body == nil {
 		// The model mix's choice, on a copy: the source may hand the turn out again.
@@ -465,39 +505,31 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 			q.tc.toolChoice = ts.choice(q.idx)
 		}
 	}
-	tg := r.pick()
-	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
-		tg.pending.Add(1) // only this routing reads it: spare the shared counter
-		defer tg.pending.Add(-1)
-	}
-	rec := r.newRecord(q, tg)
+	rec = r.newRecord(q, tg)
 	c := &sc.call
 	*c = call{
 		w: sc.w, target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
 	}
-	defer r.leaveGate(ctx, q.gate)
 	if !r.attachMedia(q, rec) {
-		return "" // recorded as failed: its body could not be built
+		return nil, false
 	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
-	if q.gate != nil {
-		// Everything is ready before the due time: only the write happens at it.
-		r.prepareSend(ctx, c, q.gate)
-		defer c.dropPrepared()
-	}
-	rctx, stop := r.maybeCancel(ctx)
-	defer stop()
-	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
-		r.clock.self.sendLag.add(r.clock.now() - q.due) // the client's own lateness
-	}
+	return rec, true
+}
+
+// result is sc's result, emptied for the next send.
+func (sc *scratch) result() *result {
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
 	res.tool, res.calls = res.tool[:0], res.calls[:0]
-	if r.prefill == nil {
-		r.sender.send(rctx, c, rec, res)
-	} else {
-		r.sendPrefill(rctx, c, rec, res)
-	}
+	return res
+}
+
+// finish completes the record of q's request once it was sent (sc.call, sc.res):
+// counts, checks and fingerprints it and hands it to the collector; it returns the
+// generated text when q.wantText is true.
+func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
+	c, res := &sc.call, &sc.res
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
@@ -586,8 +618,9 @@ func requestID(idx int) string {
 }
 
 // maybeCancel returns the context to send under: ctx, or, for the Config.CancelFraction
-// of requests drawn, one cancelled after Config.CancelAfter.
-func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+// of requests drawn, one cancelled Config.CancelAfter after the request's send: after
+// due, when that is still ahead (an open-loop request prepared before its due time).
+func (r *runner) maybeCancel(ctx context.Context, due time.Duration) (context.Context, context.CancelFunc) {
 	cfg := &r.cfg
 	if cfg.CancelFraction <= 0 {
 		return ctx, func() {}
@@ -598,7 +631,7 @@ func (r *runner) maybeCancel(ctx context.Context) (context.Context, context.Canc
 	if !cancel {
 		return ctx, func() {}
 	}
-	return context.WithTimeoutCause(ctx, cfg.CancelAfter, errCancelFraction)
+	return context.WithTimeoutCause(ctx, max(due-r.clock.now(), 0)+cfg.CancelAfter, errCancelFraction)
 }
 
 // checkEmptyOutput fails a 200 stream that carried no output token: it has no TTFT,

@@ -139,36 +139,40 @@ func (r *runner) produce(stop <-chan struct{}) {
 	}
 }
 
-// DefaultSpin is how long before a request's due time the open-loop sender stops
+// DefaultSpin is how long before a request's due time the open loop's send loop stops
 // using Go timers (which on Linux wake up to ~1 ms late, bunching Poisson arrivals at
 // high rates) and sleeps in one nanosleep system call until shortly before it, then
 // busy-waits the rest (see sleepUntil).
 const DefaultSpin = 1500 * time.Microsecond
 
 // The last stretch before a due time. A sleep that ends exactly at the due time
-// wakes late by an amount that varies (nanosleep's timer slack, 50 µs by default,
-// and the scheduler); if that lateness depended on the gap slept through, a Poisson
-// stream's gaps would be distorted (a KS test saw D ≈ 0.05–0.06 at 1,000 req/s,
-// n = 2,000, against a critical 0.036 at alpha 0.01). So the pacer wakes early and
-// busy-waits the rest. It used to wake a fixed 300 µs early and call runtime.Gosched
-// in a loop until due: accurate, but up to 300 µs of CPU per request (more with the
-// threads each Gosched wakes), which at 1,000–5,000 req/s cost more than the request
-// itself (issue 23: 121 µs per request at 5,000 req/s). Now preciseSleep drops the
-// thread's timer slack to 1 ns, the pacer wakes early by only what its own sleeps
-// have overshot lately (wakeEarly, within [minWakeEarly, maxWakeEarly]), and
-// spinUntil yields only every yieldEvery. BenchmarkPacerWait prints the CPU per wait
-// of both rules and of Go timers alone.
+// wakes late by an amount that varies (the scheduler's delay, and the host's on a VM);
+// if that lateness depended on the gap slept through, a Poisson stream's gaps would be
+// distorted (a KS test saw D ≈ 0.05–0.06 at 1,000 req/s, n = 2,000, against a critical
+// 0.036 at alpha 0.01). So the send loop wakes early and busy-waits the rest. How early
+// is a trade: waking by a high quantile of the sleeps' overshoot makes nearly every
+// send punctual but spins that quantile less the overshoot on almost every request
+// (a fixed 300 µs once cost more CPU than the request; waking by about the 80th
+// percentile, capped at 50 µs, still cost ~15 µs a request on this VM); waking by a low
+// quantile spins little and leaves the sends that overshoot more late by the excess.
+// wakeEarly follows the wakeQuantile of recent overshoots, within [minWakeEarly,
+// maxWakeEarly]; BenchmarkOpenLoopCost prints the resulting accuracy beside a bare
+// sleeper's overshoot, and BenchmarkPacerWait the CPU per wait.
 const (
-	minWakeEarly  = 10 * time.Microsecond // below it a sleep is not worth its system call
+	minWakeEarly  = 2 * time.Microsecond  // below it a sleep is not worth its system call
 	maxWakeEarly  = 50 * time.Microsecond // the most busy-waiting per request
-	initWakeEarly = 50 * time.Microsecond // before any sleep was measured
+	initWakeEarly = 20 * time.Microsecond // before any sleep was measured
 	yieldEvery    = 20 * time.Microsecond // how often spinUntil yields the processor
+	// The estimate rises by wakeUp on an overshoot above it and falls by wakeDown on
+	// one at or below it, so it settles where a fraction wakeUp/(wakeUp+wakeDown) of
+	// the overshoots are at or below it: that is wakeQuantile.
+	wakeUp       = time.Microsecond
+	wakeDown     = time.Microsecond
+	wakeQuantile = float64(wakeUp) / float64(wakeUp+wakeDown)
 )
 
-// wakeEarly estimates how late the precise sleep wakes: it rises by an eighth of any
-// larger overshoot and falls by a 32nd of the difference on a smaller one, so it
-// follows a high quantile (about the 80th percentile) of recent overshoots, kept
-// within [minWakeEarly, maxWakeEarly]. The one pacer goroutine owns it.
+// wakeEarly estimates the wakeQuantile of how late the precise sleep wakes (see
+// wakeUp). The one send loop owns it.
 type wakeEarly struct{ d time.Duration }
 
 func (w *wakeEarly) get() time.Duration {
@@ -182,16 +186,17 @@ func (w *wakeEarly) get() time.Duration {
 func (w *wakeEarly) observe(over time.Duration) {
 	d := w.get()
 	if over > d {
-		d += (over - d + 7) / 8
+		d += wakeUp
 	} else {
-		d -= (d - over) / 32
+		d -= wakeDown
 	}
 	w.d = min(max(d, minWakeEarly), maxWakeEarly)
 }
 
 // sleepUntil waits until the run clock reaches due: a timer sleep until r.spin before
 // it, a precise sleep until r.early's estimate before it, then spinUntil. It reports
-// false if ctx ended first.
+// false if ctx ended first. The send loop calls it, on its thread of its own (see
+// lockPreciseThread).
 func (r *runner) sleepUntil(ctx context.Context, due time.Duration) bool {
 	for {
 		d := due - r.clock.now()
@@ -251,16 +256,21 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // openLoop hands each request to a sender goroutine prepareLead/2 to prepareLead
-// before the request is due (see ahead.go): the sender prepares the request, waits at
-// its gate for its due time and writes it.
+// before the request is due (see ahead.go): the sender prepares the request and hands
+// it to the send loop, which writes it at its due time.
 func (r *runner) openLoop(ctx context.Context) {
 	defer r.startWarmers(ctx)()
-	prev := make(chan struct{})
-	close(prev) // the first request waits for no one
-	ahead := make(chan struct{}, maxAhead)
+	loop := newSendLoop(r)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		loop.run(ctx)
+	}()
+	var sent uint64
+	defer func() { loop.finish(sent) }()
 	jobs := make(chan openJob)
 	defer close(jobs)
-	for sent := uint64(0); ; sent++ {
+	for ; ; sent++ {
 		// Pace is pure, so Pace(0, sent) is request sent's due time on the schedule
 		// (0 for an unlimited pacer): queueing behind the concurrency ceiling then
 		// shows as Sent − Scheduled instead of silently shifting the schedule.
@@ -286,7 +296,7 @@ func (r *runner) openLoop(ctx context.Context) {
 			}
 		}
 		select {
-		case ahead <- struct{}{}:
+		case loop.ahead <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
@@ -303,9 +313,7 @@ func (r *runner) openLoop(ctx context.Context) {
 				return
 			}
 		}
-		g := &sendGate{due: due, prev: prev, next: make(chan struct{}), ahead: ahead}
-		prev = g.next
-		j := openJob{conv: conv, idx: idx, due: due, held: held, g: g}
+		j := openJob{conv: conv, idx: idx, due: due, held: held, g: &sendGate{seq: sent, due: due, loop: loop}}
 		select {
 		case jobs <- j: // an idle sender takes it
 		default:
@@ -336,6 +344,9 @@ func (r *runner) openSender(ctx context.Context, j openJob, jobs <-chan openJob)
 
 func (r *runner) closedLoop(ctx context.Context, n int) {
 	local, global := r.workers(n)
+	if r.eventLoops(ctx, local) {
+		return // non-streaming plain HTTP: the event loops send (see evloop_linux.go)
+	}
 	for i := range local {
 		if ctx.Err() != nil {
 			return // interrupted while starting workers
@@ -350,15 +361,20 @@ func (r *runner) closedLoop(ctx context.Context, n int) {
 			if !sleep(ctx, start-r.clock.now()) {
 				return
 			}
-			for {
-				idx, conv, ok := r.take(ctx)
-				if !ok {
-					return
-				}
-				if !r.conversation(ctx, conv, idx, 0, false, nil) {
-					return
-				}
-			}
+			r.work(ctx)
 		}()
+	}
+}
+
+// work is a closed-loop worker: conversation after conversation until the run ends.
+func (r *runner) work(ctx context.Context) {
+	for {
+		idx, conv, ok := r.take(ctx)
+		if !ok {
+			return
+		}
+		if !r.conversation(ctx, conv, idx, 0, false, nil) {
+			return
+		}
 	}
 }

@@ -15,11 +15,20 @@ const (
 	prGetTimerSlack = 30
 )
 
+// lockPreciseThread locks the calling goroutine to its OS thread and sets the thread's
+// timer slack (how late the kernel may fire a timer to batch wake-ups, 50 µs by
+// default) to 1 ns, so its precise sleeps are late only by the scheduler's delay. The
+// open loop's send loop calls it once and never unlocks: the thread, with its slack,
+// ends with the goroutine. (The sender that waited before it set and restored the
+// slack around every sleep: two system calls a request.)
+func lockPreciseThread() {
+	runtime.LockOSThread()
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0) //nolint:errcheck // a coarser wake-up at worst
+}
+
 // preciseSleep blocks the calling thread in nanosleep: the kernel's high-resolution
-// timers wake it within tens of µs, unlike Go timers. The thread's timer slack (how
-// late the kernel may fire a timer to batch wake-ups, 50 µs by default) is set to
-// 1 ns for the sleep and restored after, so the wake-up is late only by the
-// scheduler's delay.
+// timers wake it within tens of µs, unlike Go timers (with lockPreciseThread's timer
+// slack; at the default slack up to 50 µs later).
 //
 // With more than one processor (GOMAXPROCS) the goroutine keeps its processor through
 // the sleep (a raw system call): the runtime does not hand the processor to another
@@ -31,12 +40,6 @@ const (
 // With one processor, holding it would stop every other goroutine: the sleep is an
 // ordinary system call.
 func preciseSleep(d time.Duration) {
-	old, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prGetTimerSlack, 0, 0)
-	if e == 0 && old > 1 {
-		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0); e == 0 {
-			defer syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, old, 0) //nolint:errcheck
-		}
-	}
 	keepP := runtime.GOMAXPROCS(0) > 1
 	ts := syscall.NsecToTimespec(int64(d))
 	for {

@@ -2,31 +2,40 @@ package loadgen
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
 
-// TestWakeEarlyFollowsOvershoot feeds the estimate fixed overshoots: it settles near a
-// steady overshoot, rises quickly when sleeps overshoot more, falls slowly when they
-// overshoot less, and stays within [minWakeEarly, maxWakeEarly]. The failure path: an
-// estimate that ignored its input would sit at initWakeEarly, which is checked against.
+// TestWakeEarlyFollowsOvershoot feeds the estimate overshoots drawn uniformly from
+// [lo, lo+40µs) (seeded): it settles near their wakeQuantile, follows them up when they
+// grow and down when they shrink, and stays within [minWakeEarly, maxWakeEarly]. The
+// failure path: an estimate that ignored its input would sit at initWakeEarly, 20µs,
+// outside the first band checked (the median of [10µs, 50µs) is 30µs).
 func TestWakeEarlyFollowsOvershoot(t *testing.T) {
 	var w wakeEarly
 	if got := w.get(); got != initWakeEarly {
 		t.Fatalf("initial estimate %v; want %v", got, initWakeEarly)
 	}
-	for range 200 {
-		w.observe(20 * time.Microsecond)
+	rng := rand.New(rand.NewPCG(1, 2))
+	feed := func(lo time.Duration, n int) time.Duration {
+		var sum time.Duration
+		for i := range n {
+			w.observe(lo + time.Duration(rng.Int64N(int64(40*time.Microsecond))))
+			if i >= n/2 {
+				sum += w.get()
+			}
+		}
+		return sum / time.Duration(n-n/2) // the estimate's mean over the second half
 	}
-	if got := w.get(); got < 20*time.Microsecond || got > 22*time.Microsecond || got == initWakeEarly {
-		t.Errorf("after 200 overshoots of 20µs the estimate is %v; want 20–22µs", got)
-	}
-	w.observe(60 * time.Microsecond) // one larger overshoot: up by an eighth of the gap
-	if got := w.get(); got < 24*time.Microsecond || got > 27*time.Microsecond {
-		t.Errorf("after one 60µs overshoot the estimate is %v; want ≈ 25µs", got)
+	for _, lo := range []time.Duration{10 * time.Microsecond, 0, 10 * time.Microsecond} {
+		want := lo + time.Duration(wakeQuantile*float64(40*time.Microsecond))
+		if got := feed(lo, 4000); got < want-2*time.Microsecond || got > want+2*time.Microsecond {
+			t.Errorf("overshoots uniform on [%v, %v): the estimate averages %v; want their %.2f quantile %v ± 2µs", lo, lo+40*time.Microsecond, got, wakeQuantile, want)
+		}
 	}
 	for range 1000 {
-		w.observe(time.Second) // a descheduled pacer: capped
+		w.observe(time.Second) // a descheduled loop: capped
 	}
 	if got := w.get(); got != maxWakeEarly {
 		t.Errorf("after huge overshoots the estimate is %v; want the cap %v", got, maxWakeEarly)

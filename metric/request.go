@@ -78,6 +78,20 @@ func Of(r *record.Client, opt Options) Request {
 	return q
 }
 
+// TTFT returns r's [Request.TTFT] and whether it has one (HasTTFT): the first chunk with
+// text − Sent, for a stream. It derives nothing else, for a caller that needs only TTFT
+// for every record (a live progress display).
+func TTFT(r *record.Client) (time.Duration, bool) {
+	if !r.Stream {
+		return 0, false
+	}
+	t, ok := r.FirstToken()
+	if !ok {
+		return 0, false
+	}
+	return t - r.Sent, true
+}
+
 // noRaw marks a raw metric without a value. It is -Inf, not NaN, so that two requests
 // with the same values are equal (reflect.DeepEqual, ==) whether or not they have
 // every raw metric; a record's infinite value counts as none.

@@ -108,3 +108,28 @@ func TestAccumulatorByModelDerivesOnce(t *testing.T) {
 		t.Errorf("the models' sections hold %d values, the run's %d", got, m.Stats["test_derivations"].Count)
 	}
 }
+
+// TestTTFTIsTheRequests: TTFT is Request.TTFT for every record shape: streams with and
+// without a text chunk, role-only first chunks, non-streaming answers, failures.
+func TestTTFTIsTheRequests(t *testing.T) {
+	recs := totalsRecords()
+	for _, r := range benchRecords() {
+		recs = append(recs, r)
+	}
+	noText := record.Client{Stream: true, Sent: 5, Chunks: []record.Chunk{{T: 9, Choices: true}, {T: 12}}}
+	recs = append(recs, noText, record.Client{Stream: true})
+	with := 0
+	for i := range recs {
+		q := Of(&recs[i], Options{})
+		d, ok := TTFT(&recs[i])
+		if d != q.TTFT || ok != q.HasTTFT {
+			t.Errorf("record %d: TTFT %v, %v; Request %v, %v", i, d, ok, q.TTFT, q.HasTTFT)
+		}
+		if ok {
+			with++
+		}
+	}
+	if with == 0 || with == len(recs) {
+		t.Errorf("%d of %d records have a TTFT: both cases are not compared", with, len(recs))
+	}
+}

@@ -46,6 +46,8 @@ func main() {
 		err = serve(os.Args[2:])
 	case "bare":
 		err = bare(os.Args[2:])
+	case "evbare":
+		err = evbare(os.Args[2:])
 	case "loadgen":
 		err = runLoadgen(os.Args[2:])
 	case "streams":

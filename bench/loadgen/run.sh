@@ -4,10 +4,12 @@
 # absolute numbers are not).
 #
 #   1. non-streaming req/s against one trivial local server (200-byte JSON): wrk, a bare
-#      fasthttp client loop, vegeta (library, capped workers; built in a temporary
-#      module so perfgate never depends on it) and perfgate loadgen with recording on
-#      (a fixed payload as wrk sends, and synthetic prompts). Rounds are interleaved and
-#      the median of each is reported.
+#      fasthttp client loop, evbare (a minimal Go epoll event loop: what a Go event loop
+#      saves over the fasthttp loop), vegeta (library, capped workers; built in a
+#      temporary module so perfgate never depends on it) and perfgate loadgen with
+#      recording on (a fixed payload as wrk sends, and synthetic prompts; and the fixed
+#      payload with its event loops off, PERFGATE_EVENT_LOOP=off, the goroutine way).
+#      Rounds are interleaved and the median of each is reported.
 #   2. timing accuracy as load rises (go test -bench TimingAccuracy).
 #   3. concurrent SSE streams at 1 token/s (memory per stream, ITL error against the
 #      server's own emission log, CPU per token). LG_STREAMS=18000 for the full scale run
@@ -67,14 +69,16 @@ for round in $(seq "$ROUNDS"); do
     add wrk "$("$WRK" -t2 -c"$C" -d"$D" -s "$TMP/post.lua" "$URL/v1/chat/completions" | awk '/Requests\/sec/ {print int($2)}')"
   fi
   add bare "$("$TMP/lgbench" bare -url "$URL/v1/chat/completions" -c "$C" -d "$D" | awk '{print $2}')"
+  add evbare "$("$TMP/lgbench" evbare -url "$URL/v1/chat/completions" -c "$C" -d "$D" | awk '{print $2}')"
   [ -n "$VEGETA" ] && add vegeta "$("$VEGETA" -url "$URL/v1/chat/completions" -c "$C" -d "$D" | awk '{print $2}')"
   add loadgen "$("$TMP/lgbench" loadgen -payloads -url "$URL" -c "$C" -d "$D" -record "$TMP/rec.jsonl" | awk '{print $2}')"
   add loadgen_synthetic "$("$TMP/lgbench" loadgen -url "$URL" -c "$C" -d "$D" -record "$TMP/rec.jsonl" | awk '{print $2}')"
+  add loadgen_goroutines "$(PERFGATE_EVENT_LOOP=off "$TMP/lgbench" loadgen -payloads -url "$URL" -c "$C" -d "$D" -record "$TMP/rec.jsonl" | awk '{print $2}')"
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'; }
 {
   echo "== non-streaming req/s, concurrency $C, $ROUNDS rounds of $D (median; all rounds in brackets)"
-  for k in wrk bare vegeta loadgen loadgen_synthetic; do
+  for k in wrk bare evbare vegeta loadgen loadgen_synthetic loadgen_goroutines; do
     [ -n "${R[$k]:-}" ] || continue
     printf "%-18s %8s   [%s ]\n" "$k" "$(echo "${R[$k]}" | median)" "${R[$k]}"
   done
@@ -84,7 +88,18 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR
     for (i = 1; i <= n; i++) printf "%.2f ", (y[i] ? x[i] / y[i] : 0) }')
   printf "ratio synthetic/loadgen %.2f   (per round: %s; median %s)\n" \
     "$(awk -v a="$(echo "${R[loadgen_synthetic]}" | median)" -v b="$lg" 'BEGIN {print (b ? a/b : 0)}')" "$per" "$(echo "$per" | median)"
-  for k in wrk bare vegeta; do
+  ratio() { # ratio NUM DEN: of the medians, then per round and their median
+    local per
+    per=$(awk -v a="${R[$1]}" -v b="${R[$2]}" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
+      for (i = 1; i <= n; i++) printf "%.2f ", (y[i] ? x[i] / y[i] : 0) }')
+    printf "ratio %s/%-8s %.2f   (per round: %s; median %s)\n" "$1" "$2" \
+      "$(awk -v a="$(echo "${R[$1]}" | median)" -v b="$(echo "${R[$2]}" | median)" 'BEGIN {print (b ? a/b : 0)}')" "$per" "$(echo "$per" | median)"
+  }
+  # What an event loop saves (the peer), and what loadgen's event loops save over its
+  # goroutine way (same recording, same payload).
+  [ -n "${R[evbare]:-}" ] && ratio evbare bare
+  [ -n "${R[loadgen_goroutines]:-}" ] && ratio loadgen loadgen_goroutines
+  for k in wrk bare evbare vegeta; do
     [ -n "${R[$k]:-}" ] || continue
     # The ratio of the medians, and (the rounds being interleaved) the median of the
     # ratios within each round, which a slow or fast spell of the machine moves less.

@@ -187,9 +187,14 @@ func (in inputs) rows() []row {
 		)
 	}
 	if o := in.open["BenchmarkOpenLoopCost/rate=5000"]; o != nil {
+		accPeer := fmt.Sprintf("less the run's least (jitter) %.3f / %.3f ms", o["jitter_mean_ms"], o["jitter_p99_ms"])
+		if p99, ok := o["bare_p99_ms"]; ok {
+			// The machine's own timer wake-up latency, measured in the same iteration.
+			accPeer = fmt.Sprintf("bare nanosleep waiter late %.3f / %.3f ms; %s", o["bare_mean_ms"], p99, accPeer)
+		}
 		rows = append(rows,
 			row{"loadgen: CPU per 16-token streamed request, open loop, Poisson 5,000 req/s", fmt.Sprintf("%.0f µs (%.0f req/s)", o["cpu_us/req_open"], o["req/s_open"]), fmt.Sprintf("closed loop %.0f µs (%.0f req/s)", o["cpu_us/req_closed"], o["req/s_closed"]), fmt.Sprintf("%.2f", o["open/closed"]), "≤ 1.5", check(o["open/closed"] <= 1.5), true},
-			row{"loadgen: send accuracy at 5,000 req/s, server arrival − schedule, mean / p99", fmt.Sprintf("%.3f / %.3f ms", o["dev_mean_ms"], o["dev_p99_ms"]), fmt.Sprintf("less the run's least (jitter) %.3f / %.3f ms", o["jitter_mean_ms"], o["jitter_p99_ms"]), "—", "≤ 0.03 / 0.2 ms", check(o["dev_mean_ms"] <= 0.03 && o["dev_p99_ms"] <= 0.2), true},
+			row{"loadgen: send accuracy at 5,000 req/s, server arrival − schedule, mean / p99", fmt.Sprintf("%.3f / %.3f ms", o["dev_mean_ms"], o["dev_p99_ms"]), accPeer, "—", "≤ 0.03 / 0.2 ms", check(o["dev_mean_ms"] <= 0.03 && o["dev_p99_ms"] <= 0.2), true},
 		)
 	}
 	var ours, peer, ratios []string

@@ -57,8 +57,8 @@ func (p *progress) sink(r record.Client) {
 		p.errors++
 		return
 	}
-	if q := metric.Of(&r, metric.Options{}); q.HasTTFT {
-		v := metric.MS(q.TTFT)
+	if ttft, ok := metric.TTFT(&r); ok { // TTFT alone: deriving every value cost ~0.3 µs a request
+		v := metric.MS(ttft)
 		if len(p.ttft) < maxKeep {
 			p.ttft = append(p.ttft, v)
 		} else {
