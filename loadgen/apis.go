@@ -6,8 +6,6 @@ package loadgen
 
 import (
 	"bytes"
-	"encoding/json"
-	"strings"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -113,37 +111,8 @@ func (responsesAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.St
 	if err := p.Parse(body, ch); err != nil {
 		return false, false, err
 	}
-	text := ch.Text
-	if len(text) == 0 {
-		text = []byte(responsesOutputText(body))
-	}
-	res.add(text, ch.Reasoning)
-	return len(text) > 0, ch.Choices > 0, nil
-}
-
-// responsesOutputText extracts the text of a non-streaming Responses API body
-// (output[].content[] parts of type "output_text"), concatenated.
-func responsesOutputText(body []byte) string {
-	var r struct {
-		Output []struct {
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"output"`
-	}
-	if json.Unmarshal(body, &r) != nil {
-		return ""
-	}
-	var sb strings.Builder
-	for _, o := range r.Output {
-		for _, c := range o.Content {
-			if c.Type == "output_text" {
-				sb.WriteString(c.Text)
-			}
-		}
-	}
-	return sb.String()
+	res.add(ch.Text, ch.Reasoning)
+	return len(ch.Text) > 0, ch.Choices > 0, nil
 }
 
 // embeddingsAPI is OpenAI embeddings: the prompt as input; nothing generated.

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -59,15 +58,15 @@ func (messagesAPI) auth(hs [][2]string, key string, configured map[string]string
 	return hs
 }
 
-// parseWhole reads a whole message: its text blocks (content) and thinking blocks
-// (reasoning), each concatenated in order; a message always carries output.
+// parseWhole reads a whole message in one pass: its text blocks (content) and
+// thinking blocks (reasoning), each concatenated in order (StreamChunk.Text and
+// Reasoning); a message always carries output.
 func (messagesAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.StreamChunk, res *result) (content, choices bool, err error) {
 	if err := p.Parse(body, ch); err != nil {
 		return false, false, err
 	}
-	t, r := messagesBody(body)
-	res.add([]byte(t), []byte(r))
-	return len(t) > 0, true, nil
+	res.add(ch.Text, ch.Reasoning)
+	return len(ch.Text) > 0, true, nil
 }
 
 // event applies one stream event's usage: message_start carries input_tokens (and
@@ -91,29 +90,4 @@ func hasHeader(hs map[string]string, name string) bool {
 		}
 	}
 	return false
-}
-
-// messagesBody is a non-streaming Messages response's generated text: its text blocks
-// (content) and thinking blocks (reasoning), each concatenated in order.
-func messagesBody(body []byte) (content, reasoning string) {
-	var r struct {
-		Content []struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			Thinking string `json:"thinking"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(body, &r) != nil {
-		return "", ""
-	}
-	var c, t strings.Builder
-	for _, b := range r.Content {
-		switch b.Type {
-		case "text":
-			c.WriteString(b.Text)
-		case "thinking":
-			t.WriteString(b.Thinking)
-		}
-	}
-	return c.String(), t.String()
 }

@@ -215,15 +215,11 @@ func TestTranscriptionAtScale(t *testing.T) {
 
 // A whole answer is parsed in one pass of openai.ChunkParser, which allocates nothing
 // once warm: a second decode with encoding/json (as transcriptions once did for their
-// text) shows as allocations. The answers are the kinds' samples; the parsed text,
-// images and usage are checked so that a pass that skips them fails too. Responses
-// and Anthropic messages still read their output blocks with encoding/json after the
-// parser (a second pass, not yet removed), so they are not held to it here.
+// text, and Responses and Anthropic messages for their output blocks) shows as
+// allocations. The answers are the kinds' samples; the parsed text, images and usage
+// are checked so that a pass that skips them fails too.
 func TestWholeAnswerParsedOnce(t *testing.T) {
 	for _, k := range kindSamples() {
-		if k.e == EndpointResponses || k.e == EndpointMessages {
-			continue
-		}
 		a := adapterOf(k.e)
 		var p openai.ChunkParser
 		var ch openai.StreamChunk
@@ -239,6 +235,10 @@ func TestWholeAnswerParsedOnce(t *testing.T) {
 			t.Errorf("%s: parsing a whole answer allocates %v times; want 0 (one pass, no encoding/json)", k.e, allocs)
 		}
 		switch k.e {
+		case EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages:
+			if string(res.text) != "hello world" {
+				t.Errorf("%s: text %q; want \"hello world\"", k.e, res.text)
+			}
 		case EndpointTranscriptions:
 			if string(res.text) != "hello world" || ch.Usage.PromptTokens != 20 || ch.Usage.CompletionTokens != 2 {
 				t.Errorf("transcription: text %q, usage %+v; want \"hello world\", 20 in, 2 out", res.text, ch.Usage)

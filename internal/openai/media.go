@@ -106,42 +106,20 @@ type ImageUsage struct {
 // images counts, into *n, the entries of the array at b[i] whose b64_json or url is
 // a non-empty string (StreamChunk.Images); any other value is skipped.
 func (p *ChunkParser) images(b []byte, i int, n *int) (int, error) {
-	if i >= len(b) || b[i] != '[' {
-		return skipValue(b, i)
-	}
-	j := skipWS(b, i+1)
-	if j < len(b) && b[j] == ']' {
-		return j + 1, nil
-	}
-	for {
-		if j >= len(b) {
-			return 0, ErrSyntax
+	return p.array(b, i, func(b []byte, j int) (int, error) {
+		if b[j] != '{' {
+			return skipValue(b, j)
 		}
-		var err error
-		if b[j] == '{' {
-			img := false
-			j, err = p.object(b, j, func(k, b []byte, j int) (int, error) {
-				if (string(k) == "b64_json" || string(k) == "url") && j+1 < len(b) && b[j] == '"' && b[j+1] != '"' {
-					img = true
-				}
-				return skipValue(b, j)
-			})
-			if img {
-				*n++
+		img := false
+		end, err := p.object(b, j, func(k, b []byte, j int) (int, error) {
+			if (string(k) == "b64_json" || string(k) == "url") && j+1 < len(b) && b[j] == '"' && b[j+1] != '"' {
+				img = true
 			}
-		} else {
-			j, err = skipValue(b, j)
+			return skipValue(b, j)
+		})
+		if img {
+			*n++
 		}
-		if err != nil {
-			return 0, err
-		}
-		j = skipWS(b, j)
-		if j < len(b) && b[j] == ']' {
-			return j + 1, nil
-		}
-		if j >= len(b) || b[j] != ',' {
-			return 0, ErrSyntax
-		}
-		j = skipWS(b, j+1)
-	}
+		return end, err
+	})
 }

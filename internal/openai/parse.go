@@ -16,9 +16,12 @@ type StreamChunk struct {
 	Object []byte // top-level "object" ("chat.completion.chunk", "text_completion"), nil if absent
 	Type   []byte // top-level "type" of a Responses event, nil if absent
 	// Text is the generated text of the first choice (chat delta.content, completions
-	// text) or a Responses delta, unescaped; empty when the chunk carries none.
+	// text) or a Responses delta, unescaped; for a whole Anthropic message its text
+	// blocks, for a whole Responses answer its output_text parts, concatenated. Empty
+	// when the chunk carries none.
 	Text []byte
-	// Reasoning is delta.reasoning_content (or delta.reasoning), unescaped.
+	// Reasoning is delta.reasoning_content (or delta.reasoning), unescaped; for a whole
+	// Anthropic message its thinking blocks, concatenated.
 	Reasoning []byte
 	// FinishReason is the first choice's finish_reason, nil when null or absent.
 	FinishReason []byte
@@ -103,6 +106,20 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 			return p.str(b, j, &c.Transcript)
 		case "data": // an image generation answer
 			return p.images(b, j, &c.Images)
+		case "content": // a whole Anthropic message: its text and thinking blocks
+			return p.blocks(b, j, c, "text", "thinking")
+		case "output": // a whole Responses answer: output[].content[] parts of type output_text
+			return p.array(b, j, func(b []byte, j int) (int, error) {
+				if b[j] != '{' {
+					return skipValue(b, j)
+				}
+				return p.object(b, j, func(k, b []byte, j int) (int, error) {
+					if string(k) == "content" {
+						return p.blocks(b, j, c, "output_text", "")
+					}
+					return skipValue(b, j)
+				})
+			})
 		case "usage":
 			return p.usage(b, j, c)
 		case "response":
@@ -268,6 +285,88 @@ func (p *ChunkParser) object(b []byte, i int, f func(key, b []byte, j int) (int,
 		}
 		i = skipWS(b, i+1)
 	}
+}
+
+// array calls f with the index of each element of the array at b[i]; f returns the
+// index after the element. A value that is not an array (null included) is skipped.
+func (p *ChunkParser) array(b []byte, i int, f func(b []byte, j int) (int, error)) (int, error) {
+	if i >= len(b) || b[i] != '[' {
+		return skipValue(b, i)
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		var err error
+		if i, err = f(b, i); err != nil {
+			return 0, err
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		if b[i] == ']' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return 0, ErrSyntax
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// blocks reads the array of content blocks ({"type", "text" | "thinking"}) at b[i]:
+// the text of each block of type textType is added to c.Text and, when thinkType is
+// set, the thinking of each block of thinkType to c.Reasoning, in order.
+func (p *ChunkParser) blocks(b []byte, i int, c *StreamChunk, textType, thinkType string) (int, error) {
+	return p.array(b, i, func(b []byte, j int) (int, error) {
+		if b[j] != '{' {
+			return skipValue(b, j)
+		}
+		var typ, text, think []byte
+		end, err := p.object(b, j, func(k, b []byte, j int) (int, error) {
+			switch string(k) {
+			case "type":
+				return p.str(b, j, &typ)
+			case "text":
+				return p.str(b, j, &text)
+			case "thinking":
+				return p.str(b, j, &think)
+			}
+			return skipValue(b, j)
+		})
+		switch {
+		case err != nil:
+			return 0, err
+		case string(typ) == textType:
+			c.Text = p.join(c.Text, text)
+		case thinkType != "" && string(typ) == thinkType:
+			c.Reasoning = p.join(c.Reasoning, think)
+		}
+		return end, nil
+	})
+}
+
+// join returns acc followed by s: s itself when acc is empty, else the two in the
+// scratch buffer (s appended in place when acc already ends it).
+func (p *ChunkParser) join(acc, s []byte) []byte {
+	switch {
+	case len(acc) == 0:
+		return s
+	case len(s) == 0:
+		return acc
+	}
+	start := len(p.scratch) - len(acc)
+	if start < 0 || &p.scratch[start] != &acc[0] {
+		start = len(p.scratch)
+		p.scratch = append(p.scratch, acc...)
+	}
+	p.scratch = append(p.scratch, s...)
+	return p.scratch[start:len(p.scratch):len(p.scratch)]
 }
 
 // str reads a string (or null, leaving *dst nil) at b[i] into *dst, unescaping into
