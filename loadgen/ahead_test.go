@@ -26,21 +26,7 @@ import (
 func TestOpenLoopPreparedSendsInOrder(t *testing.T) {
 	g := newGroundTruth(t)
 	const n = 400
-	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: 3, ISL: fixed(8)}, Load: Load{Rate: 2000}, Stop: Stop{Requests: n}}, gpt2(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Records) != n {
-		t.Fatalf("%d records; want %d", len(out.Records), n)
-	}
-	for _, r := range out.Records {
-		if !r.OK() {
-			t.Fatalf("request %s failed: %s", r.RequestID, r.Error)
-		}
-		if r.Sent < r.Scheduled {
-			t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
-		}
-	}
+	out := runOnTime(t, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: 3, ISL: fixed(8)}, Load: Load{Rate: 2000}, Stop: Stop{Requests: n}}, "")
 	if i := outOfOrder(out.Records); i >= 0 {
 		t.Errorf("request index %d was sent before request %d", i+1, i)
 	}
@@ -214,21 +200,7 @@ func TestOpenLoopStaleKeepAliveIsRetried(t *testing.T) {
 		answerHello(c)
 	})
 	const n = 30
-	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: 500, Arrival: ArrivalConstant}, Stop: Stop{Requests: n}}, gpt2(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Records) != n {
-		t.Fatalf("%d records; want %d", len(out.Records), n)
-	}
-	for _, r := range out.Records {
-		if !r.OK() {
-			t.Errorf("request %s: %s %s; want the stale connection retried", r.RequestID, r.ErrorKind, r.Error)
-		}
-		if r.Sent < r.Scheduled {
-			t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
-		}
-	}
+	runOnTime(t, Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: 500, Arrival: ArrivalConstant}, Stop: Stop{Requests: n}}, "; want the stale connection retried")
 	if c := conns.Load(); c < n {
 		t.Errorf("the server saw %d connections; want one per request (%d)", c, n)
 	}
@@ -254,8 +226,8 @@ func TestOpenLoopCancelEndsWaits(t *testing.T) {
 		if r.ErrorKind == record.ErrCancelled {
 			cancelled++
 		}
-		if r.OK() && r.Sent < r.Scheduled {
-			t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
+		if r.OK() {
+			checkNotEarly(t, r)
 		}
 	}
 	if cancelled == 0 {
@@ -300,5 +272,34 @@ func TestOpenLoopPrewarms(t *testing.T) {
 	want := int64(math.Ceil(rate * 2 * prepareLead.Seconds()))
 	if n := atFirst.Load(); n < want {
 		t.Errorf("the server had accepted %d connections when the first request came; want the %d dialed before the start", n, want)
+	}
+}
+
+// runOnTime runs cfg, which must end without error after cfg.Stop.Requests requests,
+// each of them answered (else it fails, adding why to the message) and none sent
+// before its due time.
+func runOnTime(t *testing.T, cfg Config, why string) *Outcome {
+	t.Helper()
+	out, err := Run(context.Background(), cfg, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cfg.Stop.Requests; len(out.Records) != n {
+		t.Fatalf("%d records; want %d", len(out.Records), n)
+	}
+	for _, r := range out.Records {
+		if !r.OK() {
+			t.Fatalf("request %s: %s %s%s", r.RequestID, r.ErrorKind, r.Error, why)
+		}
+		checkNotEarly(t, r)
+	}
+	return out
+}
+
+// checkNotEarly fails t if r was sent before its due time.
+func checkNotEarly(t *testing.T, r record.Client) {
+	t.Helper()
+	if r.Sent < r.Scheduled {
+		t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
 	}
 }

@@ -3,7 +3,6 @@
 package loadgen
 
 import (
-	"math/rand/v2"
 	"runtime"
 	"syscall"
 	"time"
@@ -21,27 +20,17 @@ func contextSwitches() (vol, invol int64) {
 }
 
 // bareWaits is the machine's own timer wake-up latency, the floor under any send
-// accuracy a sleeping waiter reaches: n waits of a Poisson schedule at rate, each a
+// accuracy a sleeping waiter reaches (see poissonOvershoots): each wait is a
 // nanosleep to the due time (no early wake, no spin) on a thread of its own with 1 ns
-// timer slack and nothing else to do. It returns each wait's overshoot (wake-up minus
-// due time) in ms, in schedule order.
+// timer slack and nothing else to do.
 func bareWaits(n int, rate float64, seed uint64) []float64 {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	old, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, prGetTimerSlack, 0, 0)
 	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0)         //nolint:errcheck
 	defer syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, old, 0) //nolint:errcheck
-	rng := rand.New(rand.NewPCG(seed, 7))
-	start := time.Now()
-	due := time.Duration(0)
-	over := make([]float64, 0, n)
-	for range n {
-		due += time.Duration(rng.ExpFloat64() / rate * 1e9)
-		if d := due - time.Since(start); d > 0 {
-			ts := syscall.NsecToTimespec(int64(d))
-			syscall.Syscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0) //nolint:errcheck
-		}
-		over = append(over, float64(time.Since(start)-due)/1e6)
-	}
-	return over
+	return poissonOvershoots(n, rate, seed, func(d time.Duration) {
+		ts := syscall.NsecToTimespec(int64(d))
+		syscall.Syscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0) //nolint:errcheck
+	})
 }

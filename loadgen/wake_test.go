@@ -74,3 +74,21 @@ func TestSleepUntilNeverEarly(t *testing.T) {
 		t.Error("sleepUntil with a cancelled context reported a full wait")
 	}
 }
+
+// poissonOvershoots waits out n due times of a Poisson schedule at rate (seeded) with
+// sleep, called with the time left to each due time that has not passed, and returns
+// each wait's overshoot (wake-up minus due time) in ms, in schedule order.
+func poissonOvershoots(n int, rate float64, seed uint64, sleep func(time.Duration)) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	start := time.Now()
+	due := time.Duration(0)
+	over := make([]float64, 0, n)
+	for range n {
+		due += time.Duration(rng.ExpFloat64() / rate * 1e9)
+		if d := due - time.Since(start); d > 0 {
+			sleep(d)
+		}
+		over = append(over, float64(time.Since(start)-due)/1e6)
+	}
+	return over
+}

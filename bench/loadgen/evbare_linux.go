@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
-	"os"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -30,14 +28,11 @@ func evbare(args []string) error {
 	loops := fs.Int("loops", runtime.GOMAXPROCS(0), "event loops (one locked thread each)")
 	prof := fs.String("cpuprofile", "", "write a CPU profile")
 	_ = fs.Parse(args)
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			return err
-		}
-		_ = pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	stop, err := cpuProfile(*prof)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	pu, err := url.Parse(*u)
 	if err != nil {
 		return err

@@ -144,14 +144,11 @@ func bare(args []string) error {
 	d := fs.Duration("d", 5*time.Second, "duration")
 	prof := fs.String("cpuprofile", "", "write a CPU profile")
 	_ = fs.Parse(args)
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			return err
-		}
-		_ = pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	stop, err := cpuProfile(*prof)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	client := &fasthttp.Client{MaxConnsPerHost: *c * 2}
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)
 	var n atomic.Int64
@@ -274,14 +271,11 @@ func streams(args []string) error {
 	ramp := fs.Duration("ramp", 5*time.Second, "time to open all streams")
 	prof := fs.String("cpuprofile", "", "write a CPU profile")
 	_ = fs.Parse(args)
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			return err
-		}
-		_ = pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	endProfile, err := cpuProfile(*prof)
+	if err != nil {
+		return err
 	}
+	defer endProfile()
 	var src []string
 	for i := range *sources {
 		src = append(src, "127.0.0."+strconv.Itoa(*from+i))
@@ -501,4 +495,21 @@ func fasthttpGet(url string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: %d", url, status)
 	}
 	return body, nil
+}
+
+// cpuProfile starts a CPU profile written to path (none if path is empty); the
+// returned function stops it.
+func cpuProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

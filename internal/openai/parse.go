@@ -273,18 +273,27 @@ func (p *ChunkParser) object(b []byte, i int, f func(key, b []byte, j int) (int,
 		if i, err = f(key, b, i); err != nil {
 			return 0, err
 		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return 0, ErrSyntax
+		var closed bool
+		if i, closed, err = afterElement(b, i, '}'); closed || err != nil {
+			return i, err
 		}
-		if b[i] == '}' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return 0, ErrSyntax
-		}
-		i = skipWS(b, i+1)
 	}
+}
+
+// afterElement reads what follows an object member's or array element's value ending
+// at b[i]: the closing byte (closed: the index after it) or a comma (the index of the
+// next element, past white space).
+func afterElement(b []byte, i int, closing byte) (int, bool, error) {
+	i = skipWS(b, i)
+	switch {
+	case i >= len(b):
+		return 0, false, ErrSyntax
+	case b[i] == closing:
+		return i + 1, true, nil
+	case b[i] != ',':
+		return 0, false, ErrSyntax
+	}
+	return skipWS(b, i+1), false, nil
 }
 
 // array calls f with the index of each element of the array at b[i]; f returns the
@@ -305,17 +314,10 @@ func (p *ChunkParser) array(b []byte, i int, f func(b []byte, j int) (int, error
 		if i, err = f(b, i); err != nil {
 			return 0, err
 		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return 0, ErrSyntax
+		var closed bool
+		if i, closed, err = afterElement(b, i, ']'); closed || err != nil {
+			return i, err
 		}
-		if b[i] == ']' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return 0, ErrSyntax
-		}
-		i = skipWS(b, i+1)
 	}
 }
 
