@@ -1,7 +1,7 @@
 package loadgen
 
 // Open-loop sending. The pacer (openLoop) hands each request to a sender goroutine (an
-// idle one, or a new one) 1–2 ms (prepareLead) before it is due; the sender builds
+// idle one, or a new one) 2.5–5 ms (runner.lead) before it is due; the sender builds
 // everything it sends (record, body, headers, the request's bytes) and takes a
 // connection, then hands the prepared request to the run's send loop (submit) and
 // waits for the answer on the connection. The send loop, one goroutine on an OS thread
@@ -31,12 +31,23 @@ import (
 
 const (
 	// prepareLead is the most time before its due time a request starts being
-	// prepared (the least is half of it): more than a Go timer's lateness (up to
-	// ~1 ms) plus a loopback dial.
-	prepareLead = 2 * time.Millisecond
+	// prepared (the least is half of it). What it must cover is the sender's wait for
+	// a processor after the pacer's hand-off: the send loop holds one processor through
+	// its sleeps, and at 5,000 streamed req/s on 2 cores the other one is busy enough
+	// that a woken sender waited 1–5 ms in its run queue dozens of times a second
+	// (counted in the loop, docs/performance.md). Against 2 ms, leads of 5 and 10 ms
+	// cut the send accuracy's p99 in 4 of 4 and 16 of 20 interleaved runs of
+	// BenchmarkOpenLoopCost (medians about 1.5 ms against 3), to about the loop's own
+	// sleep under the same load; 5 ms holds half the connections 10 ms does.
+	prepareLead = 5 * time.Millisecond
+	// ceilingLead is the lead under a concurrency ceiling: a prepared request holds
+	// its slot while it waits for its due time, so a long lead would lower the
+	// ceiling by about the rate times the lead.
+	ceilingLead = 2 * time.Millisecond
 	// maxAhead is the most requests prepared and not yet sent at once (each holds a
-	// connection while it waits).
-	maxAhead = 64
+	// connection while it waits): 10,000 req/s times the lead, with room for Poisson
+	// bursts. Beyond it the pacer waits, and the lead shortens.
+	maxAhead = 128
 	// spareConns is how many idle connections per target the open loop keeps dialed
 	// ahead, so a burst of arrivals beyond the connections in use does not wait for a
 	// dial.
@@ -93,6 +104,16 @@ func (g *sendGate) settle() bool {
 	}
 	<-g.done
 	return true
+}
+
+// lead is how long before its due time the pacer hands a request to its sender, at
+// the most (at the least half of it): prepareLead, or ceilingLead under a concurrency
+// ceiling.
+func (r *runner) lead() time.Duration {
+	if r.sem != nil {
+		return ceilingLead
+	}
+	return prepareLead
 }
 
 // prepareSend readies c, due at g, before its due time. Written over HTTP, c takes its
@@ -410,8 +431,8 @@ func (w *warmer) run(ctx context.Context) {
 }
 
 // prewarm dials, before the run's clock starts, the connections an open loop over HTTP
-// needs at once as it begins: requests prepared up to prepareLead ahead and those in
-// flight, about its starting rate times twice prepareLead (at least spareConns, at most
+// needs at once as it begins: requests prepared up to its lead ahead and those in
+// flight, about its starting rate times twice the lead (at least spareConns, at most
 // maxAhead), spread over the targets. Without them each of the first requests dialed
 // its own in its preparation, and under load those dials (0.4–4 ms) made the run's
 // first tens of requests late by more than a millisecond. Failures are left to the
@@ -425,7 +446,7 @@ func (r *runner) prewarm(ctx context.Context) {
 	}
 	n := maxAhead
 	if rate := r.pacer.Rate(0); !math.IsInf(rate, 1) {
-		n = min(max(int(math.Ceil(rate*2*prepareLead.Seconds())), spareConns), maxAhead)
+		n = min(max(int(math.Ceil(rate*2*r.lead().Seconds())), spareConns), maxAhead)
 	}
 	var deadline time.Time
 	if d := r.cfg.timeout(); d > 0 {

@@ -236,42 +236,49 @@ func TestOpenLoopCancelEndsWaits(t *testing.T) {
 }
 
 // TestOpenLoopPrewarms: an open loop over HTTP dials the connections its start needs
-// before its clock starts (about the rate times twice prepareLead), so its first
-// requests do not each dial in their preparation. At 5,000 req/s that is 20: the server
-// must have accepted them all by the time the first request reaches it; without the
-// prewarm it had accepted 8 in a trial (the first requests' own dials).
+// before its clock starts (about the rate times twice its lead), so its first
+// requests do not each dial in their preparation. At 5,000 req/s that is 50 (the
+// 5 ms lead); under a concurrency ceiling, whose slots prepared requests hold, the
+// lead is 2 ms and the prewarm 20, fewer than 50. The server must have accepted
+// them all by the time the first request reaches it; without the prewarm it had
+// accepted 8 in a trial (the first requests' own dials).
 func TestOpenLoopPrewarms(t *testing.T) {
-	ln := &countingListener{Listener: func() net.Listener {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}()}
-	var atFirst atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		atFirst.CompareAndSwap(0, ln.n.Load())
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":" hello"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
-	}))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
 	const rate = 5000
-	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{srv.URL}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: rate, Arrival: ArrivalConstant}, Stop: Stop{Requests: 10}}, gpt2(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range out.Records {
-		if !r.OK() {
-			t.Fatalf("request %s failed: %s", r.RequestID, r.Error)
-		}
-	}
-	want := int64(math.Ceil(rate * 2 * prepareLead.Seconds()))
-	if n := atFirst.Load(); n < want {
-		t.Errorf("the server had accepted %d connections when the first request came; want the %d dialed before the start", n, want)
+	for _, tc := range []struct {
+		name        string
+		concurrency int
+		lead        time.Duration
+	}{{"no ceiling", 0, prepareLead}, {"ceiling", 64, ceilingLead}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln := &countingListener{Listener: func() net.Listener {
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			}()}
+			var atFirst atomic.Int64
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				atFirst.CompareAndSwap(0, ln.n.Load())
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":" hello"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
+			}))
+			srv.Listener.Close()
+			srv.Listener = ln
+			srv.Start()
+			defer srv.Close()
+			load := Load{Rate: rate, Arrival: ArrivalConstant, Concurrency: tc.concurrency}
+			runOnTime(t, Config{Target: Target{NoStream: true, URLs: []string{srv.URL}}, Workload: Workload{ISL: fixed(8)}, Load: load, Stop: Stop{Requests: 10}}, "")
+			want := int64(min(math.Ceil(rate*2*tc.lead.Seconds()), maxAhead))
+			n := atFirst.Load()
+			if n < want {
+				t.Errorf("the server had accepted %d connections when the first request came; want the %d dialed before the start", n, want)
+			}
+			if tc.concurrency > 0 && n >= int64(math.Ceil(rate*2*prepareLead.Seconds())) {
+				t.Errorf("under a ceiling the server had accepted %d connections when the first request came; want the shorter lead's %d", n, want)
+			}
+		})
 	}
 }
 

@@ -255,8 +255,8 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// openLoop hands each request to a sender goroutine prepareLead/2 to prepareLead
-// before the request is due (see ahead.go): the sender prepares the request and hands
+// openLoop hands each request to a sender goroutine half its lead to its lead
+// (runner.lead) before the request is due (see ahead.go): the sender prepares the request and hands
 // it to the send loop, which writes it at its due time.
 func (r *runner) openLoop(ctx context.Context) {
 	r.watchIdle()
@@ -269,6 +269,7 @@ func (r *runner) openLoop(ctx context.Context) {
 	}()
 	var sent uint64
 	defer func() { loop.finish(sent) }()
+	lead := r.lead()
 	jobs := make(chan openJob)
 	defer close(jobs)
 	for ; ; sent++ {
@@ -288,11 +289,11 @@ func (r *runner) openLoop(ctx context.Context) {
 			if r.deadline > 0 && now+wait >= r.deadline {
 				return
 			}
-			if wait <= prepareLead {
+			if wait <= lead {
 				break
 			}
 			// Wake once for all the requests due within the next half lead.
-			if !sleep(ctx, wait-prepareLead/2) {
+			if !sleep(ctx, wait-lead/2) {
 				return
 			}
 		}
