@@ -157,23 +157,8 @@ func (l *countingListener) Accept() (net.Conn, error) {
 // ahead, so a burst does not wait for a dial: the server accepts at least
 // 1 + spareConns. Without the warmer it would accept one.
 func TestOpenLoopKeepsSpareConnections(t *testing.T) {
-	ln := &countingListener{Listener: func() net.Listener {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}()}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":" hello"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
-	}))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
-	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{srv.URL}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: 200, Arrival: ArrivalConstant}, Stop: Stop{Requests: 40}}, gpt2(t), nil)
+	ln, url := countingServer(t, func(*countingListener) {})
+	out, err := Run(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{url}}, Workload: Workload{ISL: fixed(8)}, Load: Load{Rate: 200, Arrival: ArrivalConstant}, Stop: Stop{Requests: 40}}, gpt2(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,26 +235,10 @@ func TestOpenLoopPrewarms(t *testing.T) {
 		lead        time.Duration
 	}{{"no ceiling", 0, prepareLead}, {"ceiling", 64, ceilingLead}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ln := &countingListener{Listener: func() net.Listener {
-				l, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				return l
-			}()}
 			var atFirst atomic.Int64
-			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				atFirst.CompareAndSwap(0, ln.n.Load())
-				_, _ = io.Copy(io.Discard, r.Body)
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":" hello"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
-			}))
-			srv.Listener.Close()
-			srv.Listener = ln
-			srv.Start()
-			defer srv.Close()
+			_, url := countingServer(t, func(ln *countingListener) { atFirst.CompareAndSwap(0, ln.n.Load()) })
 			load := Load{Rate: rate, Arrival: ArrivalConstant, Concurrency: tc.concurrency}
-			runOnTime(t, Config{Target: Target{NoStream: true, URLs: []string{srv.URL}}, Workload: Workload{ISL: fixed(8)}, Load: load, Stop: Stop{Requests: 10}}, "")
+			runOnTime(t, Config{Target: Target{NoStream: true, URLs: []string{url}}, Workload: Workload{ISL: fixed(8)}, Load: load, Stop: Stop{Requests: 10}}, "")
 			want := int64(min(math.Ceil(rate*2*tc.lead.Seconds()), maxAhead))
 			n := atFirst.Load()
 			if n < want {
@@ -309,4 +278,27 @@ func checkNotEarly(t *testing.T, r record.Client) {
 	if r.Sent < r.Scheduled {
 		t.Errorf("request %s sent at %v, before its due time %v", r.RequestID, r.Sent, r.Scheduled)
 	}
+}
+
+// countingServer starts an HTTP server on loopback, closed with t, that answers every
+// request with a one-token chat completion after calling onRequest, and counts the
+// connections it accepts; it returns the counting listener and the server's URL.
+func countingServer(t *testing.T, onRequest func(*countingListener)) (*countingListener, string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &countingListener{Listener: l}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		onRequest(ln)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":" hello"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
+	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return ln, srv.URL
 }
