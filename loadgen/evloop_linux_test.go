@@ -38,6 +38,21 @@ func runLooped(t *testing.T, ctx context.Context, cfg Config) (*Outcome, int64, 
 	return out, r.evServed.Load(), err
 }
 
+// runLoopedPlain runs the non-streaming requests stop allows at concurrency c against
+// the plain HTTP server at addr, and fails the test unless the run ended without error
+// and the event loops sent and finished every one of them.
+func runLoopedPlain(t *testing.T, addr string, c int, stop Stop) *Outcome {
+	t.Helper()
+	out, served, err := runLooped(t, context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: c}, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served != int64(stop.Requests) {
+		t.Errorf("%d by the event loops, want %d", served, stop.Requests)
+	}
+	return out
+}
+
 // serveHello answers every request on a connection with the plain " hello"
 // completion, keeping the connection, and counts connections.
 func serveHello(t testing.TB, conns *atomic.Int64) string {
@@ -170,13 +185,7 @@ func TestEventLoopServerCloses(t *testing.T) {
 				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
 			}
 		})
-		out, served, err := runLooped(t, context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 4}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if served != 4 {
-			t.Errorf("%d by the event loops, want 4", served)
-		}
+		out := runLoopedPlain(t, addr, 2, Stop{Requests: 4})
 		for _, r := range out.Records {
 			if r.ErrorKind != record.ErrReset || !strings.Contains(r.Error, "unexpected EOF") || r.FirstByte == 0 {
 				t.Errorf("record %d: %s %q (first byte %v); want a reset after the first byte", r.Index, r.ErrorKind, r.Error, r.FirstByte)
@@ -206,13 +215,7 @@ func TestEventLoopServerCloses(t *testing.T) {
 				time.Sleep(5 * time.Millisecond) // the client reuses the connection meanwhile
 			}
 		})
-		out, served, err := runLooped(t, context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: 2}, Stop: Stop{Requests: 20}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if served != 20 {
-			t.Errorf("%d by the event loops, want 20", served)
-		}
+		out := runLoopedPlain(t, addr, 2, Stop{Requests: 20})
 		for _, r := range out.Records {
 			if !r.OK() {
 				t.Errorf("record %d: %s %q; want the closed connection retried", r.Index, r.ErrorKind, r.Error)
@@ -233,13 +236,7 @@ func TestEventLoopServerCloses(t *testing.T) {
 			_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 			_, _ = io.Copy(io.Discard, c)
 		})
-		out, served, err := runLooped(t, context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: 1}, Stop: Stop{Requests: 4, Timeout: 5 * time.Second}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if served != 4 {
-			t.Errorf("%d by the event loops, want 4", served)
-		}
+		out := runLoopedPlain(t, addr, 1, Stop{Requests: 4, Timeout: 5 * time.Second})
 		for _, r := range out.Records {
 			if !r.OK() {
 				t.Errorf("record %d: %s %q; want the half-closed connection retried", r.Index, r.ErrorKind, r.Error)
