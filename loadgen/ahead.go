@@ -1,14 +1,16 @@
 package loadgen
 
 // Open-loop sending. The pacer (openLoop) hands each request to a sender goroutine (an
-// idle one, or a new one) 2.5–5 ms (runner.lead) before it is due; the sender builds
-// everything it sends (record, body, headers, the request's bytes) and takes a
-// connection, then hands the prepared request to the run's send loop (submit) and
-// waits for the answer on the connection. The send loop, one goroutine on an OS thread
-// of its own, takes the requests in schedule order, sleeps until each one's due time
-// and writes its bytes itself: the only work between a due time and its write is the
-// write, sends go in schedule order by construction, and a request costs one timer
-// wake-up of that thread (plus the answer's network wake-up, as in the closed loop).
+// idle one, or a new one) half to all of its lead (runner.lead) before it is due; the
+// sender builds everything it sends (record, body, headers, the request's bytes) and
+// takes a connection, then hands the prepared request to the run's send loop (submit)
+// and waits for the answer on the connection. The send loop, one goroutine on an OS
+// thread of its own, takes the requests in schedule order, sleeps until each one's due
+// time and writes its bytes itself: the only work between a due time and its write is
+// the write, and a request costs one timer wake-up of that thread (plus the answer's
+// network wake-up, as in the closed loop). A request whose sender has not handed it
+// over by its due time is overtaken by the ones after it, so one sender kept waiting
+// for a processor makes one request late, not every request due while it waits.
 //
 // This replaced two designs. The first started a goroutine per request at its due time,
 // which then built its body and took (or dialed) a connection: 10–20 µs of goroutine
@@ -251,40 +253,90 @@ func (l *sendLoop) finish(n uint64) {
 	close(l.stop)
 }
 
-// run passes the requests in schedule order until the pacer's last one, or until ctx
-// ends (a request waiting for its write is then woken by its connection's own watch of
-// the context, see conn.cancelReads, and gives its write up).
+// run passes the requests until the pacer's last one, or until ctx ends (a request
+// waiting for its write is then woken by its connection's own watch of the context,
+// see conn.cancelReads, and gives its write up). It passes them in schedule order,
+// except that a request not handed over by its due time (its sender has not run yet)
+// holds back only itself: the requests after it that are in go out at their own due
+// times (see overtaker), and it goes out as soon as it is in.
 func (l *sendLoop) run(ctx context.Context) {
 	lockPreciseThread() // never unlocked: the thread ends with the loop
 	stop := l.stop
 	for {
+		l.advance()
 		g := l.ring[l.next%maxAhead]
 		if g == nil {
-			if stop == nil && l.total == l.next || !l.await(ctx, &stop) {
+			if stop == nil && l.total == l.next {
 				return
 			}
-			continue
+			if g = l.overtaker(); g == nil {
+				if !l.await(ctx, &stop) {
+					return
+				}
+				continue
+			}
 		}
-		l.ring[l.next%maxAhead] = nil
+		l.ring[g.seq%maxAhead] = passedGate
 		l.pass(ctx, g)
+	}
+}
+
+// passedGate marks a ring slot whose request the loop has passed; advance clears it.
+var passedGate = new(sendGate)
+
+// advance moves next past the requests passed, handing their tokens back to the pacer.
+func (l *sendLoop) advance() {
+	for l.ring[l.next%maxAhead] == passedGate {
+		l.ring[l.next%maxAhead] = nil
 		l.next++
 		<-l.ahead
 	}
+}
+
+// overtaker returns, when the next request is due and not in, the earliest later one
+// that is in if that is due within the spin (the loop then sleeps until it and writes
+// it; the late one, handed over meanwhile, goes right after it); nil otherwise.
+func (l *sendLoop) overtaker() *sendGate {
+	now := l.r.clock.now()
+	if due, end := l.r.pacer.Pace(0, l.next); end || due > now {
+		return nil
+	}
+	if g := l.firstIn(); g != nil && g.due-now <= l.r.spin {
+		return g
+	}
+	return nil
+}
+
+// firstIn returns the earliest request after the next one that is in and not passed,
+// or nil. The pacer has handed out the requests up to next plus its tokens.
+func (l *sendLoop) firstIn() *sendGate {
+	for s := l.next + 1; s < l.next+uint64(len(l.ahead)); s++ {
+		if g := l.ring[s%maxAhead]; g != nil && g != passedGate {
+			return g
+		}
+	}
+	return nil
 }
 
 // await waits for the next request's gate: it files the gates submitted so far in the
 // ring, and if the next one is not among them, it waits toward the next request's due
 // time on the schedule as if it were (its sender is still preparing it: it is usually
 // in by then), so the loop's thread does not block on the channel, which would cost it
-// a hand-off of its processor and a wake-up by the sender; only a request already due,
-// or one on the far side of a Go timer's wait anyway, is awaited on the channel. It
-// returns false if ctx ended first; once the pacer is done it sets *stop to nil.
+// a hand-off of its processor and a wake-up by the sender. Once the next request is
+// due, it waits on the channel, for at most the time until the earliest later request
+// in is due less the spin (overtaker then passes that one). It returns false if ctx
+// ended first; once the pacer is done it sets *stop to nil.
 func (l *sendLoop) await(ctx context.Context, stop *chan struct{}) bool {
 	if l.drain() {
 		return true
 	}
 	var timeout <-chan time.Time
 	if due, end := l.r.pacer.Pace(0, l.next); !end {
+		if due <= l.r.clock.now() {
+			if g := l.firstIn(); g != nil {
+				due = g.due
+			}
+		}
 		switch d := due - l.r.clock.now(); {
 		case d > l.r.spin:
 			t := time.NewTimer(d - l.r.spin)
