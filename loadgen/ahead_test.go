@@ -334,3 +334,34 @@ func (w writeLog) Write(b []byte) (int, error) {
 	w.writes <- w.seq
 	return len(b), nil
 }
+
+// TestOpenLoopHeadStart: the open loop's pacer starts one lead before the run clock's
+// zero, so the requests due first are prepared ahead like the rest. A pacer that notes
+// the earliest time it is asked about must see about minus the lead (the loop before
+// the head start asked at 0 or later), and every request still goes out at or after
+// its due time.
+func TestOpenLoopHeadStart(t *testing.T) {
+	g := newGroundTruth(t)
+	p := &earliestPace{Pacer: ConstantPacer{Freq: 1000}}
+	p.earliest.Store(math.MaxInt64)
+	runOnTime(t, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{ISL: fixed(8)}, Load: Load{Pacer: p}, Stop: Stop{Requests: 20}}, "")
+	if e := time.Duration(p.earliest.Load()); e > -prepareLead/2 || e < -2*prepareLead {
+		t.Errorf("the pacer was first asked at %v of the run clock; want about -%v (its lead before zero)", e, prepareLead)
+	}
+}
+
+// earliestPace is a Pacer that remembers the earliest elapsed time it was asked about.
+type earliestPace struct {
+	Pacer
+	earliest atomic.Int64
+}
+
+func (p *earliestPace) Pace(elapsed time.Duration, sent uint64) (time.Duration, bool) {
+	for {
+		e := p.earliest.Load()
+		if int64(elapsed) >= e || p.earliest.CompareAndSwap(e, int64(elapsed)) {
+			break
+		}
+	}
+	return p.Pacer.Pace(elapsed, sent)
+}

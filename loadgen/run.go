@@ -246,7 +246,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		go r.produce(stop)
 	}
 	r.prewarm(ctx) // an open loop's first connections, before its clock starts
-	if err := r.startClock(ctx); err != nil {
+	if err := r.startClock(ctx, r.headStart()); err != nil {
 		close(r.done)
 		<-r.collected
 		if r.file != nil {
@@ -264,7 +264,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	if r.deadline > 0 {
 		c, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		grace := time.AfterFunc(r.deadline+r.cfg.gracePeriod(), func() { cancel(errGraceOver) })
+		grace := time.AfterFunc(r.deadline+r.cfg.gracePeriod()-r.clock.now(), func() { cancel(errGraceOver) })
 		defer grace.Stop()
 		sendCtx = c
 	}

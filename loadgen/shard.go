@@ -159,17 +159,19 @@ func (r *runner) workers(n int) (local int, global func(i int) int) {
 	return ShardWorkers(n, s, r.cfg.ShardIndex), func(i int) int { return i*s + r.cfg.ShardIndex }
 }
 
-// startClock starts the run clock: at once, or at cfg.StartAt (waiting for it). A
-// process that reaches StartAt late still starts its clock at StartAt, so its schedule
-// stays aligned with the other shards' (requests already due go out at once), and
-// Outcome.StartLate says by how much.
-func (r *runner) startClock(ctx context.Context) error {
+// startClock starts the run clock: head from now, or at cfg.StartAt (waiting until
+// head before it). A process that reaches StartAt late still starts its clock at
+// StartAt, so its schedule stays aligned with the other shards' (requests already due
+// go out at once), and Outcome.StartLate says by how much. head is the open loop's
+// head start (see runner.headStart): the time before the clock's zero in which it
+// prepares the requests due first.
+func (r *runner) startClock(ctx context.Context, head time.Duration) error {
 	now := time.Now()
 	if r.cfg.StartAt.IsZero() {
-		r.clock.start = now
+		r.clock.start = now.Add(head)
 		return nil
 	}
-	wait := r.cfg.StartAt.Sub(now)
+	wait := r.cfg.StartAt.Sub(now) - head
 	if wait > 0 {
 		if !sleep(ctx, wait) {
 			return ctx.Err()
@@ -177,9 +179,8 @@ func (r *runner) startClock(ctx context.Context) error {
 		// A timer wakes a little late; start the clock at StartAt itself.
 		now = time.Now()
 	}
-	late := now.Sub(r.cfg.StartAt)
-	r.clock.start = now.Add(-late) // keeps the monotonic reading
-	if wait <= 0 {
+	r.clock.start = now.Add(r.cfg.StartAt.Sub(now)) // StartAt, keeping the monotonic reading
+	if late := now.Sub(r.cfg.StartAt); wait <= 0 && late > 0 {
 		r.out.StartLate = late
 	}
 	return nil

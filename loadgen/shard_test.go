@@ -245,7 +245,9 @@ func TestShardTracePartition(t *testing.T) {
 }
 
 // TestStartAt: with StartAt in the future the run clock starts then (virtual time);
-// with StartAt in the past it still starts there and StartLate says how late.
+// with StartAt in the past it still starts there and StartLate says how late. With a
+// head start (the open loop's), startClock returns that long before the clock's zero:
+// StartAt's, or its own; a head start that reaches back before the call is not late.
 func TestStartAt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, err := newRunner(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:9"}}, Load: Load{StartAt: time.Now().Add(3 * time.Second)}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
@@ -253,18 +255,41 @@ func TestStartAt(t *testing.T) {
 			t.Fatal(err)
 		}
 		t0 := time.Now()
-		if err := r.startClock(context.Background()); err != nil {
+		if err := r.startClock(context.Background(), 0); err != nil {
 			t.Fatal(err)
 		}
 		if d := r.clock.start.Sub(t0); d != 3*time.Second || r.out.StartLate != 0 {
 			t.Errorf("clock started %v after StartAt was set, late %v; want 3s, 0", d, r.out.StartLate)
 		}
 		r2, _ := newRunner(context.Background(), Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:9"}}, Load: Load{StartAt: time.Now().Add(-2 * time.Second)}, Stop: Stop{Requests: 1}}, gpt2(t), nil)
-		if err := r2.startClock(context.Background()); err != nil {
+		if err := r2.startClock(context.Background(), 0); err != nil {
 			t.Fatal(err)
 		}
 		if r2.out.StartLate != 2*time.Second {
 			t.Errorf("StartLate = %v; want 2s", r2.out.StartLate)
+		}
+		const head = 5 * time.Millisecond
+		for _, c := range []struct {
+			name    string
+			startAt time.Duration // from now; 0: none
+			wantRet time.Duration // when startClock returns, from now
+		}{{"StartAt ahead", 3 * time.Second, 3*time.Second - head}, {"StartAt within the head start", time.Millisecond, 0}, {"no StartAt", 0, 0}} {
+			cfg := Config{Target: Target{NoStream: true, URLs: []string{"http://127.0.0.1:9"}}, Stop: Stop{Requests: 1}}
+			t0 := time.Now()
+			if c.startAt != 0 {
+				cfg.StartAt = t0.Add(c.startAt)
+			}
+			r3, _ := newRunner(context.Background(), cfg, gpt2(t), nil)
+			if err := r3.startClock(context.Background(), head); err != nil {
+				t.Fatal(err)
+			}
+			zero := c.startAt
+			if zero == 0 {
+				zero = head
+			}
+			if ret, start := time.Since(t0), r3.clock.start.Sub(t0); ret != c.wantRet || start != zero || r3.out.StartLate != 0 {
+				t.Errorf("%s: returned after %v, clock zero %v after the call, late %v; want %v, %v, 0", c.name, ret, start, r3.out.StartLate, c.wantRet, zero)
+			}
 		}
 	})
 }
