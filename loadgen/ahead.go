@@ -38,12 +38,13 @@ const (
 	// prepared (the least is half of it). What it must cover is the sender's wait for
 	// a processor after the pacer's hand-off: the send loop holds one processor through
 	// its sleeps, and at 5,000 streamed req/s on 2 cores the other one is busy enough
-	// that a woken sender waited 1–5 ms in its run queue dozens of times a second
-	// (counted in the loop, docs/performance.md). Against 2 ms, leads of 5 and 10 ms
-	// cut the send accuracy's p99 in 4 of 4 and 16 of 20 interleaved runs of
-	// BenchmarkOpenLoopCost (medians about 1.5 ms against 3), to about the loop's own
-	// sleep under the same load; 5 ms holds half the connections 10 ms does.
-	prepareLead = 5 * time.Millisecond
+	// that a woken sender waited 1–5 ms in its run queue dozens of times a second, and
+	// 10–50 ms while a garbage collection's mark phase ran on it (a runtime trace of
+	// BenchmarkOpenLoopCost, docs/performance.md). In eight interleaved runs each with
+	// the head start and overtaking, 20 ms gave a send accuracy p99 of 0.74–2.9 ms
+	// (median 1.4) against 5 ms's 1.4–26 (median 3.4); it holds four times the
+	// connections (about the rate times the lead), and maxAhead grew with it.
+	prepareLead = 20 * time.Millisecond
 	// ceilingLead is the lead under a concurrency ceiling: a prepared request holds
 	// its slot while it waits for its due time, so a long lead would lower the
 	// ceiling by about the rate times the lead.
@@ -51,7 +52,7 @@ const (
 	// maxAhead is the most requests prepared and not yet sent at once (each holds a
 	// connection while it waits): 10,000 req/s times the lead, with room for Poisson
 	// bursts. Beyond it the pacer waits, and the lead shortens.
-	maxAhead = 128
+	maxAhead = 256
 	// spareConns is how many idle connections per target the open loop keeps dialed
 	// ahead, so a burst of arrivals beyond the connections in use does not wait for a
 	// dial.

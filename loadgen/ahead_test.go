@@ -191,9 +191,9 @@ func TestOpenLoopCancelEndsWaits(t *testing.T) {
 
 // TestOpenLoopPrewarms: an open loop over HTTP dials the connections its start needs
 // before its clock starts (about the rate times twice its lead), so its first
-// requests do not each dial in their preparation. At 5,000 req/s that is 50 (the
-// 5 ms lead); under a concurrency ceiling, whose slots prepared requests hold, the
-// lead is 2 ms and the prewarm 20, fewer than 50. The server must have accepted
+// requests do not each dial in their preparation. At 5,000 req/s that is 200 (the
+// 20 ms lead); under a concurrency ceiling, whose slots prepared requests hold, the
+// lead is 2 ms and the prewarm 20, fewer than 200. The server must have accepted
 // them all by the time the first request reaches it; without the prewarm it had
 // accepted 8 in a trial (the first requests' own dials).
 func TestOpenLoopPrewarms(t *testing.T) {

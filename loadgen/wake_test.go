@@ -8,30 +8,32 @@ import (
 )
 
 // TestWakeEarlyFollowsOvershoot feeds the estimate overshoots drawn uniformly from
-// [lo, lo+40µs) (seeded): it settles near their wakeQuantile, follows them up when they
-// grow and down when they shrink, and stays within [minWakeEarly, maxWakeEarly]. The
-// failure path: an estimate that ignored its input would sit at initWakeEarly, 20µs,
-// outside the first band checked (the median of [10µs, 50µs) is 30µs).
+// [lo, lo+20µs) (seeded), all within the cap: it settles near their wakeQuantile,
+// follows them up when they grow and down when they shrink, and stays within
+// [minWakeEarly, maxWakeEarly]. The failure path: an estimate that ignored its input
+// would sit at initWakeEarly, 20µs, outside the first band checked (the median of
+// [5µs, 25µs) is 15µs).
 func TestWakeEarlyFollowsOvershoot(t *testing.T) {
 	var w wakeEarly
 	if got := w.get(); got != initWakeEarly {
 		t.Fatalf("initial estimate %v; want %v", got, initWakeEarly)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	const width = 20 * time.Microsecond // with lo up to 5µs, within maxWakeEarly
 	feed := func(lo time.Duration, n int) time.Duration {
 		var sum time.Duration
 		for i := range n {
-			w.observe(lo + time.Duration(rng.Int64N(int64(40*time.Microsecond))))
+			w.observe(lo + time.Duration(rng.Int64N(int64(width))))
 			if i >= n/2 {
 				sum += w.get()
 			}
 		}
 		return sum / time.Duration(n-n/2) // the estimate's mean over the second half
 	}
-	for _, lo := range []time.Duration{10 * time.Microsecond, 0, 10 * time.Microsecond} {
-		want := lo + time.Duration(wakeQuantile*float64(40*time.Microsecond))
+	for _, lo := range []time.Duration{5 * time.Microsecond, 0, 5 * time.Microsecond} {
+		want := lo + time.Duration(wakeQuantile*float64(width))
 		if got := feed(lo, 4000); got < want-2*time.Microsecond || got > want+2*time.Microsecond {
-			t.Errorf("overshoots uniform on [%v, %v): the estimate averages %v; want their %.2f quantile %v ± 2µs", lo, lo+40*time.Microsecond, got, wakeQuantile, want)
+			t.Errorf("overshoots uniform on [%v, %v): the estimate averages %v; want their %.2f quantile %v ± 2µs", lo, lo+width, got, wakeQuantile, want)
 		}
 	}
 	for range 1000 {
