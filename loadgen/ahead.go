@@ -273,7 +273,7 @@ func (l *sendLoop) finish(n uint64) {
 // see conn.cancelReads, and gives its write up). It passes them in schedule order,
 // except that a request not handed over by its due time (its sender has not run yet)
 // holds back only itself: the requests after it that are in go out at their own due
-// times (see overtaker), and it goes out as soon as it is in.
+// times (see target), and it goes out as soon as it is in.
 func (l *sendLoop) run(ctx context.Context) {
 	lockPreciseThread() // never unlocked: the thread ends with the loop
 	stop := l.stop
@@ -284,12 +284,14 @@ func (l *sendLoop) run(ctx context.Context) {
 			if stop == nil && l.total == l.next {
 				return
 			}
-			if g = l.overtaker(); g == nil {
-				if !l.await(ctx, &stop) {
+			h, due, end := l.target()
+			if h == nil || h.due-l.r.clock.now() > l.r.spin {
+				if !l.await(ctx, &stop, due, end) {
 					return
 				}
 				continue
 			}
+			g = h // overtakes the next request, which is late
 		}
 		l.ring[g.seq%maxAhead] = passedGate
 		l.pass(ctx, g)
@@ -308,24 +310,26 @@ func (l *sendLoop) advance() {
 	}
 }
 
-// overtaker returns, when the next request is due and not in, the earliest later one
-// that is in if that is due within the spin (the loop then sleeps until it and writes
-// it; the late one, handed over meanwhile, goes right after it); nil otherwise.
-func (l *sendLoop) overtaker() *sendGate {
-	now := l.r.clock.now()
-	if due, end := l.r.pacer.Pace(0, l.next); end || due > now {
-		return nil
+// target is what the loop waits toward while the next request is not in: that
+// request's due time (end: the schedule has none), or, once it is due, the earliest
+// later request that is in (h), which the loop passes ahead of it when h is due within
+// the spin (sleeping until h's due time and writing it; the late one, handed over
+// meanwhile, goes right after it).
+func (l *sendLoop) target() (h *sendGate, due time.Duration, end bool) {
+	due, end = l.r.pacer.Pace(0, l.next)
+	if end || due > l.r.clock.now() {
+		return nil, due, end
 	}
-	if g := l.firstIn(); g != nil && g.due-now <= l.r.spin {
-		return g
+	if h = l.firstIn(); h != nil {
+		due = h.due
 	}
-	return nil
+	return h, due, false
 }
 
 // firstIn returns the earliest request after the next one that is in and not passed,
 // or nil. The pacer has handed out the requests up to next plus its tokens.
 func (l *sendLoop) firstIn() *sendGate {
-	for s := l.next + 1; s < l.next+uint64(len(l.ahead)); s++ {
+	for s, out := l.next+1, l.next+uint64(len(l.ahead)); s < out; s++ {
 		if g := l.ring[s%maxAhead]; g != nil && g != passedGate {
 			return g
 		}
@@ -334,24 +338,19 @@ func (l *sendLoop) firstIn() *sendGate {
 }
 
 // await waits for the next request's gate: it files the gates submitted so far in the
-// ring, and if the next one is not among them, it waits toward the next request's due
-// time on the schedule as if it were (its sender is still preparing it: it is usually
-// in by then), so the loop's thread does not block on the channel, which would cost it
-// a hand-off of its processor and a wake-up by the sender. Once the next request is
-// due, it waits on the channel, for at most the time until the earliest later request
-// in is due less the spin (overtaker then passes that one). It returns false if ctx
+// ring, and if the next one is not among them, it waits toward due (see target): the
+// next request's due time on the schedule as if it were in (its sender is still
+// preparing it: it is usually in by then), so the loop's thread does not block on the
+// channel, which would cost it a hand-off of its processor and a wake-up by the
+// sender. Once the next request is due, it waits on the channel, for at most the time
+// until the earliest later request in is due less the spin. It returns false if ctx
 // ended first; once the pacer is done it sets *stop to nil.
-func (l *sendLoop) await(ctx context.Context, stop *chan struct{}) bool {
+func (l *sendLoop) await(ctx context.Context, stop *chan struct{}, due time.Duration, end bool) bool {
 	if l.drain() {
 		return true
 	}
 	var timeout <-chan time.Time
-	if due, end := l.r.pacer.Pace(0, l.next); !end {
-		if due <= l.r.clock.now() {
-			if g := l.firstIn(); g != nil {
-				due = g.due
-			}
-		}
+	if !end {
 		switch d := due - l.r.clock.now(); {
 		case d > l.r.spin:
 			t := time.NewTimer(d - l.r.spin)
