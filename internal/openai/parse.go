@@ -372,7 +372,8 @@ func (p *ChunkParser) join(acc, s []byte) []byte {
 }
 
 // str reads a string (or null, leaving *dst nil) at b[i] into *dst, unescaping into
-// the scratch buffer when needed.
+// the scratch buffer when needed: escapes, and bytes that are not UTF-8, each of which
+// reads as U+FFFD, as in encoding/json.
 func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
 	if i < len(b) && b[i] == 'n' {
 		return skipValue(b, i)
@@ -385,7 +386,7 @@ func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
 		return 0, err
 	}
 	raw := b[i+1 : end-1]
-	if !esc {
+	if !esc && utf8.Valid(raw) {
 		*dst = raw
 		if raw == nil {
 			*dst = b[i+1 : i+1]
@@ -503,9 +504,21 @@ func skipValue(b []byte, i int) (int, error) {
 	return j, nil
 }
 
+// unescape appends raw, a JSON string's bytes between its quotes, to dst as the string it
+// reads as: escapes decoded, a byte that is not UTF-8 as U+FFFD (as encoding/json).
 func unescape(dst, raw []byte) ([]byte, error) {
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, raw[i:i+n]...)
+				i += n - 1
+			}
+			continue
+		}
 		if c != '\\' {
 			dst = append(dst, c)
 			continue
