@@ -105,12 +105,16 @@ func startStub(b *testing.B) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	stubPid = cmd.Process.Pid
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		b.Fatalf("stub server: %v", err)
 	}
 	return strings.TrimSpace(line)
 }
+
+// stubPid is the stub server's process id (for sendTrace).
+var stubPid int
 
 // stubArrivals fetches (and clears) the stub's arrival times by request id.
 func stubArrivals(b *testing.B, url string) map[string]int64 {
@@ -221,12 +225,15 @@ func openLoopCost(b *testing.B, url string, tok *tokenizer.Tokenizer, rate int) 
 		}
 		workers = next
 	}
+	trace := newSendTrace(b)
 	var seed uint64
 	for b.Loop() {
 		seed++
 		stubArrivals(b, url) // clear
+		trace.start(b)
 		openCPU, openRate, openCSW, recs := run(Config{Target: Target{Model: "ok"}, Workload: Workload{Seed: seed}, Load: Load{Rate: float64(rate)}}, n)
 		arr := stubArrivals(b, url)
+		trace.stop(b, recs, arr)
 		closedCPU, closedRate, closedCSW := closed(seed, workers, n)
 		bare := bareWaits(min(n, openLoopRate), float64(rate), seed)
 		slices.Sort(bare)
