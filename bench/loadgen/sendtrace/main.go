@@ -34,6 +34,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -175,11 +176,9 @@ func timeline(evs []event, loop, client, stub int, tgidOf map[int]int, names map
 		case "hrtimer_expire_entry":
 			if timer != "" && e.fields["hrtimer"] == timer {
 				now := e.int("now")
-				if state == asleep {
-					if now > expires && expires > since {
-						add(expires, asleep, "")
-						state = timerLag
-					}
+				if state == asleep && now > expires && expires > since {
+					add(expires, asleep, "")
+					state = timerLag
 				}
 				timerLate = append(timerLate, float64(now-expires)/1e3)
 				timer = ""
@@ -222,13 +221,14 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *late); err != nil {
+	if err := run(flag.Arg(0), *late, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "sendtrace:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, late time.Duration) error {
+// run reads the run in dir and writes the split to w.
+func run(dir string, late time.Duration, w io.Writer) error {
 	client, err := readPid(filepath.Join(dir, "pid"))
 	if err != nil {
 		return err
@@ -287,11 +287,11 @@ func run(dir string, late time.Duration) error {
 	for _, w := range union {
 		overdue += w[1] - w[0]
 	}
-	fmt.Printf("send loop thread %d of process %d: %d sleeps at 1 ns slack, %d requests in the trace\n", loop, client, most, len(lags))
-	fmt.Printf("  late at the client (Sent - Scheduled), µs: %s\n", summary(lags))
-	fmt.Printf("  its timer fired after the expiry asked for, µs: %s\n", summary(timerLate))
-	fmt.Printf("  woken or preempted, it waited for a CPU, µs: %s\n", summary(wakeRun))
-	fmt.Printf("%d requests more than %v late; at least one was overdue for %.1f ms in all, while the thread was:\n", len(windows), late, float64(overdue)/1e6)
+	fmt.Fprintf(w, "send loop thread %d of process %d: %d sleeps at 1 ns slack, %d requests in the trace\n", loop, client, most, len(lags))
+	fmt.Fprintf(w, "  late at the client (Sent - Scheduled), µs: %s\n", summary(lags))
+	fmt.Fprintf(w, "  its timer fired after the expiry asked for, µs: %s\n", summary(timerLate))
+	fmt.Fprintf(w, "  woken or preempted, it waited for a CPU, µs: %s\n", summary(wakeRun))
+	fmt.Fprintf(w, "%d requests more than %v late; at least one was overdue for %.1f ms in all, while the thread was:\n", len(windows), late, float64(overdue)/1e6)
 	by := map[string]int64{}
 	behind := map[string]int64{}
 	for _, s := range spans {
@@ -307,7 +307,7 @@ func run(dir string, late time.Duration) error {
 		}
 	}
 	for _, st := range []string{running, asleep, timerLag, waiting, parked} {
-		fmt.Printf("  %-18s %8.1f ms  %5.1f%%\n", st, float64(by[st])/1e6, pct(by[st], overdue))
+		fmt.Fprintf(w, "  %-18s %8.1f ms  %5.1f%%\n", st, float64(by[st])/1e6, pct(by[st], overdue))
 		if st == waiting {
 			keys := make([]string, 0, len(behind))
 			for k := range behind {
@@ -315,7 +315,7 @@ func run(dir string, late time.Duration) error {
 			}
 			slices.SortFunc(keys, func(a, b string) int { return int(behind[b] - behind[a]) })
 			for _, k := range keys {
-				fmt.Printf("    behind %-36s %8.1f ms  %5.1f%%\n", k, float64(behind[k])/1e6, pct(behind[k], overdue))
+				fmt.Fprintf(w, "    behind %-36s %8.1f ms  %5.1f%%\n", k, float64(behind[k])/1e6, pct(behind[k], overdue))
 			}
 		}
 	}

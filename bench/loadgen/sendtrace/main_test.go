@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +62,7 @@ func TestSplitOfAnOverdueRequest(t *testing.T) {
 	}
 	due := base + 100_000
 	dir := writeRun(t, trace, fmt.Sprintf("%d %d %d\n%d %d %d\n", due, 310_000, 320_000, due+50_000, 20_000, 25_000))
-	out := capture(t, func() error { return run(dir, 100*time.Microsecond) })
+	out := output(t, dir)
 	for _, want := range []string{
 		"send loop thread 101 of process 100: 1 sleeps at 1 ns slack, 2 requests in the trace",
 		"1 requests more than 100µs late; at least one was overdue for 0.3 ms in all",
@@ -96,7 +97,7 @@ func TestPreemptedParkedAndUntracedSwitch(t *testing.T) {
 		sw(400, 101, 0, "S"),
 	}
 	dir := writeRun(t, trace, fmt.Sprintf("%d %d %d\n", base+100_000, 300_000, 310_000))
-	out := capture(t, func() error { return run(dir, 100*time.Microsecond) })
+	out := output(t, dir)
 	for _, want := range []string{
 		"waiting for a CPU       0.1 ms   33.3%", // 100–160 and 250–290
 		"behind the client's other threads                0.1 ms   20.0%",
@@ -111,23 +112,14 @@ func TestPreemptedParkedAndUntracedSwitch(t *testing.T) {
 	}
 }
 
-func capture(t *testing.T, f func() error) string {
+// output is run's report of dir.
+func output(t *testing.T, dir string) string {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
+	var b strings.Builder
+	if err := run(dir, 100*time.Microsecond, &b); err != nil {
 		t.Fatal(err)
 	}
-	old := os.Stdout
-	os.Stdout = w
-	ferr := f()
-	os.Stdout = old
-	w.Close()
-	b := make([]byte, 1<<16)
-	n, _ := r.Read(b)
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
-	return string(b[:n])
+	return b.String()
 }
 
 func TestBadInput(t *testing.T) {
@@ -148,7 +140,7 @@ func TestBadInput(t *testing.T) {
 			if c.edit != nil {
 				c.edit(dir)
 			}
-			err := run(dir, 100*time.Microsecond)
+			err := run(dir, 100*time.Microsecond, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error with %q", err, c.want)
 			}
