@@ -18,9 +18,8 @@ import (
 // a directory (and the kernel's trace events set up by the script), openLoopCost turns
 // tracing on for its open-loop run only and then writes, into the directory, the trace
 // (trace.txt, monotonic clock), the process ids of the client (pid) and of the stub
-// server (stub), and each request's due time on
-// the monotonic clock with its lateness at the client and at the stub (requests.txt:
-// "due_ns sent_lag_ns arrival_lag_ns"). Nil when the variable is unset.
+// server (stub), and each request's due time on the monotonic clock with its lateness
+// at the client (requests.txt: "due_ns sent_lag_ns"). Nil when the variable is unset.
 type sendTrace struct {
 	dir, tracefs string
 }
@@ -40,7 +39,7 @@ func newSendTrace(b *testing.B) *sendTrace {
 	return s
 }
 
-func (s *sendTrace) write(b *testing.B, file, text string) {
+func writeTraceFile(b *testing.B, file, text string) {
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		b.Fatalf("sendtrace: %v", err)
 	}
@@ -51,30 +50,30 @@ func (s *sendTrace) start(b *testing.B) {
 	if s == nil {
 		return
 	}
-	s.write(b, filepath.Join(s.tracefs, "trace"), "")
-	s.write(b, filepath.Join(s.tracefs, "tracing_on"), "1")
+	writeTraceFile(b, filepath.Join(s.tracefs, "trace"), "")
+	writeTraceFile(b, filepath.Join(s.tracefs, "tracing_on"), "1")
 }
 
 // stop turns tracing off and writes the run's files.
-func (s *sendTrace) stop(b *testing.B, recs []recordLite, arrived map[string]int64) {
+func (s *sendTrace) stop(b *testing.B, recs []recordLite) {
 	if s == nil {
 		return
 	}
-	s.write(b, filepath.Join(s.tracefs, "tracing_on"), "0")
+	writeTraceFile(b, filepath.Join(s.tracefs, "tracing_on"), "0")
 	trace, err := os.ReadFile(filepath.Join(s.tracefs, "trace"))
 	if err != nil {
 		b.Fatalf("sendtrace: %v", err)
 	}
-	s.write(b, filepath.Join(s.dir, "trace.txt"), string(trace))
-	s.write(b, filepath.Join(s.dir, "pid"), fmt.Sprintln(os.Getpid()))
-	s.write(b, filepath.Join(s.dir, "stub"), fmt.Sprintln(stubPid))
+	writeTraceFile(b, filepath.Join(s.dir, "trace.txt"), string(trace))
+	writeTraceFile(b, filepath.Join(s.dir, "pid"), fmt.Sprintln(os.Getpid()))
+	writeTraceFile(b, filepath.Join(s.dir, "stub"), fmt.Sprintln(stubPid))
 	// The records' times are wall-clock (Unix) ns, the trace's monotonic.
 	var ts syscall.Timespec
 	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0) //nolint:errcheck // CLOCK_MONOTONIC
 	off := time.Now().UnixNano() - ts.Nano()
 	var sb strings.Builder
 	for _, r := range recs {
-		fmt.Fprintf(&sb, "%d %d %d\n", r.sched-off, int64(r.lag), arrived[r.id]-r.sched)
+		fmt.Fprintf(&sb, "%d %d\n", r.sched-off, int64(r.lag))
 	}
-	s.write(b, filepath.Join(s.dir, "requests.txt"), sb.String())
+	writeTraceFile(b, filepath.Join(s.dir, "requests.txt"), sb.String())
 }

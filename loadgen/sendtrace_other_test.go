@@ -7,6 +7,6 @@ import "testing"
 // sendTrace: see sendtrace_linux_test.go; the kernel trace it reads is Linux's.
 type sendTrace struct{}
 
-func newSendTrace(*testing.B) *sendTrace                           { return nil }
-func (*sendTrace) start(*testing.B)                                {}
-func (*sendTrace) stop(*testing.B, []recordLite, map[string]int64) {}
+func newSendTrace(*testing.B) *sendTrace         { return nil }
+func (*sendTrace) start(*testing.B)              {}
+func (*sendTrace) stop(*testing.B, []recordLite) {}

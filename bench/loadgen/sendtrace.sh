@@ -26,7 +26,7 @@ if [ ! -e "$T/trace" ]; then
 fi
 EVENTS="timer:hrtimer_start timer:hrtimer_cancel timer:hrtimer_expire_entry sched:sched_wakeup sched:sched_switch"
 saved_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$T/trace_clock")
-saved_size=$(cat "$T/buffer_size_kb" | sed 's/ .*//')
+saved_size=$(sed "s/ .*//" "$T/buffer_size_kb")
 saved_tgid=$(cat "$T/options/record-tgid")
 restore() {
   echo 0 > "$T/tracing_on"

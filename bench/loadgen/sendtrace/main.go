@@ -8,9 +8,8 @@
 // DIR holds trace.txt (tracefs text, monotonic clock, tgids recorded; events
 // timer:hrtimer_start, hrtimer_cancel, hrtimer_expire_entry, sched:sched_wakeup,
 // sched_switch), pid and stub (the process ids of the client and of the stub server it
-// sends to) and requests.txt (a request per line:
-// its due time on the monotonic clock, Sent − Scheduled and the stub's arrival −
-// Scheduled, ns).
+// sends to) and requests.txt (a request per line: its due time on the monotonic clock
+// and Sent − Scheduled, ns).
 //
 // The send loop's thread is the client's thread with the most sleeps at 1 ns timer
 // slack (lockPreciseThread sets it; sysmon and Go's other threads keep the default).
@@ -346,9 +345,14 @@ func readRequests(path string) ([]request, error) {
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		var r request
-		var arrival int64
-		if _, err := fmt.Sscan(sc.Text(), &r.due, &r.lag, &arrival); err != nil {
-			return nil, fmt.Errorf("%s:%d: want \"due_ns sent_lag_ns arrival_lag_ns\": %v", path, n, err)
+		f := strings.Fields(sc.Text())
+		var err1, err2 error
+		if len(f) == 2 {
+			r.due, err1 = strconv.ParseInt(f[0], 10, 64)
+			r.lag, err2 = strconv.ParseInt(f[1], 10, 64)
+		}
+		if len(f) != 2 || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s:%d: want \"due_ns sent_lag_ns\", got %q", path, n, sc.Text())
 		}
 		out = append(out, r)
 	}
