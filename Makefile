@@ -3,7 +3,7 @@ export PERFGATE_CACHE ?= $(HOME)/.cache/perfgate
 GO ?= go
 TESTFLAGS ?= -timeout 30m
 
-.PHONY: all demo test vet fixtures bench build clean fuzz
+.PHONY: all demo test vet fixtures bench build clean fuzz flakehunt
 
 all: build
 
@@ -39,6 +39,11 @@ test: fixtures vet
 ## see docs/fuzzing.md.
 fuzz:
 	FUZZTIME=$${FUZZTIME:-1m} bash scripts/fuzz.sh
+
+## flakehunt: the whole suite RUNS (3) times on a fresh clone, then LOADED (1) more beside a CPU
+## burner on every CPU but one; prints failures per test and the slowest tests (docs/development.md).
+flakehunt:
+	bash scripts/flakehunt.sh
 
 ## bench: Go benchmarks plus the peer scripts under bench/ that print ratios.
 bench: fixtures

@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
 	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
 	"bench/...":    {"..."},
+	"scripts/...":  {}, // tools the scripts run (flakehunt's tally): stdlib only
 }
 
 // thirdParty lists the non-stdlib module prefixes each package family may use.
