@@ -61,6 +61,7 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Add([]byte("\n\xEF\xBB\xBFdata: x\n\n"), []byte{0}, uint16(0))
 	f.Add([]byte("data: a\r\ndata: b\r\r\n"), []byte{0, 1}, uint16(8))
+	f.Add([]byte("id: 5\ndata: a\n\nid:\ndata: b\n\ndata: c\n\n"), []byte{3, 0}, uint16(0)) // an empty id resets the last event id
 	f.Fuzz(func(t *testing.T, stream, sizes []byte, limit uint16) {
 		whole, werr := events(NewReaderSize(&splitter{src: stream, sizes: []byte{255}}, 64, int(limit)))
 		split, serr := events(NewReaderSize(&splitter{src: stream, sizes: sizes}, 64, int(limit)))

@@ -20,7 +20,10 @@ type Event struct {
 	Type []byte
 	// Data is the concatenation of the event's "data:" lines, joined with "\n".
 	Data []byte
-	// ID is the "id:" field of this event, nil when absent.
+	// ID is the stream's last event ID when the event was dispatched, as the
+	// specification's lastEventId: the value of the latest "id:" field, in this event
+	// or an earlier one (dispatched or not); empty, not nil, after an "id:" with an
+	// empty value, which resets it; nil while the stream has sent no "id:" field.
 	ID []byte
 	// Retry is the "retry:" field in milliseconds, -1 when absent or invalid.
 	Retry int
@@ -37,8 +40,8 @@ type Reader struct {
 	max    int
 	data   []byte // assembled data of the current event
 	typ    []byte
-	id     []byte
-	lines  int // data lines seen in the current event
+	id     []byte // the last event ID buffer: nil until an "id:" field sets it
+	lines  int    // data lines seen in the current event
 	bomOK  bool
 	events int64
 	bytes  int64
@@ -82,11 +85,12 @@ func (r *Reader) Bytes() int64 { return r.bytes }
 func (r *Reader) Buffered() bool { return r.w > r.r }
 
 // Next returns the next event. Events with no data lines (only comments, or only
-// "event:"/"id:" fields) are not dispatched, as in browsers. At the end of the stream it
+// "event:"/"id:" fields) are not dispatched, as in browsers, but an "id:" field in
+// them still sets the last event ID that later events report. At the end of the stream it
 // returns io.EOF; a partial event at the end is discarded, as the specification says.
 // Other errors are the source's (or [ErrEventTooLarge]).
 func (r *Reader) Next() (Event, error) {
-	r.data, r.typ, r.id, r.lines = r.data[:0], r.typ[:0], nil, 0
+	r.data, r.typ, r.lines = r.data[:0], r.typ[:0], 0
 	retry := -1
 	for {
 		line, err := r.line()
@@ -95,7 +99,7 @@ func (r *Reader) Next() (Event, error) {
 		}
 		if len(line) == 0 { // dispatch
 			if r.lines == 0 {
-				r.typ, r.id, retry = r.typ[:0], nil, -1
+				r.typ, retry = r.typ[:0], -1
 				continue
 			}
 			r.events++
@@ -124,8 +128,11 @@ func (r *Reader) Next() (Event, error) {
 		case "event":
 			r.typ = append(r.typ[:0], value...)
 		case "id":
-			if bytes.IndexByte(value, 0) < 0 {
-				r.id = append(r.id[:0:0], value...)
+			if bytes.IndexByte(value, 0) < 0 { // the last event ID buffer: "" resets it
+				r.id = append(r.id[:0], value...)
+				if r.id == nil {
+					r.id = []byte{}
+				}
 			}
 		case "retry":
 			retry = parseRetry(value)

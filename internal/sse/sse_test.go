@@ -44,6 +44,13 @@ func TestReader(t *testing.T) {
 		{"unterminated line at EOF dropped", "data: x\n\ndata: y", []ev{{"", "x", "<nil>", -1}}},
 		{"empty stream", "", nil},
 		{"data with colon inside", "data: {\"a\":\"b:c\"}\n\n", []ev{{"", `{"a":"b:c"}`, "<nil>", -1}}},
+		// The last event ID persists until an "id:" field changes it; an empty one resets
+		// it to empty (WHATWG HTML, "Interpreting an event stream").
+		{"empty id resets the last event id", "id: 5\ndata: a\n\nid:\ndata: b\n\ndata: c\n\n", []ev{{"", "a", "5", -1}, {"", "b", "", -1}, {"", "c", "", -1}}},
+		{"id without colon resets it too", "id: 5\ndata: a\n\nid\ndata: b\n\n", []ev{{"", "a", "5", -1}, {"", "b", "", -1}}},
+		{"id kept by later events", "id: 5\ndata: a\n\ndata: b\n\n", []ev{{"", "a", "5", -1}, {"", "b", "5", -1}}},
+		{"id set by an event not dispatched", "id: 3\n\ndata: x\n\n", []ev{{"", "x", "3", -1}}},
+		{"id with NUL ignored", "id: 1\ndata: a\n\nid: 2\x00\ndata: b\n\n", []ev{{"", "a", "1", -1}, {"", "b", "1", -1}}},
 	}
 	for _, tc := range tests {
 		for _, mode := range []string{"whole", "one-byte", "half"} {
