@@ -69,8 +69,8 @@ func RecordingFromClient(label string, recs []record.Client) Recording {
 }
 
 // LoadRecording reads a recording file, recognising by its first line a mock-server
-// recording (record.Server lines), perfgate client records (perfgate_records.jsonl), or
-// AIPerf's profile_export.jsonl. For a server recording it also reads the summary
+// recording (record.Server lines), perfgate client records (client.jsonl, or the older
+// perfgate_records.jsonl), or AIPerf's profile_export.jsonl. For a server recording it also reads the summary
 // companion (FILE.summary.json, or FILE without .jsonl plus .summary.json) if present.
 // label "" uses the file's base name.
 //
@@ -113,8 +113,8 @@ func LoadRecording(path, label string) (Recording, error) {
 		return Recording{}, fmt.Errorf("reportgen: %s: not a JSON-lines recording: %w", path, err)
 	}
 	var rec Recording
-	switch {
-	case probe["tokenization_mode"] != nil:
+	switch recordingKind(probe) {
+	case "server":
 		recs, err := record.Read[record.Server](f)
 		if err != nil {
 			return Recording{}, fmt.Errorf("reportgen: %s: %w", path, err)
@@ -124,25 +124,44 @@ func LoadRecording(path, label string) (Recording, error) {
 			return Recording{}, err
 		}
 		rec = RecordingFromServer(label, recs, sum)
-	case probe["metadata"] != nil && probe["metrics"] != nil:
+	case "aiperf":
 		rec, err = readAIPerfJSONL(label, f)
 		if err != nil {
 			return Recording{}, fmt.Errorf("reportgen: %s: %w", path, err)
 		}
-	case probe["sent"] != nil || probe["run_start_unix_ns"] != nil:
+	case "client":
 		recs, err := record.ReadClient(f)
 		if err != nil {
 			return Recording{}, fmt.Errorf("reportgen: %s: %w", path, err)
 		}
 		rec = RecordingFromClient(label, recs)
 	default:
-		return Recording{}, fmt.Errorf("reportgen: %s: unknown recording format (want a mock-server recording, perfgate_records.jsonl or profile_export.jsonl)", path)
+		return Recording{}, fmt.Errorf("reportgen: %s: unknown recording format (want a mock-server recording, perfgate's client.jsonl or AIPerf's profile_export.jsonl)", path)
 	}
 	rec.Source = path
 	if len(rec.ISL) == 0 {
 		return Recording{}, fmt.Errorf("reportgen: %s: no successful requests to compare", path)
 	}
 	return rec, nil
+}
+
+// recordingKind tells the recording formats apart by the fields of a first line. A
+// client record always has run_start_unix_ns and sent, which no other format writes, so
+// it is recognised first: chat client records also carry tokenization_mode. A server
+// record always has recv_ns and seq; tokenization_mode alone is enough for a recording
+// by AIPerf's mock-server recorder, which writes only the shared first block. It returns
+// "" for none of the formats.
+func recordingKind(probe map[string]json.RawMessage) string {
+	has := func(k string) bool { return probe[k] != nil }
+	switch {
+	case has("run_start_unix_ns") || has("sent"):
+		return "client"
+	case has("recv_ns") || has("seq") || has("tokenization_mode"):
+		return "server"
+	case has("metadata") && has("metrics"):
+		return "aiperf"
+	}
+	return ""
 }
 
 // firstLine returns a copy of r's first non-blank line (nil if there is none),

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,6 +135,40 @@ func TestLoadRecording(t *testing.T) {
 		if _, err := LoadRecording(p, ""); err == nil || !strings.Contains(err.Error(), filepath.Base(p)) {
 			t.Errorf("LoadRecording(%s) error = %v, want one naming the file", filepath.Base(p), err)
 		}
+	}
+}
+
+// Chat client records carry tokenization_mode and chunks, as server records carry
+// tokenization_mode and a count of chunks: they are read as client records, by file and
+// by run directory (client.jsonl only, as a run against a real server leaves). A line
+// of AIPerf's mock-server recorder (only the fields both recorders share) is still a
+// server recording.
+func TestLoadRecordingChatClient(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 3 {
+		rec := record.Client{Index: i, RequestID: itoa(i), Endpoint: "chat", Stream: true, RunStartUnixNano: 1, Sent: 1, Done: 3,
+			Chunks: []record.Chunk{{T: 2, Tokens: 1, Choices: true}}, Status: 200, ISL: 10 + i, ISLTemplate: 17 + i,
+			TokenizationMode: record.ModeChatTemplate, ISLExact: true, OSL: 1}
+		b.Write(append(rec.AppendJSON(nil), '\n'))
+	}
+	p := filepath.Join(dir, "client.jsonl")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{p, dir} {
+		r, err := LoadRecording(path, "")
+		if err != nil || r.Kind != "client" || !slices.Equal(r.ISL, []int{10, 11, 12}) {
+			t.Errorf("LoadRecording(%s) = kind %q, ISL %v, %v; want client, [10 11 12]", path, r.Kind, r.ISL, err)
+		}
+	}
+	aiperf := filepath.Join(dir, "aiperf-mock.jsonl")
+	line := `{"ts":1.7e9,"request_id":"a","endpoint":"/v1/chat/completions","model":"m","isl":12,"requested_osl":4,"stream":true,"tokenization_mode":"chat_template"}`
+	if err := os.WriteFile(aiperf, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := LoadRecording(aiperf, ""); err != nil || r.Kind != "server" || !slices.Equal(r.ISL, []int{12}) {
+		t.Errorf("LoadRecording(AIPerf recorder line) = kind %q, ISL %v, %v; want server, [12]", r.Kind, r.ISL, err)
 	}
 }
 

@@ -152,3 +152,44 @@ func TestCaptureModelList(t *testing.T) {
 		t.Errorf("profile for an unlisted model: exit %d, want %d naming it\n%s%s", code, ExitInvalidConfig, out, errOut)
 	}
 }
+
+// TestCompareClientRecordings is the README's first compare against a real server:
+// runs of `perfgate profile` against `perfgate mock` (a server of their own, so their
+// artifact directories hold client.jsonl and no server.jsonl) are compared by
+// directory and by file, on either side. Chat client records carry tokenization_mode,
+// as server records do, so this checks that they are still read as client records.
+func TestCompareClientRecordings(t *testing.T) {
+	base, _, _ := startMockCmd(t, "--ttft", "1", "--itl", "0")
+	dir := t.TempDir()
+	for _, name := range []string{"run", "other-run"} {
+		code, out, errOut := cli(t, "profile", "-u", base, "-m", "mock-model", "--endpoint-type", "chat", "--isl", "32", "--osl", "4",
+			"--concurrency", "4", "--request-count", "20", "--random-seed", "5", "-q", "--artifact-dir", filepath.Join(dir, name))
+		if code != ExitOK {
+			t.Fatalf("profile %s: exit %d\n%s%s", name, code, out, errOut)
+		}
+	}
+	run, other := filepath.Join(dir, "run"), filepath.Join(dir, "other-run")
+	if _, err := os.Stat(filepath.Join(run, "server.jsonl")); err == nil {
+		t.Fatal("a run against perfgate mock wrote server.jsonl; want client.jsonl only")
+	}
+	first, err := os.ReadFile(filepath.Join(run, "client.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _, _ := bytes.Cut(first, []byte("\n")); !bytes.Contains(line, []byte(`"tokenization_mode":`)) {
+		t.Fatalf("the first chat client record lacks tokenization_mode, so this test no longer tests a client record that has it:\n%s", line)
+	}
+	for _, c := range [][2]string{
+		{run, other},
+		{filepath.Join(run, "client.jsonl"), other},
+		{run, filepath.Join(other, "client.jsonl")},
+		{filepath.Join(run, "client.jsonl"), filepath.Join(other, "client.jsonl")},
+		{filepath.Join(run, "profile_export.jsonl"), other}, // --b alone is a client.jsonl
+	} {
+		code, out, errOut := cli(t, "compare", "--a", c[0], "--b", c[1], "--assert", "identical", "--out", filepath.Join(dir, "cmp.html"))
+		if code != ExitOK || !strings.Contains(out, "PASS identical") {
+			t.Errorf("compare --a %s --b %s: exit %d, want %d and PASS identical\n%s%s",
+				filepath.Base(c[0]), filepath.Base(c[1]), code, ExitOK, out, errOut)
+		}
+	}
+}
