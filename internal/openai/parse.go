@@ -233,8 +233,8 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 			return skipValue(b, j)
 		}
 		end, err := skipValue(b, j)
-		if err != nil {
-			return 0, err
+		if err != nil || isNull(b[j:end]) { // null leaves the field as it was, as in encoding/json
+			return end, err
 		}
 		n, err := atoi(b[j:end])
 		if err != nil {
@@ -244,6 +244,9 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 		return end, nil
 	})
 }
+
+// isNull reports whether v, a scalar value's bytes, is the literal null.
+func isNull(v []byte) bool { return string(v) == "null" }
 
 // object iterates the members of the object at b[i] (which must be '{'), calling f
 // with each key (raw, unescaped only if it has no escapes) and the index of its value;

@@ -79,64 +79,59 @@ func AppendChatToolCallChunk(dst []byte, h ChunkHeader, role string, index int, 
 	return appendChoiceEnd(dst, "", includeUsage)
 }
 
-// toolCalls reads the array of tool call entries at b[i] into c.Tools.
+// toolCalls reads the array of tool call entries at b[i] into c.Tools. As
+// encoding/json reads them, null is no entries and a null entry an empty one.
 func (p *ChunkParser) toolCalls(b []byte, i int, c *StreamChunk) (int, error) {
-	if i < len(b) && b[i] == 'n' {
-		return skipValue(b, i)
-	}
-	if i >= len(b) || b[i] != '[' {
+	if i >= len(b) || b[i] != '[' && b[i] != 'n' {
 		return 0, ErrSyntax
 	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, nil
-	}
-	for pos := 0; ; pos++ {
+	pos := 0
+	end, err := p.array(b, i, func(b []byte, j int) (int, error) {
 		p.tools = append(p.tools, ToolDelta{Index: pos})
-		k := len(p.tools) - 1
-		end, err := p.object(b, i, func(key []byte, b []byte, j int) (int, error) {
-			t := &p.tools[k]
-			switch string(key) {
-			case "index":
-				end, err := skipValue(b, j)
-				if err != nil {
-					return 0, err
-				}
-				if n, err := atoi(b[j:end]); err == nil {
-					t.Index = n
-				}
-				return end, nil
-			case "id":
-				return p.str(b, j, &t.ID)
-			case "function":
-				if j < len(b) && b[j] == '{' {
-					return p.object(b, j, func(k2 []byte, b []byte, j int) (int, error) {
-						switch string(k2) {
-						case "name":
-							return p.str(b, j, &t.Name)
-						case "arguments":
-							return p.str(b, j, &t.Args)
-						}
-						return skipValue(b, j)
-					})
-				}
-			}
-			return skipValue(b, j)
-		})
-		if err != nil {
-			return 0, err
-		}
-		i = skipWS(b, end)
-		if i >= len(b) {
-			return 0, ErrSyntax
-		}
-		if b[i] == ']' {
-			c.Tools = p.tools
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return 0, ErrSyntax
-		}
-		i = skipWS(b, i+1)
+		pos++
+		return p.toolEntry(b, j, &p.tools[len(p.tools)-1])
+	})
+	if err == nil && len(p.tools) > 0 {
+		c.Tools = p.tools
 	}
+	return end, err
+}
+
+// toolEntry reads the tool call entry at b[i] (an object or null) into *t.
+func (p *ChunkParser) toolEntry(b []byte, i int, t *ToolDelta) (int, error) {
+	if b[i] == 'n' {
+		end, err := skipValue(b, i)
+		if err == nil && !isNull(b[i:end]) {
+			err = ErrSyntax
+		}
+		return end, err
+	}
+	return p.object(b, i, func(key []byte, b []byte, j int) (int, error) {
+		switch string(key) {
+		case "index":
+			end, err := skipValue(b, j)
+			if err != nil {
+				return 0, err
+			}
+			if n, err := atoi(b[j:end]); err == nil {
+				t.Index = n
+			}
+			return end, nil
+		case "id":
+			return p.str(b, j, &t.ID)
+		case "function":
+			if j < len(b) && b[j] == '{' {
+				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+					switch string(k) {
+					case "name":
+						return p.str(b, j, &t.Name)
+					case "arguments":
+						return p.str(b, j, &t.Args)
+					}
+					return skipValue(b, j)
+				})
+			}
+		}
+		return skipValue(b, j)
+	})
 }
