@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -24,7 +25,7 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 
 func cliIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testutil.Context(t) // bounded by the test binary's -timeout, not a wall clock
 	defer cancel()
 	var out, errb bytes.Buffer
 	code := runWith(ctx, args, strings.NewReader(stdin), &out, &errb)

@@ -8,12 +8,14 @@ package testutil
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // CacheDir returns the fixture cache directory.
@@ -137,4 +139,21 @@ func Python(t testing.TB, modules ...string) string {
 	}
 	Missing(t, fmt.Sprintf("python3 with %v (Debian: apt-get install python3-%s)", modules, strings.Join(modules, " python3-")))
 	return ""
+}
+
+// Context returns t's context with a deadline a little before the test binary's own
+// (-timeout), so that a run the test drives is cancelled, and its records kept, before
+// the binary panics with "test timed out". A fixed per-call timeout would be a
+// wall-clock bound that a loaded machine crosses while the test is still correct; the
+// binary's timeout bounds the test's time instead. With no -timeout, it is t.Context().
+func Context(t testing.TB) (context.Context, context.CancelFunc) {
+	d, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return context.WithCancel(t.Context())
+	}
+	deadline, ok := d.Deadline()
+	if !ok {
+		return context.WithCancel(t.Context())
+	}
+	return context.WithDeadline(t.Context(), deadline.Add(-time.Until(deadline)/20-5*time.Second))
 }
