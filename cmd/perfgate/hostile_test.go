@@ -15,7 +15,9 @@ import (
 
 // maxHostileRSS bounds the peak memory of a CLI process given a hostile file. The
 // process itself (this test binary re-executed) takes a few tens of MB; the 7-line
-// billion-laughs file took 1.1 GB before aliases were bounded.
+// billion-laughs file took 1.1 GB before aliases were bounded, and the 8 KB
+// alias-bytes file (a long string aliased within the node limit) 8.6 GB before the
+// text they expand to was.
 const maxHostileRSS = 256 << 20
 
 // hostileDir holds the hostile scenario files the scenario package's tests use.
@@ -106,6 +108,7 @@ var hostileWant = map[string]string{
 	"client-list.json":    ":1:2: client: the client block is gone",
 	"alias-cycle.yaml":    ":1:11: alias *a refers to a node that contains it",
 	"billion-laughs.yaml": ":6:10: alias *a4: aliases expand to more than 100000 nodes (the limit)",
+	"alias-bytes.yaml":    ":6:30: alias *b: aliases expand to more than 4 MiB of text (the limit)",
 	"deep.json":           ":1:108: nested more than 100 levels deep (the limit)",
 }
 

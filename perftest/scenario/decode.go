@@ -257,12 +257,15 @@ func (n *node) value() any {
 // Limits on a scenario file's shape. YAML aliases are expanded into the tree that is
 // checked, so a small file can stand for a huge one ("billion laughs"): maxNodes
 // bounds the nodes aliases expand to, as the YAML library bounds aliasing when it
-// decodes into values, and maxDepth bounds nesting (JSON and YAML) so that no walk of
-// the tree can exhaust the stack. A scenario file is a few levels deep and a few
-// hundred nodes long.
+// decodes into values; maxAliasBytes bounds the text of the scalars they expand to,
+// since a long string aliased within the node limit still stands for gigabytes once
+// the tree is written out as JSON and decoded; and maxDepth bounds nesting (JSON and
+// YAML) so that no walk of the tree can exhaust the stack. A scenario file is a few
+// levels deep, a few hundred nodes and a few KiB long.
 const (
-	maxDepth = 100
-	maxNodes = 100_000
+	maxDepth      = 100
+	maxNodes      = 100_000
+	maxAliasBytes = 4 << 20
 )
 
 // limitError is a problem at a position of the text, before the tree exists.
@@ -287,9 +290,11 @@ func parseYAML(data []byte) (*node, error) {
 
 // yamlReader turns a yaml.Node tree into a node tree, expanding aliases within the
 // limits: an alias to an anchor it is inside of (a cycle) is refused, and so are more
-// than maxNodes nodes reached through aliases or more than maxDepth levels.
+// than maxNodes nodes or maxAliasBytes bytes of scalar text reached through aliases,
+// or more than maxDepth levels.
 type yamlReader struct {
 	expanded int                 // nodes made while expanding aliases
+	bytes    int                 // bytes of scalar text those nodes hold
 	alias    *yaml.Node          // the outermost alias being expanded
 	open     map[*yaml.Node]bool // anchored nodes being read (an alias to one is a cycle)
 }
@@ -318,6 +323,10 @@ func (r *yamlReader) node(y *yaml.Node, depth int, viaAlias bool) (*node, error)
 		if r.expanded++; r.expanded > maxNodes {
 			a := r.alias
 			return nil, &limitError{a.Line, a.Column, fmt.Sprintf("alias *%s: aliases expand to more than %d nodes (the limit); write the values out or use fewer aliases", a.Value, maxNodes)}
+		}
+		if r.bytes += len(y.Value); r.bytes > maxAliasBytes {
+			a := r.alias
+			return nil, &limitError{a.Line, a.Column, fmt.Sprintf("alias *%s: aliases expand to more than %d MiB of text (the limit); write the values out or use fewer aliases", a.Value, maxAliasBytes>>20)}
 		}
 	}
 	if y.Anchor != "" {

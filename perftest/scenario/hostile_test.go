@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,7 @@ func TestHostileFiles(t *testing.T) {
 		{"client-list.json", `testdata/hostile/client-list.json:1:2: client: the client block is gone`},
 		{"alias-cycle.yaml", `testdata/hostile/alias-cycle.yaml:1:11: alias *a refers to a node that contains it (line 1): an alias cycle`},
 		{"billion-laughs.yaml", `testdata/hostile/billion-laughs.yaml:6:10: alias *a4: aliases expand to more than 100000 nodes (the limit)`},
+		{"alias-bytes.yaml", `testdata/hostile/alias-bytes.yaml:6:30: alias *b: aliases expand to more than 4 MiB of text (the limit)`},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			_, err := ReadFile(filepath.Join("testdata/hostile", c.file))
@@ -68,6 +70,42 @@ func TestDeepNesting(t *testing.T) {
 	ok := strings.Repeat("[", 98) + strings.Repeat("]", 98)
 	if _, err := Parse([]byte(`{"name":` + ok + `}`)); err == nil || strings.Contains(err.Error(), "levels deep") {
 		t.Errorf("98 levels: %v; want a field error, not the limit", err)
+	}
+}
+
+// An 8 KB file whose 8000-byte string is aliased 6561 times (under the node limit)
+// stood for 52 MB of text, which decoding wrote out and read back: 750 MiB allocated,
+// and gigabytes for the run that followed. The text aliases expand to is bounded, so
+// reading it stops at the limit, early and cheaply; a file just within the limit reads.
+func TestAliasBytesBounded(t *testing.T) {
+	const file = "testdata/hostile/alias-bytes.yaml"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadFile(file)
+	runtime.ReadMemStats(&after)
+	want := file + ":6:30: alias *b: aliases expand to more than 4 MiB of text (the limit)"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, ErrInvalidScenario) {
+		t.Errorf("ReadFile = %v\nwant an ErrInvalidScenario starting %s", err, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+		t.Errorf("ReadFile(%s) allocated %d MiB, want <= 32 MiB", file, alloc>>20)
+	}
+
+	// A 4000-byte string aliased 10 times in a, and a aliased 99 times: 1000 aliases
+	// of 4000 bytes, 4,000,000 bytes, within 4 MiB (4,194,304 bytes).
+	p := filepath.Join(t.TempDir(), "within.yaml")
+	within := "name: x\nextra_body:\n  s: &s " + strings.Repeat("x", 4000) + "\n" +
+		"  a: &a [" + strings.Repeat("*s, ", 9) + "*s]\n" +
+		"  b: [" + strings.Repeat("*a, ", 98) + "*a]\n"
+	os.WriteFile(p, []byte(within), 0o644)
+	if sc, err := ReadFile(p); err != nil || len(sc.ExtraBody) != 3 {
+		t.Errorf("ReadFile(4,000,000 bytes through aliases) = %d extra_body fields, %v; want 3, nil", len(sc.ExtraBody), err)
+	}
+	// Five more aliases of a (200,000 bytes) cross the limit, at the fifth.
+	os.WriteFile(p, []byte(within+"  c: [*a, *a, *a, *a, *a]\n"), 0o644)
+	if _, err := ReadFile(p); err == nil || !strings.HasPrefix(err.Error(), p+":6:23: alias *a: aliases expand to more than 4 MiB of text (the limit)") {
+		t.Errorf("ReadFile(4,200,000 bytes through aliases) = %v; want the limit at 6:23", err)
 	}
 }
 
