@@ -20,7 +20,8 @@
 // [Run] starts the in-process mock server when the scenario names no endpoint, drives
 // the load generator with t.Context() as parent (so workers stop before cleanups run),
 // and writes the recordings and metrics to t.ArtifactDir(), kept by
-// `go test -artifacts -outputdir=DIR`. It fails the test (t.Fatalf) only when the run
+// `go test -artifacts -outputdir=DIR` (DIR must exist) and removed when the test ends
+// otherwise. It fails the test (t.Fatalf) only when the run
 // cannot be set up; objectives are separate calls on the returned [Result].
 //
 // Objectives are rules written as text, as k6 writes thresholds ([Result.Assert],

@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,8 +66,9 @@ type Result struct {
 // one was started, is stopped before Run returns. Artifacts (client recording, server
 // recording and summary with the mock, metrics, the scenario, the objectives' verdicts,
 // AIPerf-compatible exports and an HTML report) go to t.ArtifactDir(), whose path is
-// logged, and logged again at cleanup if the test failed; run `go test -artifacts
-// -outputdir=DIR` to keep them. Headline
+// logged, and logged again at cleanup if the test failed. That directory is removed when
+// the test ends unless the test runs with `go test -artifacts -outputdir=DIR` (DIR must
+// exist); the logged line says which. Headline
 // numbers are emitted as test attributes (perftest.ttft_p99_ms, perftest.itl_p99_ms,
 // perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
 func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
@@ -92,11 +94,11 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 	t.Cleanup(func() {
 		// Point at the recordings once more, after the failures they explain.
 		if t.Failed() {
-			t.Logf("perftest: after the failures above: scenario %q's recordings and report are in %s (kept with go test -artifacts -outputdir=DIR)", out.Scenario.Name, dir)
+			t.Logf("perftest: after the failures above: scenario %q's recordings and report are in %s (%s)", out.Scenario.Name, dir, artifactsNote(artifactsKept()))
 		}
 	})
 	ctx := out.Context("")
-	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts in %s", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir)
+	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts: %s (%s)", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir, artifactsNote(artifactsKept()))
 	attrs(t, out.Metrics)
 	for _, v := range out.Validity() {
 		switch {
@@ -118,6 +120,26 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 		RecordHistory(t, r, addr)
 	}
 	return r
+}
+
+// artifactsKept reports whether the test binary runs with -artifacts (go test
+// -artifacts), which keeps t.ArtifactDir() after the test; without it the directory is
+// a temporary one, removed when the test ends.
+func artifactsKept() bool {
+	f := flag.Lookup("test.artifacts")
+	return f != nil && f.Value.String() == "true"
+}
+
+// artifactsNote says, beside a logged artifact path, whether the directory outlives the
+// test and, if not, how to keep it. go test -artifacts makes DIR/_artifacts with
+// os.Mkdir, so a DIR that does not exist fails the whole test binary before any test
+// runs ("testing: mkdir DIR/_artifacts: no such file or directory"): the note says to
+// create it first.
+func artifactsNote(kept bool) string {
+	if kept {
+		return "kept by go test -artifacts"
+	}
+	return "removed when the test ends; keep with go test -artifacts -outputdir=DIR, after mkdir -p DIR"
 }
 
 // artifactDir claims a fresh subdirectory of base named after the scenario ("quickstart",

@@ -83,3 +83,38 @@ func TestRunPreflight(t *testing.T) {
 		t.Errorf("unreachable server: stopped=%v, message\n%s", c.Stopped(), c.Text())
 	}
 }
+
+// Run's logged artifact path says whether the directory outlives the test: without
+// -artifacts it is removed at the end, and the line says how to keep it (and that go
+// test does not create -outputdir).
+func TestRunLogsArtifactLifetime(t *testing.T) {
+	l := &logTB{TB: t}
+	res := Run(l, Scenario{
+		Name:   "where",
+		Mock:   mockserver.Config{Fast: true},
+		Config: loadgen.Config{Workload: loadgen.Workload{ISL: distribution.MustSpec("fixed:4"), OSL: distribution.MustSpec("fixed:1")}, Stop: loadgen.Stop{Requests: 2}},
+	})
+	line := ""
+	for _, s := range l.logs {
+		if strings.Contains(s, "artifacts: "+res.Dir) {
+			line = s
+		}
+	}
+	want := artifactsNote(artifactsKept())
+	if line == "" || !strings.HasSuffix(line, res.Dir+" ("+want+")") {
+		t.Errorf("Run logged %q; want the artifact path %s followed by (%s)", l.logs, res.Dir, want)
+	}
+	for _, c := range []struct {
+		kept bool
+		want []string
+	}{
+		{false, []string{"removed when the test ends", "go test -artifacts -outputdir=DIR", "mkdir -p DIR"}},
+		{true, []string{"kept by go test -artifacts"}},
+	} {
+		for _, w := range c.want {
+			if got := artifactsNote(c.kept); !strings.Contains(got, w) {
+				t.Errorf("artifactsNote(%v) = %q, want it to say %q", c.kept, got, w)
+			}
+		}
+	}
+}

@@ -46,7 +46,7 @@ func RunRuns(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs
 		t.Fatalf("perftest: %v", err)
 		return nil
 	}
-	t.Logf("perftest: scenario %q: %d runs; artifacts in %s", cmp.Or(sc.Name, scenario.DefaultName), s.Len(), dir)
+	t.Logf("perftest: scenario %q: %d runs; artifacts: %s (%s)", cmp.Or(sc.Name, scenario.DefaultName), s.Len(), dir, artifactsNote(artifactsKept()))
 	return &Runs{Series: s, Outcomes: outs, rerun: rerunHint(t, sc.Seed)}
 }
 
@@ -145,7 +145,7 @@ func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...scenario.
 		t.Fatalf("perftest: %v", err)
 		return false
 	}
-	t.Logf("perftest: A/B runs in %s (a/run-NNN, b/run-NNN)", dir)
+	t.Logf("perftest: A/B runs in %s (a/run-NNN, b/run-NNN; %s)", dir, artifactsNote(artifactsKept()))
 	return reportGate(t, res, rerunHint(t, b.Seed))
 }
 
