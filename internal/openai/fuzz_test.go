@@ -20,7 +20,7 @@ import (
 // the input; and a chunk that encoding/json reads (refChunk: the members the parser
 // reads, typed as its fields are) is read without error, every field of the
 // StreamChunk the value encoding/json gives (refWant), null leaving a field as it
-// was. Seeds: testdata/chunks/*.json.
+// was. Seeds: testdata/chunks/*.json, and hostile answers made here.
 func FuzzChunkParser(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/chunks/*.json")
 	for _, p := range paths {
@@ -30,6 +30,10 @@ func FuzzChunkParser(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	// Hostile answers: 100,000 empty tool call entries (300 KB), past MaxToolDeltas;
+	// 1,000 content blocks with escapes, once joined in quadratic time.
+	f.Add(toolCallsAnswer(100_000, func(int) string { return `{}` }))
+	f.Add(blocksAnswer(1_000))
 	var p ChunkParser
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c StreamChunk
@@ -346,8 +350,19 @@ func (w *refChunkWant) diff(c *StreamChunk) []string {
 			}
 		}
 	}
-	if w.toolLists <= 1 && !reflect.DeepEqual(toolStrings(c.Tools), toolStrings(w.tools)) {
-		out = append(out, fmt.Sprintf("tool calls %v, encoding/json %v", toolStrings(c.Tools), toolStrings(w.tools)))
+	if w.toolLists <= 1 {
+		kept, dropped := w.tools[:min(len(w.tools), MaxToolDeltas)], w.tools[min(len(w.tools), MaxToolDeltas):]
+		if !reflect.DeepEqual(toolStrings(c.Tools), toolStrings(kept)) {
+			out = append(out, fmt.Sprintf("tool calls %v, encoding/json %v", toolStrings(c.Tools), toolStrings(kept)))
+		}
+		var args []byte
+		for _, td := range dropped {
+			args = append(args, td.Args...)
+		}
+		if c.ToolsDropped != len(dropped) || string(c.ToolArgsDropped) != string(args) {
+			out = append(out, fmt.Sprintf("%d tool call entries dropped (arguments %q); encoding/json reads %d past the first %d (%q)",
+				c.ToolsDropped, c.ToolArgsDropped, len(dropped), MaxToolDeltas, args))
+		}
 	}
 	return out
 }

@@ -35,8 +35,13 @@ type StreamChunk struct {
 	// UsageReasoning is usage.completion_tokens_details.reasoning_tokens (0 = absent).
 	UsageReasoning int
 	// Tools are the first choice's tool call entries (delta.tool_calls, or a whole
-	// message's tool_calls); nil when it has none.
+	// message's tool_calls), at most [MaxToolDeltas]; nil when it has none.
 	Tools []ToolDelta
+	// ToolsDropped counts the entries past the first MaxToolDeltas, which Tools does
+	// not keep, and ToolArgsDropped is their arguments' text, concatenated, so that a
+	// client can still count it as output.
+	ToolsDropped    int
+	ToolArgsDropped []byte
 	// Transcript is the top-level "text" string, unescaped: a transcription's answer
 	// (or its stream's done event). Nil when absent or not a string; empty, not nil,
 	// for "".
@@ -53,6 +58,9 @@ type StreamChunk struct {
 type ChunkParser struct {
 	scratch []byte
 	tools   []ToolDelta // backs StreamChunk.Tools
+	spare   ToolDelta   // an entry past MaxToolDeltas, read to be dropped
+	// The buffers [join] builds StreamChunk.Text, Reasoning and ToolArgsDropped in.
+	text, reasoning, dropped []byte
 }
 
 // ErrSyntax reports malformed JSON in a chunk.
@@ -62,6 +70,7 @@ var ErrSyntax = errors.New("openai: malformed JSON in stream chunk")
 func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 	*c = StreamChunk{}
 	p.scratch, p.tools = p.scratch[:0], p.tools[:0]
+	p.text, p.reasoning, p.dropped = p.text[:0], p.reasoning[:0], p.dropped[:0]
 	i := skipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return ErrSyntax
@@ -348,30 +357,32 @@ func (p *ChunkParser) blocks(b []byte, i int, c *StreamChunk, textType, thinkTyp
 		case err != nil:
 			return 0, err
 		case string(typ) == textType:
-			c.Text = p.join(c.Text, text)
+			c.Text = join(&p.text, c.Text, text)
 		case thinkType != "" && string(typ) == thinkType:
-			c.Reasoning = p.join(c.Reasoning, think)
+			c.Reasoning = join(&p.reasoning, c.Reasoning, think)
 		}
 		return end, nil
 	})
 }
 
-// join returns acc followed by s: s itself when acc is empty, else the two in the
-// scratch buffer (s appended in place when acc already ends it).
-func (p *ChunkParser) join(acc, s []byte) []byte {
+// join returns acc followed by s, built in *buf, the buffer of the field acc is: s
+// itself when acc is empty, else s appended to *buf, after a copy of acc when acc is
+// not *buf's content already. Each joined field has its own buffer, so joining n
+// parts copies each part once (a field joined in the shared scratch buffer, where the
+// parts are unescaped too, was copied whole at each part: 10,000 escaped content
+// blocks took seconds and hundreds of megabytes).
+func join(buf *[]byte, acc, s []byte) []byte {
 	switch {
 	case len(acc) == 0:
 		return s
 	case len(s) == 0:
 		return acc
 	}
-	start := len(p.scratch) - len(acc)
-	if start < 0 || &p.scratch[start] != &acc[0] {
-		start = len(p.scratch)
-		p.scratch = append(p.scratch, acc...)
+	if len(*buf) != len(acc) || &(*buf)[0] != &acc[0] {
+		*buf = append((*buf)[:0], acc...)
 	}
-	p.scratch = append(p.scratch, s...)
-	return p.scratch[start:len(p.scratch):len(p.scratch)]
+	*buf = append(*buf, s...)
+	return (*buf)[:len(*buf):len(*buf)]
 }
 
 // str reads a string (or null, leaving *dst nil) at b[i] into *dst, unescaping into

@@ -79,17 +79,36 @@ func AppendChatToolCallChunk(dst []byte, h ChunkHeader, role string, index int, 
 	return appendChoiceEnd(dst, "", includeUsage)
 }
 
-// toolCalls reads the array of tool call entries at b[i] into c.Tools. As
-// encoding/json reads them, null is no entries and a null entry an empty one.
+// MaxToolDeltas bounds the tool call entries [ChunkParser] keeps from one chunk
+// ([StreamChunk.Tools]). A model's answer calls a few tools, and a stream's chunk
+// carries one entry; an answer of 100,000 empty entries is 300 KB, and kept whole
+// a 16 MiB one would take hundreds of megabytes. The entries past the bound are
+// counted, and their arguments' text kept, in StreamChunk.ToolsDropped and
+// ToolArgsDropped.
+const MaxToolDeltas = 1024
+
+// toolCalls reads the array of tool call entries at b[i] into c.Tools (the first
+// MaxToolDeltas; the rest into c.ToolsDropped and ToolArgsDropped). As encoding/json
+// reads them, null is no entries and a null entry an empty one.
 func (p *ChunkParser) toolCalls(b []byte, i int, c *StreamChunk) (int, error) {
 	if i >= len(b) || b[i] != '[' && b[i] != 'n' {
 		return 0, ErrSyntax
 	}
 	pos := 0
 	end, err := p.array(b, i, func(b []byte, j int) (int, error) {
-		p.tools = append(p.tools, ToolDelta{Index: pos})
+		t := &p.spare
+		if len(p.tools) < MaxToolDeltas {
+			p.tools = append(p.tools, ToolDelta{})
+			t = &p.tools[len(p.tools)-1]
+		}
+		*t = ToolDelta{Index: pos}
 		pos++
-		return p.toolEntry(b, j, &p.tools[len(p.tools)-1])
+		end, err := p.toolEntry(b, j, t)
+		if t == &p.spare {
+			c.ToolsDropped++
+			c.ToolArgsDropped = join(&p.dropped, c.ToolArgsDropped, t.Args)
+		}
+		return end, err
 	})
 	if err == nil && len(p.tools) > 0 {
 		c.Tools = p.tools
