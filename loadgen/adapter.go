@@ -154,7 +154,7 @@ func (openaiAPI) parseWhole(p *openai.ChunkParser, body []byte, ch *openai.Strea
 		return false, false, err
 	}
 	res.add(ch.Text, ch.Reasoning)
-	tools := res.addTools(ch.Tools)
+	tools := res.addTools(ch)
 	return len(ch.Text) > 0 || tools, ch.Choices > 0, nil
 }
 

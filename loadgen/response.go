@@ -32,7 +32,8 @@ type result struct {
 	content   []byte // the content part of text, alone (kept only once there is reasoning)
 	tool      []byte // the tool calls' argument text, alone (also in text and content)
 	calls     []toolCall
-	images    int // images in a whole answer (image generation)
+	callAt    map[int]int // by tool call index, the latest of calls with it (tools.go)
+	images    int         // images in a whole answer (image generation)
 }
 
 // add appends one event's content and reasoning text.
@@ -502,7 +503,7 @@ func (w *worker) event(x *exchange, ev sse.Event) {
 	}
 	res := x.res
 	res.add(ch.Text, ch.Reasoning)
-	if res.addTools(ch.Tools) && rec.FirstToolCall == 0 {
+	if res.addTools(ch) && rec.FirstToolCall == 0 {
 		rec.FirstToolCall = t
 	}
 	res.ends = append(res.ends, len(res.text))

@@ -174,42 +174,73 @@ func (ts *toolSet) choice(idx int) any {
 	return map[string]any{"type": "function", "function": map[string]string{"name": f}}
 }
 
+// MaxToolCalls bounds the tool calls kept from one answer. A model's answer calls a
+// few tools; past the bound a server's calls are not kept (nor sent back with
+// Workload.ToolResults, nor in the record's tool_calls count), though their
+// arguments' text still counts as output, in OSL and tool_call_tokens.
+const MaxToolCalls = 1024
+
 // toolCall is one call of an answer, collected from its deltas (or its message).
 type toolCall struct {
-	index    int
-	id, name string
-	args     []byte
+	index      int
+	id         string
+	name, args []byte
 }
 
-// addTools appends the tool-call entries of one event (or a whole message) to res:
-// their argument text is output (text and content), the calls are collected; it
-// reports whether the event carried any tool call.
-func (res *result) addTools(tds []openai.ToolDelta) bool {
-	for _, td := range tds {
-		res.add(td.Args, nil)
-		res.tool = append(res.tool, td.Args...)
-		k := slices.IndexFunc(res.calls, func(c toolCall) bool { return c.index == td.Index })
-		if k < 0 || len(td.ID) > 0 && res.calls[k].id != "" {
-			res.calls = append(res.calls, toolCall{index: td.Index})
-			k = len(res.calls) - 1
+// addTools adds the tool-call entries of one event (or a whole message) to res:
+// their argument text is output (text and content), the calls are collected (at most
+// MaxToolCalls); it reports whether the event carried any tool call. Its work is
+// linear in the entries and their bytes.
+func (res *result) addTools(ch *openai.StreamChunk) bool {
+	for i := range ch.Tools {
+		td := &ch.Tools[i]
+		res.addToolText(td.Args)
+		c := res.call(td)
+		if c == nil {
+			continue
 		}
-		c := &res.calls[k]
 		if len(td.ID) > 0 {
 			c.id = string(td.ID)
 		}
-		if len(td.Name) > 0 {
-			c.name += string(td.Name)
-		}
+		c.name = append(c.name, td.Name...)
 		c.args = append(c.args, td.Args...)
 	}
-	return len(tds) > 0
+	res.addToolText(ch.ToolArgsDropped) // entries past openai.MaxToolDeltas in one event
+	return len(ch.Tools) > 0
+}
+
+// addToolText adds a tool call's argument text to the output.
+func (res *result) addToolText(args []byte) {
+	res.add(args, nil)
+	res.tool = append(res.tool, args...)
+}
+
+// call returns the call td belongs to: the latest call with td's index, or a new one
+// when there is none or td opens another (it has an id and that call has one too);
+// nil when it would be a call past MaxToolCalls.
+func (res *result) call(td *openai.ToolDelta) *toolCall {
+	if len(res.calls) == 0 {
+		clear(res.callAt) // a new answer
+	}
+	if k, ok := res.callAt[td.Index]; ok && (len(td.ID) == 0 || res.calls[k].id == "") {
+		return &res.calls[k]
+	}
+	if len(res.calls) >= MaxToolCalls {
+		return nil
+	}
+	if res.callAt == nil {
+		res.callAt = make(map[int]int)
+	}
+	res.callAt[td.Index] = len(res.calls)
+	res.calls = append(res.calls, toolCall{index: td.Index})
+	return &res.calls[len(res.calls)-1]
 }
 
 // wireCalls returns res's calls as an assistant message's tool_calls.
 func (res *result) wireCalls() []openai.ToolCall {
 	out := make([]openai.ToolCall, len(res.calls))
 	for i, c := range res.calls {
-		out[i] = openai.ToolCall{ID: c.id, Type: "function", Function: openai.FunctionCall{Name: c.name, Arguments: string(c.args)}}
+		out[i] = openai.ToolCall{ID: c.id, Type: "function", Function: openai.FunctionCall{Name: string(c.name), Arguments: string(c.args)}}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,198 @@ func TestToolChoiceDraws(t *testing.T) {
 	} {
 		if _, _, err := ParseToolChoice(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseToolChoice(%q) = %v; want %q", c.in, err, c.want)
+		}
+	}
+}
+
+// toolCallsBody returns a chat answer whose message carries n tool_calls entries,
+// entry(i) each (a JSON object or null).
+func toolCallsBody(n int, entry func(i int) string) []byte {
+	b := []byte(`{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[`)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, entry(i)...)
+	}
+	return append(b, `]},"finish_reason":"tool_calls"}]}`...)
+}
+
+// toolCallEvents returns n stream events' data, each a chunk whose delta carries one
+// tool_calls entry, entry(i).
+func toolCallEvents(n int, entry func(i int) string) [][]byte {
+	evs := make([][]byte, n)
+	for i := range evs {
+		evs[i] = []byte(`{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[` + entry(i) + `]},"finish_reason":null}]}`)
+	}
+	return evs
+}
+
+// addToolEvents parses each event and adds it to res, as the client's stream reading
+// does (worker.event).
+func addToolEvents(t testing.TB, p *openai.ChunkParser, res *result, evs [][]byte) {
+	var ch openai.StreamChunk
+	for _, ev := range evs {
+		if err := p.Parse(ev, &ch); err != nil {
+			t.Fatalf("%s: %v", ev, err)
+		}
+		res.add(ch.Text, ch.Reasoning)
+		res.addTools(&ch)
+	}
+}
+
+// TestToolCallsBounded: an answer's tool calls past MaxToolCalls are not kept, whole
+// (100,000 empty entries, a 300 KB answer) or streamed, and the arguments' text of
+// every entry, kept or not, still counts as output.
+func TestToolCallsBounded(t *testing.T) {
+	var p openai.ChunkParser
+	var ch openai.StreamChunk
+	res := &result{}
+	body := toolCallsBody(100_000, func(int) string { return `{}` })
+	if _, _, err := (openaiAPI{}).parseWhole(&p, body, &ch, res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.calls) != MaxToolCalls || res.calls[MaxToolCalls-1].index != MaxToolCalls-1 {
+		t.Errorf("100,000 empty entries: %d calls kept; want the first %d", len(res.calls), MaxToolCalls)
+	}
+	const n = 3000 // past openai.MaxToolDeltas in one answer, and past MaxToolCalls
+	entry := func(i int) string {
+		return fmt.Sprintf(`{"index":%d,"id":"call_%d","type":"function","function":{"name":"f","arguments":"x"}}`, i, i)
+	}
+	for name, add := range map[string]func(*result){
+		"whole": func(res *result) {
+			if _, _, err := (openaiAPI{}).parseWhole(&p, toolCallsBody(n, entry), &ch, res); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"streamed": func(res *result) { addToolEvents(t, &p, res, toolCallEvents(n, entry)) },
+	} {
+		res := &result{}
+		add(res)
+		if len(res.calls) != MaxToolCalls || string(res.tool) != strings.Repeat("x", n) || string(res.text) != string(res.tool) {
+			t.Errorf("%s, %d calls with arguments \"x\": %d calls kept, tool text %d bytes, text %d bytes; want %d, %d, %d",
+				name, n, len(res.calls), len(res.tool), len(res.text), MaxToolCalls, n, n)
+		}
+		if c := res.calls[MaxToolCalls-1]; c.id != fmt.Sprintf("call_%d", MaxToolCalls-1) || string(c.name) != "f" || string(c.args) != "x" {
+			t.Errorf("%s: the last call kept is %+v; want call_%d, f(x)", name, c, MaxToolCalls-1)
+		}
+	}
+}
+
+// TestToolCallsMerge: a call's deltas are merged by index into the latest call with
+// that index; an id on a call that has one opens another; a new answer starts with no
+// calls.
+func TestToolCallsMerge(t *testing.T) {
+	var p openai.ChunkParser
+	res := &result{}
+	addToolEvents(t, &p, res, [][]byte{
+		[]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"get_","arguments":""}}]}}]}`),
+		[]byte(`{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"g","arguments":"{"}}]}}]}`),
+		[]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"weather","arguments":"{\"q\""}}]}}]}`),
+		[]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}},{"index":1,"function":{"arguments":"}"}}]}}]}`),
+		[]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"h","arguments":"["}}]}}]}`),
+		[]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"]"}}]}}]}`),
+	})
+	got := fmt.Sprint(res.wireCalls())
+	want := fmt.Sprint([]openai.ToolCall{
+		{ID: "a", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"q":1}`}},
+		{ID: "b", Type: "function", Function: openai.FunctionCall{Name: "g", Arguments: "{}"}},
+		{ID: "c", Type: "function", Function: openai.FunctionCall{Name: "h", Arguments: "[]"}},
+	})
+	if got != want {
+		t.Errorf("calls %s; want %s", got, want)
+	}
+	res.calls = res.calls[:0] // the next answer (scratch.result)
+	addToolEvents(t, &p, res, [][]byte{[]byte(`{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"z"}}]}}]}`)})
+	if len(res.calls) != 1 || string(res.calls[0].args) != "z" {
+		t.Errorf("next answer's calls %+v; want one, with arguments z", res.calls)
+	}
+}
+
+// allocBytes returns the bytes f allocates on the heap, as testing.AllocsPerRun
+// counts allocations (one processor, so that little else runs).
+func allocBytes(f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// toolCallShapes are hostile tool-call answers of n entries, whole or streamed.
+var toolCallShapes = []struct {
+	name   string
+	stream bool
+	entry  func(i int) string
+}{
+	{"empty entries, whole", false, func(int) string { return `{}` }},
+	{"empty entries, streamed", true, func(i int) string { return fmt.Sprintf(`{"index":%d}`, i) }},
+	{"a name in fragments, whole", false, func(int) string { return `{"index":0,"function":{"name":"ab"}}` }},
+	{"a name in fragments, streamed", true, func(int) string { return `{"index":0,"function":{"name":"ab"}}` }},
+	{"arguments in fragments, streamed", true, func(int) string { return `{"index":0,"function":{"arguments":"ab"}}` }},
+	{"ids at one index, streamed", true, func(i int) string { return fmt.Sprintf(`{"index":0,"id":"c%d"}`, i) }},
+}
+
+// addToolShape runs one answer of the shape through a new parser and result, as the
+// client reads it.
+func addToolShape(t testing.TB, stream bool, body []byte, evs [][]byte) *result {
+	var p openai.ChunkParser
+	var ch openai.StreamChunk
+	res := &result{}
+	if stream {
+		addToolEvents(t, &p, res, evs)
+	} else if _, _, err := (openaiAPI{}).parseWhole(&p, body, &ch, res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestToolCallsLinear: reading a hostile tool-call answer is linear in its entries,
+// measured by a deterministic proxy, the bytes allocated: 100,000 entries allocate
+// at most about 10 times what 10,000 do (a quadratic merge or string append, as an
+// answer of 100,000 empty entries once took 14.7 s, allocates about 100 times as
+// much, or spends it in a scan the bound on kept calls now stops).
+func TestToolCallsLinear(t *testing.T) {
+	for _, sh := range toolCallShapes {
+		var bytes [2]uint64
+		for k, n := range []int{10_000, 100_000} {
+			var body []byte
+			var evs [][]byte
+			if sh.stream {
+				evs = toolCallEvents(n, sh.entry)
+			} else {
+				body = toolCallsBody(n, sh.entry)
+			}
+			bytes[k] = allocBytes(func() { addToolShape(t, sh.stream, body, evs) })
+		}
+		t.Logf("%s: %d bytes allocated for 10,000 entries, %d for 100,000", sh.name, bytes[0], bytes[1])
+		if bytes[1] > 20*bytes[0]+64<<10 {
+			t.Errorf("%s: 100,000 entries allocate %d bytes, 10,000 entries %d: %.0f times as much, want about 10 (linear)",
+				sh.name, bytes[1], bytes[0], float64(bytes[1])/float64(bytes[0]))
+		}
+	}
+}
+
+// BenchmarkToolCalls reads each hostile tool-call answer of toolCallShapes with
+// 10,000 and 100,000 entries and prints the time per entry (ns/entry), which stays
+// flat when reading is linear.
+func BenchmarkToolCalls(b *testing.B) {
+	for _, sh := range toolCallShapes {
+		for _, n := range []int{10_000, 100_000} {
+			var body []byte
+			var evs [][]byte
+			if sh.stream {
+				evs = toolCallEvents(n, sh.entry)
+			} else {
+				body = toolCallsBody(n, sh.entry)
+			}
+			b.Run(fmt.Sprintf("%s/%d", sh.name, n), func(b *testing.B) {
+				for b.Loop() {
+					addToolShape(b, sh.stream, body, evs)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/entry")
+			})
 		}
 	}
 }
