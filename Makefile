@@ -3,7 +3,7 @@ export PERFGATE_CACHE ?= $(HOME)/.cache/perfgate
 GO ?= go
 TESTFLAGS ?= -timeout 30m
 
-.PHONY: all demo test vet fixtures bench build clean fuzz flakehunt
+.PHONY: all demo test test-long vet fixtures bench build clean fuzz flakehunt
 
 all: build
 
@@ -26,13 +26,19 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags hftokenizers ./tokenizer/...
 
-## test: vet + the whole suite through gotestsum (fixtures fetched first), then the
-## module outside perfgate (testmod/external: its own go.mod, a replace directive to
-## this tree) that uses the public API as a user's module does, then every fuzz target
-## for FUZZTIME (2s) each, so that a parser regression shows in CI.
+## test: vet + the whole suite with -short through gotestsum (fixtures fetched first; the
+## long tests skip or run trimmed: testutil.Long, testutil.Short), then the module outside
+## perfgate (testmod/external: its own go.mod, a replace directive to this tree) that uses
+## the public API as a user's module does. Every fuzz target's seed corpus runs as a test.
 test: fixtures vet
-	$(GO) tool gotestsum --format pkgname-and-test-fails --junitfile $${JUNIT_FILE:-/dev/null} -- $(TESTFLAGS) ./...
-	cd testmod/external && $(GO) vet ./... && $(GO) test $(TESTFLAGS) ./...
+	$(GO) tool gotestsum --format pkgname-and-test-fails --junitfile $${JUNIT_FILE:-/dev/null} -- -short $(TESTFLAGS) ./...
+	cd testmod/external && $(GO) vet ./... && $(GO) test -short $(TESTFLAGS) ./...
+
+## test-long: what make test leaves out, so that CI (which runs both) loses nothing: the
+## long tests at full size (scripts/testlong.sh), then every fuzz target for FUZZTIME (2s),
+## so that a parser regression shows in CI.
+test-long: fixtures
+	bash scripts/testlong.sh
 	FUZZTIME=$${FUZZTIME:-2s} bash scripts/fuzz.sh
 
 ## fuzz: every fuzz target for FUZZTIME each (default 1m; FUZZ=pattern narrows);

@@ -82,9 +82,21 @@ func Node(t testing.TB, script string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// Short reports whether heavy tests should be trimmed: -short, unless CI=true.
+// Short reports whether heavy tests should be trimmed: -short. `make test` runs the
+// suite with -short, and `make test-long` (which CI runs too) runs every test that
+// calls Short or Long at full size (scripts/longtests finds them), so a trimmed size in
+// make test is never the only size CI checks.
 func Short() bool {
-	return testing.Short() && os.Getenv("CI") != "true"
+	return testing.Short()
+}
+
+// Long skips t under -short: a test too slow for `make test` at any size, run at full
+// size by `make test-long`, which CI also runs. Call it first in the test.
+func Long(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long test: runs in make test-long")
+	}
 }
 
 // Golden compares got with the golden file at path; with update it writes got there
