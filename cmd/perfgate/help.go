@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -61,11 +62,66 @@ func (en flagEntry) names() string {
 	return strings.Join(ns, ", ")
 }
 
+// def is " (default X)" for a flag whose default value is not its type's zero value,
+// unless its usage states the default itself.
 func (en flagEntry) def() string {
-	if d := en.f.DefValue; d != "" && d != "0" && d != "false" && d != "[]" {
+	if d := en.f.DefValue; !zeroDefault(d) && !statedDefault.MatchString(en.text) {
 		return fmt.Sprintf(" (default %s)", d)
 	}
 	return ""
+}
+
+// zeroDefault reports whether a flag's DefValue is its type's zero value, which most
+// flags here use for "unset" (the library's default then applies).
+func zeroDefault(d string) bool {
+	return d == "" || d == "0" || d == "false" || d == "[]"
+}
+
+// statedDefault finds the default a usage states: "(default X)", "(default: X)" or
+// "(…; default X)", up to the next ";" or ")". A "default" after a comma is about
+// something else ("(--num-runs, default 5)").
+var statedDefault = regexp.MustCompile(`(?:\(|; )(default:? [^;)]+)`)
+
+// short is the flag's text in -h: the first clause of its usage, whole, so a list of the
+// values it takes is never cut, and its default: the one the usage states, else the
+// flag's own default value when that is not the zero value.
+func (en flagEntry) short() string {
+	s := firstClause(en.text)
+	if strings.Contains(s, "default") {
+		return s
+	}
+	if m := statedDefault.FindStringSubmatch(en.text); m != nil {
+		return s + " (" + strings.TrimSpace(m[1]) + ")"
+	}
+	return s + en.def()
+}
+
+// shortWidth is the width -h wraps a flag's text to, names column included.
+const shortWidth = 110
+
+// writeShort writes one flag of -h: its names in a 34-column field (on a line of their
+// own when longer), then its short text, wrapped under the text column.
+func writeShort(b *strings.Builder, en *flagEntry) {
+	const col = 2 + 34 + 1
+	n := en.names()
+	if len(n) > 34 {
+		fmt.Fprintf(b, "  %s\n", n)
+		n = ""
+	}
+	fmt.Fprintf(b, "  %-34s ", n)
+	line := 0
+	for i, w := range strings.Fields(en.short()) {
+		if i > 0 && col+line+1+len([]rune(w)) > shortWidth {
+			fmt.Fprintf(b, "\n%*s", col, "")
+			line = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += len([]rune(w))
+	}
+	b.WriteByte('\n')
 }
 
 // flagEntries lists fs's flags, aliases (same usage) together, sorted by first name.
@@ -117,8 +173,8 @@ func (en flagEntry) sortKey() string {
 }
 
 // profileHelp writes profile's help: the examples, then the flags by topic. The short
-// form (-h) gives each flag's names and the first clause of its usage; full
-// (--help-all) the whole usage and the default.
+// form (-h) gives each flag's names, the first clause of its usage (with the values it
+// takes) and its default; full (--help-all) the whole usage and the default.
 func profileHelp(w io.Writer, fs *flag.FlagSet, full bool) {
 	var b strings.Builder
 	b.WriteString("Usage: perfgate profile --url URL | --mock [flags]\n\nExamples:\n")
@@ -135,11 +191,7 @@ func profileHelp(w io.Writer, fs *flag.FlagSet, full bool) {
 			if full {
 				fmt.Fprintf(&b, "  %s\n      %s%s\n", en.names(), en.text, en.def())
 			} else {
-				if n := en.names(); len(n) <= 34 {
-					fmt.Fprintf(&b, "  %-34s %s\n", n, firstClause(en.text))
-				} else {
-					fmt.Fprintf(&b, "  %s\n  %-34s %s\n", n, "", firstClause(en.text))
-				}
+				writeShort(&b, en)
 			}
 		}
 		b.WriteString("\n")
@@ -160,7 +212,7 @@ func profileHelp(w io.Writer, fs *flag.FlagSet, full bool) {
 	if full {
 		b.WriteString("Flags take one or two dashes. perfgate profile -h gives the short form.\n")
 	} else {
-		fmt.Fprintf(&b, "Flags take one or two dashes. perfgate profile --help-all shows every flag's full description and default (%d flags).\n", len(entries))
+		fmt.Fprintf(&b, "Flags take one or two dashes. perfgate profile --help-all shows every flag's full description (%d flags).\n", len(entries))
 	}
 	_, _ = io.WriteString(w, b.String())
 }
@@ -175,16 +227,15 @@ func knownTopic(t string) bool {
 }
 
 // firstClause shortens a usage to its first clause (before "; " or " (", when that
-// leaves enough to read), at most 78 characters.
+// leaves enough to read). What says which values the flag takes stays: a part with an
+// example ("e.g.") or the meaning of a value ("0 = none") is not cut.
 func firstClause(s string) string {
-	if i := strings.Index(s, "; "); i >= 20 && strings.Count(s[:i], "(") == strings.Count(s[:i], ")") {
+	says := func(rest string) bool { return strings.Contains(rest, "e.g.") || strings.Contains(rest, " = ") }
+	if i := strings.Index(s, "; "); i >= 20 && strings.Count(s[:i], "(") == strings.Count(s[:i], ")") && !says(s[i:]) {
 		s = s[:i] // not inside parentheses
 	}
-	if i := strings.Index(s, " ("); i >= 20 && strings.HasSuffix(s, ")") && strings.Count(s[i:], "(") == 1 {
+	if i := strings.Index(s, " ("); i >= 20 && strings.HasSuffix(s, ")") && strings.Count(s[i:], "(") == 1 && !says(s[i:]) {
 		s = s[:i] // a closing remark in parentheses
-	}
-	if r := []rune(s); len(r) > 78 {
-		s = string(r[:77]) + "…"
 	}
 	return s
 }

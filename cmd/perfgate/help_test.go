@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
 )
 
 // TestProfileFlagsHaveTopics: every flag of profile says which topic its help lists it
@@ -81,8 +85,8 @@ func TestProfileHelp(t *testing.T) {
 			t.Error("help lists a flag without a topic, or shows a tag")
 		}
 	}
-	// Short: one line a flag; full: the defaults and whole descriptions.
-	if !strings.Contains(short, "--search-tolerance                 relative tolerance of the search\n") {
+	// Short: a flag's first clause and default; full: the whole descriptions.
+	if !strings.Contains(short, "--search-tolerance                 relative tolerance of the search (default 0.05)\n") {
 		t.Error("-h lacks the one-line form of --search-tolerance")
 	}
 	for _, want := range []string{"--search-tolerance\n      relative tolerance of the search (default 0.05)", "-u, --url\n", "(repeatable: several servers, see --url-strategy; or --mock)"} {
@@ -90,7 +94,123 @@ func TestProfileHelp(t *testing.T) {
 			t.Errorf("--help-all lacks %q", want)
 		}
 	}
-	if len(full) < len(short) {
-		t.Error("--help-all is shorter than -h")
+	// -h wraps under its text column, so it can take more bytes; it says less.
+	if len(strings.Fields(full)) < len(strings.Fields(short)) {
+		t.Error("--help-all says less than -h")
+	}
+}
+
+// shortText finds a flag's entry in profile -h (its names in the names column, or on a
+// line of their own) and returns its text, wrapped lines joined, and its lines.
+func shortText(short string, names string) (text string, lines []string, ok bool) {
+	const col = 2 + 34 + 1
+	ls := strings.Split(short, "\n")
+	for i, l := range ls {
+		first := ""
+		switch {
+		case l == "  "+names && i+1 < len(ls) && strings.HasPrefix(ls[i+1], strings.Repeat(" ", col)):
+			i++
+			first = ls[i]
+		case len(names) <= 34 && strings.HasPrefix(l, fmt.Sprintf("  %-34s ", names)):
+			first = l
+		default:
+			continue
+		}
+		lines = append(lines, first)
+		text = strings.TrimSpace(first[col:])
+		for _, c := range ls[i+1:] {
+			if !strings.HasPrefix(c, strings.Repeat(" ", col)) {
+				break
+			}
+			lines = append(lines, c)
+			text += " " + strings.TrimSpace(c)
+		}
+		return text, lines, true
+	}
+	return "", nil, false
+}
+
+// TestProfileShortHelpValuesAndDefaults: -h gives every flag's first clause whole, so a
+// list of the values a flag takes is never cut, and its default (the one its usage
+// states, else its own when not the zero value); it wraps instead of cutting lines.
+func TestProfileShortHelpValuesAndDefaults(t *testing.T) {
+	_, short, _ := cli(t, "profile", "-h")
+	got := map[string]string{}
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	registerProfileFlags(fs, &profileFlags{}, &profileOpts{})
+	for _, en := range flagEntries(fs) {
+		text, lines, ok := shortText(short, en.names())
+		if !ok {
+			t.Errorf("-h does not list %s", en.names())
+			continue
+		}
+		got[en.names()] = text
+		for _, l := range lines {
+			if len([]rune(l)) > shortWidth {
+				t.Errorf("-h line wider than %d: %q", shortWidth, l)
+			}
+		}
+		if text != en.short() {
+			t.Errorf("-h shows %s as %q, want %q", en.names(), text, en.short())
+		}
+		if !strings.HasPrefix(text, firstClause(en.text)) {
+			t.Errorf("-h cuts %s's first clause: %q", en.names(), text)
+		}
+		if m := statedDefault.FindStringSubmatch(en.text); m != nil && !strings.Contains(text, "default") {
+			t.Errorf("-h shows %s without the default its usage states (%s): %q", en.names(), m[1], text)
+		}
+		if !zeroDefault(en.f.DefValue) && !strings.Contains(text, "default") {
+			t.Errorf("-h shows %s without its default %s: %q", en.names(), en.f.DefValue, text)
+		}
+	}
+	for names, want := range map[string][]string{
+		"--endpoint-type":                       append(slices.Clone(loadgen.Endpoints), "(default chat)"),
+		"--url-strategy":                        {"round_robin or least_outstanding (default round_robin)"},
+		"--check-client-bound":                  {"fail, warn or off (default warn)"},
+		"--streaming":                           {"(default true)"},
+		"--tokenizer":                           {"hub id (default gpt2)"},
+		"--alpha":                               {"(default 0.01)"},
+		"--audio-depths":                        {"only 16 is made"},
+		"--audio-sample-rates":                  {"(default 16)"},
+		"--idle-timeout-seconds":                {"(0 = none)", "(default 60)"},
+		"--model-weights":                       {"e.g. 3,1"},
+		"--shard-index":                         {"(default: $JOB_COMPLETION_INDEX"},
+		"--custom-dataset-type, --input-format": {"payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[names], w) {
+				t.Errorf("-h shows %s as %q, want it to say %q", names, got[names], w)
+			}
+		}
+	}
+}
+
+// TestHelpCommand: perfgate help CMD is CMD -h for every command (and history's
+// subcommands); a mistyped one is refused with the nearest name.
+func TestHelpCommand(t *testing.T) {
+	firstLine := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+	for _, c := range commands() {
+		code, got, errOut := cli(t, "help", c.name)
+		_, want, _ := cli(t, c.name, "-h")
+		if code != ExitOK || got != want || got == "" {
+			t.Errorf("help %s: exit %d, stdout %q (stderr %q); want exit 0 and what %s -h prints, %q",
+				c.name, code, firstLine(got), errOut, c.name, firstLine(want))
+		}
+	}
+	_, top, _ := cli(t, "help")
+	for _, args := range [][]string{{"help", "help"}, {"--help", "-h"}} {
+		if code, got, _ := cli(t, args...); code != ExitOK || got != top {
+			t.Errorf("%v: exit %d, want the top-level help", args, code)
+		}
+	}
+	code, got, _ := cli(t, "help", "history", "list")
+	if _, want, _ := cli(t, "history", "list", "-h"); code != ExitOK || got != want || !strings.HasPrefix(got, "Usage: perfgate history list") {
+		t.Errorf("help history list: exit %d, %q; want history list -h", code, firstLine(got))
+	}
+	if code, got, _ := cli(t, "history", "help", "show"); code != ExitOK || !strings.HasPrefix(got, "Usage: perfgate history show") {
+		t.Errorf("history help show: exit %d, %q; want history show -h", code, firstLine(got))
+	}
+	if code, _, errOut := cli(t, "help", "profiel"); code != ExitInvalidConfig || !strings.Contains(errOut, `unknown command "profiel" (did you mean profile?)`) {
+		t.Errorf("help profiel: exit %d, %q; want exit %d and a did-you-mean", code, errOut, ExitInvalidConfig)
 	}
 }

@@ -32,7 +32,7 @@ var historyCommands = []struct{ name, synopsis, summary string }{
 }
 
 func cmdHistory(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		w := e.stdout
 		if len(args) == 0 {
 			w = e.stderr
@@ -48,6 +48,9 @@ func cmdHistory(ctx context.Context, e *env, args []string) error {
 		return flag.ErrHelp
 	}
 	sub, rest := args[0], args[1:]
+	if sub == "help" && len(rest) > 0 { // history help SUB is history SUB -h
+		sub, rest = rest[0], []string{"-h"}
+	}
 	for _, c := range historyCommands {
 		if c.name != sub {
 			continue
@@ -72,7 +75,7 @@ func cmdHistory(ctx context.Context, e *env, args []string) error {
 			return h.baseline(ctx, rest)
 		}
 	}
-	return invalidf("unknown command %q; want one of %s", sub, historyNames())
+	return invalidf("unknown command %q%s; want one of %s", sub, didYouMean(sub, strings.Split(historyNames(), ", ")), historyNames())
 }
 
 func historyNames() string {

@@ -39,7 +39,7 @@ func registerMediaFlags(fs *flag.FlagSet, m *mediaFlags) {
 	fs.StringVar(&m.audioFormat, "audio-format", "", "[workload] synthetic audio format: wav or mp3 (default wav)")
 	fs.StringVar(&m.audioDir, "audio-dir", "", "[workload] send clips from this directory's .wav/.mp3 files instead of synthetic ones (chat input_audio, audio_transcription)")
 	fs.Var(&m.rates, "audio-sample-rates", "[workload] sample rates to draw from, kHz as AIPerf writes them (16,44.1; values above 96 are Hz); comma-separated or repeated (default 16)")
-	fs.Var(&m.depths, "audio-depths", "[workload] audio bit depths to draw from; only 16 is made")
+	fs.Var(&m.depths, "audio-depths", "[workload] audio bit depths to draw from: only 16 is made")
 	fs.IntVar(&m.channels, "audio-num-channels", 0, "[workload] audio channels: 1 or 2 (default 1)")
 	for _, n := range []string{"audio-batch-size", "batch-size-audio"} {
 		fs.IntVar(&m.audioBatch, n, 0, "[workload] audio clips per request (default 1 when audio is on)")

@@ -110,14 +110,14 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	fs.Var(&f.extra, "extra-inputs", "[workload] extra body field key:value (repeatable; JSON values allowed, ignore_eos:true is common)")
 	str(&f.corpus, "", "[workload] synthetic prompt style: "+loadgen.OrList(loadgen.Corpora), "prompt-corpus", "random-corpus-style")
 	flt(&f.rangeRatio, 0, "[workload] vLLM-style range ratio: lengths uniform in [N(1-r), N(1+r)]", "random-range-ratio")
-	flt(&f.islMean, 0, "[workload] mean input tokens", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")
+	flt(&f.islMean, 0, "[workload] mean input tokens, e.g. 512", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "isl")
 	flt(&f.islStd, 0, "[workload] stddev of input tokens", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "isl-stddev")
-	flt(&f.oslMean, 0, "[workload] mean output tokens (sent as the output cap)", "prompt-output-tokens-mean", "output-tokens-mean", "osl")
+	flt(&f.oslMean, 0, "[workload] mean output tokens, e.g. 128 (sent as the output cap)", "prompt-output-tokens-mean", "output-tokens-mean", "osl")
 	flt(&f.oslStd, 0, "[workload] stddev of output tokens", "prompt-output-tokens-stddev", "output-tokens-stddev", "osl-stddev")
-	integer(&f.concurrency, 0, "[load] closed loop: requests in flight; with --request-rate: the ceiling", "concurrency")
-	flt(&f.rate, 0, "[load] open loop: requests per second", "request-rate")
+	integer(&f.concurrency, 0, "[load] closed loop: requests in flight, e.g. 8; with --request-rate: the ceiling", "concurrency")
+	flt(&f.rate, 0, "[load] open loop: requests per second, e.g. 10", "request-rate")
 	integer(&f.prefill, 0, "[load] at most K requests waiting for their first token (a slot is held from send to the first output chunk)", "prefill-concurrency")
-	integer(&f.requests, 0, "[stop] measured requests to send", "request-count", "num-requests")
+	integer(&f.requests, 0, "[stop] measured requests to send, e.g. 500", "request-count", "num-requests")
 	integer(&f.conversations, 0, "[stop] conversations to send (with --conversation-turn-mean T: about N·T requests)", "conversation-num", "num-conversations", "num-sessions")
 	flt(&f.turnMean, 0, "[workload] mean turns per conversation (history carried)", "conversation-turn-mean", "session-turns-mean")
 	flt(&f.turnStd, 0, "[workload] stddev of turns per conversation", "conversation-turn-stddev", "session-turns-stddev")
@@ -128,7 +128,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&f.inputFile, "", "[workload] prompts or trace from a file instead of synthetic prompts", "input-file")
 	str(&f.inputFormat, "", "[workload] format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
 	boolean(&f.fixedSchedule, false, "[load] replay the input file's timestamps as the arrival schedule", "fixed-schedule")
-	flt(&f.duration, 0, "[stop] stop after this many seconds", "benchmark-duration")
+	flt(&f.duration, 0, "[stop] stop after this many seconds, e.g. 60", "benchmark-duration")
 	flt(&f.timeout, loadgen.DefaultTimeout.Seconds(), "[stop] per-request timeout in seconds, send to last byte", "request-timeout-seconds")
 	flt(&f.idleTimeout, loadgen.DefaultIdleTimeout.Seconds(), "[stop] streamed requests: the longest wait for the headers or between chunks, in seconds (0 = none)", "idle-timeout-seconds")
 	flt(&f.grace, loadgen.DefaultGracePeriod.Seconds(), "[stop] after --benchmark-duration, seconds requests in flight may still finish; then they are cancelled (0 = at once)", "benchmark-grace-period")
@@ -552,7 +552,7 @@ func profileObjectives(sc *scenario.Scenario, f *profileFlags, o *profileOpts, h
 		}
 		dist, err := distribution.Parse(d.text)
 		if err != nil {
-			return invalidf("%s %q: %v", d.flag, d.text, err)
+			return distError(d.flag, d.text, err, "normal:512,64")
 		}
 		*d.dst = distribution.Spec{Distribution: dist}
 	}
@@ -762,7 +762,11 @@ func lengthSpec(which, text string, mean, std, ratio float64, def distribution.S
 	}
 	d, err := distribution.Parse(text)
 	if err != nil {
-		return def, invalidf("%s %q: %v", flagName, text, err)
+		example := map[string]string{"isl": "normal:512,64", "osl": "fixed:128"}[which]
+		if !strings.HasSuffix(flagName, "-dist") {
+			example = "" // the text was made from the mean and stddev flags
+		}
+		return def, distError(flagName, text, err, example)
 	}
 	if m := d.Mean(); !(m >= 1) || math.IsInf(m, 0) {
 		return def, invalidf("%s %q: a token length needs a mean >= 1, this has %g", flagName, text, m)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/history"
@@ -87,8 +88,12 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return ExitOK
+		if len(args) == 1 || slices.Contains([]string{"-h", "-help", "--help", "help"}, args[1]) {
+			usage(stdout)
+			return ExitOK
+		}
+		// perfgate help CMD [SUB] is perfgate CMD [SUB] -h.
+		name, args = args[1], append(slices.Clone(args[1:]), "-h")
 	case "-version", "--version":
 		name = "version"
 	}
@@ -109,8 +114,17 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return exitCode(err)
 	}
-	fmt.Fprintf(stderr, "perfgate: unknown command %q; want one of %s (perfgate help)\n", name, names())
+	fmt.Fprintf(stderr, "perfgate: unknown command %q%s; want one of %s (perfgate help)\n", name, didYouMean(name, strings.Split(names(), ", ")), names())
 	return ExitInvalidConfig
+}
+
+// didYouMean is " (did you mean X?)" for the candidate nearest to a mistyped name by
+// edit distance, "" when none is near.
+func didYouMean(name string, candidates []string) string {
+	if near := scenario.Nearest(name, candidates); near != "" {
+		return fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return ""
 }
 
 // firstLine keeps an error to one line: joined errors are listed "a; b".
@@ -176,7 +190,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		msg := err.Error()
 		if n, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 			var names []string
-			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			fs.VisitAll(func(f *flag.Flag) {
+				if len(f.Name) > 1 || len(n) <= 2 { // a one-letter flag is no suggestion for a long name
+					names = append(names, f.Name)
+				}
+			})
 			if near := scenario.Nearest(n, names); near != "" {
 				return invalidf("unknown flag --%s (did you mean --%s?)", n, near)
 			}
@@ -186,9 +204,27 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			// invalid value "x" for flag -name: reason
 			val, after, _ := strings.Cut(rest, " for flag -")
 			name, reason, _ := strings.Cut(after, ": ")
+			if f := fs.Lookup(name); f != nil {
+				if v, err := strconv.Unquote(val); err == nil {
+					return badValue(f, v, reason)
+				}
+			}
 			return invalidf("--%s: invalid value %s: %s", name, val, reason)
 		}
+		if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+			// invalid boolean value "x" for -name: parse error
+			val, after, _ := strings.Cut(rest, " for -")
+			name, _, _ := strings.Cut(after, ": ")
+			if f := fs.Lookup(name); f != nil {
+				if v, err := strconv.Unquote(val); err == nil {
+					return badValue(f, v, "parse error")
+				}
+			}
+		}
 		if n, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+			if f := fs.Lookup(n); f != nil {
+				return needsValue(f)
+			}
 			return invalidf("--%s needs a value", n)
 		}
 		return invalidf("%s", msg)
