@@ -77,6 +77,8 @@ func TestBadInput(t *testing.T) {
 	os.WriteFile(badYAML, []byte("name: x\nconcurency: 4\n"), 0o644)
 	trace := filepath.Join(dir, "trace.jsonl")
 	os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644)
+	clientRec := filepath.Join(dir, "client.jsonl")
+	os.WriteFile(clientRec, []byte(`{"request_id":"a","run_start_unix_ns":1,"tokenization_mode":"chat_template","chunks":[[1,2]]}`+"\n"), 0o644)
 	refused := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	for _, tc := range []struct {
 		name string
@@ -107,6 +109,7 @@ func TestBadInput(t *testing.T) {
 		{"zero mean", []string{"profile", "--mock", "--prompt-input-tokens-mean", "0"}, []string{"--prompt-input-tokens-mean", ">= 1"}},
 		{"dist and mean", []string{"profile", "--mock", "--isl-dist", "fixed:10", "--isl", "20"}, []string{"--isl-dist and --prompt-input-tokens-mean"}},
 		{"unreadable input", []string{"profile", "--mock", "--input-file", filepath.Join(dir, "nope.jsonl")}, []string{"--input-file", "nope.jsonl", "no such file"}},
+		{"client recording as input", []string{"profile", "--mock", "--input-file", clientRec}, []string{"--input-file", "client.jsonl", "a perfgate client recording", "--record-requests"}},
 		{"unreadable config", []string{"profile", "--config", filepath.Join(dir, "nope.yaml")}, []string{"--config", "nope.yaml"}},
 		{"config typo", []string{"profile", "--mock", "--config", badYAML}, []string{"bad.yaml:2:1: unknown field \"concurency\" (did you mean \"concurrency\"?)"}},
 		{"refused url", []string{"profile", "--url", refused, "--request-count", "5"}, []string{"--url " + refused, "connection refused"}},

@@ -504,6 +504,9 @@ func profileInput(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has fu
 			return invalidf("--custom-dataset-type %q: want %s", f.inputFormat, loadgen.OrList(loadgen.InputFormats))
 		}
 	}
+	if sc.InputFile != "" && scenario.IsClientRecording(sc.InputFile) {
+		return invalidf("--input-file %s: a perfgate client recording (client.jsonl) holds what was measured, not the requests sent; replay a mock server's recording (perfgate mock --record-requests FILE) instead", sc.InputFile)
+	}
 	if sc.InputFile != "" && sc.InputFormat == "" {
 		sc.InputFormat = scenario.GuessInputFormat(sc.InputFile)
 	}

@@ -134,6 +134,8 @@ func GuessInputFormat(path string) string {
 	defer f.Close()
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	switch {
+	case isClientRecord(line):
+		return loadgen.FormatPayloads // no format replays it: see IsClientRecording
 	case strings.Contains(line, `"hash_ids"`) || strings.Contains(line, `"input_length"`):
 		return loadgen.FormatMooncake
 	case strings.Contains(line, `"tokenization_mode"`):
@@ -142,4 +144,25 @@ func GuessInputFormat(path string) string {
 		return loadgen.FormatShareGPT
 	}
 	return loadgen.FormatPayloads
+}
+
+// isClientRecord reports whether a recording's first line is a perfgate client record
+// (client.jsonl): every client record carries run_start_unix_ns, which no server
+// record has. Chat client records carry tokenization_mode too, so that field alone
+// does not tell a server recording.
+func isClientRecord(line string) bool {
+	return strings.Contains(line, `"run_start_unix_ns"`)
+}
+
+// IsClientRecording reports whether the file at path is a perfgate client recording
+// (client.jsonl), which holds what was measured but not the request bodies: no input
+// format replays it (a mock server's recording, --record-requests, does).
+func IsClientRecording(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return isClientRecord(line)
 }

@@ -187,19 +187,27 @@ func TestValidate(t *testing.T) {
 
 func TestGuessInputFormat(t *testing.T) {
 	dir := t.TempDir()
-	for _, c := range []struct{ first, want string }{
+	for i, c := range []struct{ first, want string }{
 		{`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`, loadgen.FormatMooncake},
 		{`{"request_id": "a", "tokenization_mode": "chat_template", "isl": 3}`, loadgen.FormatRecording},
 		{`{"conversations": [{"from": "human", "value": "hi"}]}`, loadgen.FormatShareGPT},
 		{`{"messages": [{"role": "user", "content": "hi"}]}`, loadgen.FormatPayloads},
+		// A chat client record carries tokenization_mode too: not a server recording.
+		{`{"request_id": "a", "run_start_unix_ns": 1, "tokenization_mode": "chat_template", "chunks": [[1, 2]]}`, loadgen.FormatPayloads},
 	} {
-		p := filepath.Join(dir, c.want+".jsonl")
+		p := filepath.Join(dir, strconv.Itoa(i)+".jsonl")
 		if err := os.WriteFile(p, []byte(c.first+"\n{}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if got := GuessInputFormat(p); got != c.want {
 			t.Errorf("GuessInputFormat(%s) = %q, want %q", c.first, got, c.want)
 		}
+	}
+	if IsClientRecording(filepath.Join(dir, "1.jsonl")) || IsClientRecording(filepath.Join(dir, "missing")) {
+		t.Error("IsClientRecording of a server recording or a missing file: true")
+	}
+	if !IsClientRecording(filepath.Join(dir, "4.jsonl")) {
+		t.Error("IsClientRecording of a chat client record: false")
 	}
 	if got := GuessInputFormat(filepath.Join(dir, "missing")); got != loadgen.FormatPayloads {
 		t.Errorf("GuessInputFormat(missing) = %q, want %q", got, loadgen.FormatPayloads)
