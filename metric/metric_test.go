@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -272,6 +273,7 @@ func TestSummarizeNumpyLinear(t *testing.T) {
 // The accumulator's per-request storage once died at 417,728 values (loadgen's series
 // overflowed its block size); it must hold well past a million requests.
 func TestAccumulatorMillionRequests(t *testing.T) {
+	testutil.Long(t) // make test-long
 	const n = 1_100_000
 	a := NewAccumulator(Options{})
 	r := record.Client{Status: 200, ISL: 1, OSL: 1, UsageCompletionTokens: -1}

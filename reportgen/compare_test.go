@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -175,6 +176,7 @@ func TestLoadRecordingChatClient(t *testing.T) {
 // A client recording whose first line is over 64 MiB (bufio.Scanner's old limit, where
 // compare said "no records") loads with every request.
 func TestLoadRecordingLongFirstLine(t *testing.T) {
+	testutil.Long(t) // make test-long
 	p := filepath.Join(t.TempDir(), "client.jsonl")
 	f, err := os.Create(p)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/internal/testutil/pgtest"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
@@ -47,6 +48,7 @@ func seedSeries(t *testing.T, addr, sc string, n, at int, step float64) {
 // TestHistoryRecipe is the CI recipe of docs/history.md end to end, on both backends:
 // profile --history, history add, list, show, export, report and check.
 func TestHistoryRecipe(t *testing.T) {
+	testutil.Long(t) // make test-long
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			dir := t.TempDir()
@@ -198,6 +200,7 @@ func TestHistoryCLIErrors(t *testing.T) {
 // runs the history keeps, with no baseline directory; a spec the history cannot answer,
 // or no database at all, is invalid configuration before any request.
 func TestProfileBaselineFromHistory(t *testing.T) {
+	testutil.Long(t) // make test-long
 	t.Setenv(history.EnvHistory, "")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "history.db")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,11 +33,18 @@ func gateMock(t *testing.T, ttft string) string {
 // against it (99); regress re-gates saved directories (0, 99, 3 inconclusive with
 // --fail-inconclusive); a baseline of another workload, a bad margin and a missing
 // directory are invalid (2) before any request.
+//
+// The runs are real and share the machine with other tests, so 4–5 runs a side carry
+// its noise (between-run CVs of 10–40% under load). The verdicts asked of them are
+// ones no load can change: the slow server is 5× slower in TTFT (40 → 200 ms) and is
+// gated with --fail-inconclusive, so it fails (99 regressed, or 3 when the runs were too
+// noisy to decide) and never passes; the same server is held to a 25% margin. The
+// gate's error rates at the default margin are bench/gate's to measure.
 func TestRegressionGateCLI(t *testing.T) {
-	a, b, slow := gateMock(t, "20"), gateMock(t, "20"), gateMock(t, "40")
+	a, b, slow := gateMock(t, "40"), gateMock(t, "40"), gateMock(t, "200")
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
-	work := []string{"--request-count", "20", "--concurrency", "2", "--isl", "16", "--osl", "4", "--random-seed", "3", "-q"}
+	work := []string{"--request-count", "20", "--concurrency", "10", "--isl", "16", "--osl", "4", "--random-seed", "3", "-q"}
 	profile := func(url string, args ...string) (int, string, string) {
 		return cli(t, append(append([]string{"profile", "--url", url}, work...), args...)...)
 	}
@@ -49,47 +57,49 @@ func TestRegressionGateCLI(t *testing.T) {
 		}
 	}
 	gate := []string{"--baseline", at("base"), "--num-runs", "4", "--max-runs", "4"}
-	code, out, errOut := profile(b, append(gate, "--artifact-dir", at("same"))...)
+	same := append(slices.Clone(gate), "--margin", "25%")
+	slowGate := append(slices.Clone(gate), "--fail-inconclusive")
+	code, out, errOut := profile(b, append(same, "--artifact-dir", at("same"))...)
 	if code != ExitOK || strings.Contains(out, "another workload") || !strings.Contains(out, "target differs: urls: baseline "+a) {
 		t.Errorf("the same server on another port: exit %d, want 0 with the URLs shown\n%s\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(at("same"), reportgen.GateReportFile)); err != nil {
 		t.Errorf("gate report: %v", err)
 	}
-	code, out, errOut = profile(slow, append(gate, "--artifact-dir", at("slow"))...)
-	if code != ExitAssertFailed || !strings.HasPrefix(firstOf(out, "regression gate"), "FAIL regression gate: regressed: TTFT p50 +") {
-		t.Errorf("a server 2× slower in TTFT: exit %d, want 99\n%s\n%s", code, out, errOut)
+	code, out, errOut = profile(slow, append(slowGate, "--artifact-dir", at("slow"))...)
+	if !slowFailed(code, firstOf(out, "regression gate")) {
+		t.Errorf("a server 5× slower in TTFT: exit %d, want 99 (or 3)\n%s\n%s", code, out, errOut)
 	}
-	code, out, errOut = profile(slow, "--baseline-url", a, "--num-runs", "4", "--max-runs", "4", "--artifact-dir", at("ab"))
-	if code != ExitAssertFailed || !strings.Contains(out, "regressed: TTFT p50 +") {
-		t.Errorf("A/B, B 2× slower: exit %d, want 99\n%s\n%s", code, out, errOut)
+	code, out, errOut = profile(slow, "--baseline-url", a, "--num-runs", "4", "--max-runs", "4", "--fail-inconclusive", "--artifact-dir", at("ab"))
+	if !slowFailed(code, firstOf(out, "regression gate")) {
+		t.Errorf("A/B, B 5× slower: exit %d, want 99 (or 3)\n%s\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(at("ab"), "b", "run-003", "client.jsonl")); err != nil {
 		t.Errorf("A/B runs: %v", err)
 	}
 
 	// A run that breaks its own assertion fails the gate, whatever the comparison says.
-	code, out, errOut = profile(b, append(gate, "--artifact-dir", at("broken"), "--assert", "ttft_p50<=1ms")...)
+	code, out, errOut = profile(b, append(same, "--artifact-dir", at("broken"), "--assert", "ttft_p50<=1ms")...)
 	if code != ExitAssertFailed || !strings.Contains(out, "FAIL: 4 of 4 runs failed an assertion") {
 		t.Errorf("runs breaking an assertion: exit %d, want 99\n%s\n%s", code, out, errOut)
 	}
 
 	// The scenario file's regression block is the same gate.
 	cfg := at("gate.yaml")
-	if err := os.WriteFile(cfg, []byte("regression:\n  baseline: "+at("base")+"\n  runs: 4\n  max_runs: 4\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("regression:\n  baseline: "+at("base")+"\n  runs: 4\n  max_runs: 4\n  fail_inconclusive: true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = profile(slow, "--config", cfg, "--artifact-dir", at("yaml"))
-	if code != ExitAssertFailed || !strings.Contains(out, "FAIL regression gate: regressed: TTFT p50 +") {
-		t.Errorf("the gate of a scenario file, 2× slower: exit %d, want 99\n%s\n%s", code, out, errOut)
+	if !slowFailed(code, firstOf(out, "regression gate")) {
+		t.Errorf("the gate of a scenario file, 5× slower: exit %d, want 99 (or 3)\n%s\n%s", code, out, errOut)
 	}
 
 	// regress re-gates saved directories.
-	if code, out, errOut := cli(t, "regress", at("base"), at("same")); code != ExitOK {
+	if code, out, errOut := cli(t, "regress", "--margin", "25%", at("base"), at("same")); code != ExitOK {
 		t.Errorf("regress base same: exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, _ = cli(t, "regress", "--html", at("r.html"), at("base"), at("slow"))
-	if code != ExitAssertFailed || !strings.HasPrefix(out, "FAIL regression gate: regressed: ") {
+	code, out, _ = cli(t, "regress", "--fail-inconclusive", "--html", at("r.html"), at("base"), at("slow"))
+	if !slowFailed(code, out) {
 		t.Errorf("regress base slow: exit %d, want 99\n%s", code, out)
 	}
 	if b, err := os.ReadFile(at("r.html")); err != nil || !strings.Contains(string(b), `class="chart-svg dots"`) || !strings.Contains(string(b), `class="band"`) {
@@ -137,10 +147,10 @@ func TestRegressionGateCLI(t *testing.T) {
 	if err := os.WriteFile(mf, mb, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := cli(t, "regress", at("base"), at("same")); code != ExitOK || !strings.Contains(out, "measured with differs: server header: baseline old-server/0.1, current ") {
+	if code, out, _ := cli(t, "regress", "--margin", "25%", at("base"), at("same")); code != ExitOK || !strings.Contains(out, "measured with differs: server header: baseline old-server/0.1, current ") {
 		t.Errorf("regress against a baseline of another server version: exit %d, want 0 with the difference shown\n%s", code, out)
 	}
-	code, out, errOut = profile(b, append(gate, "--artifact-dir", at("same2"))...)
+	code, out, errOut = profile(b, append(same, "--artifact-dir", at("same2"))...)
 	if code != ExitOK || !strings.Contains(out, "measured with differs: server header: baseline old-server/0.1, current ") {
 		t.Errorf("profile --baseline of another server version: exit %d, want 0 with the difference shown\n%s\n%s", code, out, errOut)
 	}
@@ -176,4 +186,17 @@ func firstOf(s, sub string) string {
 		}
 	}
 	return ""
+}
+
+// slowFailed reports whether a gate of the 5× slower server failed on TTFT p50: exit 99
+// with "regressed: TTFT p50 +" first, or, when the machine's noise left it undecided,
+// exit 3 (--fail-inconclusive) with "inconclusive: TTFT p50 +".
+func slowFailed(code int, headline string) bool {
+	switch code {
+	case ExitAssertFailed:
+		return strings.HasPrefix(headline, "FAIL regression gate: regressed: ")
+	case ExitInconclusive:
+		return strings.HasPrefix(headline, "INCONCLUSIVE regression gate: inconclusive: TTFT p50 +")
+	}
+	return false
 }
