@@ -121,7 +121,7 @@ func TestRegressionGateCLI(t *testing.T) {
 		t.Errorf("regress of one run against itself, --prior-cv 1%%: exit %d, want 0 and no regression\n%s", code, out)
 	}
 	if code, out, _ := cli(t, "regress", "--prior-cv", "2%", one("base"), one("slow")); code != ExitAssertFailed {
-		t.Errorf("regress of one run each, 2× slower, --prior-cv 2%%: exit %d, want 99\n%s", code, out)
+		t.Errorf("regress of one run each, 5× slower, --prior-cv 2%%: exit %d, want 99\n%s", code, out)
 	}
 	if code, _, errOut := cli(t, "regress", "--prior-cv", "-3%", one("base"), one("same")); code != ExitInvalidConfig || !strings.Contains(errOut, "--prior-cv: want a fraction") {
 		t.Errorf("--prior-cv -3%%: exit %d, want 2\n%s", code, errOut)
