@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/perftest/check"
@@ -107,6 +110,45 @@ type RunStats struct {
 	Model  string `json:"model,omitempty"`
 }
 
+// MaxRunStat is the largest value a run statistic may have, in its unit: 10^12
+// seconds is over 30,000 years, and 10^12 tokens or requests a second is far past any
+// server. The bound is there for the arithmetic done on values read from files: a
+// history's change-point test raises them to the fourth power (Welch's degrees of
+// freedom), which overflows to +Inf from about 1e77 on, and a mean of two values of
+// 1e308 is already +Inf; at 1e12 those stay far inside float64's range.
+const MaxRunStat = 1e12
+
+// CheckRunStat returns why v cannot be the value of the run statistic name, or nil.
+// Every statistic perfgate computes is a finite number from 0 to [MaxRunStat] (a
+// latency in seconds, a throughput) and a fraction is at most 1; a statistic perfgate
+// does not define is held to the same bounds. What it reads from a file (runs.json,
+// runstats.json) is checked so.
+func CheckRunStat(name string, v float64) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("%v: want a finite number", v)
+	case v < 0:
+		return fmt.Errorf("%v: want a number >= 0", v)
+	case v > MaxRunStat:
+		return fmt.Errorf("%v: want at most %v", v, MaxRunStat)
+	}
+	if st, ok := LookupRunStat(name); ok && st.Unit == check.Fraction && v > 1 {
+		return fmt.Errorf("%v: want a fraction from 0 to 1", v)
+	}
+	return nil
+}
+
+// checkStats checks every statistic of stats ([CheckRunStat]), in name order; the
+// error names field.NAME, field being where stats is in its file ("runs[1].stats").
+func checkStats(stats map[string]float64, field string) error {
+	for _, name := range slices.Sorted(maps.Keys(stats)) {
+		if err := CheckRunStat(name, stats[name]); err != nil {
+			return fmt.Errorf("%s.%s: %w", field, name, err)
+		}
+	}
+	return nil
+}
+
 // RunStats computes the run's statistics ([RunStatList]) from its metrics, whose
 // quantiles are metric.Quantile's over the measured requests, and, for the goodput
 // fraction, from its requests against the scenario's goodput SLO (Objectives.SLO, else
@@ -183,6 +225,9 @@ func ReadRunStats(dir string) (RunStats, error) {
 	}
 	if rs.Stats == nil {
 		return rs, fmt.Errorf("scenario: run stats: %s: no stats", filepath.Join(dir, RunStatsFile))
+	}
+	if err := checkStats(rs.Stats, "stats"); err != nil {
+		return rs, fmt.Errorf("scenario: run stats: %s: %w", filepath.Join(dir, RunStatsFile), err)
 	}
 	return rs, nil
 }

@@ -251,17 +251,17 @@ func SaveSeries(dir string, outs ...*Outcome) (files []string, size int64, err e
 // its run-NNN subdirectories (as `perfgate profile --num-runs` wrote them before
 // runs.json existed), each run's statistics read from its runstats.json or computed
 // from its records; else dir as one run (a one-run baseline, as [SaveBaseline] wrote
-// it). The scenario is the first run's.
+// it). The scenario is the first run's. A statistic read from a file must be a finite
+// number from 0 to [MaxRunStat] ([CheckRunStat]); the error names the file and field
+// ("runs.json: runs[1].stats.ttft_p50: -0.5: want a number >= 0").
 func LoadSeries(dir string) (*Series, error) {
 	b, err := os.ReadFile(filepath.Join(dir, RunsFile))
 	if err == nil {
-		s := &Series{Dir: dir}
-		if err := json.Unmarshal(b, s); err != nil {
-			return nil, fmt.Errorf("scenario: load series: %s: %w", filepath.Join(dir, RunsFile), err)
+		s, err := readIndex(filepath.Join(dir, RunsFile), b)
+		if err != nil {
+			return nil, err
 		}
-		if len(s.Runs) == 0 || len(s.Runs) != len(s.Dirs) {
-			return nil, fmt.Errorf("scenario: load series: %s: %d runs and %d directories; want as many, at least one", filepath.Join(dir, RunsFile), len(s.Runs), len(s.Dirs))
-		}
+		s.Dir = dir
 		return s, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -295,6 +295,26 @@ func LoadSeries(dir string) (*Series, error) {
 		return nil, fmt.Errorf("scenario: load series: %w", err)
 	}
 	s.Scenario = o.Scenario
+	return s, nil
+}
+
+// readIndex reads a series' index, runs.json, from b (read from the file name): as many
+// runs as directories, at least one, and every statistic a finite number from 0 to
+// [MaxRunStat] ([CheckRunStat]). The directories are not checked: a baseline written
+// from a history points at run directories outside its own.
+func readIndex(name string, b []byte) (*Series, error) {
+	s := &Series{}
+	if err := json.Unmarshal(b, s); err != nil {
+		return nil, fmt.Errorf("scenario: load series: %s: %w", name, err)
+	}
+	if len(s.Runs) == 0 || len(s.Runs) != len(s.Dirs) {
+		return nil, fmt.Errorf("scenario: load series: %s: %d runs and %d directories; want as many, at least one", name, len(s.Runs), len(s.Dirs))
+	}
+	for i, r := range s.Runs {
+		if err := checkStats(r.Stats, fmt.Sprintf("runs[%d].stats", i)); err != nil {
+			return nil, fmt.Errorf("scenario: load series: %s: %w", name, err)
+		}
+	}
 	return s, nil
 }
 
