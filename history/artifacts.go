@@ -87,6 +87,9 @@ func FromDir(dir string, id Identity) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	if err := checkSeries(dir, series); err != nil {
+		return nil, err
+	}
 	var outs []*scenario.Outcome
 	for i := range series.Dirs {
 		o, err := series.Outcome(i)
@@ -107,6 +110,49 @@ func FromDir(dir string, id Identity) (*Result, error) {
 		r.Runs[i].Stats = series.Runs[i].Stats // as the gate compared them
 	}
 	return r, nil
+}
+
+// checkSeries refuses what dir's series says that a result cannot be made of, before
+// any of it is followed: a run directory outside dir (runs.json's "dirs" are read as
+// the runs' records; a baseline written by `history baseline` points at runs kept
+// elsewhere, which are results of their own), or a run without statistics (the store
+// keeps a run by its statistics, so it would read back without it while its verdicts
+// stay). The error names the file and field when dir has a runs.json, else the run's
+// directory.
+func checkSeries(dir string, s *scenario.Series) error {
+	index := filepath.Join(dir, scenario.RunsFile)
+	_, err := os.Stat(index)
+	indexed := err == nil
+	where := func(field string, i int) string {
+		if indexed {
+			return fmt.Sprintf("%s: %s[%d]", index, field, i)
+		}
+		return filepath.Join(dir, s.Dirs[i])
+	}
+	root, rootErr := filepath.EvalSymlinks(dir)
+	for i, d := range s.Dirs {
+		if !filepath.IsLocal(d) {
+			return fmt.Errorf("history: %s: %q leaves the artifact directory %s", where("dirs", i), d, dir)
+		}
+		if rootErr != nil {
+			continue
+		}
+		// A run directory that does not resolve is left for the run's reader to report.
+		if real, err := filepath.EvalSymlinks(filepath.Join(dir, d)); err == nil {
+			if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+				return fmt.Errorf("history: %s: %q leaves the artifact directory %s (a symbolic link to %s)", where("dirs", i), d, dir, real)
+			}
+		}
+	}
+	for i, r := range s.Runs {
+		if len(r.Stats) == 0 {
+			if indexed {
+				return fmt.Errorf("history: %s.stats: %s", where("runs", i), errNoStats)
+			}
+			return fmt.Errorf("history: %s: run %d: %s", where("", i), i+1, errNoStats)
+		}
+	}
+	return nil
 }
 
 func absPath(p string) string {

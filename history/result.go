@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -131,7 +132,12 @@ func (r *Result) ComputeKey() string {
 	return hex.EncodeToString(h[:16])
 }
 
-// Validate reports what is missing from r for it to be stored.
+// errNoStats says why a run without statistics is refused.
+const errNoStats = "no statistics (no request of the run succeeded?): the history keeps a run by its statistics, so it cannot keep this one"
+
+// Validate reports what is missing from r for it to be stored, or wrong: a run without
+// statistics, a statistic that is not a finite number from 0 to
+// [scenario.MaxRunStat] ([scenario.CheckRunStat]).
 func (r *Result) Validate() error {
 	switch {
 	case r.Fingerprint == "":
@@ -144,9 +150,12 @@ func (r *Result) Validate() error {
 		return fmt.Errorf("history: result %q has no start time", r.Scenario)
 	}
 	for _, run := range r.Runs {
-		for n, v := range run.Stats {
-			if math.IsInf(v, 0) {
-				return fmt.Errorf("history: result %q run %d: %s is infinite", r.Scenario, run.Run, n)
+		if len(run.Stats) == 0 {
+			return fmt.Errorf("history: result %q run %d: %s", r.Scenario, run.Run, errNoStats)
+		}
+		for _, n := range slices.Sorted(maps.Keys(run.Stats)) {
+			if err := scenario.CheckRunStat(n, run.Stats[n]); err != nil {
+				return fmt.Errorf("history: result %q run %d: %s: %w", r.Scenario, run.Run, n, err)
 			}
 		}
 	}

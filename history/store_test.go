@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,6 +167,12 @@ func TestAddRefusesIncompleteResult(t *testing.T) {
 		{func(r *Result) { r.Scenario = "" }, "no scenario name"},
 		{func(r *Result) { r.Runs = nil }, "has no runs"},
 		{func(r *Result) { r.Created = time.Time{} }, "no start time"},
+		{func(r *Result) { r.Runs[0].Stats = map[string]float64{} }, `result "chat" run 0: no statistics`},
+		{func(r *Result) { r.Runs[0].Stats["ttft_p50"] = -1 }, `result "chat" run 0: ttft_p50: -1: want a number >= 0`},
+		{func(r *Result) { r.Runs[0].Stats["ttft_p50"] = math.NaN() }, `result "chat" run 0: ttft_p50: NaN: want a finite number`},
+		{func(r *Result) { r.Runs[0].Stats["output_tps"] = math.Inf(1) }, `result "chat" run 0: output_tps: +Inf: want a finite number`},
+		{func(r *Result) { r.Runs[0].Stats["output_tps"] = 1e308 }, `result "chat" run 0: output_tps: 1e+308: want at most 1e+12`},
+		{func(r *Result) { r.Runs[0].Stats["goodput_fraction"] = 1.5 }, `result "chat" run 0: goodput_fraction: 1.5: want a fraction from 0 to 1`},
 	} {
 		r := sample("chat", 0, 1)
 		tc.edit(r)

@@ -229,3 +229,73 @@ func TestProfileBaselineFromHistory(t *testing.T) {
 		}
 	}
 }
+
+// history add trusts nothing in an artifact directory's runs.json. Each edit of a real
+// two-run series is refused with exit 2, naming the file and the field, and nothing is
+// recorded: a run directory outside the artifact directory (it was followed, and
+// another directory's run recorded as this one's), a run without statistics (stored,
+// it read back as a one-run result with the verdicts of two), and statistics no run
+// can have. The series as written is recorded, with both runs.
+func TestHistoryAddRefusesHostileIndex(t *testing.T) {
+	t.Setenv(history.EnvHistory, "")
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	if code, out, errOut := cli(t, "profile", "--mock", "--num-runs", "2", "--request-count", "20", "--concurrency", "4", "--name", "k2",
+		"--artifact-dir", base, "--quiet"); code != ExitOK {
+		t.Fatalf("profile: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.CopyFS(filepath.Join(dir, "other"), os.DirFS(base)); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "h.db")
+	for _, c := range []struct {
+		name string
+		edit func(idx map[string]any)
+		want string // after DIR/
+	}{
+		{"outside", func(idx map[string]any) { idx["dirs"].([]any)[1] = "../other/run-002" },
+			`runs.json: dirs[1]: "../other/run-002" leaves the artifact directory`},
+		{"no stats", func(idx map[string]any) { indexRun(idx, 1)["stats"] = map[string]any{} },
+			"runs.json: runs[1].stats: no statistics"},
+		{"negative", func(idx map[string]any) { indexRun(idx, 1)["stats"].(map[string]any)["ttft_p50"] = -0.5 },
+			"runs.json: runs[1].stats.ttft_p50: -0.5: want a number >= 0"},
+		{"huge", func(idx map[string]any) { indexRun(idx, 0)["stats"].(map[string]any)["ttft_p50"] = 1e308 },
+			"runs.json: runs[0].stats.ttft_p50: 1e+308: want at most 1e+12"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			art := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+			if err := os.CopyFS(art, os.DirFS(base)); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(art, scenario.RunsFile)
+			b, _ := os.ReadFile(p)
+			var idx map[string]any
+			if err := json.Unmarshal(b, &idx); err != nil {
+				t.Fatal(err)
+			}
+			c.edit(idx)
+			b, _ = json.Marshal(idx)
+			os.WriteFile(p, b, 0o644)
+			code, out, errOut := cli(t, "history", "add", "--db", db, art)
+			if want := filepath.Join(art, scenario.RunsFile) + strings.TrimPrefix(c.want, scenario.RunsFile); code != ExitInvalidConfig || !strings.Contains(errOut, want) {
+				t.Errorf("history add: exit %d\n%s%s\nwant exit %d and %q", code, out, errOut, ExitInvalidConfig, want)
+			}
+		})
+	}
+	if code, out, errOut := cli(t, "history", "list", "--db", db); code != ExitOK || strings.Contains(out, "k2") {
+		t.Errorf("history list after refused adds: exit %d\n%s%s\nwant no result", code, out, errOut)
+	}
+	if code, out, errOut := cli(t, "history", "add", "--db", db, base); code != ExitOK || !strings.Contains(out, "recorded result 1: k2, commit (none), 2 run(s)") {
+		t.Fatalf("history add of the series as written: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ := cli(t, "history", "show", "--db", db, "--json", "1")
+	var r history.Result
+	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil || len(r.Runs) != 2 {
+		t.Errorf("history show 1: exit %d, %d runs, %v\n%s", code, len(r.Runs), err, out)
+	}
+}
+
+// indexRun returns run i of a runs.json read as a generic value.
+func indexRun(idx map[string]any, i int) map[string]any {
+	return idx["runs"].([]any)[i].(map[string]any)
+}
