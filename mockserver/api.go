@@ -38,6 +38,8 @@ type host interface {
 	serveGeneration(ctx *fasthttp.RequestCtx, c *call, j *job, rng *rand.Rand)
 	// finish records c (ids are its input tokens, for the vocabulary statistics).
 	finish(c *call, ids []int)
+	// reject answers c with the error e and records it as refused.
+	reject(ctx *fasthttp.RequestCtx, c *call, e *apiError)
 	// sleep waits d; false if the server is shutting down (the request is then
 	// recorded).
 	sleep(c *call, d time.Duration, conn net.Conn) bool

@@ -53,6 +53,9 @@ type inputs struct {
 	cfg  *Config
 	tok  *tokenizer.Tokenizer
 	memo *encodeMemo // nil: nothing remembered
+	// images is where image generation's images come from (nil: the process's
+	// cache, processImages).
+	images *imageCache
 }
 
 // encodeMemo remembers the token ids of short rendered chat inputs. A benchmark's

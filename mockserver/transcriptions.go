@@ -37,11 +37,13 @@ const (
 
 // mediaJob is what the media kinds (transcriptions, images) carry from parse to serve.
 type mediaJob struct {
-	audioSec    float64 // the audio's duration
-	audioTokens int     // its tokens (part of the input)
-	n           int     // images to generate
-	w, h        int     // their size
-	url         bool    // response_format url: a data URL instead of b64_json
+	audioSec    float64     // the audio's duration
+	audioTokens int         // its tokens (part of the input)
+	n           int         // images to generate
+	w, h        int         // their size
+	url         bool        // response_format url: a data URL instead of b64_json
+	retryAfter  int         // seconds, on a 429 for want of image memory
+	images      *imageCache // where images come from (nil: processImages)
 }
 
 func (transcriptionKind) idPrefix() string { return "trsc-" }

@@ -19,13 +19,13 @@ import (
 )
 
 // fuzzPaths are the API paths a fuzzed request goes to, one per API kind the mock
-// serves (the path byte picks one).
+// serves with a JSON body (the path byte picks one).
 var fuzzPaths = []string{openai.PathChat, openai.PathCompletions, openai.PathResponses, openai.PathMessages,
-	openai.PathEmbeddings, openai.PathRanking, openai.PathRerank}
+	openai.PathEmbeddings, openai.PathRanking, openai.PathRerank, openai.PathImages}
 
 // seedPath picks the path a seed file is for, from its name.
 func seedPath(name string) uint8 {
-	for i, prefix := range []string{"chat", "completions", "responses", "messages", "embeddings", "ranking", "rerank"} {
+	for i, prefix := range []string{"chat", "completions", "responses", "messages", "embeddings", "ranking", "rerank", "images"} {
 		if strings.HasPrefix(name, prefix) {
 			return uint8(i)
 		}
@@ -35,11 +35,15 @@ func seedPath(name string) uint8 {
 
 // FuzzRequest sends request bodies to every API kind of a running mock (through
 // HTTP, so it holds whatever shape the per-kind parsing takes). Property: the answer
-// is 200 with a body, or a 4xx whose body is an OpenAI (or Anthropic) error object
-// naming what was wrong; never a 5xx, a dropped connection or a hang; and the server
-// keeps serving. Seeds: testdata/requests/*.json, each sent to the kind its name
-// starts with.
+// is 200 with a body of at most maxAnswer bytes, or a 4xx whose body is an OpenAI (or
+// Anthropic) error object naming what was wrong; never a 5xx, a dropped connection or
+// a hang; and the server keeps serving. Seeds: testdata/requests/*.json, each sent to
+// the kind its name starts with.
 func FuzzRequest(f *testing.F) {
+	// The largest answer a request may get: image generation's bound
+	// (mockserver.MaxImagePixelsPerRequest, about 40 MB of base64) with room to spare;
+	// a small context bounds the rest.
+	const maxAnswer = 64<<20 + 1
 	paths, _ := filepath.Glob("testdata/requests/*.json")
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -64,7 +68,11 @@ func FuzzRequest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("POST %s %q: %v", path, body, err)
 		}
-		b, err := io.ReadAll(resp.Body)
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+		if err == nil && len(b) == maxAnswer {
+			n, _ := io.Copy(io.Discard, resp.Body)
+			t.Fatalf("POST %s %q: an answer of %d bytes; want at most %d", path, body, int64(len(b))+n, maxAnswer-1)
+		}
 		resp.Body.Close()
 		if err != nil {
 			t.Fatalf("POST %s %q: reading the answer: %v", path, body, err)
