@@ -67,7 +67,6 @@ func TestBadInput(t *testing.T) {
 		{"missing documents", s.URL() + "/v1/rankings", `{"model":"m","query":{"text":"q"}}`, 400, "documents", "missing_field"},
 		{"responses missing input", s.URL() + "/v1/responses", `{"model":"m"}`, 400, "input", "missing_field"},
 		{"responses max_output_tokens zero", s.URL() + "/v1/responses", `{"model":"m","input":"x","max_output_tokens":0}`, 400, "max_output_tokens", "invalid_value"},
-		{"unknown path", s.URL() + "/v1/nothing", `{}`, 404, "", "not_found"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,9 +177,11 @@ func TestHealthModelsMetrics(t *testing.T) {
 	post(t, s.URL()+"/v1/chat/completions", `{"model":"a","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"ignore_eos":true}`)
 	post(t, s.URL()+"/v1/nope", `{}`)
 	st, b = get(t, s.URL()+"/metrics")
+	if strings.Contains(b, `endpoint="/v1/nope"`) {
+		t.Errorf("/metrics has a series for an unknown path:\n%s", b)
+	}
 	for _, want := range []string{
 		`perfgate_mock_requests_total{endpoint="/v1/chat/completions",status="200"} 1`,
-		`perfgate_mock_requests_total{endpoint="/v1/nope",status="404"} 1`,
 		`perfgate_mock_errors_total{kind="not_found"} 1`,
 		`perfgate_mock_generation_tokens_total{endpoint="/v1/chat/completions"} 4`,
 		`perfgate_mock_requests_in_flight 0`,
@@ -193,6 +194,68 @@ func TestHealthModelsMetrics(t *testing.T) {
 	}
 	if st != 200 {
 		t.Errorf("/metrics status %d", st)
+	}
+}
+
+// TestProbesNotRecorded: requests to no API path — the probes clients send for a
+// server's identity and health (GET /version, /health, /metrics, /v1/models) and
+// wrong URLs (404, or 405 for another method on /v1/models or /version) — are
+// answered, and neither recorded nor counted as requests: the recording, the rejected
+// requests and the summary hold the workload alone, numbered from 1. GET /version is
+// answered as vLLM answers it.
+func TestProbesNotRecorded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "r.jsonl")
+	s := start(t, Config{Fast: true, RecordFile: file})
+	for _, c := range []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/version", 200, `{"version":"perfgate-mock"}`},
+		{"POST", "/version", 405, "method POST not allowed on /version"},
+		{"GET", "/health", 200, "ok"},
+		{"GET", "/metrics", 200, "perfgate_mock_requests_in_flight"},
+		{"GET", "/v1/models", 200, `"object":"list"`},
+		{"POST", "/v1/models", 405, "method POST not allowed on /v1/models"},
+		{"GET", "/nope", 404, "unknown request URL: GET /nope"},
+		{"POST", "/v1/v1/chat/completions", 404, "unknown request URL: POST /v1/v1/chat/completions"},
+		{"GET", "/reset_prefix_cache", 404, "unknown request URL"},
+	} {
+		req, _ := http.NewRequest(c.method, s.URL()+c.path, strings.NewReader(`{}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(b), c.body) {
+			t.Errorf("%s %s: %d %s; want %d with %q", c.method, c.path, resp.StatusCode, b, c.status, c.body)
+		}
+	}
+	if resp, b := post(t, s.URL()+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":2}`); resp.StatusCode != 200 {
+		t.Fatalf("chat: %d %s", resp.StatusCode, b)
+	}
+	_, metrics := get(t, s.URL()+"/metrics")
+	for _, p := range []string{"/version", "/nope", "/v1/models", "/health"} {
+		if strings.Contains(metrics, `endpoint="`+p+`"`) {
+			t.Errorf("/metrics counts requests to %s", p)
+		}
+	}
+	if !strings.Contains(metrics, `perfgate_mock_errors_total{kind="not_found"} 3`) || !strings.Contains(metrics, `perfgate_mock_errors_total{kind="method_not_allowed"} 2`) {
+		t.Errorf("/metrics does not count the wrong URLs as errors:\n%s", metrics)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sum := s.Summary()
+	if sum.TotalRequests != 1 || sum.Answered != 1 || sum.Recorded != 1 || len(sum.Rejected) != 0 {
+		t.Errorf("summary: total %d, answered %d, recorded %d, rejected %v; want the one chat request", sum.TotalRequests, sum.Answered, sum.Recorded, sum.Rejected)
+	}
+	if recs := s.Records(); len(recs) != 1 || recs[0].Seq != 1 {
+		t.Errorf("recording %+v; want the chat request, numbered 1", recs)
+	}
+	if rej := s.RejectedRecords(); len(rej) != 0 {
+		t.Errorf("rejected requests %+v; want none", rej)
 	}
 }
 

@@ -94,7 +94,7 @@ func newMetrics(model string, inflight, streams func() int64) *metrics {
 		return h
 	}
 	m.requests = cv("perfgate_mock_requests_total", "Requests answered, by endpoint and status.", "endpoint", "status")
-	m.errors = cv("perfgate_mock_errors_total", "Rejected requests, injected faults and client disconnects, by kind.", "kind")
+	m.errors = cv("perfgate_mock_errors_total", "Rejected requests, requests to no API path (not recorded), injected faults and client disconnects, by kind.", "kind")
 	m.tokensIn = cv("perfgate_mock_prompt_tokens_total", "Input tokens received.", "endpoint")
 	m.tokensOut = cv("perfgate_mock_generation_tokens_total", "Output tokens sent.", "endpoint")
 	m.ttft = hv("perfgate_mock_time_to_first_token_seconds", "Server-side time to first token.")
@@ -208,6 +208,10 @@ func (m *metrics) release(c *call) {
 		m.waiting.Add(-1)
 	}
 }
+
+// unrouted counts a request to no API path, by reason (not_found,
+// method_not_allowed): an error, not a request of the workload.
+func (m *metrics) unrouted(reason string) { m.errors.WithLabelValues(reason).Inc() }
 
 // observe counts one finished request.
 func (m *metrics) observe(r *record.Server, end time.Time) {

@@ -572,6 +572,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		ctx.SetContentType("text/plain; version=0.0.4")
 		_ = s.met.write(ctx)
 		return
+	case "/version":
+		if !ctx.IsGet() {
+			break
+		}
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(versionBody)
+		return
 	case "/v1/models":
 		if !ctx.IsGet() {
 			break
@@ -589,14 +596,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	k := kindOf(path)
 	if k == nil {
-		c := s.begin(ctx)
-		if path == "/v1/models" {
-			s.reject(ctx, c, &apiError{status: 405, typ: openai.ErrInvalidRequest, reason: "method_not_allowed",
-				msg: fmt.Sprintf("method %s not allowed on %s", ctx.Method(), path)})
-			return
-		}
-		s.reject(ctx, c, &apiError{status: 404, typ: openai.ErrNotFound, reason: "not_found", code: "unknown_url",
-			msg: fmt.Sprintf("unknown request URL: %s %s", ctx.Method(), path)})
+		s.unrouted(ctx, path)
 		return
 	}
 	c := s.begin(ctx)
@@ -630,6 +630,27 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	s.slowFirstByte(c, rng)
 	k.serve(s, ctx, c, j, rng)
+}
+
+// versionBody answers GET /version, which vLLM serves ({"version": "0.11.0"}) and
+// clients probe for the server's identity. It names the mock and not perfgate's
+// version, so that a baseline's identity does not differ from a run's for an upgrade.
+const versionBody = `{"version":"` + serverName + `"}`
+
+// unrouted answers a request to a path that is no API: 405 on the operational paths
+// (/v1/models, /version) with another method, else 404. It is no workload (a probe,
+// or a client with a wrong URL): it is not recorded, nor counted in the summary or in
+// the requests of /metrics, whose endpoint label would grow with every path a client
+// makes up; perfgate_mock_errors_total counts it by reason.
+func (s *Server) unrouted(ctx *fasthttp.RequestCtx, path string) {
+	e := &apiError{status: 404, typ: openai.ErrNotFound, reason: "not_found", code: "unknown_url",
+		msg: fmt.Sprintf("unknown request URL: %s %s", ctx.Method(), path)}
+	if path == "/v1/models" || path == "/version" {
+		e = &apiError{status: 405, typ: openai.ErrInvalidRequest, reason: "method_not_allowed",
+			msg: fmt.Sprintf("method %s not allowed on %s", ctx.Method(), path)}
+	}
+	s.writeError(ctx, e)
+	s.met.unrouted(e.reason)
 }
 
 func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
