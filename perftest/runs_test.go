@@ -60,7 +60,9 @@ func TestRunsBaselineAndGate(t *testing.T) {
 		t.Errorf("the same mock failed the gate:\n%s", c.Text())
 	}
 	var ok bool
-	c := Capture(t, func(t testing.TB) { ok = RunRuns(t, gateScenario("fixed:200"), 5).AssertNoRegression(t, back, slowGate) })
+	c := Capture(t, func(t testing.TB) {
+		ok = RunRuns(t, gateScenario("fixed:200"), 5).AssertNoRegression(t, back, slowGate)
+	})
 	if ok || !c.Failed() || !gateFailedOnTTFT(c.Text()) ||
 		!strings.Contains(c.Text(), "target differs: mock.ttft_ms: baseline fixed:40, current fixed:200") ||
 		!strings.Contains(c.Text(), "perftest: TTFT p50") {
@@ -147,11 +149,15 @@ func TestRunsBaselineAndGate(t *testing.T) {
 // A/B alternates the two mocks; B 5× slower fails, B as fast passes.
 func TestABGate(t *testing.T) {
 	a := gateScenario("fixed:40")
-	c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, gateScenario("fixed:200"), Gate{Runs: 4, MaxRuns: 4, FailInconclusive: true}) })
+	c := Capture(t, func(t testing.TB) {
+		AssertABNoRegression(t, a, gateScenario("fixed:200"), Gate{Runs: 4, MaxRuns: 4, FailInconclusive: true})
+	})
 	if !c.Failed() || !gateFailedOnTTFT(c.Text()) {
 		t.Errorf("A/B, B 5× slower:\n%s", c.Text())
 	}
-	if c := Capture(t, func(t testing.TB) { AssertABNoRegression(t, a, a, Gate{Runs: 3, MaxRuns: 3, Margin: identicalGate.Margin}) }); c.Failed() {
+	if c := Capture(t, func(t testing.TB) {
+		AssertABNoRegression(t, a, a, Gate{Runs: 3, MaxRuns: 3, Margin: identicalGate.Margin})
+	}); c.Failed() {
 		t.Errorf("A/B, A against itself:\n%s", c.Text())
 	}
 	if c := Capture(t, func(t testing.TB) {
