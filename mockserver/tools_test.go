@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/internal/sse"
-	"github.com/perfgate/perfgate/tokenizer"
 )
 
 const testTools = `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}},{"type":"function","function":{"name":"search","parameters":{"type":"object"}}}]`
@@ -110,8 +110,11 @@ func TestToolCallStream(t *testing.T) {
 	opening, fragments, usage := 0, 0, -1
 	for {
 		ev, err := rd.Next()
-		if err != nil {
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			t.Fatalf("reading the stream %q: %v", b, err)
 		}
 		if sse.IsDone(ev.Data) {
 			continue
@@ -148,8 +151,7 @@ func TestToolCallStream(t *testing.T) {
 	if opening != 1 || name != "get_weather" || !strings.HasPrefix(id, "call_") || finish != "tool_calls" || json.Unmarshal([]byte(args.String()), &a) != nil {
 		t.Fatalf("opening deltas %d, name %q, id %q, finish %q, arguments %q; want one opening get_weather delta, JSON arguments, finish tool_calls", opening, name, id, finish, args.String())
 	}
-	tok, _ := tokenizer.Load("gpt2")
-	if n := tok.Count(args.String(), false); usage != n || fragments != 21 {
+	if n := s.tok.Count(args.String(), false); usage != n || fragments != 21 {
 		t.Errorf("usage.completion_tokens %d, arguments %d tokens in %d fragments; want equal counts and 21 fragments (20 words, then the closing one)", usage, n, fragments)
 	}
 	// The stream's record is handed in after its last write: Close waits for it.

@@ -253,7 +253,10 @@ func TestTranscriptionGolden(t *testing.T) {
 	}
 	testutil.Golden(t, "testdata/transcription_stream.golden", b, *updateGolden)
 	body, ct = transcriptionForm(testWAV(2, 16000, 1), "model", "whisper-mock")
-	_, b = post(t, s.URL()+openai.PathTranscriptions, body, "Content-Type", ct, "X-Request-Id", "req-2")
+	resp, b = post(t, s.URL()+openai.PathTranscriptions, body, "Content-Type", ct, "X-Request-Id", "req-2")
+	if resp.StatusCode != 200 {
+		t.Fatalf("whole: status %d: %s", resp.StatusCode, b)
+	}
 	testutil.Golden(t, "testdata/transcription_whole.golden", append(b, '\n'), *updateGolden)
 }
 
