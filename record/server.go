@@ -356,8 +356,10 @@ type ServerSummary struct {
 	TotalRequests int                        `json:"total_requests"`
 	PerEndpoint   map[string]EndpointSummary `json:"per_endpoint"`
 
-	// Answered counts requests that got a complete HTTP response (every status):
-	// TotalRequests served plus the rejected ones.
+	// Answered counts the API requests that got a complete HTTP response (every
+	// status): TotalRequests served plus the rejected ones. Requests to paths that are
+	// not an API (probes such as /version or /health, wrong URLs) are answered but
+	// neither counted here nor recorded.
 	Answered int `json:"answered"`
 	// Recorded counts lines written to the recording and FILE.rejected.jsonl (equals
 	// Answered after Close).
