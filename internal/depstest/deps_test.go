@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/testutil/pgtest":  {},                // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
 	"servermetrics":             {"record"}, // record.Duration, the one duration form in files
+	"serverproc":                {},         // a server build's process lifecycle: stdlib only
 	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
 	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
 	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
@@ -37,12 +38,12 @@ var allowed = map[string][]string{
 	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"perftest/check":            {"distribution/...", "metric", "record"},
-	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
+	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
 	// history keeps gated results in a database: it reads artifacts (scenario) and
 	// draws its report in reportgen's style; perftest and the CLI record into it.
-	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
-	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
-	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics"},
+	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
+	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
+	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
 	"bench/...":    {"..."},
 	"scripts/...":  {}, // tools the scripts run (flakehunt's tally): stdlib only
 }

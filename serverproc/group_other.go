@@ -1,0 +1,15 @@
+//go:build !unix
+
+package serverproc
+
+import (
+	"os"
+	"syscall"
+)
+
+// Without process groups, the server's own process is all Stop can reach.
+
+func groupAttr() *syscall.SysProcAttr { return nil }
+func terminate(p *os.Process)         { _ = p.Kill() }
+func kill(p *os.Process)              { _ = p.Kill() }
+func groupAlive(int) bool             { return false }
