@@ -128,7 +128,9 @@ func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, o
 // while inconclusive as [AssertNoRegressionRuns] does ([scenario.Interleave]); b fails
 // the gate if it regressed against a. Alternating makes drift of the machine or the
 // server touch both sides alike: the strongest design when both builds can run. The
-// two must be one workload; their URLs and servers may differ.
+// two must be one workload; their URLs and servers may differ. On one GPU, where the
+// two builds cannot run at once, give each side its [Server]: each run then starts its
+// side's server and stops it after (unnamed servers are named "A" and "B").
 func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...scenario.RunOption) bool {
 	t.Helper()
 	for _, sc := range []Scenario{a, b} {

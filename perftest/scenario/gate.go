@@ -483,6 +483,7 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 	if ds := DiffWorkload(a, b, g.IgnoreWorkload...); len(ds) > 0 {
 		return GateResult{Baseline: &Series{Scenario: a}, Current: &Series{Scenario: b}, Workload: ds, Target: DiffTarget(a, b), Gate: g}, nil
 	}
+	a, b = a.serverNamed("A"), b.serverNamed("B")
 	join := func(s string) string {
 		if dir == "" {
 			return ""

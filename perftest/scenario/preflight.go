@@ -33,11 +33,15 @@ const (
 // scenario's API key and headers) and, when the scenario names a model and the server
 // lists some, checks that the model is among them. A server without /v1/models (any
 // status but 401 and 403, or a body that is not a model list) passes. With no URLs
-// (the in-process mock) it does nothing. perftest.Run and `perfgate profile` call it;
-// [Run] does not. Its errors wrap [ErrPreflight]: "scenario: http://…: cannot connect:
+// (the in-process mock) it does nothing, and with a Server to start it does nothing
+// yet: Run checks that server once it is ready. perftest.Run and `perfgate profile`
+// call it; [Run] does not (but for a Server it starts). Its errors wrap [ErrPreflight]: "scenario: http://…: cannot connect:
 // connection refused; is the server running?", "scenario: model "x" is not served;
 // served: a, b (GET http://…/v1/models)".
 func Preflight(ctx context.Context, sc Scenario) error {
+	if sc.Server != nil {
+		return nil // not started yet: Run checks it once it is ready
+	}
 	for _, raw := range sc.URLs {
 		if err := preflight(ctx, sc, raw); err != nil {
 			return err
@@ -162,8 +166,12 @@ func unwrapNet(err error) error {
 // a server without /v1/models, answering 404, counts as ready), polling every
 // WaitForModelPoll — AIPerf's --wait-for-model-timeout, for a server still loading its
 // model. Then it returns [Preflight]'s verdict. When time runs out the error wraps
-// ErrPreflight and says what the server last answered.
+// ErrPreflight and says what the server last answered. A scenario with a Server to
+// start passes at once: Run waits for that server (its ReadyTimeout).
 func WaitForModel(ctx context.Context, sc Scenario, timeout time.Duration) error {
+	if sc.Server != nil {
+		return nil
+	}
 	deadline := time.Now().Add(timeout)
 	for {
 		why := ""
@@ -236,10 +244,11 @@ func servesModel(ctx context.Context, sc Scenario, u *url.URL, model string) boo
 }
 
 // FirstServedModel returns the first model GET /v1/models lists on the scenario's
-// first URL ("" when it lists none or has no URL): the model a run that names none
-// asks for, as vLLM's benchmark picks it.
+// first URL ("" when it lists none, has no URL, or has a Server not started yet: Run
+// asks that server once it is ready): the model a run that names none asks for, as
+// vLLM's benchmark picks it.
 func FirstServedModel(ctx context.Context, sc Scenario) string {
-	if len(sc.URLs) == 0 {
+	if len(sc.URLs) == 0 || sc.Server != nil {
 		return ""
 	}
 	u, err := url.Parse(sc.URLs[0])

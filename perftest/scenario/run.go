@@ -104,6 +104,14 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			cfg.Model = sc.Model
 		}
 	}
+	var served *serverRun
+	if sc.Server != nil {
+		var err error
+		if ctx, served, err = startServer(ctx, &sc, &cfg, artifactDir); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		defer served.finish() // after the explicit finish below, a no-op; on early return, cleanup
+	}
 	if artifactDir != "" {
 		// The scenario goes first, so a killed run's directory says what ran and
 		// Load (perfgate report) can rebuild its reports and verdicts.
@@ -189,6 +197,13 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			out.serverPath = serverFile // summarised from the file below
 		} else if out.Server = srv.Records(); out.Server == nil {
 			out.Server = []record.Server{}
+		}
+	}
+	if served != nil {
+		runErr = served.after(runErr)
+		if artifactDir != "" {
+			stdout, stderr := served.p.Logs()
+			out.Files = append(out.Files, stdout, stderr)
 		}
 	}
 	if lo == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/servermetrics"
+	"github.com/perfgate/perfgate/serverproc"
 )
 
 // Artifact file names written by [Run] into its artifact directory.
@@ -77,6 +78,17 @@ type Scenario struct {
 	// zero value serves with TTFT 20 ms and ITL 5 ms; its zero Tokenizer and Seed take
 	// the scenario's.
 	Mock mockserver.Config `json:"mock,omitzero"`
+
+	// Server is a server process [Run] starts before the run and stops after it, as it
+	// does the mock: the build under test, started fresh for each run (an A/B gate on
+	// one GPU, where two builds cannot run at once). Run waits until it is ready,
+	// checks it as [Preflight] checks a running server, sends the requests to URLs (set
+	// them: Server.URL "" = URLs[0]), stops the run with an error naming the server if
+	// it exits, and after the run stops it and checks its port is released. Its logs
+	// go into the artifact directory (server-NAME.stdout.log, .stderr.log). nil = the
+	// server at URLs is already running. Set from Go or `perfgate profile --server-cmd`;
+	// not read from or written to scenario files (it may carry secrets).
+	Server *serverproc.Server `json:"-"`
 
 	// Objectives are the pass/fail rules checked by Outcome.Check, by perftest's
 	// Result.AssertObjectives and by `perfgate profile`.

@@ -81,6 +81,9 @@ func (sc Scenario) Workload() [][2]string {
 // workload's identity ([Scenario.Workload]).
 func (sc Scenario) Target() [][2]string {
 	d := sc.WithDefaults()
+	if d.Server != nil {
+		return [][2]string{{"urls", strings.Join(d.URLs, ", ")}, {"server", d.Server.String()}}
+	}
 	if !d.Mocked() {
 		return [][2]string{{"urls", strings.Join(d.URLs, ", ")}}
 	}
