@@ -55,7 +55,7 @@ func (s Server) Start(dir string) (*Process, error) {
 	s = s.WithDefaults()
 	addr, _ := hostPort(s.URL)
 	if accepts(addr) {
-		return nil, fmt.Errorf("%w: server %s: %s already accepts connections before the server started: another process holds the port (an earlier server that did not stop?)", ErrPortHeld, s.Name, addr)
+		return nil, errorf(ErrPortHeld, "server %s: %s already accepts connections before the server started: another process holds the port (an earlier server that did not stop?)", s.Name, addr)
 	}
 	p := &Process{srv: s, addr: addr, done: make(chan struct{})}
 	if dir == "" {
@@ -93,7 +93,7 @@ func (s Server) Start(dir string) (*Process, error) {
 		p.logf("could not start: %v", err)
 		p.closeLogs()
 		p.removeTmp()
-		return nil, fmt.Errorf("%w: server %s: could not start %s: %w", ErrExited, s.Name, s, err)
+		return nil, errorf(ErrExited, "server %s: could not start %s: %w", s.Name, s, err)
 	}
 	p.started = time.Now()
 	p.logf("pid %d, serving %s", p.cmd.Process.Pid, s.URL)
@@ -125,7 +125,7 @@ func (p *Process) wait() {
 		if p.state != nil && p.state.Success() && !p.ready {
 			hint = " (a server must stay in the foreground: a command that daemonizes cannot be watched or stopped)"
 		}
-		p.exitErr = fmt.Errorf("%w: server %s exited %s: %s, %v after it started%s%s", ErrExited, p.srv.Name, when, status,
+		p.exitErr = errorf(ErrExited, "server %s exited %s: %s, %v after it started%s%s", p.srv.Name, when, status,
 			time.Since(p.started).Round(time.Millisecond), hint, p.evidence())
 	}
 	p.mu.Unlock()
@@ -234,7 +234,7 @@ func (p *Process) WaitReady(ctx context.Context) error {
 			return fmt.Errorf("serverproc: server %s: waiting until it is ready: %w", p.srv.Name, ctx.Err())
 		case <-deadline.C:
 			p.logf("not ready after %v: %s", p.srv.ReadyTimeout, why)
-			return fmt.Errorf("%w: server %s not ready after %v: %s: %s%s", ErrNotReady, p.srv.Name, p.srv.ReadyTimeout, p.probeName(), why, p.evidence())
+			return errorf(ErrNotReady, "server %s not ready after %v: %s: %s%s", p.srv.Name, p.srv.ReadyTimeout, p.probeName(), why, p.evidence())
 		case <-tick.C:
 		}
 	}
@@ -346,8 +346,8 @@ func (p *Process) stop() error {
 	}
 	var err error
 	if !waitUntil(func() bool { return !accepts(p.addr) }, portWait) {
-		err = fmt.Errorf("%w: server %s stopped, but %s still accepts connections %v later: a process outside its process group holds the port (a daemonized child, or another server); the next build cannot start there%s",
-			ErrPortHeld, p.srv.Name, p.addr, portWait, p.evidence())
+		err = errorf(ErrPortHeld, "server %s stopped, but %s still accepts connections %v later: a process outside its process group holds the port (a daemonized child, or another server); the next build cannot start there%s",
+			p.srv.Name, p.addr, portWait, p.evidence())
 		p.logf("port %s still accepts connections %v after the server stopped", p.addr, portWait)
 	}
 	p.closeLogs()
@@ -368,6 +368,22 @@ func (p *Process) removeTmp() {
 
 // portWait is PortReleaseTimeout (a variable, for the tests).
 var portWait = PortReleaseTimeout
+
+// lifecycleError is an error of a kind (ErrExited, ErrNotReady, ErrPortHeld) whose
+// text says it all: errors.Is finds the kind, which does not repeat in the text.
+type lifecycleError struct {
+	kind error
+	err  error
+}
+
+func (e *lifecycleError) Error() string        { return e.err.Error() }
+func (e *lifecycleError) Unwrap() error        { return e.err }
+func (e *lifecycleError) Is(target error) bool { return target == e.kind }
+
+// errorf returns a "serverproc: …" error of the kind.
+func errorf(kind error, format string, a ...any) error {
+	return &lifecycleError{kind: kind, err: fmt.Errorf("serverproc: "+format, a...)}
+}
 
 // waitUntil polls cond every 20 ms until it holds (true) or d has passed (false).
 func waitUntil(cond func() bool, d time.Duration) bool {

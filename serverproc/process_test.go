@@ -92,6 +92,9 @@ func TestExitBeforeReady(t *testing.T) {
 	}
 	msg := err.Error()
 	first, _, _ := strings.Cut(msg, "\n")
+	if !strings.HasPrefix(first, "serverproc: server A exited before it was ready: exit status 3, ") {
+		t.Errorf("first line %q: want it to start with what happened, said once", first)
+	}
 	for _, want := range []string{"server A exited before it was ready", "exit status 3"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first line %q lacks %q", first, want)

@@ -29,10 +29,12 @@ const (
 	TailLines = 10
 )
 
-// Errors wrapped by the errors of [Process] (errors.Is): each also names the server
-// and says what happened.
+// The kinds of the errors of [Process], for errors.Is; each error's text names the
+// server and says what happened ("serverproc: server B exited while serving: exit
+// status 3, …").
 var (
-	// ErrExited: the server exited on its own, before it was ready or while serving.
+	// ErrExited: the server could not start, or exited on its own, before it was
+	// ready or while serving.
 	ErrExited = errors.New("serverproc: server exited")
 	// ErrNotReady: the readiness probe did not pass within the ready timeout.
 	ErrNotReady = errors.New("serverproc: server not ready")
