@@ -157,7 +157,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		sc.Model = scenario.FirstServedModel(ctx, sc) // no --model: the server's first, as vLLM's benchmark does
 	}
 	switch {
-	case o.gate.gating(sc):
+	case o.gate.gating(sc) || o.server.baselineCmd != "":
 		return profileGate(ctx, e, sc, o)
 	case o.sweepConc != "" || o.sweepRate != "":
 		return profileSweep(ctx, e, sc, o)

@@ -47,6 +47,7 @@ type profileOpts struct {
 	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
 	history     historyOpts         // --history and the server's identity (history.go)
 	gate        gateFlags           // --baseline and the regression gate's flags (regress.go)
+	server      serverFlags         // --server-cmd and the servers profile starts (serverflags.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -164,6 +165,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	registerShardFlags(fs, &o.shard)
 	registerHistoryFlags(fs, &o.history)
 	registerGateFlags(fs, &o.gate, true)
+	registerServerFlags(fs, &o.server)
 }
 
 func cmdProfile(ctx context.Context, e *env, args []string) error {
@@ -187,6 +189,9 @@ func cmdProfile(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "perfgate: note: %s\n", n)
 	}
 	if err := applyShardFlags(&sc, &o); err != nil {
+		return err
+	}
+	if err := o.server.apply(&sc, o); err != nil {
 		return err
 	}
 	return profile(ctx, e, sc, o)

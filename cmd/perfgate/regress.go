@@ -113,19 +113,32 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		return out, nil
 	}}
 	var res scenario.GateResult
-	if o.gate.baselineURL != "" {
+	if o.gate.baselineURL != "" || o.server.baselineCmd != "" {
 		if len(sc.URLs) == 0 {
 			return invalidf("--baseline-url: the candidate needs --url (A/B compares two servers)")
 		}
 		a := sc
-		a.URLs = []string{o.gate.baselineURL}
+		a.Server = nil
+		if o.gate.baselineURL != "" {
+			a.URLs = []string{o.gate.baselineURL}
+		}
+		if o.server.baselineCmd != "" {
+			a.Server = o.server.server(o.server.baselineCmd)
+		}
 		if err := preflight(ctx, a, 0); err != nil {
 			return err
 		}
 		if !o.quiet {
-			fmt.Fprintf(e.stdout, "perfgate profile: A/B: baseline %s, candidate %s, alternating, %d runs each to start\n", o.gate.baselineURL, strings.Join(sc.URLs, ", "), g.Schedule().Start)
+			if a.Server != nil || sc.Server != nil {
+				abServers(e.stdout, a, sc, g.Schedule().Start)
+			} else {
+				fmt.Fprintf(e.stdout, "perfgate profile: A/B: baseline %s, candidate %s, alternating, %d runs each to start\n", o.gate.baselineURL, strings.Join(sc.URLs, ", "), g.Schedule().Start)
+			}
 		}
 		res, err = scenario.Interleave(ctx, a, sc, o.artifactDir, g, so)
+		if err != nil && o.artifactDir != "" {
+			fmt.Fprintf(e.stdout, "A/B stopped; the runs so far are in %s (a/run-NNN, b/run-NNN)\n", artifactPath(o.artifactDir))
+		}
 	} else {
 		base, lerr := loadGateBaseline(ctx, g.Baseline, o.history.addr)
 		if lerr != nil {

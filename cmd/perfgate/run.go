@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/servermetrics"
+	"github.com/perfgate/perfgate/serverproc"
 	"golang.org/x/term"
 )
 
@@ -253,8 +254,11 @@ func (s *stringList) Set(v string) error {
 
 // redactArgs returns args with every credential replaced by "[redacted]": the value of
 // --api-key, of a -H/--header whose name is a credential header
-// (openai.CredentialHeader), and the query values of --server-metrics URLs, in both "--flag value" and "--flag=value" forms. What
-// perfgate writes of its own command line (the manifest) goes through it.
+// (openai.CredentialHeader), the query values of --server-metrics URLs, and the
+// secrets in the command lines of --server-cmd and --baseline-server-cmd
+// (serverproc.Redact: --api-key, HF_TOKEN=…), in both "--flag value" and
+// "--flag=value" forms. What perfgate writes of its own command line (the manifest)
+// goes through it.
 func redactArgs(args []string) []string {
 	out := slices.Clone(args)
 	for i := 0; i < len(out); i++ {
@@ -277,6 +281,8 @@ func redactArgs(args []string) []string {
 			redact = servermetrics.Redact // a scrape URL may carry a token in its query
 		case "history", "db":
 			redact = history.Redact // a postgres:// URL's password
+		case "server-cmd", "baseline-server-cmd", "server-ready":
+			redact = serverproc.Redact // a server's --api-key, HF_TOKEN=…
 		default:
 			continue
 		}
