@@ -168,9 +168,10 @@ func m2(m [][]byte) []byte {
 }
 
 // The A/B gate on one machine: two `perfgate mock` builds, B 8% slower, each started
-// for each of its runs and stopped after, A B A B on one port. Each run is answered by
-// its own server process, whose logs are in the run's directory; B's TTFT is higher;
-// the secrets in the commands are written nowhere.
+// for each of its runs and stopped after, A B A B on one port, the prefix cache reset
+// once each is up. Each run is answered by its own server process, whose logs are in
+// the run's directory; B's TTFT is higher; the secrets in the commands are written
+// nowhere.
 func TestABServerCommands(t *testing.T) {
 	const secret = "sk-abSECRET77"
 	port, dir, rec := freePort(t), filepath.Join(t.TempDir(), "ab"), t.TempDir()
@@ -178,7 +179,8 @@ func TestABServerCommands(t *testing.T) {
 		return mockCmd(port, "--ttft", "100", "--itl", "2", "--random-seed", seed, "--latency-scale", scale,
 			"--api-key", secret, "--record-requests", filepath.Join(rec, side+".jsonl"))
 	}
-	args := abArgs(port, dir, "--api-key", secret,
+	// The cache reset is POSTed after each server started: before, it would be refused.
+	args := abArgs(port, dir, "--api-key", secret, "--cache-reset-url", fmt.Sprintf("http://127.0.0.1:%d/reset_prefix_cache", port),
 		"--baseline-server-cmd", "HF_TOKEN="+secret+" "+mock("a", "1", "1"), "--server-cmd", mock("b", "2", "1.08"))
 	args = slices.DeleteFunc(args, func(a string) bool { return a == "--quiet" }) // the console says which servers run
 	code, out, errOut := cli(t, args...)
