@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -20,6 +21,11 @@ func TestVLLMMetrics(t *testing.T) {
 		if resp, b := post(t, s.URL()+"/v1/chat/completions", body); resp.StatusCode != 200 {
 			t.Fatalf("status %d: %s", resp.StatusCode, b)
 		}
+	}
+	// A request is finished (its metrics observed, its record queued) just after its
+	// answer's last byte: wait, bounded, until both are, so that the scrape sees them.
+	for end := time.Now().Add(10 * time.Second); len(s.Records()) < 2 && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
 	}
 	st, text := get(t, s.URL()+"/metrics")
 	if st != 200 {

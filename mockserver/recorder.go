@@ -18,6 +18,9 @@ import (
 type recItem struct {
 	rec record.Server
 	ids []int
+	// synced, when set, is no record: the writer closes it once every record queued
+	// before it is written (see recorder.sync).
+	synced chan struct{}
 }
 
 // RejectedSuffix is appended to the recording's path to name the file of rejected
@@ -84,11 +87,22 @@ func newRecorder(path string, queue int, keep bool, agg *aggregator) (*recorder,
 
 // put queues one record, blocking while the queue is full. After close it is a no-op
 // (only a request answered after Close returned can get there).
-func (r *recorder) put(it recItem) {
+func (r *recorder) put(it recItem) bool {
 	r.qmu.RLock()
 	defer r.qmu.RUnlock()
 	if !r.closed {
 		r.q <- it
+	}
+	return !r.closed
+}
+
+// sync returns once every record queued before the call is written (at once after
+// close, which drains the queue): what [Server.Records] reads then holds every request
+// finished before it was called.
+func (r *recorder) sync() {
+	done := make(chan struct{})
+	if r.put(recItem{synced: done}) {
+		<-done
 	}
 }
 
@@ -169,6 +183,10 @@ func (r *recorder) loop() {
 // write writes one record's line (buffered), keeps it when asked, and adds it to the
 // summary; line is the scratch buffer, returned for reuse.
 func (r *recorder) write(it recItem, line []byte) []byte {
+	if it.synced != nil {
+		close(it.synced)
+		return line
+	}
 	rejected := it.rec.Rejected != ""
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -241,6 +259,7 @@ func (r *recorder) close(sum func() record.ServerSummary) error {
 // read returns the served (or rejected) records so far: read back from the file when
 // there is one, else the in-memory copy (nil unless keep).
 func (r *recorder) read(rejected bool) ([]record.Server, error) {
+	r.sync()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.path == "" {
