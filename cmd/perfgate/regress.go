@@ -128,6 +128,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		if err := preflight(ctx, a, 0); err != nil {
 			return err
 		}
+		shareModel(ctx, &a, &sc)
 		if !o.quiet {
 			if a.Server != nil || sc.Server != nil {
 				abServers(e.stdout, a, sc, g.Schedule().Start)
@@ -143,6 +144,9 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		base, lerr := loadGateBaseline(ctx, g.Baseline, o.history.addr)
 		if lerr != nil {
 			return lerr
+		}
+		if sc.Server != nil && sc.Model == "" && len(sc.ModelNames) == 0 {
+			sc.Model = base.Scenario.Model // the started server is asked for the baseline's model
 		}
 		if ds := scenario.DiffWorkload(base.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
 			return invalidf("--baseline %s is another workload: %s (re-record it, or --ignore-workload FIELD)", g.Baseline, diffText(ds))

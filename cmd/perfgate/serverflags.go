@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -64,6 +65,22 @@ func (s serverFlags) apply(sc *scenario.Scenario, o profileOpts) error {
 		sc.Server = s.server(s.cmd)
 	}
 	return nil
+}
+
+// shareModel names, when no model is, the model of the side whose server is already
+// running on both sides, so that an A/B gate with one side started by perfgate asks
+// both for the same model (the started side's preflight then checks that it serves
+// it). With both sides started, each run names the model its server lists first.
+func shareModel(ctx context.Context, a, b *scenario.Scenario) {
+	if a.Model != "" || len(a.ModelNames) > 0 || (a.Server == nil) == (b.Server == nil) {
+		return
+	}
+	running := *a
+	if a.Server != nil {
+		running = *b
+	}
+	a.Model = scenario.FirstServedModel(ctx, running)
+	b.Model = a.Model
 }
 
 // abServers says what an A/B gate with started servers does, for profile's console.

@@ -244,6 +244,35 @@ func TestABServerCommands(t *testing.T) {
 	}
 }
 
+// With one side a server already running (A at --baseline-url) and the other started
+// by perfgate (B), and no model named, both ask for the running server's model and
+// the gate compares them; a --baseline DIR gate with a started server asks for the
+// baseline's model.
+func TestServerCmdBesideRunningServer(t *testing.T) {
+	a, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: "127.0.0.1", Port: 0, Fast: true, StrictModel: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	port, dir := freePort(t), filepath.Join(t.TempDir(), "ab")
+	code, out, errOut := cli(t, abArgs(port, dir, "--baseline-url", a.URL(), "--server-cmd", mockCmd(port, "--fast"))...)
+	if code != ExitOK && code != ExitAssertFailed && code != ExitInconclusive {
+		t.Fatalf("A/B, A running and B started: exit %d, want a verdict\n%s\n%s", code, out, errOut)
+	}
+	for _, side := range []string{"a", "b"} {
+		if m := readRuns(t, filepath.Join(dir, side)).Scenario.Model; m != "mock-model" {
+			t.Errorf("side %s asked for model %q, want the running server's mock-model", side, m)
+		}
+	}
+	code, out, errOut = cli(t, abArgs(port, filepath.Join(t.TempDir(), "gate"), "--baseline", filepath.Join(dir, "a"), "--server-cmd", mockCmd(port, "--fast"))...)
+	if code != ExitOK && code != ExitAssertFailed && code != ExitInconclusive {
+		t.Fatalf("--baseline DIR with --server-cmd: exit %d, want a verdict\n%s\n%s", code, out, errOut)
+	}
+}
+
 // A server that takes seconds to become ready is waited for; one that ignores
 // SIGTERM is killed after the grace; the gate carries on.
 func TestABServerSlowReadyAndIgnoresSIGTERM(t *testing.T) {
@@ -269,9 +298,19 @@ func TestABServerSlowReadyAndIgnoresSIGTERM(t *testing.T) {
 // A server that never becomes ready: exit 1 after the ready timeout, naming the
 // build, the runs before it kept.
 func TestABServerNeverReady(t *testing.T) {
+	// A is a server already running (at --baseline-url), so the 1s timeout is B's
+	// alone, however slowly a mock starts on a loaded machine.
+	a, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: "127.0.0.1", Port: 0, Fast: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
 	port, dir := freePort(t), filepath.Join(t.TempDir(), "ab")
 	code, out, errOut := cli(t, abArgs(port, dir, "--server-ready-timeout", "1s",
-		"--baseline-server-cmd", mockCmd(port, "--fast"), "--server-cmd", mockCmd(port, "--fast", "--models-ready-delay-seconds", "3600"))...)
+		"--baseline-url", a.URL(), "--server-cmd", mockCmd(port, "--fast", "--models-ready-delay-seconds", "3600"))...)
 	// The probe's last answer is a 503, or a refused connection if the mock took more
 	// than the timeout to start listening.
 	if code != ExitRuntime || !strings.Contains(errOut, "serverproc: server B not ready after 1s: GET http://127.0.0.1:"+strconv.Itoa(port)+"/health: ") {
