@@ -201,16 +201,14 @@ func (p *Process) Err() error {
 	return p.exitErr
 }
 
-// WaitReady probes the server every ReadyPoll until it is ready: GET Ready answers
-// 200, or ReadyCmd exits 0. It returns an error when the server exits first
+// WaitReady probes the server until it is ready (every ReadyPoll, sooner at first):
+// GET Ready answers 200, or ReadyCmd exits 0. It returns an error when the server exits first
 // ([ErrExited]), when ReadyTimeout passes ([ErrNotReady], with the last probe's answer
 // and the server's stderr), or when ctx is done (wrapping ctx's error). The server is
 // left running on error: call Stop.
 func (p *Process) WaitReady(ctx context.Context) error {
 	deadline := time.NewTimer(p.srv.ReadyTimeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(ReadyPoll)
-	defer tick.Stop()
 	why := "not probed yet"
 	for {
 		select {
@@ -235,10 +233,25 @@ func (p *Process) WaitReady(ctx context.Context) error {
 		case <-deadline.C:
 			p.logf("not ready after %v: %s", p.srv.ReadyTimeout, why)
 			return errorf(ErrNotReady, "server %s not ready after %v: %s: %s%s", p.srv.Name, p.srv.ReadyTimeout, p.probeName(), why, p.evidence())
-		case <-tick.C:
+		case <-time.After(p.pollWait()):
 		}
 	}
 }
+
+// pollWait is the wait before the next readiness probe: short while the server is
+// young (a light server is up in tens of milliseconds), ReadyPoll once it has been
+// starting for a while (a model server loads for minutes, and may log each probe).
+func (p *Process) pollWait() time.Duration {
+	if time.Since(p.started) < readyFastFor {
+		return readyFastPoll
+	}
+	return ReadyPoll
+}
+
+const (
+	readyFastPoll = 50 * time.Millisecond
+	readyFastFor  = 5 * time.Second
+)
 
 // probeName says what the readiness probe is.
 func (p *Process) probeName() string {

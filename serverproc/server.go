@@ -20,7 +20,8 @@ const (
 	DefaultReadyTimeout = 10 * time.Minute
 	// DefaultStopGrace is how long Stop waits after SIGTERM before SIGKILL.
 	DefaultStopGrace = 10 * time.Second
-	// ReadyPoll is how often WaitReady probes.
+	// ReadyPoll is how often WaitReady probes, once the server has been starting for
+	// 5 s (every 50 ms before).
 	ReadyPoll = 250 * time.Millisecond
 	// PortReleaseTimeout bounds how long Stop waits, once the server's processes are
 	// gone, for its port to refuse connections.
@@ -67,9 +68,9 @@ type Server struct {
 	// free before the server starts and released after it stops.
 	URL string
 	// Ready is the readiness probe: a path ("/health", "/v1/models") on URL, or a URL,
-	// polled with GET every ReadyPoll until it answers 200; "" = DefaultReady.
-	// ReadyCmd, when set, replaces it: a shell command run every ReadyPoll until it
-	// exits 0.
+	// polled with GET until it answers 200 (every ReadyPoll, sooner at first); "" =
+	// DefaultReady. ReadyCmd, when set, replaces it: a shell command run as often
+	// until it exits 0.
 	Ready    string
 	ReadyCmd string
 	// ReadyTimeout bounds the wait for readiness; 0 = DefaultReadyTimeout.
