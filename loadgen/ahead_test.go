@@ -356,14 +356,28 @@ func (w writeLog) Write(b []byte) (int, error) {
 // the earliest time it is asked about must see about minus the lead (the loop before
 // the head start asked at 0 or later), and every request still goes out at or after
 // its due time.
+//
+// How early the loop first asks depends on the scheduler too: a loop that gets the CPU
+// a lead after the clock was set (seen once in four loaded runs of the suite) asks at 0
+// or later, head start or not. So the head start must show in one of up to five runs
+// (a loop without it never shows it), and no run may ask earlier than twice the lead.
 func TestOpenLoopHeadStart(t *testing.T) {
 	g := newGroundTruth(t)
-	p := &earliestPace{Pacer: ConstantPacer{Freq: 1000}}
-	p.earliest.Store(math.MaxInt64)
-	runOnTime(t, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{ISL: fixed(8)}, Load: Load{Pacer: p}, Stop: Stop{Requests: 20}}, "")
-	if e := time.Duration(p.earliest.Load()); e > -prepareLead/2 || e < -2*prepareLead {
-		t.Errorf("the pacer was first asked at %v of the run clock; want about -%v (its lead before zero)", e, prepareLead)
+	var seen []time.Duration
+	for range 5 {
+		p := &earliestPace{Pacer: ConstantPacer{Freq: 1000}}
+		p.earliest.Store(math.MaxInt64)
+		runOnTime(t, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{ISL: fixed(8)}, Load: Load{Pacer: p}, Stop: Stop{Requests: 20}}, "")
+		e := time.Duration(p.earliest.Load())
+		if e < -2*prepareLead {
+			t.Fatalf("the pacer was first asked at %v of the run clock; want no earlier than -%v (twice its lead)", e, 2*prepareLead)
+		}
+		seen = append(seen, e)
+		if e <= -prepareLead/2 {
+			return
+		}
 	}
+	t.Errorf("in 5 runs the pacer was first asked at %v of the run clock; want about -%v (its lead before zero) in one of them", seen, prepareLead)
 }
 
 // earliestPace is a Pacer that remembers the earliest elapsed time it was asked about.
