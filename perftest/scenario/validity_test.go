@@ -381,8 +381,11 @@ func TestSteadySlowingServer(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
+		// TTFT grows by 0.4 ms a request, 5 → 125 ms over the 300: a rise that the
+		// delays of a loaded machine cannot hide (at 0.13 ms a request, a loaded run's
+		// early requests were slower than its late ones).
 		i := n.Add(1)
-		time.Sleep(5*time.Millisecond + time.Duration(i)*130*time.Microsecond)
+		time.Sleep(5*time.Millisecond + time.Duration(i)*400*time.Microsecond)
 		w.Header().Set("Content-Type", "text/event-stream")
 		for range 3 {
 			fmt.Fprint(w, `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" hi"}}]}`+"\n\n")
