@@ -114,6 +114,10 @@ func TQuantile(p, df float64) float64 {
 	return x
 }
 
+// TSurvival returns P(T > t) for Student's t with df degrees of freedom (the standard
+// normal at df = +Inf): scipy.stats.t.sf(t, df).
+func TSurvival(t, df float64) float64 { return tSurvival(t, df) }
+
 // tSurvival is P(T > t) for Student's t with df degrees of freedom (normal at +Inf).
 func tSurvival(t, df float64) float64 {
 	if math.IsInf(df, 1) {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -78,10 +79,28 @@ type RunGate struct {
 	// Power is the probability of detecting a true effect at which the minimum detectable
 	// effect is reported (0 = DefaultPower).
 	Power float64
+	// NoRegressionAlpha is the level of the interval's worse end, the one-sided test of
+	// "no regression" (0 = Alpha). CompareFamily sets it to the family alpha: "no
+	// regression" on every primary metric is an intersection–union test, which needs no
+	// Holm split (each metric's claim must hold on its own).
+	NoRegressionAlpha float64
 	// PriorCV is the between-run coefficient of variation to assume for a side that has
 	// one run (a baseline's stored CV); 0 = none, and with one run on both sides the gate
 	// is then inconclusive.
 	PriorCV float64
+	// SessionCV is the between-session CV to assume when the sides' sessions are too few
+	// to measure it (fewer than MinSessions): stored with a baseline or configured; 0 =
+	// none, and a side of one session is then assumed to wander between sessions as much
+	// as its runs wander within one. SessionDF is its degrees of freedom when it was
+	// itself estimated (0 = known exactly), and SessionCVFrom says where it came from,
+	// for the verdict's note ("" = "the given").
+	SessionCV     float64
+	SessionDF     float64
+	SessionCVFrom string
+	// SameSession says the two sides ran in the same session (an interleaved A/B
+	// comparison), so a session's offset touches both alike and cancels: no
+	// between-session term, and session labels are ignored.
+	SameSession bool
 	// FailInconclusive makes an Inconclusive answer fail (Verdict.Pass = false).
 	FailInconclusive bool
 	// StrictMDE makes a Margin below the minimum detectable effect fail instead of warn.
@@ -98,6 +117,9 @@ func (g RunGate) withDefaults() RunGate {
 	if g.Power == 0 {
 		g.Power = DefaultPower
 	}
+	if g.NoRegressionAlpha == 0 {
+		g.NoRegressionAlpha = g.Alpha
+	}
 	return g
 }
 
@@ -112,8 +134,17 @@ func (g RunGate) validate() string {
 	if !(g.Power > 0 && g.Power < 1) {
 		bad = append(bad, fmt.Sprintf("power %v is outside (0, 1)", g.Power))
 	}
+	if !(g.NoRegressionAlpha > 0 && g.NoRegressionAlpha < 0.5) {
+		bad = append(bad, fmt.Sprintf("no-regression alpha %v is outside (0, 0.5)", g.NoRegressionAlpha))
+	}
 	if !(g.PriorCV >= 0 && !math.IsInf(g.PriorCV, 0)) {
 		bad = append(bad, fmt.Sprintf("prior CV %v is not a finite value >= 0", g.PriorCV))
+	}
+	if !(g.SessionCV >= 0 && g.SessionCV < 1) {
+		bad = append(bad, fmt.Sprintf("session CV %v is outside [0, 1)", g.SessionCV))
+	}
+	if !(g.SessionDF >= 0) {
+		bad = append(bad, fmt.Sprintf("session CV df %v is negative", g.SessionDF))
 	}
 	return strings.Join(bad, "; ")
 }
@@ -150,30 +181,56 @@ type Comparison struct {
 	Metric string
 	Unit   Unit
 	Change Change
-	// Ratio is current/baseline, the ratio of the geometric means of the run statistics;
-	// [Low, High] is its interval at 1-2·Alpha, each end a one-sided bound at Alpha (NaN
-	// when it cannot be computed: one run per side and no PriorCV).
+	// Ratio is current/baseline, the ratio of the (geometric) means of the run
+	// statistics, each side's mean being the mean of its sessions' means; [Low, High] is
+	// its interval, the better end a one-sided bound at Alpha and the worse end one at
+	// NoRegressionAlpha (NaN when it cannot be computed: one run per side and no PriorCV).
 	Ratio, Low, High float64
-	// PValue is Welch's t test on the logs of "no change" against "worse", one-sided
-	// (NaN without an interval): below Alpha exactly when the interval lies on the worse
-	// side of 1. Holm ranks the primary metrics by it.
+	// PValue is the t test on the logs of "no change" against "worse", one-sided (NaN
+	// without an interval): below Alpha exactly when the better end lies on the worse side
+	// of 1. Holm ranks the primary metrics by it.
 	PValue float64
-	// DF is the t reference's degrees of freedom (Welch–Satterthwaite; +Inf when both
-	// variances were assumed from PriorCV).
-	DF float64
-	// Alpha is the level used, after Holm and sequential spending.
-	Alpha float64
+	// SE is the standard error of the log ratio, from the two-level noise model, and DF
+	// its t reference's degrees of freedom (Satterthwaite over the variance's parts;
+	// +Inf when every part was assumed).
+	SE, DF float64
+	// Alpha is the level of the better end (of "regressed"), after Holm and sequential
+	// spending; NoRegressionAlpha that of the worse end (of "no regression").
+	Alpha, NoRegressionAlpha float64
+	// BaselineSessions and CurrentSessions count the sessions of each side.
+	BaselineSessions, CurrentSessions int
+	// SessionCV is the between-session CV the interval used (NaN when the sides share
+	// their sessions), and SessionSource how it was found: "measured" (from MinSessions
+	// sessions or more), "given" (Gate.SessionCV), "assumed" (as large as the run CV: one
+	// session per side and nothing given), "few sessions" (the larger of what 2–4
+	// sessions show and the given or assumed one), or "same session".
+	SessionCV     float64
+	SessionSource string
+	// Dependence is what the tests for dependence in run order found on each side
+	// (baseline, current).
+	Dependence [2]Dependence
+	// CurrentRunsToDecide is the number of current runs that would make this comparison
+	// decisive (detect δ at Alpha with the gate's Power, and prove "no regression" for no
+	// change) with the baseline as it is; 0 when no number up to 1000 would (the
+	// baseline's sessions, or the current session's own offset, limit it), and then
+	// BaselineRunsToDecide (for a one-session baseline) the runs in that session that
+	// would, else SessionsToDecide the number of baseline sessions (of the baseline's runs
+	// per session) that would with the current runs; 0 when none (up to 1000 runs, 200
+	// sessions) would.
+	CurrentRunsToDecide, BaselineRunsToDecide, SessionsToDecide int
 	// Baseline and Current are the run statistics compared, one per run, in run order.
 	Baseline, Current []float64
-	// CV is the between-run coefficient of variation used: pooled over both sides' runs,
-	// or PriorCV. It is reported as a relative standard deviation (sqrt(e^s²-1) for the
-	// standard deviation s of the logs; for small values the two are equal).
+	// CV is the between-run coefficient of variation within a session: pooled over both
+	// sides' sessions, or PriorCV. It is reported as a relative standard deviation
+	// (sqrt(e^s²-1) for the standard deviation s of the logs; for small values the two
+	// are equal).
 	CV float64
 	// MDE is the smallest relative effect in the worse direction that these runs detect
 	// at Alpha with the gate's Power (NaN without an interval).
 	MDE float64
-	// RunsForMargin is the number of runs per side that would detect Margin at Alpha with
-	// the gate's Power, given CV (0 when unknown or more than 1000).
+	// RunsForMargin is the number of runs per side of one session each that would
+	// detect Margin at Alpha with the gate's Power, given CV and no session noise (0 when
+	// unknown or more than 1000).
 	RunsForMargin int
 	// Primary is set by CompareFamily for a primary metric (Holm-corrected, can fail the gate).
 	Primary bool
@@ -188,46 +245,88 @@ type Comparison struct {
 }
 
 // CompareRuns compares one metric's run statistics, one value per run, between a baseline
-// and a current set of runs. The effect is the ratio of geometric means current/baseline;
-// its interval at 1-2·Alpha (each end a one-sided bound at Alpha) comes from Welch's t on the logs of the run statistics (degrees
-// of freedom by Welch–Satterthwaite; see [distribution.Welch]). With δ = Margin:
-//
-//   - [ChangeRegressed]: the interval excludes 1 on the worse side and the ratio is worse by at
-//     least δ (r >= 1+δ for latencies, r <= 1-δ for throughputs);
-//   - [ChangeImproved]: the interval excludes 1 on the better side and the ratio is better by at
-//     least δ;
-//   - [ChangeNoRegression]: otherwise, when the interval's worse end is worse by less than δ;
-//   - [ChangeInconclusive]: anything else.
-//
-// A side with one run has no measured between-run noise: its variance is taken from
-// PriorCV when given, else from the other side's runs (and a note says so); with one run
-// on each side and no PriorCV there is no interval, and the answer is ChangeInconclusive. The
-// minimum detectable effect (MDE) and the runs needed for δ are computed at Alpha and
-// Power ([distribution.DetectableEffect]); a δ below the MDE adds a note (or, with
-// StrictMDE, fails the verdict). CompareRuns never panics on data: bad settings or
-// values give an Invalid comparison.
+// and a current set of runs, each side measured in one session of its own: it is
+// [CompareSides] with no session labels.
 func CompareRuns(metric string, u Unit, baseline, current []float64, g RunGate) Comparison {
+	return CompareSides(metric, u, Side{Values: baseline}, Side{Values: current}, g)
+}
+
+// CompareSides compares one metric's run statistics between a baseline and a current
+// side, each a [Side]: one value per run in run order, and the session each run was
+// measured in. The effect is the ratio current/baseline of the sides' geometric means
+// (each side's mean of logs being the mean of its sessions' means). Its interval comes
+// from a t reference on the two-level noise model (see the file's comment and
+// docs/statistics.md): a side's mean varies with its sessions' offsets (between-session
+// variance σ_b²) and with its runs' noise within a session (σ_w², widened by the
+// effective number of runs when the runs are correlated in run order). σ_b² is
+//
+//   - nothing, with SameSession (an interleaved A/B comparison);
+//   - measured, by one-way random-effects ANOVA, when the sides have MinSessions sessions
+//     or more (sum of m-1 at least MinSessions-1): a side of several sessions then
+//     contributes the variance of its session means over their number, with m-1 degrees
+//     of freedom, and a side of one session σ_b² plus its within-session part;
+//   - else SessionCV (stored or configured), or the larger of it and what 2–4 sessions
+//     show;
+//   - else assumed equal to σ_w²: a side of one session may be offset as far as a run
+//     wanders, and the verdict says so and what would tell (more baseline sessions, or a
+//     session CV).
+//
+// The degrees of freedom are Satterthwaite's over the parts. With δ = Margin:
+//
+//   - [ChangeRegressed]: the better end (a one-sided bound at Alpha) is on the worse side
+//     of 1 and the ratio is worse by at least δ (r >= 1+δ for latencies, r <= 1-δ for
+//     throughputs);
+//   - [ChangeImproved]: the worse end is on the better side and the ratio is better by at
+//     least δ;
+//   - [ChangeNoRegression]: otherwise, when the worse end (a one-sided bound at
+//     NoRegressionAlpha) is worse by less than δ;
+//   - [ChangeInconclusive]: anything else; the verdict says what would decide it
+//     (CurrentRunsToDecide, SessionsToDecide).
+//
+// A side with one run has no measured within-session noise: its variance is taken from
+// PriorCV when given, else from the other side's runs (and a note says so); with one run
+// on each side and no PriorCV there is no interval, and the answer is ChangeInconclusive.
+// The minimum detectable effect (MDE) and the runs needed for δ are computed at Alpha and
+// Power ([distribution.DetectableEffect]); a δ below the MDE adds a note (or, with
+// StrictMDE, fails the verdict). CompareSides never panics on data: bad settings or
+// values give an Invalid comparison.
+func CompareSides(metric string, u Unit, baseline, current Side, g RunGate) Comparison {
+	return compareSides(metric, u, baseline, current, g, true)
+}
+
+// compareSides is CompareSides; without full it leaves out what would decide an
+// inconclusive answer (CompareFamily's first pass needs the p-value only).
+func compareSides(metric string, u Unit, baseline, current Side, g RunGate, full bool) Comparison {
 	g = g.withDefaults()
 	c := Comparison{
-		Metric: metric, Unit: u, Gate: g, Alpha: g.Alpha, Change: ChangeInconclusive,
-		Baseline: append([]float64(nil), baseline...), Current: append([]float64(nil), current...),
-		Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), PValue: math.NaN(), DF: math.NaN(),
-		CV: math.NaN(), MDE: math.NaN(),
+		Metric: metric, Unit: u, Gate: g, Alpha: g.Alpha, NoRegressionAlpha: g.NoRegressionAlpha, Change: ChangeInconclusive,
+		Baseline: append([]float64(nil), baseline.Values...), Current: append([]float64(nil), current.Values...),
+		Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), PValue: math.NaN(), SE: math.NaN(), DF: math.NaN(),
+		CV: math.NaN(), MDE: math.NaN(), SessionCV: math.NaN(),
 	}
 	if bad := g.validate(); bad != "" {
 		c.Invalid = bad
 		return c
 	}
-	if len(baseline) == 0 || len(current) == 0 {
-		c.Invalid = fmt.Sprintf("a side has no runs (baseline %d, current %d)", len(baseline), len(current))
+	if len(baseline.Values) == 0 || len(current.Values) == 0 {
+		c.Invalid = fmt.Sprintf("a side has no runs (baseline %d, current %d)", len(baseline.Values), len(current.Values))
 		return c
 	}
-	lb, bad := logs(baseline, "baseline")
+	for _, s := range []struct {
+		name string
+		side Side
+	}{{"baseline", baseline}, {"current", current}} {
+		if s.side.Sessions != nil && len(s.side.Sessions) != len(s.side.Values) {
+			c.Invalid = fmt.Sprintf("%s has %d runs and %d session labels; want one label per run", s.name, len(s.side.Values), len(s.side.Sessions))
+			return c
+		}
+	}
+	lb, bad := logs(baseline.Values, "baseline")
 	if bad == "" {
 		var lc []float64
-		lc, bad = logs(current, "current")
+		lc, bad = logs(current.Values, "current")
 		if bad == "" {
-			c.compare(lb, lc)
+			c.compare(lb, lc, baseline.Sessions, current.Sessions, full)
 			return c
 		}
 	}
@@ -262,78 +361,134 @@ func meanVar(xs []float64) (m, v float64) {
 }
 
 // compare fills in the interval, the change, the MDE and the notes from the logs.
-func (c *Comparison) compare(lb, lc []float64) {
+func (c *Comparison) compare(lb, lc []float64, sb, sc []int, full bool) {
 	g := c.Gate
-	nb, nc := len(lb), len(lc)
-	mb, vb := meanVar(lb)
-	mc, vc := meanVar(lc)
-	diff := mc - mb
+	b := groupSide("baseline", lb, sb, g.SameSession)
+	cu := groupSide("current", lc, sc, g.SameSession)
+	c.BaselineSessions, c.CurrentSessions = b.m(), cu.m()
+	c.Dependence = [2]Dependence{b.dep, cu.dep}
+	diff := cu.mean - b.mean
 	c.Ratio = math.Exp(diff)
-	conf := 1 - 2*g.Alpha // each end a one-sided bound at Alpha
-	// The prior's variance on the log scale: a lognormal with CV k has log-variance log(1+k²).
-	prior := math.Log1p(g.PriorCV * g.PriorCV)
-	var w distribution.WelchResult
-	var pooled float64 // the between-run log-variance the CV and the planning use (every case below sets it)
-	switch {
-	case nb >= 2 && nc >= 2:
-		w, _ = distribution.Welch(lb, lc, conf)
-		pooled = ((float64(nb-1))*vb + float64(nc-1)*vc) / float64(nb+nc-2)
-	case nb == 1 && nc == 1:
-		if g.PriorCV == 0 {
-			c.Notes = append(c.Notes, "between-run noise not measured: one run per side and no stored CV, so a change cannot be told from run-to-run noise; record a baseline of several runs (or give the gate a prior CV)")
-			c.RunsForMargin = 0
-			return
-		}
-		pooled = prior
-		w = distribution.WelchFrom(diff, math.Sqrt(2*prior), math.Inf(1), conf, nb, nc)
-		c.Notes = append(c.Notes, fmt.Sprintf("between-run noise not measured: one run per side; assumed the stored between-run CV %s", pct(g.PriorCV)))
-	default: // one side has one run, the other several
-		one, v, n := "current", vb, nb
-		if nb == 1 {
-			one, v, n = "baseline", vc, nc
-		}
-		if g.PriorCV > 0 {
-			// The one-run side's variance is the prior (known: no degrees of freedom); the
-			// other side's is estimated.
-			se2 := v/float64(n) + prior
-			df := se2 * se2 / ((v / float64(n)) * (v / float64(n)) / float64(n-1))
-			if v == 0 {
-				df = math.Inf(1)
-			}
-			w = distribution.WelchFrom(diff, math.Sqrt(se2), df, conf, nb, nc)
-			pooled = (float64(n-1)*v + prior) / float64(n)
-			c.Notes = append(c.Notes, fmt.Sprintf("between-run noise of the %s not measured (one run); assumed the stored between-run CV %s", one, pct(g.PriorCV)))
-		} else {
-			// Assume the one-run side varies as much as the other: a pooled estimate with
-			// the other side's n-1 degrees of freedom.
-			w = distribution.WelchFrom(diff, math.Sqrt(v*(1/float64(n)+1)), float64(n-1), conf, nb, nc)
-			pooled = v
-			c.Notes = append(c.Notes, fmt.Sprintf("between-run noise of the %s not measured (one run); assumed it varies as the %d %s runs do", one, n, other(one)))
-		}
+	wb, wc, ok := c.withinTerms(b, cu)
+	if !ok {
+		return
 	}
-	c.DF = w.DF
-	// One-sided p of "worse", from the two-sided one by symmetry.
-	toward := w.T
+	nz := twoLevel(b, cu, wb, wc, g)
+	se2, df := satterthwaite(nz.terms)
+	se := math.Sqrt(se2)
+	c.SE, c.DF = se, df
+	c.SessionSource = nz.source
+	if nz.source != sessionSame {
+		c.SessionCV = math.Sqrt(math.Expm1(nz.sb2))
+	}
+	// The better end at Alpha, the worse end at NoRegressionAlpha.
+	qr, qn := distribution.TQuantile(1-g.Alpha, df)*se, distribution.TQuantile(1-g.NoRegressionAlpha, df)*se
 	if g.HigherIsBetter {
-		toward = -w.T
+		c.Low, c.High = math.Exp(diff-qn), math.Exp(diff+qr)
+	} else {
+		c.Low, c.High = math.Exp(diff-qr), math.Exp(diff+qn)
 	}
-	c.PValue = w.PValue / 2
-	if toward < 0 || toward == 0 && w.SE == 0 {
-		c.PValue = 1 - w.PValue/2
+	toward := diff
+	if g.HigherIsBetter {
+		toward = -diff
 	}
-	c.Low, c.High = math.Exp(w.Lo), math.Exp(w.Hi)
-	c.CV = math.Sqrt(math.Expm1(pooled))
+	switch {
+	case se > 0:
+		c.PValue = distribution.TSurvival(toward/se, df)
+	case toward > 0:
+		c.PValue = 0
+	default:
+		c.PValue = 1
+	}
+	c.CV = math.Sqrt(math.Expm1(nz.sw2))
 	c.MDE = 0
-	if w.SE > 0 {
+	if se > 0 {
 		// The one-sided test at Alpha is the two-sided one at 2·Alpha less its far tail,
 		// which is negligible at any useful power.
-		c.MDE = g.relative(distribution.DetectableEffect(w.SE, w.DF, 2*g.Alpha, g.Power))
+		c.MDE = g.relative(distribution.DetectableEffect(se, df, 2*g.Alpha, g.Power))
 	}
-	c.RunsForMargin = distribution.RunsForEffect(math.Sqrt(pooled), g.marginLog(), 2*g.Alpha, g.Power, maxRunsForMargin)
+	c.RunsForMargin = distribution.RunsForEffect(math.Sqrt(nz.sw2), g.marginLog(), 2*g.Alpha, g.Power, maxRunsForMargin)
 	c.Change = c.decide()
+	c.sessionNotes(b, cu, nz)
+	if full && (c.Change == ChangeInconclusive || c.MDE > g.Margin) {
+		c.toDecide(b, cu, nz)
+	}
 	if c.MDE > g.Margin {
 		c.Notes = append(c.Notes, c.mdeNote())
 	}
+}
+
+// withinTerms returns each side's within-session variance (log scale) with its degrees
+// of freedom: its own; for a side without (one run per session), PriorCV's (known), else
+// the other side's. With neither side measuring it and no PriorCV it notes why there is
+// no interval and returns false.
+func (c *Comparison) withinTerms(b, cu *side) (wb, wc term, ok bool) {
+	g := c.Gate
+	prior := term{math.Log1p(g.PriorCV * g.PriorCV), math.Inf(1)}
+	own := func(s *side) term { return term{s.sw2(), s.dfw} }
+	switch {
+	case b.dfw > 0 && cu.dfw > 0:
+		return own(b), own(cu), true
+	case b.dfw == 0 && cu.dfw == 0:
+		if g.PriorCV == 0 {
+			c.Notes = append(c.Notes, "between-run noise not measured: one run per side and no stored CV, so a change cannot be told from run-to-run noise; record a baseline of several runs (or give the gate a prior CV)")
+			return term{}, term{}, false
+		}
+		c.Notes = append(c.Notes, fmt.Sprintf("between-run noise not measured: one run per side; assumed the stored between-run CV %s", pct(g.PriorCV)))
+		return prior, prior, true
+	}
+	one, many := b, cu
+	if cu.dfw == 0 {
+		one, many = cu, b
+	}
+	what := fmt.Sprintf("between-run noise of the %s not measured (one run)", one.name)
+	if one.n > 1 {
+		what = fmt.Sprintf("between-run noise of the %s not measured within a session (one run per session)", one.name)
+	}
+	t := own(many)
+	if g.PriorCV > 0 {
+		t = prior
+		c.Notes = append(c.Notes, fmt.Sprintf("%s; assumed the stored between-run CV %s", what, pct(g.PriorCV)))
+	} else {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s; assumed it varies as the %d %s runs do", what, many.n, many.name))
+	}
+	if one == b {
+		return t, own(cu), true
+	}
+	return own(b), t, true
+}
+
+// sessionNotes says how the between-session noise was found, when it was not measured,
+// and what the tests for dependence found.
+func (c *Comparison) sessionNotes(b, cu *side, nz noise) {
+	switch {
+	case nz.source == sessionGiven:
+		c.Notes = append(c.Notes, fmt.Sprintf("between-session noise not measured (%s): assumed %s between-session CV %s",
+			c.sessionsText(), cmp.Or(c.Gate.SessionCVFrom, "the given"), pct(c.SessionCV)))
+	case nz.source == sessionAssumed:
+		c.Notes = append(c.Notes, fmt.Sprintf("between-session noise not measured (%s) and no between-session CV stored or configured: assumed sessions differ as much as runs do (CV %s), so a change that session noise could explain is inconclusive; %d baseline sessions or more, or a session CV (--session-cv), would tell it from session noise",
+			c.sessionsText(), pct(c.SessionCV), MinSessions))
+	case strings.HasPrefix(nz.source, sessionFewMeasure):
+		c.Notes = append(c.Notes, fmt.Sprintf("%s: too few to measure between-session noise (%d or more); assumed the larger of what they show and %s: CV %s",
+			c.sessionsText(), MinSessions, cmp.Or(c.Gate.SessionCVFrom, "the run CV"), pct(c.SessionCV)))
+	}
+	for _, s := range []*side{b, cu} {
+		if found := s.dep.found(); found != "" {
+			c.Notes = append(c.Notes, fmt.Sprintf("dependence: the %s runs show %s in run order; counted as %.3g effective runs of %d, so the interval is wider",
+				s.name, found, float64(s.n)/s.dep.Factor, s.n))
+		}
+	}
+}
+
+// sessionsText prints "the baseline is one session, the current side one".
+func (c Comparison) sessionsText() string {
+	n := func(k int) string {
+		if k == 1 {
+			return "one session"
+		}
+		return fmt.Sprintf("%d sessions", k)
+	}
+	return fmt.Sprintf("baseline %s, current %s", n(c.BaselineSessions), n(c.CurrentSessions))
 }
 
 func other(side string) string {
@@ -364,10 +519,8 @@ func (c *Comparison) decide() Change {
 func (c *Comparison) mdeNote() string {
 	s := fmt.Sprintf("margin %s is below the minimum detectable effect %s with %d+%d runs (alpha %s, power %s): a regression of exactly %s is caught less than %s of the time",
 		pct(c.Gate.Margin), pct(c.MDE), len(c.Baseline), len(c.Current), sig3(c.Alpha), pct(c.Gate.Power), pct(c.Gate.Margin), pct(c.Gate.Power))
-	if c.RunsForMargin > 0 {
-		s += fmt.Sprintf("; %d runs per side would detect it", c.RunsForMargin)
-	} else {
-		s += fmt.Sprintf("; more than %d runs per side would be needed", maxRunsForMargin)
+	if r := c.remedy("detect it"); r != "" {
+		s += "; " + r
 	}
 	return s
 }
@@ -396,12 +549,43 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// intervalText prints "99% interval +8.0% to +16.1%".
+// intervalText prints "98% interval +8.0% to +16.1%" when both ends are at one level,
+// else "interval +8.0% to +16.1% (99.9%/99% bounds)" with each end's one-sided level.
 func (c Comparison) intervalText() string {
 	if math.IsNaN(c.Low) {
 		return "no interval"
 	}
-	return fmt.Sprintf("%s%% interval %s to %s", sig3((1-2*c.Alpha)*100), signedPct(c.Low-1), signedPct(c.High-1))
+	if c.Alpha == c.NoRegressionAlpha {
+		return fmt.Sprintf("%s%% interval %s to %s", sig3((1-2*c.Alpha)*100), signedPct(c.Low-1), signedPct(c.High-1))
+	}
+	lo, hi := c.Alpha, c.NoRegressionAlpha
+	if c.Gate.HigherIsBetter {
+		lo, hi = hi, lo
+	}
+	return fmt.Sprintf("interval %s to %s (%s%%/%s%% bounds)", signedPct(c.Low-1), signedPct(c.High-1), sig3((1-lo)*100), sig3((1-hi)*100))
+}
+
+// remedy says what would make the comparison decisive ("" when nothing was computed),
+// with verb ("decide it", "detect it") after its "would".
+func (c Comparison) remedy(verb string) string {
+	per := max(1, int(math.Round(float64(len(c.Baseline))/float64(max(1, c.BaselineSessions)))))
+	switch {
+	case math.IsNaN(c.SE):
+		return ""
+	case c.CurrentRunsToDecide > 0 && c.SessionSource == sessionSame:
+		return fmt.Sprintf("about %d runs per side would %s", c.CurrentRunsToDecide, verb)
+	case c.CurrentRunsToDecide > 0:
+		return fmt.Sprintf("about %d current runs would %s", c.CurrentRunsToDecide, verb)
+	case c.BaselineRunsToDecide > 0:
+		return fmt.Sprintf("more current runs would not: about %d baseline runs would %s", c.BaselineRunsToDecide, verb)
+	case c.SessionsToDecide > 0:
+		return fmt.Sprintf("more current runs would not: about %d baseline sessions of %d %s would %s", c.SessionsToDecide, per, plural(per, "run", "runs"), verb)
+	case c.SessionSource == sessionAssumed:
+		return fmt.Sprintf("more runs would not: between-session noise is not measured; %d baseline sessions, or a session CV, would %s", MinSessions, verb)
+	case c.SessionSource == sessionSame:
+		return fmt.Sprintf("more than %d runs per side would be needed to %s", maxRunsForMargin, verb)
+	}
+	return fmt.Sprintf("no number of runs or baseline sessions would %s: the current session's own offset (between-session CV %s) hides a %s change", verb, pct(c.SessionCV), pct(c.Gate.Margin))
 }
 
 // Verdict renders the comparison as a verdict of check "regression". Its Status is
@@ -435,8 +619,8 @@ func (c Comparison) Verdict() Verdict {
 		v.Status = Inconclusive
 		v.Pass = !g.FailInconclusive
 		v.Summary = fmt.Sprintf("%s: inconclusive: %s can neither rule out nor show a %s regression", c.Metric, change, pct(g.Margin))
-		if c.RunsForMargin > max(len(c.Baseline), len(c.Current)) {
-			v.Summary += fmt.Sprintf(" (about %d runs per side would)", c.RunsForMargin)
+		if r := c.remedy("decide it"); r != "" {
+			v.Summary += " (" + r + ")"
 		}
 	}
 	if g.StrictMDE && c.MDEBelowMargin() && c.Change != ChangeRegressed {
@@ -466,20 +650,21 @@ func (c Comparison) evidence() []Line {
 	if math.IsNaN(c.Low) {
 		ev = append(ev, Line{"ratio", fmt.Sprintf("%.4g (current/baseline, ratio of geometric means); no interval", c.Ratio)})
 	} else {
-		ev = append(ev, Line{"ratio", fmt.Sprintf("%.4g (current/baseline, ratio of geometric means), %s%% interval [%.4g, %.4g]; Welch t on log run statistics, df=%.3g, one-sided p(worse)=%s",
-			c.Ratio, sig3((1-2*c.Alpha)*100), c.Low, c.High, c.DF, pvalue(c.PValue))})
-		noise := fmt.Sprintf("between-run CV %s; minimum detectable effect %s at alpha %s and power %s", pct(c.CV), pct(c.MDE), sig3(c.Alpha), pct(g.Power))
-		if c.RunsForMargin > 0 {
-			noise += fmt.Sprintf("; %d runs per side detect %s", c.RunsForMargin, pct(g.Margin))
+		ev = append(ev, Line{"ratio", fmt.Sprintf("%.4g (current/baseline, ratio of geometric means), interval [%.4g, %.4g]; t on log run statistics over sessions and runs, SE %.3g, df=%.3g, one-sided p(worse)=%s",
+			c.Ratio, c.Low, c.High, c.SE, c.DF, pvalue(c.PValue))})
+		noise := fmt.Sprintf("between-run CV %s within a session", pct(c.CV))
+		if c.SessionSource != sessionSame {
+			noise += fmt.Sprintf(", between-session CV %s (%s; %s)", pct(c.SessionCV), c.SessionSource, c.sessionsText())
 		}
+		noise += fmt.Sprintf("; minimum detectable effect %s at alpha %s and power %s", pct(c.MDE), sig3(c.Alpha), pct(g.Power))
 		ev = append(ev, Line{"noise", noise})
 	}
 	dir := "higher"
 	if g.HigherIsBetter {
 		dir = "lower"
 	}
-	ev = append(ev, Line{"rule", fmt.Sprintf("regressed if the %s%% interval excludes no change and the ratio is %s by >= %s; no regression if its worse end is within %s; otherwise inconclusive (each a one-sided test at alpha %s%s)",
-		sig3((1-2*c.Alpha)*100), dir, pct(g.Margin), pct(g.Margin), sig3(c.Alpha), primaryText(c.Primary))})
+	ev = append(ev, Line{"rule", fmt.Sprintf("regressed if the interval's better end (one-sided at alpha %s) excludes no change and the ratio is %s by >= %s; no regression if its worse end (one-sided at alpha %s) is within %s; otherwise inconclusive%s",
+		sig3(c.Alpha), dir, pct(g.Margin), sig3(c.NoRegressionAlpha), pct(g.Margin), primaryText(c.Primary))})
 	for _, n := range c.Notes {
 		ev = append(ev, Line{"note", n})
 	}
@@ -488,7 +673,7 @@ func (c Comparison) evidence() []Line {
 
 func primaryText(p bool) string {
 	if p {
-		return ", a primary metric"
+		return " (a primary metric)"
 	}
 	return ""
 }
@@ -498,7 +683,10 @@ type Series struct {
 	Metric            string
 	Unit              Unit
 	Baseline, Current []float64
-	Gate              RunGate
+	// BaselineSessions and CurrentSessions label each run's session (as [Side.Sessions];
+	// nil = one session).
+	BaselineSessions, CurrentSessions []int
+	Gate                              RunGate
 	// Primary metrics share the family alpha (Holm) and can fail the gate; the others are
 	// compared at Gate.Alpha (0 = the family alpha), reported, and fail only when a rule
 	// names them (the caller's decision).
@@ -511,7 +699,9 @@ type Series struct {
 // significant at its level; the rest keep the level at which the procedure stopped
 // ([distribution.HolmLevels]). A ChangeRegressed answer needs significance at that level, so the
 // chance that any primary metric regresses when none changed is at most familyAlpha.
-// A primary comparison with no interval counts as p = 1. Results are in input order.
+// "No regression" needs every primary metric's worse end within δ, an intersection–union
+// test: each is at familyAlpha (NoRegressionAlpha), not at its Holm level. A primary
+// comparison with no interval counts as p = 1. Results are in input order.
 func CompareFamily(familyAlpha float64, series []Series) []Comparison {
 	if familyAlpha == 0 {
 		familyAlpha = DefaultAlpha
@@ -519,12 +709,16 @@ func CompareFamily(familyAlpha float64, series []Series) []Comparison {
 	out := make([]Comparison, len(series))
 	var prim []int
 	var ps []float64
+	sides := func(s Series) (Side, Side) {
+		return Side{Values: s.Baseline, Sessions: s.BaselineSessions}, Side{Values: s.Current, Sessions: s.CurrentSessions}
+	}
 	for i, s := range series {
 		g := s.Gate
 		if s.Primary || g.Alpha == 0 {
 			g.Alpha = familyAlpha
 		}
-		out[i] = CompareRuns(s.Metric, s.Unit, s.Baseline, s.Current, g)
+		b, c := sides(s)
+		out[i] = compareSides(s.Metric, s.Unit, b, c, g, !s.Primary)
 		out[i].Primary = s.Primary
 		if s.Primary {
 			p := out[i].PValue
@@ -548,7 +742,11 @@ func CompareFamily(familyAlpha float64, series []Series) []Comparison {
 		s := series[i]
 		g := s.Gate
 		g.Alpha = levels[k]
-		c := CompareRuns(s.Metric, s.Unit, s.Baseline, s.Current, g)
+		if g.NoRegressionAlpha == 0 {
+			g.NoRegressionAlpha = familyAlpha
+		}
+		b, cur := sides(s)
+		c := CompareSides(s.Metric, s.Unit, b, cur, g)
 		c.Primary = true
 		if len(prim) > 1 && c.Invalid == "" {
 			c.Notes = append(c.Notes, fmt.Sprintf("Holm: p-value rank %d of %d primary metrics, compared at alpha %s of the family's %s",
@@ -561,8 +759,10 @@ func CompareFamily(familyAlpha float64, series []Series) []Comparison {
 
 // Settled reports whether more runs cannot change a sequential gate's outcome: a
 // primary comparison regressed (the gate fails at this look; its alpha was spent), or no
-// primary comparison is ChangeInconclusive (an invalid one counts as settled: more runs
-// will not fix it). A sequential gate adds runs while it is false and looks remain.
+// primary comparison is ChangeInconclusive but one that more current runs cannot decide
+// (CurrentRunsToDecide 0: the baseline's sessions or the sessions' noise limit it; an
+// invalid one counts as settled too: more runs will not fix it). A sequential gate adds
+// runs while it is false and looks remain.
 func Settled(cs []Comparison) bool {
 	open := false
 	for _, c := range cs {
@@ -573,7 +773,9 @@ func Settled(cs []Comparison) bool {
 		case ChangeRegressed:
 			return true
 		case ChangeInconclusive:
-			open = true
+			if math.IsNaN(c.SE) || c.CurrentRunsToDecide > 0 {
+				open = true
+			}
 		}
 	}
 	return !open

@@ -27,6 +27,10 @@ func scaled(xs []float64, f float64, w ...float64) []float64 {
 	return out
 }
 
+// same is the gate of runs measured in one session: no between-session term, as the
+// rule's arithmetic is tested here (sessions_test.go tests the sessions).
+var same = RunGate{SameSession: true}
+
 func logsOf(xs []float64) []float64 {
 	l, bad := logs(xs, "")
 	if bad != "" {
@@ -39,7 +43,7 @@ func logsOf(xs []float64) []float64 {
 // Welch's on the logs (distribution.Welch is checked against SciPy separately).
 func TestCompareRunsInterval(t *testing.T) {
 	cur := scaled(base, 1.04, 0.01, -0.02, 0.0)
-	c := CompareRuns("TTFT p50", Seconds, base, cur, RunGate{})
+	c := CompareRuns("TTFT p50", Seconds, base, cur, RunGate{SameSession: true})
 	w, err := distribution.Welch(logsOf(base), logsOf(cur), 0.98) // 1-2·alpha: one-sided ends
 	if err != nil {
 		t.Fatal(err)
@@ -80,41 +84,41 @@ func TestCompareRunsChanges(t *testing.T) {
 		wantErr    error
 		wantNoteIn string
 	}{
-		{"regressed by 12%", base, scaled(base, 1.12, 0.005, -0.005), RunGate{}, ChangeRegressed, false, Decided,
+		{"regressed by 12%", base, scaled(base, 1.12, 0.005, -0.005), RunGate{SameSession: true}, ChangeRegressed, false, Decided,
 			"TTFT p50 regressed: +12", ErrBreached, ""},
-		{"no regression", base, scaled(base, 1.0, 0.005, -0.005), RunGate{}, ChangeNoRegression, true, Decided,
+		{"no regression", base, scaled(base, 1.0, 0.005, -0.005), RunGate{SameSession: true}, ChangeNoRegression, true, Decided,
 			"TTFT p50: no regression: ", nil, ""},
-		{"significant but small is no regression", tight, scaled(tight, 1.02, 0.001, -0.001), RunGate{}, ChangeNoRegression, true, Decided,
+		{"significant but small is no regression", tight, scaled(tight, 1.02, 0.001, -0.001), RunGate{SameSession: true}, ChangeNoRegression, true, Decided,
 			"no regression: +2", nil, ""},
-		{"inconclusive: interval straddles δ", base, scaled(base, 1.04, 0.02, -0.02, 0.01), RunGate{}, ChangeInconclusive, true, Inconclusive,
+		{"inconclusive: interval straddles δ", base, scaled(base, 1.04, 0.02, -0.02, 0.01), RunGate{SameSession: true}, ChangeInconclusive, true, Inconclusive,
 			"TTFT p50: inconclusive: +", nil, ""},
-		{"inconclusive fails when asked", base, scaled(base, 1.04, 0.02, -0.02, 0.01), RunGate{FailInconclusive: true}, ChangeInconclusive, false, Inconclusive,
+		{"inconclusive fails when asked", base, scaled(base, 1.04, 0.02, -0.02, 0.01), RunGate{SameSession: true, FailInconclusive: true}, ChangeInconclusive, false, Inconclusive,
 			"inconclusive", ErrInconclusive, ""},
-		{"improved", base, scaled(base, 0.85, 0.005, -0.005), RunGate{}, ChangeImproved, true, Decided,
+		{"improved", base, scaled(base, 0.85, 0.005, -0.005), RunGate{SameSession: true}, ChangeImproved, true, Decided,
 			"TTFT p50 improved: -14.9% vs baseline (98% interval -17.1% to -12.7%, 5 vs 5 runs)", nil, ""},
-		{"throughput drop regresses", tput, scaled(tput, 0.88, 0.005, -0.005), RunGate{HigherIsBetter: true}, ChangeRegressed, false, Decided,
+		{"throughput drop regresses", tput, scaled(tput, 0.88, 0.005, -0.005), RunGate{SameSession: true, HigherIsBetter: true}, ChangeRegressed, false, Decided,
 			"regressed: -11.9% vs baseline (98% interval -14.2% to -9.6%, 5 vs 5 runs), want above -5%", ErrBreached, ""},
-		{"throughput rise improves", tput, scaled(tput, 1.12, 0.005, -0.005), RunGate{HigherIsBetter: true}, ChangeImproved, true, Decided,
+		{"throughput rise improves", tput, scaled(tput, 1.12, 0.005, -0.005), RunGate{SameSession: true, HigherIsBetter: true}, ChangeImproved, true, Decided,
 			"improved: +12", nil, ""},
-		{"a latency drop of 12% with a 15% margin is no regression", base, scaled(base, 0.88, 0.005, -0.005), RunGate{Margin: 0.15}, ChangeNoRegression, true, Decided,
+		{"a latency drop of 12% with a 15% margin is no regression", base, scaled(base, 0.88, 0.005, -0.005), RunGate{SameSession: true, Margin: 0.15}, ChangeNoRegression, true, Decided,
 			"no regression", nil, ""},
-		{"one run per side, no prior", base[:1], base[1:2], RunGate{}, ChangeInconclusive, true, Inconclusive,
+		{"one run per side, no prior", base[:1], base[1:2], RunGate{SameSession: true}, ChangeInconclusive, true, Inconclusive,
 			"no interval, 1 vs 1 run", nil, "one run per side and no stored CV"},
-		{"one run per side, prior CV 1%", base[:1], scaled(base[:1], 1.2), RunGate{PriorCV: 0.01}, ChangeRegressed, false, Decided,
+		{"one run per side, prior CV 1%", base[:1], scaled(base[:1], 1.2), RunGate{SameSession: true, PriorCV: 0.01}, ChangeRegressed, false, Decided,
 			"regressed: +20", ErrBreached, "assumed the stored between-run CV 1%"},
-		{"one current run, the baseline's spread", base, scaled(base[:1], 1.25), RunGate{}, ChangeRegressed, false, Decided,
+		{"one current run, the baseline's spread", base, scaled(base[:1], 1.25), RunGate{SameSession: true}, ChangeRegressed, false, Decided,
 			"1 run)", ErrBreached, "assumed it varies as the 5 baseline runs do"},
-		{"one baseline run, prior", base[:1], scaled(base, 1.0), RunGate{PriorCV: 0.02}, ChangeInconclusive, true, Inconclusive,
+		{"one baseline run, prior", base[:1], scaled(base, 1.0), RunGate{SameSession: true, PriorCV: 0.02}, ChangeInconclusive, true, Inconclusive,
 			"inconclusive", nil, "between-run noise of the baseline not measured"},
-		{"δ below the MDE warns", base, scaled(base, 1.0, 0.05, -0.05, 0.03), RunGate{Margin: 0.02}, ChangeInconclusive, true, Inconclusive,
+		{"δ below the MDE warns", base, scaled(base, 1.0, 0.05, -0.05, 0.03), RunGate{SameSession: true, Margin: 0.02}, ChangeInconclusive, true, Inconclusive,
 			"inconclusive", nil, "margin 2% is below the minimum detectable effect"},
-		{"δ below the MDE fails with StrictMDE", base, scaled(base, 1.0, 0.005, -0.005), RunGate{Margin: 0.01, StrictMDE: true}, ChangeInconclusive, false, Decided,
+		{"δ below the MDE fails with StrictMDE", base, scaled(base, 1.0, 0.005, -0.005), RunGate{SameSession: true, Margin: 0.01, StrictMDE: true}, ChangeInconclusive, false, Decided,
 			"the gate cannot detect a 1% regression with 5 vs 5 runs: minimum detectable effect", ErrBreached, "margin 1% is below"},
-		{"a regression still says regressed under StrictMDE", base, scaled(base, 1.3, 0.05, -0.05), RunGate{Margin: 0.01, StrictMDE: true}, ChangeRegressed, false, Decided,
+		{"a regression still says regressed under StrictMDE", base, scaled(base, 1.3, 0.05, -0.05), RunGate{SameSession: true, Margin: 0.01, StrictMDE: true}, ChangeRegressed, false, Decided,
 			"regressed: +31.1%", ErrBreached, "margin 1% is below"},
-		{"constant runs, no change", []float64{1, 1, 1}, []float64{1, 1, 1}, RunGate{}, ChangeNoRegression, true, Decided,
+		{"constant runs, no change", []float64{1, 1, 1}, []float64{1, 1, 1}, RunGate{SameSession: true}, ChangeNoRegression, true, Decided,
 			"no regression: +0%", nil, ""},
-		{"constant runs, 10% slower", []float64{1, 1, 1}, []float64{1.1, 1.1, 1.1}, RunGate{}, ChangeRegressed, false, Decided,
+		{"constant runs, 10% slower", []float64{1, 1, 1}, []float64{1.1, 1.1, 1.1}, RunGate{SameSession: true}, ChangeRegressed, false, Decided,
 			"regressed: +10", ErrBreached, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,17 +150,17 @@ func TestCompareRunsChanges(t *testing.T) {
 // not depending on δ, and the worse end decides between "no regression" and inconclusive.
 func TestCompareRunsRuleBoundary(t *testing.T) {
 	cur := scaled(base, 1.06, 0.004, -0.004)
-	c := CompareRuns("m", Seconds, base, cur, RunGate{})
+	c := CompareRuns("m", Seconds, base, cur, RunGate{SameSession: true})
 	if c.Change != ChangeRegressed || !(c.Low > 1) || !(c.Ratio-1 >= 0.05) {
 		t.Fatalf("δ 5%%: %v, ratio %v [%v, %v]; want regressed", c.Change, c.Ratio, c.Low, c.High)
 	}
 	// δ just above the ratio: no longer regressed; the worse end is above δ: inconclusive.
-	c2 := CompareRuns("m", Seconds, base, cur, RunGate{Margin: c.Ratio - 1 + 1e-9})
+	c2 := CompareRuns("m", Seconds, base, cur, RunGate{SameSession: true, Margin: c.Ratio - 1 + 1e-9})
 	if c2.Change != ChangeInconclusive {
 		t.Errorf("δ above the ratio: %v, want inconclusive", c2.Change)
 	}
 	// δ just above the worse end: no regression.
-	c3 := CompareRuns("m", Seconds, base, cur, RunGate{Margin: c.High - 1 + 1e-9})
+	c3 := CompareRuns("m", Seconds, base, cur, RunGate{SameSession: true, Margin: c.High - 1 + 1e-9})
 	if c3.Change != ChangeNoRegression {
 		t.Errorf("δ above the worse end %v: %v, want no regression", c3.High, c3.Change)
 	}
@@ -169,13 +173,13 @@ func TestCompareRunsInvalid(t *testing.T) {
 		g    RunGate
 		want string
 	}{
-		{"empty baseline", nil, base, RunGate{}, "a side has no runs (baseline 0, current 5)"},
-		{"zero throughput", base, []float64{0.1, 0, 0.1}, RunGate{}, "current run 2 of 3 has statistic 0, want a positive finite number"},
-		{"NaN", []float64{math.NaN()}, base, RunGate{}, "baseline run 1 of 1 has statistic NaN"},
-		{"margin", base, base, RunGate{Margin: 1.5}, "margin 1.5 is outside (0, 1)"},
-		{"alpha", base, base, RunGate{Alpha: 0.5}, "alpha 0.5 is outside (0, 0.5)"},
-		{"power", base, base, RunGate{Power: 2}, "power 2 is outside (0, 1)"},
-		{"prior", base, base, RunGate{PriorCV: -0.1}, "prior CV -0.1"},
+		{"empty baseline", nil, base, RunGate{SameSession: true}, "a side has no runs (baseline 0, current 5)"},
+		{"zero throughput", base, []float64{0.1, 0, 0.1}, RunGate{SameSession: true}, "current run 2 of 3 has statistic 0, want a positive finite number"},
+		{"NaN", []float64{math.NaN()}, base, RunGate{SameSession: true}, "baseline run 1 of 1 has statistic NaN"},
+		{"margin", base, base, RunGate{SameSession: true, Margin: 1.5}, "margin 1.5 is outside (0, 1)"},
+		{"alpha", base, base, RunGate{SameSession: true, Alpha: 0.5}, "alpha 0.5 is outside (0, 0.5)"},
+		{"power", base, base, RunGate{SameSession: true, Power: 2}, "power 2 is outside (0, 1)"},
+		{"prior", base, base, RunGate{SameSession: true, PriorCV: -0.1}, "prior CV -0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := CompareRuns("TTFT p50", Seconds, tc.b, tc.c, tc.g)
@@ -193,7 +197,7 @@ func TestCompareRunsInvalid(t *testing.T) {
 // TestCompareRunsInputsKept: the comparison keeps copies of the run statistics in run order.
 func TestCompareRunsInputsKept(t *testing.T) {
 	b := []float64{3, 1, 2}
-	c := CompareRuns("m", None, b, []float64{2, 2, 2}, RunGate{})
+	c := CompareRuns("m", None, b, []float64{2, 2, 2}, RunGate{SameSession: true})
 	b[0] = 99
 	if c.Baseline[0] != 3 || c.Baseline[1] != 1 || len(c.Current) != 3 {
 		t.Errorf("baseline %v, current %v; want copies in run order", c.Baseline, c.Current)
@@ -210,7 +214,7 @@ func TestChangeString(t *testing.T) {
 
 // TestCompareRunsMDE: the runs the margin needs shrink the MDE below it.
 func TestCompareRunsMDE(t *testing.T) {
-	c := CompareRuns("m", Seconds, base, base, RunGate{Margin: 0.02})
+	c := CompareRuns("m", Seconds, base, base, RunGate{SameSession: true, Margin: 0.02})
 	if !c.MDEBelowMargin() || c.RunsForMargin <= len(base) {
 		t.Fatalf("MDE %v, runs for 2%% %d: want MDE above 2%% and more than 5 runs", c.MDE, c.RunsForMargin)
 	}
@@ -224,13 +228,13 @@ func TestCompareRunsMDE(t *testing.T) {
 	}
 	// With n runs per side of the same spread the MDE is at (or just around) the margin;
 	// with 2n it is clearly below.
-	c2 := CompareRuns("m", Seconds, more(2*n), more(2*n), RunGate{Margin: 0.02})
+	c2 := CompareRuns("m", Seconds, more(2*n), more(2*n), RunGate{SameSession: true, Margin: 0.02})
 	if c2.MDEBelowMargin() {
 		t.Errorf("with %d runs per side MDE %v is still above 2%%", 2*n, c2.MDE)
 	}
 	// The reported MDE in the worse direction: for a throughput it is 1-e^-d.
-	ct := CompareRuns("m", TokPerSec, base, base, RunGate{HigherIsBetter: true})
-	cl := CompareRuns("m", Seconds, base, base, RunGate{})
+	ct := CompareRuns("m", TokPerSec, base, base, RunGate{SameSession: true, HigherIsBetter: true})
+	cl := CompareRuns("m", Seconds, base, base, RunGate{SameSession: true})
 	d := math.Log1p(cl.MDE)
 	if math.Abs(ct.MDE-(-math.Expm1(-d))) > 1e-12 {
 		t.Errorf("throughput MDE %v, want %v", ct.MDE, -math.Expm1(-d))
@@ -242,16 +246,16 @@ func TestCompareRunsMDE(t *testing.T) {
 func TestCompareFamilyHolm(t *testing.T) {
 	b := []float64{1.00, 1.02, 0.98, 1.01, 0.99, 1.00}
 	series := []Series{
-		{Metric: "a (weak)", Unit: None, Baseline: b, Current: scaled(b, 1.025, 0.02, -0.02), Primary: true},
-		{Metric: "b (strong)", Unit: None, Baseline: b, Current: scaled(b, 1.20), Primary: true},
-		{Metric: "c (none)", Unit: None, Baseline: b, Current: scaled(b, 1.0, 0.001), Primary: true},
-		{Metric: "d (reported)", Unit: None, Baseline: b, Current: scaled(b, 1.20)},
-		{Metric: "e (medium)", Unit: None, Baseline: b, Current: scaled(b, 1.08, 0.01, -0.01), Primary: true},
+		{Metric: "a (weak)", Unit: None, Baseline: b, Current: scaled(b, 1.025, 0.02, -0.02), Primary: true, Gate: same},
+		{Metric: "b (strong)", Unit: None, Baseline: b, Current: scaled(b, 1.20), Primary: true, Gate: same},
+		{Metric: "c (none)", Unit: None, Baseline: b, Current: scaled(b, 1.0, 0.001), Primary: true, Gate: same},
+		{Metric: "d (reported)", Unit: None, Baseline: b, Current: scaled(b, 1.20), Gate: same},
+		{Metric: "e (medium)", Unit: None, Baseline: b, Current: scaled(b, 1.08, 0.01, -0.01), Primary: true, Gate: same},
 	}
 	cs := CompareFamily(0.01, series)
 	var ps []float64
 	for _, i := range []int{0, 1, 2, 4} {
-		ps = append(ps, CompareRuns("", None, series[i].Baseline, series[i].Current, RunGate{}).PValue)
+		ps = append(ps, CompareRuns("", None, series[i].Baseline, series[i].Current, RunGate{SameSession: true}).PValue)
 	}
 	// The ranks, by construction: b < e < a < c.
 	if !(ps[1] < ps[3] && ps[3] < ps[0] && ps[0] < ps[2]) {
@@ -279,8 +283,9 @@ func TestCompareFamilyHolm(t *testing.T) {
 		t.Errorf("a reported metric has Holm notes: %q", cs[3].Notes)
 	}
 	// The interval of each primary metric is at its Holm level.
-	if !strings.Contains(cs[4].Verdict().Summary, "99.3% interval") {
-		t.Errorf("e's summary %q: want its 1-2·0.01/3 interval", cs[4].Verdict().Summary)
+	// (Its worse end, the test of "no regression", is at the family's 0.01.)
+	if !strings.Contains(cs[4].Verdict().Summary, "(99.7%/99% bounds)") {
+		t.Errorf("e's summary %q: want its better end at 1-0.01/3, its worse end at 0.99", cs[4].Verdict().Summary)
 	}
 }
 
@@ -292,8 +297,8 @@ func TestCompareFamilyHolmAgreesWithAdjustedP(t *testing.T) {
 	var ps []float64
 	for i, f := range []float64{1.00, 1.02, 1.04, 1.05, 1.06, 1.08, 1.10} {
 		cur := scaled(b, f, 0.01*float64(i%3-1), -0.01)
-		series = append(series, Series{Metric: "m", Unit: None, Baseline: b, Current: cur, Primary: true})
-		ps = append(ps, CompareRuns("", None, b, cur, RunGate{}).PValue)
+		series = append(series, Series{Metric: "m", Unit: None, Baseline: b, Current: cur, Primary: true, Gate: same})
+		ps = append(ps, CompareRuns("", None, b, cur, RunGate{SameSession: true}).PValue)
 	}
 	adj := distribution.Holm(ps)
 	for i, c := range CompareFamily(0.01, series) {
@@ -306,8 +311,8 @@ func TestCompareFamilyHolmAgreesWithAdjustedP(t *testing.T) {
 
 func TestCompareFamilyDefaultsAndNoInterval(t *testing.T) {
 	cs := CompareFamily(0, []Series{
-		{Metric: "one run", Baseline: []float64{1}, Current: []float64{2}, Primary: true},
-		{Metric: "x", Baseline: base, Current: scaled(base, 1.2), Primary: true},
+		{Metric: "one run", Baseline: []float64{1}, Current: []float64{2}, Primary: true, Gate: same},
+		{Metric: "x", Baseline: base, Current: scaled(base, 1.2), Primary: true, Gate: same},
 	})
 	if cs[0].Alpha != 0.01 || cs[1].Alpha != 0.005 {
 		t.Errorf("alphas %v, %v; want 0.01 (no interval counts as p=1, ranked last) and 0.005", cs[0].Alpha, cs[1].Alpha)
@@ -380,7 +385,7 @@ func TestScheduleSequential(t *testing.T) {
 	s := Schedule{}
 	var trail []Change
 	for i, k := range s.Looks() {
-		cs := CompareFamily(s.Alpha(0.01, i), []Series{{Metric: "ttft", Unit: Seconds, Baseline: b[:k], Current: c[:k], Primary: true}})
+		cs := CompareFamily(s.Alpha(0.01, i), []Series{{Metric: "ttft", Unit: Seconds, Baseline: b[:k], Current: c[:k], Primary: true, Gate: same}})
 		trail = append(trail, cs[0].Change)
 		if math.Abs(cs[0].Alpha-0.01/3) > 1e-15 {
 			t.Errorf("look %d alpha %v, want 0.01/3", i, cs[0].Alpha)
