@@ -225,9 +225,27 @@ func TTestPower(lambda, df, alpha float64) float64 {
 
 // ttestPower is TTestPower for the critical value c = t_{df,1-alpha/2}.
 func ttestPower(lambda, df, c float64) float64 {
-	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	return newPowerNodes(df, c, lambda).power(lambda, c)
+}
+
+func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+
+// powerNodes are the quadrature nodes s and weights w (with their sum) of E[g(S)] over
+// S = sqrt(χ²_df/df), refined where Φ(±lambda - c·S) steps for the lambda they were made
+// for: ttestPower's integral, whose nodes a root search over lambda can reuse while
+// lambda stays near.
+type powerNodes struct {
+	s, w   []float64
+	den    float64
+	lambda float64 // the lambda the panels were refined for
+	normal bool    // df = +Inf: no integral
+}
+
+func newPowerNodes(df, c, lambda float64) powerNodes {
+	p := powerNodes{lambda: lambda}
 	if math.IsInf(df, 1) {
-		return phi(lambda-c) + phi(-lambda-c)
+		p.normal = true
+		return p
 	}
 	// S has density ∝ s^(df-1) exp(-df s²/2), peaked at 1 with sd ≈ 1/sqrt(2 df); beyond
 	// 12/sqrt(df) from 1 it is below e^-70 of the peak. Φ(±lambda - c·s) steps from 0 to 1
@@ -236,8 +254,8 @@ func ttestPower(lambda, df, c float64) float64 {
 	lo, hi := math.Max(0, 1-w), 1+w
 	const panels = 16
 	cuts := make([]float64, 0, panels+16)
-	for p := range panels + 1 {
-		cuts = append(cuts, lo+float64(p)*(hi-lo)/panels)
+	for k := range panels + 1 {
+		cuts = append(cuts, lo+float64(k)*(hi-lo)/panels)
 	}
 	for _, at := range []float64{lambda / c, -lambda / c} {
 		for j := -9; j <= 9; j += 3 {
@@ -248,7 +266,6 @@ func ttestPower(lambda, df, c float64) float64 {
 	}
 	slices.Sort(cuts)
 	x, wt := legendreNodes()
-	num, den := 0.0, 0.0
 	for i := 1; i < len(cuts); i++ {
 		a, b := cuts[i-1], cuts[i]
 		for k := range x {
@@ -257,11 +274,24 @@ func ttestPower(lambda, df, c float64) float64 {
 				continue
 			}
 			f := wt[k] * (b - a) * math.Exp((df-1)*math.Log(s)-df*s*s/2+df/2) // scaled to avoid underflow
-			num += f * (phi(lambda-c*s) + phi(-lambda-c*s))
-			den += f
+			p.s = append(p.s, s)
+			p.w = append(p.w, f)
+			p.den += f
 		}
 	}
-	return num / den
+	return p
+}
+
+// power is P(|T'| > c) at non-centrality lambda, by the nodes.
+func (p powerNodes) power(lambda, c float64) float64 {
+	if p.normal {
+		return phi(lambda-c) + phi(-lambda-c)
+	}
+	num := 0.0
+	for k, s := range p.s {
+		num += p.w[k] * (phi(lambda-c*s) + phi(-lambda-c*s))
+	}
+	return num / p.den
 }
 
 // legendreNodes returns 20-point Gauss–Legendre nodes and weights on [-1, 1].
@@ -288,14 +318,36 @@ func DetectableEffect(se, df, alpha, power float64) float64 {
 		return 0 // detected at no effect at all
 	}
 	c := TQuantile(1-alpha/2, df)
-	f := func(l float64) float64 { return ttestPower(l, df, c) - power }
+	// The nodes are refined around the lambda they were made for; the search reuses them
+	// while lambda stays within a third of the refinement's step (1/c) of it.
+	var nodes powerNodes
+	f := func(l float64) float64 {
+		if nodes.s == nil && !nodes.normal || math.Abs(l-nodes.lambda) > 1.0/3 {
+			nodes = newPowerNodes(df, c, l)
+		}
+		return nodes.power(l, c) - power
+	}
 	// Power rises with lambda from alpha (at 0): bracket, then the Illinois variant of
-	// regula falsi, which converges superlinearly and never leaves the bracket.
-	lo, hi := 0.0, c+TQuantile(power, df)+1
+	// regula falsi, which converges superlinearly and never leaves the bracket. The
+	// bracket starts 2% around the normal approximation of the non-central t,
+	// P(T' > c) ≈ Φ((λ - c(1-1/(4df))) / sqrt(1 + c²/(2df))), within 1% of the root from 4
+	// df, and widens until it holds the root.
+	z := stdNormalQuantile(power)
+	guess := c + z
+	if !math.IsInf(df, 1) {
+		guess = c*(1-1/(4*df)) + z*math.Sqrt(1+c*c/(2*df))
+	}
+	guess = math.Max(guess, 0.1)
+	lo, hi := 0.98*guess, 1.02*guess
 	flo, fhi := f(lo), f(hi)
-	for fhi < 0 {
+	for w := hi - lo; flo > 0 && lo > 0; w *= 4 {
+		hi, fhi = lo, flo
+		lo = math.Max(0, lo-w)
+		flo = f(lo)
+	}
+	for w := hi - lo; fhi < 0; w *= 4 {
 		lo, flo = hi, fhi
-		hi *= 2
+		hi += w
 		fhi = f(hi)
 	}
 	side := 0
@@ -309,7 +361,9 @@ func DetectableEffect(se, df, alpha, power float64) float64 {
 		}
 		fx := f(x)
 		switch {
-		case fx == 0:
+		case math.Abs(fx) < 1e-11:
+			// The power is within 1e-11 of the target: the effect is within about 1e-10
+			// (relative) of the root, as the slope of the power in lambda is about 0.1-0.4.
 			return x * se
 		case fx < 0:
 			lo, flo = x, fx
@@ -345,13 +399,31 @@ func RunsForEffect(sigma, effect, alpha, power float64, limit int) int {
 		}
 		return TTestPower(effect/(sigma*math.Sqrt(2/float64(n))), float64(2*n-2), alpha) >= power
 	}
-	if enough(2) {
-		return 2
+	// Power rises with n. Start from the normal approximation 2((z_{1-α/2}+z_power)σ/effect)²,
+	// which the t test's heavier tails put at or a little below the answer, and walk to it.
+	z := (stdNormalQuantile(1-alpha/2) + stdNormalQuantile(power)) * sigma / effect
+	n0 := 2.0
+	if f := math.Ceil(2 * z * z); f > n0 {
+		n0 = math.Min(f, float64(limit))
 	}
-	if !enough(limit) {
-		return 0
+	n := int(n0)
+	if enough(n) {
+		for n > 2 && enough(n-1) {
+			n--
+		}
+		return n
 	}
-	lo, hi := 1, limit // enough(hi); !enough(lo) or lo < 2
+	lo, hi := n, n // !enough(lo); find enough(hi)
+	for step := 1; ; step *= 2 {
+		hi = min(lo+step, limit)
+		if enough(hi) {
+			break
+		}
+		if hi == limit {
+			return 0
+		}
+		lo = hi
+	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
 		if enough(mid) {

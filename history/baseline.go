@@ -101,9 +101,10 @@ func (b BaselineSpec) String() string {
 
 // LoadBaseline returns the regression gate's baseline from the history: every run of the
 // results spec selects, as a series of runs ([scenario.Series]: the newest result's
-// scenario, one RunStats per stored run), and the results it came from. Taking several
-// nights' runs puts the night-to-night noise into the baseline, which a baseline of
-// one session's runs does not see.
+// scenario, one RunStats per stored run, each result a session of its own), and the
+// results it came from. Taking several nights' runs puts the night-to-night noise into
+// the baseline, which a baseline of one session's runs does not see, and lets the gate
+// measure it (from check.MinSessions results on).
 func LoadBaseline(ctx context.Context, s Store, spec BaselineSpec) (*scenario.Series, []Result, error) {
 	branch := cmp.Or(spec.Branch, DefaultBaselineBranch)
 	if branch == "*" {
@@ -160,7 +161,8 @@ func LoadBaseline(ctx context.Context, s Store, spec BaselineSpec) (*scenario.Se
 	}
 	for _, r := range picked {
 		for _, run := range r.Runs {
-			out.Runs = append(out.Runs, scenario.RunStats{Run: len(out.Runs) + 1, Stats: run.Stats, Seed: out.Scenario.Seed})
+			// Each result is a session of its own: the gate measures how far they wander.
+			out.Runs = append(out.Runs, scenario.RunStats{Run: len(out.Runs) + 1, Stats: run.Stats, Seed: out.Scenario.Seed, Session: fmt.Sprintf("history-%d", r.ID)})
 			out.Dirs = append(out.Dirs, runDir(r, run, len(r.Runs)))
 		}
 	}

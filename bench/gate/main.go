@@ -45,6 +45,14 @@ func main() {
 		burn()
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "families" {
+		stderr = os.Stderr
+		if err := families(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "gate:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "noise" {
 		if err := noise(os.Args[2:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "gate:", err)

@@ -24,6 +24,10 @@
 # -itl-ms, -start, -cap, -ab and -burn-shared for the A/B rows, -simulate: no runs, the
 # run statistics drawn at exactly the stated CVs, to tell the design's own rates from
 # the machine's noise).
+# GATE_MODE=families: no runs; the gate on constructed pairs from noise families (heavy
+# tails, contaminated runs, lag-1 correlated runs, session offsets) at CVs 2, 3 and 5%,
+# GATE_PAIRS (2000) pairs per setting through scenario.Compare, beside the rule before
+# sessions were modelled; GATE_ARGS takes -sessions, -session-runs, -start, -cap.
 # Quick check of the harness: GATE_PAIRS=4 GATE_SLOW_PAIRS=2 GATE_CVS=0.03 bench/gate/run.sh
 # The machine's own noise floor (runs at a fixed speed): go run ./bench/gate noise [-burn-cpus 1] [-workers 8] [-diag]
 set -euo pipefail
@@ -45,6 +49,17 @@ hi() {
     "$@"
   fi
 }
+if [ "${GATE_MODE:-runs}" = families ]; then
+  # No runs: the gate on constructed pairs from each noise family (heavy tails,
+  # contamination, correlated runs, session offsets) at each CV, beside the rule before
+  # sessions were modelled; seconds per setting. docs/statistics.md has the table.
+  OUT=bench/out/gate-families.txt
+  # shellcheck disable=SC2086
+  hi "$TMP/gate" families -pairs "${GATE_PAIRS:-2000}" -cvs "${GATE_CVS:-0.02,0.03,0.05}" -workers "${GATE_WORKERS:-2}" \
+    -only "${GATE_ONLY:-}" ${GATE_ARGS:-} | tee "$OUT"
+  echo "bench/gate: table in $OUT" >&2
+  exit 0
+fi
 # shellcheck disable=SC2086
 hi "$TMP/gate" -pairs "${GATE_PAIRS:-200}" -slow-pairs "${GATE_SLOW_PAIRS:-100}" -cvs "${GATE_CVS:-0,0.02,0.03,0.05}" \
   -workers "${GATE_WORKERS:-8}" -burn-cpus "${GATE_BURN_CPUS:-1}" -only "${GATE_ONLY:-}" ${GATE_ARGS:-} | tee "$OUT"

@@ -218,6 +218,10 @@ type Comparison struct {
 	// per session) that would with the current runs; 0 when none (up to 1000 runs, 200
 	// sessions) would.
 	CurrentRunsToDecide, BaselineRunsToDecide, SessionsToDecide int
+	// SEMoreRuns is the standard error this comparison would have with unlimited current
+	// runs and the baseline as it is (NaN unless inconclusive or δ is below the MDE): what
+	// the baseline's runs and sessions and the current session's own offset leave.
+	SEMoreRuns float64
 	// Baseline and Current are the run statistics compared, one per run, in run order.
 	Baseline, Current []float64
 	// CV is the between-run coefficient of variation within a session: pooled over both
@@ -228,10 +232,6 @@ type Comparison struct {
 	// MDE is the smallest relative effect in the worse direction that these runs detect
 	// at Alpha with the gate's Power (NaN without an interval).
 	MDE float64
-	// RunsForMargin is the number of runs per side of one session each that would
-	// detect Margin at Alpha with the gate's Power, given CV and no session noise (0 when
-	// unknown or more than 1000).
-	RunsForMargin int
 	// Primary is set by CompareFamily for a primary metric (Holm-corrected, can fail the gate).
 	Primary bool
 	Gate    RunGate // with defaults filled in
@@ -294,15 +294,16 @@ func CompareSides(metric string, u Unit, baseline, current Side, g RunGate) Comp
 	return compareSides(metric, u, baseline, current, g, true)
 }
 
-// compareSides is CompareSides; without full it leaves out what would decide an
-// inconclusive answer (CompareFamily's first pass needs the p-value only).
+// compareSides is CompareSides; without full it stops at the change, leaving out the MDE,
+// the runs for the margin, the notes and what would decide it (CompareFamily's first
+// pass needs the p-value only).
 func compareSides(metric string, u Unit, baseline, current Side, g RunGate, full bool) Comparison {
 	g = g.withDefaults()
 	c := Comparison{
 		Metric: metric, Unit: u, Gate: g, Alpha: g.Alpha, NoRegressionAlpha: g.NoRegressionAlpha, Change: ChangeInconclusive,
 		Baseline: append([]float64(nil), baseline.Values...), Current: append([]float64(nil), current.Values...),
 		Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), PValue: math.NaN(), SE: math.NaN(), DF: math.NaN(),
-		CV: math.NaN(), MDE: math.NaN(), SessionCV: math.NaN(),
+		CV: math.NaN(), MDE: math.NaN(), SessionCV: math.NaN(), SEMoreRuns: math.NaN(),
 	}
 	if bad := g.validate(); bad != "" {
 		c.Invalid = bad
@@ -365,6 +366,7 @@ func (c *Comparison) compare(lb, lc []float64, sb, sc []int, full bool) {
 	g := c.Gate
 	b := groupSide("baseline", lb, sb, g.SameSession)
 	cu := groupSide("current", lc, sc, g.SameSession)
+	poolDependence(b, cu)
 	c.BaselineSessions, c.CurrentSessions = b.m(), cu.m()
 	c.Dependence = [2]Dependence{b.dep, cu.dep}
 	diff := cu.mean - b.mean
@@ -401,17 +403,19 @@ func (c *Comparison) compare(lb, lc []float64, sb, sc []int, full bool) {
 		c.PValue = 1
 	}
 	c.CV = math.Sqrt(math.Expm1(nz.sw2))
+	c.Change = c.decide()
+	if !full {
+		return // CompareFamily's first pass: the p-value is all it needs
+	}
 	c.MDE = 0
 	if se > 0 {
 		// The one-sided test at Alpha is the two-sided one at 2·Alpha less its far tail,
 		// which is negligible at any useful power.
 		c.MDE = g.relative(distribution.DetectableEffect(se, df, 2*g.Alpha, g.Power))
 	}
-	c.RunsForMargin = distribution.RunsForEffect(math.Sqrt(nz.sw2), g.marginLog(), 2*g.Alpha, g.Power, maxRunsForMargin)
-	c.Change = c.decide()
 	c.sessionNotes(b, cu, nz)
-	if full && (c.Change == ChangeInconclusive || c.MDE > g.Margin) {
-		c.toDecide(b, cu, nz)
+	if c.Change == ChangeInconclusive || c.MDE > g.Margin {
+		c.toDecide(b, cu, wb, wc, nz)
 	}
 	if c.MDE > g.Margin {
 		c.Notes = append(c.Notes, c.mdeNote())
@@ -466,14 +470,20 @@ func (c *Comparison) sessionNotes(b, cu *side, nz noise) {
 		c.Notes = append(c.Notes, fmt.Sprintf("between-session noise not measured (%s): assumed %s between-session CV %s",
 			c.sessionsText(), cmp.Or(c.Gate.SessionCVFrom, "the given"), pct(c.SessionCV)))
 	case nz.source == sessionAssumed:
-		c.Notes = append(c.Notes, fmt.Sprintf("between-session noise not measured (%s) and no between-session CV stored or configured: assumed sessions differ as much as runs do (CV %s), so a change that session noise could explain is inconclusive; %d baseline sessions or more, or a session CV (--session-cv), would tell it from session noise",
-			c.sessionsText(), pct(c.SessionCV), MinSessions))
+		c.Notes = append(c.Notes, fmt.Sprintf("between-session noise not measured (%s; no between-session CV stored or configured): assumed sessions differ as much as runs do (CV %s), so a change that session noise could explain is inconclusive",
+			c.sessionsText(), pct(c.SessionCV)))
 	case strings.HasPrefix(nz.source, sessionFewMeasure):
 		c.Notes = append(c.Notes, fmt.Sprintf("%s: too few to measure between-session noise (%d or more); assumed the larger of what they show and %s: CV %s",
 			c.sessionsText(), MinSessions, cmp.Or(c.Gate.SessionCVFrom, "the run CV"), pct(c.SessionCV)))
 	}
 	for _, s := range []*side{b, cu} {
-		if found := s.dep.found(); found != "" {
+		found := s.dep.found()
+		switch {
+		case found == "" || !s.dep.Widened:
+		case s.dep.Pooled:
+			c.Notes = append(c.Notes, fmt.Sprintf("dependence: the runs of both sides together show %s in run order; the %s runs count as %.3g effective runs of %d, so the interval is wider",
+				found, s.name, float64(s.n)/s.dep.Factor, s.n))
+		default:
 			c.Notes = append(c.Notes, fmt.Sprintf("dependence: the %s runs show %s in run order; counted as %.3g effective runs of %d, so the interval is wider",
 				s.name, found, float64(s.n)/s.dep.Factor, s.n))
 		}
@@ -519,8 +529,8 @@ func (c *Comparison) decide() Change {
 func (c *Comparison) mdeNote() string {
 	s := fmt.Sprintf("margin %s is below the minimum detectable effect %s with %d+%d runs (alpha %s, power %s): a regression of exactly %s is caught less than %s of the time",
 		pct(c.Gate.Margin), pct(c.MDE), len(c.Baseline), len(c.Current), sig3(c.Alpha), pct(c.Gate.Power), pct(c.Gate.Margin), pct(c.Gate.Power))
-	if r := c.remedy("detect it"); r != "" {
-		s += "; " + r
+	if r := c.remedy("detect it"); r != "" && c.Change != ChangeInconclusive {
+		s += "; " + r // an inconclusive summary says it already
 	}
 	return s
 }
@@ -759,10 +769,10 @@ func CompareFamily(familyAlpha float64, series []Series) []Comparison {
 
 // Settled reports whether more runs cannot change a sequential gate's outcome: a
 // primary comparison regressed (the gate fails at this look; its alpha was spent), or no
-// primary comparison is ChangeInconclusive but one that more current runs cannot decide
-// (CurrentRunsToDecide 0: the baseline's sessions or the sessions' noise limit it; an
-// invalid one counts as settled too: more runs will not fix it). A sequential gate adds
-// runs while it is false and looks remain.
+// primary comparison is ChangeInconclusive but those that more current runs would barely
+// sharpen (SEMoreRuns at least 90% of SE: the baseline's sessions or the sessions' noise
+// limit them; an invalid one counts as settled too: more runs will not fix it). A
+// sequential gate adds runs while it is false and looks remain.
 func Settled(cs []Comparison) bool {
 	open := false
 	for _, c := range cs {
@@ -773,7 +783,7 @@ func Settled(cs []Comparison) bool {
 		case ChangeRegressed:
 			return true
 		case ChangeInconclusive:
-			if math.IsNaN(c.SE) || c.CurrentRunsToDecide > 0 {
+			if !(c.SEMoreRuns >= 0.9*c.SE) {
 				open = true
 			}
 		}

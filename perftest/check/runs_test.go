@@ -212,13 +212,14 @@ func TestChangeString(t *testing.T) {
 	}
 }
 
-// TestCompareRunsMDE: the runs the margin needs shrink the MDE below it.
+// TestCompareRunsMDE: the runs that would decide shrink the MDE below the margin.
 func TestCompareRunsMDE(t *testing.T) {
-	c := CompareRuns("m", Seconds, base, base, RunGate{SameSession: true, Margin: 0.02})
-	if !c.MDEBelowMargin() || c.RunsForMargin <= len(base) {
-		t.Fatalf("MDE %v, runs for 2%% %d: want MDE above 2%% and more than 5 runs", c.MDE, c.RunsForMargin)
+	g := RunGate{SameSession: true, Margin: 0.02}
+	c := CompareRuns("m", Seconds, base, base, g)
+	if !c.MDEBelowMargin() || c.CurrentRunsToDecide <= len(base) {
+		t.Fatalf("MDE %v, runs to decide 2%% %d: want MDE above 2%% and more than 5 runs", c.MDE, c.CurrentRunsToDecide)
 	}
-	n := c.RunsForMargin
+	n := c.CurrentRunsToDecide
 	more := func(k int) []float64 {
 		out := make([]float64, k)
 		for i := range out {
@@ -228,13 +229,13 @@ func TestCompareRunsMDE(t *testing.T) {
 	}
 	// With n runs per side of the same spread the MDE is at (or just around) the margin;
 	// with 2n it is clearly below.
-	c2 := CompareRuns("m", Seconds, more(2*n), more(2*n), RunGate{SameSession: true, Margin: 0.02})
+	c2 := CompareRuns("m", Seconds, more(2*n), more(2*n), g)
 	if c2.MDEBelowMargin() {
 		t.Errorf("with %d runs per side MDE %v is still above 2%%", 2*n, c2.MDE)
 	}
 	// The reported MDE in the worse direction: for a throughput it is 1-e^-d.
 	ct := CompareRuns("m", TokPerSec, base, base, RunGate{SameSession: true, HigherIsBetter: true})
-	cl := CompareRuns("m", Seconds, base, base, RunGate{SameSession: true})
+	cl := CompareRuns("m", Seconds, base, base, same)
 	d := math.Log1p(cl.MDE)
 	if math.Abs(ct.MDE-(-math.Expm1(-d))) > 1e-12 {
 		t.Errorf("throughput MDE %v, want %v", ct.MDE, -math.Expm1(-d))

@@ -22,15 +22,17 @@ import (
 // MinSessions is the fewest sessions from which the gate measures the between-session
 // noise itself (one-way random-effects ANOVA with MinSessions-1 degrees of freedom or
 // more). With fewer it takes the larger of what they show and the stored, configured or
-// assumed between-session CV; the calibration (bench/gate -families) found the
-// Satterthwaite interval over-confident below five sessions.
-const MinSessions = 5
+// assumed between-session CV: the calibration (`gate families`) found the Satterthwaite
+// interval over-confident with fewer, up to 1.5% false alarms with five sessions where
+// sessions wander as far as runs.
+const MinSessions = 10
 
-// DependenceAlpha is the level of the tests for dependence between a side's runs in run
-// order (positive lag-1 autocorrelation, one-sided; a linear trend within a session,
-// two-sided). A side that fails one has its within-session variance widened by its
-// effective number of runs.
-const DependenceAlpha = 0.05
+// DependenceAlpha is the level of each test for dependence between runs in run order
+// (positive lag-1 autocorrelation, one-sided; a linear trend within a session,
+// two-sided), on each side and on both sides' runs together. A side that fails one has
+// its within-session variance widened by its effective number of runs. At 0.01 the five
+// tests widen about 5% of comparisons of independent runs.
+const DependenceAlpha = 0.01
 
 // maxRho caps the lag-1 autocorrelation used for the effective number of runs.
 const maxRho = 0.9
@@ -55,9 +57,11 @@ type Dependence struct {
 	Slope, TrendP float64
 	// Widened reports whether a test found dependence (at DependenceAlpha), so that the
 	// within-session variance of the side's mean was widened by Factor (>= 1): the runs
-	// count as N/Factor effective runs.
-	Widened bool
-	Factor  float64
+	// count as N/Factor effective runs. Pooled says the test that found it ran on both
+	// sides' runs together (the environment's dependence, found with more runs than one
+	// side has), and Rho is then theirs.
+	Widened, Pooled bool
+	Factor          float64
 }
 
 // found says what a dependence test found, for the verdict's note ("" = nothing).
@@ -126,6 +130,25 @@ func groupSide(name string, logs []float64, labels []int, same bool) *side {
 	return s
 }
 
+// poolDependence widens each side by the dependence both sides' runs show together,
+// where that is more than its own: the lag-1 autocorrelation of runs in one environment
+// is its property, and a side of five runs alone can hardly show it.
+func poolDependence(b, c *side) {
+	p := dependence(b, c)
+	if !p.Widened {
+		return
+	}
+	for _, s := range []*side{b, c} {
+		if s.dep.Widened && s.dep.Rho >= p.Rho {
+			continue
+		}
+		nbar := float64(s.n) / float64(s.m())
+		s.dep.Widened, s.dep.Pooled, s.dep.Rho = true, true, p.Rho
+		s.dep.RhoP, s.dep.TrendP, s.dep.Slope = p.RhoP, p.TrendP, p.Slope
+		s.dep.Factor = arFactor(int(math.Round(nbar)), p.Rho)
+	}
+}
+
 // sw2 is the side's within-session variance (NaN without within-session degrees of
 // freedom).
 func (s *side) sw2() float64 {
@@ -154,38 +177,43 @@ func (s *side) rho() float64 {
 	return s.dep.Rho
 }
 
-// dependence tests a side's runs, within each session and in run order, for positive
-// lag-1 autocorrelation and for a linear trend.
-func dependence(s *side) Dependence {
+// dependence tests the runs of the sides' sessions, within each session and in run
+// order, for positive lag-1 autocorrelation and for a linear trend.
+func dependence(ss ...*side) Dependence {
 	d := Dependence{Rho: math.NaN(), RhoP: math.NaN(), Slope: math.NaN(), TrendP: math.NaN(), Factor: 1}
-	var num, den, sxe, sxx float64
-	pairs := 0
-	for j, xs := range s.logs {
-		k := len(xs)
-		for t, x := range xs {
-			e := x - s.means[j]
-			den += e * e
-			if t+1 < k {
-				num += e * (xs[t+1] - s.means[j])
-				pairs++
+	var num, den, sxe, sxx, dfw float64
+	pairs, n, m := 0, 0, 0
+	for _, s := range ss {
+		n += s.n
+		m += s.m()
+		dfw += s.dfw
+		for j, xs := range s.logs {
+			k := len(xs)
+			for t, x := range xs {
+				e := x - s.means[j]
+				den += e * e
+				if t+1 < k {
+					num += e * (xs[t+1] - s.means[j])
+					pairs++
+				}
+				c := float64(t) - float64(k-1)/2
+				sxe += c * e
+				sxx += c * c
 			}
-			c := float64(t) - float64(k-1)/2
-			sxe += c * e
-			sxx += c * c
 		}
 	}
 	if den == 0 {
 		return d
 	}
-	nbar := float64(s.n) / float64(s.m())
+	nbar := float64(n) / float64(m)
 	if pairs >= 4 && nbar > 3 {
 		r1 := num / den
 		// Under independence r1 is about N(-1/n, 1/N) (n runs a session, N runs in all);
 		// its bias under AR(1) is about -(1+3ρ)/n (Marriott and Pope), corrected here.
-		d.RhoP = 1 - normalCDF((r1+1/nbar)*math.Sqrt(float64(s.n)))
+		d.RhoP = 1 - normalCDF((r1+1/nbar)*math.Sqrt(float64(n)))
 		d.Rho = math.Max(0, math.Min(maxRho, (nbar*r1+1)/(nbar-3)))
 	}
-	if df := s.dfw - 1; df >= 2 && sxx > 0 {
+	if df := dfw - 1; df >= 2 && sxx > 0 {
 		b := sxe / sxx
 		res := (den - b*b*sxx) / df
 		if res > 0 {
@@ -243,6 +271,9 @@ func satterthwaite(ts []term) (v, df float64) {
 	var den float64
 	for _, t := range ts {
 		v += t.v
+		if t.v > 0 && !(t.df > 0) {
+			return v, 0 // a part with no degrees of freedom: nothing is known
+		}
 		if t.v > 0 && !math.IsInf(t.df, 1) {
 			den += t.v * t.v / t.df
 		}
@@ -364,4 +395,28 @@ func pooledWithin(b, c *side, wb, wc term) float64 {
 	default:
 		return wc.v
 	}
+}
+
+// BetweenSessionCV returns the between-session CV that a side's sessions show — the
+// one-way random-effects ANOVA estimate on the logs, sqrt(e^σ_b² - 1) with σ_b² = the
+// variance of the session means less the within-session variance's share, 0 when
+// negative — and its degrees of freedom (sessions less one). NaN and 0 with fewer than
+// two sessions, a session-less run, or a value that is not a positive finite number.
+func BetweenSessionCV(s Side) (cv, df float64) {
+	if len(s.Sessions) != len(s.Values) {
+		return math.NaN(), 0
+	}
+	ls, bad := logs(s.Values, "")
+	if bad != "" {
+		return math.NaN(), 0
+	}
+	sd := groupSide("", ls, s.Sessions, false)
+	if sd.m() < 2 {
+		return math.NaN(), 0
+	}
+	w := 0.0
+	if sd.dfw > 0 {
+		w = sd.sw2() * sd.h()
+	}
+	return math.Sqrt(math.Expm1(math.Max(0, sd.sm2-w))), float64(sd.m() - 1)
 }

@@ -55,13 +55,19 @@ type Gate struct {
 	// side has one run and the baseline has neither several runs to measure it nor a
 	// stored CV ([Series.PriorCV]); 0 = none (one run per side is then inconclusive).
 	PriorCV float64 `json:"prior_cv,omitzero"`
+	// SessionCV is the between-session CV (0.02 = 2%) to assume for every statistic when
+	// the two sides' sessions are too few to measure it (fewer than check.MinSessions)
+	// and the baseline stores none ([Series.SessionCV]); 0 = none: a side of one session
+	// is then assumed to wander between sessions as far as its runs wander within one,
+	// and the verdict says so. In (0, 1).
+	SessionCV float64 `json:"session_cv,omitzero"`
 }
 
 // IsZero reports whether g is the zero Gate (for omitzero).
 func (g Gate) IsZero() bool {
 	return g.Baseline == "" && g.Margin == 0 && len(g.Margins) == 0 && g.Alpha == 0 && len(g.Primary) == 0 &&
 		len(g.Fail) == 0 && g.Runs == 0 && g.MaxRuns == 0 && !g.FailInconclusive && !g.StrictMDE && len(g.IgnoreWorkload) == 0 &&
-		g.PriorCV == 0
+		g.PriorCV == 0 && g.SessionCV == 0
 }
 
 // Schedule is the gate's sequential plan.
@@ -82,6 +88,7 @@ func (g Gate) Validate() error {
 	inRange("margin", g.Margin)
 	inRange("alpha", g.Alpha)
 	inRange("prior_cv", g.PriorCV)
+	inRange("session_cv", g.SessionCV)
 	for _, k := range slices.Sorted(mapKeys(g.Margins)) {
 		inRange("margins."+k, g.Margins[k])
 		if g.Margins[k] == 0 {
@@ -315,6 +322,16 @@ func priorCV(baseline *Series, stat string, g Gate) float64 {
 	return g.PriorCV
 }
 
+// sessionCV is the between-session CV the gate assumes for stat when the sessions are
+// too few to measure it: the baseline's stored one ([Series.SessionCV], with its df),
+// else the gate's configured one (0 = none), and where it came from.
+func sessionCV(baseline *Series, stat string, g Gate) (cv, df float64, from string) {
+	if cv := baseline.SessionCV[stat]; cv > 0 && cv < 1 {
+		return cv, baseline.SessionDF, "the baseline's stored"
+	}
+	return g.SessionCV, 0, "the configured"
+}
+
 // seriesIdentity reads the manifest of s's first run from disk: what the series was
 // measured with (false when it is not on disk).
 func seriesIdentity(s *Series) (reportgen.Manifest, bool) {
@@ -331,10 +348,14 @@ func seriesIdentity(s *Series) (reportgen.Manifest, bool) {
 
 // Compare gates current against baseline under g at family alpha (0 = g's): the
 // workloads first ([DiffWorkload]; another workload is refused), then every statistic
-// both sides have, by check.CompareFamily. A side of one run takes the other side's
-// noise, or the baseline's between-run CV (PriorCV) when the baseline has runs to
-// measure it; with one run on each side the answer is inconclusive and says that
-// between-run noise was not measured.
+// both sides have, by check.CompareFamily, over each side's sessions
+// ([RunStats.Session]). Sides measured in one shared session ([Interleave]) have no
+// between-session term; otherwise the between-session noise is measured from
+// check.MinSessions sessions or more, else taken from the baseline's stored SessionCV or
+// g.SessionCV, else assumed as large as the runs' noise (and the verdict says so). A
+// side of one run takes the other side's noise, or the baseline's between-run CV
+// (PriorCV) when the baseline has runs to measure it; with one run on each side the
+// answer is inconclusive and says that between-run noise was not measured.
 func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 	r := GateResult{Baseline: baseline, Current: current, Gate: g, Looks: 1, Alpha: cmp.Or(alpha, g.Alpha, check.DefaultAlpha)}
 	if baseline == nil || current == nil || baseline.Len() == 0 || current.Len() == 0 {
@@ -355,6 +376,13 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 		}
 		return s.Primary
 	}
+	same := sameSession(baseline, current)
+	labels := func(sr *Series, stat string, xs []float64) []int {
+		if xs == nil {
+			return nil
+		}
+		return sr.sessionLabels(stat)
+	}
 	var series []check.Series
 	for _, s := range RunStatList {
 		b, bm := baseline.Values(s.Name)
@@ -367,12 +395,15 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 		if current.Len() == 1 || baseline.Len() == 1 {
 			rg.PriorCV = priorCV(baseline, s.Name, g)
 		}
+		rg.SessionCV, rg.SessionDF, rg.SessionCVFrom = sessionCV(baseline, s.Name, g)
+		rg.SameSession = same
 		if bm > 0 || cm > 0 {
 			// A run without the statistic (nothing completed) is not comparable; the
 			// comparison of the rest would hide it.
 			b, c = nil, nil
 		}
-		series = append(series, check.Series{Metric: s.Label, Unit: s.Unit, Baseline: b, Current: c, Gate: rg, Primary: primary(s)})
+		series = append(series, check.Series{Metric: s.Label, Unit: s.Unit, Baseline: b, Current: c, Gate: rg, Primary: primary(s),
+			BaselineSessions: labels(baseline, s.Name, b), CurrentSessions: labels(current, s.Name, c)})
 		r.Stats = append(r.Stats, s.Name)
 		r.Gating = append(r.Gating, primary(s) || slices.Contains(g.Fail, s.Name))
 	}
@@ -491,6 +522,7 @@ func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt Seri
 		return filepath.Join(dir, s)
 	}
 	sa, sb := &Series{Dir: join("a")}, &Series{Dir: join("b")}
+	sb.session = sa.sessionID() // one session: A and B share its offset
 	optB := opt
 	return gateLooks(g, sa, func(look, k int, _ *Series) (*Series, error) {
 		for sb.Len() < k {

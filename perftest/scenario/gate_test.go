@@ -119,9 +119,10 @@ func TestGateLooks(t *testing.T) {
 	base := series(sc, append(append([]float64{}, noisy...), noisy...), nil)
 	var sizes []int
 	// Same noise as the baseline, a 10% slowdown: at 5 runs the wide interval cannot tell,
-	// later looks can.
+	// later looks can. (A one-session baseline needs a between-session CV for more runs
+	// to help; without one, see TestGateLooksSessionLimited.)
 	sizes = nil
-	r, err := gateLooks(Gate{}, base, func(look, k int, _ *Series) (*Series, error) {
+	r, err := gateLooks(Gate{SessionCV: 0.005}, base, func(look, k int, _ *Series) (*Series, error) {
 		sizes = append(sizes, k)
 		return series(sc, scale(append(append([]float64{}, noisy...), noisy...)[:k], 1.1), nil), nil
 	}, nil)
@@ -130,6 +131,16 @@ func TestGateLooks(t *testing.T) {
 	}
 	if want := (check.Schedule{Start: 5, Cap: 20}).Alpha(0.01, r.Looks-1); r.Alpha != want {
 		t.Errorf("look %d's family alpha = %v, want %v", r.Looks, r.Alpha, want)
+	}
+	// Without a between-session CV more current runs cannot tell a change from session
+	// noise: the plan stops at the first look, and the verdict says what would decide it.
+	sizes = nil
+	r, _ = gateLooks(Gate{}, base, func(look, k int, _ *Series) (*Series, error) {
+		sizes = append(sizes, k)
+		return series(sc, scale(append(append([]float64{}, noisy...), noisy...)[:k], 1.1), nil), nil
+	}, nil)
+	if len(sizes) != 1 || r.Change() != check.ChangeInconclusive || !strings.Contains(r.AllVerdicts()[0].Summary, "more runs would not: between-session noise is not measured") {
+		t.Errorf("no session CV: looks %v, %v; want one look, inconclusive, naming sessions\n%s", sizes, r.Change(), r.AllVerdicts()[0])
 	}
 	// Settled at once: one look.
 	sizes = nil

@@ -93,6 +93,13 @@ func RunStatNames() string {
 type RunStats struct {
 	// Run is the run's number in its series (1, 2, …; 0 for a run on its own).
 	Run int `json:"run"`
+	// Session identifies the session the run was measured in: one RunSeries (its
+	// Extends in the same process included), one `perfgate profile --num-profile-runs K`,
+	// one history result. Runs of one session share its offset (the machine, the day,
+	// the server's state); a regression gate measures how far sessions wander from a
+	// baseline of several ([Series.AppendSession]). "" (a run recorded before sessions
+	// were kept) counts as one session with the rest of its series' unlabelled runs.
+	Session string `json:"session,omitempty"`
 	// Seed is the workload's seed, and CacheBust whether each prompt started with the
 	// run's own salt (Validity.CacheBust).
 	Seed      uint64 `json:"seed"`

@@ -42,6 +42,15 @@ type Series struct {
 	// earlier K-run series of the same workload: [Series.CVs]). A series of several
 	// runs measures its own and ignores it. Kept in runs.json.
 	PriorCV map[string]float64 `json:"prior_cv,omitempty"`
+	// SessionCV is a stored between-session CV per statistic ("ttft_p50": 0.02), for a
+	// series of fewer than check.MinSessions sessions, with SessionDF the degrees of
+	// freedom it was measured with (0 = taken as known): what a gate assumes for how far
+	// sessions wander ([Series.SessionCVs] of an earlier series of several sessions, or
+	// of a history). A series of enough sessions measures its own. Kept in runs.json.
+	SessionCV map[string]float64 `json:"session_cv,omitempty"`
+	SessionDF float64            `json:"session_df,omitzero"`
+
+	session string // the session this process's runs are added in ("" until the first)
 }
 
 // CVs returns the measured between-run CV of every statistic that has one ([Series.CV];
@@ -115,6 +124,7 @@ func RunDir(i int) string { return fmt.Sprintf("run-%03d", i+1) }
 func (s *Series) add(o *Outcome, dir string) {
 	rs := o.RunStats()
 	rs.Run = len(s.Runs) + 1
+	rs.Session = s.sessionID()
 	if len(s.Runs) == 0 {
 		s.Scenario = o.Scenario
 	}
@@ -314,6 +324,9 @@ func readIndex(name string, b []byte) (*Series, error) {
 		if err := checkStats(r.Stats, fmt.Sprintf("runs[%d].stats", i)); err != nil {
 			return nil, fmt.Errorf("scenario: load series: %s: %w", name, err)
 		}
+	}
+	if err := s.checkSessionCV(); err != nil {
+		return nil, fmt.Errorf("scenario: load series: %s: %w", name, err)
 	}
 	return s, nil
 }
