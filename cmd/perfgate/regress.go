@@ -20,7 +20,7 @@ import (
 // gateFlags are the regression gate's flags, shared by profile and regress.
 type gateFlags struct {
 	baseline, baselineURL, margin string
-	priorCV                       string
+	priorCV, sessionCV            string
 	maxRuns                       int
 	failInconclusive, strictMDE   bool
 	ignore, fail                  string // comma-separated (a string keeps profileOpts comparable)
@@ -32,6 +32,7 @@ type gateFlags struct {
 func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
 	fs.StringVar(&g.margin, "margin", "", "[objectives] regression gate: the margin δ, \"5%\" or 0.05 (default 5%, or the scenario's regression.margin)")
 	fs.StringVar(&g.priorCV, "prior-cv", "", "[objectives] regression gate: the between-run CV to assume, \"3%\" or 0.03, when a side has one run and the baseline neither measures one (several runs) nor stores one (runs.json prior_cv)")
+	fs.StringVar(&g.sessionCV, "session-cv", "", "[objectives] regression gate: the between-session CV to assume, \"2%\" or 0.02, in (0, 1), when the baseline has too few sessions to measure it (perfgate baseline add) and stores none (runs.json session_cv); without one a one-session baseline is assumed to wander as far as its runs")
 	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "[objectives] regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
 	fs.BoolVar(&g.strictMDE, "strict-mde", false, "[objectives] regression gate: a margin below the minimum detectable effect fails instead of warning")
 	fs.StringVar(&g.ignore, "ignore-workload", "", "[objectives] regression gate: workload settings that may differ from the baseline's, comma-separated, e.g. concurrency")
@@ -62,6 +63,13 @@ func (f gateFlags) apply(g scenario.Gate, runs int) (scenario.Gate, error) {
 			return g, invalidf("--prior-cv: %v", err)
 		}
 		g.PriorCV = cv
+	}
+	if f.sessionCV != "" {
+		cv, err := parseFraction(f.sessionCV)
+		if err != nil {
+			return g, invalidf("--session-cv: %v", err)
+		}
+		g.SessionCV = cv
 	}
 	if runs > 1 {
 		g.Runs = runs

@@ -56,6 +56,7 @@ func commands() []command {
 		{"compare", "HTML comparison report of two recordings", cmdCompare},
 		{"regress", "re-gate two saved directories (K runs each): exit 0 no regression, 99 regressed, 3 inconclusive (--fail-inconclusive)", cmdRegress},
 		{"history", "keep gated results in a database: add, list, show, report, check (change points), export", cmdHistory},
+		{"baseline", "size a regression gate's baseline (plan) and record it in sessions (add)", cmdBaseline},
 		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},
 		{"demo", "mock server + short profile + reports, on embedded defaults (no network)", cmdDemo},
 		{"version", "print the version", cmdVersion},

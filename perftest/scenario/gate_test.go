@@ -217,6 +217,14 @@ func TestGateRunsAndInterleave(t *testing.T) {
 	if r.Comparisons[0].Ratio < 2 {
 		t.Errorf("A/B TTFT ratio %v, want about 4", r.Comparisons[0].Ratio)
 	}
+	// A and B ran in one session: its offset cancels, no between-session term. The
+	// sequential gate's runs (GateRuns above) were one session of their own.
+	if c := r.Comparisons[0]; c.SessionSource != "same session" || r.Baseline.Runs[0].Session == "" {
+		t.Errorf("A/B: session source %q, session %q; want one shared session", c.SessionSource, r.Baseline.Runs[0].Session)
+	}
+	if base.Sessions() != 1 || base.Runs[0].Session == "" {
+		t.Errorf("RunSeries: %d sessions (%q), want one labelled session", base.Sessions(), base.Runs[0].Session)
+	}
 }
 
 func TestGateValidate(t *testing.T) {
