@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -27,7 +28,7 @@ type BaselineSpec struct {
 	// Branch keeps the results of one branch of the server under test (default
 	// "main"; "*" = every branch).
 	Branch string
-	// Last is how many results to take, newest first (default 5).
+	// Last is how many results to take, newest first (default DefaultBaselineResults).
 	Last int
 	// SinceChange takes the results since the series' last change point (in any of the
 	// regression gate's primary statistics) instead, at most Last when Last is set.
@@ -36,8 +37,10 @@ type BaselineSpec struct {
 
 // Defaults of [BaselineSpec].
 const (
-	DefaultBaselineBranch  = "main"
-	DefaultBaselineResults = 5
+	DefaultBaselineBranch = "main"
+	// DefaultBaselineResults is check.MinSessions: each result is a session, and with
+	// that many the gate measures how far sessions wander instead of assuming it.
+	DefaultBaselineResults = check.MinSessions
 )
 
 // IsBaselineSpec reports whether a --baseline value names the history.

@@ -83,16 +83,19 @@ func TestLoadBaseline(t *testing.T) {
 		}
 		return strings.Join(c, " ")
 	}
-	// Default: the last 5 results on main, every run of each.
+	// Default: the last 10 results on main, every run of each, each result a session.
 	series, rs, err := LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if commits(rs) != "c15-main c16-main c17-main c18-main c19-main" || len(series.Runs) != 10 || series.Scenario.Name != "nightly" || series.Scenario.Seed != 42 {
+	if commits(rs) != "c10-main c11-main c12-main c13-main c14-main c15-main c16-main c17-main c18-main c19-main" || len(series.Runs) != 20 || series.Scenario.Name != "nightly" || series.Scenario.Seed != 42 {
 		t.Errorf("default baseline: %s, %d runs, scenario %+v", commits(rs), len(series.Runs), series.Scenario.Name)
 	}
-	if series.Runs[9].Run != 10 || series.Dirs[1] != "/art/15/run-002" {
-		t.Errorf("runs numbered %d, dirs %v", series.Runs[9].Run, series.Dirs[:2])
+	if series.Runs[19].Run != 20 || series.Dirs[1] != "/art/10/run-002" {
+		t.Errorf("runs numbered %d, dirs %v", series.Runs[19].Run, series.Dirs[:2])
+	}
+	if n := series.Sessions(); n != 10 || series.Runs[0].Session != fmt.Sprintf("history-%d", rs[0].ID) || series.Runs[1].Session != series.Runs[0].Session {
+		t.Errorf("%d sessions, runs 1 and 2 in %q and %q; want 10, one a result", n, series.Runs[0].Session, series.Runs[1].Session)
 	}
 	// Since the last change point: results 14 to 19, all at the new level.
 	_, rs, err = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", SinceChange: true})

@@ -442,8 +442,10 @@ func series(base, cur []scenario.RunStats, margin float64) []check.Series {
 		if !st.Primary {
 			continue
 		}
+		// A pair's baseline and current runs run interleaved in one process, run n of
+		// every pair before run n+1 of any: one session, as an A/B comparison's are.
 		s := check.Series{Metric: st.Label, Unit: st.Unit, Primary: true,
-			Gate: check.RunGate{Margin: margin, HigherIsBetter: st.HigherIsBetter}}
+			Gate: check.RunGate{Margin: margin, HigherIsBetter: st.HigherIsBetter, SameSession: true}}
 		for _, rs := range base {
 			s.Baseline = append(s.Baseline, stat(rs, st.Name))
 		}

@@ -77,3 +77,31 @@ func TestParseAutogroup(t *testing.T) {
 		}
 	}
 }
+
+// families runs the gate on constructed pairs: every selected setting prints a row with
+// its false alarms and their bound, and a slowdown far beyond the noise is caught.
+func TestFamilies(t *testing.T) {
+	var b strings.Builder
+	if err := families([]string{"-pairs", "40", "-cvs", "0.03", "-only", "10% slower|CV 3%, independent|CV 3%, session offsets sd CV/2", "-sessions", "10", "-session-runs", "5"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| 10% slower, CV 3%, δ 5%, ≤ 10 runs | 40 | ",
+		"| identical, CV 3%, independent, normal | 40 | 0/40 = 0.00% (≤ 8.81%) |",
+		"| identical, CV 3%, session offsets sd CV/2 | 40 |",
+		"| identical, CV 3%, independent, normal, one-session baseline of 5 | 40 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "10% slower, CV 3%, δ 5%, ≤ 10 runs | 40 | 40/40") && !strings.Contains(out, "10% slower, CV 3%, δ 5%, ≤ 10 runs | 40 | 39/40") {
+		t.Errorf("a 10%% slowdown at CV 3%% caught in fewer than 39 of 40 pairs:\n%s", out)
+	}
+	for _, args := range [][]string{{"-cvs", "0"}, {"-pairs", "0"}, {"-session-runs", "1"}} {
+		if err := families(args, &b); err == nil {
+			t.Errorf("families(%q) accepted", args)
+		}
+	}
+}

@@ -476,6 +476,11 @@ func (c *Comparison) sessionNotes(b, cu *side, nz noise) {
 		c.Notes = append(c.Notes, fmt.Sprintf("%s: too few to measure between-session noise (%d or more); assumed the larger of what they show and %s: CV %s",
 			c.sessionsText(), MinSessions, cmp.Or(c.Gate.SessionCVFrom, "the run CV"), pct(c.SessionCV)))
 	}
+	if b.dep.Pooled && cu.dep.Pooled && b.dep.Widened && cu.dep.Widened {
+		c.Notes = append(c.Notes, fmt.Sprintf("dependence: the runs of both sides together show %s in run order; the baseline's %d runs count as %.3g effective runs, the current side's %d as %.3g, so the interval is wider",
+			b.dep.found(), b.n, float64(b.n)/b.dep.Factor, cu.n, float64(cu.n)/cu.dep.Factor))
+		return
+	}
 	for _, s := range []*side{b, cu} {
 		found := s.dep.found()
 		switch {
@@ -499,13 +504,6 @@ func (c Comparison) sessionsText() string {
 		return fmt.Sprintf("%d sessions", k)
 	}
 	return fmt.Sprintf("baseline %s, current %s", n(c.BaselineSessions), n(c.CurrentSessions))
-}
-
-func other(side string) string {
-	if side == "baseline" {
-		return "current"
-	}
-	return "baseline"
 }
 
 // decide applies the three-verdict rule to the interval.
