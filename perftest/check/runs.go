@@ -201,9 +201,10 @@ type Comparison struct {
 	BaselineSessions, CurrentSessions int
 	// SessionCV is the between-session CV the interval used (NaN when the sides share
 	// their sessions), and SessionSource how it was found: "measured" (from MinSessions
-	// sessions or more), "given" (Gate.SessionCV), "assumed" (as large as the run CV: one
-	// session per side and nothing given), "few sessions" (the larger of what 2–4
-	// sessions show and the given or assumed one), or "same session".
+	// sessions or more), "given" (RunGate.SessionCV), "assumed" (as large as the run CV:
+	// too few sessions and nothing given), "few sessions" (what 2–9 sessions show, larger
+	// than the given or assumed one; "few sessions/given" and "few sessions/assumed" when
+	// that one was larger), or "same session".
 	SessionCV     float64
 	SessionSource string
 	// Dependence is what the tests for dependence in run order found on each side
@@ -473,8 +474,12 @@ func (c *Comparison) sessionNotes(b, cu *side, nz noise) {
 		c.Notes = append(c.Notes, fmt.Sprintf("between-session noise not measured (%s; no between-session CV stored or configured): assumed sessions differ as much as runs do (CV %s), so a change that session noise could explain is inconclusive",
 			c.sessionsText(), pct(c.SessionCV)))
 	case strings.HasPrefix(nz.source, sessionFewMeasure):
+		other := "the runs' CV (nothing stored or configured)"
+		if c.Gate.SessionCV > 0 {
+			other = fmt.Sprintf("%s between-session CV %s", cmp.Or(c.Gate.SessionCVFrom, "the given"), pct(c.Gate.SessionCV))
+		}
 		c.Notes = append(c.Notes, fmt.Sprintf("%s: too few to measure between-session noise (%d or more); assumed the larger of what they show and %s: CV %s",
-			c.sessionsText(), MinSessions, cmp.Or(c.Gate.SessionCVFrom, "the run CV"), pct(c.SessionCV)))
+			c.sessionsText(), MinSessions, other, pct(c.SessionCV)))
 	}
 	if b.dep.Pooled && cu.dep.Pooled && b.dep.Widened && cu.dep.Widened {
 		c.Notes = append(c.Notes, fmt.Sprintf("dependence: the runs of both sides together show %s in run order; the baseline's %d runs count as %.3g effective runs, the current side's %d as %.3g, so the interval is wider",

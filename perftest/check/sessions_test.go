@@ -310,3 +310,24 @@ func TestPlanBaselineShapesAndErrors(t *testing.T) {
 		t.Errorf("runs at CV 2%% %d, at 4%% %d: want more at 4%%", a.Runs, b.Runs)
 	}
 }
+
+// Three sessions are too few to measure the between-session noise: the gate takes the
+// larger of what they show and the given (or assumed) CV, and says which.
+func TestFewSessions(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 4))
+	b := draws(r, 3, 5, 0.02, 0.05, 0)
+	c := draws(r, 1, 5, 0.02, 0, 0)
+	c.Sessions = nil
+	wide := CompareSides("m", Seconds, b, c, RunGate{SessionCV: 0.001})
+	if wide.SessionSource != "few sessions" || !(wide.SessionCV > 0.01) || !strings.Contains(strings.Join(wide.Notes, ""), "baseline 3 sessions, current one session: too few to measure between-session noise (10 or more); assumed the larger of what they show and the given between-session CV 0.1%") {
+		t.Errorf("3 sessions 5%% apart, session CV 0.1%% given: source %q CV %v, notes %q", wide.SessionSource, wide.SessionCV, wide.Notes)
+	}
+	calm := draws(r, 3, 5, 0.02, 0, 0)
+	given := CompareSides("m", Seconds, calm, c, RunGate{SessionCV: 0.2})
+	if given.SessionSource != "few sessions/given" || math.Abs(given.SessionCV-0.2) > 1e-12 {
+		t.Errorf("3 calm sessions, session CV 20%% given: source %q CV %v", given.SessionSource, given.SessionCV)
+	}
+	if a := CompareSides("m", Seconds, calm, c, RunGate{}); a.SessionSource != "few sessions/assumed" || !strings.Contains(strings.Join(a.Notes, ""), "the runs' CV (nothing stored or configured)") {
+		t.Errorf("3 calm sessions, nothing given: source %q, notes %q", a.SessionSource, a.Notes)
+	}
+}

@@ -19,9 +19,11 @@ import (
 // check.CompareFamily. Its zero value is the default gate: δ = 5% on every statistic,
 // family alpha 0.01 over the primary statistics (TTFT p50, ITL p50, request latency
 // p50, output token throughput), 5 runs per side doubling up to 20 while a primary
-// statistic is inconclusive (when the gate runs the current side), an inconclusive
-// answer passes (and says so), and a δ below the minimum detectable effect is a
-// warning. In a scenario file it is the "regression" block.
+// statistic is inconclusive (when the gate runs the current side), the between-session
+// noise measured from a baseline of ten sessions or more and otherwise assumed as large
+// as the runs' noise (SessionCV tells it), an inconclusive answer passes (and says so),
+// and a δ below the minimum detectable effect is a warning. In a scenario file it is the
+// "regression" block.
 type Gate struct {
 	// Baseline is the baseline's directory (a series written by RunSeries, SaveSeries,
 	// `perfgate profile --num-runs K --artifact-dir DIR`, or one run), for `perfgate
