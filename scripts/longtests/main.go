@@ -17,6 +17,7 @@ import (
 	"go/token"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,7 +61,7 @@ func list(root string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, dir := range slices.Sorted(mapKeys(dirs)) {
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		tests, err := longTests(dirs[dir])
 		if err != nil {
 			return err
@@ -74,16 +75,6 @@ func list(root string, w io.Writer) error {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
 
 // longTests returns the sorted names of the Test functions in files (one package
 // directory, both the package and its _test package) that reach a marker call.
