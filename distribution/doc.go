@@ -1,6 +1,7 @@
 // Package distribution holds perfgate's statistics: the samplers that generate
-// workloads (token lengths, latencies, arrival gaps) and the tests that decide whether
-// a recording fits what was configured.
+// workloads and the tests that decide whether a recording fits them. The samplers draw
+// token lengths, latencies and arrival gaps; the tests decide whether a recording fits
+// what was configured.
 //
 //	isl, _ := distribution.Parse("lognormal:mean=512,stddev=128")
 //	lengths := distribution.Length{Dist: isl, Max: 4096}

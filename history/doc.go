@@ -1,8 +1,8 @@
-// Package history keeps every gated result of perfgate in a database and reads it back:
-// series of run-level statistics over commits, change points in them (E-Divisive means
-// with a Welch t-test, as Hunter and Apache Otava do), a static HTML report, CSV and
-// JSON exports, and the check a nightly job runs to catch slow drift that a per-merge
-// gate lets through one small step at a time.
+// Package history keeps every gated result of perfgate in a database and finds change
+// points over commits. It reads back series of run-level statistics, change points in
+// them (E-Divisive means with a Welch t-test, as Hunter and Apache Otava do), a static
+// HTML report, CSV and JSON exports, and the check a nightly job runs to catch slow
+// drift that a per-merge gate lets through one small step at a time.
 //
 // A [Store] is one small interface with two backends: SQLite (a single file, pure Go,
 // the default) and PostgreSQL (a "postgres://" URL, for a history shared by CI runners).

@@ -1,4 +1,4 @@
-// Package loadgen is perfgate's load generator for OpenAI-compatible endpoints: it
+// Package loadgen is perfgate's load generator for OpenAI-compatible endpoints. It
 // builds the configured workload (synthetic prompts of exact token lengths, vLLM- and
 // SGLang-compatible random datasets, multi-turn conversations, ShareGPT, mooncake
 // traces, recorded payloads), sends it with the configured arrival process or

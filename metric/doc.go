@@ -1,10 +1,9 @@
-// Package metric is perfgate's one definition of every reported quantity: the
+// Package metric is perfgate's one definition of every reported quantity. It holds the
 // per-request values derived from a [record.Client] (TTFT, TTST, ITL in the AIPerf and
-// vLLM variants, inter-chunk latency, request latency, OSL by client count or by
-// usage, per-user throughputs), the quantile ([Quantile], numpy's linear method), the
-// standard deviation (population, ddof=0), the goodput [SLO], and the [Accumulator]
-// that turns a stream of records into a [record.Metrics] in memory that does not grow
-// with tokens.
+// vLLM variants, inter-chunk latency, request latency, OSL by client count or by usage,
+// per-user throughputs), the quantile ([Quantile], numpy's linear method), the standard
+// deviation (population, ddof=0), the goodput [SLO], and the [Accumulator] that turns a
+// stream of records into a [record.Metrics] in memory that does not grow with tokens.
 //
 //	acc := metric.NewAccumulator(metric.Options{UsageOSL: true})
 //	for i := range recs {

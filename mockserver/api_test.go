@@ -199,7 +199,7 @@ func TestHealthModelsMetrics(t *testing.T) {
 
 // TestProbesNotRecorded: requests to no API path — the probes clients send for a
 // server's identity and health (GET /version, /health, /metrics, /v1/models) and
-// wrong URLs (404, or 405 for another method on /v1/models or /version) — are
+// wrong URLs (404, or 405 for another method on a probe's path) — are
 // answered, and neither recorded nor counted as requests: the recording, the rejected
 // requests and the summary hold the workload alone, numbered from 1. GET /version is
 // answered as vLLM answers it.
@@ -219,7 +219,7 @@ func TestProbesNotRecorded(t *testing.T) {
 		{"POST", "/v1/models", 405, "method POST not allowed on /v1/models"},
 		{"GET", "/nope", 404, "unknown request URL: GET /nope"},
 		{"POST", "/v1/v1/chat/completions", 404, "unknown request URL: POST /v1/v1/chat/completions"},
-		{"GET", "/reset_prefix_cache", 404, "unknown request URL"},
+		{"GET", "/reset_prefix_cache", 405, "method GET not allowed on /reset_prefix_cache"},
 	} {
 		req, _ := http.NewRequest(c.method, s.URL()+c.path, strings.NewReader(`{}`))
 		resp, err := http.DefaultClient.Do(req)
@@ -241,7 +241,7 @@ func TestProbesNotRecorded(t *testing.T) {
 			t.Errorf("/metrics counts requests to %s", p)
 		}
 	}
-	if !strings.Contains(metrics, `perfgate_mock_errors_total{kind="not_found"} 3`) || !strings.Contains(metrics, `perfgate_mock_errors_total{kind="method_not_allowed"} 2`) {
+	if !strings.Contains(metrics, `perfgate_mock_errors_total{kind="not_found"} 2`) || !strings.Contains(metrics, `perfgate_mock_errors_total{kind="method_not_allowed"} 3`) {
 		t.Errorf("/metrics does not count the wrong URLs as errors:\n%s", metrics)
 	}
 	if err := s.Close(); err != nil {

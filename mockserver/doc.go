@@ -1,4 +1,4 @@
-// Package mockserver is an OpenAI-compatible mock LLM server that streams real tokens
+// Package mockserver is an OpenAI- and Anthropic-compatible mock LLM server that streams real tokens
 // and records exactly what it received.
 //
 // It counts every request's input with a real tokenizer (template-inclusive for chat,
@@ -19,12 +19,13 @@
 //	srv.Close()
 //	recs := srv.Records() // one per answered request; srv.Summary() aggregates them
 //
-// Endpoints: POST /v1/chat/completions, /v1/completions, /v1/responses,
-// /v1/embeddings, /v1/rankings (/v1/ranking, /v1/rerank, /rerank, /v2/rerank);
-// GET /v1/models, /health, /metrics (Prometheus). Anything else: 404 with an OpenAI
-// error body. [Serve] runs the same server until a context ends (`perfgate mock`), and
+// [Serve] runs the same server until a context ends (`perfgate mock`), and
 // [NewCapture] records raw request bodies byte for byte (`perfgate capture`).
 //
 // It binds 127.0.0.1 unless told otherwise. It is a test double, not a model: output
 // text is a stream of whole-word tokens drawn from the tokenizer's vocabulary.
+//
+// # Endpoints
+//
+// Paths, from the routing tables (go test ./mockserver -run TestDocEndpoints -update):
 package mockserver

@@ -64,9 +64,10 @@ func unknownModel(m string) *apiError {
 		msg: fmt.Sprintf("The model `%s` does not exist.", m)}
 }
 
-// handleModel answers GET /v1/models/{model}: the model object when it is served (or,
-// under AnyModel, from now on), else vLLM's 404.
-func (s *Server) handleModel(ctx *fasthttp.RequestCtx, m string) {
+// handleModelPath answers GET /v1/models/{model}: the model object when it is served
+// (or, under AnyModel, from now on), else vLLM's 404.
+func (s *Server) handleModelPath(ctx *fasthttp.RequestCtx) {
+	m, _ := modelPath(string(ctx.Path()))
 	if !s.authorized(ctx, "") {
 		s.writeError(ctx, &apiError{status: 401, typ: openai.ErrAuthentication, code: "invalid_api_key", msg: "incorrect or missing API key"})
 		return

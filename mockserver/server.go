@@ -564,39 +564,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	path := pathString(ctx.Path())
-	switch path {
-	case "/health", "/healthz", "/v1/health":
-		s.handleHealth(ctx)
-		return
-	case "/metrics":
-		ctx.SetContentType("text/plain; version=0.0.4")
-		_ = s.met.write(ctx)
-		return
-	case "/version":
-		if !ctx.IsGet() {
-			break
-		}
-		ctx.SetContentType("application/json")
-		ctx.SetBodyString(versionBody)
-		return
-	case "/v1/models":
-		if !ctx.IsGet() {
-			break
-		}
-		s.handleModels(ctx)
-		return
-	}
-	if path == "/reset_prefix_cache" && ctx.IsPost() {
-		s.handleResetPrefixCache(ctx)
-		return
-	}
-	if m, ok := modelPath(path); ok && ctx.IsGet() {
-		s.handleModel(ctx, m)
-		return
-	}
 	k := kindOf(path)
 	if k == nil {
-		s.unrouted(ctx, path)
+		s.serveProbe(ctx, path)
 		return
 	}
 	c := s.begin(ctx)
@@ -637,20 +607,67 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 // version, so that a baseline's identity does not differ from a run's for an upgrade.
 const versionBody = `{"version":"` + serverName + `"}`
 
-// unrouted answers a request to a path that is no API: 405 on the operational paths
-// (/v1/models, /version) with another method, else 404. It is no workload (a probe,
-// or a client with a wrong URL): it is not recorded, nor counted in the summary or in
-// the requests of /metrics, whose endpoint label would grow with every path a client
-// makes up; perfgate_mock_errors_total counts it by reason.
-func (s *Server) unrouted(ctx *fasthttp.RequestCtx, path string) {
+// probe is a path the server answers outside the workload: its health, identity,
+// metrics, models and admin calls. A request to one is neither recorded nor counted
+// as a request.
+type probe struct {
+	method string // the method it answers ("" = any); another gets 405
+	what   string // what the answer is, for the documentation (Markdown: `code`)
+	handle func(*Server, *fasthttp.RequestCtx)
+}
+
+// healthWhat is what the health probes answer.
+const healthWhat = "`{\"status\":\"ok\"}`; 503 while starting or shutting down"
+
+// modelPattern is the probes key of /v1/models/{model}, matched by [modelPath].
+const modelPattern = "/v1/models/{model}"
+
+// probes maps each path the server answers outside the workload to its probe. With
+// [routes] it is everything the server answers; doc.go's endpoint list is generated
+// from both (go test ./mockserver -run TestDocEndpoints -update).
+var probes = map[string]probe{
+	"/health":             {"", healthWhat, (*Server).handleHealth},
+	"/healthz":            {"", healthWhat, (*Server).handleHealth},
+	"/v1/health":          {"", healthWhat, (*Server).handleHealth},
+	"/metrics":            {"", "Prometheus metrics", (*Server).handleMetrics},
+	"/version":            {"GET", "`" + versionBody + "`, as vLLM answers", (*Server).handleVersion},
+	openai.PathModels:     {"GET", "the models served, as vLLM lists them", (*Server).handleModels},
+	modelPattern:          {"GET", "the model, or vLLM's 404 for a model not served", (*Server).handleModelPath},
+	"/reset_prefix_cache": {"POST", "empties the prefix cache, as vLLM's dev mode does", (*Server).handleResetPrefixCache},
+}
+
+// serveProbe answers a request to a path that is no API: its probe, else 405 on a
+// probe's path with another method, else 404. It is no workload (a probe, or a client
+// with a wrong URL): it is not recorded, nor counted in the summary or in the
+// requests of /metrics, whose endpoint label would grow with every path a client
+// makes up; perfgate_mock_errors_total counts the errors by reason.
+func (s *Server) serveProbe(ctx *fasthttp.RequestCtx, path string) {
+	p, known := probes[path]
+	if _, ok := modelPath(path); ok && !known {
+		p, known = probes[modelPattern], true
+	}
+	if known && (p.method == "" || string(ctx.Method()) == p.method) {
+		p.handle(s, ctx)
+		return
+	}
 	e := &apiError{status: 404, typ: openai.ErrNotFound, reason: "not_found", code: "unknown_url",
 		msg: fmt.Sprintf("unknown request URL: %s %s", ctx.Method(), path)}
-	if path == "/v1/models" || path == "/version" {
+	if known {
 		e = &apiError{status: 405, typ: openai.ErrInvalidRequest, reason: "method_not_allowed",
 			msg: fmt.Sprintf("method %s not allowed on %s", ctx.Method(), path)}
 	}
 	s.writeError(ctx, e)
 	s.met.unrouted(e.reason)
+}
+
+func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType("text/plain; version=0.0.4")
+	_ = s.met.write(ctx)
+}
+
+func (s *Server) handleVersion(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType("application/json")
+	ctx.SetBodyString(versionBody)
 }
 
 func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {

@@ -1,5 +1,5 @@
 // Package reportgen turns a run's records and metrics into what people read: the
-// console summary table, AIPerf-compatible exports, and self-contained HTML reports.
+// console table, AIPerf-compatible exports and self-contained HTML reports.
 //
 //	reportgen.WriteTable(os.Stdout, metrics, reportgen.TableOptions{Width: 100})
 //	paths, err := reportgen.WriteExports("artifacts/run1", reportgen.Run{
@@ -17,6 +17,8 @@
 // linear interpolation; standard deviations are population ones (ddof=0), as AIPerf's.
 //
 // reportgen only reports: it does not run load or decide pass/fail (perftest/check
-// does). It imports only record and distribution. Its functions are safe for
-// concurrent use; they never print to stdout.
+// does). It imports only distribution, metric, record, reportgen/sweep and
+// servermetrics: none of the packages that run load, so a report can be rebuilt from a
+// run's files alone. Its functions are safe for concurrent use; they never print to
+// stdout.
 package reportgen

@@ -1,6 +1,6 @@
 // Package servermetrics scrapes an inference server's Prometheus metrics around a
-// benchmark run and summarises them: counter deltas, gauge statistics, histogram
-// count/sum deltas, and derived figures for vLLM's and SGLang's metric names
+// benchmark run and summarises them. It reports counter deltas, gauge statistics,
+// histogram count/sum deltas, and derived figures for vLLM's and SGLang's metric names
 // (prefix-cache hit rate, spec-decode acceptance rate, mean running and waiting
 // requests, peak KV-cache usage).
 //

@@ -1,8 +1,8 @@
-// Package serverproc runs an inference server as a child process for the length of
-// one benchmark run: start it in its own process group with its output captured in log
-// files, wait until it answers a readiness probe, watch it while the load runs, and
-// stop it (SIGTERM to the group, SIGKILL after a grace) making sure its port is
-// released. It is how an A/B regression gate compares two server builds on one GPU,
+// Package serverproc runs an inference server as a child process for the length of one
+// benchmark run. It starts the server in its own process group with its output captured
+// in log files, waits until it answers a readiness probe, watches it while the load
+// runs, and stops it (SIGTERM to the group, SIGKILL after a grace) making sure its port
+// is released. It is how an A/B regression gate compares two server builds on one GPU,
 // where only one of them can run at a time.
 //
 //	p, err := serverproc.Server{Name: "B", Cmd: "vllm serve m --port 8000", URL: "http://127.0.0.1:8000"}.Start(dir)

@@ -1,8 +1,9 @@
-// Package tokenizer counts tokens exactly as the model's own tokenizer does, in pure Go:
-// Hugging Face tokenizer.json files (BPE, WordPiece, Unigram with their normalizers,
-// pre-tokenizers, post-processors, decoders and added tokens), tiktoken vocabularies
-// (OpenAI's encodings, Llama-3's original tiktoken.model, Kimi-K2), and chat templates
-// rendered as transformers' apply_chat_template renders them.
+// Package tokenizer counts tokens exactly as the model's own tokenizer does, and
+// renders its chat template, in pure Go. It reads Hugging Face tokenizer.json files
+// (BPE, WordPiece, Unigram with their normalizers, pre-tokenizers, post-processors,
+// decoders and added tokens), tiktoken vocabularies (OpenAI's encodings, Llama-3's
+// original tiktoken.model, Kimi-K2), and chat templates rendered as transformers'
+// apply_chat_template renders them.
 //
 // Exactness is the point: perfgate asserts on input and output lengths, so a count that
 // differs from the server's by one token makes a length test meaningless. Every loader is

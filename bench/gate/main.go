@@ -1,11 +1,11 @@
-// Command gate measures the regression gate's own error rates (bench/gate/run.sh drives
-// it): pairs of sets of real runs against the in-process mock, whose speed is drawn per
-// run (mockserver.Config.LatencyScale) with a given run-to-run CV, compared by the
-// run-level gate (check.CompareFamily over the primary run statistics, sequential looks
-// by check.Schedule) and, on the first run of each side, by the old pooled rule
-// (check.NoRegression on TTFT, ITL and request latency, as AssertNoRegression did). It
-// is a benchmark: it prints rates with Clopper–Pearson intervals beside the targets, and
-// asserts nothing.
+// Command gate measures the regression gate's own error rates on real runs against the
+// mock. bench/gate/run.sh drives it: pairs of sets of real runs against the in-process
+// mock, whose speed is drawn per run (mockserver.Config.LatencyScale) with a given
+// run-to-run CV, compared by the run-level gate (check.CompareFamily over the primary
+// run statistics, sequential looks by check.Schedule) and, on the first run of each
+// side, by the old pooled rule (check.NoRegression on TTFT, ITL and request latency, as
+// AssertNoRegression did). It is a benchmark: it prints rates with Clopper–Pearson
+// intervals beside the targets, and asserts nothing.
 //
 //	gate [-pairs 200] [-slow-pairs 100] [-cvs 0,0.02,0.03,0.05] [-workers 4] …
 //	gate burn      # spins every CPU until killed: the CPU-burning neighbour

@@ -1,7 +1,8 @@
-// Command loadgen-bench measures perfgate's load generator against peers in one run
-// (bench/loadgen/run.sh drives it): a trivial HTTP server, a bare fasthttp client loop,
+// Command loadgen-bench measures perfgate's load generator against peers in one run.
+// bench/loadgen/run.sh drives it: a trivial HTTP server, a bare fasthttp client loop,
 // perfgate's loadgen.Run with recording on, and a scale run of concurrent SSE streams
-// (memory per stream, ITL error against the server's own emission times, CPU per token).
+// (memory per stream, ITL error against the server's own emission times, CPU per
+// token).
 //
 //	loadgen-bench server  -addr 127.0.0.1:18080 [-stream -itl 1s -tokens 10] [-reuseport]
 //	loadgen-bench bare    -url http://127.0.0.1:18080/v1/chat/completions -c 64 -d 5s

@@ -1,8 +1,8 @@
-// Command shard benchmarks perfgate's scale-out: `gen` writes synthetic shard
-// directories (a scenario.json and a client.jsonl each, records of a mock-like run),
-// and `merge` times scenario.Merge over them — the one code path perfgate merge and a
-// single run's report use — printing wall time, CPU time and peak RSS. A benchmark:
-// it prints numbers, it asserts nothing.
+// Command shard benchmarks perfgate's scale-out: merging the records of many shards.
+// `gen` writes synthetic shard directories (a scenario.json and a client.jsonl each,
+// records of a mock-like run), and `merge` times scenario.Merge over them — the one
+// code path perfgate merge and a single run's report use — printing wall time, CPU time
+// and peak RSS. A benchmark: it prints numbers, it asserts nothing.
 //
 //	go run ./bench/shard gen -dir /tmp/shards -shards 4 -records 1000000
 //	go run ./bench/shard merge -dir /tmp/shards -out /tmp/merged

@@ -1,5 +1,5 @@
 // Command soak runs perfgate's load generator for a long time against the fast mock
-// server and prints how its memory, CPU and export time behave as the run grows
+// server. It prints how its memory, CPU and export time behave as the run grows
 // (bench/soak/run.sh drives it). It is a benchmark that prints curves and ratios, not
 // a test: nothing here passes or fails on timing.
 //

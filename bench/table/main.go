@@ -1,8 +1,8 @@
-// Command table writes the performance table of docs/performance.md and the short one
-// of README.md from the benchmarks' own output (bench/table.sh runs them first), so the
-// tables cannot drift from what the benchmarks print. Each row names the peer measured
-// in the same run, the ratio, the target and whether it is met. The tables go between
-// marker comments; everything else in both files is left as it is.
+// Command table writes the performance tables of docs/performance.md and README.md from
+// the benchmarks' own output. bench/table.sh runs them first, so the tables cannot
+// drift from what the benchmarks print. Each row names the peer measured in the same
+// run, the ratio, the target and whether it is met. The tables go between marker
+// comments; everything else in both files is left as it is.
 //
 //	go run ./bench/table -out bench/out -docs docs/performance.md -readme README.md
 package main

@@ -1,6 +1,6 @@
-// Command perfgate is the command-line face of the perfgate library: one-off profiles
-// of an OpenAI-compatible server (flags compatible with `aiperf profile`), the mock
-// server, recording comparisons, token counting, and a self-contained demo.
+// Command perfgate is the command-line face of the perfgate library. It runs one-off
+// profiles of an OpenAI-compatible server (flags compatible with `aiperf profile`), the
+// mock server, recording comparisons, token counting, and a self-contained demo.
 //
 //	perfgate profile --url http://127.0.0.1:8000 --model-names my-model --streaming \
 //	    --concurrency 8 --request-count 500 --isl-dist normal:512,64 --assert 'ttft_p99<=250ms'

@@ -1,5 +1,5 @@
-// Package nprand reproduces numpy's random streams bit for bit, so perfgate can
-// regenerate the workloads of tools written in Python request for request:
+// Package nprand reproduces numpy's random streams bit for bit. With it perfgate
+// regenerates the workloads of tools written in Python request for request:
 //
 //	g := nprand.NewGenerator(0)         // np.random.default_rng(0)
 //	isl := g.Integers(512, 1537)        // rng.integers(512, 1537)

@@ -1,5 +1,5 @@
 // Package depstest enforces perfgate's package graph, as go/build/deps_test.go does for
-// the standard library: each package may import only what its row below allows.
+// the standard library. Each package may import only what its row below allows.
 // Fix the code, not the table.
 package depstest
 
@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
 	"internal/testutil/pgtest":  {},                // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
+	"internal/docstest":         {}, // test-only: the generated parts of the docs
 	"servermetrics":             {"record"}, // record.Duration, the one duration form in files
 	"serverproc":                {},         // a server build's process lifecycle: stdlib only
 	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
@@ -65,6 +66,8 @@ var thirdParty = map[string][]string{
 
 type pkg struct {
 	ImportPath string
+	Dir        string
+	GoFiles    []string
 	Deps       []string
 	Imports    []string
 	Standard   bool

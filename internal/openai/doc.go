@@ -1,6 +1,6 @@
 // Package openai holds the OpenAI wire format shared by perfgate's mock server and load
-// generator: request bodies (chat completions, completions, responses, embeddings,
-// rankings/rerank), responses, stream chunks, usage and the error body.
+// generator. It has the request bodies (chat completions, completions, responses,
+// embeddings, rankings/rerank), responses, stream chunks, usage and the error body.
 //
 // The request types decode the shapes real clients send, including the polymorphic
 // ones: message content as a string or as a list of parts ([Content]), a completion

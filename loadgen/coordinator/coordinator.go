@@ -1,9 +1,9 @@
-// Package coordinator is the start barrier of a sharded run: the shards of one
-// workload (loadgen.Config.Shards) register with it, and once all have registered
-// (or a timeout passed) it answers each with one start time T0 = now + margin on its
-// own clock. Each shard measures its clock's offset to the coordinator's (NTP-style:
-// several round trips, the one with the smallest round-trip time kept) and starts its
-// run clock at T0 translated to its own clock, so N hosts start one schedule together.
+// Package coordinator is the start barrier of a sharded run. The shards of one workload
+// (loadgen.Config.Shards) register with it, and once all have registered (or a timeout
+// passed) it answers each with one start time T0 = now + margin on its own clock. Each
+// shard measures its clock's offset to the coordinator's (NTP-style: several round
+// trips, the one with the smallest round-trip time kept) and starts its run clock at T0
+// translated to its own clock, so N hosts start one schedule together.
 //
 //	srv := coordinator.NewServer(4, coordinator.DefaultMargin, coordinator.DefaultTimeout)
 //	go http.Serve(ln, srv)                               // shard 0, or a pod of its own

@@ -1,9 +1,9 @@
-// Package dataset builds the workloads loadgen sends: synthetic prompts whose token
-// count is exactly the sampled input length (natural text cut from an embedded
-// public-domain Shakespeare corpus, or random token ids), vLLM's RandomDataset
-// reproduced step by step with numpy's default_rng, and workloads read from files —
+// Package dataset builds the workloads loadgen sends, synthetic or read from files.
+// Synthetic prompts have exactly the sampled input length in tokens (natural text cut
+// from an embedded public-domain Shakespeare corpus, or random token ids); vLLM's
+// RandomDataset is reproduced step by step with numpy's default_rng; the files are
 // custom JSONL payloads, mooncake traces (hash_ids → shared prefix blocks), ShareGPT
-// conversations, and mock-server recordings.
+// conversations and mock-server recordings.
 //
 // Every workload is a [Source] of [Conversation]s; a conversation has one or more
 // [Turn]s. Sources are deterministic for a given seed and are not safe for concurrent

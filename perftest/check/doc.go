@@ -1,7 +1,8 @@
-// Package check holds perfgate's pass/fail decisions as pure functions: given what a run
-// recorded (latencies, token counts, per-request outcomes), each check returns a [Verdict]
-// whose first line stands alone and whose remaining lines are labelled evidence
-// (statistic, p-value, alpha, n, quantiles, worst requests).
+// Package check holds perfgate's pass/fail decisions as pure functions, without the
+// testing package. Given what a run recorded (latencies, token counts, per-request
+// outcomes), each check returns a [Verdict] whose first line stands alone and whose
+// remaining lines are labelled evidence (statistic, p-value, alpha, n, quantiles, worst
+// requests).
 //
 // The package does not import "testing": package perftest turns a failing verdict into
 // t.Errorf, and cmd/perfgate turns the same verdict into an exit code.

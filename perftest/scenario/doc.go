@@ -1,6 +1,6 @@
-// Package scenario runs perfgate benchmark scenarios without the testing package, so
-// that perftest (inside go test) and cmd/perfgate (in a shell or CI step) run the same
-// [Scenario] the same way.
+// Package scenario runs perfgate benchmark scenarios without the testing package. It
+// is how perftest (inside go test) and cmd/perfgate (in a shell or CI step) run the
+// same [Scenario] the same way.
 //
 //	sc, err := scenario.ReadFile("chat.yaml")             // or a Scenario literal
 //	out, err := scenario.Run(ctx, sc, "artifacts/chat")     // mock started when sc.URLs is empty

@@ -1,6 +1,7 @@
-// Package sweep plans and summarises multi-run studies: repeated runs reported as a
-// mean with a confidence interval, sweeps over concurrency or request rate, and the
-// bisection search for the highest load that still meets the objectives.
+// Package sweep plans and summarises multi-run studies: repeated runs, sweeps and the
+// highest load that meets the objectives. Repeated runs are reported as a mean with a
+// confidence interval, sweeps go over concurrency or request rate, and a bisection
+// search finds the highest load that still meets them.
 //
 //	levels, _ := sweep.Levels("1,2,4,8")                  // or "1:64:x2", "10:100:+10"
 //	res, err := sweep.Search(ctx, sweep.SearchOptions{Lo: 1, Hi: 64, Integer: true},
@@ -9,8 +10,7 @@
 //
 // sweep runs nothing itself: the caller's probe runs one load level (the CLI uses
 // perftest/scenario) and says whether it passed. That keeps this package pure and
-// testable with fake probes. Like reportgen it imports only record and
-// distribution.
+// testable with fake probes. It imports only distribution and record.
 package sweep
 
 import (

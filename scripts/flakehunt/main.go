@@ -1,7 +1,7 @@
 // Command flakehunt tallies the failures of several `go test -json` runs of the whole
-// suite, per test, so that a test which fails once in four runs shows as such instead
-// of as a red CI run nobody can reproduce. scripts/flakehunt.sh makes the runs (quiet
-// ones, then one beside a CPU burner) and calls it:
+// suite, per test. It is there so that a test which fails once in four runs shows as
+// such instead of as a red CI run nobody can reproduce. scripts/flakehunt.sh makes the
+// runs (quiet ones, then one beside a CPU burner) and calls it:
 //
 //	go run ./scripts/flakehunt quiet-1.json quiet-2.json quiet-3.json loaded-1.json
 //

@@ -1,8 +1,8 @@
-// Command longtests lists the long tests of the module: the Test functions that call
-// testutil.Long or testutil.Short, directly or through a function of their own package
-// that does. `make test` runs the suite with -short, where those tests skip or run a
-// trimmed size; `make test-long` (scripts/testlong.sh) runs exactly these at full size,
-// so CI, which runs both, loses nothing.
+// Command longtests lists the long tests of the module. They are the Test functions
+// that call testutil.Long or testutil.Short, directly or through a function of their
+// own package that does. `make test` runs the suite with -short, where those tests skip
+// or run a trimmed size; `make test-long` (scripts/testlong.sh) runs exactly these at
+// full size, so CI, which runs both, loses nothing.
 //
 //	go run ./scripts/longtests [DIR]
 //

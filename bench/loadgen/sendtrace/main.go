@@ -1,6 +1,6 @@
 // Command sendtrace splits the lateness of an open-loop run's sends by what the send
-// loop's thread was doing while they were overdue, from the kernel's scheduler and timer
-// events. bench/loadgen/sendtrace.sh records the run (BenchmarkOpenLoopCost with
+// loop's thread was doing meanwhile. It reads that from the kernel's scheduler and
+// timer events. bench/loadgen/sendtrace.sh records the run (BenchmarkOpenLoopCost with
 // PERFGATE_SENDTRACE) and runs it:
 //
 //	go run ./bench/loadgen/sendtrace [-late 100us] DIR

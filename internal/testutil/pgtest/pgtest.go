@@ -1,5 +1,5 @@
-// Package pgtest starts throwaway PostgreSQL clusters for tests: initdb and pg_ctl from
-// Debian's postgresql package, on a free port of 127.0.0.1, with password
+// Package pgtest starts throwaway PostgreSQL clusters for tests. It runs initdb and
+// pg_ctl from Debian's postgresql package, on a free port of 127.0.0.1, with password
 // authentication over TCP, removed when the test binary ends. Run as root (CI), the
 // server runs as the postgres user, since initdb refuses root.
 package pgtest
