@@ -67,7 +67,7 @@ const (
 	docFile        = "doc.go"
 	docBegin       = "// Paths, from the routing tables (go test ./mockserver -run TestDocEndpoints -update):"
 	docEnd         = "package mockserver"
-	docTail        = "A POST to an API path is the workload: recorded, counted and summarised. A probe is neither. Any other path is answered 404 with an OpenAI error body, a probe's path with another method 405."
+	docTail        = "A POST to an API path is the workload: recorded, counted and summarised. A probe is\n// neither. Any other path is answered 404 with an OpenAI error body, a probe's path\n// with another method 405."
 	mdEnd          = "<!-- mock-paths:end -->"
 	mockDocFile    = "../docs/mock.md"
 	kindsDocFile   = "../docs/endpoints.md"

@@ -159,7 +159,7 @@ func (p *pkgDoc) check() string {
 	}
 	rest, ok := strings.CutPrefix(p.synopsis, word+" ")
 	name, rest, _ := strings.Cut(rest, " ")
-	if !ok || (p.name != "main" && name != p.name) {
+	if !ok || (p.name != "main" && name != p.name && name != strings.TrimSuffix(p.name, "_test")) {
 		return fmt.Sprintf("the doc comment starts %q; it should start %q", p.synopsis[:min(len(p.synopsis), 40)], word+" "+map[bool]string{true: "NAME", false: p.name}[p.name == "main"]+" ")
 	}
 	if n := utf8.RuneCountInString(rest); n > maxRow {

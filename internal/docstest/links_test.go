@@ -176,7 +176,7 @@ func brokenRefs(dir, file string, top map[string]bool) ([]string, error) {
 	return out, nil
 }
 
-// pages lists README.md, CHANGELOG.md and docs/*.md under dir, and the repository's
+// pages lists README.md and docs/*.md under dir, and the repository's
 // top-level entries (what a path in a code span must start with to be one).
 func pages(dir string) (files []string, top map[string]bool, err error) {
 	ents, err := os.ReadDir(dir)
