@@ -28,4 +28,23 @@
 // # Endpoints
 //
 // Paths, from the routing tables (go test ./mockserver -run TestDocEndpoints -update):
+//
+//   - POST /v1/audio/transcriptions: audio_transcription
+//   - POST /v1/chat/completions: chat
+//   - POST /v1/completions: completions
+//   - POST /v1/embeddings: embeddings
+//   - POST /v1/images/generations: image_generation
+//   - POST /v1/messages: messages
+//   - POST /rerank, /v1/ranking, /v1/rankings, /v1/rerank, /v2/rerank: rankings, rerank
+//   - POST /v1/responses: responses
+//   - any method /health, /healthz, /v1/health: {"status":"ok"}; 503 while starting or shutting down
+//   - any method /metrics: Prometheus metrics
+//   - POST /reset_prefix_cache: empties the prefix cache, as vLLM's dev mode does
+//   - GET /v1/models: the models served, as vLLM lists them
+//   - GET /v1/models/{model}: the model, or vLLM's 404 for a model not served
+//   - GET /version: {"version":"perfgate-mock"}, as vLLM answers
+//
+// A POST to an API path is the workload: recorded, counted and summarised. A probe is
+// neither. Any other path is answered 404 with an OpenAI error body, a probe's path
+// with another method 405.
 package mockserver

@@ -100,6 +100,9 @@ func mdTable(eps []endpoint, all bool) string {
 		what := e.what + " (not recorded)"
 		if e.api {
 			what = "API kind " + e.what + " (recorded)"
+			if strings.Contains(e.what, ",") {
+				what = "API kinds " + e.what + " (recorded)"
+			}
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", e.methodName(), strings.Join(e.paths, "`, `"), what)
 	}

@@ -129,7 +129,9 @@ func TestDocImportClaims(t *testing.T) {
 // import, names something that is not a package, or denies an import that is there,
 // is reported; true claims are not.
 func TestDocImportClaimsFail(t *testing.T) {
-	known := func(s string) bool { return slices.Contains([]string{"record", "distribution", "metric", "loadgen"}, s) }
+	known := func(s string) bool {
+		return slices.Contains([]string{"record", "distribution", "metric", "loadgen"}, s)
+	}
 	imp := func(rs ...string) []string {
 		var out []string
 		for _, r := range rs {

@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
 	"internal/testutil/pgtest":  {},                // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
-	"internal/docstest":         {}, // test-only: the generated parts of the docs
+	"internal/docstest":         {},         // test-only: the generated parts of the docs
 	"servermetrics":             {"record"}, // record.Duration, the one duration form in files
 	"serverproc":                {},         // a server build's process lifecycle: stdlib only
 	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},

@@ -129,18 +129,19 @@ func TestLayoutRefusesDocComments(t *testing.T) {
 }
 
 // Broken links, anchors and repository paths are reported with their line; URLs,
-// paths outside the repository's top-level directories, package patterns and code in
-// fenced blocks are not checked.
+// paths outside the repository's top-level directories or under a directory git
+// ignores, package patterns, Go identifiers and code in fenced blocks are not checked.
 func TestBrokenRefs(t *testing.T) {
 	dir := tree(t, map[string]string{
-		"pkg/file.go":  "package pkg\n",
-		"docs/a.md":    "# A\n\n## The heading, `with code`\n\n## The heading, `with code`\n\n<a id=\"explicit\"></a>\n\n[back](../README.md)\n",
+		"pkg/file.go": "package pkg\n",
+		".gitignore":  "/pkg/out/\n*.test\n",
+		"docs/a.md":   "# A\n\n## The heading, `with code`\n\n## The heading, `with code`\n\n<a id=\"explicit\"></a>\n\n[back](../README.md)\n",
 		"README.md": strings.Join([]string{
 			"[ok](docs/a.md) and [bad](docs/missing.md)",
 			"[anchor](docs/a.md#the-heading-with-code) [second](docs/a.md#the-heading-with-code-1) [explicit](docs/a.md#explicit)",
 			"[anchor bad](docs/a.md#nope) [web](https://example.com/x.md) [self](#a-readme)",
 			"`pkg/file.go`, `pkg/gone.go`, `pkg/`, `pkg/file.go/`, `pkg/{file,other}.go`, `pkg/*.go`, `pkg/*.txt`",
-			"`other/x.json`, `$CACHE/pkg/x.json`, `./pkg/...`, `pkg/file.go:12`, `pkg/noext`, `go test ./pkg`",
+			"`other/x.json`, `$CACHE/pkg/x.json`, `./pkg/...`, `pkg/file.go:12`, `pkg/noext`, `go test ./pkg`, `pkg/out/x.txt`, `pkg/file.Name`",
 			"```sh",
 			"`pkg/fenced.go` [fenced](nowhere.md)",
 			"```",
@@ -148,7 +149,7 @@ func TestBrokenRefs(t *testing.T) {
 			"[ref]: docs/gone.md",
 		}, "\n") + "\n",
 	})
-	files, top, err := pages(dir)
+	files, top, ignored, err := pages(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestBrokenRefs(t *testing.T) {
 	}
 	var got []string
 	for _, f := range files {
-		msgs, err := brokenRefs(dir, f, top)
+		msgs, err := brokenRefs(dir, f, top, ignored)
 		if err != nil {
 			t.Fatal(err)
 		}

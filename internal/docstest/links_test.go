@@ -19,8 +19,9 @@ var (
 	codeSpan   = regexp.MustCompile("`([^`\n]+)`")
 	heading    = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
 	htmlAnchor = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
-	// fileLike is the last element of a path that names a file: NAME.EXT.
-	fileLike = regexp.MustCompile(`\.[A-Za-z0-9]+$`)
+	// fileLike is the last element of a path that names a file: NAME.EXT, the extension
+	// in lower case (pkg.Name is a Go identifier, not a file).
+	fileLike = regexp.MustCompile(`\.[a-z][a-z0-9]{0,6}$`)
 )
 
 // prose returns a Markdown page without its fenced code blocks (```, ~~~), whose
@@ -95,11 +96,17 @@ func expand(p string) []string {
 // repoPath reports whether a code span is a path in the repository that names a file
 // or a directory: no spaces, a first element that is a top-level entry of the tree,
 // and a last element with an extension, or a trailing slash. Shell variables, URLs,
-// Go package patterns (./...) and FILE:LINE forms are not.
-func repoPath(span string, top map[string]bool) (string, bool) {
+// Go package patterns (./...), FILE:LINE forms and paths under a directory git ignores
+// (outputs such as bench/out/) are not.
+func repoPath(span string, top map[string]bool, ignored []string) (string, bool) {
 	p := strings.TrimPrefix(span, "./")
 	if strings.ContainsAny(p, " \t$<>=:@;()'\"[]\\|") || strings.Contains(p, "...") || !strings.Contains(p, "/") {
 		return "", false
+	}
+	for _, d := range ignored {
+		if strings.HasPrefix(p, d) {
+			return "", false
+		}
 	}
 	first, _, _ := strings.Cut(p, "/")
 	if !top[first] {
@@ -115,7 +122,7 @@ func repoPath(span string, top map[string]bool) (string, bool) {
 // brokenRefs lists what a Markdown file (path relative to dir) names that the tree
 // under dir does not hold: relative links to files (and their #anchors, in Markdown
 // pages) and repository paths in code spans, each as FILE:LINE: what.
-func brokenRefs(dir, file string, top map[string]bool) ([]string, error) {
+func brokenRefs(dir, file string, top map[string]bool, ignored []string) ([]string, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil {
 		return nil, err
@@ -155,7 +162,7 @@ func brokenRefs(dir, file string, top map[string]bool) ([]string, error) {
 		}
 	}
 	for _, m := range codeSpan.FindAllStringSubmatchIndex(doc, -1) {
-		p, ok := repoPath(doc[m[2]:m[3]], top)
+		p, ok := repoPath(doc[m[2]:m[3]], top, ignored)
 		if !ok {
 			continue
 		}
@@ -176,12 +183,20 @@ func brokenRefs(dir, file string, top map[string]bool) ([]string, error) {
 	return out, nil
 }
 
-// pages lists README.md and docs/*.md under dir, and the repository's
-// top-level entries (what a path in a code span must start with to be one).
-func pages(dir string) (files []string, top map[string]bool, err error) {
+// pages lists README.md and docs/*.md under dir, the repository's top-level entries
+// (what a path in a code span must start with to be one) and the directories its
+// .gitignore names from the top (/bench/out/ → bench/out/: outputs, not the tree's).
+func pages(dir string) (files []string, top map[string]bool, ignored []string, err error) {
+	if gi, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err == nil {
+		for _, l := range strings.Split(string(gi), "\n") {
+			if d, ok := strings.CutPrefix(strings.TrimSpace(l), "/"); ok && strings.HasSuffix(d, "/") && !strings.ContainsAny(d, "*?[!") {
+				ignored = append(ignored, d)
+			}
+		}
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	top = map[string]bool{}
 	for _, e := range ents {
@@ -191,14 +206,14 @@ func pages(dir string) (files []string, top map[string]bool, err error) {
 	}
 	docs, err := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	files = []string{"README.md"}
 	for _, d := range docs {
 		files = append(files, "docs/"+filepath.Base(d))
 	}
 	slices.Sort(files[1:])
-	return files, top, nil
+	return files, top, ignored, nil
 }
 
 // TestDocReferences: every relative link in README.md and docs/*.md leads to a file
@@ -207,12 +222,12 @@ func pages(dir string) (files []string, top map[string]bool, err error) {
 // with an extension, under one of the repository's top-level directories) is in the
 // tree. Moving or deleting a file a page names fails here.
 func TestDocReferences(t *testing.T) {
-	files, top, err := pages(root)
+	files, top, ignored, err := pages(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		msgs, err := brokenRefs(root, f, top)
+		msgs, err := brokenRefs(root, f, top, ignored)
 		if err != nil {
 			t.Fatal(err)
 		}
