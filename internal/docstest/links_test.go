@@ -183,7 +183,7 @@ func brokenRefs(dir, file string, top map[string]bool, ignored []string) ([]stri
 	return out, nil
 }
 
-// pages lists README.md and docs/*.md under dir, the repository's top-level entries
+// pages lists README.md, CHANGELOG.md (if there is one) and docs/*.md under dir, the repository's top-level entries
 // (what a path in a code span must start with to be one) and the directories its
 // .gitignore names from the top (/bench/out/ → bench/out/: outputs, not the tree's).
 func pages(dir string) (files []string, top map[string]bool, ignored []string, err error) {
@@ -209,15 +209,19 @@ func pages(dir string) (files []string, top map[string]bool, ignored []string, e
 		return nil, nil, nil, err
 	}
 	files = []string{"README.md"}
+	if top["CHANGELOG.md"] {
+		files = append(files, "CHANGELOG.md")
+	}
+	n := len(files)
 	for _, d := range docs {
 		files = append(files, "docs/"+filepath.Base(d))
 	}
-	slices.Sort(files[1:])
+	slices.Sort(files[n:])
 	return files, top, ignored, nil
 }
 
-// TestDocReferences: every relative link in README.md and docs/*.md leads to a file
-// that exists (and a link to a heading, to a heading that exists), and every
+// TestDocReferences: every relative link in README.md, CHANGELOG.md and docs/*.md
+// leads to a file that exists (and a link to a heading, to a heading that exists), and every
 // repository path the pages name in a code span (a directory ending in /, or a file
 // with an extension, under one of the repository's top-level directories) is in the
 // tree. Moving or deleting a file a page names fails here.
