@@ -191,6 +191,7 @@ type famResult struct {
 	fail, noReg, inconcl          int
 	oldFail, oldNoReg, oldInconcl int
 	runs, oldRuns                 int
+	used                          int // runs measured (pairResult.used, summed)
 }
 
 // nominal are the primary statistics at speed 1, as bench/gate's mock gives them.
@@ -226,11 +227,13 @@ func (o famOptions) run(s famSetting) famResult {
 type pairResult struct {
 	change, old   check.Change
 	runs, oldRuns int
+	used          int // runs the pair measured: the baseline's and the current runs either rule took
 }
 
 func (r *famResult) add(p pairResult) {
 	r.runs += p.runs
 	r.oldRuns += p.oldRuns
+	r.used += p.used
 	count := func(c check.Change, fail, noReg, inconcl *int) {
 		switch c {
 		case check.ChangeRegressed:
@@ -247,6 +250,44 @@ func (r *famResult) add(p pairResult) {
 
 // pair draws one pair and gates it, by the gate and by the old rule.
 func (o famOptions) pair(s famSetting, i int) pairResult {
+	d := o.draw(s, i)
+	looks := s.sched.Looks()
+	var out pairResult
+	for li, k := range looks {
+		if ch, ok := o.gateLook(s, d.base, d.cur.Runs[:k], li); ok {
+			out.change, out.runs = ch, k
+			break
+		}
+	}
+	for li, k := range looks {
+		if ch, ok := o.oldLook(s, d.base, d.cur.Runs[:k], li); ok {
+			out.old, out.oldRuns = ch, k
+			break
+		}
+	}
+	out.used = len(d.base.Runs) + max(out.runs, out.oldRuns)
+	return out
+}
+
+// drawnPair is one pair as drawn: each run's log-speed and session (the noise the real
+// mode injects into the mock), and the simulated statistics of those runs.
+type drawnPair struct {
+	base, cur *scenario.Series // simulated: nominal × e^y × the 0.5% floor
+	baseRuns  []plannedRun     // in session order, sessions b0, b1, …
+	curRuns   []plannedRun     // the cap's worth, session "c"
+}
+
+// plannedRun is one run of a pair: its log-speed y (the mock's latency factor is e^y)
+// and the session it belongs to.
+type plannedRun struct {
+	y       float64
+	session string
+}
+
+// draw draws pair i of s from its own generator (so a seed reproduces a setting
+// whatever the scheduling): the baseline's sessions, then the current side's runs up to
+// the last look, each run's statistics after its session's speeds.
+func (o famOptions) draw(s famSetting, i int) drawnPair {
 	r := rand.New(rand.NewPCG(o.seed, uint64(s.index)<<32|uint64(i)))
 	speeds := func(n int, cur bool) []float64 {
 		ys := s.fam.draw(r, n, s.cv)
@@ -257,49 +298,47 @@ func (o famOptions) pair(s famSetting, i int) pairResult {
 		}
 		return ys
 	}
-	base := &scenario.Series{}
+	d := drawnPair{base: &scenario.Series{}, cur: &scenario.Series{}}
 	for k := range s.sessions {
+		id := fmt.Sprintf("b%d", k)
 		for _, y := range speeds(s.sessionRuns, false) {
-			base.Runs = append(base.Runs, runStats(r, y, fmt.Sprintf("b%d", k)))
+			d.base.Runs = append(d.base.Runs, runStats(r, y, id))
+			d.baseRuns = append(d.baseRuns, plannedRun{y: y, session: id})
 		}
 	}
 	looks := s.sched.Looks()
-	cur := &scenario.Series{}
 	for _, y := range speeds(looks[len(looks)-1], true) {
-		cur.Runs = append(cur.Runs, runStats(r, y, "c"))
+		d.cur.Runs = append(d.cur.Runs, runStats(r, y, "c"))
+		d.curRuns = append(d.curRuns, plannedRun{y: y, session: "c"})
 	}
-	g := scenario.Gate{Margin: s.margin}
-	var out pairResult
-	decided := false
-	for li, k := range looks {
-		c := &scenario.Series{Runs: cur.Runs[:k]}
-		gr := scenario.Compare(base, c, g, s.sched.Alpha(o.family, li))
-		if check.Settled(gr.Comparisons) || li == len(looks)-1 {
-			out.change, out.runs = gr.Change(), k
-			decided = true
-			break
+	return d
+}
+
+// gateLook is the gate's answer at look li (cur holds that look's runs), and whether
+// the pair stops there: check.Settled says so, or it is the last look.
+func (o famOptions) gateLook(s famSetting, base *scenario.Series, cur []scenario.RunStats, li int) (check.Change, bool) {
+	gr := scenario.Compare(base, &scenario.Series{Runs: cur}, scenario.Gate{Margin: s.margin}, s.sched.Alpha(o.family, li))
+	if check.Settled(gr.Comparisons) || li == len(s.sched.Looks())-1 {
+		return gr.Change(), true
+	}
+	return check.ChangeInconclusive, false
+}
+
+// oldLook is the old rule's answer at look li, and whether it stops there (a decided
+// answer, or the last look).
+func (o famOptions) oldLook(s famSetting, base *scenario.Series, cur []scenario.RunStats, li int) (check.Change, bool) {
+	cs := &scenario.Series{Runs: cur}
+	var ms []oldMetric
+	for _, st := range scenario.RunStatList {
+		if _, ok := nominal[st.Name]; !ok {
+			continue
 		}
+		b, _ := base.Values(st.Name)
+		c, _ := cs.Values(st.Name)
+		ms = append(ms, oldMetric{base: b, cur: c, higherIsBetter: st.HigherIsBetter})
 	}
-	if !decided {
-		out.change = check.ChangeInconclusive
-	}
-	for li, k := range looks {
-		var ms []oldMetric
-		for _, st := range scenario.RunStatList {
-			if _, ok := nominal[st.Name]; !ok {
-				continue
-			}
-			b, _ := base.Values(st.Name)
-			cv, _ := cur.Values(st.Name)
-			ms = append(ms, oldMetric{base: b, cur: cv[:k], higherIsBetter: st.HigherIsBetter})
-		}
-		ch := oldFamily(ms, s.sched.Alpha(o.family, li), s.margin)
-		if ch != check.ChangeInconclusive || li == len(looks)-1 {
-			out.old, out.oldRuns = ch, k
-			break
-		}
-	}
-	return out
+	ch := oldFamily(ms, s.sched.Alpha(o.family, li), s.margin)
+	return ch, ch != check.ChangeInconclusive || li == len(s.sched.Looks())-1
 }
 
 // runStats is one run's primary statistics at log-speed y (latencies × e^y, throughput
@@ -323,6 +362,11 @@ func runStats(r *rand.Rand, y float64, id string) scenario.RunStats {
 const famHead = "| setting | pairs | gate: regressed (95% CP) | gate: no regression | gate: inconclusive | runs/side | old rule: regressed (95% CP) | old rule: no regression | target |\n|---|---|---|---|---|---|---|---|---|"
 
 func famRow(w io.Writer, r famResult) {
+	fmt.Fprintf(w, "| %s | %s |\n", r.s.name, famCells(r))
+}
+
+// famCells are a result's cells after the setting's name: pairs through target.
+func famCells(r famResult) string {
 	n := r.s.pairs
 	share := func(k int) string { return pct1(float64(k) / float64(n)) }
 	target := r.s.target
@@ -335,7 +379,7 @@ func famRow(w io.Writer, r famResult) {
 	default:
 		target += metText(rate >= 0.80)
 	}
-	fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %.1f | %s | %s | %s |\n", r.s.name, n, rateCP(r.fail, n), share(r.noReg), share(r.inconcl),
+	return fmt.Sprintf("%d | %s | %s | %s | %.1f | %s | %s | %s", n, rateCP(r.fail, n), share(r.noReg), share(r.inconcl),
 		float64(r.runs)/float64(n), rateCP(r.oldFail, n), share(r.oldNoReg), target)
 }
 

@@ -9,6 +9,9 @@
 //
 //	gate [-pairs 200] [-slow-pairs 100] [-cvs 0,0.02,0.03,0.05] [-workers 4] …
 //	gate burn      # spins every CPU until killed: the CPU-burning neighbour
+//	gate families  # the gate on constructed pairs from noise families (families.go)
+//	gate real      # the same families' pairs, each run a real run (real.go)
+//	gate noise     # the machine's noise floor: runs at a fixed speed (noise.go)
 //
 // Identical pairs (no change) measure false alarms, half of them with a CPU-burning
 // process beside the current side; slowdown pairs (the current side's mock slower by a
@@ -48,6 +51,14 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "families" {
 		stderr = os.Stderr
 		if err := families(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "gate:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "real" {
+		stderr = os.Stderr
+		if err := realFamilies(os.Args[2:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "gate:", err)
 			os.Exit(1)
 		}

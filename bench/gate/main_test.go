@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"math"
 	"strings"
 	"testing"
 )
@@ -103,5 +106,136 @@ func TestFamilies(t *testing.T) {
 		if err := families(args, &b); err == nil {
 			t.Errorf("families(%q) accepted", args)
 		}
+	}
+}
+
+// The real mode at a tiny size, for its machinery, not its rates: each run is labelled
+// with its drawn session and gets the drawn factor, the factor reaches the mock's
+// latencies (a run given a larger factor measures a proportionally larger TTFT and ITL),
+// and the table prints the real row beside the simulation's.
+func TestRealMachinery(t *testing.T) {
+	o, err := parseReal([]string{"-pairs", "2", "-cvs", "0.3", "-only", "CV 30%, independent", "-sessions", "2", "-session-runs", "3",
+		"-start", "2", "-cap", "4", "-requests", "8", "-concurrency", "4", "-ttft-ms", "10", "-itl-ms", "2", "-workers", "2", "-sim-pairs", "20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := o.settings()
+	if len(ss) != 1 || ss[0].name != "identical, CV 30%, independent, normal" {
+		t.Fatalf("settings %v, want the one selected", ss)
+	}
+	var runs []realRun
+	o.onRun = func(r realRun) { runs = append(runs, r) } // runJobs calls it under its lock
+	var b strings.Builder
+	if err := o.run(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+
+	// Every run got its pair's drawn factor and session, in the default flow's shape.
+	type key struct {
+		pair int
+		side string
+	}
+	count := map[key]int{}
+	for _, r := range runs {
+		count[key{r.pair, r.side}]++
+		d := o.fam.draw(ss[0], r.pair)
+		pl := d.baseRuns
+		if r.side == "current" {
+			pl = d.curRuns
+		}
+		if r.n >= len(pl) {
+			t.Fatalf("pair %d %s run %d beyond the %d drawn", r.pair, r.side, r.n, len(pl))
+		}
+		want := pl[r.n]
+		if math.Abs(r.scale-math.Exp(want.y)) > 1e-12 || r.stats.Session != want.session {
+			t.Errorf("pair %d %s run %d: factor %v session %q, want %v %q", r.pair, r.side, r.n, r.scale, r.stats.Session, math.Exp(want.y), want.session)
+		}
+		if wantSession := map[bool]string{true: "c", false: fmt.Sprintf("b%d", r.n/3)}[r.side == "current"]; r.stats.Session != wantSession {
+			t.Errorf("pair %d %s run %d in session %q, want %q", r.pair, r.side, r.n, r.stats.Session, wantSession)
+		}
+	}
+	for p := range 2 {
+		if c := count[key{p, "baseline"}]; c != 6 {
+			t.Errorf("pair %d: %d baseline runs, want 2 sessions × 3", p, c)
+		}
+		if c := count[key{p, "current"}]; c != 2 && c != 4 {
+			t.Errorf("pair %d: %d current runs, want a look's (2 or 4)", p, c)
+		}
+	}
+
+	// The factor reaches the mock: log latency against log factor has slope about 1
+	// (the drawn factors span about 0.5–2).
+	for _, stat := range []string{"ttft_p50", "itl_p50"} {
+		var xs, ys []float64
+		for _, r := range runs {
+			xs = append(xs, math.Log(r.scale))
+			ys = append(ys, math.Log(r.stats.Stats[stat]))
+		}
+		if s := slope(xs, ys); !(s > 0.6 && s < 1.4) {
+			t.Errorf("%s: slope of log latency on log factor %.2f over %d runs, want about 1", stat, s, len(runs))
+		}
+	}
+
+	for _, want := range []string{
+		"| setting | runs by | pairs |",
+		"| identical, CV 30%, independent, normal | real runs | 2 | ",
+		"| identical, CV 30%, independent, normal | simulated, the same 2 pairs | 2 | ",
+		"| identical, CV 30%, independent, normal | simulated, 20 pairs | 20 | ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The real row counts the runs measured (after the target, before the wall time).
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "| real runs |") && !strings.Contains(line, fmt.Sprintf("met | %d | ", len(runs))) {
+			t.Errorf("the real row does not count the %d runs measured:\n%s", len(runs), line)
+		}
+	}
+}
+
+// slope is the least-squares slope of ys on xs.
+func slope(xs, ys []float64) float64 {
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= float64(len(xs))
+	my /= float64(len(ys))
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	return sxy / sxx
+}
+
+// The machinery check's slope fails where latency ignores the factor.
+func TestSlope(t *testing.T) {
+	xs := []float64{-0.5, -0.1, 0, 0.3, 0.6}
+	flat := []float64{1, 1, 1, 1, 1}
+	double := []float64{-1, -0.2, 0, 0.6, 1.2}
+	if s := slope(xs, flat); math.Abs(s) > 1e-12 {
+		t.Errorf("slope of a flat line %v, want 0", s)
+	}
+	if s := slope(xs, double); math.Abs(s-2) > 1e-12 {
+		t.Errorf("slope %v, want 2", s)
+	}
+}
+
+func TestParseRealRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-cvs", "0"}, {"-pairs", "0"}, {"-session-runs", "1"}, {"-workers", "0"}, {"-ttft-ms", "0"}, {"-sim-pairs", "-1"}, {"extra"}} {
+		if _, err := parseReal(args); err == nil {
+			t.Errorf("parseReal(%q) accepted", args)
+		}
+	}
+	o, err := parseReal([]string{"-only", "no such setting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.run(io.Discard); err == nil || !strings.Contains(err.Error(), "selects no setting") {
+		t.Errorf("run with -only selecting nothing: %v, want an error saying so", err)
 	}
 }

@@ -28,6 +28,15 @@
 # tails, contaminated runs, lag-1 correlated runs, session offsets) at CVs 2, 3 and 5%,
 # GATE_PAIRS (2000) pairs per setting through scenario.Compare, beside the rule before
 # sessions were modelled; GATE_ARGS takes -sessions, -session-runs, -start, -cap.
+# GATE_MODE=real: the families' pairs (the same draws) with every run a real run against
+# the in-process mock, the run's drawn factor (session offset × run noise) multiplying the
+# mock's TTFT and ITL (Server.SetLatencyScale): the gate sees the mock's own measurement
+# noise on top. GATE_PAIRS (100) pairs per setting at GATE_CVS (0.03), the default flow
+# (a baseline of 10 sessions × 10 runs, the current side on the sequential plan), the
+# slowdown rows too; GATE_ONLY filters settings (e.g. "lag-1 correlation 0.7|slower");
+# GATE_WORKERS (4) runs in flight; each row is printed beside the simulation of the same
+# pairs and of 2,000. Hours of CPU at the default size: docs/statistics.md has the
+# measured pace. Quick check: GATE_MODE=real GATE_PAIRS=3 GATE_ONLY="CV 3%, independent" bench/gate/run.sh
 # Quick check of the harness: GATE_PAIRS=4 GATE_SLOW_PAIRS=2 GATE_CVS=0.03 bench/gate/run.sh
 # The machine's own noise floor (runs at a fixed speed): go run ./bench/gate noise [-burn-cpus 1] [-workers 8] [-diag]
 set -euo pipefail
@@ -56,6 +65,14 @@ if [ "${GATE_MODE:-runs}" = families ]; then
   OUT=bench/out/gate-families.txt
   # shellcheck disable=SC2086
   hi "$TMP/gate" families -pairs "${GATE_PAIRS:-2000}" -cvs "${GATE_CVS:-0.02,0.03,0.05}" -workers "${GATE_WORKERS:-2}" \
+    -only "${GATE_ONLY:-}" ${GATE_ARGS:-} | tee "$OUT"
+  echo "bench/gate: table in $OUT" >&2
+  exit 0
+fi
+if [ "${GATE_MODE:-runs}" = real ]; then
+  OUT=bench/out/gate-real.txt
+  # shellcheck disable=SC2086
+  hi "$TMP/gate" real -pairs "${GATE_PAIRS:-100}" -cvs "${GATE_CVS:-0.03}" -workers "${GATE_WORKERS:-4}" \
     -only "${GATE_ONLY:-}" ${GATE_ARGS:-} | tee "$OUT"
   echo "bench/gate: table in $OUT" >&2
   exit 0
