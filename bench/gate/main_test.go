@@ -151,7 +151,11 @@ func TestRealMachinery(t *testing.T) {
 		if math.Abs(r.scale-math.Exp(want.y)) > 1e-12 || r.stats.Session != want.session {
 			t.Errorf("pair %d %s run %d: factor %v session %q, want %v %q", r.pair, r.side, r.n, r.scale, r.stats.Session, math.Exp(want.y), want.session)
 		}
-		if wantSession := map[bool]string{true: "c", false: fmt.Sprintf("b%d", r.n/3)}[r.side == "current"]; r.stats.Session != wantSession {
+		wantSession := "c"
+		if r.side == "baseline" {
+			wantSession = fmt.Sprintf("b%d", r.n/3) // 3 runs a session
+		}
+		if r.stats.Session != wantSession {
 			t.Errorf("pair %d %s run %d in session %q, want %q", r.pair, r.side, r.n, r.stats.Session, wantSession)
 		}
 	}
