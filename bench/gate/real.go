@@ -212,6 +212,7 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 		return famResult{}, runs, err
 	}
 	runs += len(jobs)
+	fmt.Fprintf(stderr, "gate real: %s: baselines, %d runs\n", s.name, runs)
 	for li, k := range s.sched.Looks() {
 		var live []*realPair
 		for _, p := range ps {
@@ -232,6 +233,7 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 			return famResult{}, runs, err
 		}
 		runs += len(jobs)
+		fmt.Fprintf(stderr, "gate real: %s: look %d (%d runs) of %d pairs\n", s.name, li+1, k, len(live))
 		for _, p := range live {
 			p.have = k
 			if !p.newDone {
@@ -276,6 +278,12 @@ func (o realOptions) runJobs(b *bench, s famSetting, jobs []realJob) error {
 				}
 				scale := math.Exp(j.pl.y)
 				rs, _, err := b.oneRun(scale, false)
+				if err != nil {
+					// Once more at the same factor (the draw stands): a setting is
+					// minutes of runs, not to be lost to one hiccup of the machine.
+					fmt.Fprintf(stderr, "gate real: pair %d, %s run %d: %v; running it again\n", j.p.i, j.side, j.n+1, err)
+					rs, _, err = b.oneRun(scale, false)
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("pair %d, %s run %d: %w", j.p.i, j.side, j.n+1, err)
