@@ -115,7 +115,7 @@ func TestFamilies(t *testing.T) {
 // and the table prints the real row beside the simulation's.
 func TestRealMachinery(t *testing.T) {
 	o, err := parseReal([]string{"-pairs", "2", "-cvs", "0.3", "-only", "CV 30%, independent", "-sessions", "2", "-session-runs", "3",
-		"-start", "2", "-cap", "4", "-requests", "8", "-concurrency", "4", "-ttft-ms", "10", "-itl-ms", "2", "-workers", "2", "-sim-pairs", "20"})
+		"-start", "2", "-cap", "4", "-requests", "8", "-concurrency", "4", "-ttft-ms", "20", "-itl-ms", "10", "-workers", "2", "-sim-pairs", "20"})
 	if err != nil {
 		t.Fatal(err)
 	}

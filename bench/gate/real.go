@@ -25,7 +25,7 @@ import (
 // the old rule) still needs. Each row is printed beside the simulation of the same pairs
 // and of -sim-pairs pairs, so a reader sees both.
 //
-//	gate real [-pairs 100] [-cvs 0.03] [-only …] [-workers 4] [-sim-pairs 2000] [run flags]
+//	gate real [-pairs 100] [-cvs 0.03] [-only …] [-workers 8] [-sim-pairs 2000] [run flags]
 func realFamilies(args []string, w io.Writer) error {
 	o, err := parseReal(args)
 	if err != nil {
@@ -36,7 +36,7 @@ func realFamilies(args []string, w io.Writer) error {
 
 type realOptions struct {
 	fam        famOptions // the settings, the draws and the gate's plan
-	run        options    // the runs: requests, concurrency, the mock's latencies, workers
+	runOpt     options    // the runs: requests, concurrency, the mock's latencies, workers
 	simPairs   int        // pairs of the simulation row beside each setting (0 = none)
 	oneSession bool       // also the one-session-baseline rows
 	onRun      func(realRun)
@@ -71,13 +71,13 @@ func parseReal(args []string) (realOptions, error) {
 	fs.StringVar(&o.fam.only, "only", "", "run only the settings whose name contains one of these |-separated strings, e.g. \"lag-1 correlation 0.7|slower\"")
 	fs.IntVar(&o.simPairs, "sim-pairs", 2000, "pairs of the simulation row printed beside each setting (0 = none)")
 	fs.IntVar(&o.fam.workers, "sim-workers", 2, "pairs the simulation compares at once")
-	fs.IntVar(&o.run.workers, "workers", 4, "real runs in flight at once (of different pairs), each against its own mock")
-	fs.IntVar(&o.run.requests, "requests", 24, "measured requests per run")
-	fs.IntVar(&o.run.requestsWarmup, "warmup", 2, "warm-up requests per run")
-	fs.IntVar(&o.run.conc, "concurrency", 8, "concurrent streams per run")
-	fs.IntVar(&o.run.osl, "osl", 4, "output tokens per request")
-	fs.Float64Var(&o.run.ttftMs, "ttft-ms", 10, "the mock's TTFT (ms) at factor 1")
-	fs.Float64Var(&o.run.itlMs, "itl-ms", 2, "the mock's ITL (ms) at factor 1")
+	fs.IntVar(&o.runOpt.workers, "workers", 8, "real runs in flight at once (of different pairs), each against its own mock")
+	fs.IntVar(&o.runOpt.requests, "requests", 24, "measured requests per run")
+	fs.IntVar(&o.runOpt.requestsWarmup, "warmup", 2, "warm-up requests per run")
+	fs.IntVar(&o.runOpt.conc, "concurrency", 8, "concurrent streams per run")
+	fs.IntVar(&o.runOpt.osl, "osl", 4, "output tokens per request")
+	fs.Float64Var(&o.runOpt.ttftMs, "ttft-ms", 100, "the mock's TTFT (ms) at factor 1 (a few ms measure with a floor of 10-20% on a busy 2-core machine)")
+	fs.Float64Var(&o.runOpt.itlMs, "itl-ms", 20, "the mock's ITL (ms) at factor 1")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -95,7 +95,7 @@ func parseReal(args []string) (realOptions, error) {
 	if f.pairs < 1 || f.sessions < 1 || f.sessionRuns < 2 || f.oneRuns < 2 || f.start < 2 || f.cap < f.start || f.workers < 1 || o.simPairs < 0 {
 		return o, fmt.Errorf("want -pairs >= 1, -sessions >= 1, -session-runs >= 2, -one-session-runs >= 2, -start >= 2, -cap >= -start, -sim-workers >= 1, -sim-pairs >= 0")
 	}
-	r := o.run
+	r := o.runOpt
 	if r.workers < 1 || r.requests < 2 || r.requestsWarmup < 0 || r.conc < 1 || r.osl < 2 || !(r.ttftMs > 0) || !(r.itlMs > 0) {
 		return o, fmt.Errorf("want -workers >= 1, -requests >= 2, -warmup >= 0, -concurrency >= 1, -osl >= 2, -ttft-ms > 0, -itl-ms > 0")
 	}
@@ -123,12 +123,12 @@ func (o realOptions) run(w io.Writer) error {
 	if len(settings) == 0 {
 		return fmt.Errorf("-only %q selects no setting", o.fam.only)
 	}
-	b, err := newBench(o.run)
+	b, err := newBench(o.runOpt)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	r := o.run
+	r := o.runOpt
 	fmt.Fprintf(w, "# bench/gate real: the regression gate on pairs of real runs against the in-process mock, through scenario.Compare with its sequential looks\n")
 	fmt.Fprintf(w, "# default flow: a baseline of %d sessions of %d runs (b0…b%d); current one session (c), looks %v; δ %s; family alpha %g; seed %d\n",
 		o.fam.sessions, o.fam.sessionRuns, o.fam.sessions-1, check.Schedule{Start: o.fam.start, Cap: o.fam.cap}.Looks(), pct(o.fam.margin), o.fam.family, o.fam.seed)
@@ -256,7 +256,7 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 	return res, runs, nil
 }
 
-// runJobs runs jobs in their order, o.run.workers at a time, each against a mock of its
+// runJobs runs jobs in their order, o.runOpt.workers at a time, each against a mock of its
 // own with the job's latency factor, and labels each run with its session and number.
 func (o realOptions) runJobs(b *bench, s famSetting, jobs []realJob) error {
 	var (
@@ -265,7 +265,7 @@ func (o realOptions) runJobs(b *bench, s famSetting, jobs []realJob) error {
 		wg       sync.WaitGroup
 	)
 	next := make(chan realJob)
-	for range o.run.workers {
+	for range o.runOpt.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

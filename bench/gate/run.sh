@@ -34,7 +34,7 @@
 # noise on top. GATE_PAIRS (100) pairs per setting at GATE_CVS (0.03), the default flow
 # (a baseline of 10 sessions × 10 runs, the current side on the sequential plan), the
 # slowdown rows too; GATE_ONLY filters settings (e.g. "lag-1 correlation 0.7|slower");
-# GATE_WORKERS (4) runs in flight; each row is printed beside the simulation of the same
+# GATE_WORKERS (8) runs in flight; each row is printed beside the simulation of the same
 # pairs and of 2,000. Hours of CPU at the default size: docs/statistics.md has the
 # measured pace. Quick check: GATE_MODE=real GATE_PAIRS=3 GATE_ONLY="CV 3%, independent" bench/gate/run.sh
 # Quick check of the harness: GATE_PAIRS=4 GATE_SLOW_PAIRS=2 GATE_CVS=0.03 bench/gate/run.sh
@@ -72,7 +72,7 @@ fi
 if [ "${GATE_MODE:-runs}" = real ]; then
   OUT=bench/out/gate-real.txt
   # shellcheck disable=SC2086
-  hi "$TMP/gate" real -pairs "${GATE_PAIRS:-100}" -cvs "${GATE_CVS:-0.03}" -workers "${GATE_WORKERS:-4}" \
+  hi "$TMP/gate" real -pairs "${GATE_PAIRS:-100}" -cvs "${GATE_CVS:-0.03}" -workers "${GATE_WORKERS:-8}" \
     -only "${GATE_ONLY:-}" ${GATE_ARGS:-} | tee "$OUT"
   echo "bench/gate: table in $OUT" >&2
   exit 0
