@@ -243,3 +243,40 @@ func TestParseRealRejectsBadFlags(t *testing.T) {
 		t.Errorf("run with -only selecting nothing: %v, want an error saying so", err)
 	}
 }
+
+// gate real draws the pairs gate families draws at its default CVs, whatever -cvs
+// gate real is given, so that its rows sit beside the families table's.
+func TestRealDrawsFamiliesPairs(t *testing.T) {
+	fam, err := parseReal(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam.fam.cvs, _ = parseCVs(famCVs)
+	want := map[string]int{}
+	for i, s := range fam.fam.settings() {
+		want[s.name] = i
+	}
+	o, err := parseReal([]string{"-cvs", "0.05,0.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]string{}
+	for _, s := range o.settings() {
+		if i, ok := want[s.name]; ok && s.index != i {
+			t.Errorf("%s: index %d, gate families numbers it %d", s.name, s.index, i)
+		}
+		if _, ok := want[s.name]; !ok && s.index < len(want) {
+			t.Errorf("%s (a CV gate families does not run): index %d, inside gate families' numbers", s.name, s.index)
+		}
+		if other, dup := seen[s.index]; dup {
+			t.Errorf("%s and %s share index %d", s.name, other, s.index)
+		}
+		seen[s.index] = s.name
+		if s.sessions == 1 {
+			t.Errorf("%s: a one-session row without -one-session", s.name)
+		}
+	}
+	if len(seen) != 2+2*len(famList) {
+		t.Errorf("%d settings, want the 2 slowdowns and %d families at 2 CVs", len(seen), len(famList))
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -84,12 +83,9 @@ func parseReal(args []string) (realOptions, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("gate real: unexpected argument %q", fs.Arg(0))
 	}
-	for _, s := range strings.Split(cvs, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || !(v > 0 && v < 1) {
-			return o, fmt.Errorf("-cvs: %q is not a CV in (0, 1)", s)
-		}
-		o.fam.cvs = append(o.fam.cvs, v)
+	var err error
+	if o.fam.cvs, err = parseCVs(cvs); err != nil {
+		return o, err
 	}
 	f := o.fam
 	if f.pairs < 1 || f.sessions < 1 || f.sessionRuns < 2 || f.oneRuns < 2 || f.start < 2 || f.cap < f.start || f.workers < 1 || o.simPairs < 0 {
@@ -103,11 +99,21 @@ func parseReal(args []string) (realOptions, error) {
 }
 
 // settings are the families settings the real mode runs: all but the one-session rows
-// unless asked, then -only.
+// unless asked, then -only. Each is numbered as gate families at its default CVs numbers
+// it, so that it draws the same pairs (a CV outside them gets a number of its own).
 func (o realOptions) settings() []famSetting {
+	def := o.fam
+	def.cvs, _ = parseCVs(famCVs)
+	index := map[string]int{}
+	for i, s := range def.settings() {
+		index[s.name] = i
+	}
 	var out []famSetting
 	for i, s := range o.fam.settings() {
-		s.index = i // as gate families numbers them: the same index draws the same pairs
+		var ok bool
+		if s.index, ok = index[s.name]; !ok {
+			s.index = 1000 + i
+		}
 		if (s.sessions == 1 && !o.oneSession) || !selected(s.name, o.fam.only) {
 			continue
 		}
