@@ -38,6 +38,7 @@ type realOptions struct {
 	runOpt     options    // the runs: requests, concurrency, the mock's latencies, workers
 	simPairs   int        // pairs of the simulation row beside each setting (0 = none)
 	oneSession bool       // also the one-session-baseline rows
+	verbose    bool       // the first pair's verdicts to stderr
 	onRun      func(realRun)
 }
 
@@ -62,6 +63,7 @@ func parseReal(args []string) (realOptions, error) {
 	fs.IntVar(&o.fam.sessionRuns, "session-runs", scenario.DefaultBaselineRuns, "runs per baseline session")
 	fs.IntVar(&o.fam.oneRuns, "one-session-runs", scenario.DefaultRuns, "runs of the one-session baseline rows (with -one-session)")
 	fs.BoolVar(&o.oneSession, "one-session", false, "also the rows with a one-session baseline")
+	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting (to stderr)")
 	fs.IntVar(&o.fam.start, "start", scenario.DefaultRuns, "current runs at the first look")
 	fs.IntVar(&o.fam.cap, "cap", check.DefaultSchedule.Cap, "current runs at the last look of the identical pairs")
 	fs.Float64Var(&o.fam.margin, "margin", check.DefaultMargin, "δ of the identical pairs")
@@ -252,6 +254,14 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 					p.res.old, p.res.oldRuns, p.oldDone = ch, k, true
 				}
 			}
+		}
+	}
+	if o.verbose {
+		p := ps[0]
+		gr := scenario.Compare(p.base, &scenario.Series{Runs: p.cur[:p.res.runs]}, scenario.Gate{Margin: s.margin}, s.sched.Alpha(o.fam.family, 0))
+		fmt.Fprintf(stderr, "gate real: %s: pair 0 at %d current runs:\n", s.name, p.res.runs)
+		for _, v := range gr.AllVerdicts() {
+			fmt.Fprintf(stderr, "%s\n", v)
 		}
 	}
 	res := famResult{s: s}
