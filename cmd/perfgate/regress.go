@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -167,11 +166,12 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 	if err != nil {
 		return libError("--baseline", err)
 	}
+	how := gateCommand{ab: o.gate.baselineURL != "" || o.server.baselineCmd != "", baseline: g.Baseline}
 	if res.Invalid() {
-		printGate(e.stdout, res)
+		printGate(e.stdout, res, how)
 		return invalidf("%s", res.Headline())
 	}
-	gerr := gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile))
+	gerr := gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile), how)
 	if broken > 0 && gerr == nil {
 		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion (their verdicts are above)\n", broken, runs)
 		return errAssertFailed
@@ -201,8 +201,8 @@ func diffText(ds []scenario.Difference) string {
 
 // gateExit prints the gate, writes its HTML report to report ("" = none), and returns
 // the exit error: nil when the gate passed, 3 when inconclusive fails it, else 99.
-func gateExit(e *env, res scenario.GateResult, report string) error {
-	printGate(e.stdout, res)
+func gateExit(e *env, res scenario.GateResult, report string, how gateCommand) error {
+	printGate(e.stdout, res, how)
 	if report != "" {
 		if err := res.WriteReport(report); err != nil {
 			return runtimef("gate report %s: %v", report, err)
@@ -216,38 +216,6 @@ func gateExit(e *env, res scenario.GateResult, report string) error {
 		return &exitError{ExitInconclusive, errors.New(res.Headline())}
 	}
 	return errAssertFailed
-}
-
-// printGate prints the gate's one-line answer, where each side ran, then each
-// statistic's verdict (gating ones first) marked PASS, FAIL or INCONCLUSIVE.
-func printGate(w io.Writer, res scenario.GateResult) {
-	mark := "PASS"
-	switch {
-	case res.Invalid():
-		mark = "INVALID"
-	case res.Inconclusive():
-		mark = "INCONCLUSIVE"
-	case !res.Pass():
-		mark = "FAIL"
-	}
-	fmt.Fprintf(w, "%s %s\n", mark, res.Headline())
-	if !res.Invalid() {
-		for _, l := range res.Where() {
-			fmt.Fprintf(w, "    %s: %s\n", cmp.Or(l.Label, "      "), l.Text)
-		}
-	}
-	for _, v := range res.AllVerdicts() {
-		m := "PASS"
-		switch {
-		case v.Status == check.Inconclusive:
-			m = "INCONCLUSIVE"
-		case v.Status == check.Invalid:
-			m = "INVALID"
-		case !v.Pass:
-			m = "FAIL"
-		}
-		fmt.Fprintf(w, "%s %s\n", m, v.String())
-	}
 }
 
 // cmdRegress re-gates two saved directories: `perfgate regress BASELINE_DIR CURRENT_DIR`.
@@ -276,8 +244,9 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	res := scenario.Compare(sides[0], sides[1], g, 0)
+	how := gateCommand{regress: true, baseline: dirs[0], current: dirs[1]}
 	if res.Invalid() {
-		printGate(e.stdout, res)
+		printGate(e.stdout, res, how)
 		return invalidf("%s", res.Headline())
 	}
 	out := filepath.Join(dirs[1], reportgen.GateReportFile)
@@ -288,7 +257,7 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 	default:
 		out = *html
 	}
-	return gateExit(e, res, out)
+	return gateExit(e, res, out, how)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

@@ -225,9 +225,11 @@ func (r GateResult) Inconclusive() bool {
 	return !r.Invalid() && r.Change() == check.ChangeInconclusive
 }
 
-// Headline is the gate's answer as one sentence that stands alone, e.g. "regression
-// gate: regressed: TTFT p50 +12.0% vs baseline (5 vs 5 runs)" or "regression gate: no
-// regression on 4 primary statistics (5 vs 5 runs)".
+// Headline is the gate's answer as one sentence that stands alone: the answer, the
+// statistics it is about, and each side's runs and sessions, e.g. "regression gate:
+// regressed: TTFT p50 +12.0% (baseline 5 runs in 1 session, current 5 runs in 1
+// session)" or "regression gate: no regression on 4 gating statistics (baseline 50 runs
+// in 10 sessions, current 5 runs in 1 session)".
 func (r GateResult) Headline() string {
 	if len(r.Workload) > 0 {
 		var fs []string
@@ -239,7 +241,7 @@ func (r GateResult) Headline() string {
 	if r.Invalid() {
 		return "regression gate: a side has no runs: nothing was compared"
 	}
-	runs := fmt.Sprintf("%d baseline vs %d current runs", r.Baseline.Len(), r.Current.Len())
+	runs := fmt.Sprintf("baseline %s, current %s", sidesText(r.Baseline), sidesText(r.Current))
 	if r.Looks > 1 {
 		runs += fmt.Sprintf(", %d looks", r.Looks)
 	}
@@ -268,6 +270,16 @@ func (r GateResult) Headline() string {
 		return s
 	}
 	return fmt.Sprintf("regression gate: regressed: %s (%s)", strings.Join(hit, ", "), runs)
+}
+
+// sidesText prints "5 runs in 1 session" (or "5 runs" for a side whose sessions
+// are not known).
+func sidesText(s *Series) string {
+	n := s.Sessions()
+	if n == 1 {
+		return runsN(s.Len()) + " in 1 session"
+	}
+	return fmt.Sprintf("%s in %d sessions", runsN(s.Len()), n)
 }
 
 func runsN(n int) string {
@@ -413,10 +425,7 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 	for i, c := range r.Comparisons {
 		v := c.Verdict()
 		if !r.Gating[i] {
-			v.Pass = true
-			if v.Status == check.Inconclusive {
-				v.Status = check.Decided
-			}
+			v = c.Reported() // no threshold: nothing is wanted of it
 		}
 		if c.Invalid != "" && r.Gating[i] {
 			if _, bm := baseline.Values(r.Stats[i]); bm > 0 {
