@@ -13,8 +13,13 @@ import (
 
 // ReportOptions configure [WriteReport].
 type ReportOptions struct {
-	// Check marks regressions (its Margin, Recent and Lookback).
+	// Check marks regressions (its Margin, Recent and Lookback), as [Check.JudgeAll]
+	// judges them for `history check`.
 	Check Check
+	// Gating names the metrics whose regressions count (nil = [PrimaryStats], what
+	// `history check` watches by default); the others' changes are drawn and marked
+	// as reported, not gating.
+	Gating []string
 	// Source names the history in the header (a redacted address).
 	Source string
 	// Now is the report's date (zero = now).
@@ -47,7 +52,7 @@ var reportTmpl = template.Must(template.New("history").Parse(`<!doctype html>
 </head><body>
 <h1>perfgate history</h1>
 <p class="sub">{{.Source}} · {{.Results}} results in {{len .Series}} series · generated {{.Now}} · change points: E-Divisive means, Welch t-test p &lt; {{.MaxP}}, window {{.Window}}; regressions: worse than {{.Margin}} within the newest {{.Recent}} results</p>
-{{if .Regressions}}<p class="fail" id="regressions">{{len .Regressions}} regression(s):</p><ul>{{range .Regressions}}<li>{{.}}</li>{{end}}</ul>{{else}}<p class="pass" id="regressions">No regression beyond the margin near the newest results.</p>{{end}}
+{{if .Regressions}}<p class="fail" id="regressions">{{len .Regressions}} regression(s) in {{.GatingText}}:</p><ul>{{range .Regressions}}<li>{{.}}</li>{{end}}</ul>{{else if .CannotTell}}<p class="warn" id="regressions">Not enough data to tell in {{.GatingText}}:</p><ul>{{range .CannotTell}}<li>{{.}}</li>{{end}}</ul>{{else}}<p class="pass" id="regressions">No regression beyond the margin near the newest results in {{.GatingText}}.</p>{{end}}
 {{range .Series}}<h2 class="series">{{.Key.Scenario}} <span class="sub">workload {{printf "%.12s" .Key.Fingerprint}} · {{.Count}} results</span></h2>
 <div class="charts">{{range .Trends}}<figure class="chart trend" id="{{.ID}}">{{.SVG}}<figcaption>{{.Caption}} {{.Baseline}}{{if .Findings}}<br>{{range .Findings}}<span class="{{.Class}}">{{.Text}}</span> {{.Range}}<br>{{end}}{{end}}</figcaption></figure>{{end}}</div>
 {{end}}
@@ -73,8 +78,22 @@ func WriteReport(w io.Writer, trends []*Trend, o ReportOptions) error {
 		Results             int
 		Series              []*reportSeries
 		Regressions         []string
+		CannotTell          []string
+		GatingText          string
 	}{CSS: template.CSS(reportgen.PageCSS()), Source: o.Source, Now: now.UTC().Format("2006-01-02 15:04 UTC"),
 		Margin: fmt.Sprintf("%g%%", 100*c.Margin), MaxP: d.MaxP, Window: d.Window, Recent: c.Recent}
+	gating := o.Gating
+	if gating == nil {
+		gating = PrimaryStats()
+	}
+	data.GatingText = strings.Join(gating, ", ")
+	j := c.JudgeAll(trends, gating)
+	for _, f := range j.Regressions {
+		data.Regressions = append(data.Regressions, f.String())
+	}
+	for _, v := range append(j.TooFew, j.TooFewSince...) {
+		data.CannotTell = append(data.CannotTell, v.String())
+	}
 	index := map[SeriesKey]*reportSeries{}
 	counted := map[int64]bool{}
 	for i, tr := range trends {
@@ -91,8 +110,8 @@ func WriteReport(w io.Writer, trends []*Trend, o ReportOptions) error {
 			}
 		}
 		s.Count = max(s.Count, len(tr.Results))
-		findings := c.Findings(tr)
-		rt := reportTrend{ID: fmt.Sprintf("trend-%d", i), Title: tr.Metric, SVG: trendSVG(tr, findings),
+		findings := j.Verdicts[i].Findings
+		rt := reportTrend{ID: fmt.Sprintf("trend-%d", i), Title: tr.Metric, SVG: trendSVG(tr, findings, j.Gating[i]),
 			Caption: fmt.Sprintf("%s over %d results (%s … %s).", tr.Metric, len(tr.Results), shortCommit(tr.Results[0].Commit), shortCommit(tr.Results[len(tr.Results)-1].Commit))}
 		if base, from := tr.Baseline(); !math.IsNaN(base) {
 			rt.Baseline = fmt.Sprintf("Baseline %s since result %d (commit %s).", Format(tr.Metric, base), tr.Results[from].ID, shortCommit(tr.Results[from].Commit))
@@ -100,15 +119,19 @@ func WriteReport(w io.Writer, trends []*Trend, o ReportOptions) error {
 		for _, f := range findings {
 			class := "warn"
 			switch {
-			case f.Regression:
+			case f.Regression && j.Gating[i]:
 				class = "fail"
-				data.Regressions = append(data.Regressions, f.String())
+			case f.Regression:
+				// reported, not gating: drawn as a warning, not counted
 			case f.Worse < 0:
 				class = "pass"
 			}
 			label := fmt.Sprintf("%+.1f%%", 100*f.Point.Change())
 			if f.Steps > 1 {
 				label += fmt.Sprintf(" in %d steps", f.Steps)
+			}
+			if f.Regression && !j.Gating[i] {
+				label += " (reported, not gating)"
 			}
 			rt.Findings = append(rt.Findings, reportFinding{Class: class, Text: label,
 				Range: fmt.Sprintf("between commit %s (result %d) and commit %s (result %d), p = %.2g", shortCommit(f.LastBefore.Commit), f.LastBefore.ID, shortCommit(f.First.Commit), f.First.ID, f.Point.P)})
@@ -118,8 +141,9 @@ func WriteReport(w io.Writer, trends []*Trend, o ReportOptions) error {
 	return reportTmpl.Execute(w, data)
 }
 
-// trendSVG draws one trend: run intervals, points, change points and the baseline.
-func trendSVG(tr *Trend, findings []Finding) template.HTML {
+// trendSVG draws one trend: run intervals, points, change points and the baseline; a
+// regression is red when the trend gates, amber when it is reported only.
+func trendSVG(tr *Trend, findings []Finding, gating bool) template.HTML {
 	const W, H, left, right, top, bottom = 720.0, 260.0, 62.0, 16.0, 26.0, 40.0
 	n := len(tr.Values)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -165,7 +189,7 @@ func trendSVG(tr *Trend, findings []Finding) template.HTML {
 		}
 		color := "#a36400"
 		switch {
-		case f.Regression:
+		case f.Regression && gating:
 			color = "#c62828"
 		case f.Worse < 0:
 			color = "#1a7f37"

@@ -389,19 +389,30 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 		return invalidf("perfgate history check: no results to check (perfgate history list shows what the history holds)")
 	}
 	c := history.Check{Detection: d, Margin: m, Recent: *recent, Lookback: *lookback}
-	failed := 0
+	j := c.JudgeAll(trends, nil) // the trends are of the checked metrics: all count
 	series := map[history.SeriesKey]bool{}
 	for _, tr := range trends {
 		series[tr.Series] = true
-		for _, f := range c.Findings(tr) {
-			if f.Regression {
-				failed++
-				fmt.Fprintln(h.e.stdout, "REGRESSION: "+f.String())
-			}
-		}
 	}
-	if failed > 0 {
-		return &exitError{ExitAssertFailed, fmt.Errorf("perfgate history check: %d regression(s) beyond %s", failed, *margin)}
+	for _, f := range j.Regressions {
+		fmt.Fprintln(h.e.stdout, "REGRESSION: "+f.String())
+	}
+	for _, v := range j.TooFewSince {
+		fmt.Fprintln(h.e.stdout, "TOO FEW RESULTS: "+v.String())
+	}
+	for _, v := range j.TooFew {
+		fmt.Fprintln(h.e.stdout, "NOT ENOUGH DATA: "+v.String())
+	}
+	if n := len(j.Regressions); n > 0 {
+		return &exitError{ExitAssertFailed, fmt.Errorf("perfgate history check: %d regression(s) beyond %s", n, *margin)}
+	}
+	switch n := len(j.TooFew) + len(j.TooFewSince); {
+	case n == len(trends):
+		fmt.Fprintf(h.e.stdout, "history check: cannot tell: too few results in every checked trend (above)\n")
+		return nil
+	case n > 0:
+		fmt.Fprintf(h.e.stdout, "history check: cannot tell for %d of %d metric trends (above): too few results; no regression beyond %s in the other %d\n", n, len(trends), *margin, len(trends)-n)
+		return nil
 	}
 	fmt.Fprintf(h.e.stdout, "history check: no regression beyond %s near the newest results (%d series, %d metric trends)\n", *margin, len(series), len(trends))
 	return nil
