@@ -28,7 +28,9 @@ type BaselineSpec struct {
 	// Branch keeps the results of one branch of the server under test (default
 	// "main"; "*" = every branch).
 	Branch string
-	// Last is how many results to take, newest first (default DefaultBaselineResults).
+	// Last is how many results to take, newest first (default DefaultBaselineResults,
+	// or as many as there are when fewer); a history with fewer than an explicit Last
+	// is an error that says how many it has.
 	Last int
 	// SinceChange takes the results since the series' last change point (in any of the
 	// regression gate's primary statistics) instead, at most Last when Last is set.
@@ -151,6 +153,10 @@ func LoadBaseline(ctx context.Context, s Store, spec BaselineSpec) (*scenario.Se
 			from = max(from, len(series)-spec.Last)
 		}
 	} else {
+		if spec.Last > len(series) {
+			return nil, nil, fmt.Errorf("history: baseline %s: scenario %q has %d %s on branch %q; last=%d needs %d (record more, or ask for last=%d)",
+				spec, spec.Scenario, len(series), pluralResults(len(series)), cmp.Or(branch, "*"), spec.Last, spec.Last, len(series))
+		}
 		from = max(0, len(series)-cmp.Or(spec.Last, DefaultBaselineResults))
 	}
 	picked := series[from:]

@@ -103,9 +103,14 @@ func TestLoadBaseline(t *testing.T) {
 		t.Errorf("since=change: %s, %v", commits(rs), err)
 	}
 	// Another branch; any branch.
-	_, rs, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", Branch: "feature", Last: 10})
+	_, rs, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", Branch: "feature", Last: 3})
 	if commits(rs) != "c30-feature c31-feature c32-feature" {
 		t.Errorf("branch feature: %s", commits(rs))
+	}
+	// More results asked for than the branch has: an error naming both counts.
+	if _, _, err := LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", Branch: "feature", Last: 10}); err == nil ||
+		!strings.Contains(err.Error(), `scenario "nightly" has 3 results on branch "feature"; last=10 needs 10 (record more, or ask for last=3)`) {
+		t.Errorf("last=10 of 3 results: %v", err)
 	}
 	if _, rs, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", Branch: "*", Last: 2}); commits(rs) != "c31-feature c32-feature" {
 		t.Errorf("branch *: %s", commits(rs))

@@ -141,8 +141,12 @@ func baselineAdd(e *env, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return invalidf("%s: %v", d, strings.TrimPrefix(err.Error(), "scenario: load series: "))
 		}
+		had := base.Len()
 		if err := base.AppendSession(s); err != nil {
-			return invalidf("%s: %v", d, strings.TrimPrefix(err.Error(), "scenario: invalid scenario: "))
+			// Name the session refused (its directory and the runs it would have been)
+			// and what the baseline it was refused by holds.
+			return invalidf("%s (the session that would be runs %s of %s): %s; the baseline's runs %s are the other workload",
+				d, runRange(had+1, had+s.Len()), dir, strings.TrimPrefix(err.Error(), "scenario: invalid scenario: append session: "), runRange(1, had))
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -157,4 +161,12 @@ func baselineAdd(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	fmt.Fprintln(e.stdout)
 	return nil
+}
+
+// runRange prints "1–15" (or "3" for one run).
+func runRange(from, to int) string {
+	if from == to {
+		return fmt.Sprint(from)
+	}
+	return fmt.Sprintf("%d–%d", from, to)
 }

@@ -289,10 +289,24 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 			printVerdicts(e.stdout, out.Check())
 		}
 	}
-	if !o.quiet {
+	// A repeat with an artifact directory is a baseline: say what it is as one (the
+	// headline, and the run statistics a gate compares); every metric's mean and
+	// interval is in repeat.json.
+	var series *scenario.Series
+	if o.artifactDir != "" {
+		series, _ = scenario.LoadSeries(o.artifactDir)
+	}
+	if series != nil {
+		for _, l := range baselineHeadline(series) {
+			fmt.Fprintln(e.stdout, l)
+		}
+		if !o.quiet {
+			writeRunStatTable(e.stdout, series)
+		}
+	} else if !o.quiet {
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
-	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile, scenario.RunsFile)
+	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s with every metric's mean and interval, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile, scenario.RunsFile)
 	if o.artifactDir != "" {
 		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	}

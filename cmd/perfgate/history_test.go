@@ -133,9 +133,14 @@ func TestHistoryRecipe(t *testing.T) {
 			}
 			// The regression gate's baseline, from the history: both nightly results' runs.
 			base := filepath.Join(dir, "baseline")
-			code, out, errOut = cli(t, "history", "baseline", "--db", db, "--out", base, "history:nightly?last=5")
+			code, out, errOut = cli(t, "history", "baseline", "--db", db, "--out", base, "history:nightly?last=2")
 			if code != ExitOK || !strings.Contains(out, "2 runs of 2 results (commits aaaaaaa111 … bbbbbbb222)") {
 				t.Errorf("history baseline: exit %d\n%s\n%s", code, out, errOut)
+			}
+			// More results asked for than the history holds: exit 2, saying how many.
+			if code, _, errOut = cli(t, "history", "baseline", "--db", db, "--out", base+"5", "history:nightly?last=5"); code != ExitInvalidConfig ||
+				!strings.Contains(errOut, `scenario "nightly" has 2 results on branch "main"; last=5 needs 5`) {
+				t.Errorf("history baseline last=5 of 2 results: exit %d, want 2 naming both counts\n%s", code, errOut)
 			}
 			if series, err := scenario.LoadSeries(base); err != nil || series.Len() != 2 || series.Scenario.Name != "nightly" {
 				t.Errorf("the baseline directory: %v", err)
@@ -218,6 +223,7 @@ func TestProfileBaselineFromHistory(t *testing.T) {
 		want string
 	}{
 		{[]string{"--baseline", "history:other", "--history", db}, `no results of scenario "other"`},
+		{[]string{"--baseline", "history:gated?last=4", "--history", db}, `scenario "gated" has 1 result on branch "main"; last=4 needs 4`},
 		{[]string{"--baseline", "history:gated"}, "no history database"},
 	} {
 		code, out, errOut := cli(t, append(append([]string{"profile", "--artifact-dir", filepath.Join(dir, "refused")}, tc.args...), common...)...)

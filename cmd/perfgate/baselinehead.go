@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
+)
+
+// baselineHeadline says what a series recorded in dir is as a regression gate's
+// baseline, in one sentence and one line under it: its runs and sessions, the workload
+// and the directory; the measured between-run CV of the primary statistics; and
+// whether that is enough for a decisive gate at the default margin, as `perfgate
+// baseline plan` would answer for that CV (check.PlanBaseline): with the
+// between-session noise the gate assumes when told nothing (as large as the runs'),
+// and, when that is not enough, the sessions from which it measures it instead.
+func baselineHeadline(s *scenario.Series) []string {
+	d := s.Scenario.WithDefaults()
+	head := fmt.Sprintf("baseline recorded: %s in %s of %q (%s) in %s",
+		runsText(s.Len()), sessionsText(s.Sessions()), d.Name, s.Scenario.Describe(), artifactPath(s.Dir))
+	var parts []string
+	cv := 0.0
+	for _, st := range scenario.RunStatList {
+		if !st.Primary {
+			continue
+		}
+		if c := s.CV(st.Name); !math.IsNaN(c) {
+			parts = append(parts, st.Label+" "+check.PctText(c))
+			cv = math.Max(cv, c)
+		}
+	}
+	if len(parts) == 0 {
+		return []string{head, "    between-run CV: not measured (one run): a gate against it is inconclusive unless told a CV (--prior-cv); record --num-profile-runs 5 or more"}
+	}
+	lines := []string{head, fmt.Sprintf("    between-run CV of the primary statistics: %s (largest %s)", strings.Join(parts, ", "), check.PctText(cv))}
+	cv = math.Min(cv, 0.99)
+	planCmd := fmt.Sprintf("perfgate baseline plan --cv %s", check.PctText(cv))
+	margin := check.PctText(check.DefaultMargin)
+	as, err := check.PlanBaseline(check.BaselinePlan{RunCV: cv, SessionCV: cv})
+	measured, merr := check.PlanBaseline(check.BaselinePlan{RunCV: cv, Measure: true})
+	add := fmt.Sprintf("record them in separate jobs and add each with perfgate baseline add %s RUN_DIR", artifactPath(s.Dir))
+	switch {
+	case err == nil && s.Sessions() >= as.Sessions && s.Len() >= as.Runs*as.Sessions:
+		lines = append(lines, fmt.Sprintf("    decisive at the default %s margin: yes, with %d or more current runs (%s --session-cv %s: %s)",
+			margin, as.Runs, planCmd, check.PctText(cv), as))
+	case merr == nil:
+		why := "no size of one session is"
+		if err == nil {
+			why = fmt.Sprintf("it needs %s", as)
+		} else if !errors.Is(err, check.ErrNoPlan) {
+			why = err.Error()
+		}
+		lines = append(lines, fmt.Sprintf("    decisive at the default %s margin: not yet: with sessions assumed to wander as far as runs %s; a gate that measures how far they wander needs %s (%s): %s; or give the gate --session-cv",
+			margin, why, measured, planCmd, add))
+	default:
+		lines = append(lines, fmt.Sprintf("    decisive at the default %s margin: no baseline is, at a between-run CV of %s (%s); steady the runs or widen --margin",
+			margin, check.PctText(cv), planCmd))
+	}
+	return lines
+}
+
+// writeRunStatTable writes the series' run statistics as a compact table: per statistic
+// its geometric mean, between-run CV, smallest and largest run, and whether it gates.
+func writeRunStatTable(w io.Writer, s *scenario.Series) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  statistic\tgeometric mean\tCV\tmin\tmax\tgate\t\n")
+	for _, st := range scenario.RunStatList {
+		xs, _ := s.Values(st.Name)
+		if len(xs) == 0 {
+			continue
+		}
+		lg := 0.0
+		for _, x := range xs {
+			lg += math.Log(math.Max(x, 1e-300))
+		}
+		cv := "-"
+		if c := s.CV(st.Name); !math.IsNaN(c) {
+			cv = check.PctText(c)
+		}
+		role := "reported"
+		if st.Primary {
+			role = "primary"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", st.Name, st.Unit.Format(math.Exp(lg/float64(len(xs)))), cv,
+			st.Unit.Format(slices.Min(xs)), st.Unit.Format(slices.Max(xs)), role)
+	}
+	_ = tw.Flush()
+}
+
+func runsText(n int) string { return fmt.Sprintf("%d %s", n, plural(n, "run", "runs")) }
+
+func sessionsText(n int) string { return fmt.Sprintf("%d %s", n, plural(n, "session", "sessions")) }
