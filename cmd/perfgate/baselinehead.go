@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -40,27 +39,32 @@ func baselineHeadline(s *scenario.Series) []string {
 	}
 	lines := []string{head, fmt.Sprintf("    between-run CV of the primary statistics: %s (largest %s)", strings.Join(parts, ", "), check.PctText(cv))}
 	cv = math.Min(cv, 0.99)
-	planCmd := fmt.Sprintf("perfgate baseline plan --cv %s", check.PctText(cv))
 	margin := check.PctText(check.DefaultMargin)
+	head2 := fmt.Sprintf("    decisive at the default %s margin (80%% power; perfgate baseline plan --cv %s): ", margin, check.PctText(cv))
 	as, err := check.PlanBaseline(check.BaselinePlan{RunCV: cv, SessionCV: cv})
 	measured, merr := check.PlanBaseline(check.BaselinePlan{RunCV: cv, Measure: true})
 	add := fmt.Sprintf("record them in separate jobs and add each with perfgate baseline add %s RUN_DIR", artifactPath(s.Dir))
+	per := s.Len() / max(1, s.Sessions())
 	switch {
-	case err == nil && s.Sessions() >= as.Sessions && s.Len() >= as.Runs*as.Sessions:
-		lines = append(lines, fmt.Sprintf("    decisive at the default %s margin: yes, with %d or more current runs (%s --session-cv %s: %s)",
-			margin, as.Runs, planCmd, check.PctText(cv), as))
-	case merr == nil:
-		why := "no size of one session is"
-		if err == nil {
-			why = fmt.Sprintf("it needs %s", as)
-		} else if !errors.Is(err, check.ErrNoPlan) {
-			why = err.Error()
+	case merr == nil && s.Sessions() >= check.MinSessions:
+		verdict := "yes"
+		if s.Sessions() < measured.Sessions || per < measured.Runs {
+			verdict = "not yet"
 		}
-		lines = append(lines, fmt.Sprintf("    decisive at the default %s margin: not yet: with sessions assumed to wander as far as runs %s; a gate that measures how far they wander needs %s (%s): %s; or give the gate --session-cv",
-			margin, why, measured, planCmd, add))
+		lines = append(lines, head2+fmt.Sprintf("%s: the gate measures how far sessions wander; it needs %s (it has %d of %d)", verdict, measured, s.Sessions(), per))
+	case err == nil:
+		verdict := "yes"
+		if s.Sessions() < as.Sessions || per < as.Runs {
+			verdict = "not yet"
+		}
+		lines = append(lines, head2+fmt.Sprintf("%s, if sessions wander no more than runs, as the gate assumes without --session-cv: %s (it has %d of %d)", verdict, as, s.Sessions(), per))
+		if merr == nil {
+			lines = append(lines, fmt.Sprintf("    to measure how far sessions wander instead: %s; %s", measured, add))
+		}
+	case merr == nil:
+		lines = append(lines, head2+fmt.Sprintf("not yet: no baseline is, if sessions wander as far as runs (as the gate assumes without --session-cv); a gate that measures how far they wander needs %s; %s; or give the gate --session-cv", measured, add))
 	default:
-		lines = append(lines, fmt.Sprintf("    decisive at the default %s margin: no baseline is, at a between-run CV of %s (%s); steady the runs or widen --margin",
-			margin, check.PctText(cv), planCmd))
+		lines = append(lines, head2+"no baseline is at this between-run CV; steady the runs or widen --margin")
 	}
 	return lines
 }
@@ -69,7 +73,7 @@ func baselineHeadline(s *scenario.Series) []string {
 // its geometric mean, between-run CV, smallest and largest run, and whether it gates.
 func writeRunStatTable(w io.Writer, s *scenario.Series) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  statistic\tgeometric mean\tCV\tmin\tmax\tgate\t\n")
+	fmt.Fprintf(tw, "  statistic\tgeometric mean\tCV\tmin\tmax\tgate\n")
 	for _, st := range scenario.RunStatList {
 		xs, _ := s.Values(st.Name)
 		if len(xs) == 0 {
@@ -87,7 +91,7 @@ func writeRunStatTable(w io.Writer, s *scenario.Series) {
 		if st.Primary {
 			role = "primary"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", st.Name, st.Unit.Format(math.Exp(lg/float64(len(xs)))), cv,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.Unit.Format(math.Exp(lg/float64(len(xs)))), cv,
 			st.Unit.Format(slices.Min(xs)), st.Unit.Format(slices.Max(xs)), role)
 	}
 	_ = tw.Flush()

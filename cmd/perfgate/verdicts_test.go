@@ -276,9 +276,51 @@ func TestHistoryCheckNotEnoughData(t *testing.T) {
 		!strings.Contains(out, "TOO FEW RESULTS: nightly ttft_p50: too few results since commit 000000b000 to tell: the newest 1 result (from result 11) is 1") {
 		t.Errorf("history check after one 10%%-slower result: exit %d\n%s", code, out)
 	}
+	t.Logf("history check after one 10%%-slower result:\n%s", out)
 	settled := filepath.Join(dir, "settled.db")
 	seedMetrics(t, settled, "nightly", 14, 10, 0.10, 0)
 	if code, out, _ := cli(t, "history", "check", "--db", settled, "--metric", "ttft_p50"); code != ExitAssertFailed || !strings.Contains(out, "REGRESSION: nightly ttft_p50 regressed") {
 		t.Errorf("history check after four 10%%-slower results: exit %d, want 99\n%s", code, out)
+	}
+}
+
+// TestBaselineHeadline: recording a baseline says what it is (runs, sessions, workload,
+// directory), its primary statistics' between-run CV, and whether that is decisive at
+// the default margin, as baseline plan computes it: yes for steady runs, not yet for
+// noisy ones (naming the sessions a measured gate needs), and by the measured plan for
+// a baseline of ten sessions.
+func TestBaselineHeadline(t *testing.T) {
+	sc := scenario.Scenario{Name: "nightly"}
+	steady := noisySeries(rand.New(rand.NewPCG(2, 2)), sc, "s", 5, 0.002, 1, 1)
+	steady.Dir = "base"
+	got := strings.Join(baselineHeadline(steady), "\n")
+	for _, want := range []string{`baseline recorded: 5 runs in 1 session of "nightly" (`, "between-run CV of the primary statistics: TTFT p50 ",
+		"decisive at the default 5% margin (80% power; perfgate baseline plan --cv ", "): yes, if sessions wander no more than runs", "to measure how far sessions wander instead: 10 sessions of"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("steady baseline headline lacks %q:\n%s", want, got)
+		}
+	}
+	noisy := noisySeries(rand.New(rand.NewPCG(2, 3)), sc, "s", 5, 0.03, 1, 1)
+	noisy.Dir = "base"
+	if got := strings.Join(baselineHeadline(noisy), "\n"); !strings.Contains(got, "): not yet: ") || !strings.Contains(got, "perfgate baseline add ") {
+		t.Errorf("noisy baseline headline:\n%s\nwant 'not yet' and how to add sessions", got)
+	}
+	ten := &scenario.Series{Scenario: sc, Dir: "base"}
+	for k := range 10 {
+		if err := ten.AppendSession(noisySeries(rand.New(rand.NewPCG(2, uint64(k))), sc, fmt.Sprint("s", k), 8, 0.002, 1, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(baselineHeadline(ten), "\n"); !strings.Contains(got, "80 runs in 10 sessions") || !strings.Contains(got, "): yes: the gate measures how far sessions wander") {
+		t.Errorf("ten-session baseline headline:\n%s", got)
+	}
+	one := noisySeries(rand.New(rand.NewPCG(2, 4)), sc, "s", 1, 0.01, 1, 1)
+	if got := strings.Join(baselineHeadline(one), "\n"); !strings.Contains(got, "not measured (one run)") {
+		t.Errorf("one-run baseline headline:\n%s", got)
+	}
+	var b strings.Builder
+	writeRunStatTable(&b, steady)
+	if n := strings.Count(b.String(), "\n"); n != 6 || !strings.Contains(b.String(), "ttft_p99") || !strings.Contains(b.String(), "primary") {
+		t.Errorf("run statistic table (%d lines):\n%s", n, b.String())
 	}
 }
