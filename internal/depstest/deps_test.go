@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/openai":           {"record"}, // record.AppendJSONString, the one JSON string escaper
 	"internal/sse":              {},
 	"internal/media":            {}, // synthetic images and audio, and media-token rules: both sides share them
+	"internal/kvcache":          {}, // the prefix-cache model: the mock serves it, loadgen computes the ideal hit rate with it
 	"record":                    {},
 	"internal/testutil":         {},
 	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
@@ -32,19 +33,19 @@ var allowed = map[string][]string{
 	"internal/docstest":         {},         // test-only: the generated parts of the docs
 	"servermetrics":             {"record"}, // record.Duration, the one duration form in files
 	"serverproc":                {},         // a server build's process lifecycle: stdlib only
-	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
-	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
-	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
-	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/sse", "record"},
+	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
+	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
+	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
+	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
 	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"perftest/check":            {"distribution/...", "metric", "record"},
-	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
+	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
 	// history keeps gated results in a database: it reads artifacts (scenario) and
 	// draws its report in reportgen's style; perftest and the CLI record into it.
-	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
-	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
-	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/sse", "record", "servermetrics", "serverproc"},
+	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
 	"bench/...":    {"..."},
 	"scripts/...":  {}, // tools the scripts run (flakehunt's tally): stdlib only
 }
