@@ -76,7 +76,7 @@ type sendGate struct {
 	buf  []byte      // the request's bytes, head and inline body
 	bufs net.Buffers // or head and body, for a body past inlineBody
 	wake chan struct{}
-	lag  *lagHist      // where the loop records the send lag (nil: nowhere)
+	self *selfMeter    // where the loop records the send (nil: nowhere)
 	done chan struct{} // the sender's worker's; one token once the loop's write ended
 
 	// state says whether the loop has begun the write (gatePending → gateWriting →
@@ -256,6 +256,9 @@ type sendLoop struct {
 	total uint64         // how many the pacer handed out
 	ring  [maxAhead]*sendGate
 	next  uint64 // the next request to pass, by seq
+	// passed is next, for the schedule watch (see watchSchedule): the oldest request
+	// not yet passed.
+	passed atomic.Uint64
 }
 
 func newSendLoop(r *runner) *sendLoop {
@@ -306,6 +309,7 @@ func (l *sendLoop) advance() {
 	for l.ring[l.next%maxAhead] == passedGate {
 		l.ring[l.next%maxAhead] = nil
 		l.next++
+		l.passed.Store(l.next)
 		<-l.ahead
 	}
 }
@@ -410,8 +414,8 @@ func (l *sendLoop) pass(ctx context.Context, g *sendGate) {
 		_, g.err = g.cn.Conn.Write(g.buf)
 	}
 	g.written = clock.now()
-	if g.lag != nil {
-		g.lag.add(g.sent - g.due)
+	if g.self != nil {
+		g.self.sent(g.due, g.sent)
 	}
 	g.state.Store(gateWritten)
 	g.done <- struct{}{}

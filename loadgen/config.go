@@ -92,9 +92,12 @@ const (
 	DefaultTimeout     = 10 * time.Minute
 	DefaultIdleTimeout = 60 * time.Second
 	DefaultGracePeriod = 30 * time.Second
-	DefaultConcurrency = 1
-	DefaultConnectTime = 10 * time.Second
-	DefaultModel       = "perfgate-model"
+	// DefaultMaxScheduleLag is Stop.MaxScheduleLag's default: an open loop more than
+	// 3 s behind its schedule for 3 s is stopped (docs/validity.md).
+	DefaultMaxScheduleLag = 3 * time.Second
+	DefaultConcurrency    = 1
+	DefaultConnectTime    = 10 * time.Second
+	DefaultModel          = "perfgate-model"
 )
 
 // The allowed values of each enumerated setting, in the order messages list them:
@@ -447,6 +450,14 @@ type Stop struct {
 	// CancelFraction of requests (chosen with Seed) are cancelled CancelAfter after sending.
 	CancelFraction float64       `json:"cancel_fraction,omitempty"`
 	CancelAfter    time.Duration `json:"cancel_after,omitempty"`
+	// MaxScheduleLag stops an open-loop run without a concurrency ceiling whose
+	// client has fallen behind its schedule: when the oldest request not yet sent has
+	// been due for more than MaxScheduleLag, continuously for MaxScheduleLag, the run
+	// stops sending, cancels what is in flight (as the end of the grace period does),
+	// keeps every record, and says why in Self.Aborted. Zero = DefaultMaxScheduleLag,
+	// < 0 = never stop. Under a ceiling, falling behind is the server's queueing, and
+	// a closed loop has no schedule: neither is stopped.
+	MaxScheduleLag time.Duration `json:"max_schedule_lag,omitempty"`
 }
 
 // Recording is what a run keeps and how it is measured: the record file, the
@@ -510,6 +521,17 @@ func (c *Config) idleTimeout() time.Duration {
 		return 0
 	}
 	return c.IdleTimeout
+}
+
+// maxScheduleLag is Stop.MaxScheduleLag with its default applied; 0 = never stop.
+func (c *Config) maxScheduleLag() time.Duration {
+	switch {
+	case c.MaxScheduleLag == 0:
+		return DefaultMaxScheduleLag
+	case c.MaxScheduleLag < 0:
+		return 0
+	}
+	return c.MaxScheduleLag
 }
 
 func (c *Config) gracePeriod() time.Duration {

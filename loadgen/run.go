@@ -133,6 +133,8 @@ type runner struct {
 	sem      chan struct{}
 	prefill  chan struct{} // Config.PrefillConcurrency slots; nil = no cap
 
+	aborted atomic.Pointer[string] // why the schedule watch stopped the run (see watchSchedule)
+
 	cancelMu  sync.Mutex
 	cancelRng *rand.Rand
 
@@ -260,13 +262,17 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	r.clock.self.begin()
 	// Requests run under sendCtx: the run's context, and with a duration, the end of
 	// the grace period after it, which cancels whatever is still in flight then.
+	// An open loop the schedule watch stops ends the same way (see watchSchedule).
 	sendCtx := ctx
-	if r.deadline > 0 {
+	var abort context.CancelCauseFunc
+	if r.deadline > 0 || r.watchesSchedule() {
 		c, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		grace := time.AfterFunc(r.deadline+r.cfg.gracePeriod()-r.clock.now(), func() { cancel(errGraceOver) })
-		defer grace.Stop()
-		sendCtx = c
+		if r.deadline > 0 {
+			grace := time.AfterFunc(r.deadline+r.cfg.gracePeriod()-r.clock.now(), func() { cancel(errGraceOver) })
+			defer grace.Stop()
+		}
+		sendCtx, abort = c, cancel
 	}
 	// Each connection watches the context requests run under once, for its life; a
 	// request under that same context then registers nothing of its own (readHead).
@@ -278,7 +284,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		if r.sem != nil {
 			r.out.Mode += fmt.Sprintf(" ≤%d in flight", cap(r.sem))
 		}
-		r.openLoop(sendCtx)
+		r.openLoop(sendCtx, abort)
 	} else {
 		n := max(r.cfg.Concurrency, DefaultConcurrency)
 		if r.limit > 0 && int64(n) > r.limit {
@@ -298,6 +304,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	r.out.Elapsed = r.clock.now()
 	r.out.Self = r.clock.self.end()
+	r.out.Self.Aborted = r.abortReason()
 	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
@@ -475,9 +482,9 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	if r.pacer != nil && r.sem == nil && q.turn == 0 && !rec.Warmup {
 		// The client's own lateness: measured by the send loop at its write when it writes.
 		if c.gate != nil {
-			c.gate.lag = &r.clock.self.sendLag
+			c.gate.self = r.clock.self
 		} else {
-			r.clock.self.sendLag.add(r.clock.now() - q.due)
+			r.clock.self.sent(q.due, r.clock.now())
 		}
 	}
 	res := sc.result()

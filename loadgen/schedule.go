@@ -260,14 +260,18 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // openLoop hands each request to a sender goroutine half its lead to its lead
 // (runner.lead) before the request is due (see ahead.go): the sender prepares the request and hands
-// it to the send loop, which writes it at its due time.
-func (r *runner) openLoop(ctx context.Context) {
+// it to the send loop, which writes it at its due time. While the send loop runs, the
+// schedule watch may stop the run with abort (see watchSchedule; nil: not watched).
+func (r *runner) openLoop(ctx context.Context, abort context.CancelCauseFunc) {
 	r.watchIdle()
 	defer r.startWarmers(ctx)()
 	loop := newSendLoop(r)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
+		if abort != nil && r.watchesSchedule() {
+			defer r.watchSchedule(loop, abort)()
+		}
 		loop.run(ctx)
 	}()
 	var sent uint64

@@ -22,6 +22,19 @@ type Self struct {
 	// the only thing a request waits for; N = 0 otherwise (closed loop: no schedule; a
 	// ceiling: the wait for a slot is the load's queueing, shown as queue time).
 	SendLag LagStats `json:"send_lag"`
+	// OfferedRate and AchievedRate (req/s) are measured on the same requests as
+	// SendLag: their count less one over the span of their due times (what the
+	// schedule offered), and over the span of their sends (what the client achieved).
+	// A client that keeps its schedule, however late by a constant, achieves what was
+	// offered; one that falls further and further behind achieves less. 0 when fewer
+	// than two requests were measured.
+	OfferedRate  float64 `json:"offered_rate,omitempty"`
+	AchievedRate float64 `json:"achieved_rate,omitempty"`
+	// Aborted says why the load generator stopped the run early, its client too far
+	// behind its schedule (Config.MaxScheduleLag), e.g. "schedule 4.2s behind for
+	// 3s at 2,000 req/s offered, 1,120 achieved: the client cannot keep up"; "" when
+	// it did not.
+	Aborted string `json:"aborted,omitempty"`
 	// ReadDelay is how long received bytes waited in the socket before the client read
 	// them: the read's time minus the kernel's receive timestamp, over every read of a
 	// stream timed by kernel timestamps (N = 0 when the kernel gives none).
@@ -117,9 +130,60 @@ func (h *lagHist) stats() LagStats {
 	return s
 }
 
+// spanMeter keeps the count and the first and last due and send times of the
+// requests whose send lag is measured, for Self's offered and achieved rates.
+type spanMeter struct {
+	n                   atomic.Int64
+	firstDue, lastDue   atomic.Int64
+	firstSent, lastSent atomic.Int64
+}
+
+func (m *spanMeter) begin() {
+	m.firstDue.Store(math.MaxInt64)
+	m.firstSent.Store(math.MaxInt64)
+}
+
+func (m *spanMeter) add(due, sent time.Duration) {
+	m.n.Add(1)
+	storeMin(&m.firstDue, int64(due))
+	storeMax(&m.lastDue, int64(due))
+	storeMin(&m.firstSent, int64(sent))
+	storeMax(&m.lastSent, int64(sent))
+}
+
+// rates returns the offered and achieved rates (see Self.OfferedRate); 0, 0 with
+// fewer than two requests or a span of zero.
+func (m *spanMeter) rates() (offered, achieved float64) {
+	n := m.n.Load()
+	due, sent := m.lastDue.Load()-m.firstDue.Load(), m.lastSent.Load()-m.firstSent.Load()
+	if n < 2 || due <= 0 || sent <= 0 {
+		return 0, 0
+	}
+	return float64(n-1) / time.Duration(due).Seconds(), float64(n-1) / time.Duration(sent).Seconds()
+}
+
+func storeMin(a *atomic.Int64, v int64) {
+	for {
+		m := a.Load()
+		if v >= m || a.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}
+
+func storeMax(a *atomic.Int64, v int64) {
+	for {
+		m := a.Load()
+		if v <= m || a.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}
+
 // selfMeter gathers Self during a run.
 type selfMeter struct {
 	sendLag, readDelay lagHist
+	span               spanMeter
 	cpu0               float64
 	gc0                runtime.MemStats
 	start              time.Time
@@ -128,8 +192,16 @@ type selfMeter struct {
 // begin takes the starting readings.
 func (m *selfMeter) begin() {
 	m.start = time.Now()
+	m.span.begin()
 	m.cpu0 = processCPU()
 	runtime.ReadMemStats(&m.gc0)
+}
+
+// sent records a measured request's send at sent, due at due: its send lag and its
+// place in the offered and achieved spans.
+func (m *selfMeter) sent(due, sent time.Duration) {
+	m.sendLag.add(sent - due)
+	m.span.add(due, sent)
 }
 
 // end returns the run's Self.
@@ -137,6 +209,7 @@ func (m *selfMeter) end() Self {
 	var gc runtime.MemStats
 	runtime.ReadMemStats(&gc)
 	s := Self{SendLag: m.sendLag.stats(), ReadDelay: m.readDelay.stats(), Elapsed: time.Since(m.start), CPUs: AvailableCPUs()}
+	s.OfferedRate, s.AchievedRate = m.span.rates()
 	s.CPUSeconds = max(processCPU()-m.cpu0, 0)
 	if s.Elapsed > 0 && s.CPUs > 0 {
 		s.CPUFraction = s.CPUSeconds / (s.Elapsed.Seconds() * s.CPUs)
