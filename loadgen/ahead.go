@@ -257,8 +257,8 @@ type sendLoop struct {
 	ring  [maxAhead]*sendGate
 	next  uint64 // the next request to pass, by seq
 	// passed is next, for the schedule watch (see watchSchedule): the oldest request
-	// not yet passed.
-	passed atomic.Uint64
+	// not yet passed; sends counts the requests passed, in any order.
+	passed, sends atomic.Uint64
 }
 
 func newSendLoop(r *runner) *sendLoop {
@@ -298,6 +298,7 @@ func (l *sendLoop) run(ctx context.Context) {
 		}
 		l.ring[g.seq%maxAhead] = passedGate
 		l.pass(ctx, g)
+		l.sends.Add(1)
 	}
 }
 

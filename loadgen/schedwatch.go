@@ -122,9 +122,9 @@ func (r *runner) watchSchedule(loop *sendLoop, abort context.CancelCauseFunc) (s
 			if end {
 				continue
 			}
-			now := r.clock.now()
-			if w.observe(now, now-due, next) {
-				why := w.reason(now, now-due, next, r.pacer.Rate(due))
+			now, sent := r.clock.now(), loop.sends.Load()
+			if w.observe(now, now-due, sent) {
+				why := w.reason(now, now-due, sent, r.pacer.Rate(due))
 				r.aborted.Store(&why)
 				abort(fmt.Errorf("%w: %s", ErrScheduleBehind, why))
 				return

@@ -39,6 +39,10 @@ type Manifest struct {
 	Dataset  *Dataset  `json:"dataset,omitempty"`
 	Servers  []Server  `json:"servers,omitempty"`
 	Topology *Topology `json:"topology,omitempty"`
+	// Aborted says why the run was stopped before it completed, by the load generator
+	// itself (its client fell behind its schedule); "" = it was not. Its records up to
+	// then are kept, and the run is an invalid measurement.
+	Aborted string `json:"aborted,omitempty"`
 }
 
 // TokenizerInfo names a tokenizer and pins its exact contents.

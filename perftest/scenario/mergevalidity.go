@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/loadgen"
@@ -63,17 +64,23 @@ func mergedPins(shards []shardValidity) *Pins {
 func (o *Outcome) shardValidityVerdicts() []check.Verdict {
 	cfg := o.Scenario.Validity
 	var vs []check.Verdict
-	if m := cfg.ClientBound.or(ModeWarn); m != ModeOff {
-		openLoop := o.Scenario.Rate > 0 && o.Scenario.Concurrency == 0
+	{
+		// Each shard judged in its own band (marginal, gross, stopped early), at that
+		// band's mode: the merged verdict fails when a shard's failed.
 		var per []check.Verdict
 		var idx []int
 		for _, s := range o.shards {
-			if s.Self != nil {
-				per, idx = append(per, ClientBound(*s.Self, cfg, openLoop, o.Mocked)), append(idx, s.Index)
+			if s.Self == nil {
+				continue
+			}
+			if v, m := clientBound(*s.Self, cfg, o.openLoop(), o.Mocked); m != ModeOff {
+				per, idx = append(per, apply(v, m)), append(idx, s.Index)
 			}
 		}
 		if len(per) > 0 {
-			vs = append(vs, apply(combineShards(CheckClientBound, per, idx, "client not the bottleneck in any shard"), m))
+			v := combineShards(CheckClientBound, per, idx, "client not the bottleneck in any shard")
+			v.Pass = !slices.ContainsFunc(per, func(p check.Verdict) bool { return !p.Pass })
+			vs = append(vs, v)
 		}
 	}
 	type group struct {

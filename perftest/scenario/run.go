@@ -303,9 +303,9 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		o.Files = append(o.Files, matches...)
 	}
 	sc := o.Scenario
-	run := reportgen.Run{Records: o.Client, Each: o.each, Metrics: o.Metrics, Cancelled: o.Interrupted, Manifest: reportgen.Manifest{
+	run := reportgen.Run{Records: o.Client, Each: o.each, Metrics: o.Metrics, Cancelled: o.Interrupted || o.Aborted() != "", Manifest: reportgen.Manifest{
 		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
-		Tokenizer: tok,
+		Tokenizer: tok, Aborted: o.Aborted(),
 	}}
 	if p := o.Pins; p != nil {
 		run.Manifest.VCS, run.Manifest.Dataset, run.Manifest.Servers, run.Manifest.Topology = p.VCS, p.Dataset, p.Servers, p.Topology

@@ -41,11 +41,19 @@ type Validity struct {
 	// request. Default fail: the run is refused (exit 2) naming the limit, the need
 	// and the fix.
 	Limits Mode `json:"limits,omitempty"`
-	// ClientBound: the client was the bottleneck (send lag p50 over MaxSendLag, or
-	// its CPU over MaxClientCPU of what it may use). Default warn: on a small machine
-	// shared with the server (or a CI runner), a closed-loop run against a fast server
-	// legitimately uses the client's CPUs; set fail to make such a run invalid.
+	// ClientBound: the client was the bottleneck, marginally (send lag p50 over
+	// MaxSendLag, or its CPU over MaxClientCPU of what it may use). Default warn: on a
+	// small machine shared with the server (or a CI runner), a closed-loop run against
+	// a fast server legitimately uses the client's CPUs; set fail to make such a run
+	// invalid.
 	ClientBound Mode `json:"client_bound,omitempty"`
+	// ClientBoundGross: the client was grossly the bottleneck of an open-loop run (send
+	// lag p50 over GrossSendLag, or an achieved request rate under MinAchievedRate of
+	// the offered one): its numbers measure the client, not the server. Default fail;
+	// warn reports it and passes; off judges it in ClientBound's band. A run the load
+	// generator stopped because its client fell behind its schedule
+	// (loadgen.Stop.MaxScheduleLag) is invalid whatever the modes: it did not finish.
+	ClientBoundGross Mode `json:"client_bound_gross,omitempty"`
 	// Steady: the measured window's per-window medians of TTFT and ITL trend by
 	// MaxDrift or more (Mann–Kendall with Hamed–Rao's correction). Default warn.
 	Steady Mode `json:"steady,omitempty"`
@@ -65,6 +73,14 @@ type Validity struct {
 	// MaxClientCPU is the fraction of the CPUs the client may use above which a run
 	// is client-bound; 0 = DefaultMaxClientCPU (0.9).
 	MaxClientCPU float64 `json:"max_client_cpu,omitempty"`
+	// GrossSendLag is the median send lag above which an open-loop run is grossly
+	// client-bound (docs/validity.md has the measurement); 0 = DefaultGrossSendLag.
+	GrossSendLag time.Duration `json:"gross_send_lag,omitempty"`
+	// MinAchievedRate is the fraction of the offered request rate below which the
+	// rate an open-loop client achieved over the measured window makes the run grossly
+	// client-bound (loadgen.Self.AchievedRate against OfferedRate); 0 =
+	// DefaultMinAchievedRate (0.9).
+	MinAchievedRate float64 `json:"min_achieved_rate,omitempty"`
 	// MaxDrift is the relative drift over the measured window at which a significant
 	// trend makes a run not steady; 0 = DefaultMaxDrift (0.05).
 	MaxDrift float64 `json:"max_drift,omitempty"`
@@ -83,8 +99,13 @@ type Validity struct {
 
 // Validity thresholds' defaults.
 const (
-	DefaultMaxSendLag      = time.Millisecond
-	DefaultMaxClientCPU    = 0.9
+	DefaultMaxSendLag   = time.Millisecond
+	DefaultMaxClientCPU = 0.9
+	// DefaultGrossSendLag and DefaultMinAchievedRate bound the gross client-bound
+	// band (docs/validity.md, "The gross band": a starved client's median lag against a
+	// free one's at the highest rates measured).
+	DefaultGrossSendLag    = 50 * time.Millisecond
+	DefaultMinAchievedRate = 0.9
 	DefaultMaxDrift        = 0.05
 	DefaultMaxCacheHitRate = 0.01
 	// SteadyAlpha is the Mann–Kendall level of the steady-state check.
@@ -122,13 +143,19 @@ func (v Validity) validate(bad func(string, ...any)) {
 	for _, f := range []struct {
 		name string
 		m    Mode
-	}{{"limits", v.Limits}, {"client_bound", v.ClientBound}, {"steady", v.Steady}, {"warm_cache", v.WarmCache}, {"tail_samples", v.TailSamples}} {
+	}{{"limits", v.Limits}, {"client_bound", v.ClientBound}, {"client_bound_gross", v.ClientBoundGross}, {"steady", v.Steady}, {"warm_cache", v.WarmCache}, {"tail_samples", v.TailSamples}} {
 		if f.m != "" && !slices.Contains(Modes, f.m) {
 			bad("validity.%s %q: want fail, warn or off", f.name, f.m)
 		}
 	}
 	if v.MaxSendLag < 0 {
 		bad("validity.max_send_lag %v: want a duration >= 0", v.MaxSendLag)
+	}
+	if v.GrossSendLag < 0 {
+		bad("validity.gross_send_lag %v: want a duration >= 0", v.GrossSendLag)
+	}
+	if !(v.MinAchievedRate >= 0 && v.MinAchievedRate <= 1) {
+		bad("validity.min_achieved_rate %v: want a fraction in [0, 1]", v.MinAchievedRate)
 	}
 	if !(v.MaxClientCPU >= 0 && v.MaxClientCPU <= 1) {
 		bad("validity.max_client_cpu %v: want a fraction in [0, 1]", v.MaxClientCPU)
@@ -173,8 +200,10 @@ func (o *Outcome) Validity() []check.Verdict {
 		}
 		vs = append(vs, v)
 	}
-	if m := cfg.ClientBound.or(ModeWarn); m != ModeOff && o.Self != nil {
-		vs = append(vs, apply(ClientBound(*o.Self, cfg, (o.Scenario.Rate > 0 || len(o.Scenario.RateSeries) > 0) && o.Scenario.Concurrency == 0, o.Mocked), m))
+	if o.Self != nil {
+		if v, m := clientBound(*o.Self, cfg, o.openLoop(), o.Mocked); m != ModeOff {
+			vs = append(vs, apply(v, m))
+		}
 	}
 	if len(o.shards) > 0 {
 		vs = append(vs, o.shardValidityVerdicts()...)
@@ -204,34 +233,124 @@ func (o *Outcome) Validity() []check.Verdict {
 	return vs
 }
 
+// Aborted says why the load generator stopped the run before it completed (its
+// client fell behind its schedule: loadgen.Stop.MaxScheduleLag), "" if it did not.
+// Such a run keeps its records, and its client-bound verdict makes it invalid.
+func (o *Outcome) Aborted() string {
+	if o.Self == nil {
+		return ""
+	}
+	return o.Self.Aborted
+}
+
+// openLoop reports whether the run is an open loop without a ceiling: the send lag
+// and the achieved rate are measured against its schedule.
+func (o *Outcome) openLoop() bool {
+	sc := o.Scenario
+	return (sc.Rate > 0 || len(sc.RateSeries) > 0 || sc.Schedule) && sc.Concurrency == 0
+}
+
 // ClientBound judges a run's self-measurement: the client was the bottleneck when,
 // in an open-loop run without a ceiling (openLoop), its median send lag exceeded
 // cfg.MaxSendLag (the client was behind its schedule on most requests: the p99,
 // shown in the evidence, measures the machine's scheduler stalls as much as the
 // client), or when its CPU use exceeded cfg.MaxClientCPU of the CPUs it may use
-// (not judged with the in-process mock, which runs in the same process). The verdict
-// gives the figures either way.
+// (not judged with the in-process mock, which runs in the same process). Grossly so
+// (the gross band, first in the summary) when the load generator stopped the run
+// behind its schedule (s.Aborted), the median send lag exceeded cfg.GrossSendLag, or
+// the achieved rate fell below cfg.MinAchievedRate of the offered one. The verdict
+// gives the figures either way; it fails when the client was the bottleneck in either
+// band, before the modes ([Validity.ClientBound], [Validity.ClientBoundGross]) apply.
 func ClientBound(s loadgen.Self, cfg Validity, openLoop, mocked bool) check.Verdict {
+	v, _ := clientBound(s, cfg, openLoop, mocked)
+	return v
+}
+
+// clientBound is [ClientBound], with the mode its verdict takes: ModeFail for a run
+// the load generator stopped, the gross band's for a gross one, the marginal band's
+// otherwise (ModeOff: no verdict).
+func clientBound(s loadgen.Self, cfg Validity, openLoop, mocked bool) (check.Verdict, Mode) {
 	maxLag := cmp.Or(cfg.MaxSendLag, DefaultMaxSendLag)
+	grossLag := cmp.Or(cfg.GrossSendLag, DefaultGrossSendLag)
+	minRate := cmp.Or(cfg.MinAchievedRate, DefaultMinAchievedRate)
 	maxCPU := cmp.Or(cfg.MaxClientCPU, DefaultMaxClientCPU)
+	marginal, grossMode := cfg.ClientBound.or(ModeWarn), cfg.ClientBoundGross.or(ModeFail)
 	v := check.Verdict{Check: CheckClientBound, Pass: true, Value: s.CPUFraction, Unit: check.Fraction}
-	var why []string
-	if openLoop && s.SendLag.N > 0 && s.SendLag.P50 > maxLag {
-		why = append(why, fmt.Sprintf("send lag p50 %v > %v", s.SendLag.P50.Round(time.Microsecond), maxLag))
+	var gross, why []string
+	if s.Aborted != "" {
+		gross = append(gross, "the run was stopped early: "+s.Aborted)
+	}
+	lagged := openLoop && s.SendLag.N > 0
+	switch p50 := roundLag(s.SendLag.P50); {
+	case lagged && s.SendLag.P50 > grossLag:
+		gross = append(gross, fmt.Sprintf("send lag p50 %v > %v", p50, grossLag))
+	case lagged && s.SendLag.P50 > maxLag:
+		why = append(why, fmt.Sprintf("send lag p50 %v > %v", p50, maxLag))
+	}
+	if openLoop && s.OfferedRate > 0 && s.AchievedRate < minRate*s.OfferedRate {
+		gross = append(gross, fmt.Sprintf("achieved %s req/s, %.0f%% of the %s offered < %.0f%%",
+			groupDigits(s.AchievedRate), 100*s.AchievedRate/s.OfferedRate, groupDigits(s.OfferedRate), 100*minRate))
 	}
 	if !mocked && s.CPUs > 0 && s.CPUFraction > maxCPU {
 		why = append(why, fmt.Sprintf("client CPU %.0f%% of %g CPUs > %.0f%%", 100*s.CPUFraction, s.CPUs, 100*maxCPU))
 	}
 	v.Evidence = SelfEvidence(s)
-	if len(why) == 0 {
+	mode := marginal
+	switch {
+	case s.Aborted != "":
+		mode = ModeFail
+	case len(gross) > 0 && grossMode != ModeOff:
+		mode = grossMode
+	case len(gross) > 0:
+		why, gross = append(gross, why...), nil // judged in the marginal band
+	case marginal == ModeOff:
+		mode = grossMode // only the gross band is judged, and it found nothing
+	}
+	if len(gross)+len(why) == 0 {
 		v.Summary = "client not the bottleneck"
-		return v
+		return v, mode
+	}
+	if len(gross) == 0 && marginal == ModeOff {
+		return v, ModeOff // the marginal band, switched off
 	}
 	v.Pass, v.Status = false, check.Invalid
-	v.Summary = "client-bound: " + strings.Join(why, "; ")
+	if len(gross) > 0 {
+		v.Summary = "client-bound: " + strings.Join(append(gross, why...), "; ") + ": the client could not keep up, so the numbers measure the client, not the server"
+	} else {
+		v.Summary = "client-bound: " + strings.Join(why, "; ")
+	}
 	v.Evidence = append(v.Evidence, check.Line{Label: "fix", Text: "lower the rate, give the client more CPUs (GOMAXPROCS, affinity, cgroup quota), " +
 		"or split the load over shards (--shards / perfgate k8s); the numbers above measure the client, not the server"})
-	return v
+	return v, mode
+}
+
+// roundLag rounds a lag for a summary line: to 10 ms from a second up, to 0.1 ms
+// from 10 ms, to 1 µs below (the evidence gives it to the microsecond).
+func roundLag(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= 10*time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// groupDigits formats a rate rounded to an integer with thousands separators
+// (2,000), as loadgen's abort reason does.
+func groupDigits(x float64) string {
+	d := fmt.Sprintf("%.0f", math.Abs(x))
+	var b strings.Builder
+	if x <= -0.5 {
+		b.WriteByte('-')
+	}
+	for i := range len(d) {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(d[i])
+	}
+	return b.String()
 }
 
 // SelfEvidence renders a run's self-measurement as verdict evidence lines.
@@ -240,11 +359,15 @@ func SelfEvidence(s loadgen.Self) []check.Line {
 	if s.SendLag.N > 0 {
 		lag = lagText(s.SendLag)
 	}
-	ls := []check.Line{
-		{Label: "send lag", Text: lag},
+	ls := []check.Line{{Label: "send lag", Text: lag}}
+	if s.OfferedRate > 0 {
+		ls = append(ls, check.Line{Label: "rate", Text: fmt.Sprintf("%s req/s achieved of %s offered (%.0f%%), over the measured sends",
+			groupDigits(s.AchievedRate), groupDigits(s.OfferedRate), 100*s.AchievedRate/s.OfferedRate)})
+	}
+	ls = append(ls, []check.Line{
 		{Label: "client CPU", Text: fmt.Sprintf("%.2f s over %v on %g CPUs (%.0f%%)", s.CPUSeconds, s.Elapsed.Round(time.Millisecond), s.CPUs, 100*s.CPUFraction)},
 		{Label: "GC pauses", Text: fmt.Sprintf("%d, %v in all, longest %v", s.GCCount, s.GCPause.Round(time.Microsecond), s.GCPauseMax.Round(time.Microsecond))},
-	}
+	}...)
 	if s.ReadDelay.N > 0 {
 		ls = append(ls, check.Line{Label: "read delay", Text: lagText(s.ReadDelay) + " (kernel receive stamp to read)"})
 	}
