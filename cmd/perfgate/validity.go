@@ -5,20 +5,26 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
+
+// ms is d in milliseconds, for a flag's help.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // validityFlags are the switches of the validity checks (docs/validity.md); each maps
 // onto one field of scenario.Validity and overrides a scenario file's.
 type validityFlags struct {
-	limits, clientBound, steady, warmCache, tailSamples string
-	maxSendLag, maxClientCPU, maxDrift, maxCacheHitRate float64
-	cacheBust                                           bool
-	resetURL                                            string
+	limits, clientBound, clientBoundGross, steady, warmCache, tailSamples string
+	maxSendLag, maxClientCPU, maxDrift, maxCacheHitRate                   float64
+	grossSendLag, minAchievedRate, maxScheduleLag                         float64
+	cacheBust                                                             bool
+	resetURL                                                              string
 }
 
 func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
@@ -27,10 +33,14 @@ func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
 	}
 	mode(&v.limits, "check-client-limits", "preflight of the client's own limits (open files, ports, memory, rate)", "fail")
 	mode(&v.clientBound, "check-client-bound", "the client as the bottleneck (send lag, client CPU)", "warn")
+	mode(&v.clientBoundGross, "check-client-bound-gross", "the client grossly the bottleneck of an open loop (send lag, achieved rate)", "fail")
 	mode(&v.steady, "check-steady-state", "a latency trend over the measured window", "warn")
 	mode(&v.warmCache, "check-warm-cache", "a warm prefix cache (with --server-metrics)", "fail")
 	mode(&v.tailSamples, "check-tail-samples", "quantile rules the request count cannot bound (p99 needs 299)", "fail")
-	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, "[objectives] median send lag (ms) above which an open-loop run is client-bound (default 1)")
+	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is client-bound (default %g)", ms(scenario.DefaultMaxSendLag)))
+	fs.Float64Var(&v.grossSendLag, "gross-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is grossly client-bound (default %g)", ms(scenario.DefaultGrossSendLag)))
+	fs.Float64Var(&v.minAchievedRate, "min-achieved-rate", 0, fmt.Sprintf("[objectives] fraction of the offered request rate below which an open-loop run that achieved less is grossly client-bound (default %g)", scenario.DefaultMinAchievedRate))
+	fs.Float64Var(&v.maxScheduleLag, "max-schedule-lag", loadgen.DefaultMaxScheduleLag.Seconds(), "[stop] seconds an open loop may fall behind its schedule, for as long, before it is stopped as client-bound (exit 1, records kept); 0 = never")
 	fs.Float64Var(&v.maxClientCPU, "max-client-cpu", 0, "[objectives] fraction of its CPUs above which the client is the bottleneck (default 0.9)")
 	fs.Float64Var(&v.maxDrift, "max-drift", 0, "[objectives] relative latency drift over the measured window that makes a run not steady (default 0.05)")
 	fs.Float64Var(&v.maxCacheHitRate, "max-cache-hit-rate", 0, "[objectives] prefix-cache hit rate at which the cache counts as warm (default 0.01)")
@@ -45,7 +55,7 @@ func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has
 		flag string
 		val  string
 		dst  *scenario.Mode
-	}{{"check-client-limits", v.limits, &d.Limits}, {"check-client-bound", v.clientBound, &d.ClientBound}, {"check-steady-state", v.steady, &d.Steady},
+	}{{"check-client-limits", v.limits, &d.Limits}, {"check-client-bound", v.clientBound, &d.ClientBound}, {"check-client-bound-gross", v.clientBoundGross, &d.ClientBoundGross}, {"check-steady-state", v.steady, &d.Steady},
 		{"check-warm-cache", v.warmCache, &d.WarmCache}, {"check-tail-samples", v.tailSamples, &d.TailSamples}} {
 		if has(m.flag) {
 			*m.dst = scenario.Mode(m.val)
@@ -59,6 +69,28 @@ func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has
 			return invalidf("--max-send-lag-ms %v: want a positive number of milliseconds", v.maxSendLag)
 		}
 		d.MaxSendLag = time.Duration(v.maxSendLag * float64(time.Millisecond))
+	}
+	if has("gross-send-lag-ms") {
+		if !(v.grossSendLag > 0) {
+			return invalidf("--gross-send-lag-ms %v: want a positive number of milliseconds", v.grossSendLag)
+		}
+		d.GrossSendLag = time.Duration(v.grossSendLag * float64(time.Millisecond))
+	}
+	if has("min-achieved-rate") {
+		if !(v.minAchievedRate > 0 && v.minAchievedRate <= 1) {
+			return invalidf("--min-achieved-rate %v: want a fraction in (0, 1]", v.minAchievedRate)
+		}
+		d.MinAchievedRate = v.minAchievedRate
+	}
+	if has("max-schedule-lag") {
+		switch l := v.maxScheduleLag; {
+		case l == 0:
+			sc.MaxScheduleLag = -1 // never stop
+		case l > 0 && !math.IsInf(l, 1):
+			sc.MaxScheduleLag = time.Duration(l * float64(time.Second))
+		default:
+			return invalidf("--max-schedule-lag %v: want a positive number of seconds, or 0 never to stop", l)
+		}
 	}
 	if has("max-client-cpu") {
 		d.MaxClientCPU = v.maxClientCPU
