@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -129,5 +130,94 @@ func TestRangeRatioAppliedToDefault(t *testing.T) {
 	sc, err := scenario.ReadFile(filepath.Join(art, "scenario.json"))
 	if err != nil || sc.ISL.String() != "vllm-range:1024,0.3" {
 		t.Errorf("scenario.json isl = %v (%v), want vllm-range:1024,0.3", sc.ISL, err)
+	}
+}
+
+// TestClientBoundBandsCLI: perfgate report re-judges a run from its recorded
+// self-measurement: a gross median send lag exits 1 with INVALID client-bound and the
+// reason first; a marginal one exits 0 with WARN; warn-only for the gross band
+// (scenario client_bound_gross: warn) exits 0; a run the load generator stopped exits 1
+// whatever the modes.
+func TestClientBoundBandsCLI(t *testing.T) {
+	art := filepath.Join(t.TempDir(), "run")
+	if code, out, errOut := cli(t, "profile", "--mock", "-q", "--artifact-dir", art, "--request-rate", "200", "--request-count", "40", "--osl", "4"); code != ExitOK {
+		t.Fatalf("profile exit %d\n%s\n%s", code, out, errOut)
+	}
+	edit := func(name string, f func(map[string]any)) {
+		t.Helper()
+		p := filepath.Join(art, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		f(doc)
+		if b, err = json.Marshal(doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self := func(p50 time.Duration, aborted string) {
+		edit(scenario.ValidityFile, func(doc map[string]any) {
+			c := doc["client"].(map[string]any)
+			c["send_lag"] = map[string]any{"n": 40, "p50": p50, "p99": p50, "max": p50}
+			c["aborted"] = aborted
+		})
+	}
+	for _, tc := range []struct {
+		name    string
+		p50     time.Duration
+		aborted string
+		gross   string // the scenario's client_bound_gross
+		code    int
+		want    string
+	}{
+		{"gross", 2300 * time.Millisecond, "", "", ExitRuntime, "INVALID client-bound: send lag p50 2.3s > 50ms: the client could not keep up"},
+		{"marginal", 5 * time.Millisecond, "", "", ExitOK, "WARN client-bound: send lag p50 5ms > 1ms"},
+		{"gross, warn-only", 2300 * time.Millisecond, "", "warn", ExitOK, "WARN client-bound: send lag p50 2.3s > 50ms"},
+		{"aborted", 5 * time.Millisecond, "schedule 4.2s behind for 5s at 200 req/s offered, 20 achieved: the client cannot keep up", "warn", ExitRuntime,
+			"INVALID client-bound: the run was stopped early: schedule 4.2s behind"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			self(tc.p50, tc.aborted)
+			edit(scenario.ScenarioFile, func(doc map[string]any) {
+				v, _ := doc["validity"].(map[string]any)
+				if v == nil {
+					v = map[string]any{}
+				}
+				v["client_bound_gross"] = tc.gross
+				doc["validity"] = v
+			})
+			code, out, errOut := cli(t, "report", art, "--quiet")
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s\n%s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
+}
+
+// TestClientBoundFlagsRefused: the gross band's and the schedule watch's flags refuse
+// values that mean nothing, with exit 2 naming the flag, before any request.
+func TestClientBoundFlagsRefused(t *testing.T) {
+	for _, tc := range []struct{ flag, val, want string }{
+		{"--max-schedule-lag", "-1", "--max-schedule-lag -1: want a positive number of seconds, or 0 never to stop"},
+		{"--gross-send-lag-ms", "0", "--gross-send-lag-ms 0: want a positive number of milliseconds"},
+		{"--min-achieved-rate", "1.5", "--min-achieved-rate 1.5: want a fraction in (0, 1]"},
+		{"--min-achieved-rate", "0", "--min-achieved-rate 0: want a fraction in (0, 1]"},
+		{"--check-client-bound-gross", "maybe", `--check-client-bound-gross "maybe": want fail, warn or off`},
+	} {
+		art := filepath.Join(t.TempDir(), "run")
+		code, _, errOut := cli(t, "profile", "--mock", "-q", "--artifact-dir", art, "--request-rate", "100", "--request-count", "10", tc.flag, tc.val)
+		if code != ExitInvalidConfig || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s %s: exit %d, want %d with %q:\n%s", tc.flag, tc.val, code, ExitInvalidConfig, tc.want, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(art, "client.jsonl")); err == nil {
+			t.Errorf("%s %s: a client recording was written", tc.flag, tc.val)
+		}
 	}
 }

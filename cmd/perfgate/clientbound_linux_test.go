@@ -1,0 +1,97 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+// TestScheduleAbortCLI: perfgate profile at 2,000 req/s for 20 s whose process is
+// stopped 95% of the time (SIGSTOP/SIGCONT on a 100 ms cycle, from the moment it
+// starts the run: its one CPU then has at most 25 µs a request, a fraction of what a
+// request costs the client) falls ever further behind its schedule; with
+// --max-schedule-lag 0.3 it is stopped, exits 1 with INVALID client-bound and the
+// reason first, and keeps its records on disk, its manifest marked aborted.
+func TestScheduleAbortCLI(t *testing.T) {
+	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: "127.0.0.1", Port: 0, Fast: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	art := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(os.Args[0], "profile", "--url", srv.URL(), "--request-rate", "2000", "--request-rate-mode", "constant",
+		"--benchmark-duration", "20", "--osl", "2", "--isl", "16", "--max-schedule-lag", "0.3", "--artifact-dir", art)
+	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1", "GOMAXPROCS=1", supervisedEnv+"=1") // the run in this process, not a supervised child
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	r := bufio.NewReader(stdout)
+	first, err := r.ReadString('\n') // "perfgate profile: …", printed before the run
+	if err != nil {
+		t.Fatalf("profile: %v\n%s", err, stderr.String())
+	}
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		p := cmd.Process
+		defer p.Signal(syscall.SIGCONT) // never leave it stopped
+		for {
+			if p.Signal(syscall.SIGSTOP) != nil {
+				return
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(95 * time.Millisecond):
+			}
+			if p.Signal(syscall.SIGCONT) != nil {
+				return
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	var out strings.Builder
+	out.WriteString(first)
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+	}
+	close(done)
+	<-stopped
+	_ = cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if code != ExitRuntime || !strings.Contains(out.String(), "INVALID client-bound: the run was stopped early: schedule ") {
+		t.Fatalf("exit %d, want %d with INVALID client-bound:\n%s\n%s", code, ExitRuntime, out.String(), stderr.String())
+	}
+	if n := countLines(filepath.Join(art, scenario.ClientFile)); n == 0 {
+		t.Error("no records on disk")
+	}
+	var m reportgen.Manifest
+	if b, err := os.ReadFile(filepath.Join(art, reportgen.ManifestFile)); err != nil || json.Unmarshal(b, &m) != nil || !strings.Contains(m.Aborted, "the client cannot keep up") {
+		t.Errorf("manifest aborted = %q (%v)", m.Aborted, err)
+	}
+	t.Logf("%s", out.String())
+}
