@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,25 @@ func TestValidityGrossFields(t *testing.T) {
 	want := []string{"validity.%s %q: want fail, warn or off", "validity.gross_send_lag %v: want a duration >= 0", "validity.min_achieved_rate %v: want a fraction in [0, 1]"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("problems %q, want %q", got, want)
+	}
+}
+
+// TestGrossKeysYAML: the gross band's keys and max_schedule_lag read from a scenario
+// file; a bad mode is refused naming the key.
+func TestGrossKeysYAML(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v.yaml")
+	writeFile(t, path, "rate: 100\nrequests: 10\nmax_schedule_lag: 10s\nvalidity:\n  client_bound_gross: warn\n  gross_send_lag: 200ms\n  min_achieved_rate: 0.8\n")
+	got, err := ReadFile(path)
+	if err != nil || got.MaxScheduleLag != 10*time.Second || got.Validity.ClientBoundGross != ModeWarn ||
+		got.Validity.GrossSendLag != 200*time.Millisecond || got.Validity.MinAchievedRate != 0.8 {
+		t.Errorf("ReadFile: %+v, max_schedule_lag %v, %v", got.Validity, got.MaxScheduleLag, err)
+	}
+	writeFile(t, path, "rate: 100\nrequests: 10\nvalidity:\n  client_bound_gross: maybe\n")
+	if sc, err := ReadFile(path); err == nil {
+		if err = sc.Validate(); err == nil || !strings.Contains(err.Error(), `validity.client_bound_gross "maybe"`) {
+			t.Errorf("bad mode: %v", err)
+		}
+	} else if !strings.Contains(err.Error(), "client_bound_gross") {
+		t.Errorf("bad mode: %v", err)
 	}
 }
