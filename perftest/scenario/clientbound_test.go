@@ -239,14 +239,17 @@ const (
 
 // TestClientBoundGross: at 2,000 req/s a client stopped 95% of the time falls ever
 // further behind: its run is grossly client-bound, invalid under the default modes
-// (the marginal band's warn does not save it), with the reason first; the same run
-// free passes. warn-only for the gross band stays available.
+// (the marginal band's warn does not save it), with the reason first; a free client
+// passes. The free run is at 200 req/s (4% of a CPU): at 2,000 req/s a free client on
+// this shared 2-core machine at load 9 got 19% of its CPU and was, rightly, grossly
+// client-bound itself (p50 206 ms, 72% achieved). warn-only for the gross band stays
+// available.
 func TestClientBoundGross(t *testing.T) {
 	srv := fastMock(t)
 	run := &childRun{Rate: grossRate, Duration: 2 * time.Second, MaxScheduleLag: -1}
-	free := runChild(t, srv.URL(), run, unstarved)
+	free := runChild(t, srv.URL(), &childRun{Rate: 200, Duration: 2 * time.Second, MaxScheduleLag: -1}, unstarved)
 	if !free.Pass || free.Status != check.Decided.String() {
-		t.Errorf("the free client was flagged at %d req/s:\n%s", grossRate, free.Text)
+		t.Errorf("the free client was flagged at 200 req/s:\n%s", free.Text)
 	}
 	starved := runChild(t, srv.URL(), run, starve(grossStop, grossRun))
 	if starved.Pass || starved.Status != check.Invalid.String() || !strings.HasPrefix(starved.Summary, "client-bound: send lag p50 ") ||
@@ -257,7 +260,7 @@ func TestClientBoundGross(t *testing.T) {
 	if v, m := clientBound(starved.Self, Validity{ClientBoundGross: ModeWarn}, true, false); m != ModeWarn || apply(v, m).Pass != true || v.Status != check.Invalid {
 		t.Errorf("client_bound_gross: warn gave mode %q, pass %v", m, apply(v, m).Pass)
 	}
-	t.Logf("free at %d req/s:\n%s\nstarved (stopped %v of every %v):\n%s", grossRate, free.Text, grossStop, grossStop+grossRun, starved.Text)
+	t.Logf("free at 200 req/s:\n%s\nstarved at %d req/s (stopped %v of every %v):\n%s", free.Text, grossRate, grossStop, grossStop+grossRun, starved.Text)
 }
 
 // TestScheduleAbortStarved: the same starved client in a run of 30 s with a schedule
