@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/kvcache"
 )
 
 // Defaults shared by [Config], the `perfgate mock` flags and the docs.
@@ -197,6 +198,43 @@ type Config struct {
 
 	// Faults to inject; see [Faults].
 	Faults Faults `json:"faults,omitzero"`
+
+	// PrefixCache is the prefix (KV) cache the generative endpoints look prompts up
+	// in; see [PrefixCache].
+	PrefixCache PrefixCache `json:"prefix_cache,omitzero"`
+}
+
+// PrefixCache configures the mock's prefix cache (internal/kvcache's model: whole
+// blocks of prompt token ids under chained hashes, LRU eviction). Chat, completions,
+// responses and messages requests look their prompt up in it, report the cached
+// tokens in usage.prompt_tokens_details.cached_tokens (chat and completions) and in
+// vllm:prefix_cache_hits_total, and pay PrefillPerToken for each uncached one. The
+// zero value is an unbounded cache of 16-token blocks, with no prefill cost and no
+// fault.
+type PrefixCache struct {
+	// BlockSize is the tokens per block, 1 to 1,024 (0 = kvcache.DefaultBlockSize, 16,
+	// vLLM's default).
+	BlockSize int `json:"block_size,omitempty"`
+	// Blocks is the capacity in blocks (0 = unbounded); the least recently used block
+	// is evicted when it is full.
+	Blocks int `json:"blocks,omitempty"`
+	// PrefillPerToken is added to TTFT per prompt token the cache did not serve, so
+	// that a hit shows in latency ("50us" in files). It adds to TTFTPerISLToken, which
+	// counts every prompt token.
+	PrefillPerToken time.Duration `json:"prefill_per_token,omitzero"`
+	// Fault is the fraction of requests, in [0, 1], whose cache hit is lost: they
+	// report 0 cached tokens and pay the whole prefill, as a server whose prefix
+	// caching broke would; their blocks are still cached. Drawn from the request's
+	// seeded generator, so a seed reproduces it.
+	Fault float64 `json:"fault,omitempty"`
+}
+
+// blockSize is the cache's block size, the default applied.
+func (p PrefixCache) blockSize() int {
+	if p.BlockSize == 0 {
+		return kvcache.DefaultBlockSize
+	}
+	return p.BlockSize
 }
 
 // BatchConfig models a continuous-batching engine: every step takes
@@ -337,6 +375,21 @@ func (c *Config) Validate() error {
 	if c.MaxTokensCap > 0 && c.DefaultMaxTokens > c.MaxTokensCap {
 		bad("default_max_tokens %d above max_tokens_cap %d", c.DefaultMaxTokens, c.MaxTokensCap)
 	}
+	pc := c.PrefixCache
+	if pc.BlockSize != 0 {
+		if err := kvcache.CheckBlockSize(pc.BlockSize); err != nil {
+			bad("prefix_cache.block_size %d out of [1, %d]", pc.BlockSize, kvcache.MaxBlockSize)
+		}
+	}
+	if pc.Blocks < 0 {
+		bad("prefix_cache.blocks %d is negative (0 = unbounded)", pc.Blocks)
+	}
+	if pc.PrefillPerToken < 0 {
+		bad("prefix_cache.prefill_per_token %v is negative", pc.PrefillPerToken)
+	}
+	if !(pc.Fault >= 0 && pc.Fault <= 1) {
+		bad("prefix_cache.fault %v out of [0, 1]", pc.Fault)
+	}
 	b := c.Batch
 	if b.Step < 0 || b.DecodeToken < 0 || b.PrefillToken < 0 || b.MaxBatch < 0 || b.TokenBudget < 0 || b.PrefillBudget < 0 {
 		bad("batch: negative value")
@@ -358,7 +411,8 @@ func (c *Config) Validate() error {
 // --transcript-tokens-per-second, --image-latency,
 // --read-timeout, --idle-timeout, --max-connections, --batch, --batch-step-ms, --batch-decode-token-ms,
 // --batch-prefill-token-ms, --batch-max-batch, --batch-token-budget,
-// --batch-prefill-budget.
+// --batch-prefill-budget, --block-size, --kv-cache-blocks, --prefill-ms-per-token,
+// --prefill-per-token, --cache-fault.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Port, "port", c.Port, "port to listen on (0 = a free port)")
 	fs.IntVar(&c.Port, "p", c.Port, "short for --port")
@@ -440,6 +494,44 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Batch.MaxBatch, "batch-max-batch", orInt(c.Batch.MaxBatch, DefaultBatchMaxBatch), "maximum running sequences")
 	fs.IntVar(&c.Batch.TokenBudget, "batch-token-budget", orInt(c.Batch.TokenBudget, DefaultBatchTokens), "tokens per step (prefill + decode)")
 	fs.IntVar(&c.Batch.PrefillBudget, "batch-prefill-budget", orInt(c.Batch.PrefillBudget, DefaultBatchPrefill), "prefill tokens per step")
+	c.registerPrefixCacheFlags(fs)
+}
+
+// registerPrefixCacheFlags defines the prefix cache's flags; a value out of range is
+// a flag error naming the flag.
+func (c *Config) registerPrefixCacheFlags(fs *flag.FlagSet) {
+	pc := &c.PrefixCache
+	intIn := func(p *int, lo, hi int, what string) func(string) error {
+		return func(s string) error {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < lo || v > hi {
+				return fmt.Errorf("want %s, got %q", what, s)
+			}
+			*p = v
+			return nil
+		}
+	}
+	fs.Func("block-size", fmt.Sprintf("prefix-cache block size in tokens, 1 to %d (default %d)", kvcache.MaxBlockSize, kvcache.DefaultBlockSize),
+		intIn(&pc.BlockSize, 1, kvcache.MaxBlockSize, fmt.Sprintf("a block size of 1 to %d tokens", kvcache.MaxBlockSize)))
+	fs.Func("kv-cache-blocks", "prefix-cache capacity in blocks, LRU-evicted (default 0 = unbounded)",
+		intIn(&pc.Blocks, 0, math.MaxInt32-1, "0 (unbounded) or a number of blocks"))
+	fs.DurationVar(&pc.PrefillPerToken, "prefill-per-token", pc.PrefillPerToken, "TTFT added per prompt token the prefix cache did not serve")
+	fs.Func("prefill-ms-per-token", "--prefill-per-token as a number of milliseconds", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("want a number of milliseconds >= 0, got %q", s)
+		}
+		pc.PrefillPerToken = time.Duration(v * float64(time.Millisecond))
+		return nil
+	})
+	fs.Func("cache-fault", "fraction in [0, 1] of requests whose prefix-cache hit is lost (seeded)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0 && v <= 1) {
+			return fmt.Errorf("want a fraction in [0, 1], got %q", s)
+		}
+		pc.Fault = v
+		return nil
+	})
 }
 
 // durFlag defines --name as a duration ("20us") and --name-ms as a number of

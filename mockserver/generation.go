@@ -315,7 +315,7 @@ func (st *stream) end() {
 	}
 	r.OSL, r.ReasoningTokens = g.reportedOSL(), g.reasoningSent()
 	r.FinishReason = g.finish
-	st.buf = st.fr.finish(st.buf, g, st.first, g.usage(r.ISL, r.OSL))
+	st.buf = st.fr.finish(st.buf, g, st.first, g.usage(r.ISL, r.OSL, r.CachedTokens))
 	if st.out.end(st.buf) != nil {
 		r.ClientGone = true
 		return
@@ -387,7 +387,7 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 	r.ReasoningTokens = g.reasoningSent()
 	// text lives only until whole has copied it (no kind keeps it).
 	text := unsafe.String(unsafe.SliceData(sb), len(sb))
-	usage := g.usage(r.ISL, r.OSL)
+	usage := g.usage(r.ISL, r.OSL, r.CachedTokens)
 	// The body is written into the response's own (pooled) buffer, not a new one.
 	body := g.k.whole(ctx.Response.SwapBody(nil)[:0], g.reply(c), think.String(), text, usage)
 	ctx.SetContentType("application/json")

@@ -15,6 +15,7 @@ type latencyModel struct {
 	ttft, itl               distribution.Distribution // milliseconds
 	ttftFixed, itlFixed     float64                   // >= 0 when the distribution is Fixed
 	perISL, ttftLin, itlLin float64                   // ms
+	prefill                 float64                   // ms per uncached prompt token
 	ttftCV, itlCV           float64
 	scale                   latencyScale // Config.LatencyScale, 1 when unset; SetLatencyScale changes it
 }
@@ -28,7 +29,8 @@ func (l *latencyScale) get() float64  { return math.Float64frombits(l.bits.Load(
 func newLatencyModel(c *Config) *latencyModel {
 	m := &latencyModel{fast: c.Fast, ttftFixed: -1, itlFixed: -1,
 		perISL: durMS(c.TTFTPerISLToken), ttftLin: durMS(c.TTFTConcurrencyLin), itlLin: durMS(c.ITLConcurrencyLin),
-		ttftCV: c.TTFTJitterCV, itlCV: c.ITLJitterCV}
+		prefill: durMS(c.PrefixCache.PrefillPerToken),
+		ttftCV:  c.TTFTJitterCV, itlCV: c.ITLJitterCV}
 	m.scale.set(c.LatencyScale)
 	m.ttft = c.TTFT.Or(distribution.Fixed{Value: DefaultTTFTMs})
 	m.itl = c.ITL.Or(distribution.Fixed{Value: DefaultITLMs})
@@ -94,8 +96,9 @@ type rngSource struct{ r *rand.Rand }
 
 func (s rngSource) Uint64() uint64 { return s.r.Uint64() }
 
-// firstToken returns the delay from receipt to the first token.
-func (r *reqSampler) firstToken(isl int) time.Duration {
+// firstToken returns the delay from receipt to the first token of a prompt of isl
+// tokens of which cached were served by the prefix cache.
+func (r *reqSampler) firstToken(isl, cached int) time.Duration {
 	if r.m.fast {
 		return 0
 	}
@@ -104,7 +107,7 @@ func (r *reqSampler) firstToken(isl int) time.Duration {
 		ms = r.ttft.Rand()
 	}
 	ms *= jitter(r.rng, r.m.ttftCV)
-	ms += r.m.perISL * float64(isl)
+	ms += r.m.perISL*float64(isl) + r.m.prefill*float64(max(isl-cached, 0))
 	if r.m.ttftLin > 0 {
 		ms += r.m.ttftLin * float64(max(r.inflight.Load()-1, 0))
 	}

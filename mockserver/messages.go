@@ -33,8 +33,12 @@ func (messagesKind) frames(rp *reply) frames { return &msgStream{h: rp.h, isl: r
 
 // usage is the usage object of g's response: reasoning tokens are part of the
 // completion tokens and, when there were any, reported in completion_tokens_details.
-func (g *gen) usage(isl, osl int) openai.Usage {
-	u := openai.Usage{PromptTokens: isl, CompletionTokens: osl, TotalTokens: isl + osl}
+// cached is the prompt tokens the prefix cache served, reported in
+// prompt_tokens_details (chat and completions write it; the other APIs' usage objects
+// have no place for it).
+func (g *gen) usage(isl, osl, cached int) openai.Usage {
+	u := openai.Usage{PromptTokens: isl, CompletionTokens: osl, TotalTokens: isl + osl,
+		PromptTokensDetails: &openai.PromptTokensDetails{CachedTokens: cached}}
 	if n := g.reasoningSent(); n > 0 {
 		u.CompletionTokensDetails = &openai.CompletionTokensDetails{ReasoningTokens: min(n, osl)}
 	}

@@ -10,23 +10,22 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/perfgate/perfgate/internal/kvcache"
 	"github.com/perfgate/perfgate/record"
 )
 
 // latency histogram bucket upper bounds, seconds.
 var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// Prefix-cache and KV-cache model behind the vLLM-named metrics.
+// KV-cache model behind the vLLM-named metrics.
 const (
-	// PrefixBlockTokens is the block size of the mock's prefix cache, in tokens
-	// (vLLM's default block size): a prompt hits the cache for each leading block of
-	// 16 token ids that an earlier prompt began with too.
-	PrefixBlockTokens = 16
+	// PrefixBlockTokens is the default block size of the mock's prefix cache, in
+	// tokens (vLLM's default): a prompt hits the cache for each leading block of 16
+	// token ids that an earlier prompt began with too. Config.PrefixCache sets another.
+	PrefixBlockTokens = kvcache.DefaultBlockSize
 	// KVCacheTokens is the mock's KV-cache capacity: vllm:kv_cache_usage_perc is the
 	// tokens held by the requests in flight (prompt plus output cap) over this.
 	KVCacheTokens = 1 << 18
-	// prefixCacheBlocks bounds the prefix cache; when full it is emptied.
-	prefixCacheBlocks = 1 << 20
 )
 
 // metrics holds the Prometheus metrics, served by /metrics through client_golang:
@@ -49,8 +48,7 @@ type metrics struct {
 	waiting, running     atomic.Int64
 	kvTokens             atomic.Int64
 	inflight, streams    func() int64
-	prefixMu             sync.Mutex
-	prefix               map[uint64]struct{}
+	prefix               *kvcache.Cache
 	promptTok, genTokens atomic.Int64 // vLLM counters' totals, for tests
 	// eps holds each endpoint's series resolved once (endpoint → *epSeries): a
 	// WithLabelValues lookup hashes its labels, and observe made six per request.
@@ -81,8 +79,13 @@ func (m *metrics) series(endpoint string) *epSeries {
 
 // newMetrics registers every metric; model is the model_name label of the vLLM
 // metrics, inflight and streams read the server's gauges.
-func newMetrics(model string, inflight, streams func() int64) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry(), inflight: inflight, streams: streams, prefix: map[uint64]struct{}{}}
+// prefix is the prefix cache's configuration (validated).
+func newMetrics(model string, inflight, streams func() int64, prefix PrefixCache) *metrics {
+	cache, err := kvcache.New(prefix.blockSize(), prefix.Blocks)
+	if err != nil {
+		panic("mockserver: prefix cache config not validated: " + err.Error())
+	}
+	m := &metrics{reg: prometheus.NewRegistry(), inflight: inflight, streams: streams, prefix: cache}
 	cv := func(name, help string, labels ...string) *prometheus.CounterVec {
 		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 		m.reg.MustRegister(c)
@@ -135,56 +138,29 @@ func newMetrics(model string, inflight, streams func() int64) *metrics {
 }
 
 // admit accounts for a generation request whose prompt (ids) was parsed: it
-// queries the prefix cache, reserves KV-cache tokens for the prompt and the output
-// cap, and counts the request as waiting until its first token. release undoes it.
+// reserves KV-cache tokens for the prompt and the output cap, and counts the request
+// as waiting until its first token. release undoes it.
 func (m *metrics) admit(c *call, ids []int, maxOut int) {
 	c.kv = int64(len(ids) + max(maxOut, 0))
 	c.admitted = true
 	m.kvTokens.Add(c.kv)
 	m.waiting.Add(1)
+}
+
+// prefixLookup looks the prompt ids up in the prefix cache and caches its blocks,
+// counts vLLM's prefix-cache queries (the prompt tokens) and hits (the cached ones),
+// and returns the cached tokens; 0 if lose (an injected cache fault: the blocks
+// are still cached).
+func (m *metrics) prefixLookup(ids []int, lose bool) int {
+	cached := m.prefix.Access(ids)
+	if lose {
+		cached = 0
+	}
 	m.vQueries.Add(float64(len(ids)))
-	if hits := m.prefixHits(ids); hits > 0 {
-		m.vHits.Add(float64(hits))
+	if cached > 0 {
+		m.vHits.Add(float64(cached))
 	}
-}
-
-// prefixHits returns the tokens of ids found in the prefix cache (whole leading
-// blocks) and adds ids' blocks to it.
-func (m *metrics) prefixHits(ids []int) int {
-	m.prefixMu.Lock()
-	defer m.prefixMu.Unlock()
-	h := uint64(fnvOffset)
-	hits, hitting := 0, true
-	for b := 0; b+PrefixBlockTokens <= len(ids); b += PrefixBlockTokens {
-		h = fnvIDs(h, ids[b:b+PrefixBlockTokens])
-		key := h // chained: the block's hash covers every block before it
-		if _, ok := m.prefix[key]; ok && hitting {
-			hits += PrefixBlockTokens
-			continue
-		}
-		hitting = false
-		if len(m.prefix) >= prefixCacheBlocks {
-			clear(m.prefix)
-		}
-		m.prefix[key] = struct{}{}
-	}
-	return hits
-}
-
-// fnvOffset and fnvPrime are 64-bit FNV-1a's.
-const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
-
-// fnvIDs continues the FNV-1a hash h over each id's 8 little-endian bytes (as
-// hash/fnv's New64a would), written out: a call through its interface per id was most
-// of prefixHits' time.
-func fnvIDs(h uint64, ids []int) uint64 {
-	for _, id := range ids {
-		v := uint64(id)
-		for i := range 8 {
-			h = (h ^ (v >> (8 * i) & 0xff)) * fnvPrime
-		}
-	}
-	return h
+	return cached
 }
 
 // firstToken moves an admitted request from waiting to running.

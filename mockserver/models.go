@@ -94,8 +94,6 @@ func (s *Server) handleResetPrefixCache(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, &apiError{status: 401, typ: openai.ErrAuthentication, code: "invalid_api_key", msg: "incorrect or missing API key"})
 		return
 	}
-	s.met.prefixMu.Lock()
-	clear(s.met.prefix)
-	s.met.prefixMu.Unlock()
+	s.met.prefix.Reset()
 	ctx.SetStatusCode(fasthttp.StatusOK)
 }

@@ -53,7 +53,7 @@ func (p *pacer) wait(upto int) bool {
 	}
 	if !p.started {
 		p.started = true
-		p.deadline = p.c.recv.Add(p.g.samp.firstToken(p.c.rec.ISL))
+		p.deadline = p.c.recv.Add(p.g.samp.firstToken(p.c.rec.ISL, p.c.rec.CachedTokens))
 		p.sent = 1
 	}
 	for p.sent < upto {
@@ -146,7 +146,7 @@ func (p *pacer) close() {
 func (s *Server) newPacer(c *call, g *gen, conn net.Conn) *pacer {
 	p := &pacer{s: s, c: c, g: g, conn: conn}
 	if s.sched != nil && g.target > 0 {
-		p.q = s.sched.submit(c.rec.ISL, g.target)
+		p.q = s.sched.submit(c.rec.ISL-c.rec.CachedTokens, g.target) // the prefix cache spares its tokens the prefill
 	}
 	return p
 }
@@ -154,7 +154,7 @@ func (s *Server) newPacer(c *call, g *gen, conn net.Conn) *pacer {
 // simpleWait applies TTFT-style latency (no ITL) to a non-generating request.
 func (s *Server) simpleWait(c *call, rng *rand.Rand, conn net.Conn) bool {
 	samp := s.lat.sampler(rng, &s.inflight, &s.streams)
-	return s.sleep(c, samp.firstToken(c.rec.ISL), conn)
+	return s.sleep(c, samp.firstToken(c.rec.ISL, c.rec.CachedTokens), conn)
 }
 
 // sleep waits d from c's receipt; false if the server is shutting down (c is then

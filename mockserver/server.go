@@ -96,7 +96,7 @@ func New(opts ...Option) (*Server, error) {
 	s := &Server{cfg: cfg, tok: tok, gen: gen, lat: newLatencyModel(&cfg), modelSet: newModelSet(&cfg), lengths: newLengths(&cfg), faults: injector{cfg.Faults}, logw: o.logw,
 		abort: make(chan struct{}), occ: map[uint64]uint32{}, served: make(chan error, 1)}
 	s.in = inputs{cfg: &s.cfg, tok: tok, memo: newEncodeMemo()}
-	s.met = newMetrics(s.modelSet.first(), s.inflight.Load, s.streams.Load)
+	s.met = newMetrics(s.modelSet.first(), s.inflight.Load, s.streams.Load, cfg.PrefixCache)
 	s.agg = newAggregator(tok.VocabSize())
 	return s, nil
 }
@@ -590,10 +590,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.reject(ctx, c, e)
 		return
 	}
+	rng := s.reqRNG(c, body, j.seed)
 	if _, ok := k.(generative); ok {
 		s.met.admit(c, j.ids, j.maxOut)
+		pc := &s.cfg.PrefixCache
+		c.rec.CachedTokens = s.met.prefixLookup(j.ids, pc.Fault > 0 && rng.Float64() < pc.Fault)
 	}
-	rng := s.reqRNG(c, body, j.seed)
 	if e, name := s.faults.error(rng); e != nil {
 		s.fault(ctx, c, e, name)
 		return

@@ -135,8 +135,8 @@ func TestLatencySampler(t *testing.T) {
 	streams.Store(3)
 	m := newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLToken: 500 * time.Microsecond, TTFTConcurrencyLin: time.Millisecond, ITLConcurrencyLin: 250 * time.Microsecond})
 	smp := m.sampler(rand.New(rand.NewPCG(1, 1)), &inflight, &streams)
-	if got, want := smp.firstToken(100), msDur(20+0.5*100+1*4); got != want {
-		t.Errorf("firstToken(100) = %v, want %v (20 + 0.5·100 + 1·(5-1))", got, want)
+	if got, want := smp.firstToken(100, 0), msDur(20+0.5*100+1*4); got != want {
+		t.Errorf("firstToken(100, 0) = %v, want %v (20 + 0.5·100 + 1·(5-1))", got, want)
 	}
 	if got, want := smp.nextToken(), msDur(4+0.25*2); got != want {
 		t.Errorf("nextToken = %v, want %v (4 + 0.25·(3-1))", got, want)
@@ -144,8 +144,8 @@ func TestLatencySampler(t *testing.T) {
 	// LatencyScale multiplies every term; a scaled batch scheduler steps slower.
 	m = newLatencyModel(&Config{TTFT: fixedMs(20), ITL: fixedMs(4), TTFTPerISLToken: 500 * time.Microsecond, TTFTConcurrencyLin: time.Millisecond, ITLConcurrencyLin: 250 * time.Microsecond, LatencyScale: 1.5})
 	smp = m.sampler(rand.New(rand.NewPCG(1, 1)), &inflight, &streams)
-	if got, want := smp.firstToken(100), msDur(1.5*(20+0.5*100+1*4)); got != want {
-		t.Errorf("LatencyScale 1.5: firstToken(100) = %v, want %v", got, want)
+	if got, want := smp.firstToken(100, 0), msDur(1.5*(20+0.5*100+1*4)); got != want {
+		t.Errorf("LatencyScale 1.5: firstToken(100, 0) = %v, want %v", got, want)
 	}
 	if got, want := smp.nextToken(), msDur(1.5*(4+0.25*2)); got != want {
 		t.Errorf("LatencyScale 1.5: nextToken = %v, want %v", got, want)
@@ -162,7 +162,7 @@ func TestLatencySampler(t *testing.T) {
 		}
 		sc.stop()
 	}
-	if d := (&latencyModel{fast: true}).sampler(nil, &inflight, &streams).firstToken(1000); d != 0 {
+	if d := (&latencyModel{fast: true}).sampler(nil, &inflight, &streams).firstToken(1000, 0); d != 0 {
 		t.Errorf("fast firstToken = %v, want 0", d)
 	}
 	// Jitter: mean 1, CV as configured (n = 20000, seed fixed; tolerance 3 standard errors).

@@ -98,6 +98,10 @@ type Server struct {
 	ImageTokens int `json:"image_tokens,omitempty"`
 	AudioTokens int `json:"audio_tokens,omitempty"`
 	TextISL     int `json:"text_isl,omitempty"`
+	// CachedTokens is the prompt tokens the prefix cache served (the leading whole
+	// blocks found; internal/kvcache), as usage.prompt_tokens_details.cached_tokens
+	// reported them. 0 for requests the cache does not see.
+	CachedTokens int `json:"cached_tokens,omitempty"`
 	// AudioSeconds is the duration of a transcription request's audio, read from its
 	// header.
 	AudioSeconds float64 `json:"audio_seconds,omitempty"`
@@ -221,6 +225,10 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	if s.TextISL != 0 {
 		b = append(b, `,"text_isl":`...)
 		b = strconv.AppendInt(b, int64(s.TextISL), 10)
+	}
+	if s.CachedTokens != 0 {
+		b = append(b, `,"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(s.CachedTokens), 10)
 	}
 	if s.AudioSeconds != 0 {
 		b = append(b, `,"audio_seconds":`...)

@@ -49,6 +49,11 @@ func AppendUsage(dst []byte, u Usage) []byte {
 		dst = strconv.AppendInt(dst, int64(d.ReasoningTokens), 10)
 		dst = append(dst, '}')
 	}
+	if d := u.PromptTokensDetails; d != nil {
+		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(d.CachedTokens), 10)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }
 

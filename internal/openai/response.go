@@ -9,6 +9,15 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 	// CompletionTokensDetails splits CompletionTokens (nil = not sent: no reasoning).
 	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+	// PromptTokensDetails splits PromptTokens (nil = not sent, as by a vLLM without
+	// --enable-prompt-tokens-details).
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// PromptTokensDetails is usage.prompt_tokens_details: how many of the prompt tokens
+// the server's prefix cache served.
+type PromptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 // CompletionTokensDetails is usage.completion_tokens_details: how many of the
