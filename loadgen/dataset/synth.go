@@ -36,6 +36,9 @@ type Synthetic struct {
 	// seconds (nil = none).
 	Turns     distribution.Length
 	TurnDelay distribution.Distribution
+	// Prefixes, when set, adds a prefix pool and a per-conversation user context after
+	// the shared prefix (see [Prefixes]); ISL includes them too.
+	Prefixes Prefixes
 	// Docs is the number of passages per turn (rankings/rerank); each has a length from ISL.
 	Docs int
 	// Seed seeds every draw.
@@ -52,7 +55,15 @@ type SyntheticSource struct {
 	turnsLen distribution.Length
 	delay    distribution.Distribution
 	prefix   string
+	prefixN  int // prefix's token count (set with Prefixes)
 	n        int
+	// The prefix pool and user contexts (nil when Prefixes is not set): pick draws
+	// the pool's prefixes; ctxW, reseeded per conversation through ctxPCG, makes the
+	// user contexts.
+	pool   *pool
+	pick   *rand.Rand
+	ctxW   *Writer
+	ctxPCG *rand.PCG
 	// turns is a block of turns that Next hands out a conversation's worth at a time
 	// (one allocation per turnBlock turns, not per conversation).
 	turns []Turn
@@ -94,6 +105,11 @@ func NewSynthetic(cfg Synthetic) (*SyntheticSource, error) {
 		}
 		s.prefix = p
 	}
+	if cfg.Prefixes.active() {
+		if err := s.initPrefixes(); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -114,6 +130,10 @@ func (s *SyntheticSource) Next() (Conversation, bool) {
 	}
 	c := Conversation{ID: id, At: -1, Turns: s.turns[:nt:nt]}
 	s.turns = s.turns[nt:]
+	var head, first prefixText // with Prefixes: every turn's start, and the first turn's
+	if s.ctxPCG != nil {
+		head, first = s.heads(s.n - 1)
+	}
 	for i := range c.Turns {
 		t := &c.Turns[i]
 		t.RequestedISL = s.isl.Rand()
@@ -125,7 +145,14 @@ func (s *SyntheticSource) Next() (Conversation, bool) {
 				t.Delay = time.Duration(d * 1e9)
 			}
 		}
-		t.Prompt, t.ISL, t.Memo = s.w.text(s.prefix, t.RequestedISL)
+		switch {
+		case s.ctxPCG == nil:
+			t.Prompt, t.ISL, t.Memo = s.w.text(s.prefix, t.RequestedISL)
+		case i == 0:
+			t.Prompt, t.ISL = s.fit(first, t.RequestedISL)
+		default:
+			t.Prompt, t.ISL = s.fit(head, t.RequestedISL)
+		}
 		t.Exact = t.ISL == t.RequestedISL
 		// Rankings/rerank: the input is the query plus every passage (as servers count it).
 		for range s.cfg.Docs {
