@@ -104,7 +104,7 @@ func TestTemplateCountMemoOfAnotherPrompt(t *testing.T) {
 	tt := dataset.Turn{Prompt: "Shall I compare thee to a summer's day?", Memo: &dataset.Memo{}}
 	count(tt) // keeps the unsalted count in the Memo
 	salted := tt
-	salted.Prompt = saltLine(3, "0123456789abcdef") + tt.Prompt
+	salted.Prompt = saltLine(3, "0123456789abcdef", false) + tt.Prompt
 	plain := salted
 	plain.Memo = nil
 	if got, want := count(salted), count(plain); got != want {

@@ -360,6 +360,9 @@ type Workload struct {
 
 	// Media are the images and audio clips chat requests carry (media.go).
 	Media
+	// Prefixes is a prefix-cache workload: a prefix pool, user contexts and a
+	// priming phase (prefix.go).
+	Prefixes
 
 	// Seed seeds every random choice (lengths, prompts, arrivals, cancellations).
 	Seed uint64 `json:"seed,omitempty"`
@@ -562,6 +565,7 @@ func (c *Config) Validate() error {
 	c.checkModels(&p)
 	c.checkTools(&p)
 	c.checkInput(&p)
+	c.checkPrefixes(&p)
 	c.checkMedia(&p)
 	c.checkLoad(&p)
 	c.checkStop(&p)

@@ -89,7 +89,7 @@ func TestFingerprinterOrderAndSalt(t *testing.T) {
 func TestPromptSaltCounted(t *testing.T) {
 	out, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 3, PromptSalt: "0123456789abcdef"}, Stop: Stop{Requests: 10}}, time.Millisecond)
 	plain, _ := runFake(t, Config{Target: Target{NoStream: true}, Workload: Workload{Seed: 3}, Stop: Stop{Requests: 10}}, time.Millisecond)
-	saltTok := gpt2(t).Count(saltLine(0, "0123456789abcdef"), false)
+	saltTok := gpt2(t).Count(saltLine(0, "0123456789abcdef", false), false)
 	for i, rec := range out.Records {
 		if !rec.ISLExact || rec.ISL != plain.Records[i].ISL+saltTok && rec.ISL != plain.Records[i].ISL+saltTok-1 {
 			t.Errorf("record %d: ISL %d (exact %v), unsalted %d, salt %d tokens", i, rec.ISL, rec.ISLExact, plain.Records[i].ISL, saltTok)

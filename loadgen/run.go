@@ -89,6 +89,11 @@ func Run(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink func(re
 	if err != nil {
 		return nil, err
 	}
+	if cfg.PrimePrefixes {
+		if r.primed, err = r.prime(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return r.run(ctx)
 }
 
@@ -125,6 +130,11 @@ type runner struct {
 	// reuseChunks: records are neither kept nor given to a sink, so a recycled
 	// record's Chunks array can be reused.
 	reuseChunks bool
+
+	// primed are the priming phase's records (Prefixes.PrimePrefixes), collected
+	// before the run's own; idPrefix, when set, replaces "req-" in request ids.
+	primed   []record.Client
+	idPrefix string
 
 	issued   atomic.Int64 // requests claimed (warmup included)
 	evServed atomic.Int64 // requests the event loops sent and finished themselves (see eventLoops)
@@ -239,6 +249,9 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	r.done, r.collected = make(chan *record.Client, 4096), make(chan struct{})
 	go r.collect()
+	for i := range r.primed {
+		r.done <- &r.primed[i] // the priming phase's records first (Prefixes.PrimePrefixes)
+	}
 	if cheapSource(r.src) {
 		r.direct = r.src // no producer goroutine to wake per request
 	} else {
@@ -586,7 +599,7 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 		rec = &record.Client{}
 	}
 	*rec = record.Client{
-		Index: q.idx, RequestID: requestID(q.idx), Turn: q.turn, URL: tg.url, Endpoint: string(q.endpoint),
+		Index: q.idx, RequestID: r.requestID(q.idx), Turn: q.turn, URL: tg.url, Endpoint: string(q.endpoint),
 		Model: cfg.Model, Stream: q.stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: q.due,
 		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL,
 		Chunks: rec.Chunks[:0],

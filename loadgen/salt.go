@@ -18,8 +18,16 @@ func NewPromptSalt() string {
 
 // saltLine is the line that starts conversation idx's first prompt: the request index
 // first, so two requests of a run part within the prefix cache's first block (a shared
-// salt would be a shared prefix), then the run's salt, so no two runs share one.
-func saltLine(idx int, salt string) string { return "[" + strconv.Itoa(idx) + " " + salt + "]\n" }
+// salt would be a shared prefix), then the run's salt, so no two runs share one. When
+// the workload shares prefixes by design (a shared system prompt, a prefix pool, user
+// contexts), the line is the run's salt alone, "[SALT]": the prompts of a run share
+// their prefixes with each other, and with no other run.
+func saltLine(idx int, salt string, shared bool) string {
+	if shared {
+		return "[" + salt + "]\n"
+	}
+	return "[" + strconv.Itoa(idx) + " " + salt + "]\n"
+}
 
 // salted returns conv (whose first request has index idx) with Config.PromptSalt's line
 // at the start of its first turn's prompt (the start of every request of the
@@ -34,7 +42,7 @@ func (r *runner) salted(conv dataset.Conversation, idx int) dataset.Conversation
 	}
 	turns := append([]dataset.Turn(nil), conv.Turns...)
 	t := &turns[0]
-	line := saltLine(idx, salt)
+	line := saltLine(idx, salt, r.cfg.sharesPrefixes())
 	n := r.tok.Count(line+t.Prompt, false)
 	t.RequestedISL += n - t.ISL
 	t.ISL = n

@@ -121,8 +121,14 @@ func newPromptSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer)
 			RangeRatio: ratio, PrefixLen: cfg.PrefixTokens, Seed: cfg.Seed, VocabSize: cfg.VLLMVocabSize,
 		})
 	}
+	return newSynthetic(cfg, tok, docs)
+}
+
+// newSynthetic is the run's synthetic prompt source (docs passages per turn).
+func newSynthetic(cfg *Config, tok *tokenizer.Tokenizer, docs int) (*dataset.SyntheticSource, error) {
 	syn := dataset.Synthetic{
 		Tok: tok, Style: cfg.Corpus, PrefixTokens: cfg.PrefixTokens, Docs: docs, Seed: cfg.Seed,
+		Prefixes: dataset.Prefixes{Buckets: cfg.Buckets(), Popularity: cfg.PrefixPopularity, UserContextTokens: cfg.UserContextPromptLength},
 	}
 	if syn.Style == CorpusShakespeare {
 		syn.Style = dataset.StyleShakespeare
