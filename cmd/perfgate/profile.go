@@ -73,6 +73,8 @@ type profileFlags struct {
 	validity validityFlags
 	// The rate series and https (httprate.go).
 	http httpFlags
+	// The prefix-cache workload (prefix.go).
+	prefix prefixFlags
 	// The model mix's flags (toolsmodels.go).
 	mix mixFlags
 	// The image and audio input flags (media.go).
@@ -526,6 +528,9 @@ func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has f
 	if err := applyAIPerf(sc, f, has); err != nil {
 		return err
 	}
+	if err := applyPrefixFlags(sc, &f.prefix, has); err != nil {
+		return err
+	}
 	if err := applyMedia(sc, &f.media, has); err != nil {
 		return err
 	}
@@ -615,9 +620,8 @@ func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
 	for _, n := range []string{"conversation-turn-delay-stddev", "session-turn-delay-stddev"} {
 		fs.Float64Var(&f.turnDelayStd, n, 0, "[workload] stddev of the pause between turns, ms")
 	}
-	for _, n := range []string{"shared-system-prompt-length", "prompt-prefix-length", "prefix-prompt-length"} {
-		fs.IntVar(&f.prefixTokens, n, 0, "[workload] tokens of a prompt prefix every request shares (the system prompt, for chat)")
-	}
+	fs.IntVar(&f.prefixTokens, "shared-system-prompt-length", 0, "[workload] tokens of a system prompt every request starts with (counted in ISL)")
+	registerPrefixFlags(fs, &f.prefix)
 	for _, n := range []string{"prompt-input-tokens-block-size", "synthetic-input-tokens-block-size", "isl-block-size"} {
 		fs.IntVar(&f.blockTokens, n, 0, "[workload] tokens per mooncake hash block (default 512)")
 	}

@@ -528,6 +528,9 @@ var (
 // (UnmarshalJSON), so its durations stay text; otherwise a time.Duration becomes
 // nanoseconds, which is what encoding/json reads.
 func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
+	if _, ok := prefixChecks[path]; ok {
+		defer c.prefixField(n, path, len(c.errs))
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

@@ -207,6 +207,27 @@ func splitLabels(s string) []string {
 	return out
 }
 
+// ResetPath is the path of vLLM's (and the mock's) prefix-cache reset endpoint.
+const ResetPath = "/reset_prefix_cache"
+
+// resetURLs are the URLs to POST to before a run: v.ResetURL, or with v.ResetKVCache
+// each target's ResetPath on its scheme and host.
+func resetURLs(v Validity, targets []string) []string {
+	if v.ResetURL != "" {
+		return []string{v.ResetURL}
+	}
+	if !v.ResetKVCache {
+		return nil
+	}
+	var out []string
+	for _, t := range targets {
+		if u, err := url.Parse(t); err == nil && u.Host != "" {
+			out = append(out, u.Scheme+"://"+u.Host+ResetPath)
+		}
+	}
+	return out
+}
+
 // ErrReset is wrapped by the error of a cache reset hook that failed.
 var ErrReset = errors.New("scenario: cache reset failed")
 

@@ -141,7 +141,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	if sc.Validity.CacheBust {
 		cfg.PromptSalt = loadgen.NewPromptSalt()
 	}
-	if u := sc.Validity.ResetURL; u != "" {
+	for _, u := range resetURLs(sc.Validity, cfg.URLs) {
 		if err := resetCache(ctx, sc, u); err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 		}

@@ -96,6 +96,10 @@ type Validity struct {
 	// http://host:8000/reset_prefix_cache); a failure stops the run before any
 	// request. "" = none.
 	ResetURL string `json:"reset_url,omitempty"`
+	// ResetKVCache, without a ResetURL, POSTs to each target's /reset_prefix_cache
+	// (vLLM's and the mock's, on the target URL's host) before each run, and so
+	// before its priming phase (loadgen.Prefixes.PrimePrefixes).
+	ResetKVCache bool `json:"reset_kv_cache,omitempty"`
 }
 
 // Validity thresholds' defaults.
