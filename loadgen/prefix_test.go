@@ -113,11 +113,14 @@ func TestValidatePrefixes(t *testing.T) {
 		"block size too big":      {func(c *Config) { c.KVBlockSize = 1025 }, "kv_block_size"},
 		"zipf alpha":              {func(c *Config) { c.PromptPrefixLength = 5; c.PrefixPopularity = dataset.Popularity{Zipf: -1} }, "want α > 0"},
 		"bucket weights":          {func(c *Config) { c.PrefixBuckets = dataset.PrefixBuckets{{Tokens: 5, Count: 2, Weight: 0}} }, "want a positive sum"},
-		"buckets and pool":        {func(c *Config) { c.PrefixBuckets = dataset.PrefixBuckets{{5, 2, 1}}; c.PromptPrefixLength = 5 }, "give the pool one way"},
-		"nothing to prime":        {func(c *Config) { c.PrimePrefixes = true }, "prime_prefixes: nothing to prime"},
-		"prime concurrency":       {func(c *Config) { c.PrefixTokens = 5; c.PrimePrefixes = true; c.PrimeConcurrency = -2 }, "prime_concurrency -2"},
-		"pool with input file":    {func(c *Config) { c.PromptPrefixLength = 5; c.InputFile, c.InputFormat = "x", FormatMooncake }, "needs synthetic prompts"},
-		"pool with vllm corpus":   {func(c *Config) { c.PromptPrefixLength = 5; c.Corpus = CorpusVLLM }, "corpus vllm has its own prefix"},
+		"buckets and pool": {func(c *Config) {
+			c.PrefixBuckets = dataset.PrefixBuckets{{Tokens: 5, Count: 2, Weight: 1}}
+			c.PromptPrefixLength = 5
+		}, "give the pool one way"},
+		"nothing to prime":      {func(c *Config) { c.PrimePrefixes = true }, "prime_prefixes: nothing to prime"},
+		"prime concurrency":     {func(c *Config) { c.PrefixTokens = 5; c.PrimePrefixes = true; c.PrimeConcurrency = -2 }, "prime_concurrency -2"},
+		"pool with input file":  {func(c *Config) { c.PromptPrefixLength = 5; c.InputFile, c.InputFormat = "x", FormatMooncake }, "needs synthetic prompts"},
+		"pool with vllm corpus": {func(c *Config) { c.PromptPrefixLength = 5; c.Corpus = CorpusVLLM }, "corpus vllm has its own prefix"},
 	} {
 		cfg := base()
 		c.edit(&cfg)

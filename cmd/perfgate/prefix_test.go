@@ -24,7 +24,7 @@ func TestPrefixFlags(t *testing.T) {
 		t.Errorf("AIPerf's aliases differ:\n%s\n%s", a, b)
 	}
 	bs := scenarioOf(t, "--prefix-buckets", "20x4:0.7,10x2:0.3").PrefixBuckets
-	if bs.String() != (dataset.PrefixBuckets{{20, 4, 0.7}, {10, 2, 0.3}}).String() {
+	if bs.String() != (dataset.PrefixBuckets{{Tokens: 20, Count: 4, Weight: 0.7}, {Tokens: 10, Count: 2, Weight: 0.3}}).String() {
 		t.Errorf("--prefix-buckets = %v", bs)
 	}
 }
