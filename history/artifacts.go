@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,7 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -55,14 +57,15 @@ func (id Identity) FromEnv(getenv func(string) string) Identity {
 	return id
 }
 
-// Fingerprint is the workload's identity: a digest of what was sent
-// ([scenario.Scenario.Workload]: tokenizer, endpoint, lengths, corpus, load, …),
-// leaving out where it was sent (the URLs), so a server on another host or port
-// stays in the same series.
-func Fingerprint(sc scenario.Scenario) string {
+// Fingerprint is the workload's identity: a digest of what was sent, the workload's
+// settings as the scenario side names them (gate.Workload's Settings, from package
+// scenario's Scenario.Workload: tokenizer, endpoint, lengths, corpus, load, …),
+// leaving out where it was sent (the URLs), so a server on another host or port stays
+// in the same series.
+func Fingerprint(settings [][2]string) string {
 	h := sha256.New()
 	h.Write([]byte("perfgate workload v1\n"))
-	for _, kv := range sc.Workload() {
+	for _, kv := range settings {
 		if kv[0] == "urls" {
 			continue
 		}
@@ -71,56 +74,15 @@ func Fingerprint(sc scenario.Scenario) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// FromDir reads the result saved in an artifact directory: K runs (a runs.json index,
-// or run-NNN subdirectories) or one run, as [scenario.LoadSeries] reads a baseline.
-// Each run's verdicts are re-derived from its records under the scenario's
-// objectives; an interrupted run (no manifest) is refused.
-func FromDir(dir string, id Identity) (*Result, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("history: %s is not a directory of artifacts", dir)
-	}
-	series, err := scenario.LoadSeries(dir)
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	if err := checkSeries(dir, series); err != nil {
-		return nil, err
-	}
-	var outs []*scenario.Outcome
-	for i := range series.Dirs {
-		o, err := series.Outcome(i)
-		if err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-		if o.Interrupted {
-			return nil, fmt.Errorf("history: %s did not finish (no %s): an interrupted run is not a result", o.Dir, reportgen.ManifestFile)
-		}
-		outs = append(outs, o)
-	}
-	id.Artifacts = cmp.Or(id.Artifacts, absPath(dir))
-	r, err := FromOutcomes(outs, id)
-	if err != nil {
-		return nil, err
-	}
-	for i := range r.Runs {
-		r.Runs[i].Stats = series.Runs[i].Stats // as the gate compared them
-	}
-	return r, nil
-}
-
-// checkSeries refuses what dir's series says that a result cannot be made of, before
+// CheckSeries refuses what dir's series says that a result cannot be made of, before
 // any of it is followed: a run directory outside dir (runs.json's "dirs" are read as
 // the runs' records; a baseline written by `history baseline` points at runs kept
 // elsewhere, which are results of their own), or a run without statistics (the store
 // keeps a run by its statistics, so it would read back without it while its verdicts
 // stay). The error names the file and field when dir has a runs.json, else the run's
 // directory.
-func checkSeries(dir string, s *scenario.Series) error {
-	index := filepath.Join(dir, scenario.RunsFile)
+func CheckSeries(dir string, s *gate.Series) error {
+	index := filepath.Join(dir, gate.RunsFile)
 	_, err := os.Stat(index)
 	indexed := err == nil
 	where := func(field string, i int) string {
@@ -162,49 +124,54 @@ func absPath(p string) string {
 	return p
 }
 
-// FromOutcomes builds a result of the runs outs (K runs of one scenario, in order):
-// each run's statistics ([scenario.Outcome.RunStats], or its runstats.json), the
-// verdicts of each (named "run N: check" when there are several), and the identity
-// from the first run's manifest (start time, perfgate version, host) and id.
-func FromOutcomes(outs []*scenario.Outcome, id Identity) (*Result, error) {
-	if len(outs) == 0 {
+// FromSeries builds a result of the runs of s (K runs of one scenario, in order, its
+// Workload described by the scenario side: the name and the fingerprint the result is
+// filed under) and verdicts (each run's, in the order they were printed; named "run N:
+// check" when there are several runs): each run's statistics as s has them, the
+// scenario as s keeps it (its JSON), and the identity from the first run's manifest
+// (start time, perfgate version, host) and id. A series of runs kept nowhere (s.Dir
+// and its run directories empty or ".") is stamped now, on this machine.
+func FromSeries(s *gate.Series, verdicts [][]check.Verdict, id Identity) (*Result, error) {
+	if s == nil || s.Len() == 0 {
 		return nil, errors.New("history: no runs")
 	}
-	first := outs[0]
-	sc := first.Scenario
+	if s.Workload == nil {
+		return nil, errors.New("history: the runs' workload is unknown (describe the series with package scenario): a result is filed under its workload")
+	}
 	r := &Result{
-		Fingerprint: Fingerprint(sc), Scenario: cmp.Or(sc.Name, "unnamed"),
-		Commit: id.Commit, Branch: id.Branch, Build: id.Build, Artifacts: id.Artifacts,
-		Topology: cmp.Or(id.Topology, topology(first)),
+		Fingerprint: Fingerprint(s.Workload.Settings), Scenario: cmp.Or(s.Workload.Name, "unnamed"),
+		Commit: id.Commit, Branch: id.Branch, Build: id.Build, Artifacts: id.Artifacts, Topology: id.Topology,
 	}
-	sc.APIKey = ""
-	if b, err := json.Marshal(sc); err == nil {
-		r.Config = b
+	if len(s.Scenario) > 0 {
+		var b bytes.Buffer
+		if err := json.Compact(&b, s.Scenario); err == nil {
+			r.Config = b.Bytes()
+		}
 	}
-	if r.Artifacts == "" && first.Dir != "" {
-		r.Artifacts = absPath(first.Dir)
-		if len(outs) > 1 && strings.HasPrefix(filepath.Base(first.Dir), "run-") {
+	first := runPath(s, 0)
+	if r.Artifacts == "" && first != "" {
+		r.Artifacts = absPath(first)
+		if s.Len() > 1 && strings.HasPrefix(filepath.Base(first), "run-") {
 			r.Artifacts = filepath.Dir(r.Artifacts) // K runs: their series' directory
 		}
 	}
-	man, err := readManifest(first.Dir)
+	man, err := readManifest(first)
 	switch {
 	case err == nil:
 		r.Created, r.Version, r.Host = man.Created.UTC(), man.Version, hostString(man.Host)
-	case errors.Is(err, fs.ErrNotExist) || first.Dir == "":
+	case errors.Is(err, fs.ErrNotExist) || first == "":
 		r.Created, r.Version, r.Host = time.Now().UTC(), reportgen.ModuleVersion(), hostString(reportgen.HostFacts())
 	default:
 		return nil, err
 	}
-	for i, o := range outs {
-		rs, err := scenario.ReadRunStats(o.Dir)
-		if o.Dir == "" || err != nil {
-			rs = o.RunStats()
-		}
+	for i, rs := range s.Runs {
 		r.Runs = append(r.Runs, Run{Run: i + 1, Stats: rs.Stats})
-		for _, v := range o.Check() {
+		if i >= len(verdicts) {
+			continue
+		}
+		for _, v := range verdicts[i] {
 			name := v.Check
-			if len(outs) > 1 {
+			if s.Len() > 1 {
 				name = fmt.Sprintf("run %d: %s", i+1, v.Check)
 			}
 			r.Verdicts = append(r.Verdicts, Verdict{Check: name, Pass: v.Pass, Status: v.Status.String(), Summary: v.Summary, Value: v.Value, Unit: string(v.Unit)})
@@ -214,6 +181,25 @@ func FromOutcomes(outs []*scenario.Outcome, id Identity) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// runPath is run i's directory: s.Dirs[i], under s.Dir when relative ("" for a run kept
+// nowhere).
+func runPath(s *gate.Series, i int) string {
+	if i >= len(s.Dirs) {
+		return ""
+	}
+	d := s.Dirs[i]
+	if s.Dir == "" {
+		if d == "." {
+			return ""
+		}
+		return d
+	}
+	if filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(s.Dir, d)
 }
 
 func readManifest(dir string) (reportgen.Manifest, error) {
@@ -237,24 +223,4 @@ func hostString(h reportgen.Host) string {
 		s += ", " + h.CPUModel
 	}
 	return s + ")"
-}
-
-// topology describes what the run measured: the mock, or how many servers, and shards.
-func topology(o *scenario.Outcome) string {
-	t := "mock"
-	if n := len(o.Scenario.URLs); !o.Mocked && n > 0 {
-		t = fmt.Sprintf("%d url", n)
-		if n > 1 {
-			t += "s"
-		}
-	}
-	if b, err := os.ReadFile(filepath.Join(o.Dir, scenario.MergeFile)); err == nil {
-		var m struct {
-			Shards []json.RawMessage `json:"shards"`
-		}
-		if json.Unmarshal(b, &m) == nil && len(m.Shards) > 0 {
-			t = fmt.Sprintf("%d shards × %s", len(m.Shards), t)
-		}
-	}
-	return t
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/perftest/check"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -105,12 +105,14 @@ func (b BaselineSpec) String() string {
 }
 
 // LoadBaseline returns the regression gate's baseline from the history: every run of the
-// results spec selects, as a series of runs ([scenario.Series]: the newest result's
-// scenario, one RunStats per stored run, each result a session of its own), and the
-// results it came from. Taking several nights' runs puts the night-to-night noise into
+// results spec selects, as a series of runs ([gate.Series]: the newest result's
+// scenario as stored, one RunStats per stored run, each result a session of its own),
+// and the results it came from. Its Workload is not described (the history stores the
+// scenario as JSON and does not read it): the caller describes it (package scenario's
+// DescribeSeries), else a gate refuses it as an unknown workload. Taking several nights' runs puts the night-to-night noise into
 // the baseline, which a baseline of one session's runs does not see, and lets the gate
 // measure it (from check.MinSessions results on).
-func LoadBaseline(ctx context.Context, s Store, spec BaselineSpec) (*scenario.Series, []Result, error) {
+func LoadBaseline(ctx context.Context, s Store, spec BaselineSpec) (*gate.Series, []Result, error) {
 	branch := cmp.Or(spec.Branch, DefaultBaselineBranch)
 	if branch == "*" {
 		branch = ""
@@ -164,14 +166,17 @@ func LoadBaseline(ctx context.Context, s Store, spec BaselineSpec) (*scenario.Se
 	if len(newest.Config) == 0 {
 		return nil, nil, fmt.Errorf("history: baseline %s: result %d has no scenario (recorded by an older perfgate); record the series again", spec, newest.ID)
 	}
-	out := &scenario.Series{}
-	if err := json.Unmarshal(newest.Config, &out.Scenario); err != nil {
+	var sc struct {
+		Seed uint64 `json:"seed"`
+	}
+	if err := json.Unmarshal(newest.Config, &sc); err != nil {
 		return nil, nil, fmt.Errorf("history: baseline %s: result %d's scenario: %w", spec, newest.ID, err)
 	}
+	out := &gate.Series{Scenario: newest.Config}
 	for _, r := range picked {
 		for _, run := range r.Runs {
 			// Each result is a session of its own: the gate measures how far they wander.
-			out.Runs = append(out.Runs, scenario.RunStats{Run: len(out.Runs) + 1, Stats: run.Stats, Seed: out.Scenario.Seed, Session: fmt.Sprintf("history-%d", r.ID)})
+			out.Runs = append(out.Runs, gate.RunStats{Run: len(out.Runs) + 1, Stats: run.Stats, Seed: sc.Seed, Session: fmt.Sprintf("history-%d", r.ID)})
 			out.Dirs = append(out.Dirs, runDir(r, run, len(r.Runs)))
 		}
 	}
@@ -182,16 +187,16 @@ func LoadBaseline(ctx context.Context, s Store, spec BaselineSpec) (*scenario.Se
 // run-NNN subdirectory when it had several runs.
 func runDir(r Result, run Run, runs int) string {
 	if runs > 1 && !strings.Contains(r.Artifacts, "://") {
-		return filepath.Join(r.Artifacts, scenario.RunDir(run.Run-1))
+		return filepath.Join(r.Artifacts, gate.RunDir(run.Run-1))
 	}
 	return r.Artifacts
 }
 
-// PrimaryStats are the regression gate's primary statistics ([scenario.RunStatList]):
+// PrimaryStats are the regression gate's primary statistics ([gate.RunStatList]):
 // what `history check` watches and a since-change baseline looks at by default.
 func PrimaryStats() []string {
 	var out []string
-	for _, s := range scenario.RunStatList {
+	for _, s := range gate.RunStatList {
 		if s.Primary {
 			out = append(out, s.Name)
 		}
@@ -200,10 +205,10 @@ func PrimaryStats() []string {
 }
 
 // WriteBaseline writes series (from [LoadBaseline]) into dir as a baseline directory
-// (runs.json) that [scenario.LoadSeries], and so `perfgate profile --baseline DIR` and
+// (runs.json) that package scenario's LoadSeries, and so `perfgate profile --baseline DIR` and
 // perftest.LoadBaseline, read. Run directories are given relative to dir when they
 // are local paths.
-func WriteBaseline(dir string, series *scenario.Series) error {
+func WriteBaseline(dir string, series *gate.Series) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
@@ -217,7 +222,7 @@ func WriteBaseline(dir string, series *scenario.Series) error {
 			}
 		}
 	}
-	err := reportgen.WriteFileAtomic(filepath.Join(dir, scenario.RunsFile), func(w io.Writer) error {
+	err := reportgen.WriteFileAtomic(filepath.Join(dir, gate.RunsFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(idx)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/gate"
 )
 
 func TestParseBaselineSpec(t *testing.T) {
@@ -46,9 +46,7 @@ func TestParseBaselineSpec(t *testing.T) {
 // workload of the same name.
 func baselineHistory(t *testing.T) Store {
 	s := open(t, filepath.Join(t.TempDir(), "h.db"))
-	sc := scenario.Scenario{Name: "nightly"}
-	sc.Seed = 42
-	cfg, _ := json.Marshal(sc)
+	cfg := json.RawMessage(`{"name":"nightly","seed":42}`)
 	rng := rand.New(rand.NewPCG(4, 4))
 	add := func(i int, branch, fp string, level float64) {
 		r := &Result{Fingerprint: fp, Scenario: "nightly", Branch: branch, Commit: fmt.Sprintf("c%02d-%s", i, branch),
@@ -88,8 +86,9 @@ func TestLoadBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if commits(rs) != "c10-main c11-main c12-main c13-main c14-main c15-main c16-main c17-main c18-main c19-main" || len(series.Runs) != 20 || series.Scenario.Name != "nightly" || series.Scenario.Seed != 42 {
-		t.Errorf("default baseline: %s, %d runs, scenario %+v", commits(rs), len(series.Runs), series.Scenario.Name)
+	if commits(rs) != "c10-main c11-main c12-main c13-main c14-main c15-main c16-main c17-main c18-main c19-main" || len(series.Runs) != 20 || string(series.Scenario) != `{"name":"nightly","seed":42}` || series.Runs[0].Seed != 42 || series.Workload != nil {
+		t.Errorf("default baseline: %s, %d runs, scenario %s, seed %d, workload %v; want the stored scenario as it is, its seed, the workload left to the caller",
+			commits(rs), len(series.Runs), series.Scenario, series.Runs[0].Seed, series.Workload)
 	}
 	if series.Runs[19].Run != 20 || series.Dirs[1] != "/art/10/run-002" {
 		t.Errorf("runs numbered %d, dirs %v", series.Runs[19].Run, series.Dirs[:2])
@@ -115,17 +114,18 @@ func TestLoadBaseline(t *testing.T) {
 	if _, rs, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly", Branch: "*", Last: 2}); commits(rs) != "c31-feature c32-feature" {
 		t.Errorf("branch *: %s", commits(rs))
 	}
-	// The baseline directory reads back with scenario.LoadSeries, as the gate reads it.
+	// The baseline directory reads back with gate.LoadSeries, as the gate reads it.
 	dir := filepath.Join(t.TempDir(), "baseline")
 	series, _, _ = LoadBaseline(t.Context(), s, BaselineSpec{Scenario: "nightly"})
 	if err := WriteBaseline(dir, series); err != nil {
 		t.Fatal(err)
 	}
-	back, err := scenario.LoadSeries(dir)
+	back, err := gate.LoadSeries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back.Runs, series.Runs) || back.Scenario.Name != "nightly" {
+	var sc struct{ Name string }
+	if !reflect.DeepEqual(back.Runs, series.Runs) || json.Unmarshal(back.Scenario, &sc) != nil || sc.Name != "nightly" {
 		t.Errorf("LoadSeries of the written baseline: %+v", back.Runs)
 	}
 	// Failure paths.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/perftest/check"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/gate"
 )
 
 // Result is one gated result: K runs of one scenario against one build of the server,
@@ -137,7 +137,7 @@ const errNoStats = "no statistics (no request of the run succeeded?): the histor
 
 // Validate reports what is missing from r for it to be stored, or wrong: a run without
 // statistics, a statistic that is not a finite number from 0 to
-// [scenario.MaxRunStat] ([scenario.CheckRunStat]).
+// [gate.MaxRunStat] ([gate.CheckRunStat]).
 func (r *Result) Validate() error {
 	switch {
 	case r.Fingerprint == "":
@@ -154,7 +154,7 @@ func (r *Result) Validate() error {
 			return fmt.Errorf("history: result %q run %d: %s", r.Scenario, run.Run, errNoStats)
 		}
 		for _, n := range slices.Sorted(maps.Keys(run.Stats)) {
-			if err := scenario.CheckRunStat(n, run.Stats[n]); err != nil {
+			if err := gate.CheckRunStat(n, run.Stats[n]); err != nil {
 				return fmt.Errorf("history: result %q run %d: %s: %w", r.Scenario, run.Run, n, err)
 			}
 		}
@@ -187,16 +187,16 @@ func Center(values []float64) float64 {
 
 // HigherIsBetter reports whether a larger value of the named run statistic is better
 // (throughputs, the goodput fraction), as the regression gate defines it
-// ([scenario.RunStatList]); unknown names are taken as latencies (lower is better).
+// ([gate.RunStatList]); unknown names are taken as latencies (lower is better).
 func HigherIsBetter(metric string) bool {
-	s, _ := scenario.LookupRunStat(metric)
+	s, _ := gate.LookupRunStat(metric)
 	return s.HigherIsBetter
 }
 
 // Format prints a value of the named run statistic in its unit ("97.5ms", "812
 // tok/s"); a statistic perfgate does not define prints as a plain number.
 func Format(metric string, v float64) string {
-	s, ok := scenario.LookupRunStat(metric)
+	s, ok := gate.LookupRunStat(metric)
 	if !ok {
 		return check.None.Format(v)
 	}

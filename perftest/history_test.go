@@ -2,84 +2,42 @@ package perftest
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/history"
-	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
-// With PERFGATE_HISTORY set, every Run is recorded: two runs, two results of one series.
-func TestRunRecordsHistory(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "history.db")
-	t.Setenv(history.EnvHistory, db)
-	t.Setenv("PERFGATE_COMMIT", "cafe0123")
-	sc := Scenario{
-		Name: "gate",
-		Mock: mockserver.Config{Fast: true},
-		Config: loadgen.Config{
-			Workload: loadgen.Workload{ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:2")},
-			Load:     loadgen.Load{Concurrency: 2},
-			Stop:     loadgen.Stop{Requests: 12},
-		},
-	}
-	Run(t, sc)
-	Run(t, sc)
-	s, err := history.Open(t.Context(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	rs, err := s.Results(t.Context(), history.Query{Scenario: "gate"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 2 || rs[0].Commit != "cafe0123" || rs[0].Series() != rs[1].Series() || len(rs[1].Values("ttft_p50")) != 1 {
-		t.Fatalf("history after two runs: %+v", rs)
-	}
-	// The history is a baseline for the run-level gate: its runs, and a workload the
-	// gate takes for the same.
-	base := HistoryBaseline(t, db, "history:gate?branch=*")
-	if base.Len() != 2 || base.Runs[1].Stats["ttft_p50"] != rs[1].Runs[0].Stats["ttft_p50"] {
-		t.Errorf("baseline from the history: %d runs %+v", base.Len(), base.Runs)
-	}
-	if ds := scenario.DiffWorkload(base.Scenario, sc); len(ds) != 0 {
-		t.Errorf("the baseline's scenario is another workload: %v", ds)
-	}
-}
-
-// historyT records failures instead of failing.
-type historyT struct {
+// logT keeps what is logged and reported.
+type logT struct {
 	testing.TB
-	errors []string
+	logs, errors []string
 }
 
-func (h *historyT) Helper()             {}
-func (h *historyT) Logf(string, ...any) {}
-func (h *historyT) Errorf(format string, a ...any) {
-	h.errors = append(h.errors, fmt.Sprintf(format, a...))
+func (l *logT) Helper()                      {}
+func (l *logT) Logf(format string, a ...any) { l.logs = append(l.logs, fmt.Sprintf(format, a...)) }
+func (l *logT) Errorf(format string, a ...any) {
+	l.errors = append(l.errors, fmt.Sprintf(format, a...))
+}
+func (l *logT) Fatalf(format string, a ...any) {
+	l.errors = append(l.errors, fmt.Sprintf(format, a...))
 }
 
-// A history that cannot be written fails the test that asked to record.
-func TestRecordHistoryFailure(t *testing.T) {
-	res := Load(t, "testdata/example")
-	file := filepath.Join(t.TempDir(), "a-file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
+// With PERFGATE_HISTORY set and no recorder linked (perftest/perfhistory not imported:
+// this test binary links no database driver), Run says what to import instead of
+// recording silently nothing; with a recorder, the recorder is called.
+func TestRecordHistoryUnlinked(t *testing.T) {
+	if historyRecorder != nil {
+		t.Fatalf("perftest's own tests link a history recorder; they must not (they would link the database drivers)")
 	}
-	rec := &historyT{TB: t}
-	RecordHistory(rec, res, filepath.Join(file, "history.db"))
-	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "perftest: history:") {
-		t.Errorf("RecordHistory into an unwritable place: %q", rec.errors)
+	l := &logT{TB: t}
+	recordHistory(l, &Result{}, "history.db")
+	if len(l.logs) != 1 || !strings.Contains(l.logs[0], "PERFGATE_HISTORY is set") || !strings.Contains(l.logs[0], `import _ "github.com/perfgate/perfgate/perftest/perfhistory"`) || len(l.errors) != 0 {
+		t.Errorf("no recorder linked: logs %q, errors %q", l.logs, l.errors)
 	}
-	ok := &historyT{TB: t}
-	RecordHistory(ok, res, filepath.Join(t.TempDir(), "history.db"))
-	if len(ok.errors) != 0 {
-		t.Errorf("RecordHistory: %q", ok.errors)
+	var got string
+	SetHistoryRecorder(func(_ testing.TB, _ *Result, addr string) { got = addr })
+	t.Cleanup(func() { SetHistoryRecorder(nil) })
+	recordHistory(l, &Result{}, "history.db")
+	if got != "history.db" || len(l.logs) != 1 {
+		t.Errorf("a recorder linked: called with %q, logs %q", got, l.logs)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -141,6 +142,8 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 			pooled = append(pooled, m)
 		}
 	}
+	cur := scenario.SeriesOf(r.Outcome)
+	cur.Dir, cur.Dirs = r.Dir, []string{"."}
 	bs := scenario.SeriesOf(baseline.Outcome)
 	if baseline.Dir != "" {
 		bs.Dir, bs.Dirs = baseline.Dir, []string{"."}
@@ -151,12 +154,10 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 		}
 		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
 			t.Logf("perftest: baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)
-			bs.Scenario = r.Scenario
+			bs.Scenario, bs.Workload = cur.Scenario, cur.Workload
 		}
 	}
-	cur := scenario.SeriesOf(r.Outcome)
-	cur.Dir, cur.Dirs = r.Dir, []string{"."}
-	res := scenario.Compare(bs, cur, g, 0)
+	res := gate.Compare(bs, cur, g, 0)
 	ok := true
 	if len(g.Primary) > 0 || res.Invalid() {
 		ok = reportGate(t, res, r.rerun)
@@ -201,7 +202,7 @@ func SaveBaseline(t testing.TB, res Baseline, dir string) {
 	case len(outs) > 1:
 		_, size, err = scenario.SaveSeries(dir, outs...)
 		name = fmt.Sprintf("%s (%d runs)", outs[0].Scenario.Name, len(outs))
-		files = []string{fmt.Sprintf("run-001 … run-%03d", len(outs)), scenario.RunsFile}
+		files = []string{fmt.Sprintf("run-001 … run-%03d", len(outs)), gate.RunsFile}
 	default:
 		err = fmt.Errorf("scenario: save baseline: no runs (a baseline read from disk is saved already)")
 	}

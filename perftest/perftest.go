@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
@@ -116,8 +115,8 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 			r.report(t, v, false)
 		}
 	}
-	if addr := os.Getenv(history.EnvHistory); addr != "" && !out.Interrupted {
-		RecordHistory(t, r, addr)
+	if addr := os.Getenv(EnvHistory); addr != "" && !out.Interrupted {
+		recordHistory(t, r, addr)
 	}
 	return r
 }

@@ -8,22 +8,23 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
-// Gate configures a run-level regression gate; see [scenario.Gate]. Its zero value
+// Gate configures a run-level regression gate; see [gate.Gate]. Its zero value
 // is the default: δ = 5%, family alpha 0.01 over TTFT p50, ITL p50, request latency
 // p50 and output token throughput, 5 runs per side doubling to 20 while inconclusive,
 // and an inconclusive answer passes (logged) unless FailInconclusive.
-type Gate = scenario.Gate
+type Gate = gate.Gate
 
 // Runs are K runs of one seeded workload: their statistics (the embedded
-// [scenario.Series]: Runs, Dirs, Scenario, Values, CV) and outcomes (metrics and
-// verdicts; the records stay on disk, read back by Series.Outcome). A baseline is a
-// Runs, saved by [SaveBaseline] and read by [LoadBaseline].
+// [gate.Series]: Runs, Dirs, Scenario as JSON, Values, CV) and outcomes (metrics and
+// verdicts; the records stay on disk, read back by scenario.SeriesOutcome). A baseline
+// is a Runs, saved by [SaveBaseline] and read by [LoadBaseline].
 type Runs struct {
-	*scenario.Series
+	*gate.Series
 	// Outcomes are the runs' outcomes, in run order (nil for a Runs read from disk).
 	Outcomes []*scenario.Outcome
 	rerun    string
@@ -31,7 +32,7 @@ type Runs struct {
 
 func (r *Runs) outcomes() []*scenario.Outcome { return r.Outcomes }
 
-// RunRuns runs sc k times (0 = scenario.DefaultRuns), each the same seeded workload,
+// RunRuns runs sc k times (0 = gate.DefaultRuns), each the same seeded workload,
 // into a fresh artifact directory (run-001, …, and runs.json), and returns the runs.
 // Each run is checked as [Run] checks one: the preflight of a real endpoint first, and
 // [scenario.Outcome.Health] (a run with nothing completed, or with failed requests
@@ -41,7 +42,7 @@ func (r *Runs) outcomes() []*scenario.Outcome { return r.Outcomes }
 func RunRuns(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs {
 	t.Helper()
 	dir := preflightDir(t, sc)
-	s, outs, err := scenario.RunSeries(t.Context(), sc, cmp.Or(k, scenario.DefaultRuns), dir, seriesOptions(t, opts))
+	s, outs, err := scenario.RunSeries(t.Context(), sc, cmp.Or(k, gate.DefaultRuns), dir, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil
@@ -90,19 +91,19 @@ func LoadBaseline(t testing.TB, dir string) *Runs {
 		t.Fatalf("perftest: %v", err)
 		return nil
 	}
-	return &Runs{Series: s, rerun: rerunHint(t, s.Scenario.Seed)}
+	return &Runs{Series: s, rerun: rerunHint(t, seriesSeed(s))}
 }
 
 // AssertNoRegression gates r against baseline under g with the runs each has (no runs
 // are added): each statistic's ratio current/baseline with its interval
-// ([scenario.Compare], check.CompareFamily). It logs the gate's one-line answer and
+// ([gate.Compare], check.CompareFamily). It logs the gate's one-line answer and
 // each statistic's verdict, reports a failing gating statistic with t.Errorf (an
 // inconclusive one only with g.FailInconclusive), and returns whether the gate
 // passed. A baseline of another workload ([scenario.DiffWorkload]: not its URLs or its
 // server) fails with the differences, and nothing is compared.
 func (r *Runs) AssertNoRegression(t testing.TB, baseline *Runs, g Gate) bool {
 	t.Helper()
-	return reportGate(t, scenario.Compare(baseline.Series, r.Series, g, 0), r.rerun)
+	return reportGate(t, gate.Compare(baseline.Series, r.Series, g, 0), r.rerun)
 }
 
 // AssertNoRegressionRuns runs the current side of a regression gate: sc for g.Runs
@@ -151,12 +152,19 @@ func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...scenario.
 	return reportGate(t, res, rerunHint(t, b.Seed))
 }
 
+// seriesSeed is the seed of the scenario s ran (0 when s's scenario does not decode).
+func seriesSeed(s *gate.Series) uint64 {
+	sc, _ := scenario.SeriesScenario(s)
+	return sc.Seed
+}
+
 // reportGate logs the gate's headline and verdicts, t.Errorf for each failing one.
-func reportGate(t testing.TB, res scenario.GateResult, rerun string) bool {
+func reportGate(t testing.TB, res gate.GateResult, rerun string) bool {
 	t.Helper()
 	ctx := check.Context{Rerun: rerun}
 	if res.Current != nil {
-		ctx.Scenario, ctx.Load, ctx.Seed = res.Current.Scenario.Name, res.Current.Scenario.LoadString(), res.Current.Scenario.Seed
+		sc, _ := scenario.SeriesScenario(res.Current)
+		ctx.Scenario, ctx.Load, ctx.Seed = sc.Name, sc.LoadString(), sc.Seed
 		ctx.Artifacts = res.Current.Dir
 	}
 	ok := res.Pass()

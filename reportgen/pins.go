@@ -8,7 +8,7 @@ import (
 // What a result was measured with, pinned in the manifest beside the configuration,
 // the seed, the tokenizer and the host: the build that measured, the requests sent,
 // the server that answered and the path between them. A comparison of two runs reads
-// them to say whether the runs can be compared at all (scenario.CompareIdentity).
+// them to say whether the runs can be compared at all (gate.CompareIdentity).
 
 // VCS is the version-control state perfgate was built from, as `go build` stamps it.
 type VCS struct {

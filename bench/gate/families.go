@@ -13,12 +13,12 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/perftest/check"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/gate"
 )
 
 // families runs the regression gate on constructed pairs, no runs: each pair's run
 // statistics are drawn from a noise family at a run-to-run CV, and go through the real
-// comparison code (scenario.Compare, look by look as a gate's sequential plan takes
+// comparison code (gate.Compare, look by look as a gate's sequential plan takes
 // them, stopping where check.Settled says so), beside the rule before sessions were
 // modelled (oldrule.go) on the same pairs. It prints, per family and CV, false alarms
 // on identical pairs with their 95% Clopper–Pearson bound, the share of identical pairs
@@ -31,10 +31,10 @@ func families(args []string, w io.Writer) error {
 	var cvs string
 	fs.IntVar(&o.pairs, "pairs", 2000, "pairs per setting")
 	fs.StringVar(&cvs, "cvs", famCVs, "run-to-run CVs within a session")
-	fs.IntVar(&o.sessions, "sessions", scenario.DefaultBaselineSessions, "baseline sessions of the default flow")
-	fs.IntVar(&o.sessionRuns, "session-runs", scenario.DefaultBaselineRuns, "runs per baseline session")
-	fs.IntVar(&o.oneRuns, "one-session-runs", scenario.DefaultRuns, "runs of the one-session baseline rows")
-	fs.IntVar(&o.start, "start", scenario.DefaultRuns, "current runs at the first look")
+	fs.IntVar(&o.sessions, "sessions", gate.DefaultBaselineSessions, "baseline sessions of the default flow")
+	fs.IntVar(&o.sessionRuns, "session-runs", gate.DefaultBaselineRuns, "runs per baseline session")
+	fs.IntVar(&o.oneRuns, "one-session-runs", gate.DefaultRuns, "runs of the one-session baseline rows")
+	fs.IntVar(&o.start, "start", gate.DefaultRuns, "current runs at the first look")
 	fs.IntVar(&o.cap, "cap", check.DefaultSchedule.Cap, "current runs at the last look of the identical pairs")
 	fs.Float64Var(&o.margin, "margin", check.DefaultMargin, "δ of the identical pairs")
 	fs.Float64Var(&o.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
@@ -52,7 +52,7 @@ func families(args []string, w io.Writer) error {
 		return fmt.Errorf("want -pairs >= 1, -sessions >= 1, -session-runs >= 2, -one-session-runs >= 2, -start >= 2, -cap >= -start, -workers >= 1")
 	}
 	settings := o.settings()
-	fmt.Fprintf(w, "# bench/gate families: the regression gate on constructed pairs (no runs), through scenario.Compare with its sequential looks\n")
+	fmt.Fprintf(w, "# bench/gate families: the regression gate on constructed pairs (no runs), through gate.Compare with its sequential looks\n")
 	fmt.Fprintf(w, "# default flow: a baseline of %d sessions of %d runs; current one session, looks %v; δ %s; family alpha %g; seed %d; %d pairs per setting\n",
 		o.sessions, o.sessionRuns, check.Schedule{Start: o.start, Cap: o.cap}.Looks(), pct(o.margin), o.family, o.seed, o.pairs)
 	fmt.Fprintf(w, "# a run's statistic = nominal × exp(session offset + run noise) × a 0.5%% log-normal floor per statistic; old rule: every run independent (sessions pooled), both ends at the Holm level\n\n")
@@ -286,9 +286,9 @@ func (o famOptions) pair(s famSetting, i int) pairResult {
 // drawnPair is one pair as drawn: each run's log-speed and session (the noise the real
 // mode injects into the mock), and the simulated statistics of those runs.
 type drawnPair struct {
-	base, cur *scenario.Series // simulated: nominal × e^y × the 0.5% floor
-	baseRuns  []plannedRun     // in session order, sessions b0, b1, …
-	curRuns   []plannedRun     // the cap's worth, session "c"
+	base, cur *gate.Series // simulated: nominal × e^y × the 0.5% floor
+	baseRuns  []plannedRun // in session order, sessions b0, b1, …
+	curRuns   []plannedRun // the cap's worth, session "c"
 }
 
 // plannedRun is one run of a pair: its log-speed y (the mock's latency factor is e^y)
@@ -312,7 +312,8 @@ func (o famOptions) draw(s famSetting, i int) drawnPair {
 		}
 		return ys
 	}
-	d := drawnPair{base: &scenario.Series{}, cur: &scenario.Series{}}
+	same := &gate.Workload{} // both sides one (constructed) workload
+	d := drawnPair{base: &gate.Series{Workload: same}, cur: &gate.Series{Workload: same}}
 	for k := range s.sessions {
 		id := fmt.Sprintf("b%d", k)
 		for _, y := range speeds(s.sessionRuns, false) {
@@ -330,8 +331,8 @@ func (o famOptions) draw(s famSetting, i int) drawnPair {
 
 // gateLook is the gate's answer at look li (cur holds that look's runs), and whether
 // the pair stops there: check.Settled says so, or it is the last look.
-func (o famOptions) gateLook(s famSetting, base *scenario.Series, cur []scenario.RunStats, li int) (check.Change, bool) {
-	gr := scenario.Compare(base, &scenario.Series{Runs: cur}, scenario.Gate{Margin: s.margin}, s.sched.Alpha(o.family, li))
+func (o famOptions) gateLook(s famSetting, base *gate.Series, cur []gate.RunStats, li int) (check.Change, bool) {
+	gr := gate.Compare(base, &gate.Series{Workload: base.Workload, Runs: cur}, gate.Gate{Margin: s.margin}, s.sched.Alpha(o.family, li))
 	if check.Settled(gr.Comparisons) || li == len(s.sched.Looks())-1 {
 		return gr.Change(), true
 	}
@@ -340,10 +341,10 @@ func (o famOptions) gateLook(s famSetting, base *scenario.Series, cur []scenario
 
 // oldLook is the old rule's answer at look li, and whether it stops there (a decided
 // answer, or the last look).
-func (o famOptions) oldLook(s famSetting, base *scenario.Series, cur []scenario.RunStats, li int) (check.Change, bool) {
-	cs := &scenario.Series{Runs: cur}
+func (o famOptions) oldLook(s famSetting, base *gate.Series, cur []gate.RunStats, li int) (check.Change, bool) {
+	cs := &gate.Series{Runs: cur}
 	var ms []oldMetric
-	for _, st := range scenario.RunStatList {
+	for _, st := range gate.RunStatList {
 		if _, ok := nominal[st.Name]; !ok {
 			continue
 		}
@@ -357,9 +358,9 @@ func (o famOptions) oldLook(s famSetting, base *scenario.Series, cur []scenario.
 
 // runStats is one run's primary statistics at log-speed y (latencies × e^y, throughput
 // ÷), each with its own 0.5% floor, in session id.
-func runStats(r *rand.Rand, y float64, id string) scenario.RunStats {
-	rs := scenario.RunStats{Session: id, Stats: map[string]float64{}}
-	for _, st := range scenario.RunStatList {
+func runStats(r *rand.Rand, y float64, id string) gate.RunStats {
+	rs := gate.RunStats{Session: id, Stats: map[string]float64{}}
+	for _, st := range gate.RunStatList {
 		v, ok := nominal[st.Name]
 		if !ok {
 			continue

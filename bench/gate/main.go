@@ -39,6 +39,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/tokenizer"
 )
@@ -235,7 +236,7 @@ func selected(name, only string) bool {
 
 func primaryNames() []string {
 	var ns []string
-	for _, s := range scenario.RunStatList {
+	for _, s := range gate.RunStatList {
 		if s.Primary {
 			ns = append(ns, s.Name)
 		}
@@ -281,12 +282,12 @@ type bench struct {
 // simulated returns run statistics drawn rather than measured: each primary statistic
 // is its nominal value at speed 1 (as this benchmark's mock gives) times the run's speed
 // (throughputs divided by it), times an independent 0.5% log-normal floor.
-func (b *bench) simulated(scale float64) scenario.RunStats {
+func (b *bench) simulated(scale float64) gate.RunStats {
 	b.simMu.Lock()
 	defer b.simMu.Unlock()
 	nominal := map[string]float64{"ttft_p50": 0.1, "itl_p50": 0.02, "latency_p50": 0.16, "output_tps": 295}
-	rs := scenario.RunStats{Requests: b.o.requests, Stats: map[string]float64{}}
-	for _, st := range scenario.RunStatList {
+	rs := gate.RunStats{Requests: b.o.requests, Stats: map[string]float64{}}
+	for _, st := range gate.RunStatList {
 		v, ok := nominal[st.Name]
 		if !ok {
 			continue
@@ -344,7 +345,7 @@ func latencySpec(ms, cv float64) distribution.Spec {
 // pair is one comparison in progress.
 type pair struct {
 	rng        *rand.Rand
-	base, cur  []scenario.RunStats
+	base, cur  []gate.RunStats
 	oldB, oldC []check.Request
 	done       bool
 	fail       bool
@@ -447,9 +448,9 @@ func (b *bench) setting(s setting) (result, error) {
 }
 
 // series are the primary run statistics of a pair as the gate's input.
-func series(base, cur []scenario.RunStats, margin float64) []check.Series {
+func series(base, cur []gate.RunStats, margin float64) []check.Series {
 	var out []check.Series
-	for _, st := range scenario.RunStatList {
+	for _, st := range gate.RunStatList {
 		if !st.Primary {
 			continue
 		}
@@ -468,7 +469,7 @@ func series(base, cur []scenario.RunStats, margin float64) []check.Series {
 	return out
 }
 
-func stat(rs scenario.RunStats, name string) float64 {
+func stat(rs gate.RunStats, name string) float64 {
 	if v, ok := rs.Stats[name]; ok {
 		return v
 	}
@@ -520,7 +521,7 @@ func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) 
 	slices.SortStableFunc(jobs, func(a, b job) int { return a.n - b.n })
 	type done struct {
 		j    job
-		rs   scenario.RunStats
+		rs   gate.RunStats
 		reqs []check.Request
 		err  error
 	}
@@ -577,7 +578,7 @@ func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) 
 }
 
 // oneRun is one real run against a fresh in-process mock at the given speed.
-func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []check.Request, error) {
+func (b *bench) oneRun(scale float64, keepRequests bool) (gate.RunStats, []check.Request, error) {
 	o := b.o
 	if o.simulate {
 		return b.simulated(scale), nil, nil
@@ -603,7 +604,7 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (scenario.RunStats, []c
 	defer cancel()
 	out, err := scenario.Run(ctx, sc, "", scenario.WithTokenizer(b.tok))
 	if err != nil {
-		return scenario.RunStats{}, nil, err
+		return gate.RunStats{}, nil, err
 	}
 	rs := out.RunStats()
 	if rs.Errors > 0 || rs.Requests != o.requests || out.Interrupted {

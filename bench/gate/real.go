@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/perftest/check"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/gate"
 )
 
 // realFamilies is the families calibration on real runs: the same settings and the same
@@ -50,7 +50,7 @@ type realRun struct {
 	side    string // "baseline" or "current"
 	n       int
 	scale   float64
-	stats   scenario.RunStats
+	stats   gate.RunStats
 }
 
 func parseReal(args []string) (realOptions, error) {
@@ -59,12 +59,12 @@ func parseReal(args []string) (realOptions, error) {
 	var cvs string
 	fs.IntVar(&o.fam.pairs, "pairs", 100, "pairs per setting, each of real runs")
 	fs.StringVar(&cvs, "cvs", "0.03", "run-to-run CVs within a session (the slowdown rows keep their own)")
-	fs.IntVar(&o.fam.sessions, "sessions", scenario.DefaultBaselineSessions, "baseline sessions of the default flow")
-	fs.IntVar(&o.fam.sessionRuns, "session-runs", scenario.DefaultBaselineRuns, "runs per baseline session")
-	fs.IntVar(&o.fam.oneRuns, "one-session-runs", scenario.DefaultRuns, "runs of the one-session baseline rows (with -one-session)")
+	fs.IntVar(&o.fam.sessions, "sessions", gate.DefaultBaselineSessions, "baseline sessions of the default flow")
+	fs.IntVar(&o.fam.sessionRuns, "session-runs", gate.DefaultBaselineRuns, "runs per baseline session")
+	fs.IntVar(&o.fam.oneRuns, "one-session-runs", gate.DefaultRuns, "runs of the one-session baseline rows (with -one-session)")
 	fs.BoolVar(&o.oneSession, "one-session", false, "also the rows with a one-session baseline")
 	fs.BoolVar(&o.verbose, "v", false, "print the first pair's verdicts of each setting (to stderr)")
-	fs.IntVar(&o.fam.start, "start", scenario.DefaultRuns, "current runs at the first look")
+	fs.IntVar(&o.fam.start, "start", gate.DefaultRuns, "current runs at the first look")
 	fs.IntVar(&o.fam.cap, "cap", check.DefaultSchedule.Cap, "current runs at the last look of the identical pairs")
 	fs.Float64Var(&o.fam.margin, "margin", check.DefaultMargin, "δ of the identical pairs")
 	fs.Float64Var(&o.fam.family, "alpha", check.DefaultAlpha, "the gate's family alpha")
@@ -137,7 +137,7 @@ func (o realOptions) run(w io.Writer) error {
 	}
 	defer b.close()
 	r := o.runOpt
-	fmt.Fprintf(w, "# bench/gate real: the regression gate on pairs of real runs against the in-process mock, through scenario.Compare with its sequential looks\n")
+	fmt.Fprintf(w, "# bench/gate real: the regression gate on pairs of real runs against the in-process mock, through gate.Compare with its sequential looks\n")
 	fmt.Fprintf(w, "# default flow: a baseline of %d sessions of %d runs (b0…b%d); current one session (c), looks %v; δ %s; family alpha %g; seed %d\n",
 		o.fam.sessions, o.fam.sessionRuns, o.fam.sessions-1, check.Schedule{Start: o.fam.start, Cap: o.fam.cap}.Looks(), pct(o.fam.margin), o.fam.family, o.fam.seed)
 	fmt.Fprintf(w, "# a run: %d streamed requests (+%d warm-up) at concurrency %d, OSL %d, mock TTFT %gms ITL %gms × the run's factor e^(session offset + run noise), drawn as gate families draws pair i; %d runs in flight\n",
@@ -182,8 +182,8 @@ func realRow(w io.Writer, r famResult, by string, runs int, wall time.Duration) 
 type realPair struct {
 	i                int
 	d                drawnPair
-	base             *scenario.Series
-	cur              []scenario.RunStats // the cap's worth; the first have are measured
+	base             *gate.Series
+	cur              []gate.RunStats // the cap's worth; the first have are measured
 	have             int
 	res              pairResult
 	newDone, oldDone bool
@@ -194,7 +194,7 @@ type realJob struct {
 	side string
 	n    int
 	pl   plannedRun
-	out  *scenario.RunStats
+	out  *gate.RunStats
 }
 
 // realSetting runs every pair of s: the baselines first, session by session and run n
@@ -207,7 +207,7 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 	var jobs []realJob
 	for i := range ps {
 		d := o.fam.draw(s, i)
-		p := &realPair{i: i, d: d, base: &scenario.Series{Runs: make([]scenario.RunStats, len(d.baseRuns))}, cur: make([]scenario.RunStats, len(d.curRuns))}
+		p := &realPair{i: i, d: d, base: &gate.Series{Runs: make([]gate.RunStats, len(d.baseRuns))}, cur: make([]gate.RunStats, len(d.curRuns))}
 		ps[i] = p
 	}
 	for n := range len(ps[0].d.baseRuns) {
@@ -258,7 +258,7 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 	}
 	if o.verbose {
 		p := ps[0]
-		gr := scenario.Compare(p.base, &scenario.Series{Runs: p.cur[:p.res.runs]}, scenario.Gate{Margin: s.margin}, s.sched.Alpha(o.fam.family, 0))
+		gr := gate.Compare(p.base, &gate.Series{Runs: p.cur[:p.res.runs]}, gate.Gate{Margin: s.margin}, s.sched.Alpha(o.fam.family, 0))
 		fmt.Fprintf(stderr, "gate real: %s: pair 0 at %d current runs:\n", s.name, p.res.runs)
 		for _, v := range gr.AllVerdicts() {
 			fmt.Fprintf(stderr, "%s\n", v)

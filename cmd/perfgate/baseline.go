@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -117,7 +118,7 @@ func baselinePlan(e *env, fs *flag.FlagSet, args []string) error {
 func pctText(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g", x*100), ".0") + "%" }
 
 // baselineAdd appends each RUNS_DIR (a series or one run) to the baseline in
-// BASELINE_DIR as a session of its own (scenario.Series.AppendSession), creating the
+// BASELINE_DIR as a session of its own (gate.Series.AppendSession), creating the
 // baseline if it has no runs.json, and rewrites its runs.json.
 func baselineAdd(e *env, fs *flag.FlagSet, args []string) error {
 	flags, pos := splitArgs(fs, args)
@@ -130,10 +131,10 @@ func baselineAdd(e *env, fs *flag.FlagSet, args []string) error {
 	dir := pos[0]
 	base, err := scenario.LoadSeries(dir)
 	if err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, scenario.RunsFile)); serr == nil {
+		if _, serr := os.Stat(filepath.Join(dir, gate.RunsFile)); serr == nil {
 			return invalidf("%s: %v", dir, strings.TrimPrefix(err.Error(), "scenario: load series: "))
 		}
-		base = &scenario.Series{} // a new baseline
+		base = &gate.Series{} // a new baseline
 	}
 	base.Dir = dir
 	for _, d := range pos[1:] {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -18,11 +20,15 @@ func savedSeries(t *testing.T, dir, id string, sc scenario.Scenario, speeds ...f
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := &scenario.Series{Dir: dir, Scenario: sc}
+	b, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &gate.Series{Dir: dir, Scenario: b} // read back (and described) by scenario.LoadSeries
 	for i, x := range speeds {
-		s.Runs = append(s.Runs, scenario.RunStats{Run: i + 1, Session: id, Stats: map[string]float64{
+		s.Runs = append(s.Runs, gate.RunStats{Run: i + 1, Session: id, Stats: map[string]float64{
 			"ttft_p50": 0.05 * x, "itl_p50": 0.01 * x, "latency_p50": 0.3 * x, "output_tps": 500 / x}})
-		s.Dirs = append(s.Dirs, scenario.RunDir(i))
+		s.Dirs = append(s.Dirs, gate.RunDir(i))
 	}
 	if err := s.SaveIndex(); err != nil {
 		t.Fatal(err)
@@ -84,7 +90,7 @@ func TestBaselineAddCLI(t *testing.T) {
 	if code, _, errOut := cli(t, "baseline", "add", base, odd); code != ExitInvalidConfig || !strings.Contains(errOut, "another workload") {
 		t.Errorf("baseline add of another workload: exit %d, want 2\n%s", code, errOut)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "day9", scenario.RunsFile), []byte("{"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "day9", gate.RunsFile), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, errOut := cli(t, "baseline", "add", sessions[9], cur); code != ExitInvalidConfig || !strings.Contains(errOut, "runs.json") {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -19,13 +20,14 @@ import (
 // baseline plan` would answer for that CV (check.PlanBaseline): with the
 // between-session noise the gate assumes when told nothing (as large as the runs'),
 // and, when that is not enough, the sessions from which it measures it instead.
-func baselineHeadline(s *scenario.Series) []string {
-	d := s.Scenario.WithDefaults()
+func baselineHeadline(s *gate.Series) []string {
+	sc, _ := scenario.SeriesScenario(s) // a series this process recorded: its scenario decodes
+	d := sc.WithDefaults()
 	head := fmt.Sprintf("baseline recorded: %s in %s of %q (%s) in %s",
-		runsText(s.Len()), sessionsText(s.Sessions()), d.Name, s.Scenario.Describe(), artifactPath(s.Dir))
+		runsText(s.Len()), sessionsText(s.Sessions()), d.Name, sc.Describe(), artifactPath(s.Dir))
 	var parts []string
 	cv := 0.0
-	for _, st := range scenario.RunStatList {
+	for _, st := range gate.RunStatList {
 		if !st.Primary {
 			continue
 		}
@@ -71,10 +73,10 @@ func baselineHeadline(s *scenario.Series) []string {
 
 // writeRunStatTable writes the series' run statistics as a compact table: per statistic
 // its geometric mean, between-run CV, smallest and largest run, and whether it gates.
-func writeRunStatTable(w io.Writer, s *scenario.Series) {
+func writeRunStatTable(w io.Writer, s *gate.Series) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  statistic\tgeometric mean\tCV\tmin\tmax\tgate\n")
-	for _, st := range scenario.RunStatList {
+	for _, st := range gate.RunStatList {
 		xs, _ := s.Values(st.Name)
 		if len(xs) == 0 {
 			continue

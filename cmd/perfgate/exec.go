@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -292,7 +293,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	// A repeat with an artifact directory is a baseline: say what it is as one (the
 	// headline, and the run statistics a gate compares); every metric's mean and
 	// interval is in repeat.json.
-	var series *scenario.Series
+	var series *gate.Series
 	if o.artifactDir != "" {
 		series, _ = scenario.LoadSeries(o.artifactDir)
 	}
@@ -306,7 +307,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	} else if !o.quiet {
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
-	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s with every metric's mean and interval, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile, scenario.RunsFile)
+	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s with every metric's mean and interval, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile, gate.RunsFile)
 	if o.artifactDir != "" {
 		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/check"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/gate"
 )
 
 // gateCommand is how the user ran a gate, so that its advice names the flags of that
@@ -25,7 +25,7 @@ type gateCommand struct {
 // inconclusive gate: check.DecideGate's numbers (the runs and sessions each comparison
 // needs, and check.PlanBaseline's baseline when the session noise was assumed). Empty
 // when the gate was not inconclusive.
-func gateAdvice(res scenario.GateResult, how gateCommand) []string {
+func gateAdvice(res gate.GateResult, how gateCommand) []string {
 	if res.Invalid() || res.Change() != check.ChangeInconclusive {
 		return nil
 	}
@@ -106,7 +106,7 @@ func plural(n int, one, many string) string {
 // sessions per side), what would decide it when inconclusive, where each side ran, the
 // verdicts of the statistics that gate (PASS, FAIL, INCONCLUSIVE), then those reported
 // only, under their own heading, one line each, marked "info".
-func printGate(w io.Writer, res scenario.GateResult, how gateCommand) {
+func printGate(w io.Writer, res gate.GateResult, how gateCommand) {
 	mark := "PASS"
 	switch {
 	case res.Invalid():

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -187,7 +188,7 @@ func (h *historyCmd) add(ctx context.Context, args []string) error {
 	for _, d := range dirs {
 		id := ho.identity()
 		id.Artifacts = *url
-		r, err := history.FromDir(d, id)
+		r, err := historyFromDir(d, id)
 		if err != nil {
 			return invalid(err)
 		}
@@ -541,7 +542,7 @@ func recordHistory(ctx context.Context, e *env, o profileOpts, err error, outs .
 		}
 	}
 	herr := func() error {
-		r, err := history.FromOutcomes(outs, o.history.identity())
+		r, err := historyResult(outs, o.history.identity())
 		if err != nil {
 			return err
 		}
@@ -587,7 +588,7 @@ func (h *historyCmd) baseline(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	series, results, err := history.LoadBaseline(ctx, s, spec)
+	series, results, err := loadHistoryBaseline(ctx, s, spec)
 	if err != nil {
 		return invalid(err)
 	}
@@ -595,6 +596,6 @@ func (h *historyCmd) baseline(ctx context.Context, args []string) error {
 		return runtimef("%v", err)
 	}
 	fmt.Fprintf(h.e.stdout, "history baseline %s: %d runs of %d results (commits %s … %s): %s\n", spec, len(series.Runs), len(results),
-		shortSHA(results[0].Commit), shortSHA(results[len(results)-1].Commit), filepath.Join(*out, scenario.RunsFile))
+		shortSHA(results[0].Commit), shortSHA(results[len(results)-1].Commit), filepath.Join(*out, gate.RunsFile))
 	return nil
 }

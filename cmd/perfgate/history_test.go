@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/internal/testutil/pgtest"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -142,7 +143,7 @@ func TestHistoryRecipe(t *testing.T) {
 				!strings.Contains(errOut, `scenario "nightly" has 2 results on branch "main"; last=5 needs 5`) {
 				t.Errorf("history baseline last=5 of 2 results: exit %d, want 2 naming both counts\n%s", code, errOut)
 			}
-			if series, err := scenario.LoadSeries(base); err != nil || series.Len() != 2 || series.Scenario.Name != "nightly" {
+			if series, err := scenario.LoadSeries(base); err != nil || series.Len() != 2 || series.Workload.Name != "nightly" {
 				t.Errorf("the baseline directory: %v", err)
 			}
 			if code, _, errOut = cli(t, "history", "baseline", "--db", db, "--out", base, "history:nosuch"); code != ExitInvalidConfig || !strings.Contains(errOut, `no results of scenario "nosuch"`) {
@@ -273,7 +274,7 @@ func TestHistoryAddRefusesHostileIndex(t *testing.T) {
 			if err := os.CopyFS(art, os.DirFS(base)); err != nil {
 				t.Fatal(err)
 			}
-			p := filepath.Join(art, scenario.RunsFile)
+			p := filepath.Join(art, gate.RunsFile)
 			b, _ := os.ReadFile(p)
 			var idx map[string]any
 			if err := json.Unmarshal(b, &idx); err != nil {
@@ -283,7 +284,7 @@ func TestHistoryAddRefusesHostileIndex(t *testing.T) {
 			b, _ = json.Marshal(idx)
 			os.WriteFile(p, b, 0o644)
 			code, out, errOut := cli(t, "history", "add", "--db", db, art)
-			if want := filepath.Join(art, scenario.RunsFile) + strings.TrimPrefix(c.want, scenario.RunsFile); code != ExitInvalidConfig || !strings.Contains(errOut, want) {
+			if want := filepath.Join(art, gate.RunsFile) + strings.TrimPrefix(c.want, gate.RunsFile); code != ExitInvalidConfig || !strings.Contains(errOut, want) {
 				t.Errorf("history add: exit %d\n%s%s\nwant exit %d and %q", code, out, errOut, ExitInvalidConfig, want)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/history"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -45,7 +46,7 @@ func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
 }
 
 // apply sets g's flags over the scenario's regression block.
-func (f gateFlags) apply(g scenario.Gate, runs int) (scenario.Gate, error) {
+func (f gateFlags) apply(g gate.Gate, runs int) (gate.Gate, error) {
 	if f.baseline != "" {
 		g.Baseline = f.baseline
 	}
@@ -119,7 +120,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		}
 		return out, nil
 	}}
-	var res scenario.GateResult
+	var res gate.GateResult
 	if o.gate.baselineURL != "" || o.server.baselineCmd != "" {
 		if len(sc.URLs) == 0 {
 			return invalidf("--baseline-url: the candidate needs --url (A/B compares two servers)")
@@ -152,10 +153,14 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		if lerr != nil {
 			return lerr
 		}
-		if sc.Server != nil && sc.Model == "" && len(sc.ModelNames) == 0 {
-			sc.Model = base.Scenario.Model // the started server is asked for the baseline's model
+		bsc, lerr := scenario.SeriesScenario(base)
+		if lerr != nil {
+			return invalidf("--baseline %s: its scenario: %v", g.Baseline, lerr)
 		}
-		if ds := scenario.DiffWorkload(base.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
+		if sc.Server != nil && sc.Model == "" && len(sc.ModelNames) == 0 {
+			sc.Model = bsc.Model // the started server is asked for the baseline's model
+		}
+		if ds := scenario.DiffWorkload(bsc, sc, g.IgnoreWorkload...); len(ds) > 0 {
 			return invalidf("--baseline %s is another workload: %s (re-record it, or --ignore-workload FIELD)", g.Baseline, diffText(ds))
 		}
 		if !o.quiet {
@@ -201,7 +206,7 @@ func diffText(ds []scenario.Difference) string {
 
 // gateExit prints the gate, writes its HTML report to report ("" = none), and returns
 // the exit error: nil when the gate passed, 3 when inconclusive fails it, else 99.
-func gateExit(e *env, res scenario.GateResult, report string, how gateCommand) error {
+func gateExit(e *env, res gate.GateResult, report string, how gateCommand) error {
 	printGate(e.stdout, res, how)
 	if report != "" {
 		if err := res.WriteReport(report); err != nil {
@@ -231,7 +236,7 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 	if len(dirs) != 2 {
 		return invalidf("want two directories, BASELINE_DIR CURRENT_DIR; got %d arguments", len(dirs))
 	}
-	var sides [2]*scenario.Series
+	var sides [2]*gate.Series
 	for i, d := range dirs {
 		s, err := scenario.LoadSeries(d)
 		if err != nil {
@@ -239,11 +244,15 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 		}
 		sides[i] = s
 	}
-	g, err := gf.apply(sides[1].Scenario.Regression, 0)
+	cur, err := scenario.SeriesScenario(sides[1])
+	if err != nil {
+		return invalidf("%s: its scenario: %v", dirs[1], err)
+	}
+	g, err := gf.apply(cur.Regression, 0)
 	if err != nil {
 		return err
 	}
-	res := scenario.Compare(sides[0], sides[1], g, 0)
+	res := gate.Compare(sides[0], sides[1], g, 0)
 	how := gateCommand{regress: true, baseline: dirs[0], current: dirs[1]}
 	if res.Invalid() {
 		printGate(e.stdout, res, how)
@@ -303,7 +312,7 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, pos []string) {
 // loadGateBaseline reads the regression gate's baseline: a directory of runs, or
 // history:SCENARIO[?last=N&branch=B&since=change] from the history database (--history,
 // or $PERFGATE_HISTORY). Errors are invalid configuration: nothing has run yet.
-func loadGateBaseline(ctx context.Context, baseline, historyAddr string) (*scenario.Series, error) {
+func loadGateBaseline(ctx context.Context, baseline, historyAddr string) (*gate.Series, error) {
 	if !history.IsBaselineSpec(baseline) {
 		base, err := scenario.LoadSeries(baseline)
 		if err != nil {
@@ -323,7 +332,7 @@ func loadGateBaseline(ctx context.Context, baseline, historyAddr string) (*scena
 		return nil, invalidf("--baseline %s: %v", baseline, err)
 	}
 	defer st.Close()
-	base, _, err := history.LoadBaseline(ctx, st, spec)
+	base, _, err := loadHistoryBaseline(ctx, st, spec)
 	if err != nil {
 		return nil, invalidf("--baseline %s: %v", baseline, err)
 	}

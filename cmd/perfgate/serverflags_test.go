@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/serverproc"
@@ -147,13 +148,22 @@ func logStart(t *testing.T, path string) time.Time {
 	return ts
 }
 
-func readRuns(t *testing.T, dir string) *scenario.Series {
+func readRuns(t *testing.T, dir string) *gate.Series {
 	t.Helper()
 	s, err := scenario.LoadSeries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func runsScenario(t *testing.T, s *gate.Series) scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.SeriesScenario(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }
 
 var recorded = regexp.MustCompile(`recorded (\d+) requests`)
@@ -285,7 +295,7 @@ func TestServerCmdBesideRunningServer(t *testing.T) {
 		t.Fatalf("A/B, A running and B started: exit %d, want a verdict\n%s\n%s", code, out, errOut)
 	}
 	for _, side := range []string{"a", "b"} {
-		if m := readRuns(t, filepath.Join(dir, side)).Scenario.Model; m != "mock-model" {
+		if m := runsScenario(t, readRuns(t, filepath.Join(dir, side))).Model; m != "mock-model" {
 			t.Errorf("side %s asked for model %q, want the running server's mock-model", side, m)
 		}
 	}

@@ -12,19 +12,20 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 // noisySeries is a series of n runs in session id whose primary statistics vary by cv
 // (log-normal, seeded) around speed × nominal, with TTFT p99 at ten times TTFT p50
 // scaled by p99 (a reported-only statistic).
-func noisySeries(rng *rand.Rand, sc scenario.Scenario, id string, n int, cv, speed, p99 float64) *scenario.Series {
-	s := &scenario.Series{Scenario: sc}
+func noisySeries(rng *rand.Rand, sc scenario.Scenario, id string, n int, cv, speed, p99 float64) *gate.Series {
+	s := scenario.NewSeries("", sc)
 	for i := range n {
 		x := speed * math.Exp(cv*rng.NormFloat64())
-		s.Runs = append(s.Runs, scenario.RunStats{Run: i + 1, Session: id, Stats: map[string]float64{
+		s.Runs = append(s.Runs, gate.RunStats{Run: i + 1, Session: id, Stats: map[string]float64{
 			"ttft_p50": 0.05 * x, "itl_p50": 0.01 * x, "latency_p50": 0.3 * x, "output_tps": 500 / x, "ttft_p99": 0.5 * x * p99}})
-		s.Dirs = append(s.Dirs, scenario.RunDir(i))
+		s.Dirs = append(s.Dirs, gate.RunDir(i))
 	}
 	return s
 }
@@ -36,7 +37,7 @@ func TestGatePrintout(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	base := noisySeries(rng, scenario.Scenario{}, "b", 5, 0.005, 1, 1)
 	cur := noisySeries(rng, scenario.Scenario{}, "c", 5, 0.005, 1, 3) // TTFT p99 ×3: reported only
-	res := scenario.Compare(base, cur, scenario.Gate{SessionCV: 0.002}, 0)
+	res := gate.Compare(base, cur, gate.Gate{SessionCV: 0.002}, 0)
 	var b strings.Builder
 	printGate(&b, res, gateCommand{regress: true, baseline: "base"})
 	out := b.String()
@@ -66,7 +67,7 @@ func TestGateAdviceText(t *testing.T) {
 	oneBase := noisySeries(rng, sc, "b", 5, 0.02, 1, 1)
 	near := noisySeries(rng, sc, "c", 5, 0.02, 1, 1)
 	// One session each, no session CV: sessions unmeasured.
-	res := scenario.Compare(oneBase, near, scenario.Gate{}, 0)
+	res := gate.Compare(oneBase, near, gate.Gate{}, 0)
 	a := check.DecideGate(res.Comparisons, res.Gating)
 	if res.Change() != check.ChangeInconclusive || !a.SessionNoiseAssumed || a.PlanErr != nil {
 		t.Fatalf("one session each: %v, advice %+v; want inconclusive for unmeasured sessions", res.Change(), a)
@@ -90,10 +91,10 @@ func TestGateAdviceText(t *testing.T) {
 
 	// A session CV given and a large baseline: more current runs decide it; profile
 	// names --num-profile-runs, regress the commands that record and re-gate them.
-	g := scenario.Gate{SessionCV: 0.002}
+	g := gate.Gate{SessionCV: 0.002}
 	big := noisySeries(rand.New(rand.NewPCG(7, 7)), sc, "b", 60, 0.04, 1, 1)
 	few := noisySeries(rand.New(rand.NewPCG(7, 8)), sc, "c", 3, 0.04, 1, 1)
-	res = scenario.Compare(big, few, g, 0)
+	res = gate.Compare(big, few, g, 0)
 	a = check.DecideGate(res.Comparisons, res.Gating)
 	if res.Change() != check.ChangeInconclusive || a.CurrentRuns <= 3 {
 		t.Fatalf("60 baseline runs, 3 current: %v, advice %+v; want more current runs", res.Change(), a)
@@ -109,7 +110,7 @@ func TestGateAdviceText(t *testing.T) {
 	}
 	// The failure path: with the runs it asks for, the gate decides and asks nothing.
 	more := noisySeries(rand.New(rand.NewPCG(7, 9)), sc, "c", n+10, 0.04, 1, 1)
-	if res := scenario.Compare(big, more, g, 0); res.Change() == check.ChangeInconclusive || gateAdvice(res, gateCommand{}) != nil {
+	if res := gate.Compare(big, more, g, 0); res.Change() == check.ChangeInconclusive || gateAdvice(res, gateCommand{}) != nil {
 		t.Errorf("with %d current runs: %v, advice %q; want decided, none", n+10, res.Change(), gateAdvice(res, gateCommand{}))
 	}
 
@@ -121,7 +122,7 @@ func TestGateAdviceText(t *testing.T) {
 			small.Runs[i].Stats[k] *= x
 		}
 	}
-	res = scenario.Compare(small, noisySeries(rand.New(rand.NewPCG(3, 6)), sc, "c", 20, 0.05, 1, 1), g, 0)
+	res = gate.Compare(small, noisySeries(rand.New(rand.NewPCG(3, 6)), sc, "c", 20, 0.05, 1, 1), g, 0)
 	a = check.DecideGate(res.Comparisons, res.Gating)
 	if res.Change() != check.ChangeInconclusive || a.BaselineRuns <= 3 {
 		t.Fatalf("3 noisy baseline runs: %v, advice %+v; want more baseline runs", res.Change(), a)
@@ -186,8 +187,8 @@ func TestBaselineAddRefusals(t *testing.T) {
 	if code, _, _ := cli(t, "baseline", "add", fresh, day, odd); code != ExitInvalidConfig {
 		t.Errorf("baseline add of two workloads: exit %d, want 2", code)
 	}
-	if _, err := os.Stat(filepath.Join(fresh, scenario.RunsFile)); err == nil {
-		t.Errorf("a refused baseline add wrote %s", scenario.RunsFile)
+	if _, err := os.Stat(filepath.Join(fresh, gate.RunsFile)); err == nil {
+		t.Errorf("a refused baseline add wrote %s", gate.RunsFile)
 	}
 	if s, err := scenario.LoadSeries(base); err != nil || s.Len() != 3 {
 		t.Errorf("the baseline after the refusals: %v, want its 3 runs", err)
@@ -305,7 +306,7 @@ func TestBaselineHeadline(t *testing.T) {
 	if got := strings.Join(baselineHeadline(noisy), "\n"); !strings.Contains(got, "): not yet: ") || !strings.Contains(got, "perfgate baseline add ") {
 		t.Errorf("noisy baseline headline:\n%s\nwant 'not yet' and how to add sessions", got)
 	}
-	ten := &scenario.Series{Scenario: sc, Dir: "base"}
+	ten := scenario.NewSeries("base", sc)
 	for k := range 10 {
 		if err := ten.AppendSession(noisySeries(rand.New(rand.NewPCG(2, uint64(k))), sc, fmt.Sprint("s", k), 8, 0.002, 1, 1)); err != nil {
 			t.Fatal(err)

@@ -40,14 +40,21 @@ var allowed = map[string][]string{
 	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
 	"perftest/check":            {"distribution/...", "metric", "record"},
-	"perftest/scenario":         {"perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
-	// history keeps gated results in a database: it reads artifacts (scenario) and
-	// draws its report in reportgen's style; perftest and the CLI record into it.
-	"history":      {"perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
-	"perftest":     {"history", "perftest/...", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
-	"cmd/perfgate": {"history", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
-	"bench/...":    {"..."},
-	"scripts/...":  {}, // tools the scripts run (flakehunt's tally): stdlib only
+	// the regression gate's statistics decide on data: never the mock, the load
+	// generator, the tokenizer or the wire types that run a scenario.
+	"perftest/gate":     {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
+	"perftest/scenario": {"perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	// history keeps gated results in a database: it gates them (perftest/gate) and
+	// draws its report in reportgen's style, reading no scenario itself; perfhistory and
+	// the CLI record into it, passing in what they read of a scenario.
+	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
+	// perftest links no database driver: a test binary records into a history only
+	// when it imports perftest/perfhistory.
+	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	"perftest/perfhistory": {"perftest", "history", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	"cmd/perfgate":         {"history", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	"bench/...":            {"..."},
+	"scripts/...":          {}, // tools the scripts run (flakehunt's tally): stdlib only
 }
 
 // thirdParty lists the non-stdlib module prefixes each package family may use.
@@ -155,11 +162,12 @@ func TestPackageGraph(t *testing.T) {
 }
 
 // TestOnlyPerftestImportsTesting checks that no non-test build of a library package
-// pulls in "testing", except perftest (the adapter) and internal/testutil (test helpers).
+// pulls in "testing", except perftest (the adapter), perftest/perfhistory (its history
+// adapter) and internal/testutil (test helpers).
 func TestOnlyPerftestImportsTesting(t *testing.T) {
 	for _, p := range listPackages(t) {
 		r, ok := rel(p.ImportPath)
-		if !ok || r == "perftest" || r == "internal/testutil" || r == "internal/testutil/toktest" || r == "internal/testutil/pgtest" || r == "internal/depstest" || strings.HasPrefix(r, "examples_test") {
+		if !ok || r == "perftest" || r == "perftest/perfhistory" || r == "internal/testutil" || r == "internal/testutil/toktest" || r == "internal/testutil/pgtest" || r == "internal/depstest" || strings.HasPrefix(r, "examples_test") {
 			continue
 		}
 		if slices.Contains(p.Deps, "testing") {
@@ -188,6 +196,42 @@ func TestThirdPartyImports(t *testing.T) {
 			}
 		}
 	}
+}
+
+// databaseDrivers are the modules that talk to a history's database.
+var databaseDrivers = []string{"modernc.org/sqlite", "github.com/jackc/pgx"}
+
+// TestPerftestLinksNoDatabaseDriver: a test binary that uses perftest (perftest's own
+// tests, the examples, a scenario or a gate) links no database driver: only importing
+// perftest/perfhistory does. -test lists what the test binaries link.
+func TestPerftestLinksNoDatabaseDriver(t *testing.T) {
+	users := []string{module + "/perftest", module + "/examples_test", module + "/perftest/scenario", module + "/perftest/gate"}
+	out, err := exec.Command("go", append([]string{"list", "-deps", "-test"}, users...)...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps -test %v: %v", users, err)
+	}
+	if bad := driversIn(strings.Fields(string(out))); len(bad) > 0 {
+		t.Errorf("a plain perftest user links the database drivers %v; only perftest/perfhistory may bring them in", bad)
+	}
+	// And the check sees them where they are.
+	out, err = exec.Command("go", "list", "-deps", module+"/perftest/perfhistory").Output()
+	if err != nil {
+		t.Fatalf("go list -deps perftest/perfhistory: %v", err)
+	}
+	if bad := driversIn(strings.Fields(string(out))); len(bad) != len(databaseDrivers) {
+		t.Errorf("perftest/perfhistory links %v; want every one of %v (else the check above proves nothing)", bad, databaseDrivers)
+	}
+}
+
+// driversIn returns the database drivers (by module prefix) among the packages pkgs.
+func driversIn(pkgs []string) []string {
+	var found []string
+	for _, d := range databaseDrivers {
+		if slices.ContainsFunc(pkgs, func(p string) bool { return strings.HasPrefix(p, d) }) {
+			found = append(found, d)
+		}
+	}
+	return found
 }
 
 // TestKubernetesOnlyInCmd: the Kubernetes API types (a large dependency) reach no

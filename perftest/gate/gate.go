@@ -1,8 +1,8 @@
-package scenario
+package gate
 
 import (
 	"cmp"
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +13,10 @@ import (
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/reportgen"
 )
+
+// ErrInvalid is wrapped by the errors of a gate setting that cannot be used as
+// written (package scenario's ErrInvalidScenario is the same error).
+var ErrInvalid = errors.New("scenario: invalid scenario")
 
 // Gate configures a run-level regression gate: K runs of the current build compared
 // with K runs of a baseline, statistic by statistic ([RunStatList]), by
@@ -50,7 +54,7 @@ type Gate struct {
 	FailInconclusive bool `json:"fail_inconclusive,omitempty"`
 	// StrictMDE makes a δ below the minimum detectable effect fail instead of warn.
 	StrictMDE bool `json:"strict_mde,omitempty"`
-	// IgnoreWorkload names workload settings ([Scenario.Workload]) that may differ
+	// IgnoreWorkload names workload settings ([Workload] Settings) that may differ
 	// between the baseline and the current runs.
 	IgnoreWorkload []string `json:"ignore_workload,omitempty"`
 	// PriorCV is the between-run CV (0.03 = 3%) to assume for every statistic when a
@@ -79,7 +83,7 @@ func (g Gate) Schedule() check.Schedule {
 }
 
 // Validate reports a gate setting out of range or a statistic that does not exist,
-// wrapping [ErrInvalidScenario].
+// wrapping [ErrInvalid].
 func (g Gate) Validate() error {
 	var bad []string
 	inRange := func(name string, x float64) {
@@ -108,7 +112,7 @@ func (g Gate) Validate() error {
 				for _, s := range RunStatList {
 					all = append(all, s.Name)
 				}
-				if near := Nearest(n, all); near != "" {
+				if near := check.Nearest(n, all); near != "" {
 					msg += fmt.Sprintf("; did you mean %q?", near)
 				}
 				bad = append(bad, msg)
@@ -119,7 +123,7 @@ func (g Gate) Validate() error {
 		bad = append(bad, fmt.Sprintf("runs %d, max_runs %d: want >= 0", g.Runs, g.MaxRuns))
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: regression: %s", ErrInvalidScenario, strings.Join(bad, "; "))
+		return fmt.Errorf("%w: regression: %s", ErrInvalid, strings.Join(bad, "; "))
 	}
 	return nil
 }
@@ -231,6 +235,9 @@ func (r GateResult) Inconclusive() bool {
 // session)" or "regression gate: no regression on 4 gating statistics (baseline 50 runs
 // in 10 sessions, current 5 runs in 1 session)".
 func (r GateResult) Headline() string {
+	if workloadUnknown(r.Workload) {
+		return "regression gate: a side's workload is unknown, so whether both sent the same requests is unknown: nothing was compared"
+	}
 	if len(r.Workload) > 0 {
 		var fs []string
 		for _, d := range r.Workload {
@@ -361,9 +368,10 @@ func seriesIdentity(s *Series) (reportgen.Manifest, bool) {
 }
 
 // Compare gates current against baseline under g at family alpha (0 = g's): the
-// workloads first ([DiffWorkload]; another workload is refused), then every statistic
+// workloads first ([Series.Workload]'s settings, [Diff]; another workload is refused,
+// and so is a side whose workload is unknown), then every statistic
 // both sides have, by check.CompareFamily, over each side's sessions
-// ([RunStats.Session]). Sides measured in one shared session ([Interleave]) have no
+// ([RunStats.Session]). Sides measured in one shared session ([Series.ShareSession]) have no
 // between-session term; otherwise the between-session noise is measured from
 // check.MinSessions sessions or more, else taken from the baseline's stored SessionCV or
 // g.SessionCV, else assumed as large as the runs' noise (and the verdict says so). A
@@ -375,13 +383,15 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 	if baseline == nil || current == nil || baseline.Len() == 0 || current.Len() == 0 {
 		return r
 	}
-	r.Target = DiffTarget(baseline.Scenario, current.Scenario)
+	if baseline.Workload != nil && current.Workload != nil {
+		r.Target = Diff(baseline.Workload.Target, current.Workload.Target, nil)
+	}
 	if bm, ok := seriesIdentity(baseline); ok {
 		if cm, ok := seriesIdentity(current); ok {
 			r.Identity = CompareIdentity(bm, cm)
 		}
 	}
-	if r.Workload = DiffWorkload(baseline.Scenario, current.Scenario, g.IgnoreWorkload...); len(r.Workload) > 0 {
+	if r.Workload = WorkloadDiff(baseline, current, g.IgnoreWorkload); len(r.Workload) > 0 {
 		return r
 	}
 	primary := func(s RunStat) bool {
@@ -454,7 +464,11 @@ func (r GateResult) AllVerdicts() []check.Verdict {
 			v.Evidence = append(v.Evidence, check.Line{Label: l, Text: d.String()})
 		}
 		v.Evidence = append(v.Evidence, r.Where()...)
-		v.Evidence = append(v.Evidence, check.Line{Label: "hint", Text: "re-record the baseline with this workload, or name the settings that may differ in the gate's IgnoreWorkload (ignore_workload)"})
+		hint := "re-record the baseline with this workload, or name the settings that may differ in the gate's IgnoreWorkload (ignore_workload)"
+		if workloadUnknown(r.Workload) {
+			hint = "describe each side's workload (package scenario builds and loads series with it); IgnoreWorkload does not waive an unknown workload"
+		}
+		v.Evidence = append(v.Evidence, check.Line{Label: "hint", Text: hint})
 		return []check.Verdict{v}
 	}
 	var out []check.Verdict
@@ -468,29 +482,14 @@ func (r GateResult) AllVerdicts() []check.Verdict {
 	return out
 }
 
-// GateRuns runs the current side of a gate: sc into dir (a series, as [RunSeries]) for
-// Gate.Runs runs, compares it with baseline, and while a primary statistic is
-// inconclusive adds runs to the next look of g.Schedule() (K → 2K → 4K … → MaxRuns),
-// each look at its share of the family alpha (check.Schedule.Alpha). It stops at the
-// first settled look or at the cap. A baseline of another workload is refused before
-// any run. A run's error stops it and is returned with the result so far.
-func GateRuns(ctx context.Context, sc Scenario, baseline *Series, dir string, g Gate, opt SeriesOptions) (GateResult, error) {
-	if ds := DiffWorkload(baseline.Scenario, sc, g.IgnoreWorkload...); len(ds) > 0 {
-		cur := &Series{Dir: dir, Scenario: sc}
-		return GateResult{Baseline: baseline, Current: cur, Workload: ds, Target: DiffTarget(baseline.Scenario, sc), Gate: g}, nil
-	}
-	return gateLooks(g, baseline, func(look, k int, cur *Series) (*Series, error) {
-		if cur == nil {
-			cur = &Series{Dir: dir}
-		}
-		_, err := cur.Extend(ctx, sc, k-cur.Len(), opt)
-		return cur, err
-	}, nil)
-}
-
-// gateLooks runs the sequential plan: grow(look, k, cur) brings the current side (and,
-// for A/B, the baseline side, through base) to k runs, then the look is compared.
-func gateLooks(g Gate, baseline *Series, grow func(look, k int, cur *Series) (*Series, error), base func() *Series) (GateResult, error) {
+// Looks runs g's sequential plan (g.Schedule: K → 2K → 4K … → MaxRuns): at each look,
+// grow(look, k, cur) brings the current side (nil at the first look) to k runs and
+// returns it, base (nil = baseline as given) returns the baseline side as it now is
+// (an A/B gate grows both), and the look is compared ([Compare]) at its share of the
+// family alpha (check.Schedule.Alpha). It stops at the first settled look, at the cap,
+// or at grow's error, returned with the comparison of the runs so far. Package
+// scenario's GateRuns and Interleave run their runs through it.
+func Looks(g Gate, baseline *Series, grow func(look, k int, cur *Series) (*Series, error), base func() *Series) (GateResult, error) {
 	sched := g.Schedule()
 	looks := sched.Looks()
 	family := cmp.Or(g.Alpha, check.DefaultAlpha)
@@ -514,40 +513,6 @@ func gateLooks(g Gate, baseline *Series, grow func(look, k int, cur *Series) (*S
 		}
 	}
 	return r, nil
-}
-
-// Interleave runs an A/B gate: a (the baseline) and b (the candidate) alternate, A B A
-// B …, into dir/a and dir/b, so drift in the machine or the server touches both sides
-// alike; the runs grow by g's sequential plan as [GateRuns]'s do, and the verdict is
-// [Compare]'s with A as the baseline. The two scenarios must be one workload (they
-// may differ in where they send and what answers: two URLs, two mock configurations).
-func Interleave(ctx context.Context, a, b Scenario, dir string, g Gate, opt SeriesOptions) (GateResult, error) {
-	if ds := DiffWorkload(a, b, g.IgnoreWorkload...); len(ds) > 0 {
-		return GateResult{Baseline: &Series{Scenario: a}, Current: &Series{Scenario: b}, Workload: ds, Target: DiffTarget(a, b), Gate: g}, nil
-	}
-	a, b = a.serverNamed("A"), b.serverNamed("B")
-	join := func(s string) string {
-		if dir == "" {
-			return ""
-		}
-		return filepath.Join(dir, s)
-	}
-	sa, sb := &Series{Dir: join("a")}, &Series{Dir: join("b")}
-	sb.session = sa.sessionID() // one session: A and B share its offset
-	optB := opt
-	return gateLooks(g, sa, func(look, k int, _ *Series) (*Series, error) {
-		for sb.Len() < k {
-			if sa.Len() < k {
-				if _, err := sa.Extend(ctx, a, 1, opt); err != nil {
-					return sb, err
-				}
-			}
-			if _, err := sb.Extend(ctx, b, 1, optB); err != nil {
-				return sb, err
-			}
-		}
-		return sb, nil
-	}, func() *Series { return sa })
 }
 
 // WriteReport writes the gate's HTML report to path (reportgen.WriteGateReport): its

@@ -1,7 +1,6 @@
-package scenario
+package gate
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,17 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/distribution"
-	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
 // series builds a series whose runs have the primary statistics at base×f[i] (f[i]
 // for TTFT, ITL, latency; base/f[i] for throughput), and extra statistics as given.
-func series(sc Scenario, f []float64, extra map[string][]float64) *Series {
-	s := &Series{Scenario: sc}
+func series(w Workload, f []float64, extra map[string][]float64) *Series {
+	s := &Series{Workload: &w}
 	for i, x := range f {
 		st := map[string]float64{"ttft_p50": 0.05 * x, "itl_p50": 0.01 * x, "latency_p50": 0.3 * x, "output_tps": 500 / x}
 		for k, v := range extra {
@@ -44,9 +40,9 @@ func scale(xs []float64, f float64) []float64 {
 }
 
 func TestCompareVerdicts(t *testing.T) {
-	sc := Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{"http://127.0.0.1:18030"}}}}
+	sc := Workload{Settings: [][2]string{{"isl", "normal:128,20"}}, Target: [][2]string{{"urls", "http://127.0.0.1:18030"}}}
 	other := sc
-	other.URLs = []string{"http://127.0.0.1:18031"}
+	other.Target = [][2]string{{"urls", "http://127.0.0.1:18031"}}
 	base := series(sc, noise5, nil)
 	for _, c := range []struct {
 		name   string
@@ -89,7 +85,7 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 	// Another workload is refused, with the differences.
 	slow := sc
-	slow.ISL = distribution.MustSpec("fixed:512")
+	slow.Settings = [][2]string{{"isl", "fixed:512"}}
 	r = Compare(base, series(slow, noise5, nil), Gate{}, 0)
 	if r.Pass() || !r.Invalid() || !strings.Contains(r.Headline(), "another workload (isl differ)") || r.AllVerdicts()[0].Status != check.Invalid {
 		t.Errorf("another ISL: %q pass %v", r.Headline(), r.Pass())
@@ -115,7 +111,7 @@ func TestCompareVerdicts(t *testing.T) {
 // The sequential plan adds runs while a primary statistic is inconclusive, each look at
 // its share of the family alpha, and stops at the first settled look or at the cap.
 func TestGateLooks(t *testing.T) {
-	sc := Scenario{}
+	sc := Workload{}
 	noisy := []float64{1.00, 1.08, 0.93, 1.05, 0.95, 1.02, 0.98, 1.06, 0.94, 1.01}
 	base := series(sc, append(append([]float64{}, noisy...), noisy...), nil)
 	var sizes []int
@@ -123,7 +119,7 @@ func TestGateLooks(t *testing.T) {
 	// later looks can. (A one-session baseline needs a between-session CV for more runs
 	// to help; without one, see TestGateLooksSessionLimited.)
 	sizes = nil
-	r, err := gateLooks(Gate{SessionCV: 0.005}, base, func(look, k int, _ *Series) (*Series, error) {
+	r, err := Looks(Gate{SessionCV: 0.005}, base, func(look, k int, _ *Series) (*Series, error) {
 		sizes = append(sizes, k)
 		return series(sc, scale(append(append([]float64{}, noisy...), noisy...)[:k], 1.1), nil), nil
 	}, nil)
@@ -136,7 +132,7 @@ func TestGateLooks(t *testing.T) {
 	// Without a between-session CV more current runs cannot tell a change from session
 	// noise: the plan stops at the first look, and the verdict says what would decide it.
 	sizes = nil
-	r, _ = gateLooks(Gate{}, base, func(look, k int, _ *Series) (*Series, error) {
+	r, _ = Looks(Gate{}, base, func(look, k int, _ *Series) (*Series, error) {
 		sizes = append(sizes, k)
 		return series(sc, scale(append(append([]float64{}, noisy...), noisy...)[:k], 1.1), nil), nil
 	}, nil)
@@ -145,7 +141,7 @@ func TestGateLooks(t *testing.T) {
 	}
 	// Settled at once: one look.
 	sizes = nil
-	r, _ = gateLooks(Gate{}, series(sc, noise5, nil), func(look, k int, _ *Series) (*Series, error) {
+	r, _ = Looks(Gate{}, series(sc, noise5, nil), func(look, k int, _ *Series) (*Series, error) {
 		sizes = append(sizes, k)
 		return series(sc, scale(noise5, 1.5)[:min(k, 5)], nil), nil
 	}, nil)
@@ -154,7 +150,7 @@ func TestGateLooks(t *testing.T) {
 	}
 	// At the cap, inconclusive stays inconclusive: MaxRuns = Runs takes one look.
 	sizes = nil
-	r, _ = gateLooks(Gate{Runs: 3, MaxRuns: 3}, series(sc, noisy[:3], nil), func(look, k int, _ *Series) (*Series, error) {
+	r, _ = Looks(Gate{Runs: 3, MaxRuns: 3}, series(sc, noisy[:3], nil), func(look, k int, _ *Series) (*Series, error) {
 		sizes = append(sizes, k)
 		return series(sc, scale(noisy[:k], 1.04), nil), nil
 	}, nil)
@@ -163,74 +159,14 @@ func TestGateLooks(t *testing.T) {
 	}
 	// A run's error stops the plan and is returned.
 	boom := errors.New("boom")
-	if _, err := gateLooks(Gate{}, base, func(int, int, *Series) (*Series, error) { return nil, boom }, nil); !errors.Is(err, boom) {
+	if _, err := Looks(Gate{}, base, func(int, int, *Series) (*Series, error) { return nil, boom }, nil); !errors.Is(err, boom) {
 		t.Errorf("err = %v, want boom", err)
-	}
-}
-
-// GateRuns and Interleave run real mock runs: a mock 5× slower in TTFT fails the gate,
-// and A/B alternates the sides. The runs share the machine with other tests, and 3
-// runs a side have its noise (between-run CVs of 10–40% were seen under load, and a
-// 5× slower mock was then inconclusive): the slow side is gated with FailInconclusive,
-// so the verdict is never "no regression" and the gate fails however noisy the runs.
-// The decision at small effects is tested on constructed series (TestGateLooks), and
-// its error rates measured by bench/gate.
-func TestGateRunsAndInterleave(t *testing.T) {
-	sc := sweepScenario()
-	sc.API, sc.Requests, sc.Concurrency = "", 20, 10
-	sc.Mock = mockserver.Config{TTFT: distribution.MustSpec("fixed:40"), ITL: distribution.MustSpec("fixed:5")}
-	g := Gate{Runs: 3, MaxRuns: 3, FailInconclusive: true}
-	base, _, err := RunSeries(context.Background(), sc, 3, t.TempDir(), SeriesOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow := sc
-	slow.Mock.TTFT = distribution.MustSpec("fixed:200")
-	r, err := GateRuns(context.Background(), slow, base, t.TempDir(), g, SeriesOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Current.Len() != 3 || r.Pass() || r.Comparisons[0].Change == check.ChangeNoRegression || r.Comparisons[0].Ratio < 2 {
-		t.Errorf("TTFT 40ms → 200ms: %s\n%v", r.Headline(), r.AllVerdicts()[0])
-	}
-	if len(r.Target) == 0 || r.Target[0].Field != "mock.ttft_ms" {
-		t.Errorf("target differences %v; want the mock's TTFT shown", r.Target)
-	}
-	other := sc
-	other.ISL = distribution.MustSpec("fixed:32")
-	dir := t.TempDir()
-	r, err = GateRuns(context.Background(), other, base, dir, g, SeriesOptions{})
-	if err != nil || !r.Invalid() || r.Current.Len() != 0 {
-		t.Errorf("another workload: %v, %d runs; want refused before any run", err, r.Current.Len())
-	}
-	var order []string
-	run := func(ctx context.Context, s Scenario, d string) (*Outcome, error) {
-		order = append(order, s.Mock.TTFT.String())
-		return Run(ctx, s, d)
-	}
-	r, err = Interleave(context.Background(), sc, slow, t.TempDir(), Gate{Runs: 2, MaxRuns: 2}, SeriesOptions{Run: run})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(order, " ") != "fixed:40 fixed:200 fixed:40 fixed:200" || r.Baseline.Len() != 2 || r.Current.Len() != 2 {
-		t.Errorf("A/B order %v, %d and %d runs; want A B A B", order, r.Baseline.Len(), r.Current.Len())
-	}
-	if r.Comparisons[0].Ratio < 2 {
-		t.Errorf("A/B TTFT ratio %v, want about 4", r.Comparisons[0].Ratio)
-	}
-	// A and B ran in one session: its offset cancels, no between-session term. The
-	// sequential gate's runs (GateRuns above) were one session of their own.
-	if c := r.Comparisons[0]; c.SessionSource != "same session" || r.Baseline.Runs[0].Session == "" {
-		t.Errorf("A/B: session source %q, session %q; want one shared session", c.SessionSource, r.Baseline.Runs[0].Session)
-	}
-	if base.Sessions() != 1 || base.Runs[0].Session == "" {
-		t.Errorf("RunSeries: %d sessions (%q), want one labelled session", base.Sessions(), base.Runs[0].Session)
 	}
 }
 
 func TestGateValidate(t *testing.T) {
 	err := Gate{Margin: 5, Margins: map[string]float64{"ttft_p95": 0.1}, Fail: []string{"ttft_p99"}}.Validate()
-	if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "margin 5: want a fraction in (0, 1)") ||
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "margin 5: want a fraction in (0, 1)") ||
 		!strings.Contains(err.Error(), `margins: no run statistic "ttft_p95"`) || !strings.Contains(err.Error(), `did you mean "ttft_p90"?`) {
 		t.Errorf("Validate = %v", err)
 	}
@@ -242,7 +178,7 @@ func TestGateValidate(t *testing.T) {
 // What each side measured with is compared when both manifests are on disk, and the
 // differences are shown beside the verdict (Where), never refusing the comparison.
 func TestCompareShowsIdentity(t *testing.T) {
-	sc := Scenario{}
+	sc := Workload{}
 	dir := t.TempDir()
 	side := func(name, version, fingerprint string) *Series {
 		s := series(sc, noise5, nil)
@@ -284,7 +220,7 @@ func TestCompareShowsIdentity(t *testing.T) {
 // stores (runs.json prior_cv, kept through SaveIndex and LoadSeries), else the gate's
 // configured PriorCV; with none, one run per side is inconclusive.
 func TestComparePriorCV(t *testing.T) {
-	sc := Scenario{}
+	sc := Workload{}
 	one := func() *Series { return series(sc, []float64{1}, nil) }
 	slower := series(sc, []float64{1.3}, nil)
 	if r := Compare(one(), slower, Gate{}, 0); r.Change() != check.ChangeInconclusive {
@@ -303,6 +239,7 @@ func TestComparePriorCV(t *testing.T) {
 	if err != nil || back.PriorCV["ttft_p50"] != base.PriorCV["ttft_p50"] {
 		t.Fatalf("LoadSeries: %v, prior %v", err, back.PriorCV)
 	}
+	back.Workload = base.Workload // what package scenario's LoadSeries describes
 	r := Compare(back, slower, Gate{}, 0)
 	v := r.AllVerdicts()[0].String()
 	if r.Change() != check.ChangeRegressed || !strings.Contains(v, "assumed the stored between-run CV 0.791%") {
@@ -327,5 +264,36 @@ func TestComparePriorCV(t *testing.T) {
 	}
 	if err := (&Series{}).SaveIndex(); err == nil {
 		t.Errorf("SaveIndex without a directory succeeded")
+	}
+}
+
+// A series whose workload is unknown (nil: built or read without the scenario side
+// describing it) is never taken for the same workload: the gate refuses it, saying
+// why, even when the settings that may differ are named; AppendSession refuses it too.
+func TestCompareRefusesUnknownWorkload(t *testing.T) {
+	base := series(Workload{}, noise5, nil)
+	for _, c := range []struct {
+		name      string
+		base, cur *Series
+		side      string
+	}{
+		{"unknown baseline", &Series{Runs: base.Runs, Dirs: base.Dirs}, series(Workload{}, noise5, nil), "baseline unknown"},
+		{"unknown current", base, &Series{Runs: base.Runs, Dirs: base.Dirs}, "current unknown"},
+	} {
+		r := Compare(c.base, c.cur, Gate{IgnoreWorkload: []string{"workload", "isl"}}, 0)
+		vs := r.AllVerdicts()
+		if r.Pass() || !r.Invalid() || r.Change() != check.ChangeInconclusive || len(r.Comparisons) != 0 ||
+			!strings.Contains(r.Headline(), "workload is unknown") || len(vs) != 1 || vs[0].Status != check.Invalid ||
+			!strings.Contains(vs[0].String(), c.side) {
+			t.Errorf("%s: pass %v, invalid %v, %d comparisons, %q\n%s", c.name, r.Pass(), r.Invalid(), len(r.Comparisons), r.Headline(), vs)
+		}
+	}
+	// The same runs, both described: compared.
+	if r := Compare(base, series(Workload{}, noise5, nil), Gate{}, 0); !r.Pass() || r.Invalid() {
+		t.Errorf("both described: %q", r.Headline())
+	}
+	s := series(Workload{}, noise5, nil)
+	if err := s.AppendSession(&Series{Runs: base.Runs, Dirs: base.Dirs}); err == nil || !strings.Contains(err.Error(), "unknown") || s.Len() != 5 {
+		t.Errorf("AppendSession of an unknown workload: %v, %d runs", err, s.Len())
 	}
 }

@@ -1,10 +1,8 @@
-package scenario
+package gate
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -16,7 +14,8 @@ import (
 	"github.com/perfgate/perfgate/record"
 )
 
-// RunStatsFile is the file [Run] writes a run's [RunStats] into, beside its records.
+// RunStatsFile is the file a run's [RunStats] are written into, beside its records
+// (by package scenario's Run).
 const RunStatsFile = "runstats.json"
 
 // A RunStat is one run-level statistic a regression gate compares across runs: a
@@ -34,9 +33,11 @@ type RunStat struct {
 	// Primary statistics can fail a regression gate by default (their alphas share
 	// the family alpha); the others are reported, and fail only when named.
 	Primary bool
-
-	metric string  // record.Metric… it comes from
-	p      float64 // the quantile of a per-request metric; 0 for a scalar
+	// Metric is the record.Metric… it comes from ("" for the goodput fraction, counted
+	// from the requests), and Quantile the quantile of that per-request metric (0 for
+	// a run-wide scalar such as a throughput).
+	Metric   string
+	Quantile float64
 }
 
 // RunStatList is every run-level statistic, primary ones first: TTFT, ITL and request
@@ -54,14 +55,14 @@ var RunStatList = func() []RunStat {
 			{"latency", "request latency", record.MetricRequestLatency},
 		} {
 			l = append(l, RunStat{Name: m.name + "_" + p.name, Label: m.label + " " + p.name, Unit: check.Seconds,
-				Primary: p.p == 0.5, metric: m.metric, p: p.p})
+				Primary: p.p == 0.5, Metric: m.metric, Quantile: p.p})
 		}
 	}
 	// Output throughput is primary, so it follows the p50s.
 	l = append(l[:3], append([]RunStat{{Name: "output_tps", Label: "output token throughput", Unit: check.TokPerSec,
-		HigherIsBetter: true, Primary: true, metric: record.MetricOutputTokenThroughput}}, l[3:]...)...)
+		HigherIsBetter: true, Primary: true, Metric: record.MetricOutputTokenThroughput}}, l[3:]...)...)
 	return append(l,
-		RunStat{Name: "request_tps", Label: "request throughput", Unit: check.ReqPerSec, HigherIsBetter: true, metric: record.MetricRequestThroughput},
+		RunStat{Name: "request_tps", Label: "request throughput", Unit: check.ReqPerSec, HigherIsBetter: true, Metric: record.MetricRequestThroughput},
 		RunStat{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
 	)
 }()
@@ -156,60 +157,6 @@ func checkStats(stats map[string]float64, field string) error {
 	return nil
 }
 
-// RunStats computes the run's statistics ([RunStatList]) from its metrics, whose
-// quantiles are metric.Quantile's over the measured requests, and, for the goodput
-// fraction, from its requests against the scenario's goodput SLO (Objectives.SLO, else
-// the load generator's SLO), as [check.Goodput] counts it.
-func (o *Outcome) RunStats() RunStats {
-	if o.kept != nil && o.kept.stats != nil {
-		rs := *o.kept.stats
-		rs.Stats = cloneStats(rs.Stats)
-		return rs
-	}
-	sc := o.Scenario.WithDefaults()
-	m := o.Metrics
-	if m.Scalars == nil { // an Outcome built by hand: its records, summarised now
-		m = o.summary().metrics
-	}
-	rs := RunStats{Seed: sc.Seed, CacheBust: sc.Validity.CacheBust, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
-		Requests: int(m.Value(record.MetricRequestCount)), Errors: int(m.Value(record.MetricErrorCount))}
-	for _, s := range RunStatList {
-		switch {
-		case s.metric == "":
-		case s.p > 0:
-			st, ok := m.Stat(s.metric)
-			if !ok || st.Count == 0 {
-				continue
-			}
-			v, _ := st.Quantile(s.p)
-			if st.Unit == "ms" {
-				v /= 1000
-			}
-			rs.Stats[s.Name] = v
-		default:
-			if v, ok := m.Scalars[s.metric]; ok && rs.Requests > 0 {
-				rs.Stats[s.Name] = v.Value
-			}
-		}
-	}
-	slo := o.Scenario.Objectives.SLO
-	if slo.IsZero() {
-		slo = o.Scenario.SLO
-	}
-	if !slo.IsZero() {
-		reqs := o.Requests()
-		if slo.ITLPercentile > 0 {
-			if rg, err := o.RequestsWithGaps(); err == nil {
-				reqs = rg
-			}
-		}
-		if v := check.Goodput(reqs, slo, 0, 0); len(reqs) > 0 && v.Status == check.Decided {
-			rs.Stats["goodput_fraction"] = v.Value
-		}
-	}
-	return rs
-}
-
 func cloneStats(m map[string]float64) map[string]float64 {
 	out := make(map[string]float64, len(m))
 	for k, v := range m {
@@ -220,7 +167,7 @@ func cloneStats(m map[string]float64) map[string]float64 {
 
 // ReadRunStats reads the [RunStatsFile] in a run's directory; a directory without one
 // (a run recorded before run statistics were kept) gives an error wrapping
-// fs.ErrNotExist, and [Load] then [Outcome.RunStats] computes them from the records.
+// fs.ErrNotExist (package scenario then computes them from the records).
 func ReadRunStats(dir string) (RunStats, error) {
 	var rs RunStats
 	b, err := os.ReadFile(filepath.Join(dir, RunStatsFile))
@@ -237,18 +184,4 @@ func ReadRunStats(dir string) (RunStats, error) {
 		return rs, fmt.Errorf("scenario: run stats: %s: %w", filepath.Join(dir, RunStatsFile), err)
 	}
 	return rs, nil
-}
-
-// runStatsOf returns the run statistics of the run in dir: its [RunStatsFile], else
-// computed from its records ([Load]).
-func runStatsOf(dir string) (RunStats, error) {
-	rs, err := ReadRunStats(dir)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return rs, err
-	}
-	o, err := Load(dir)
-	if err != nil {
-		return RunStats{}, err
-	}
-	return o.RunStats(), nil
 }

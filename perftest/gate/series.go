@@ -1,12 +1,11 @@
-package scenario
+package gate
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +16,8 @@ import (
 )
 
 // RunsFile indexes a series of runs (a K-run baseline): the scenario and each run's
-// [RunStats] and directory, written by [RunSeries], [Repeat] and [SaveSeries].
+// [RunStats] and directory, written by [Series.SaveIndex] (and so by package
+// scenario's RunSeries, Repeat and SaveSeries).
 const RunsFile = "runs.json"
 
 // DefaultRuns is the number of runs a baseline, and each side of a regression gate,
@@ -30,8 +30,14 @@ const DefaultRuns = 5
 type Series struct {
 	// Dir is the series' directory ("" for runs kept nowhere).
 	Dir string `json:"-"`
-	// Scenario is the scenario the runs ran (the first run's, as run).
-	Scenario Scenario `json:"scenario"`
+	// Scenario is the scenario the runs ran (the first run's, as run, its API key
+	// cleared), as JSON: the gate keeps it as data, written back as read.
+	Scenario json.RawMessage `json:"scenario"`
+	// Workload is what the gate compares of the scenario: its workload's identity and
+	// where its requests went, flattened by the scenario side (package scenario fills
+	// it when it builds or loads a series). nil = unknown: [Compare] then refuses to
+	// compare, and says why. Not in runs.json (derived from Scenario).
+	Workload *Workload `json:"-"`
 	// Runs are the runs' statistics, Runs[i].Run = i+1.
 	Runs []RunStats `json:"runs"`
 	// Dirs are the runs' directories relative to Dir ("run-001", …; "." for a
@@ -109,25 +115,16 @@ func (s *Series) CV(stat string) float64 {
 	return math.Sqrt(math.Expm1(v))
 }
 
-// Outcome loads run i (0-based) back from its directory ([Load]).
-func (s *Series) Outcome(i int) (*Outcome, error) {
-	if s.Dir == "" || i < 0 || i >= len(s.Dirs) {
-		return nil, fmt.Errorf("scenario: series: run %d: not on disk", i+1)
-	}
-	return Load(filepath.Join(s.Dir, s.Dirs[i]))
-}
-
 // RunDir names run i's (0-based) directory in a series: "run-001".
 func RunDir(i int) string { return fmt.Sprintf("run-%03d", i+1) }
 
-// add appends a finished run to s.
-func (s *Series) add(o *Outcome, dir string) {
-	rs := o.RunStats()
+// Add appends a finished run's statistics to s, numbered after the runs s has
+// (rs.Run is set) and labelled with the session of the runs this process adds to s
+// (rs.Session is set; one session, made at the first), with its directory relative to
+// s.Dir ("." for a directory that is one run).
+func (s *Series) Add(rs RunStats, dir string) {
 	rs.Run = len(s.Runs) + 1
 	rs.Session = s.sessionID()
-	if len(s.Runs) == 0 {
-		s.Scenario = o.Scenario
-	}
 	s.Runs = append(s.Runs, rs)
 	s.Dirs = append(s.Dirs, dir)
 }
@@ -142,169 +139,32 @@ func (s *Series) SaveIndex() error {
 	return s.write()
 }
 
-// write writes s's index, RunsFile, into s.Dir.
+// write writes s's index, RunsFile, into s.Dir: indented, as every JSON artifact
+// (the raw scenario re-indented with it, so a runs.json read and written again is the
+// same bytes).
 func (s *Series) write() error {
-	if s.Dir == "" {
-		return nil
-	}
-	sc := s.Scenario
-	sc.APIKey = ""
-	idx := *s
-	idx.Scenario = sc
-	if err := reportgen.WriteFileAtomic(filepath.Join(s.Dir, RunsFile), func(w io.Writer) error { return writeJSON(w, idx) }); err != nil {
+	if err := reportgen.WriteFileAtomic(filepath.Join(s.Dir, RunsFile), func(w io.Writer) error { return writeJSON(w, s) }); err != nil {
 		return fmt.Errorf("scenario: series: %w", err)
 	}
 	return nil
 }
 
-// SeriesOptions configure [RunSeries] and [Series.Extend].
-type SeriesOptions struct {
-	// Run runs each run (nil = [Run] without options).
-	Run Runner
-	// CacheBust sets each run's Validity.CacheBust: a per-run random salt starts every
-	// prompt, so a server's prefix cache cannot serve a run from an earlier run of the
-	// same seeded workload.
-	CacheBust bool
-}
-
-// RunSeries runs sc k times into dir/run-001, dir/run-002, … (each the same seeded
-// workload: sc.Seed every time), and writes dir/runs.json: a directory [LoadSeries]
-// reads back as a baseline. Each run's records are let go once its statistics and
-// verdicts are computed (they stay on disk), so k runs hold one run's records at a
-// time. A run's error stops the series and is returned with the runs so far.
-func RunSeries(ctx context.Context, sc Scenario, k int, dir string, opt SeriesOptions) (*Series, []*Outcome, error) {
-	if k < 1 {
-		return nil, nil, fmt.Errorf("%w: a series of %d runs: want at least 1", ErrInvalidScenario, k)
-	}
-	s := &Series{Dir: dir}
-	outs, err := s.Extend(ctx, sc, k, opt)
-	return s, outs, err
-}
-
-// Extend runs sc n more times into the series' directory, numbered after the runs it
-// has (run-006, … after five), and rewrites its runs.json: a sequential gate's next
-// look.
-func (s *Series) Extend(ctx context.Context, sc Scenario, n int, opt SeriesOptions) ([]*Outcome, error) {
-	run := opt.Run.orRun()
-	var outs []*Outcome
-	for range n {
-		i := len(s.Runs)
-		r := sc
-		if opt.CacheBust {
-			r.Validity.CacheBust = true
-		}
-		d := ""
-		if s.Dir != "" {
-			d = filepath.Join(s.Dir, RunDir(i))
-		}
-		out, err := run(ctx, r, d)
-		if err != nil {
-			return outs, err
-		}
-		if out.Interrupted {
-			return append(outs, out), fmt.Errorf("scenario %q: run %d was interrupted: %w", sc.WithDefaults().Name, i+1, context.Canceled)
-		}
-		out.dropRecords()
-		s.add(out, RunDir(i))
-		outs = append(outs, out)
-		if err := s.write(); err != nil {
-			return outs, err
-		}
-	}
-	return outs, nil
-}
-
-// SeriesOf makes a series of finished runs (their directories, if any, are kept as
-// they are, under their own parent): the form [SaveSeries] and a gate take.
-func SeriesOf(outs ...*Outcome) *Series {
-	s := &Series{}
-	for _, o := range outs {
-		d := "."
-		if o.Dir != "" {
-			d = o.Dir
-		}
-		s.add(o, d)
-	}
-	return s
-}
-
-// SaveSeries writes into dir a baseline of the finished runs outs: each run's
-// [BaselineFiles] into dir/run-001, … (a single run is still saved as run-001), and
-// dir/runs.json. It returns the files written (relative to dir) and their size.
-func SaveSeries(dir string, outs ...*Outcome) (files []string, size int64, err error) {
-	if len(outs) == 0 {
-		return nil, 0, errors.New("scenario: save baseline: no runs")
-	}
-	s := &Series{Dir: dir}
-	for i, o := range outs {
-		fs, n, err := SaveBaseline(o, filepath.Join(dir, RunDir(i)))
-		for _, f := range fs {
-			files = append(files, filepath.Join(RunDir(i), f))
-		}
-		size += n
-		if err != nil {
-			return files, size, err
-		}
-		s.add(o, RunDir(i))
-	}
-	if err := s.write(); err != nil {
-		return files, size, err
-	}
-	files = append(files, RunsFile)
-	if st, err := os.Stat(filepath.Join(dir, RunsFile)); err == nil {
-		size += st.Size()
-	}
-	return files, size, nil
-}
-
-// LoadSeries reads a series of runs back from dir: its runs.json when it has one; else
-// its run-NNN subdirectories (as `perfgate profile --num-runs` wrote them before
-// runs.json existed), each run's statistics read from its runstats.json or computed
-// from its records; else dir as one run (a one-run baseline, as [SaveBaseline] wrote
-// it). The scenario is the first run's. A statistic read from a file must be a finite
-// number from 0 to [MaxRunStat] ([CheckRunStat]); the error names the file and field
-// ("runs.json: runs[1].stats.ttft_p50: -0.5: want a number >= 0").
+// LoadSeries reads the series indexed by dir's runs.json ([RunsFile]). A directory
+// without one gives an error wrapping fs.ErrNotExist (package scenario's LoadSeries
+// then reads run-NNN directories, or dir as one run). A statistic read from the file
+// must be a finite number from 0 to [MaxRunStat] ([CheckRunStat]); the error names the
+// file and field ("runs.json: runs[1].stats.ttft_p50: -0.5: want a number >= 0"). The
+// series' Workload is unknown (nil) until the scenario side describes it.
 func LoadSeries(dir string) (*Series, error) {
 	b, err := os.ReadFile(filepath.Join(dir, RunsFile))
-	if err == nil {
-		s, err := readIndex(filepath.Join(dir, RunsFile), b)
-		if err != nil {
-			return nil, err
-		}
-		s.Dir = dir
-		return s, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("scenario: load series: %w", err)
-	}
-	s := &Series{Dir: dir}
-	matches, _ := filepath.Glob(filepath.Join(dir, "run-[0-9][0-9][0-9]"))
-	slices.Sort(matches)
-	dirs := []string{}
-	for _, m := range matches {
-		if st, err := os.Stat(filepath.Join(m, ClientFile)); err == nil && !st.IsDir() {
-			dirs = append(dirs, filepath.Base(m))
-		}
-	}
-	if len(dirs) == 0 {
-		if _, err := os.Stat(filepath.Join(dir, ClientFile)); err != nil {
-			return nil, fmt.Errorf("scenario: load series: %s holds no runs (no %s, no run-NNN/%s, no %s)", dir, RunsFile, ClientFile, ClientFile)
-		}
-		dirs = []string{"."}
-	}
-	for i, d := range dirs {
-		rs, err := runStatsOf(filepath.Join(dir, d))
-		if err != nil {
-			return nil, fmt.Errorf("scenario: load series: %w", err)
-		}
-		rs.Run = i + 1
-		s.Runs, s.Dirs = append(s.Runs, rs), append(s.Dirs, d)
-	}
-	o, err := Load(filepath.Join(dir, dirs[0]))
 	if err != nil {
 		return nil, fmt.Errorf("scenario: load series: %w", err)
 	}
-	s.Scenario = o.Scenario
+	s, err := readIndex(filepath.Join(dir, RunsFile), b)
+	if err != nil {
+		return nil, err
+	}
+	s.Dir = dir
 	return s, nil
 }
 
@@ -316,6 +176,9 @@ func readIndex(name string, b []byte) (*Series, error) {
 	s := &Series{}
 	if err := json.Unmarshal(b, s); err != nil {
 		return nil, fmt.Errorf("scenario: load series: %s: %w", name, err)
+	}
+	if sc := bytes.TrimSpace(s.Scenario); len(sc) > 0 && sc[0] != '{' && string(sc) != "null" {
+		return nil, fmt.Errorf("scenario: load series: %s: scenario: %.40s: want an object", name, sc)
 	}
 	if len(s.Runs) == 0 || len(s.Runs) != len(s.Dirs) {
 		return nil, fmt.Errorf("scenario: load series: %s: %d runs and %d directories; want as many, at least one", name, len(s.Runs), len(s.Dirs))
@@ -345,4 +208,27 @@ func (s *Series) Targets() string {
 		}
 	}
 	return strings.Join(ts, "; ")
+}
+
+// Workload is what a regression gate knows of a series' scenario, flattened into
+// named settings by the scenario side (package scenario: Scenario.Workload and
+// Scenario.Target), so the gate compares workloads without the load generator's types.
+type Workload struct {
+	// Name is the scenario's name.
+	Name string
+	// Settings decide what a run sent, named as in scenario files ({"isl",
+	// "normal:128,20"}, {"concurrency", "10"}, …): the workload's identity. Two series
+	// with the same Settings sent the same requests.
+	Settings [][2]string
+	// Target says where the requests went and what answered ({"urls", "mock"},
+	// {"mock.ttft_ms", "fixed:20"}, …): shown beside a verdict, never part of the
+	// identity.
+	Target [][2]string
+}
+
+// writeJSON writes v as indented JSON, as every JSON artifact is written.
+func writeJSON(w io.Writer, v any) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(v)
 }

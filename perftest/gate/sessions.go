@@ -1,4 +1,4 @@
-package scenario
+package gate
 
 import (
 	"crypto/rand"
@@ -26,6 +26,11 @@ func (s *Series) sessionID() string {
 	}
 	return s.session
 }
+
+// ShareSession makes the runs added to s from now on ([Series.Add]) belong to the
+// session of o's: an interleaved A/B comparison's two sides, measured in one session,
+// share its offset.
+func (s *Series) ShareSession(o *Series) { s.session = o.sessionID() }
 
 // Sessions counts the series' sessions ([RunStats.Session]; unlabelled runs count as one).
 func (s *Series) Sessions() int {
@@ -58,8 +63,8 @@ func (s *Series) sessionLabels(stat string) []int {
 }
 
 // sameSession reports whether every run of a and b was measured in one session, the same
-// for both: an interleaved A/B comparison ([Interleave]), whose sides share the
-// session's offset.
+// for both: an interleaved A/B comparison ([Series.ShareSession]), whose sides share
+// the session's offset.
 func sameSession(a, b *Series) bool {
 	if a.Len() == 0 || b.Len() == 0 {
 		return false
@@ -100,19 +105,21 @@ func (s *Series) SessionCVs() (map[string]float64, float64) {
 // AppendSession adds o's runs to s as a session of their own (o's runs keep the
 // sessions they have, so a series of several sessions adds several), with their
 // directories made relative to s's; s then measures how far sessions wander. o must be
-// the same workload ([DiffWorkload]), else nothing is added and the error says what
-// differs. Save the index with [Series.SaveIndex].
+// the same workload ([Series.Workload] settings), else nothing is added and the error
+// says what differs; a series whose workload is unknown is refused. Save the index with
+// [Series.SaveIndex].
 func (s *Series) AppendSession(o *Series) error {
 	if s.Len() > 0 {
-		if ds := DiffWorkload(s.Scenario, o.Scenario); len(ds) > 0 {
+		ds := WorkloadDiff(s, o, nil)
+		if len(ds) > 0 {
 			var fs []string
 			for _, d := range ds {
 				fs = append(fs, d.String())
 			}
-			return fmt.Errorf("%w: append session: another workload: %s", ErrInvalidScenario, strings.Join(fs, "; "))
+			return fmt.Errorf("%w: append session: another workload: %s", ErrInvalid, strings.Join(fs, "; "))
 		}
 	} else {
-		s.Scenario = o.Scenario
+		s.Scenario, s.Workload = o.Scenario, o.Workload
 	}
 	// Runs of o without a session of their own (recorded before sessions were kept) are
 	// one session, distinct from any of s's.

@@ -1,4 +1,4 @@
-package scenario
+package gate
 
 import (
 	"errors"
@@ -8,14 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
 )
 
 // sessionSeries is k sessions of the given speeds each, session j's speeds times
 // offsets[j], labelled "s<j>".
-func sessionSeries(sc Scenario, speeds []float64, offsets []float64) *Series {
-	s := &Series{Scenario: sc}
+func sessionSeries(sc Workload, speeds []float64, offsets []float64) *Series {
+	s := &Series{Workload: &sc}
 	for j, off := range offsets {
 		one := series(sc, scale(speeds, off), nil)
 		for _, r := range one.Runs {
@@ -31,7 +30,7 @@ func sessionSeries(sc Scenario, speeds []float64, offsets []float64) *Series {
 // A baseline of ten sessions measures the between-session noise; sessions that wander
 // widen the interval against one session of the same runs.
 func TestCompareMeasuresSessions(t *testing.T) {
-	sc := Scenario{}
+	sc := Workload{}
 	offsets := []float64{1.00, 1.03, 0.97, 1.02, 0.98, 1.04, 0.96, 1.01, 0.99, 1.00}
 	base := sessionSeries(sc, noise5, offsets)
 	if n := base.Sessions(); n != 10 {
@@ -67,7 +66,7 @@ func TestCompareMeasuresSessions(t *testing.T) {
 // A one-session baseline with no session CV is inconclusive about a small change and
 // says why; its stored session CV, or the gate's, decides it.
 func TestCompareSessionCVSources(t *testing.T) {
-	sc := Scenario{}
+	sc := Workload{}
 	wide := []float64{1.00, 1.03, 0.97, 1.015, 0.985}
 	base, cur := series(sc, wide, nil), series(sc, scale(wide, 1.005), nil)
 	r := Compare(base, cur, Gate{}, 0)
@@ -84,7 +83,7 @@ func TestCompareSessionCVSources(t *testing.T) {
 	if !strings.Contains(r.AllVerdicts()[0].String(), "assumed the baseline's stored between-session CV 0.2%") {
 		t.Errorf("stored session CV beats the configured one:\n%s", r.AllVerdicts()[0])
 	}
-	if err := (Gate{SessionCV: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "session_cv 1: want a fraction in (0, 1)") || !errors.Is(err, ErrInvalidScenario) {
+	if err := (Gate{SessionCV: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "session_cv 1: want a fraction in (0, 1)") || !errors.Is(err, ErrInvalid) {
 		t.Errorf("Gate{SessionCV: 1}.Validate() = %v", err)
 	}
 	if (Gate{SessionCV: 0.01}).IsZero() {
@@ -96,7 +95,7 @@ func TestCompareSessionCVSources(t *testing.T) {
 // no gate can use, naming the field.
 func TestSeriesSessionsRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	s := sessionSeries(Scenario{}, noise5, []float64{1, 1.01})
+	s := sessionSeries(Workload{}, noise5, []float64{1, 1.01})
 	s.Dir = dir
 	s.SessionCV, s.SessionDF = map[string]float64{"ttft_p50": 0.02}, 9
 	if err := s.SaveIndex(); err != nil {
@@ -130,12 +129,12 @@ func TestSeriesSessionsRoundTrip(t *testing.T) {
 // relative to the baseline's, and refuses another workload.
 func TestAppendSession(t *testing.T) {
 	root := t.TempDir()
-	base := series(Scenario{}, noise5, nil)
+	base := series(Workload{}, noise5, nil)
 	base.Dir = filepath.Join(root, "base")
 	for i := range base.Runs {
 		base.Runs[i].Session = "first"
 	}
-	more := series(Scenario{}, noise5[:3], nil) // recorded before sessions were kept: no labels
+	more := series(Workload{}, noise5[:3], nil) // recorded before sessions were kept: no labels
 	more.Dir = filepath.Join(root, "day2")
 	if err := base.AppendSession(more); err != nil {
 		t.Fatal(err)
@@ -143,7 +142,7 @@ func TestAppendSession(t *testing.T) {
 	if base.Len() != 8 || base.Sessions() != 2 || base.Runs[7].Run != 8 || base.Dirs[5] != filepath.Join("..", "day2", "run-001") {
 		t.Errorf("after AppendSession: %d runs, %d sessions, run %d, dir %q", base.Len(), base.Sessions(), base.Runs[7].Run, base.Dirs[5])
 	}
-	other := series(Scenario{Config: loadgen.Config{Load: loadgen.Load{Concurrency: 9}}}, noise5, nil)
+	other := series(Workload{Settings: [][2]string{{"concurrency", "9"}}}, noise5, nil)
 	if err := base.AppendSession(other); err == nil || !strings.Contains(err.Error(), "another workload") || base.Len() != 8 {
 		t.Errorf("another workload: err %v, %d runs", err, base.Len())
 	}
@@ -152,7 +151,7 @@ func TestAppendSession(t *testing.T) {
 // Runs added by one process share a session; sameSession tells an interleaved A/B pair.
 func TestSameSession(t *testing.T) {
 	a, b := &Series{}, &Series{}
-	b.session = a.sessionID()
+	b.ShareSession(a)
 	for _, s := range []*Series{a, b} {
 		s.Runs = append(s.Runs, RunStats{Session: s.sessionID()}, RunStats{Session: s.sessionID()})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/servermetrics"
@@ -210,7 +211,7 @@ type keptVerdicts struct {
 	verdicts []check.Verdict
 	validity []check.Verdict
 	ctx      check.Context
-	stats    *RunStats
+	stats    *gate.RunStats
 }
 
 // dropRecords lets go of the records and the summary of an outcome whose recordings

@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/servermetrics"
@@ -21,7 +22,7 @@ import (
 )
 
 // ErrInvalidScenario is wrapped by the errors of a scenario that cannot run as written.
-var ErrInvalidScenario = errors.New("scenario: invalid scenario")
+var ErrInvalidScenario = gate.ErrInvalid
 
 // Run runs sc: it loads the tokenizer, starts the in-process mock server on 127.0.0.1
 // when sc.URLs is empty, drives the load generator until the request count or

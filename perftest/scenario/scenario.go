@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/servermetrics"
 	"github.com/perfgate/perfgate/serverproc"
 )
@@ -112,7 +113,7 @@ type Scenario struct {
 	// Regression is the regression gate `perfgate profile` applies with this file: the
 	// baseline directory, margins, runs per side and its settings ([Gate]). Zero = no
 	// gate (unless --baseline gives one).
-	Regression Gate `json:"regression,omitzero"`
+	Regression gate.Gate `json:"regression,omitzero"`
 }
 
 // Exports are AIPerf's --profile-export-prefix and --export-level.

@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/serverproc"
 )
 
@@ -144,7 +145,7 @@ func TestInterleaveStartsEachSidesServer(t *testing.T) {
 	srv.Env = append(srv.Env, standinSideEnv+"=B") // the later entry wins
 	b.Server = &srv
 	dir := t.TempDir()
-	r, err := Interleave(context.Background(), a, b, dir, Gate{Runs: 2, MaxRuns: 2}, SeriesOptions{})
+	r, err := Interleave(context.Background(), a, b, dir, gate.Gate{Runs: 2, MaxRuns: 2}, SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/reportgen/sweep"
 )
@@ -58,7 +59,7 @@ func TestRepeat(t *testing.T) {
 			t.Errorf("run %d: Passed() = false; want true", i+1)
 		}
 	}
-	for _, f := range []string{RepeatFile, RunsFile, filepath.Join("run-002", ClientFile), filepath.Join("run-002", RunStatsFile)} {
+	for _, f := range []string{RepeatFile, gate.RunsFile, filepath.Join("run-002", ClientFile), filepath.Join("run-002", RunStatsFile)} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("artifact: %v", err)
 		}

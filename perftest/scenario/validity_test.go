@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -41,7 +42,7 @@ func TestFingerprintInManifest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := ReadIdentity(dir)
+		m, err := gate.ReadIdentity(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,10 +68,10 @@ func TestFingerprintInManifest(t *testing.T) {
 	if a == c {
 		t.Errorf("seeds 7 and 8 fingerprint alike: %s", a)
 	}
-	if d := CompareIdentity(ma, mb); d != nil {
+	if d := gate.CompareIdentity(ma, mb); d != nil {
 		t.Errorf("identical runs differ: %v", d)
 	}
-	if d := CompareIdentity(ma, mc); len(d) != 1 || !strings.Contains(d[0], "dataset fingerprint") {
+	if d := gate.CompareIdentity(ma, mc); len(d) != 1 || !strings.Contains(d[0], "dataset fingerprint") {
 		t.Errorf("different seeds: %v, want the dataset fingerprint", d)
 	}
 }
@@ -81,7 +82,7 @@ func TestCompareIdentity(t *testing.T) {
 	cur := base
 	cur.Servers = []reportgen.Server{{Header: "uvicorn", Version: `{"version":"0.11.0"}`, Build: map[string]string{"vllm:cache_config_info.block_size": "32"}}}
 	cur.Host.CPUs = 16
-	d := CompareIdentity(base, cur)
+	d := gate.CompareIdentity(base, cur)
 	want := []string{"server version", "server build info differs: vllm:cache_config_info.block_size", "CPUs: baseline 8, current 16"}
 	if len(d) != len(want) {
 		t.Fatalf("differences %q, want %d", d, len(want))
@@ -102,7 +103,7 @@ func TestCompareIdentity(t *testing.T) {
 		t.Errorf("same identity: %+v", v)
 	}
 	// Unknown facts are not compared.
-	if d := CompareIdentity(reportgen.Manifest{}, cur); d != nil {
+	if d := gate.CompareIdentity(reportgen.Manifest{}, cur); d != nil {
 		t.Errorf("an empty baseline differs: %v", d)
 	}
 }

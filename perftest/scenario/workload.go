@@ -8,18 +8,11 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/gate"
 )
 
-// Difference is one workload setting on which two scenarios differ.
-type Difference struct {
-	Field    string // the setting, named as in scenario files: "isl", "concurrency", "mock.ttft_ms"
-	Baseline string // its value in the first scenario ("" = unset)
-	Current  string // and in the second
-}
-
-func (d Difference) String() string {
-	return fmt.Sprintf("%s: baseline %s, current %s", d.Field, cmp.Or(d.Baseline, "(unset)"), cmp.Or(d.Current, "(unset)"))
-}
+// Difference is one workload setting on which two scenarios differ ([gate.Difference]).
+type Difference = gate.Difference
 
 // notTarget are the mock settings that do not say what answered.
 var notTarget = []string{"host", "port", "record_file", "discard_records", "record_queue", "api_key", "tokenizer"}
@@ -113,45 +106,12 @@ func (sc Scenario) Target() [][2]string {
 // current differ: where the requests went and what answered, for display beside a
 // verdict.
 func DiffTarget(baseline, current Scenario) []Difference {
-	return diff(baseline.Target(), current.Target(), nil)
+	return gate.Diff(baseline.Target(), current.Target(), nil)
 }
 
 // DiffWorkload returns the workload settings ([Scenario.Workload]) on which baseline
 // and current differ, in Workload's order, leaving out those named in ignore: a field
 // ("concurrency") or a group ("mock" = every mock.* field).
 func DiffWorkload(baseline, current Scenario, ignore ...string) []Difference {
-	return diff(baseline.Workload(), current.Workload(), ignore)
-}
-
-// diff returns the settings on which base and cur differ, in cur's order then base's,
-// leaving out those named in ignore (a field, or a group: "mock" = "mock.*").
-func diff(baseW, curW [][2]string, ignore []string) []Difference {
-	ignored := func(f string) bool {
-		for _, i := range ignore {
-			if f == i || strings.HasPrefix(f, i+".") {
-				return true
-			}
-		}
-		return false
-	}
-	cur := map[string]string{}
-	var order []string
-	for _, kv := range curW {
-		cur[kv[0]] = kv[1]
-		order = append(order, kv[0])
-	}
-	base := map[string]string{}
-	for _, kv := range baseW {
-		base[kv[0]] = kv[1]
-		if _, ok := cur[kv[0]]; !ok {
-			order = append(order, kv[0])
-		}
-	}
-	var ds []Difference
-	for _, f := range order {
-		if base[f] != cur[f] && !ignored(f) {
-			ds = append(ds, Difference{Field: f, Baseline: base[f], Current: cur[f]})
-		}
-	}
-	return ds
+	return gate.Diff(baseline.Workload(), current.Workload(), ignore)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -58,7 +59,7 @@ func TestRunStats(t *testing.T) {
 			t.Errorf("RunStats %s = %v (present %v), want %v", name, got, ok, want)
 		}
 	}
-	for _, s := range RunStatList {
+	for _, s := range gate.RunStatList {
 		if _, ok := rs.Stats[s.Name]; !ok {
 			t.Errorf("RunStats has no %s", s.Name)
 		}
@@ -66,7 +67,7 @@ func TestRunStats(t *testing.T) {
 	if rs.Requests != 40 || rs.Errors != 0 || rs.Seed != 5 || rs.Target != "the in-process mock server" {
 		t.Errorf("RunStats = %+v; want 40 requests, seed 5, the mock as target", rs)
 	}
-	back, err := ReadRunStats(dir)
+	back, err := gate.ReadRunStats(dir)
 	if err != nil || back.Stats["ttft_p50"] != rs.Stats["ttft_p50"] || len(back.Stats) != len(rs.Stats) {
 		t.Errorf("ReadRunStats = %+v, %v; want what RunStats gave", back, err)
 	}
@@ -79,7 +80,7 @@ func TestRunStats(t *testing.T) {
 	if rs := o.RunStats(); len(rs.Stats) != 0 || rs.Errors != 1 {
 		t.Errorf("a run with only a failure: RunStats = %+v, want no stats and 1 error", rs)
 	}
-	if _, err := ReadRunStats(t.TempDir()); err == nil {
+	if _, err := gate.ReadRunStats(t.TempDir()); err == nil {
 		t.Error("ReadRunStats of an empty directory: want an error")
 	}
 }

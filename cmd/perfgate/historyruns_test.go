@@ -1,4 +1,4 @@
-package history
+package main
 
 import (
 	"os"
@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/perftest/gate"
 )
 
-// FromDir (what `history add` reads) trusts nothing in an artifact directory's
+// historyFromDir (what `history add` reads) trusts nothing in an artifact directory's
 // runs.json: a run directory outside the artifact directory, a run without statistics
 // (which the store would drop while keeping its verdicts) and a statistic no run can
 // have are errors naming the file and the field, before any run is read.
-func TestFromDirRefusesHostileIndex(t *testing.T) {
+func TestHistoryFromDirRefusesHostileIndex(t *testing.T) {
 	outside, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -52,15 +53,15 @@ func TestFromDirRefusesHostileIndex(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			idx := `{"scenario":{"name":"x"},"runs":[{"run":1,"stats":{"ttft_p50":0.1}},{"run":2,"stats":` + c.runs + `}],"dirs":` + c.dirs + `}`
-			if err := os.WriteFile(filepath.Join(dir, scenario.RunsFile), []byte(idx), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, gate.RunsFile), []byte(idx), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if c.setup != nil {
 				c.setup(dir)
 			}
 			want := dir + string(filepath.Separator) + c.want(dir)
-			if _, err := FromDir(dir, Identity{}); err == nil || !strings.HasPrefix(err.Error(), "history: ") || !strings.Contains(err.Error(), want) {
-				t.Errorf("FromDir = %v\nwant an error with %s", err, want)
+			if _, err := historyFromDir(dir, history.Identity{}); err == nil || !strings.HasPrefix(err.Error(), "history: ") || !strings.Contains(err.Error(), want) {
+				t.Errorf("historyFromDir = %v\nwant an error with %s", err, want)
 			}
 		})
 	}
@@ -68,16 +69,16 @@ func TestFromDirRefusesHostileIndex(t *testing.T) {
 
 // A symbolic link to the artifact directory itself, and run directories inside it, are
 // no reason to refuse: the check reaches the runs (here absent, so Load's error).
-func TestFromDirLocalRuns(t *testing.T) {
+func TestHistoryFromDirLocalRuns(t *testing.T) {
 	real := t.TempDir()
 	link := filepath.Join(t.TempDir(), "latest")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
 	idx := `{"scenario":{"name":"x"},"runs":[{"run":1,"stats":{"ttft_p50":0.1}},{"run":2,"stats":{"ttft_p50":0.1}}],"dirs":["run-001","sub/../run-002"]}`
-	os.WriteFile(filepath.Join(real, scenario.RunsFile), []byte(idx), 0o644)
+	os.WriteFile(filepath.Join(real, gate.RunsFile), []byte(idx), 0o644)
 	os.Mkdir(filepath.Join(real, "run-001"), 0o755)
-	if _, err := FromDir(link, Identity{}); err == nil || strings.Contains(err.Error(), "leaves the artifact directory") || !strings.Contains(err.Error(), "run-001") {
-		t.Errorf("FromDir(a link to the directory) = %v; want run-001's own error", err)
+	if _, err := historyFromDir(link, history.Identity{}); err == nil || strings.Contains(err.Error(), "leaves the artifact directory") || !strings.Contains(err.Error(), "run-001") {
+		t.Errorf("historyFromDir(a link to the directory) = %v; want run-001's own error", err)
 	}
 }
