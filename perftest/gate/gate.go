@@ -54,8 +54,9 @@ type Gate struct {
 	FailInconclusive bool `json:"fail_inconclusive,omitempty"`
 	// StrictMDE makes a δ below the minimum detectable effect fail instead of warn.
 	StrictMDE bool `json:"strict_mde,omitempty"`
-	// IgnoreWorkload names workload settings ([Workload] Settings) that may differ
-	// between the baseline and the current runs.
+	// IgnoreWorkload names workload settings as scenario files name them ("isl",
+	// "concurrency"; a [Workload]'s Settings) that may differ between the baseline and
+	// the current runs.
 	IgnoreWorkload []string `json:"ignore_workload,omitempty"`
 	// PriorCV is the between-run CV (0.03 = 3%) to assume for every statistic when a
 	// side has one run and the baseline has neither several runs to measure it nor a
