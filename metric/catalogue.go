@@ -2,6 +2,7 @@ package metric
 
 import (
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -160,6 +161,15 @@ const (
 	UnitAudioRate  = "audio sec/sec"
 	UnitImages     = "images"
 )
+
+// units is every unit a catalogue metric may have. [Extend] refuses a metric in any
+// other (a panic), so a consumer that maps each unit (perftest/check's verdicts parse
+// and print each in its own way) can check at init that it maps every one of [Units].
+var units = []string{UnitMS, UnitSec, UnitTokens, UnitTokPerUser, UnitTokPerSec, UnitRequests,
+	UnitReqPerSec, UnitRatio, UnitImages, UnitImgPerSec, UnitAudioRate}
+
+// Units returns every unit a catalogue metric may have ([Def.Unit]).
+func Units() []string { return slices.Clone(units) }
 
 func ms(f func(*Request) (time.Duration, bool)) func(*Request) (float64, bool) {
 	return func(q *Request) (float64, bool) {
@@ -446,6 +456,8 @@ func newCatalogue(defs []Def) *catalogue {
 			panic("metric: " + d.Name + ": a PerRequest metric needs Value or Record")
 		case d.Kind == PerChunk && d.Gaps == nil, d.Kind == PerRun && d.Total == nil:
 			panic("metric: " + d.Name + ": no derivation for its kind")
+		case !slices.Contains(units, d.Unit):
+			panic("metric: " + d.Name + ": unit " + strconv.Quote(d.Unit) + " is not one of metric.Units")
 		}
 		if d.Record == nil {
 			continue

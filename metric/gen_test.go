@@ -139,6 +139,12 @@ func genDoc(defs []Def) []byte {
 		"metric by its rule name or its full name: `ttft_p99<=250ms`, `time_to_second_token_p50<=20ms`,\n" +
 		"`osl_p1>=100`. Metrics marked *reasoning only* are reported only when some request had\n" +
 		"reasoning tokens (without them TTFO is TTFT, output tokens are OSL, reasoning is 0).\n\n")
+	b.WriteString("A rule's value is in the metric's unit below, and verdicts print it in that unit: a\n" +
+		"latency (`ms`, `sec`) as a duration, a token count as a bare number, `images` as `2 img`,\n" +
+		"`requests` as `2 req`, a throughput as `2 tok/s`, `2 req/s`, `2 img/s` or `2 audio s/s`, a\n" +
+		"`ratio` as a plain number. A value other than a latency may carry that suffix:\n" +
+		"`generated_images_p50>=2` and `generated_images_p50>=2 img` are the same rule. Every metric\n" +
+		"is in one of these units (`metric.Units`); a metric added in another is refused.\n\n")
 	sections := []struct {
 		kind  Kind
 		title string

@@ -159,8 +159,8 @@ func TestAccumulatorRawMetric(t *testing.T) {
 	}
 }
 
-// TestCatalogueRefusesUnmeasurableDefs: a Def the accumulator could not derive is
-// refused when it is added, not when a run reads it.
+// TestCatalogueRefusesUnmeasurableDefs: a Def the accumulator could not derive, or in a
+// unit no consumer maps, is refused when it is added, not when a run reads it.
 func TestCatalogueRefusesUnmeasurableDefs(t *testing.T) {
 	rec := RecordCount(func(r *record.Client) (int, bool) { return r.OSL, true })
 	val := func(*Request) (float64, bool) { return 0, true }
@@ -172,7 +172,9 @@ func TestCatalogueRefusesUnmeasurableDefs(t *testing.T) {
 		{"no derivation", Def{Name: "a", Kind: PerRequest}, "needs Value or Record"},
 		{"both", Def{Name: "b", Kind: PerRequest, Value: val, Record: rec}, "Record is for"},
 		{"raw per run", Def{Name: "c", Kind: PerRun, Record: rec}, "Record is for"},
-		{"chunk without gaps", Def{Name: "d", Kind: PerChunk}, "no derivation"},
+		{"chunk without gaps", Def{Name: "d", Kind: PerChunk, Unit: UnitMS}, "no derivation"},
+		{"unknown unit", Def{Name: "e", Kind: PerRequest, Value: val, Unit: "furlongs"}, `unit "furlongs" is not one of metric.Units`},
+		{"no unit", Def{Name: "f", Kind: PerRequest, Value: val}, `unit "" is not one of metric.Units`},
 	} {
 		func() {
 			defer func() {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/metric"
 )
 
 // Unit says how a value is measured and printed.
@@ -12,14 +14,75 @@ type Unit string
 
 // Units used by the checks.
 const (
-	Seconds   Unit = "s"     // printed as µs, ms or s
-	Tokens    Unit = "tok"   // token counts
-	TokPerSec Unit = "tok/s" // token throughput
-	ReqPerSec Unit = "req/s" // request throughput
-	ImgPerSec Unit = "img/s" // image throughput
-	Fraction  Unit = "%"     // a fraction in [0, 1], printed as a percentage
-	None      Unit = ""      // a plain number
+	Seconds   Unit = "s"         // printed as µs, ms or s
+	Tokens    Unit = "tok"       // token counts, printed without the unit
+	TokPerSec Unit = "tok/s"     // token throughput
+	Requests  Unit = "req"       // request counts
+	ReqPerSec Unit = "req/s"     // request throughput
+	Images    Unit = "img"       // image counts
+	ImgPerSec Unit = "img/s"     // image throughput
+	AudioRate Unit = "audio s/s" // seconds of audio per second
+	Fraction  Unit = "%"         // a fraction in [0, 1], printed as a percentage
+	None      Unit = ""          // a plain number (a ratio such as RTFx)
 )
+
+// catalogueUnits maps each unit of package metric's catalogue ([metric.Units]) to the
+// one Unit verdicts parse and print its values in. It is the only such mapping: init
+// panics if a catalogue unit is missing from it, and the catalogue refuses a metric in
+// a unit outside [metric.Units], so no value is ever shown in a unit it is not in.
+var catalogueUnits = map[string]Unit{
+	metric.UnitMS:         Seconds, // Metric.Sample converts ms to seconds
+	metric.UnitSec:        Seconds,
+	metric.UnitTokens:     Tokens,
+	metric.UnitTokPerUser: TokPerSec,
+	metric.UnitTokPerSec:  TokPerSec,
+	metric.UnitRequests:   Requests,
+	metric.UnitReqPerSec:  ReqPerSec,
+	metric.UnitImages:     Images,
+	metric.UnitImgPerSec:  ImgPerSec,
+	metric.UnitAudioRate:  AudioRate,
+	metric.UnitRatio:      None,
+}
+
+func init() {
+	for _, u := range metric.Units() {
+		if _, ok := catalogueUnits[u]; !ok {
+			panic("check: catalogue unit " + strconv.Quote(u) + " has no check.Unit (catalogueUnits)")
+		}
+	}
+}
+
+// CatalogueUnit returns the Unit verdicts show values of the catalogue unit u in
+// ([metric.Def.Unit]: "ms", "images", …), and whether u is a catalogue unit.
+func CatalogueUnit(u string) (Unit, bool) {
+	cu, ok := catalogueUnits[u]
+	return cu, ok
+}
+
+// Parse reads a limit written in unit u, as a rule's value: for Seconds, Go duration
+// text ("250ms", "1.5s") or a bare number of milliseconds ([metric.ParseLatency]); for
+// a Fraction, 0.95 or 95%; otherwise a number, optionally followed by the unit as
+// [Unit.Format] prints it ("2 img", "2img", "2").
+func (u Unit) Parse(text string) (float64, error) {
+	switch u {
+	case Seconds:
+		d, err := metric.ParseLatency(text)
+		return d.Seconds(), err
+	case Fraction:
+		return fraction(text)
+	case Tokens, TokPerSec, Requests, ReqPerSec, Images, ImgPerSec, AudioRate, None:
+		num := strings.TrimSpace(text)
+		if u != None {
+			num = strings.TrimSpace(strings.TrimSuffix(num, string(u)))
+		}
+		x, err := strconv.ParseFloat(num, 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			return 0, fmt.Errorf("want a number of %s", u)
+		}
+		return x, nil
+	}
+	return 0, fmt.Errorf("check: unit %q has no parser", string(u))
+}
 
 // Format prints x in unit u with three significant digits.
 func (u Unit) Format(x float64) string {
@@ -52,6 +115,11 @@ func (u Unit) Format(x float64) string {
 			return strconv.FormatInt(int64(x), 10)
 		}
 		return sig3(x)
+	case Images, Requests:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10) + " " + string(u)
+		}
+		return sig3(x) + " " + string(u)
 	case None:
 		return sig3(x)
 	default:

@@ -97,27 +97,16 @@ type Metric string
 // def returns m's catalogue entry.
 func (m Metric) def() (metric.Def, bool) { return metric.LookupRule(string(m)) }
 
-// Unit returns the metric's unit: Seconds for a latency or a duration, Tokens for a
-// length, TokPerSec or ImgPerSec for a throughput, None for a ratio (an unknown
-// metric: Seconds).
+// Unit returns the metric's unit, as [CatalogueUnit] maps its catalogue unit:
+// Seconds for a latency or a duration, Tokens for a length, Images for an image count,
+// TokPerSec, ImgPerSec, … for a throughput, None for a ratio (an unknown metric: Seconds).
 func (m Metric) Unit() Unit {
-	d, _ := m.def()
-	return checkUnit(d.Unit)
-}
-
-// checkUnit is the unit a verdict shows a catalogue unit in.
-func checkUnit(u string) Unit {
-	switch u {
-	case metric.UnitTokens:
-		return Tokens
-	case metric.UnitTokPerUser:
-		return TokPerSec
-	case metric.UnitImgPerSec:
-		return ImgPerSec
-	case metric.UnitRatio:
-		return None
+	d, ok := m.def()
+	if !ok {
+		return Seconds
 	}
-	return Seconds // ms (converted by Sample) and sec
+	u, _ := CatalogueUnit(d.Unit) // every catalogue unit has one (catalogueUnits' init)
+	return u
 }
 
 // Label returns the name printed in messages ("TTFT", "ITL", …).

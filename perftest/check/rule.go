@@ -20,7 +20,9 @@ import (
 //
 // The forms (spaces are allowed anywhere; a latency is Go duration text such as
 // "250ms" or "1.5s", and a bare number there is milliseconds, as AIPerf writes it; a
-// fraction may be written as a percentage, "95%"):
+// fraction may be written as a percentage, "95%"; any other quantile's value is a
+// number in the metric's unit, optionally followed by that unit as verdicts print it,
+// "generated_images_p50>=2" or ">=2 img": [Unit.Parse]):
 //
 //	METRIC_pNN<=VALUE, METRIC_pNN>=VALUE   the NN-th percentile of a per-request metric
 //	                                       of docs/metrics.md, by its rule name (ttft,
@@ -244,19 +246,14 @@ func ParseRule(text string) (Rule, error) {
 		return r, s.fail(at+i+2, "the percentile after _p must be in [0, 100] (p100 = the maximum), e.g. %s_p99", name[:i])
 	}
 	r.kind, r.metric, r.p = ruleQuantile, m, p/100
-	if m.Unit() == Seconds {
-		d, err := latency(val)
-		if err != nil {
-			return r, s.fail(valAt, "%s is a latency: %v", name, err)
-		}
-		r.value = d.Seconds()
-	} else {
-		x, err := strconv.ParseFloat(val, 64)
-		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-			return r, s.fail(valAt, "want a number of %s", m.Unit())
-		}
-		r.value = x
+	x, err := m.Unit().Parse(val)
+	switch {
+	case err != nil && m.Unit() == Seconds:
+		return r, s.fail(valAt, "%s is a latency: %v", name, err)
+	case err != nil:
+		return r, s.fail(valAt, "%v", err)
 	}
+	r.value = x
 	if !(r.value > 0) {
 		return r, s.fail(valAt, "the bound must be positive")
 	}
@@ -366,10 +363,6 @@ func ParseSLO(text string) (SLO, error) {
 	}
 	return slo, err
 }
-
-// latency reads Go duration text, or a bare number of milliseconds (see
-// [metric.ParseLatency]).
-func latency(v string) (time.Duration, error) { return metric.ParseLatency(v) }
 
 // fraction reads 0.95 or 95%.
 func fraction(v string) (float64, error) {
