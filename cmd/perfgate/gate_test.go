@@ -448,10 +448,11 @@ func TestReportRegateKeepsErrorGate(t *testing.T) {
 }
 
 // TestSupervisedCommands: commands that run load, serve or write artifacts run under
-// the supervisor; tokenize (which reads the terminal) and the informational ones do not.
+// the supervisor; tokenize (which reads the terminal), analyze-trace (which only reads a
+// file) and the informational ones do not.
 func TestSupervisedCommands(t *testing.T) {
 	for cmd, want := range map[string]bool{"profile": true, "mock": true, "capture": true, "report": true, "merge": true, "demo": true,
-		"tokenize": false, "version": false, "help": false} {
+		"tokenize": false, "analyze-trace": false, "version": false, "help": false} {
 		if got := supervised([]string{cmd}); got != want {
 			t.Errorf("supervised(%s) = %v, want %v", cmd, got, want)
 		}

@@ -58,6 +58,7 @@ func commands() []command {
 		{"history", "keep gated results in a database: add, list, show, report, check (change points), export", cmdHistory},
 		{"baseline", "size a regression gate's baseline (plan) and record it in sessions (add)", cmdBaseline},
 		{"tokenize", "count or encode text / JSONL with a tokenizer", cmdTokenize},
+		{"analyze-trace", "a mooncake trace's ideal prefix-cache hit rate, prefix reuse and the cache size that reaches 90% of it", cmdAnalyzeTrace},
 		{"demo", "mock server + short profile + reports, on embedded defaults (no network)", cmdDemo},
 		{"version", "print the version", cmdVersion},
 	}

@@ -34,7 +34,7 @@ func supervised(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "tokenize", "version", "help", "-h", "--help":
+	case "tokenize", "analyze-trace", "version", "help", "-h", "--help":
 		return false
 	}
 	return true

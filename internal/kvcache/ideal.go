@@ -59,13 +59,18 @@ func NewIdeal(blockSize, capacity int) (*Ideal, error) {
 // Add counts one prompt, then caches it.
 func (a *Ideal) Add(ids []int) {
 	a.buf = AppendHashes(a.buf[:0], ids, a.blockSize)
-	look := Lookable(len(ids), a.blockSize)
+	a.addHashes(a.buf, len(ids), Lookable(len(ids), a.blockSize))
+}
+
+// addHashes counts one prompt of n tokens given its full blocks' hashes and its
+// lookable blocks.
+func (a *Ideal) addHashes(hashes []uint64, n, look int) {
 	a.res.Requests++
-	a.res.PromptTokens += int64(len(ids))
+	a.res.PromptTokens += int64(n)
 	a.res.Blocks += int64(look)
-	a.res.Infinite.Blocks += int64(a.inf.Access(a.buf, look))
+	a.res.Infinite.Blocks += int64(a.inf.Access(hashes, look))
 	if a.lru != nil {
-		a.res.LRU.Blocks += int64(a.lru.Access(a.buf, look))
+		a.res.LRU.Blocks += int64(a.lru.Access(hashes, look))
 	}
 }
 

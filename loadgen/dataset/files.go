@@ -112,14 +112,7 @@ func NewMooncake(r io.Reader, tok *tokenizer.Tokenizer, blockTokens int, seed ui
 		return nil, errors.New("block tokens must be > 0")
 	}
 	m := &Mooncake{tok: tok, blockTokens: blockTokens, seed: seed, blocks: map[int]string{}}
-	err := lines(r, func(n int, b []byte) error {
-		var row MooncakeRow
-		if err := json.Unmarshal(b, &row); err != nil {
-			return err
-		}
-		if row.InputLength < 1 {
-			return fmt.Errorf("input_length %d < 1", row.InputLength)
-		}
+	err := EachMooncakeRow(r, func(_ int, row MooncakeRow) error {
 		m.rows = append(m.rows, row)
 		return nil
 	})
@@ -127,6 +120,64 @@ func NewMooncake(r io.Reader, tok *tokenizer.Tokenizer, blockTokens int, seed ui
 		return nil, err
 	}
 	return m, nil
+}
+
+// EachMooncakeRow reads a mooncake trace line by line and calls fn with each row and
+// its line number (1-based; blank lines are skipped), keeping none. A line that is not
+// a JSON object of the row's fields, an input_length below 1 or a negative hash id is
+// an error naming the line (a [*LineError]) and the field; so is an error fn returns.
+func EachMooncakeRow(r io.Reader, fn func(line int, row MooncakeRow) error) error {
+	return lines(r, func(n int, b []byte) error {
+		var row MooncakeRow
+		if err := json.Unmarshal(b, &row); err != nil {
+			return err
+		}
+		if row.InputLength < 1 {
+			return fmt.Errorf("input_length %d < 1", row.InputLength)
+		}
+		for i, h := range row.HashIDs {
+			if h < 0 {
+				return fmt.Errorf("hash_ids[%d] = %d < 0", i, h)
+			}
+		}
+		return fn(n, row)
+	})
+}
+
+// FullBlocks is how many of the row's hash ids stand for whole blocks of blockTokens
+// tokens of its prompt: all of them when input_length covers them, else all but the
+// last (whose block is partial), and never more than input_length/blockTokens. The
+// rest of the prompt, input_length − FullBlocks·blockTokens tokens, is its own.
+func (row MooncakeRow) FullBlocks(blockTokens int) int {
+	if len(row.HashIDs) == 0 {
+		return 0
+	}
+	if row.InputLength >= len(row.HashIDs)*blockTokens {
+		return len(row.HashIDs)
+	}
+	return min(len(row.HashIDs)-1, row.InputLength/blockTokens)
+}
+
+// AppendMooncakeIDs appends to dst token ids standing for row's prompt, where no
+// tokenizer is needed (perfgate analyze-trace): hash id h's block is the ids
+// h·blockTokens+i for i in [0, blockTokens), so rows share a block exactly when they
+// share its hash id, and the rest of the prompt (see [MooncakeRow.FullBlocks]) is the
+// id −(index+1), an id no other row's prompt holds (index is the row's 0-based place
+// in the trace). It makes input_length ids in all. It panics if blockTokens < 1.
+func AppendMooncakeIDs(dst []int, row MooncakeRow, blockTokens, index int) []int {
+	if blockTokens < 1 {
+		panic("dataset: block tokens < 1")
+	}
+	full := row.FullBlocks(blockTokens)
+	for _, h := range row.HashIDs[:full] {
+		for i := range blockTokens {
+			dst = append(dst, h*blockTokens+i)
+		}
+	}
+	for range row.InputLength - full*blockTokens {
+		dst = append(dst, -(index + 1))
+	}
+	return dst
 }
 
 // Len returns the number of rows.
@@ -177,14 +228,7 @@ func (m *Mooncake) block(id int) string {
 func (m *Mooncake) conversation(i int) Conversation {
 	row, tok := m.rows[i], m.tok
 	var sb strings.Builder
-	full := 0
-	if len(row.HashIDs) > 0 {
-		full = min(len(row.HashIDs)-1, row.InputLength/m.blockTokens)
-		if row.InputLength >= len(row.HashIDs)*m.blockTokens {
-			full = len(row.HashIDs)
-		}
-	}
-	for _, id := range row.HashIDs[:full] {
+	for _, id := range row.HashIDs[:row.FullBlocks(m.blockTokens)] {
 		sb.WriteString(m.block(id))
 	}
 	prompt, got := sb.String(), 0
