@@ -147,8 +147,12 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "perfgate: benchmarks of OpenAI-compatible LLM servers that pass or fail.")
 	fmt.Fprintln(w, "\nUsage: perfgate <command> [flags]   (perfgate <command> -h for its flags)")
 	fmt.Fprintln(w, "\nCommands:")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nExit codes: %d ok, %d assertion failed, %d regression gate inconclusive, %d invalid configuration, %d runtime error or invalid measurement, %d interrupted.\n",
 		ExitOK, ExitAssertFailed, ExitInconclusive, ExitInvalidConfig, ExitRuntime, ExitInterrupted)
