@@ -84,6 +84,9 @@ func (r *runner) collectOne(rec *record.Client) {
 		r.sink(*rec)
 	}
 	r.acc.Add(rec)
+	if w := r.cfg.Watch; w != nil && !rec.Warmup {
+		w.Observe(rec, r.clock.now())
+	}
 	if !r.cfg.DiscardRecords {
 		r.out.Records = append(r.out.Records, *rec)
 	}

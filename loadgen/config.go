@@ -461,6 +461,11 @@ type Stop struct {
 	// < 0 = never stop. Under a ceiling, falling behind is the server's queueing, and
 	// a closed loop has no schedule: neither is stopped.
 	MaxScheduleLag time.Duration `json:"max_schedule_lag,omitempty"`
+	// Watch, if not nil, is told of each measured request as it ends and asked every
+	// AbortTick whether to stop the run (abort rules: see [AbortWatch]); a run it stops
+	// ends as one the schedule watch stops. Set from Go only (package scenario builds
+	// it from its Abort rules).
+	Watch AbortWatch `json:"-"`
 }
 
 // Recording is what a run keeps and how it is measured: the record file, the

@@ -143,7 +143,7 @@ type runner struct {
 	sem      chan struct{}
 	prefill  chan struct{} // Config.PrefillConcurrency slots; nil = no cap
 
-	aborted atomic.Pointer[string] // why the schedule watch stopped the run (see watchSchedule)
+	aborted atomic.Pointer[abortInfo] // why the schedule or the abort watch stopped the run (see stopWith)
 
 	cancelMu  sync.Mutex
 	cancelRng *rand.Rand
@@ -275,10 +275,11 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	r.clock.self.begin()
 	// Requests run under sendCtx: the run's context, and with a duration, the end of
 	// the grace period after it, which cancels whatever is still in flight then.
-	// An open loop the schedule watch stops ends the same way (see watchSchedule).
+	// An open loop the schedule watch stops ends the same way (see watchSchedule), and
+	// so does a run the abort watch stops (see watchAbort).
 	sendCtx := ctx
 	var abort context.CancelCauseFunc
-	if r.deadline > 0 || r.watchesSchedule() {
+	if r.deadline > 0 || r.watchesSchedule() || r.cfg.Watch != nil {
 		c, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		if r.deadline > 0 {
@@ -286,6 +287,10 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 			defer grace.Stop()
 		}
 		sendCtx, abort = c, cancel
+	}
+	stopWatch := func() {}
+	if r.cfg.Watch != nil {
+		stopWatch = r.watchAbort(abort)
 	}
 	// Each connection watches the context requests run under once, for its life; a
 	// request under that same context then registers nothing of its own (readHead).
@@ -310,6 +315,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		r.closedLoop(sendCtx, n)
 	}
 	r.wg.Wait()
+	stopWatch() // a run that ended is not stopped after the fact
 	close(r.done)
 	<-r.collected
 	for _, t := range r.targets {
@@ -317,7 +323,9 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	}
 	r.out.Elapsed = r.clock.now()
 	r.out.Self = r.clock.self.end()
-	r.out.Self.Aborted = r.abortReason()
+	if a := r.aborted.Load(); a != nil {
+		r.out.Self.Aborted, r.out.Self.AbortedBy = a.why, a.kind
+	}
 	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()

@@ -125,8 +125,9 @@ func (r *runner) watchSchedule(loop *sendLoop, abort context.CancelCauseFunc) (s
 			now, sent := r.clock.now(), loop.sends.Load()
 			if w.observe(now, now-due, sent) {
 				why := w.reason(now, now-due, sent, r.pacer.Rate(due))
-				r.aborted.Store(&why)
-				abort(fmt.Errorf("%w: %s", ErrScheduleBehind, why))
+				if r.stopWith(AbortSchedule, why) {
+					abort(fmt.Errorf("%w: %s", ErrScheduleBehind, why))
+				}
 				return
 			}
 		}
@@ -135,12 +136,4 @@ func (r *runner) watchSchedule(loop *sendLoop, abort context.CancelCauseFunc) (s
 		close(done)
 		<-ended
 	}
-}
-
-// abortReason is the reason the schedule watch stopped the run, "" if it did not.
-func (r *runner) abortReason() string {
-	if p := r.aborted.Load(); p != nil {
-		return *p
-	}
-	return ""
 }

@@ -32,9 +32,12 @@ type Self struct {
 	AchievedRate float64 `json:"achieved_rate,omitempty"`
 	// Aborted says why the load generator stopped the run early, its client too far
 	// behind its schedule (Config.MaxScheduleLag), e.g. "schedule 4.2s behind for
-	// 3s at 2,000 req/s offered, 1,120 achieved: the client cannot keep up"; "" when
-	// it did not.
-	Aborted string `json:"aborted,omitempty"`
+	// 3s at 2,000 req/s offered, 1,120 achieved: the client cannot keep up", or an
+	// abort rule fired (Stop.Watch); "" when it did not. AbortedBy says which:
+	// AbortSchedule, AbortObjective or AbortInvalid ("" = not stopped; a recording
+	// made before AbortedBy existed has Aborted from the schedule watch only).
+	Aborted   string `json:"aborted,omitempty"`
+	AbortedBy string `json:"aborted_by,omitempty"`
 	// ReadDelay is how long received bytes waited in the socket before the client read
 	// them: the read's time minus the kernel's receive timestamp, over every read of a
 	// stream timed by kernel timestamps (N = 0 when the kernel gives none).

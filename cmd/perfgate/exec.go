@@ -96,6 +96,11 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 		}
 		return nil, runtimef("%v", err)
 	}
+	if why := out.Aborted(); why != "" {
+		// Why the run stopped early comes first: the table and verdicts after it are
+		// of the requests that ended before the stop.
+		fmt.Fprintf(e.stdout, "ABORTED (%s): %s\n", abortedExit(out.AbortedBy()), why)
+	}
 	r := &runResult{out: out, verdicts: out.Check(), validity: out.Validity()}
 	if out.Interrupted {
 		return r, &exitError{ExitInterrupted, fmt.Errorf("interrupted after %d requests; partial results in %s (marked was_cancelled)", out.Context("").Requests, artifactPath(dir))}

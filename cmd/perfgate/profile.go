@@ -71,6 +71,8 @@ type profileFlags struct {
 	legacyMaxTokens                                       bool
 	// The validity checks' switches (validity.go).
 	validity validityFlags
+	// The abort rules' flags (abort.go).
+	abort abortFlags
 	// The rate series and https (httprate.go).
 	http httpFlags
 	// The prefix-cache workload (prefix.go).
@@ -140,6 +142,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	aiperfFlags(fs, f)
 	registerHTTPFlags(fs, &f.http)
 	registerValidityFlags(fs, &f.validity)
+	registerAbortFlags(fs, &f.abort)
 	registerMixFlags(fs, &f.mix)
 	registerMediaFlags(fs, &f.media)
 	// perfgate's own.
@@ -221,7 +224,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	// The flags map onto the scenario in steps, one concern each, in this order (an
 	// earlier step's error wins).
 	for _, step := range []func(*scenario.Scenario, *profileFlags, *profileOpts, func(...string) bool) error{
-		profileConflicts, profileTarget, profileModels, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives, profileValidity,
+		profileConflicts, profileTarget, profileModels, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives, profileValidity, profileAbort,
 	} {
 		if err := step(&sc, f, o, has); err != nil {
 			return sc, err

@@ -545,6 +545,8 @@ func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
 			c.fail(n, path, "%s: %s", n.text, check.DurationForm)
 		case err != nil:
 			c.fail(n, path, "%q: %s", n.text, check.DurationForm)
+		case d < 0 && (path == "abort.delay" || path == "abort.window"):
+			c.fail(n, path, "%s: want a duration >= 0", n.text)
 		case t == durationType && !custom:
 			n.v = d.Nanoseconds()
 		}
@@ -597,6 +599,11 @@ func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
 					c.fail(it, p, "%v", err)
 				}
 			}
+			if path == "abort.rules" && it.kind == 'v' {
+				if _, err := check.ParseAbortRule(it.text); err != nil {
+					c.fail(it, p, "%v", err)
+				}
+			}
 		}
 	case reflect.Bool:
 		if _, ok := n.v.(bool); !ok || n.kind != 'v' {
@@ -608,6 +615,11 @@ func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
 		if !ok || n.kind != 'v' {
 			c.fail(n, path, "%q: want a number", n.text)
 			return
+		}
+		if path == "abort.failed_request_threshold" {
+			if x, err := num.Float64(); err == nil && !(x >= 0 && x < 1) {
+				c.fail(n, path, "%s: want a fraction in (0, 1), 0 = off", n.text)
+			}
 		}
 		if t.Kind() != reflect.Float32 && t.Kind() != reflect.Float64 {
 			if _, err := strconv.ParseInt(string(num), 10, 64); err != nil {

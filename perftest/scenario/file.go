@@ -78,6 +78,7 @@ func (s Scenario) Validate() error {
 		bad("exports.prefix %q: want a file name prefix, not a path", p)
 	}
 	s.Validity.validate(bad)
+	s.Abort.validate(bad)
 	for _, p := range s.tailProblems() {
 		bad("%s", p)
 	}

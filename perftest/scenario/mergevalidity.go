@@ -73,7 +73,7 @@ func (o *Outcome) shardValidityVerdicts() []check.Verdict {
 			if s.Self == nil {
 				continue
 			}
-			if v, m := clientBound(*s.Self, cfg, o.openLoop(), o.Mocked); m != ModeOff {
+			if v, m := clientBound(clientBoundSelf(*s.Self), cfg, o.openLoop(), o.Mocked); m != ModeOff {
 				per, idx = append(per, apply(v, m)), append(idx, s.Index)
 			}
 		}

@@ -286,6 +286,9 @@ func (o *Outcome) Verdicts() []check.Verdict {
 			vs = append(vs, o.LengthFit(f.m, distribution.Length{Dist: f.spec.Distribution}, obj.Alpha))
 		}
 	}
+	if v, ok := o.abortVerdict(); ok && v.Status != check.Invalid {
+		vs = append(vs, v) // an abort rule held: an objective failed
+	}
 	return vs
 }
 

@@ -166,6 +166,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			return nil, fmt.Errorf("scenario %q: %w: %w", sc.Name, ErrInvalidScenario, err)
 		}
 	}
+	if w := sc.Abort.watch(metricOptions(cfg)); w != nil {
+		cfg.Watch = w
+	}
 	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
 	if lo != nil {
 		identifyAfter(context.WithoutCancel(ctx), sc, out.Pins.Servers, metricsURL)

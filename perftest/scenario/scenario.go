@@ -110,6 +110,12 @@ type Scenario struct {
 	// the zero value runs each at its documented default (docs/validity.md).
 	Validity Validity `json:"validity,omitzero"`
 
+	// Abort stops the run while it goes when one of its conditions holds on a sliding
+	// window ("error_rate>0.2" after a delay), or when more than a fraction of its
+	// requests failed (AIPerf's --failed-request-threshold); the zero value stops
+	// nothing. docs/abort.md.
+	Abort Abort `json:"abort,omitzero"`
+
 	// Regression is the regression gate `perfgate profile` applies with this file: the
 	// baseline directory, margins, runs per side and its settings ([Gate]). Zero = no
 	// gate (unless --baseline gives one).

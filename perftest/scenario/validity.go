@@ -205,8 +205,11 @@ func (o *Outcome) Validity() []check.Verdict {
 		}
 		vs = append(vs, v)
 	}
+	if v, ok := o.abortVerdict(); ok && v.Status == check.Invalid {
+		vs = append(vs, v)
+	}
 	if o.Self != nil {
-		if v, m := clientBound(*o.Self, cfg, o.openLoop(), o.Mocked); m != ModeOff {
+		if v, m := clientBound(o.selfForClientBound(), cfg, o.openLoop(), o.Mocked); m != ModeOff {
 			vs = append(vs, apply(v, m))
 		}
 	}
@@ -239,13 +242,26 @@ func (o *Outcome) Validity() []check.Verdict {
 }
 
 // Aborted says why the load generator stopped the run before it completed (its
-// client fell behind its schedule: loadgen.Stop.MaxScheduleLag), "" if it did not.
-// Such a run keeps its records, and its client-bound verdict makes it invalid.
+// client fell behind its schedule: loadgen.Stop.MaxScheduleLag; or an abort rule
+// held: Scenario.Abort), "" if it did not. Such a run keeps its records; [Outcome.AbortedBy]
+// says which stopped it, and the client-bound verdict (the schedule) or the aborted
+// verdict (a rule) fails it.
 func (o *Outcome) Aborted() string {
 	if o.Self == nil {
 		return ""
 	}
 	return o.Self.Aborted
+}
+
+// selfForClientBound is the self-measurement the client-bound verdict judges: a run
+// stopped by an abort rule, not by the schedule watch, is not client-bound for it.
+func (o *Outcome) selfForClientBound() loadgen.Self { return clientBoundSelf(*o.Self) }
+
+func clientBoundSelf(s loadgen.Self) loadgen.Self {
+	if s.AbortedBy != "" && s.AbortedBy != loadgen.AbortSchedule {
+		s.Aborted = ""
+	}
+	return s
 }
 
 // openLoop reports whether the run is an open loop without a ceiling: the send lag

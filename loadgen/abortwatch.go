@@ -1,0 +1,103 @@
+package loadgen
+
+// The abort watch: rules evaluated while the run goes (an error storm, a latency past
+// any objective) stop it early, as k6's thresholds with abortOnFail do, and AIPerf's
+// --failed-request-threshold. The load generator only carries the records to the
+// watch and stops the run when it says so; what the rules are and how they are
+// judged is the caller's (package scenario's), which keeps the metric catalogue out
+// of loadgen.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/perfgate/perfgate/record"
+)
+
+// How a run was stopped early (Self.AbortedBy).
+const (
+	// AbortSchedule: the open loop's client fell behind its schedule
+	// (Stop.MaxScheduleLag): the run is invalid, its numbers measure the client.
+	AbortSchedule = "schedule"
+	// AbortObjective: an abort rule failed (a regression or an objective failure:
+	// `perfgate profile` exits 99).
+	AbortObjective = "objective"
+	// AbortInvalid: the run can no longer be a valid measurement (AIPerf's failed
+	// request threshold: `perfgate profile` exits 1).
+	AbortInvalid = "invalid"
+)
+
+// ErrAborted is the cause of the cancellation of a run an [AbortWatch] stopped; the
+// requests it cancelled carry the reason in their error.
+var ErrAborted = errors.New("loadgen: the run was aborted")
+
+// An Abort is an [AbortWatch]'s decision to stop a run.
+type Abort struct {
+	// Kind is AbortObjective or AbortInvalid.
+	Kind string
+	// Reason says which rule fired and on what, e.g. "abort rule error_rate>0.2:
+	// error rate = 45% (9 of 20) over the last 10s".
+	Reason string
+}
+
+// An AbortWatch decides, while a run goes, whether to stop it (Stop.Watch). The load
+// generator gives it each measured request as the request ends and asks it, every
+// [AbortTick] of the run clock, whether to stop; when it says so the run stops as the
+// schedule watch stops one: no request is sent after, those in flight are cancelled,
+// every record is kept, and the reason is in Self.Aborted (its kind in
+// Self.AbortedBy). Observe and Check may be called concurrently.
+type AbortWatch interface {
+	// Observe is given each request that is not a warm-up as it ends, at now on the
+	// run clock (time since the run's start). rec is recycled after Observe returns:
+	// keep what is needed, not rec.
+	Observe(rec *record.Client, now time.Duration)
+	// Check is asked at now whether to stop; ok = stop, with why.
+	Check(now time.Duration) (why Abort, ok bool)
+}
+
+// AbortTick is how often the load generator asks an [AbortWatch] whether to stop.
+const AbortTick = 100 * time.Millisecond
+
+// watchAbort asks the run's AbortWatch every AbortTick whether to stop, until the
+// returned function is called (it waits for the watch to end). When the watch says
+// stop, it keeps the reason and calls abort with [ErrAborted] wrapping it.
+func (r *runner) watchAbort(abort context.CancelCauseFunc) (stop func()) {
+	w := r.cfg.Watch
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(AbortTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			why, ok := w.Check(r.clock.now())
+			if !ok {
+				continue
+			}
+			if r.stopWith(why.Kind, why.Reason) {
+				abort(fmt.Errorf("%w: %s", ErrAborted, why.Reason))
+			}
+			return
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+	}
+}
+
+// stopWith keeps the first reason the run was stopped for (the schedule watch's or
+// the abort watch's) and reports whether it was the first.
+func (r *runner) stopWith(kind, why string) bool {
+	a := &abortInfo{kind: kind, why: why}
+	return r.aborted.CompareAndSwap(nil, a)
+}
+
+// abortInfo is why and how a run was stopped early.
+type abortInfo struct{ kind, why string }
