@@ -68,7 +68,7 @@ func ParseAbortRule(text string) (AbortRule, error) {
 		if col-1 >= at+2 {
 			col-- // back to the condition's columns
 		}
-		return a, fail(min(max(col, 1), len(src)+1), re.Msg+" (the condition "+src+" stops the run when "+text+" fails)")
+		return a, fail(min(max(col, 1), len(src)+1), re.Msg+" (the abort condition "+src+" stops the run when the rule "+text+" fails)")
 	}
 	if err != nil {
 		return a, err
