@@ -33,19 +33,19 @@ func (r *Result) RequireObjectives(t testing.TB) {
 }
 
 // objectives returns the verdicts AssertObjectives reports, without the error-rate
-// verdict Run reported already, and whether that one passed.
+// verdict and the abort Run reported already, and whether those passed.
 func (r *Result) objectives() ([]check.Verdict, bool) {
 	vs := r.Verdicts()
-	if r.errorRate == nil {
-		return vs, true
-	}
 	out := vs[:0]
 	for _, v := range vs {
-		if v.Check != "error-rate" {
+		switch {
+		case v.Check == "error-rate" && r.errorRate != nil:
+		case v.Check == scenario.CheckAborted && r.abortReported:
+		default:
 			out = append(out, v)
 		}
 	}
-	return out, r.errorRate.Pass
+	return out, (r.errorRate == nil || r.errorRate.Pass) && !r.abortReported
 }
 
 // Assert checks each rule (see [check.ParseRule]: "ttft_p99<=250ms", "error_rate<=0",

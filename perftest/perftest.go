@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
@@ -37,6 +38,9 @@ type Result struct {
 	// errorRate is the error-rate verdict Run reported (nil: none, e.g. a Result from
 	// Load), so AssertObjectives does not report it twice.
 	errorRate *check.Verdict
+	// abortReported: Run reported the run's stop by an abort rule (scenario.Abort), so
+	// AssertObjectives does not report it twice.
+	abortReported bool
 }
 
 // Run runs sc and returns its result. opts are [scenario.Run]'s: [scenario.OnRecord]
@@ -106,6 +110,11 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 		case v.Status == check.Invalid:
 			t.Logf("perftest: warning: %s", v)
 		}
+	}
+	if out.AbortedBy() == loadgen.AbortObjective {
+		// An abort rule held: the test fails whatever it asserts after, the reason first.
+		t.Errorf("perftest: ABORTED: %s (%d requests kept; docs/abort.md)", out.Aborted(), ctx.Requests)
+		r.abortReported = true
 	}
 	for _, v := range out.Health() {
 		if v.Check == "error-rate" {

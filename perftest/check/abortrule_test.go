@@ -70,7 +70,7 @@ func TestAbortRuleCheck(t *testing.T) {
 		{"error_rate>0.25", []Request{ok, ok, ok, bad}, false},
 		{"ttft_p50>2s", []Request{ok, slow, slow}, true},
 		{"ttft_p50>2s", []Request{ok, ok, slow}, false},
-		{"ttft_p50>2s", []Request{bad, bad}, false},           // no TTFT to judge
+		{"ttft_p50>2s", []Request{bad, bad}, false},            // no TTFT to judge
 		{"ttft_p50{model=x}>2s", []Request{slow, slow}, false}, // no request of x
 		{"ttft_p50{model=m}>2s", []Request{slow, slow}, true},
 		{"error_rate>0", nil, false},

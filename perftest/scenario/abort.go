@@ -59,8 +59,9 @@ const (
 	MaxAbortWindowRequests = 10_000
 )
 
-// IsZero reports whether a stops nothing.
-func (a Abort) IsZero() bool { return len(a.Rules) == 0 && a.FailedRequestThreshold == 0 }
+// stopsNothing reports whether a has neither a rule nor a threshold (its delay,
+// window and floor alone stop nothing). Not IsZero: a scenario file keeps them.
+func (a Abort) stopsNothing() bool { return len(a.Rules) == 0 && a.FailedRequestThreshold == 0 }
 
 // ParseRules parses a.Rules, reporting every bad one at once (errors.Join) as
 // "abort.rules[i]: " followed by the [check.RuleError].
@@ -102,7 +103,7 @@ func (a Abort) validate(bad func(string, ...any)) {
 // watch returns the load generator's abort watch for a, nil when a stops nothing. It
 // must be valid.
 func (a Abort) watch(opt metric.Options) loadgen.AbortWatch {
-	if a.IsZero() {
+	if a.stopsNothing() {
 		return nil
 	}
 	rs, _ := a.ParseRules()
