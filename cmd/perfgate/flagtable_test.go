@@ -24,7 +24,7 @@ var flagValues = map[string]string{
 	"assert": "ttft_p50<=1s", "assert-isl": "normal:128,10", "assert-osl": "fixed:16",
 	"baseline": "base-dir", "baseline-url": "http://127.0.0.1:1/base", "branch": "main", "build": "b1", "commit": "abc123",
 	"cache-reset-url":    "http://127.0.0.1:1/reset_prefix_cache",
-	"check-client-bound": "warn", "check-client-bound-gross": "warn", "abort-on": "error_rate>0.5", "check-client-limits": "warn", "check-steady-state": "fail", "check-tail-samples": "warn", "check-warm-cache": "off",
+	"check-client-bound": "warn", "check-client-bound-gross": "warn", "prefix-popularity": "zipf:1.1", "prefix-buckets": "8x2:1", "abort-on": "error_rate>0.5", "check-client-limits": "warn", "check-steady-state": "fail", "check-tail-samples": "warn", "check-warm-cache": "off",
 	"coordinator": "127.0.0.1:1", "coordinator-listen": "127.0.0.1:0",
 	"custom-dataset-type": "mooncake", "input-format": "mooncake", "input-file": "TESTDATA",
 	"endpoint-type": "completions", "export-level": "summary", "extra-inputs": "temperature:0.5",

@@ -25,9 +25,9 @@ import (
 // The sharded workload of these tests: open-loop Poisson at 200 req/s, 200 requests,
 // seeded, with an ISL fit the gate checks. These tests are about splitting the load,
 // not about this (shared, loaded) machine keeping a 200 req/s schedule to the
-// millisecond: the client-bound check warns (TestClientBound* test it).
+// millisecond: both client-bound bands warn (TestClientBound* test them).
 var shardWorkload = []string{"--request-rate", "200", "--request-count", "200", "--random-seed", "7",
-	"--isl-dist", "normal:64,8", "--osl", "6", "--assert-isl", "normal:64,8", "--quiet", "--check-client-bound", "warn"}
+	"--isl-dist", "normal:64,8", "--osl", "6", "--assert-isl", "normal:64,8", "--quiet", "--check-client-bound", "warn", "--check-client-bound-gross", "warn"}
 
 const shardAlpha = 0.01
 
