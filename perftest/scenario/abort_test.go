@@ -100,6 +100,21 @@ func checkAbortedOnDisk(t *testing.T, dir, why string, min int) {
 	}
 }
 
+// TestAbortLatencyRule: a latency condition is judged on the live records' own
+// timings: the mock's TTFT is 20 ms, so ttft_p50>5ms stops a healthy run of two
+// minutes, and ttft_p50>10s (TestAbortNotFired) does not.
+func TestAbortLatencyRule(t *testing.T) {
+	sc := stormScenario(0, loadgen.Stop{Duration: abortLongRun}, Abort{Rules: []string{"ttft_p50>5ms"}})
+	sc.Mock.TTFT = distribution.MustSpec("fixed:20")
+	out, err := Run(context.Background(), sc, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.AbortedBy() != loadgen.AbortObjective || !strings.Contains(out.Aborted(), "abort rule ttft_p50>5ms held at ") || !strings.Contains(out.Aborted(), "TTFT p50 = 2") {
+		t.Errorf("aborted by %q: %q", out.AbortedBy(), out.Aborted())
+	}
+}
+
 // TestFailedRequestThresholdInvalid: AIPerf's failed-request threshold stops the same
 // storm as an invalid measurement (exit 1): the aborted verdict is a failing validity
 // verdict, and the objectives do not carry it.
