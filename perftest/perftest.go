@@ -124,7 +124,7 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 			r.report(t, v, false)
 		}
 	}
-	if addr := os.Getenv(EnvHistory); addr != "" && !out.Interrupted {
+	if addr := os.Getenv(EnvHistory); addr != "" && !out.Interrupted && out.Aborted() == "" {
 		recordHistory(t, r, addr)
 	}
 	return r

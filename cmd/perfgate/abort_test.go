@@ -54,6 +54,12 @@ func TestAbortOnExit99(t *testing.T) {
 	if !strings.Contains(out, "FAIL aborted: abort rule error_rate>0.2") {
 		t.Errorf("no failing aborted verdict:\n%s", out)
 	}
+	// Recorded in a history, an aborted run is not a result to compare with.
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, out, errOut = cli(t, "profile", "--mock", "-q", "--config", cfg, "--artifact-dir", filepath.Join(t.TempDir(), "run"), "--assert", "error_rate<=1", "--abort-on", "error_rate>0.2", "--history", db)
+	if code != ExitAssertFailed || !strings.Contains(out, "history: not recorded: the run was aborted (abort rule error_rate>0.2") || strings.Contains(out, "history: recorded") {
+		t.Errorf("--history: exit %d\n%s\n%s", code, out, errOut)
+	}
 	code, out, errOut = cli(t, "profile", "--mock", "-q", "--config", cfg, "--artifact-dir", filepath.Join(t.TempDir(), "run"), "--assert", "error_rate<=1",
 		"--abort-on", "error_rate>0.2", "--abort-delay", "3600", "--benchmark-duration", "0", "--request-count", "40")
 	if code != ExitOK || strings.Contains(out, "ABORTED") {

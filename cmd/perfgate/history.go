@@ -530,7 +530,7 @@ func registerHistoryFlags(fs *flag.FlagSet, o *historyOpts) {
 
 // recordHistory records a finished profile's runs (one result) in --history, and
 // returns err, the run's own outcome: a result is recorded whether its assertions
-// passed or not, but not a run that broke or was interrupted. A history that cannot
+// passed or not, but not a run that broke, was interrupted or was aborted. A history that cannot
 // be written fails a passing run (exit 1) and is reported beside a failing one.
 func recordHistory(ctx context.Context, e *env, o profileOpts, err error, outs ...*scenario.Outcome) error {
 	if o.history.addr == "" || len(outs) == 0 || (err != nil && err != errAssertFailed) {
@@ -538,6 +538,11 @@ func recordHistory(ctx context.Context, e *env, o profileOpts, err error, outs .
 	}
 	for _, out := range outs {
 		if out == nil || out.Interrupted {
+			return err
+		}
+		if why := out.Aborted(); why != "" {
+			// A run stopped early measured part of its load: not a result to compare with.
+			fmt.Fprintf(e.stdout, "history: not recorded: the run was aborted (%s)\n", firstLine(why))
 			return err
 		}
 	}
