@@ -196,7 +196,7 @@ func runDir(r Result, run Run, runs int) string {
 // what `history check` watches and a since-change baseline looks at by default.
 func PrimaryStats() []string {
 	var out []string
-	for _, s := range gate.RunStatList {
+	for _, s := range gate.RunStatList() {
 		if s.Primary {
 			out = append(out, s.Name)
 		}

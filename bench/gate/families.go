@@ -344,7 +344,7 @@ func (o famOptions) gateLook(s famSetting, base *gate.Series, cur []gate.RunStat
 func (o famOptions) oldLook(s famSetting, base *gate.Series, cur []gate.RunStats, li int) (check.Change, bool) {
 	cs := &gate.Series{Runs: cur}
 	var ms []oldMetric
-	for _, st := range gate.RunStatList {
+	for _, st := range gate.RunStatList() {
 		if _, ok := nominal[st.Name]; !ok {
 			continue
 		}
@@ -360,7 +360,7 @@ func (o famOptions) oldLook(s famSetting, base *gate.Series, cur []gate.RunStats
 // ÷), each with its own 0.5% floor, in session id.
 func runStats(r *rand.Rand, y float64, id string) gate.RunStats {
 	rs := gate.RunStats{Session: id, Stats: map[string]float64{}}
-	for _, st := range gate.RunStatList {
+	for _, st := range gate.RunStatList() {
 		v, ok := nominal[st.Name]
 		if !ok {
 			continue

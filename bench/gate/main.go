@@ -236,7 +236,7 @@ func selected(name, only string) bool {
 
 func primaryNames() []string {
 	var ns []string
-	for _, s := range gate.RunStatList {
+	for _, s := range gate.RunStatList() {
 		if s.Primary {
 			ns = append(ns, s.Name)
 		}
@@ -287,7 +287,7 @@ func (b *bench) simulated(scale float64) gate.RunStats {
 	defer b.simMu.Unlock()
 	nominal := map[string]float64{"ttft_p50": 0.1, "itl_p50": 0.02, "latency_p50": 0.16, "output_tps": 295}
 	rs := gate.RunStats{Requests: b.o.requests, Stats: map[string]float64{}}
-	for _, st := range gate.RunStatList {
+	for _, st := range gate.RunStatList() {
 		v, ok := nominal[st.Name]
 		if !ok {
 			continue
@@ -450,7 +450,7 @@ func (b *bench) setting(s setting) (result, error) {
 // series are the primary run statistics of a pair as the gate's input.
 func series(base, cur []gate.RunStats, margin float64) []check.Series {
 	var out []check.Series
-	for _, st := range gate.RunStatList {
+	for _, st := range gate.RunStatList() {
 		if !st.Primary {
 			continue
 		}

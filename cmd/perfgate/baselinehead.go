@@ -27,7 +27,7 @@ func baselineHeadline(s *gate.Series) []string {
 		runsText(s.Len()), sessionsText(s.Sessions()), d.Name, sc.Describe(), artifactPath(s.Dir))
 	var parts []string
 	cv := 0.0
-	for _, st := range gate.RunStatList {
+	for _, st := range gate.RunStatList() {
 		if !st.Primary {
 			continue
 		}
@@ -76,7 +76,7 @@ func baselineHeadline(s *gate.Series) []string {
 func writeRunStatTable(w io.Writer, s *gate.Series) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  statistic\tgeometric mean\tCV\tmin\tmax\tgate\n")
-	for _, st := range gate.RunStatList {
+	for _, st := range gate.RunStatList() {
 		xs, _ := s.Values(st.Name)
 		if len(xs) == 0 {
 			continue

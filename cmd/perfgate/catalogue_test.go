@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
 // TestCatalogueAddsAMetric adds metrics in a test-only catalogue, one entry each, and
 // sees them everywhere a metric goes: the --assert help, a rule the run checks (passing
-// and failing), metrics.json, the AIPerf JSON and CSV exports and the console table.
+// and failing), metrics.json, the AIPerf JSON and CSV exports, the console table, the
+// run statistics a regression gate compares and the history keeps.
 // decode_time is derived from the built-in values; test_response_chunks is a raw
 // measurement read from the record (a field no built-in metric reads), kept by the
 // accumulator and the run's summary with no other code; test_tokens_per_chunk is
@@ -52,8 +54,9 @@ func TestCatalogueAddsAMetric(t *testing.T) {
 	}
 
 	art := filepath.Join(t.TempDir(), "run")
+	db := filepath.Join(t.TempDir(), "history.db")
 	code, out, errOut := cli(t, "profile", "--mock", "--request-count", "20", "--concurrency", "4", "--osl", "8",
-		"--extra-inputs", "ignore_eos:true", "--artifact-dir", art, "--assert", "decode_time_p75<=1m", "--assert", "decode_time_p50>=1ns",
+		"--extra-inputs", "ignore_eos:true", "--artifact-dir", art, "--history", db, "--assert", "decode_time_p75<=1m", "--assert", "decode_time_p50>=1ns",
 		"--assert", "test_response_chunks_p50>=8", "--assert", "test_tokens_per_chunk_p50<=1")
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -110,6 +113,30 @@ func TestCatalogueAddsAMetric(t *testing.T) {
 		if _, ok := agg[name]; !ok {
 			t.Errorf("%s lacks %s", reportgen.AIPerfJSONFile, name)
 		}
+	}
+
+	// The regression gate and the history: each added per-request metric is a run
+	// statistic (its p50, p90, p99) with no other edit, in seconds for a latency:
+	// runstats.json has it, the history keeps it, and a gate compares it when named.
+	rs, err := gate.ReadRunStats(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p50, _ := s.Quantile(0.5); rs.Stats["decode_time_p50"] != p50/1000 {
+		t.Errorf("runstats.json decode_time_p50 = %v, want metrics.json's p50 in seconds, %v", rs.Stats["decode_time_p50"], p50/1000)
+	}
+	for _, name := range []string{"decode_time_p90", "decode_time_p99", "test_response_chunks_p50", "test_tokens_per_chunk_p99"} {
+		if _, ok := rs.Stats[name]; !ok {
+			t.Errorf("runstats.json lacks %s: %v", name, rs.Stats)
+		}
+	}
+	if code, out, _ := cli(t, "history", "show", "--db", db, "1"); code != ExitOK || !strings.Contains(out, "decode_time_p99") || !strings.Contains(out, "test_response_chunks_p50") {
+		t.Errorf("history show 1: exit %d, want decode_time_p99 and test_response_chunks_p50 among its statistics:\n%s", code, out)
+	}
+	code, out, errOut = cli(t, "profile", "--mock", "--request-count", "20", "--concurrency", "4", "--osl", "8",
+		"--extra-inputs", "ignore_eos:true", "--artifact-dir", filepath.Join(t.TempDir(), "run"), "--baseline", art, "--gate-fail", "decode_time_p99")
+	if !strings.Contains(out, "decode time p99") {
+		t.Errorf("a gate failing on decode_time_p99: exit %d, the report does not compare decode time p99:\n%s\n%s", code, out, errOut)
 	}
 
 	// The rule fails when the metric breaches it.

@@ -110,7 +110,7 @@ func (g Gate) Validate() error {
 			if _, ok := LookupRunStat(n); !ok {
 				msg := fmt.Sprintf("%s: no run statistic %q (want one of %s)", names.field, n, RunStatNames())
 				var all []string
-				for _, s := range RunStatList {
+				for _, s := range RunStatList() {
 					all = append(all, s.Name)
 				}
 				if near := check.Nearest(n, all); near != "" {
@@ -409,7 +409,7 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 		return sr.sessionLabels(stat)
 	}
 	var series []check.Series
-	for _, s := range RunStatList {
+	for _, s := range RunStatList() {
 		b, bm := baseline.Values(s.Name)
 		c, cm := current.Values(s.Name)
 		if len(b) == 0 && len(c) == 0 {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
 )
@@ -33,44 +34,125 @@ type RunStat struct {
 	// Primary statistics can fail a regression gate by default (their alphas share
 	// the family alpha); the others are reported, and fail only when named.
 	Primary bool
-	// Metric is the record.Metric… it comes from ("" for the goodput fraction, counted
-	// from the requests), and Quantile the quantile of that per-request metric (0 for
+	// Metric is the catalogue metric (record.Metric…) it comes from ("" for the goodput
+	// fraction, counted from the requests), and Quantile the quantile of that per-request metric (0 for
 	// a run-wide scalar such as a throughput).
 	Metric   string
 	Quantile float64
 }
 
-// RunStatList is every run-level statistic, primary ones first: TTFT, ITL and request
-// latency at p50, p90 and p99, output and request throughput, and the fraction of
-// requests meeting the goodput SLO (when the scenario has one).
-var RunStatList = func() []RunStat {
-	var l []RunStat
-	for _, p := range []struct {
-		name string
-		p    float64
-	}{{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}} {
-		for _, m := range []struct{ name, label, metric string }{
-			{"ttft", "TTFT", record.MetricTTFT},
-			{"itl", "ITL", record.MetricITL},
-			{"latency", "request latency", record.MetricRequestLatency},
-		} {
-			l = append(l, RunStat{Name: m.name + "_" + p.name, Label: m.label + " " + p.name, Unit: check.Seconds,
-				Primary: p.p == 0.5, Metric: m.metric, Quantile: p.p})
+// RunStatList returns every run-level statistic runs record, derived from package
+// metric's catalogue: each [metric.PerRequest] metric gives its p50, p90 and p99
+// ("ttft_p50": the metric's rule name and the quantile), each [metric.PerRun] metric is
+// itself a statistic (by its name, "output_token_throughput", except the two named
+// before the derivation: output_tps and request_tps), and the goodput fraction, which
+// the catalogue does not hold (it counts the requests against the scenario's SLO), is
+// the one statistic listed by hand ([goodputFraction]). A metric that sets
+// [metric.Def.NoRunStat] gives none; a metric added to the catalogue ([metric.Extend])
+// gives its statistics with no other edit.
+//
+// Order: the primary statistics ([primaryStats]) first, then each quantile's block
+// (p50, p90, p99) with TTFT, ITL and request latency leading and the other per-request
+// metrics in catalogue order, then the run-level metrics in catalogue order, then the
+// goodput fraction. For the built-in catalogue that is TTFT, ITL and request latency at
+// p50, output throughput, the same three at p90 and p99, request throughput, and the
+// goodput fraction (when the scenario has an SLO).
+func RunStatList() []RunStat {
+	defs := metric.Catalogue()
+	var all []RunStat
+	for _, q := range runStatQuantiles {
+		for _, d := range leadFirst(defs) {
+			if d.Kind != metric.PerRequest || d.NoRunStat {
+				continue
+			}
+			all = append(all, RunStat{Name: d.RuleName() + "_" + q.name, Label: d.VerdictLabel() + " " + q.name,
+				Unit: statUnit(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name, Quantile: q.p})
 		}
 	}
-	// Output throughput is primary, so it follows the p50s.
-	l = append(l[:3], append([]RunStat{{Name: "output_tps", Label: "output token throughput", Unit: check.TokPerSec,
-		HigherIsBetter: true, Primary: true, Metric: record.MetricOutputTokenThroughput}}, l[3:]...)...)
-	return append(l,
-		RunStat{Name: "request_tps", Label: "request throughput", Unit: check.ReqPerSec, HigherIsBetter: true, Metric: record.MetricRequestThroughput},
-		RunStat{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
-	)
-}()
+	for _, d := range defs {
+		if d.Kind != metric.PerRun || d.NoRunStat {
+			continue
+		}
+		name := d.Name
+		if n, ok := runStatNames[d.Name]; ok {
+			name = n
+		}
+		label := d.Label
+		if label == "" {
+			label = strings.ToLower(d.Header)
+		}
+		all = append(all, RunStat{Name: name, Label: label, Unit: statUnit(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name})
+	}
+	all = append(all, goodputFraction)
+	l := make([]RunStat, 0, len(all))
+	for _, n := range primaryStats {
+		if i := slices.IndexFunc(all, func(s RunStat) bool { return s.Name == n }); i >= 0 {
+			s := all[i]
+			s.Primary = true
+			l = append(l, s)
+		}
+	}
+	for _, s := range all {
+		if !slices.Contains(primaryStats, s.Name) {
+			l = append(l, s)
+		}
+	}
+	return l
+}
+
+// runStatQuantiles are the quantiles each per-request metric gives as run statistics.
+var runStatQuantiles = []struct {
+	name string
+	p    float64
+}{{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}}
+
+// primaryStats are the statistics a regression gate fails on by default (their alphas
+// share the family alpha), in report order; the others are reported, and fail only
+// when named.
+var primaryStats = []string{"ttft_p50", "itl_p50", "latency_p50", "output_tps"}
+
+// leadMetrics are the per-request metrics each quantile's block of statistics starts with.
+var leadMetrics = []string{record.MetricTTFT, record.MetricITL, record.MetricRequestLatency}
+
+// runStatNames are the statistics' names of the run-level metrics that had a name in
+// runs.json before the statistics were derived from the catalogue.
+var runStatNames = map[string]string{
+	record.MetricOutputTokenThroughput: "output_tps",
+	record.MetricRequestThroughput:     "request_tps",
+}
+
+// goodputFraction is the fraction of requests meeting the goodput SLO: the one run
+// statistic the catalogue does not define (its goodput is a rate, requests/s, while
+// the gate compares the fraction, counted from the requests as check.Goodput does).
+var goodputFraction = RunStat{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true}
+
+// leadFirst returns defs with the [leadMetrics] first, in that order, then the rest in
+// catalogue order.
+func leadFirst(defs []metric.Def) []metric.Def {
+	out := make([]metric.Def, 0, len(defs))
+	for _, n := range leadMetrics {
+		if i := slices.IndexFunc(defs, func(d metric.Def) bool { return d.Name == n }); i >= 0 {
+			out = append(out, defs[i])
+		}
+	}
+	for _, d := range defs {
+		if !slices.Contains(leadMetrics, d.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// statUnit is the unit of d's run statistics: its check unit (a latency's in seconds).
+func statUnit(d metric.Def) check.Unit {
+	u, _ := check.CatalogueUnit(d.Unit) // every catalogue unit has one
+	return u
+}
 
 // LookupRunStat returns the run-level statistic named name ("ttft_p50"), and whether
 // there is one.
 func LookupRunStat(name string) (RunStat, bool) {
-	for _, s := range RunStatList {
+	for _, s := range RunStatList() {
 		if s.Name == name {
 			return s, true
 		}
@@ -81,7 +163,7 @@ func LookupRunStat(name string) (RunStat, bool) {
 // RunStatNames lists the names of [RunStatList], for messages.
 func RunStatNames() string {
 	var ns []string
-	for _, s := range RunStatList {
+	for _, s := range RunStatList() {
 		ns = append(ns, s.Name)
 	}
 	return strings.Join(ns, ", ")

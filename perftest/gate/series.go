@@ -64,7 +64,7 @@ type Series struct {
 // as its PriorCV.
 func (s *Series) CVs() map[string]float64 {
 	out := map[string]float64{}
-	for _, st := range RunStatList {
+	for _, st := range RunStatList() {
 		if cv := s.CV(st.Name); !math.IsNaN(cv) {
 			out[st.Name] = cv
 		}

@@ -91,7 +91,7 @@ func sameSession(a, b *Series) bool {
 func (s *Series) SessionCVs() (map[string]float64, float64) {
 	out := map[string]float64{}
 	df := 0.0
-	for _, st := range RunStatList {
+	for _, st := range RunStatList() {
 		xs, _ := s.Values(st.Name)
 		cv, d := check.BetweenSessionCV(check.Side{Values: xs, Sessions: s.sessionLabels(st.Name)})
 		if !math.IsNaN(cv) {

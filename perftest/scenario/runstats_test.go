@@ -59,7 +59,7 @@ func TestRunStats(t *testing.T) {
 			t.Errorf("RunStats %s = %v (present %v), want %v", name, got, ok, want)
 		}
 	}
-	for _, s := range gate.RunStatList {
+	for _, s := range gate.RunStatList() {
 		if _, ok := rs.Stats[s.Name]; !ok {
 			t.Errorf("RunStats has no %s", s.Name)
 		}

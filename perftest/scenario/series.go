@@ -268,7 +268,7 @@ func (o *Outcome) RunStats() gate.RunStats {
 	}
 	rs := gate.RunStats{Seed: sc.Seed, CacheBust: sc.Validity.CacheBust, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
 		Requests: int(m.Value(record.MetricRequestCount)), Errors: int(m.Value(record.MetricErrorCount))}
-	for _, s := range gate.RunStatList {
+	for _, s := range gate.RunStatList() {
 		switch {
 		case s.Metric == "":
 		case s.Quantile > 0:

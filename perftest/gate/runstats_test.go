@@ -1,0 +1,86 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
+)
+
+// TestRunStatListFromCatalogue: the statistics derived from the built-in catalogue are
+// the ones runs recorded before the derivation, with the same names, labels, units,
+// directions, primary flags and order, so runs.json, the history and the gate's
+// reports do not change.
+func TestRunStatListFromCatalogue(t *testing.T) {
+	lat := func(name, label, m string, p float64, primary bool) RunStat {
+		return RunStat{Name: name, Label: label, Unit: check.Seconds, Primary: primary, Metric: m, Quantile: p}
+	}
+	want := []RunStat{
+		lat("ttft_p50", "TTFT p50", record.MetricTTFT, 0.5, true),
+		lat("itl_p50", "ITL p50", record.MetricITL, 0.5, true),
+		lat("latency_p50", "request latency p50", record.MetricRequestLatency, 0.5, true),
+		{Name: "output_tps", Label: "output token throughput", Unit: check.TokPerSec, HigherIsBetter: true, Primary: true, Metric: record.MetricOutputTokenThroughput},
+		lat("ttft_p90", "TTFT p90", record.MetricTTFT, 0.9, false),
+		lat("itl_p90", "ITL p90", record.MetricITL, 0.9, false),
+		lat("latency_p90", "request latency p90", record.MetricRequestLatency, 0.9, false),
+		lat("ttft_p99", "TTFT p99", record.MetricTTFT, 0.99, false),
+		lat("itl_p99", "ITL p99", record.MetricITL, 0.99, false),
+		lat("latency_p99", "request latency p99", record.MetricRequestLatency, 0.99, false),
+		{Name: "request_tps", Label: "request throughput", Unit: check.ReqPerSec, HigherIsBetter: true, Metric: record.MetricRequestThroughput},
+		{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
+	}
+	got := RunStatList()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("RunStatList() =\n%s\nwant\n%s", statLines(got), statLines(want))
+	}
+}
+
+// TestRunStatListAddsAMetric: a metric added to the catalogue gives its run statistics
+// (a per-request metric its p50, p90 and p99, a run-level one itself) with no other
+// edit, in its unit and direction, after the built-in ones of its block; a gate can
+// name them and the values are checked by their unit.
+func TestRunStatListAddsAMetric(t *testing.T) {
+	before := len(RunStatList())
+	restore := metric.Extend(metric.Def{Name: "decode_time", Header: "Decode Time", Label: "decode time", Unit: metric.UnitMS,
+		Better: metric.Lower, Kind: metric.PerRequest, Origin: "test",
+		Value: func(q *metric.Request) (float64, bool) { return metric.MS(q.Latency - q.TTFT), q.HasTTFT }},
+		metric.Def{Name: "test_hit_rate", Header: "Test Hit Rate", Unit: metric.UnitRatio, Better: metric.Higher, Kind: metric.PerRun, Origin: "test",
+			Total: func(*metric.Totals) (float64, bool) { return 0.5, true }})
+	defer restore()
+	l := RunStatList()
+	if len(l) != before+4 {
+		t.Fatalf("RunStatList has %d statistics with two metrics added, want %d:\n%s", len(l), before+4, statLines(l))
+	}
+	for _, w := range []RunStat{
+		{Name: "decode_time_p50", Label: "decode time p50", Unit: check.Seconds, Metric: "decode_time", Quantile: 0.5},
+		{Name: "decode_time_p90", Label: "decode time p90", Unit: check.Seconds, Metric: "decode_time", Quantile: 0.9},
+		{Name: "decode_time_p99", Label: "decode time p99", Unit: check.Seconds, Metric: "decode_time", Quantile: 0.99},
+		{Name: "test_hit_rate", Label: "test hit rate", Unit: check.None, HigherIsBetter: true, Metric: "test_hit_rate"},
+	} {
+		if got, ok := LookupRunStat(w.Name); !ok || got != w {
+			t.Errorf("LookupRunStat(%q) = %+v, %v; want %+v", w.Name, got, ok, w)
+		}
+	}
+	// decode_time_p50 follows the primaries and precedes the p90 block.
+	if l[4].Name != "decode_time_p50" || l[len(l)-2].Name != "test_hit_rate" {
+		t.Errorf("order:\n%s\nwant decode_time_p50 fifth and test_hit_rate before goodput_fraction", statLines(l))
+	}
+	if err := (Gate{Primary: []string{"decode_time_p99"}}).Validate(); err != nil {
+		t.Errorf("a gate naming decode_time_p99: %v", err)
+	}
+	restore()
+	if _, ok := LookupRunStat("decode_time_p50"); ok {
+		t.Error("decode_time_p50 is still a run statistic after the metric was removed")
+	}
+}
+
+func statLines(l []RunStat) string {
+	var b strings.Builder
+	for _, s := range l {
+		fmt.Fprintf(&b, "\t%+v\n", s)
+	}
+	return b.String()
+}
