@@ -181,8 +181,10 @@ func genDoc(defs []Def) []byte {
 		"Add one `Def` to `builtin` in `metric/catalogue.go`, then run\n" +
 		"`go test ./metric -run TestMetricsDocCurrent -update`, which regenerates `record/names.go`,\n" +
 		"`perftest/check/metrics.go`, `perftest/metrics.go` and this page. The accumulator, the run's\n" +
-		"summary, the console table, the exports, the rule grammar and the `--assert` help read the\n" +
-		"catalogue.\n\n" +
+		"summary, the console table, the exports, the rule grammar, the `--assert` help and the\n" +
+		"regression gate read the catalogue: a per-request metric's p50, p90 and p99 (a run metric's\n" +
+		"value) are run statistics the gate and the history keep and compare when named\n" +
+		"([regression.md](regression.md#what-is-compared)), unless its `Def` sets `NoRunStat`.\n\n" +
 		"- A metric derived from values the catalogue already has sets `Value`, a function of\n" +
 		"  `metric.Request` (`Request.Raw(name)` reads a raw metric's value): one file.\n" +
 		"- A raw measurement (a value the client measures) is a field of `record.Client`, set where\n" +

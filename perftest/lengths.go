@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/record"
 )
 
 // AssertISL checks that the input lengths fit target (e.g. distribution.Normal{Mu:
@@ -90,9 +92,11 @@ type Regression = check.Regression
 
 // AssertNoRegression compares r with a baseline run (typically perftest.Load(t,
 // "testdata/baseline")) by the run-level regression gate ([Runs.AssertNoRegression]),
-// one run per side, on TTFT, ITL and request latency p50 and output token throughput,
-// or on the given metrics (TTFT, ITL, Latency, OutputTPS; ISL and OSL are compared
-// request by request, see below). A regression is a ratio current/baseline worse by at
+// one run per side, on TTFT, ITL and request latency p50 and the run's output token
+// throughput, or on the given metrics: a metric with run statistics (TTFT, ITL,
+// Latency, a metric added to the catalogue; [OutputThroughput] for the run's output
+// token throughput) by the gate; any other (ISL, OSL, OutputTPS: the per-user
+// throughput, as in rules) request by request, see below. A regression is a ratio current/baseline worse by at
 // least 5% whose interval excludes no change.
 //
 // One run per side cannot measure run-to-run noise, and a real server's runs differ
@@ -120,25 +124,21 @@ func (r *Result) AssertNoRegression(t testing.TB, baseline *Result, metrics ...c
 func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regression, metrics ...check.Metric) bool {
 	t.Helper()
 	if len(metrics) == 0 {
-		metrics = []check.Metric{TTFT, ITL, Latency, OutputTPS}
+		metrics = []check.Metric{TTFT, ITL, Latency, OutputThroughput}
 	}
-	p := map[float64]string{0: "p50", 0.5: "p50", 0.9: "p90", 0.99: "p99"}[reg.Quantile]
-	if p == "" {
+	q := reg.Quantile
+	if q == 0 {
+		q = 0.5
+	}
+	if q != 0.5 && q != 0.9 && q != 0.99 {
 		t.Fatalf("perftest: Regression.Quantile %v: the run-level gate compares p50, p90 or p99 (0.5, 0.9, 0.99)", reg.Quantile)
 	}
 	g := Gate{Margin: reg.MinEffect, Alpha: reg.Alpha, IgnoreWorkload: reg.IgnoreWorkload, Primary: []string{}}
 	var pooled []check.Metric
 	for _, m := range metrics {
-		switch m {
-		case TTFT:
-			g.Primary = append(g.Primary, "ttft_"+p)
-		case ITL:
-			g.Primary = append(g.Primary, "itl_"+p)
-		case Latency:
-			g.Primary = append(g.Primary, "latency_"+p)
-		case OutputTPS:
-			g.Primary = append(g.Primary, "output_tps")
-		default:
+		if st, ok := runStatOf(m, q); ok {
+			g.Primary = append(g.Primary, st)
+		} else {
 			pooled = append(pooled, m)
 		}
 	}
@@ -174,6 +174,32 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 		ok = r.report(t, v, false) && ok
 	}
 	return ok
+}
+
+// OutputThroughput names, among [Result.AssertNoRegression]'s metrics, the run's total
+// output token throughput (output_token_throughput: output tokens of the successful
+// requests / benchmark duration), which the gate compares as its statistic output_tps.
+// It is a run-level metric, not a per-request one: bounds and quantile rules do not
+// take it (the rule output_token_throughput>=X does). OutputTPS used to stand for it
+// in AssertNoRegression's metrics while meaning the per-user throughput everywhere
+// else; it now means the per-user throughput there too.
+const OutputThroughput check.Metric = record.MetricOutputTokenThroughput
+
+// runStatOf returns the name of the run statistic the gate compares for m at the
+// quantile q (0.5, 0.9, 0.99): a per-request metric's quantile ("ttft_p50"), or a
+// run-level metric's value (OutputThroughput: "output_tps"); false when runs record none
+// for m.
+func runStatOf(m check.Metric, q float64) (string, bool) {
+	name, at := string(m), 0.0
+	if d, ok := metric.LookupRule(string(m)); ok {
+		name, at = d.Name, q
+	}
+	for _, st := range gate.RunStatList() {
+		if st.Metric == name && st.Quantile == at {
+			return st.Name, true
+		}
+	}
+	return "", false
 }
 
 // A Baseline is what [SaveBaseline] saves: a [*Result] (one run) or [*Runs] (K runs).
