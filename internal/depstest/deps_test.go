@@ -16,43 +16,44 @@ const module = "github.com/perfgate/perfgate"
 // allowed maps a package (relative to the module, "..." = any subpackage) to the module
 // packages it may import, directly or not. Third-party imports are checked by thirdParty.
 var allowed = map[string][]string{
-	"tokenizer":                 {"tokenizer/..."},
-	"tokenizer/...":             {"tokenizer/..."},
-	"metric":                    {"record"}, // the one definition of each metric: stdlib + the schema
-	"distribution":              {"distribution/...", "metric", "record"},
-	"distribution/...":          {"distribution/...", "metric", "record"},
-	"internal/openai":           {"record"}, // record.AppendJSONString, the one JSON string escaper
+	"tokenizer":                 {"tokenizer/...", "internal/jsonscan"},
+	"tokenizer/...":             {"tokenizer/...", "internal/jsonscan"},
+	"metric":                    {"record", "internal/jsonscan"}, // the one definition of each metric: stdlib + the schema
+	"distribution":              {"distribution/...", "metric", "record", "internal/jsonscan"},
+	"distribution/...":          {"distribution/...", "metric", "record", "internal/jsonscan"},
+	"internal/openai":           {"record", "internal/jsonscan"}, // record.AppendJSONString, the one JSON string escaper
+	"internal/jsonscan":         {},                              // the JSON scanning primitives of the hand-written readers (openai, record, tokenizer)
 	"internal/sse":              {},
-	"internal/media":            {}, // synthetic images and audio, and media-token rules: both sides share them
-	"internal/kvcache":          {}, // the prefix-cache model: the mock serves it, loadgen computes the ideal hit rate with it
-	"record":                    {},
+	"internal/media":            {},                    // synthetic images and audio, and media-token rules: both sides share them
+	"internal/kvcache":          {},                    // the prefix-cache model: the mock serves it, loadgen computes the ideal hit rate with it
+	"record":                    {"internal/jsonscan"}, // the JSON scanning leaf, for DecodeClient
 	"internal/testutil":         {},
-	"internal/testutil/toktest": {"tokenizer/..."}, // test-only: loads tokenizers
-	"internal/testutil/pgtest":  {},                // test-only: throwaway PostgreSQL clusters
+	"internal/testutil/toktest": {"tokenizer/...", "internal/jsonscan"}, // test-only: loads tokenizers
+	"internal/testutil/pgtest":  {},                                     // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
-	"internal/docstest":         {},         // test-only: the generated parts of the docs
-	"servermetrics":             {"record"}, // record.Duration, the one duration form in files
-	"serverproc":                {},         // a server build's process lifecycle: stdlib only
-	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
-	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
-	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
-	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record"},
-	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
-	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
-	"perftest/check":            {"distribution/...", "metric", "record"},
+	"internal/docstest":         {},                              // test-only: the generated parts of the docs
+	"servermetrics":             {"record", "internal/jsonscan"}, // record.Duration, the one duration form in files
+	"serverproc":                {},                              // a server build's process lifecycle: stdlib only
+	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
+	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
+	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
+	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
+	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
+	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
+	"perftest/check":            {"distribution/...", "metric", "record", "internal/jsonscan"},
 	// the regression gate's statistics decide on data: never the mock, the load
 	// generator, the tokenizer or the wire types that run a scenario.
-	"perftest/gate":     {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
-	"perftest/scenario": {"perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	"perftest/gate":     {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
+	"perftest/scenario": {"perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	// history keeps gated results in a database: it gates them (perftest/gate) and
 	// draws its report in reportgen's style, reading no scenario itself; perfhistory and
 	// the CLI record into it, passing in what they read of a scenario.
-	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics"},
+	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
 	// perftest links no database driver: a test binary records into a history only
 	// when it imports perftest/perfhistory.
-	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
-	"perftest/perfhistory": {"perftest", "history", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
-	"cmd/perfgate":         {"history", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc"},
+	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"perftest/perfhistory": {"perftest", "history", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"cmd/perfgate":         {"history", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	"bench/...":            {"..."},
 	"scripts/...":          {}, // tools the scripts run (flakehunt's tally): stdlib only
 }
