@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/jsonscan"
 )
 
 // plain is a recording line as the load generator writes it: no character that needs
@@ -93,9 +95,9 @@ func TestDecodeClientFastPathReadsAppendJSON(t *testing.T) {
 	for i, c := range []Client{{}, sample(), plain()} {
 		b := c.AppendJSON(nil)
 		var got Client
-		p := parser{b: b, old: &Client{}}
+		p := parser{Scanner: jsonscan.Scanner{B: b}, old: &Client{}}
 		if !p.client(&got, nil) {
-			t.Errorf("record %d: the fast parser gave up on AppendJSON's line %s at byte %d", i, b, p.i)
+			t.Errorf("record %d: the fast parser gave up on AppendJSON's line %s at byte %d", i, b, p.I)
 		} else if !sameClient(got, c) {
 			t.Errorf("record %d: fast parser =\n%+v\nwant\n%+v", i, got, c)
 		}

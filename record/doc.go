@@ -10,5 +10,6 @@
 //
 // Field names follow AIPerf's mock-server recorder and its metric tags, so AIPerf's tooling
 // reads perfgate's files and the other way round. The package is a leaf: it imports only
-// the standard library. It holds data and its encoding, not measurement or statistics.
+// the standard library and internal/jsonscan (the JSON scanning primitives). It holds
+// data and its encoding, not measurement or statistics.
 package record

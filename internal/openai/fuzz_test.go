@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/internal/jsonscan"
 )
 
 // FuzzChunkParser feeds response bodies and stream events of every API the client
@@ -41,7 +43,7 @@ func FuzzChunkParser(f *testing.F) {
 		// encoding/json reads null into a struct and matches keys in any case and
 		// spelled with escapes, keeping the last of a repeated key; the parser reads an
 		// object, keys as servers write them: compare only such chunks.
-		if i := skipWS(data, 0); i >= len(data) || data[i] != '{' || !plainKeys(data) {
+		if i := jsonscan.SkipWS(data, 0); i >= len(data) || data[i] != '{' || !plainKeys(data) {
 			return
 		}
 		want, ok := refWant(data)

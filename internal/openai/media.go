@@ -1,5 +1,7 @@
 package openai
 
+import "github.com/perfgate/perfgate/internal/jsonscan"
+
 // The wire facts of the two media kinds: speech to text (/v1/audio/transcriptions,
 // a multipart/form-data upload answered with JSON or a stream of transcript events)
 // and image generation (/v1/images/generations, JSON both ways). The field and event
@@ -108,14 +110,14 @@ type ImageUsage struct {
 func (p *ChunkParser) images(b []byte, i int, n *int) (int, error) {
 	return p.array(b, i, func(b []byte, j int) (int, error) {
 		if b[j] != '{' {
-			return skipValue(b, j)
+			return jsonscan.Skip(b, j)
 		}
 		img := false
-		end, err := p.object(b, j, func(k, b []byte, j int) (int, error) {
+		end, err := jsonscan.Object(b, j, func(k, b []byte, j int) (int, error) {
 			if (string(k) == "b64_json" || string(k) == "url") && j+1 < len(b) && b[j] == '"' && b[j+1] != '"' {
 				img = true
 			}
-			return skipValue(b, j)
+			return jsonscan.Skip(b, j)
 		})
 		if img {
 			*n++

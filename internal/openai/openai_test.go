@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"testing"
 )
 
@@ -322,18 +321,6 @@ func BenchmarkChunkParserWhole(b *testing.B) {
 	for b.Loop() {
 		if err := p.Parse(body, &c); err != nil || string(c.Text) != "hello hello" {
 			b.Fatal(err)
-		}
-	}
-}
-
-// TestAtoi: atoi reads numbers as strconv.Atoi does, errors included.
-func TestAtoi(t *testing.T) {
-	for _, s := range []string{"0", "8", "-0", "+5", "-17", "123456789012345678", "-12345678901234567", "1234567890123456789",
-		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "", "-", "+", "1.0", "1e3", "12a", " 1", "--1", "0x10"} {
-		want, werr := strconv.Atoi(s)
-		got, err := atoi([]byte(s))
-		if got != want || (err == nil) != (werr == nil) {
-			t.Errorf("atoi(%q) = %d, %v; strconv.Atoi: %d, %v", s, got, err, want, werr)
 		}
 	}
 }

@@ -2,9 +2,9 @@ package openai
 
 import (
 	"errors"
-	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/internal/jsonscan"
 )
 
 // StreamChunk is what a client takes from one streamed event's data, whichever API
@@ -71,11 +71,11 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 	*c = StreamChunk{}
 	p.scratch, p.tools = p.scratch[:0], p.tools[:0]
 	p.text, p.reasoning, p.dropped = p.text[:0], p.reasoning[:0], p.dropped[:0]
-	i := skipWS(data, 0)
+	i := jsonscan.SkipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return ErrSyntax
 	}
-	_, err := p.object(data, i, func(key []byte, b []byte, j int) (int, error) {
+	_, err := jsonscan.Object(data, i, func(key []byte, b []byte, j int) (int, error) {
 		switch string(key) {
 		case "object":
 			return p.str(b, j, &c.Object)
@@ -86,7 +86,7 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 				return p.str(b, j, &c.Text)
 			}
 			if j < len(b) && b[j] == '{' {
-				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+				return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
 					switch string(k) {
 					case "text": // content_block_delta text_delta
 						return p.str(b, j, &c.Text)
@@ -95,18 +95,18 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 					case "stop_reason": // message_delta
 						return p.str(b, j, &c.FinishReason)
 					}
-					return skipValue(b, j)
+					return jsonscan.Skip(b, j)
 				})
 			}
 		case "stop_reason": // a whole Anthropic message
 			return p.str(b, j, &c.FinishReason)
 		case "message": // Anthropic message_start: the usage inside the message
 			if j < len(b) && b[j] == '{' {
-				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+				return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
 					if string(k) == "usage" {
 						return p.usage(b, j, c)
 					}
-					return skipValue(b, j)
+					return jsonscan.Skip(b, j)
 				})
 			}
 		case "choices":
@@ -120,99 +120,81 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 		case "output": // a whole Responses answer: output[].content[] parts of type output_text
 			return p.array(b, j, func(b []byte, j int) (int, error) {
 				if b[j] != '{' {
-					return skipValue(b, j)
+					return jsonscan.Skip(b, j)
 				}
-				return p.object(b, j, func(k, b []byte, j int) (int, error) {
+				return jsonscan.Object(b, j, func(k, b []byte, j int) (int, error) {
 					if string(k) == "content" {
 						return p.blocks(b, j, c, "output_text", "")
 					}
-					return skipValue(b, j)
+					return jsonscan.Skip(b, j)
 				})
 			})
 		case "usage":
 			return p.usage(b, j, c)
 		case "response":
 			if j < len(b) && b[j] == '{' {
-				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+				return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
 					if string(k) == "usage" {
 						return p.usage(b, j, c)
 					}
-					return skipValue(b, j)
+					return jsonscan.Skip(b, j)
 				})
 			}
 		}
-		return skipValue(b, j)
+		return jsonscan.Skip(b, j)
 	})
-	return err
+	if err != nil {
+		return ErrSyntax // one error for every malformed chunk, whatever the leaf found
+	}
+	return nil
 }
 
 func (p *ChunkParser) choices(b []byte, i int, c *StreamChunk) (int, error) {
 	if i < len(b) && b[i] == 'n' {
-		return skipValue(b, i)
+		return jsonscan.Skip(b, i)
 	}
 	if i >= len(b) || b[i] != '[' {
 		return 0, ErrSyntax
 	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, nil
-	}
-	for {
-		var err error
-		if c.Choices == 0 && i < len(b) && b[i] == '{' {
-			i, err = p.object(b, i, func(k []byte, b []byte, j int) (int, error) {
-				switch string(k) {
-				case "text":
-					return p.str(b, j, &c.Text)
-				case "finish_reason":
-					return p.str(b, j, &c.FinishReason)
-				case "delta", "message":
-					if j < len(b) && b[j] == '{' {
-						return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
-							switch string(k) {
-							case "content":
-								return p.str(b, j, &c.Text)
-							case "reasoning_content", "reasoning":
-								return p.str(b, j, &c.Reasoning)
-							case "tool_calls":
-								return p.toolCalls(b, j, c)
-							}
-							return skipValue(b, j)
-						})
-					}
+	return jsonscan.Array(b, i, func(b []byte, i int) (int, error) {
+		if c.Choices++; c.Choices > 1 || b[i] != '{' { // only the first choice is read
+			return jsonscan.Skip(b, i)
+		}
+		return jsonscan.Object(b, i, func(k []byte, b []byte, j int) (int, error) {
+			switch string(k) {
+			case "text":
+				return p.str(b, j, &c.Text)
+			case "finish_reason":
+				return p.str(b, j, &c.FinishReason)
+			case "delta", "message":
+				if j < len(b) && b[j] == '{' {
+					return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
+						switch string(k) {
+						case "content":
+							return p.str(b, j, &c.Text)
+						case "reasoning_content", "reasoning":
+							return p.str(b, j, &c.Reasoning)
+						case "tool_calls":
+							return p.toolCalls(b, j, c)
+						}
+						return jsonscan.Skip(b, j)
+					})
 				}
-				return skipValue(b, j)
-			})
-		} else {
-			i, err = skipValue(b, i)
-		}
-		if err != nil {
-			return 0, err
-		}
-		c.Choices++
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return 0, ErrSyntax
-		}
-		if b[i] == ']' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return 0, ErrSyntax
-		}
-		i = skipWS(b, i+1)
-	}
+			}
+			return jsonscan.Skip(b, j)
+		})
+	})
 }
 
 func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 	if i < len(b) && b[i] == 'n' {
-		return skipValue(b, i)
+		return jsonscan.Skip(b, i)
 	}
 	if i >= len(b) || b[i] != '{' {
 		return 0, ErrSyntax
 	}
 	c.HasUsage = true
-	return p.object(b, i, func(k []byte, b []byte, j int) (int, error) {
+	return jsonscan.Object(b, i, func(k []byte, b []byte, j int) (int, error) {
 		var dst *int
 		switch string(k) {
 		case "prompt_tokens", "input_tokens":
@@ -223,30 +205,30 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 			dst = &c.Usage.TotalTokens
 		case "completion_tokens_details", "output_tokens_details":
 			if j < len(b) && b[j] == '{' {
-				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+				return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
 					if string(k) != "reasoning_tokens" {
-						return skipValue(b, j)
+						return jsonscan.Skip(b, j)
 					}
-					end, err := skipValue(b, j)
+					end, err := jsonscan.Skip(b, j)
 					if err != nil {
 						return 0, err
 					}
-					if n, err := atoi(b[j:end]); err == nil {
+					if n, ok := jsonscan.Atoi(b[j:end]); ok {
 						c.UsageReasoning = n
 					}
 					return end, nil
 				})
 			}
-			return skipValue(b, j)
+			return jsonscan.Skip(b, j)
 		default:
-			return skipValue(b, j)
+			return jsonscan.Skip(b, j)
 		}
-		end, err := skipValue(b, j)
+		end, err := jsonscan.Skip(b, j)
 		if err != nil || isNull(b[j:end]) { // null leaves the field as it was, as in encoding/json
 			return end, err
 		}
-		n, err := atoi(b[j:end])
-		if err != nil {
+		n, ok := jsonscan.Atoi(b[j:end])
+		if !ok {
 			return 0, ErrSyntax
 		}
 		*dst = n
@@ -257,80 +239,13 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 // isNull reports whether v, a scalar value's bytes, is the literal null.
 func isNull(v []byte) bool { return string(v) == "null" }
 
-// object iterates the members of the object at b[i] (which must be '{'), calling f
-// with each key (raw, unescaped only if it has no escapes) and the index of its value;
-// f returns the index after the value.
-func (p *ChunkParser) object(b []byte, i int, f func(key, b []byte, j int) (int, error)) (int, error) {
-	if i >= len(b) || b[i] != '{' {
-		return 0, ErrSyntax
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return 0, ErrSyntax
-		}
-		end, _, err := scanString(b, i)
-		if err != nil {
-			return 0, err
-		}
-		key := b[i+1 : end-1]
-		i = skipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return 0, ErrSyntax
-		}
-		i = skipWS(b, i+1)
-		if i, err = f(key, b, i); err != nil {
-			return 0, err
-		}
-		var closed bool
-		if i, closed, err = afterElement(b, i, '}'); closed || err != nil {
-			return i, err
-		}
-	}
-}
-
-// afterElement reads what follows an object member's or array element's value ending
-// at b[i]: the closing byte (closed: the index after it) or a comma (the index of the
-// next element, past white space).
-func afterElement(b []byte, i int, closing byte) (int, bool, error) {
-	i = skipWS(b, i)
-	switch {
-	case i >= len(b):
-		return 0, false, ErrSyntax
-	case b[i] == closing:
-		return i + 1, true, nil
-	case b[i] != ',':
-		return 0, false, ErrSyntax
-	}
-	return skipWS(b, i+1), false, nil
-}
-
 // array calls f with the index of each element of the array at b[i]; f returns the
 // index after the element. A value that is not an array (null included) is skipped.
 func (p *ChunkParser) array(b []byte, i int, f func(b []byte, j int) (int, error)) (int, error) {
 	if i >= len(b) || b[i] != '[' {
-		return skipValue(b, i)
+		return jsonscan.Skip(b, i)
 	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(b) {
-			return 0, ErrSyntax
-		}
-		var err error
-		if i, err = f(b, i); err != nil {
-			return 0, err
-		}
-		var closed bool
-		if i, closed, err = afterElement(b, i, ']'); closed || err != nil {
-			return i, err
-		}
-	}
+	return jsonscan.Array(b, i, f)
 }
 
 // blocks reads the array of content blocks ({"type", "text" | "thinking"}) at b[i]:
@@ -339,10 +254,10 @@ func (p *ChunkParser) array(b []byte, i int, f func(b []byte, j int) (int, error
 func (p *ChunkParser) blocks(b []byte, i int, c *StreamChunk, textType, thinkType string) (int, error) {
 	return p.array(b, i, func(b []byte, j int) (int, error) {
 		if b[j] != '{' {
-			return skipValue(b, j)
+			return jsonscan.Skip(b, j)
 		}
 		var typ, text, think []byte
-		end, err := p.object(b, j, func(k, b []byte, j int) (int, error) {
+		end, err := jsonscan.Object(b, j, func(k, b []byte, j int) (int, error) {
 			switch string(k) {
 			case "type":
 				return p.str(b, j, &typ)
@@ -351,7 +266,7 @@ func (p *ChunkParser) blocks(b []byte, i int, c *StreamChunk, textType, thinkTyp
 			case "thinking":
 				return p.str(b, j, &think)
 			}
-			return skipValue(b, j)
+			return jsonscan.Skip(b, j)
 		})
 		switch {
 		case err != nil:
@@ -390,12 +305,12 @@ func join(buf *[]byte, acc, s []byte) []byte {
 // reads as U+FFFD, as in encoding/json.
 func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
 	if i < len(b) && b[i] == 'n' {
-		return skipValue(b, i)
+		return jsonscan.Skip(b, i)
 	}
 	if i >= len(b) || b[i] != '"' {
-		return skipValue(b, i)
+		return jsonscan.Skip(b, i)
 	}
-	end, esc, err := scanString(b, i)
+	end, esc, err := jsonscan.ScanString(b, i)
 	if err != nil {
 		return 0, err
 	}
@@ -408,195 +323,10 @@ func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
 		return end, nil
 	}
 	start := len(p.scratch)
-	p.scratch, err = unescape(p.scratch, raw)
+	p.scratch, err = jsonscan.Unescape(p.scratch, raw)
 	if err != nil {
 		return 0, err
 	}
 	*dst = p.scratch[start:len(p.scratch):len(p.scratch)]
 	return end, nil
-}
-
-func skipWS(b []byte, i int) int {
-	if i < len(b) && b[i] > ' ' { // the common case: no white space (compact JSON)
-		return i
-	}
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// strStop marks the bytes that end a run of plain string bytes: the quote and the
-// backslash.
-var strStop = [256]bool{'"': true, '\\': true}
-
-// scanString returns the index after the closing quote of the string at b[i], and
-// whether it contains escapes.
-func scanString(b []byte, i int) (int, bool, error) {
-	esc := false
-	j := i + 1
-	for {
-		for j < len(b) && !strStop[b[j]] {
-			j++
-		}
-		if j >= len(b) {
-			return 0, false, ErrSyntax
-		}
-		if b[j] == '"' {
-			return j + 1, esc, nil
-		}
-		esc = true
-		j += 2
-	}
-}
-
-// atoi is strconv.Atoi on b, without making a string of it.
-func atoi(b []byte) (int, error) {
-	if n := len(b); n > 0 && n <= 18 {
-		neg, d := false, b
-		if d[0] == '-' || d[0] == '+' {
-			neg, d = d[0] == '-', d[1:]
-		}
-		if len(d) > 0 {
-			v := 0
-			for _, c := range d {
-				if c < '0' || c > '9' {
-					return 0, ErrSyntax
-				}
-				v = v*10 + int(c-'0')
-			}
-			if neg {
-				v = -v
-			}
-			return v, nil
-		}
-	}
-	return strconv.Atoi(string(b))
-}
-
-// skipValue returns the index after the JSON value at b[i].
-func skipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, ErrSyntax
-	}
-	switch b[i] {
-	case '"':
-		end, _, err := scanString(b, i)
-		return end, err
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _, err := scanString(b, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, ErrSyntax
-	}
-	j := i
-	for j < len(b) {
-		c := b[j]
-		if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r' {
-			break
-		}
-		j++
-	}
-	if j == i {
-		return 0, ErrSyntax
-	}
-	return j, nil
-}
-
-// unescape appends raw, a JSON string's bytes between its quotes, to dst as the string it
-// reads as: escapes decoded, a byte that is not UTF-8 as U+FFFD (as encoding/json).
-func unescape(dst, raw []byte) ([]byte, error) {
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(raw[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-			} else {
-				dst = append(dst, raw[i:i+n]...)
-				i += n - 1
-			}
-			continue
-		}
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
-		}
-		i++
-		if i >= len(raw) {
-			return dst, ErrSyntax
-		}
-		switch raw[i] {
-		case '"', '\\', '/':
-			dst = append(dst, raw[i])
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(raw, i+1)
-			if !ok {
-				return dst, ErrSyntax
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2, ok2 := rune(-1), false
-				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-					r2, ok2 = hex4(raw, i+3)
-				}
-				if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
-					r = d
-					i += 6
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default:
-			return dst, ErrSyntax
-		}
-	}
-	return dst, nil
-}
-
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

@@ -3,6 +3,8 @@ package openai
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/perfgate/perfgate/internal/jsonscan"
 )
 
 // Tool calls (function calling) in chat completions: the answer's
@@ -119,20 +121,20 @@ func (p *ChunkParser) toolCalls(b []byte, i int, c *StreamChunk) (int, error) {
 // toolEntry reads the tool call entry at b[i] (an object or null) into *t.
 func (p *ChunkParser) toolEntry(b []byte, i int, t *ToolDelta) (int, error) {
 	if b[i] == 'n' {
-		end, err := skipValue(b, i)
+		end, err := jsonscan.Skip(b, i)
 		if err == nil && !isNull(b[i:end]) {
 			err = ErrSyntax
 		}
 		return end, err
 	}
-	return p.object(b, i, func(key []byte, b []byte, j int) (int, error) {
+	return jsonscan.Object(b, i, func(key []byte, b []byte, j int) (int, error) {
 		switch string(key) {
 		case "index":
-			end, err := skipValue(b, j)
+			end, err := jsonscan.Skip(b, j)
 			if err != nil {
 				return 0, err
 			}
-			if n, err := atoi(b[j:end]); err == nil {
+			if n, ok := jsonscan.Atoi(b[j:end]); ok {
 				t.Index = n
 			}
 			return end, nil
@@ -140,17 +142,17 @@ func (p *ChunkParser) toolEntry(b []byte, i int, t *ToolDelta) (int, error) {
 			return p.str(b, j, &t.ID)
 		case "function":
 			if j < len(b) && b[j] == '{' {
-				return p.object(b, j, func(k []byte, b []byte, j int) (int, error) {
+				return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
 					switch string(k) {
 					case "name":
 						return p.str(b, j, &t.Name)
 					case "arguments":
 						return p.str(b, j, &t.Args)
 					}
-					return skipValue(b, j)
+					return jsonscan.Skip(b, j)
 				})
 			}
 		}
-		return skipValue(b, j)
+		return jsonscan.Skip(b, j)
 	})
 }
