@@ -1,0 +1,64 @@
+package tokenizer
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"testing"
+)
+
+// FuzzTokenizerJSON holds the fast readers of tokenizer.json's big parts to the
+// encoding/json fallback they stand in for, on the same bytes. Properties: a
+// vocabulary parseVocabFast reads is encoding/json's map, and parseVocab (the fast path,
+// then the fallback) reads exactly what encoding/json reads, errors included; merges
+// parseMergesFast reads are encoding/json's pairs or lines; and an object encoding/json
+// reads, jsonFields splits into the same members with the same raw values. Seeds: the shapes of real files, escapes (surrogates, bytes
+// that are not UTF-8), numbers encoding/json refuses (01, 1.5, 1e3).
+func FuzzTokenizerJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":0,"Ġthe":1, "\u0120x" : 2 ,"\ud83d\ude00":3}`, `{}`, `{"a":01}`, `{"a":1.5}`, `{"a":1e3}`, `{"a":-0}`,
+		"{\"\\n\xe2\x82\":4}", `{"a":9223372036854775807}`, `{"a":1,"a":2}`, `{"a":null}`, `{"a":"x"}`,
+		`["a b","c d"]`, `[["a","b"],["\u00e9"," "]]`, `[]`, `[["a"]]`, `[["a","b","c"]]`, `["a b",["c","d"]]`,
+		`{"model":{"vocab":{},"merges":[]},"version":"1.0"} `, `{"a":[1,{"b":"]"}]} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var wantVocab map[string]int
+		verr := json.Unmarshal(b, &wantVocab)
+		if got, err := parseVocabFast(b); err == nil && (verr != nil || !maps.Equal(got, wantVocab)) {
+			t.Fatalf("parseVocabFast(%q) = %v; encoding/json reads %v, %v", b, got, wantVocab, verr)
+		}
+		if got, err := parseVocab(b); (err == nil) != (verr == nil) || (err == nil && !maps.Equal(got, wantVocab)) {
+			t.Fatalf("parseVocab(%q) = %v, %v; encoding/json reads %v, %v", b, got, err, wantVocab, verr)
+		}
+
+		// A fast reading is encoding/json's (a mix of the two shapes, which it refuses, is
+		// not compared: parseMerges reads it as lines).
+		if out, legacy, err := parseMergesFast(b); err == nil {
+			var pairs [][2]string
+			var lines []string
+			if !legacy && (json.Unmarshal(b, &pairs) != nil || !slices.Equal(out, pairs)) {
+				t.Fatalf("parseMergesFast(%q) = pairs %q; encoding/json reads %q", b, out, pairs)
+			}
+			if legacy && json.Unmarshal(b, &lines) == nil {
+				got := make([]string, len(out))
+				for i, p := range out {
+					got[i] = p[0]
+				}
+				if !slices.Equal(got, lines) {
+					t.Fatalf("parseMergesFast(%q) = lines %q; encoding/json reads %q", b, got, lines)
+				}
+			}
+		}
+
+		var wantFields map[string]json.RawMessage
+		if json.Unmarshal(b, &wantFields) == nil && wantFields != nil {
+			fields, err := jsonFields(b)
+			if err != nil || !maps.EqualFunc(fields, wantFields, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+				t.Fatalf("jsonFields(%q) = %q, %v; encoding/json reads %q", b, fields, err, wantFields)
+			}
+		}
+	})
+}
