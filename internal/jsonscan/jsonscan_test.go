@@ -20,15 +20,15 @@ func TestString(t *testing.T) {
 		{in: `"plain"`, want: "plain"},
 		{in: `"a\"b\\c\/d\b\f\n\r\t"`, want: "a\"b\\c/d\b\f\n\r\t"},
 		{in: `"\u00e9\u20AC"`, want: "é€"},
-		{in: `"\ud83d\ude00"`, want: "😀"},                    // a surrogate pair is one rune
-		{in: `"\ud83d"`, want: "\uFFFD"},                      // a lone high surrogate
-		{in: `"\ud83dx"`, want: "\uFFFDx"},                    // not followed by an escape
-		{in: `"\ude00\ud83d"`, want: "\uFFFD\uFFFD"},          // low then high: two lone ones
-		{in: `"\ud83d\u0041"`, want: "\uFFFDA"},               // high then not a low one
-		{in: "\"\xff\"", want: "\uFFFD"},                      // not UTF-8: U+FFFD per byte
-		{in: "\"\xe2\x82\"", want: "\uFFFD\uFFFD"},            // a truncated sequence, per byte as encoding/json
-		{in: "\"\\n\xe2\x82\"", want: "\n\uFFFD\uFFFD"},       // the same with an escape before it
-		{in: "\"\x7f\"", want: "\x7f"},                        // DEL is not a control character for JSON
+		{in: `"\ud83d\ude00"`, want: "😀"},                         // a surrogate pair is one rune
+		{in: `"\ud83d"`, want: "\uFFFD"},                          // a lone high surrogate
+		{in: `"\ud83dx"`, want: "\uFFFDx"},                        // not followed by an escape
+		{in: `"\ude00\ud83d"`, want: "\uFFFD\uFFFD"},              // low then high: two lone ones
+		{in: `"\ud83d\u0041"`, want: "\uFFFDA"},                   // high then not a low one
+		{in: "\"\xff\"", want: "\uFFFD"},                          // not UTF-8: U+FFFD per byte
+		{in: "\"\xe2\x82\"", want: "\uFFFD\uFFFD"},                // a truncated sequence, per byte as encoding/json
+		{in: "\"\\n\xe2\x82\"", want: "\n\uFFFD\uFFFD"},           // the same with an escape before it
+		{in: "\"\x7f\"", want: "\x7f"},                            // DEL is not a control character for JSON
 		{in: `"\x"`, err: "jsonscan: invalid escape at offset 1"}, // the backslash's offset
 		{in: `"ab\u12g4"`, err: `jsonscan: invalid \u escape at offset 3`},
 		{in: `"\u12"`, err: `jsonscan: invalid \u escape at offset 1`},
