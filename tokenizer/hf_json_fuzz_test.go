@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/jsonscan"
 )
 
 // FuzzTokenizerJSON holds the fast readers of tokenizer.json's big parts to the
@@ -14,17 +16,24 @@ import (
 // then the fallback) reads exactly what encoding/json reads, errors included; merges
 // parseMergesFast reads are encoding/json's pairs or lines; and an object encoding/json
 // reads, jsonFields splits into the same members with the same raw values. Seeds: the shapes of real files, escapes (surrogates, bytes
-// that are not UTF-8), numbers encoding/json refuses (01, 1.5, 1e3).
+// that are not UTF-8), numbers encoding/json refuses (01, 1.5, 1e3), text after the value.
 func FuzzTokenizerJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"a":0,"Ġthe":1, "\u0120x" : 2 ,"\ud83d\ude00":3}`, `{}`, `{"a":01}`, `{"a":1.5}`, `{"a":1e3}`, `{"a":-0}`,
 		"{\"\\n\xe2\x82\":4}", `{"a":9223372036854775807}`, `{"a":1,"a":2}`, `{"a":null}`, `{"a":"x"}`,
 		`["a b","c d"]`, `[["a","b"],["\u00e9"," "]]`, `[]`, `[["a"]]`, `[["a","b","c"]]`, `["a b",["c","d"]]`,
-		`{"model":{"vocab":{},"merges":[]},"version":"1.0"} `, `{"a":[1,{"b":"]"}]} x`,
+		`{"model":{"vocab":{},"merges":[]},"version":"1.0"} `, `{"a":[1,{"b":"]"}]} x`, `{}0`,
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
+	f.Fuzz(func(t *testing.T, text []byte) {
+		// The vocabulary and merges readers get one value, as jsonFields cuts it out.
+		i := jsonscan.SkipWS(text, 0)
+		end, err := jsonscan.Skip(text, i)
+		if err != nil {
+			return
+		}
+		b := text[i:end]
 		var wantVocab map[string]int
 		verr := json.Unmarshal(b, &wantVocab)
 		if got, err := parseVocabFast(b); err == nil && (verr != nil || !maps.Equal(got, wantVocab)) {
@@ -54,10 +63,10 @@ func FuzzTokenizerJSON(f *testing.F) {
 		}
 
 		var wantFields map[string]json.RawMessage
-		if json.Unmarshal(b, &wantFields) == nil && wantFields != nil {
-			fields, err := jsonFields(b)
+		if json.Unmarshal(text, &wantFields) == nil && wantFields != nil {
+			fields, err := jsonFields(text)
 			if err != nil || !maps.EqualFunc(fields, wantFields, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
-				t.Fatalf("jsonFields(%q) = %q, %v; encoding/json reads %q", b, fields, err, wantFields)
+				t.Fatalf("jsonFields(%q) = %q, %v; encoding/json reads %q", text, fields, err, wantFields)
 			}
 		}
 	})
