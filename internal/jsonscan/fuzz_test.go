@@ -26,7 +26,7 @@ func FuzzString(f *testing.F) {
 		if err == nil {
 			n = end
 		} else if len(b) > 0 && b[0] == '"' {
-			if e, _, serr := ScanString(b, 0); serr == nil {
+			if e, _, ok := ScanString(b, 0); ok {
 				n = e
 			}
 		}
@@ -46,8 +46,8 @@ func FuzzString(f *testing.F) {
 		if end > len(b) || string(got) != want {
 			t.Fatalf("String(%q) = %q, end %d; encoding/json reads %q", b, got, end, want)
 		}
-		if e, _, serr := ScanString(b, 0); serr != nil || e != end {
-			t.Fatalf("ScanString(%q) = %d, %v; String ends at %d", b, e, serr, end)
+		if e, _, ok := ScanString(b, 0); !ok || e != end {
+			t.Fatalf("ScanString(%q) = %d, %v; String ends at %d", b, e, ok, end)
 		}
 		if u, uerr := Unescape(nil, b[1:end-1]); uerr != nil || string(u) != want {
 			t.Fatalf("Unescape(%q) = %q, %v; want %q", b[1:end-1], u, uerr, want)
@@ -151,7 +151,8 @@ func equal(a, b []string) bool {
 
 // FuzzNumber holds the number primitives to encoding/json and strconv. Properties:
 // Number spans the whole text exactly when it is a JSON number; Int does exactly when
-// it is a JSON integer that encoding/json reads into an int64, with the same value;
+// it is a JSON integer (after white space) that encoding/json reads into an int64,
+// with the same value, ending where Number ends;
 // Atoi agrees with strconv.Atoi.
 func FuzzNumber(f *testing.F) {
 	for _, s := range []string{"0", "-0", "12", "-17", "1.5", "1e3", "-1.5E-3", "01", "+1", "-", "1.", ".5",
@@ -160,8 +161,11 @@ func FuzzNumber(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// A bare number: not null, true or a string, and no white space around it, which
-		// encoding/json allows.
-		isNum := len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) && SkipWS(b, len(b)-1) == len(b)-1
+		// encoding/json allows (Int skips it before the number: isInt).
+		number := func(i int) bool {
+			return i < len(b) && (b[i] == '-' || (b[i] >= '0' && b[i] <= '9')) && SkipWS(b, len(b)-1) == len(b)-1
+		}
+		isNum, isInt := number(0), number(SkipWS(b, 0))
 		end, ok := Number(b, 0)
 		if whole := ok && end == len(b); whole != (isNum && json.Valid(b)) {
 			t.Fatalf("Number(%q) = %d, %v; json.Valid = %v", b, end, ok, json.Valid(b))
@@ -169,10 +173,10 @@ func FuzzNumber(f *testing.F) {
 		n, iend, iok := Int(b, 0)
 		var want int64
 		werr := json.Unmarshal(b, &want)
-		if whole := iok && iend == len(b); whole != (isNum && werr == nil) || (whole && n != want) {
+		if whole := iok && iend == len(b); whole != (isInt && werr == nil) || (whole && n != want) {
 			t.Fatalf("Int(%q) = %d, %d, %v; encoding/json: %d, %v", b, n, iend, iok, want, werr)
 		}
-		if iok && (iend > len(b) || !ok || iend != end) {
+		if iok && isNum && (iend > len(b) || !ok || iend != end) {
 			t.Fatalf("Int(%q) ends at %d, Number at %d (%v)", b, iend, end, ok)
 		}
 		a, aok := Atoi(b)

@@ -82,13 +82,13 @@ func TestPlain(t *testing.T) {
 		plain bool
 	}{
 		{`"abc"`, true}, {`""`, true}, {`"é"`, true}, {`"a\nb"`, false}, {"\"a\x1fb\"", false},
-		{"\"\xff\"", false}, {`"abc`, false},
+		{"\"\xff\"", false}, {`"abc`, false}, {`abc"`, false}, {``, false},
 	} {
 		end, ok := PlainString([]byte(tc.in), 0)
 		if ok != tc.plain || (ok && end != len(tc.in)) {
 			t.Errorf("PlainString(%q) = %d, %v; want %d, %v", tc.in, end, ok, len(tc.in), tc.plain)
 		}
-		if n := len(tc.in); n >= 2 && tc.in[n-1] == '"' && Plain([]byte(tc.in[1:n-1])) != tc.plain {
+		if n := len(tc.in); n >= 2 && tc.in[0] == '"' && tc.in[n-1] == '"' && Plain([]byte(tc.in[1:n-1])) != tc.plain {
 			t.Errorf("Plain(%q) = %v, want %v", tc.in[1:n-1], !tc.plain, tc.plain)
 		}
 	}
@@ -119,9 +119,10 @@ func TestInt(t *testing.T) {
 			t.Errorf("Int(%q) = %d, %d, %v; encoding/json: %d, %v", s, got, end, ok, want, werr)
 		}
 	}
-	// Int stops after the integer: what follows is the caller's.
-	if n, end, ok := Int([]byte("42,"), 0); !ok || n != 42 || end != 2 {
-		t.Errorf(`Int("42,") = %d, %d, %v; want 42, 2, true`, n, end, ok)
+	// Int skips white space before the integer and stops after it: what follows is
+	// the caller's.
+	if n, end, ok := Int([]byte(" \n42,"), 0); !ok || n != 42 || end != 4 {
+		t.Errorf(`Int(" \n42,") = %d, %d, %v; want 42, 4, true`, n, end, ok)
 	}
 }
 

@@ -29,11 +29,13 @@ func Atoi(b []byte) (int, bool) {
 	return n, err == nil
 }
 
-// Int reads the JSON integer at b[i] (an optional minus, digits without a leading zero,
-// no fraction or exponent after them) that fits an int64, and returns it and the index
-// after it. ok is false for anything else: no digits, a leading zero, a fraction or
-// exponent (a JSON number, but not an integer), or an int64 overflow.
+// Int reads the JSON integer at b[i], after white space (an optional minus, digits
+// without a leading zero, no fraction or exponent after them), that fits an int64, and
+// returns it and the index after it. ok is false for anything else: no digits, a
+// leading zero, a fraction or exponent (a JSON number, but not an integer), or an
+// int64 overflow; end is then where reading stopped.
 func Int(b []byte, i int) (n int64, end int, ok bool) {
+	i = SkipWS(b, i)
 	neg := i < len(b) && b[i] == '-'
 	if neg {
 		i++
@@ -45,19 +47,19 @@ func Int(b []byte, i int) (n int64, end int, ok bool) {
 	}
 	d := i - s
 	if d == 0 || d > 19 || (d > 1 && b[s] == '0') {
-		return 0, 0, false
+		return 0, i, false
 	}
 	if d == 19 { // may overflow: let strconv check
 		v, err := strconv.ParseInt(string(b[s-b2i(neg):i]), 10, 64)
 		if err != nil {
-			return 0, 0, false
+			return 0, i, false
 		}
 		n, neg = v, false
 	}
 	if i < len(b) {
 		switch b[i] {
 		case '.', 'e', 'E':
-			return 0, 0, false
+			return 0, i, false
 		}
 	}
 	if neg {

@@ -22,13 +22,14 @@ func (e *SyntaxError) Error() string {
 //go:noinline
 func errAt(off int, msg string) error { return &SyntaxError{Offset: off, Msg: msg} }
 
+// space marks JSON's white space bytes.
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
 // SkipWS returns the index of the first byte at or after i that is not JSON white space
-// (space, tab, newline, carriage return), or len(b).
+// (space, tab, newline, carriage return), or len(b). It inlines (a table lookup per
+// byte), as it runs before every token.
 func SkipWS(b []byte, i int) int {
-	if i < len(b) && b[i] > ' ' { // the common case: no white space (compact JSON)
-		return i
-	}
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+	for i < len(b) && space[b[i]] {
 		i++
 	}
 	return i
@@ -39,21 +40,20 @@ func SkipWS(b []byte, i int) int {
 var strStop = [256]bool{'"': true, '\\': true}
 
 // ScanString returns the index after the closing quote of the string whose opening
-// quote is b[i], and whether it contains escapes. It is lenient: it does not check
-// what follows a backslash, control characters or UTF-8 ([String] does). The error is
-// an unterminated string.
-func ScanString(b []byte, i int) (int, bool, error) {
-	esc := false
+// quote is b[i], and whether it contains escapes; ok is false for an unterminated
+// string. It is lenient: it does not check what follows a backslash, control
+// characters or UTF-8 ([String] does). It inlines, as it runs for every key.
+func ScanString(b []byte, i int) (end int, esc, ok bool) {
 	j := i + 1
 	for {
 		for j < len(b) && !strStop[b[j]] {
 			j++
 		}
 		if j >= len(b) {
-			return 0, false, errAt(i, "unterminated string")
+			return 0, false, false
 		}
 		if b[j] == '"' {
-			return j + 1, esc, nil
+			return j + 1, esc, true
 		}
 		esc = true
 		j += 2
@@ -76,9 +76,13 @@ func Plain(raw []byte) bool {
 }
 
 // PlainString returns the index after the string whose opening quote is b[i] when it
-// is plain (see [Plain]): its value is then b[i+1:end-1] as it is. ok is false for an
-// unterminated string and for one that is not plain, which [String] decodes.
+// is plain (see [Plain]): its value is then b[i+1:end-1] as it is. ok is false when
+// b[i] is not a quote, for an unterminated string and for one that is not plain, which
+// [String] decodes.
 func PlainString(b []byte, i int) (end int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
 	ascii := true
 	for j := i + 1; j < len(b); j++ {
 		switch c := b[j]; {
@@ -101,11 +105,11 @@ func String(dst, b []byte, i int) ([]byte, int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return dst, 0, errAt(i, "want a string")
 	}
-	end, _, err := ScanString(b, i)
-	if err != nil {
-		return dst, 0, err
+	end, _, ok := ScanString(b, i)
+	if !ok {
+		return dst, 0, errAt(i, "unterminated string")
 	}
-	dst, err = decode(dst, b[i+1:end-1], i+1)
+	dst, err := decode(dst, b[i+1:end-1], i+1)
 	return dst, end, err
 }
 

@@ -16,8 +16,11 @@ func Skip(b []byte, i int) (int, error) {
 	}
 	switch b[i] {
 	case '"':
-		end, _, err := ScanString(b, i)
-		return end, err
+		end, _, ok := ScanString(b, i)
+		if !ok {
+			return 0, errAt(i, "unterminated string")
+		}
+		return end, nil
 	case '{', '[':
 		return skipContainer(b, i)
 	}
@@ -41,9 +44,9 @@ func skipContainer(b []byte, i int) (int, error) {
 	for j := i; j < len(b); j++ {
 		switch b[j] {
 		case '"':
-			end, _, err := ScanString(b, j)
-			if err != nil {
-				return 0, err
+			end, _, ok := ScanString(b, j)
+			if !ok {
+				return 0, errAt(j, "unterminated string")
 			}
 			j = end - 1
 		case '{', '[':
@@ -77,9 +80,9 @@ func Object(b []byte, i int, f func(key, b []byte, j int) (int, error)) (int, er
 		if i >= len(b) || b[i] != '"' {
 			return 0, errAt(i, "want a key")
 		}
-		end, _, err := ScanString(b, i)
-		if err != nil {
-			return 0, err
+		end, _, ok := ScanString(b, i)
+		if !ok {
+			return 0, errAt(i, "unterminated string")
 		}
 		key := b[i+1 : end-1]
 		i = SkipWS(b, end)
@@ -87,6 +90,7 @@ func Object(b []byte, i int, f func(key, b []byte, j int) (int, error)) (int, er
 			return 0, errAt(i, "want ':' after a key")
 		}
 		i = SkipWS(b, i+1)
+		var err error
 		if i, err = f(key, b, i); err != nil {
 			return 0, err
 		}

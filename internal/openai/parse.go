@@ -310,9 +310,9 @@ func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return jsonscan.Skip(b, i)
 	}
-	end, esc, err := jsonscan.ScanString(b, i)
-	if err != nil {
-		return 0, err
+	end, esc, ok := jsonscan.ScanString(b, i)
+	if !ok {
+		return 0, ErrSyntax
 	}
 	raw := b[i+1 : end-1]
 	if !esc && utf8.Valid(raw) {
@@ -323,6 +323,7 @@ func (p *ChunkParser) str(b []byte, i int, dst *[]byte) (int, error) {
 		return end, nil
 	}
 	start := len(p.scratch)
+	var err error
 	p.scratch, err = jsonscan.Unescape(p.scratch, raw)
 	if err != nil {
 		return 0, err
