@@ -74,28 +74,48 @@ func parseVocab(raw json.RawMessage) (map[string]int, error) {
 	return m, nil
 }
 
+// parseVocabFast walks the object itself, on the leaf's primitives, rather than with
+// jsonscan.Object: a key is then read in one pass (a vocabulary has 100,000s of them).
 func parseVocabFast(data []byte) (map[string]int, error) {
 	i := jsonscan.SkipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return nil, errJSON
 	}
 	m := make(map[string]int, len(data)/16)
-	_, err := jsonscan.Object(data, i, func(key, b []byte, j int) (int, error) {
-		k, err := jsonKey(key)
-		if err != nil {
-			return 0, err
-		}
-		id, end, ok := jsonscan.Int(b, j)
-		if !ok {
-			return 0, errJSON
-		}
-		m[k] = int(id)
-		return end, nil
-	})
-	if err != nil {
-		return nil, err
+	i = jsonscan.SkipWS(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return m, nil
 	}
-	return m, nil
+	for {
+		var key string
+		end, ok := jsonscan.PlainString(data, i)
+		if ok {
+			key = string(data[i+1 : end-1])
+		} else {
+			var err error
+			if key, end, err = jsonStr(data, i); err != nil {
+				return nil, err
+			}
+		}
+		j := jsonscan.SkipWS(data, end)
+		if j >= len(data) || data[j] != ':' {
+			return nil, errJSON
+		}
+		id, k, ok := jsonscan.Int(data, j+1)
+		if !ok {
+			return nil, errJSON
+		}
+		m[key] = int(id)
+		var closed bool
+		var err error
+		i, closed, err = jsonscan.Next(data, k, '}')
+		switch {
+		case err != nil:
+			return nil, err
+		case closed:
+			return m, nil
+		}
+	}
 }
 
 // jsonStrView is jsonStr without a copy when the string at data[i] is plain: the result
@@ -114,7 +134,8 @@ func jsonStrView(data []byte, i int) (string, int, error) {
 	return unsafe.String(&data[i+1], end-i-2), end, nil
 }
 
-// parseMergesFast reads ["a b", ...] or [["a", "b"], ...].
+// parseMergesFast reads ["a b", ...] or [["a", "b"], ...]. It walks the array itself,
+// as parseVocabFast does, with no call per merge but the strings' (there are 100,000s).
 func parseMergesFast(data []byte) ([][2]string, bool, error) {
 	i := jsonscan.SkipWS(data, 0)
 	if i >= len(data) || data[i] != '[' {
@@ -122,45 +143,54 @@ func parseMergesFast(data []byte) ([][2]string, bool, error) {
 	}
 	out := make([][2]string, 0, len(data)/12)
 	legacy := false
-	_, err := jsonscan.Array(data, i, func(b []byte, j int) (int, error) {
-		switch b[j] {
-		case '"':
-			s, end, err := jsonStrView(b, j)
-			if err != nil {
-				return 0, err
-			}
-			legacy = true
-			out = append(out, [2]string{s, ""})
-			return end, nil
-		case '[':
-			return mergePair(b, j, &out)
-		}
-		return 0, errJSON
-	})
-	if err != nil {
-		return nil, false, err
+	i = jsonscan.SkipWS(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return out, false, nil
 	}
-	return out, legacy, nil
+	for i < len(data) {
+		var pair [2]string
+		var err error
+		switch data[i] {
+		case '"':
+			legacy = true
+			pair[0], i, err = jsonStrView(data, i)
+		case '[':
+			pair[0], i, err = jsonStrView(data, jsonscan.SkipWS(data, i+1))
+			if err == nil {
+				i, err = mergeNext(data, i, false)
+			}
+			if err == nil {
+				pair[1], i, err = jsonStrView(data, i)
+			}
+			if err == nil {
+				i, err = mergeNext(data, i, true)
+			}
+		default:
+			err = errJSON
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, pair)
+		var closed bool
+		i, closed, err = jsonscan.Next(data, i, ']')
+		switch {
+		case err != nil:
+			return nil, false, err
+		case closed:
+			return out, legacy, nil
+		}
+	}
+	return nil, false, errJSON
 }
 
-// mergePair appends the pair ["a", "b"] at b[i] to *out and returns the index after it.
-func mergePair(b []byte, i int, out *[][2]string) (int, error) {
-	first, j, err := jsonStrView(b, jsonscan.SkipWS(b, i+1))
-	if err != nil {
-		return 0, err
-	}
-	j, closed, err := jsonscan.Next(b, j, ']')
-	if err != nil || closed {
+// mergeNext reads what follows the first (closing false) or second (true) string of
+// a pair ["a", "b"]: a comma, then the closing bracket.
+func mergeNext(b []byte, i int, closing bool) (int, error) {
+	j, closed, err := jsonscan.Next(b, i, ']')
+	if err != nil || closed != closing {
 		return 0, errJSON
 	}
-	second, j, err := jsonStrView(b, j)
-	if err != nil {
-		return 0, err
-	}
-	if j, closed, err = jsonscan.Next(b, j, ']'); err != nil || !closed {
-		return 0, errJSON
-	}
-	*out = append(*out, [2]string{first, second})
 	return j, nil
 }
 

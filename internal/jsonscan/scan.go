@@ -29,6 +29,9 @@ var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 // (space, tab, newline, carriage return), or len(b). It inlines (a table lookup per
 // byte), as it runs before every token.
 func SkipWS(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
 	for i < len(b) && space[b[i]] {
 		i++
 	}
