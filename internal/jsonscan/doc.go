@@ -1,8 +1,8 @@
-// Package jsonscan holds the JSON scanning primitives perfgate's hand-written readers
-// share: the stream chunk parser and the mock's fast request reader (internal/openai),
-// the client recording decoder (record) and the tokenizer.json loader (tokenizer). Each
-// reader keeps only its own keys and shapes; white space, strings, numbers, skipping a
-// value and walking an object or an array are defined once, here.
+// Package jsonscan holds the JSON scanning primitives that perfgate's hand-written JSON
+// readers share. Those readers are the stream chunk parser and the mock's fast request
+// reader (internal/openai), the client recording decoder (record) and the tokenizer.json
+// loader (tokenizer). Each keeps only its own keys and shapes; white space, strings,
+// numbers, skipping a value and walking an object or an array are defined once, here.
 //
 //	end, err := jsonscan.Object(b, i, func(key, b []byte, j int) (int, error) {
 //		if string(key) == "usage" {
