@@ -3,6 +3,7 @@ package metric
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -149,6 +150,22 @@ func (d Def) VerdictLabel() string {
 		return d.Label
 	}
 	return d.Header
+}
+
+// IsRunStat reports whether runs record d as run statistics, which a regression gate
+// compares and the rule grammar bounds by name: a [PerRequest] metric's p50, p90 and
+// p99, a [PerRun] metric's value; not a [PerChunk] one, nor one that sets NoRunStat.
+func (d Def) IsRunStat() bool {
+	return !d.NoRunStat && (d.Kind == PerRequest || d.Kind == PerRun)
+}
+
+// RunLabel returns the name a run-level metric's statistic and verdicts print: Label,
+// else Header in lower case ("output token throughput").
+func (d Def) RunLabel() string {
+	if d.Label != "" {
+		return d.Label
+	}
+	return strings.ToLower(d.Header)
 }
 
 // IsTime reports whether d is a duration (reported in ms).

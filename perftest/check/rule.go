@@ -33,8 +33,9 @@ import (
 //	goodput>=FRACTION                      requests meeting the scenario's SLO, with
 //	                                       95% confidence (a Wilson lower bound)
 //	goodput(SLO)>=FRACTION                 the same against SLO, e.g. ttft<=200ms, itl<=20ms
-//	output_token_throughput>=TOK_PER_S     run-level floors
-//	request_throughput>=REQ_PER_S
+//	output_token_throughput>=TOK_PER_S     run-level floors: each run-level metric the
+//	request_throughput>=REQ_PER_S          catalogue records as a run statistic
+//	                                       (metric.Def.IsRunStat), by its name
 //	tokenizer_match, tokenizer_match<=N    the server counted each request's input as
 //	                                       the client did (within N tokens)
 //
@@ -53,6 +54,7 @@ type Rule struct {
 	value  float64 // the limit: seconds for latencies, else the metric's unit
 	slo    *SLO    // goodput(SLO); nil = the caller's SLO
 	model  string  // {model=NAME}: only that model's requests; "" = all
+	run    string  // ruleRunFloor: the run-level metric's name (runFloorMetric)
 }
 
 type ruleKind int
@@ -62,8 +64,7 @@ const (
 	ruleQuantile
 	ruleErrorRate
 	ruleGoodput
-	ruleOutputThroughput
-	ruleRequestThroughput
+	ruleRunFloor // a run-level metric's floor: output_token_throughput>=X
 	ruleTokenizerMatch
 )
 
@@ -221,13 +222,11 @@ func ParseRule(text string) (Rule, error) {
 		}
 		r.value = x
 		return r, nil
-	case "output_token_throughput", "request_throughput":
-		r.kind = ruleOutputThroughput
-		if name == "request_throughput" {
-			r.kind = ruleRequestThroughput
-		}
-		x, err := strconv.ParseFloat(val, 64)
-		if err != nil || atMost || !(x > 0) || math.IsInf(x, 0) {
+	}
+	if d, ok := runFloorMetric(name); ok {
+		r.kind, r.run = ruleRunFloor, d.Name
+		x, err := runUnit(d).Parse(val)
+		if err != nil || atMost || !(x > 0) {
 			return r, s.fail(opAt, "want %s>=VALUE with a positive number", name)
 		}
 		r.value = x
@@ -235,7 +234,7 @@ func ParseRule(text string) (Rule, error) {
 	}
 	i := strings.LastIndex(name, "_p")
 	if i < 0 {
-		return r, s.fail(at, "unknown name %q; want METRIC_pNN (METRIC: %s), error_rate, goodput, output_token_throughput, request_throughput or tokenizer_match", name, MetricNames())
+		return r, s.fail(at, "unknown name %q; want METRIC_pNN (METRIC: %s), %s", name, MetricNames(), runRuleNames())
 	}
 	m, ok := ruleMetric(name[:i])
 	if !ok {
@@ -376,6 +375,33 @@ func fraction(v string) (float64, error) {
 	return x, nil
 }
 
+// runFloorMetric returns the run-level metric a rule names by its catalogue name, from
+// the run statistics the catalogue derives ([metric.Def.IsRunStat], the list the
+// regression gate compares): output_token_throughput, request_throughput, and any
+// run-level metric added to the catalogue. Its rule is a floor, NAME>=VALUE.
+func runFloorMetric(name string) (metric.Def, bool) {
+	d, ok := metric.Lookup(name)
+	return d, ok && d.Kind == metric.PerRun && d.IsRunStat()
+}
+
+// runUnit is the unit a run-level metric's rule reads and prints its values in.
+func runUnit(d metric.Def) Unit {
+	u, _ := CatalogueUnit(d.Unit) // every catalogue unit has one
+	return u
+}
+
+// runRuleNames lists the rule names other than METRIC_pNN, for messages: error_rate,
+// goodput, the run-level floors (runFloorMetric) and tokenizer_match.
+func runRuleNames() string {
+	ns := []string{"error_rate", "goodput"}
+	for _, d := range metric.Catalogue() {
+		if d.Kind == metric.PerRun && d.IsRunStat() {
+			ns = append(ns, d.Name)
+		}
+	}
+	return strings.Join(ns, ", ") + " or tokenizer_match"
+}
+
 // NeedsGaps reports whether checking r needs each request's inter-chunk gaps
 // (Request.Gaps): a goodput rule whose SLO (its own, else slo) bounds a quantile of
 // them (ITLPercentile > 0).
@@ -431,13 +457,10 @@ func (r Rule) Check(reqs []Request, m record.Metrics, slo SLO, confidence float6
 			slo = *r.slo
 		}
 		v = Goodput(reqs, slo, r.value, confidence)
-	case ruleOutputThroughput, ruleRequestThroughput:
-		name, unit, metric := "output token throughput", TokPerSec, record.MetricOutputTokenThroughput
-		if r.kind == ruleRequestThroughput {
-			name, unit, metric = "request throughput", ReqPerSec, record.MetricRequestThroughput
-		}
+	case ruleRunFloor:
+		d, _ := metric.Lookup(r.run)
 		dur := fmt.Sprintf("%s over %d requests", Seconds.Format(m.Value(record.MetricBenchmarkDuration)), len(reqs))
-		v = ThroughputAtLeast(name, unit, m.Value(metric), r.value, Line{Label: "duration", Text: dur})
+		v = ThroughputAtLeast(d.RunLabel(), runUnit(d), m.Value(r.run), r.value, Line{Label: "duration", Text: dur})
 	case ruleTokenizerMatch:
 		v = TokenizerMatch(reqs, int(r.value))
 	default:

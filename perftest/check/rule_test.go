@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -29,8 +30,9 @@ func TestParseRule(t *testing.T) {
 		{"error_rate<=1%", Rule{kind: ruleErrorRate, atMost: true, value: 0.01}},
 		{"goodput>=0.95", Rule{kind: ruleGoodput, value: 0.95}},
 		{"goodput(ttft<=200ms, itl<=20ms) >= 95%", Rule{kind: ruleGoodput, value: 0.95, slo: &SLO{TTFT: 200 * time.Millisecond, ITL: 20 * time.Millisecond}}},
-		{"output_token_throughput>=1000", Rule{kind: ruleOutputThroughput, value: 1000}},
-		{"request_throughput>=10", Rule{kind: ruleRequestThroughput, value: 10}},
+		{"output_token_throughput>=1000", Rule{kind: ruleRunFloor, value: 1000, run: "output_token_throughput"}},
+		{"request_throughput>=10", Rule{kind: ruleRunFloor, value: 10, run: "request_throughput"}},
+		{"request_throughput>=10 req/s", Rule{kind: ruleRunFloor, value: 10, run: "request_throughput"}},
 		{"tokenizer_match", Rule{kind: ruleTokenizerMatch}},
 		{"tokenizer_match<=2", Rule{kind: ruleTokenizerMatch, atMost: true, value: 2}},
 	} {
@@ -158,5 +160,38 @@ func TestRuleNeedsGaps(t *testing.T) {
 	}
 	if !GoodputRule(p99, 0.9).NeedsGaps(SLO{}) {
 		t.Error("GoodputRule(ITL p99).NeedsGaps = false, want true")
+	}
+}
+
+// TestRunRuleFromCatalogue: the run-level rule names are the run statistics the
+// catalogue derives: a run-level metric added to it is a floor rule by its name, in its
+// unit, with no other edit, and is listed among the names; a built-in metric runs do
+// not record (NoRunStat) is not a rule.
+func TestRunRuleFromCatalogue(t *testing.T) {
+	if _, err := ParseRule("total_token_throughput>=10"); err == nil {
+		t.Error("total_token_throughput>=10 parsed: a metric runs do not record is not a rule")
+	}
+	restore := metric.Extend(metric.Def{Name: "test_image_rate", Header: "Test Image Rate", Unit: metric.UnitImgPerSec,
+		Better: metric.Higher, Kind: metric.PerRun, Origin: "test", Help: "Images a second.",
+		Total: func(t *metric.Totals) (float64, bool) { return float64(t.Images) / t.Duration, t.Duration > 0 }})
+	defer restore()
+	r, err := ParseRule("test_image_rate>=2 img/s")
+	if err != nil || r.value != 2 || r.run != "test_image_rate" {
+		t.Fatalf("ParseRule(test_image_rate>=2 img/s) = %+v, %v; want a floor of 2 on test_image_rate", r, err)
+	}
+	m := record.Metrics{Scalars: map[string]record.Scalar{"test_image_rate": {Unit: metric.UnitImgPerSec, Value: 1.5}, record.MetricBenchmarkDuration: {Unit: "sec", Value: 10}}}
+	v := r.Check(nil, m, SLO{}, 0)
+	if v.Pass || v.Unit != ImgPerSec || !strings.Contains(v.Summary, "test image rate = 1.5 img/s") {
+		t.Errorf("test_image_rate>=2 on 1.5 img/s: pass %v, unit %q, summary %q; want a failure in img/s", v.Pass, v.Unit, v.Summary)
+	}
+	if _, err := ParseRule("test_image_rate<=2"); err == nil || !strings.Contains(err.Error(), "want test_image_rate>=VALUE") {
+		t.Errorf("test_image_rate<=2: %v, want the floor form", err)
+	}
+	if _, err := ParseRule("nope>=1"); err == nil || !strings.Contains(err.Error(), "request_throughput, test_image_rate or tokenizer_match") {
+		t.Errorf("unknown name: %v, want the added metric among the names", err)
+	}
+	restore()
+	if _, err := ParseRule("test_image_rate>=2"); err == nil {
+		t.Error("test_image_rate>=2 parsed after the metric was removed")
 	}
 }

@@ -62,7 +62,7 @@ func RunStatList() []RunStat {
 	var all []RunStat
 	for _, q := range runStatQuantiles {
 		for _, d := range leadFirst(defs) {
-			if d.Kind != metric.PerRequest || d.NoRunStat {
+			if d.Kind != metric.PerRequest || !d.IsRunStat() {
 				continue
 			}
 			all = append(all, RunStat{Name: d.RuleName() + "_" + q.name, Label: d.VerdictLabel() + " " + q.name,
@@ -70,18 +70,14 @@ func RunStatList() []RunStat {
 		}
 	}
 	for _, d := range defs {
-		if d.Kind != metric.PerRun || d.NoRunStat {
+		if d.Kind != metric.PerRun || !d.IsRunStat() {
 			continue
 		}
 		name := d.Name
 		if n, ok := runStatNames[d.Name]; ok {
 			name = n
 		}
-		label := d.Label
-		if label == "" {
-			label = strings.ToLower(d.Header)
-		}
-		all = append(all, RunStat{Name: name, Label: label, Unit: statUnit(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name})
+		all = append(all, RunStat{Name: name, Label: d.RunLabel(), Unit: statUnit(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name})
 	}
 	all = append(all, goodputFraction)
 	l := make([]RunStat, 0, len(all))
