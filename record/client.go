@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 	"unsafe"
@@ -177,6 +178,10 @@ type Client struct {
 	// UsageReasoningTokens is the server's usage.completion_tokens_details.reasoning_tokens
 	// (the part of UsageCompletionTokens that was reasoning); 0 when absent.
 	UsageReasoningTokens int `json:"usage_reasoning_tokens,omitempty"`
+	// CachedTokens is the server's usage.prompt_tokens_details.cached_tokens: the prompt
+	// tokens its prefix cache served (docs/prefix-cache.md). Unknown (absent from the
+	// record) when the server sent none, or sent one that is not a whole number >= 0.
+	CachedTokens Optional `json:"cached_tokens,omitzero"`
 	// AudioDuration is the duration of the audio the request sent (an
 	// audio_transcription request's file), in ns; 0 = none.
 	AudioDuration time.Duration `json:"audio_duration,omitempty"`
@@ -186,6 +191,39 @@ type Client struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	// ResponseBytes counts the response body bytes received.
 	ResponseBytes int `json:"response_bytes"`
+}
+
+// Optional is a count a server may or may not report. Its zero value is unknown, so a
+// record written before the field existed reads as unknown, not as 0. In JSON it is
+// the number, and a field tagged omitzero is absent when unknown.
+type Optional struct {
+	N     int
+	Known bool
+}
+
+// Some returns the known count n.
+func Some(n int) Optional { return Optional{N: n, Known: true} }
+
+// MarshalJSON writes the count as a JSON number (null when unknown).
+func (o Optional) MarshalJSON() ([]byte, error) {
+	if !o.Known {
+		return []byte("null"), nil
+	}
+	return strconv.AppendInt(nil, int64(o.N), 10), nil
+}
+
+// UnmarshalJSON reads a JSON integer; null is unknown.
+func (o *Optional) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*o = Optional{}
+		return nil
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		return fmt.Errorf("record: want a whole number, got %s", b)
+	}
+	*o = Some(n)
+	return nil
 }
 
 // ISLTemplateUnknown is [Client.ISLTemplate] for a request whose input a server
@@ -464,6 +502,10 @@ func (c *Client) appendJSON(b []byte, k *jsonCache) []byte {
 	if c.UsageReasoningTokens != 0 {
 		b = append(b, `,"usage_reasoning_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.UsageReasoningTokens), 10)
+	}
+	if c.CachedTokens.Known {
+		b = append(b, `,"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(c.CachedTokens.N), 10)
 	}
 	if c.AudioDuration != 0 {
 		b = append(b, `,"audio_duration":`...)

@@ -180,6 +180,9 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "usage_reasoning_tokens":
 			n, ok = p.Int()
 			c.UsageReasoningTokens = int(n)
+		case "cached_tokens":
+			n, ok = p.int()
+			c.CachedTokens = Some(int(n))
 		case "audio_duration":
 			n, ok = p.Int()
 			c.AudioDuration = time.Duration(n)

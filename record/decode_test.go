@@ -25,6 +25,7 @@ func plain() Client {
 	c.Written, c.ConnReused = 11*time.Millisecond, true
 	c.FirstToolCall, c.ToolCalls, c.ToolCallTokens = 65*time.Millisecond, 1, 3
 	c.AudioDuration, c.Images = 4500*time.Millisecond, 2
+	c.CachedTokens = Some(0) // known, though 0: still written
 	return c
 }
 
@@ -169,4 +170,36 @@ func BenchmarkDecodeClient(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestCachedTokensKnownness: a record without cached_tokens (the server sent none, or a
+// recording made before the field existed) reads as unknown, and a reported 0 as a
+// known 0, through both the fast parser and encoding/json.
+func TestCachedTokensKnownness(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want Optional
+	}{
+		{`{"index":1,"isl":10}`, Optional{}},
+		{`{"index":1,"cached_tokens":0}`, Some(0)},
+		{`{"index":1,"cached_tokens":48}`, Some(48)},
+		{`{"index":1,"cached_tokens":null}`, Optional{}},        // encoding/json's path
+		{`{"index":1, "cached_tokens" : 16 , "x":1}`, Some(16)}, // unknown key: encoding/json's path
+	} {
+		var c Client
+		if err := DecodeClient([]byte(tc.line), &c); err != nil {
+			t.Fatalf("DecodeClient(%s): %v", tc.line, err)
+		}
+		if c.CachedTokens != tc.want {
+			t.Errorf("DecodeClient(%s).CachedTokens = %+v, want %+v", tc.line, c.CachedTokens, tc.want)
+		}
+		back := string(c.AppendJSON(nil))
+		if has := strings.Contains(back, `"cached_tokens"`); has != tc.want.Known {
+			t.Errorf("AppendJSON of %+v = %s: cached_tokens written = %v, want %v", tc.want, back, has, tc.want.Known)
+		}
+	}
+	var c Client
+	if err := DecodeClient([]byte(`{"index":1,"cached_tokens":"16"}`), &c); err == nil {
+		t.Errorf(`DecodeClient with "cached_tokens":"16" = nil error, want one (a recording holds a number)`)
+	}
 }
