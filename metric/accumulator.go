@@ -35,6 +35,8 @@ type Accumulator struct {
 	totReason            int
 	totAudio             float64 // seconds
 	totImages            int
+	cached, cachedPrompt int      // prefix cache: Totals.Cached, Totals.CachedPrompt
+	idealRate, srvRate   *float64 // Totals.IdealRate, Totals.ServerRate
 	scratch              Request
 	// approx: per-request values go into reqs (one sketch per defs entry of Kind
 	// PerRequest) instead of blocks.
@@ -76,6 +78,11 @@ func (a *Accumulator) Approximate() {
 	a.approx = true
 	a.reqs = make([]Sketch, len(a.defs))
 }
+
+// SetPrefixCache gives the accumulator what its prefix-cache metrics need beyond the
+// records: the ideal hit rate the load generator counted and the server counters'
+// rate over the run (either nil when unknown). A model's breakdown has neither.
+func (a *Accumulator) SetPrefixCache(ideal, server *float64) { a.idealRate, a.srvRate = ideal, server }
 
 // TotalsOnly makes the accumulator keep only what its [PerRun] metrics need (request
 // and error counts, the benchmark duration, token and media sums, goodput): no
@@ -126,6 +133,10 @@ func (a *Accumulator) add(r *record.Client, q *Request, derived *bool) {
 		return
 	}
 	a.ok++
+	if r.CachedTokens.Known {
+		a.cached += r.CachedTokens.N
+		a.cachedPrompt += PrefixPrompt(r)
+	}
 	if a.totalsOnly && !a.hasSLO && !*derived {
 		// The sums only: from the record, by the definitions Reset uses.
 		isl, osl, _, reasoning := counts(r, a.opt)
@@ -251,7 +262,8 @@ func (a *Accumulator) Metrics() record.Metrics {
 		xs = make([]float64, 0, a.ok)
 	}
 	t := Totals{OK: a.ok, Errors: a.errs, Good: a.good, HasSLO: a.hasSLO,
-		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason, Audio: a.totAudio, Images: a.totImages}
+		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason, Audio: a.totAudio, Images: a.totImages,
+		Cached: a.cached, CachedPrompt: a.cachedPrompt, IdealRate: a.idealRate, ServerRate: a.srvRate}
 	if a.first >= 0 && a.last > a.first {
 		t.Duration = (a.last - a.first).Seconds()
 	}
@@ -300,6 +312,27 @@ func (a *Accumulator) Metrics() record.Metrics {
 		}
 	}
 	return m
+}
+
+// AddServerHitRate completes m, summarised before the server's prefix-cache counters
+// were read, with their hit rate over the run: prefix_cache_hit_rate when no request
+// reported cached_tokens (a rate from the records stays), and then prefix_cache_gap.
+func AddServerHitRate(m *record.Metrics, rate float64) {
+	if _, ok := m.Scalars[record.MetricPrefixCacheHitRate]; ok || m.Scalars == nil {
+		return
+	}
+	t := Totals{ServerRate: &rate}
+	if v, ok := m.Scalars[record.MetricPrefixCacheIdealHitRate]; ok {
+		t.IdealRate = &v.Value
+	}
+	for _, d := range Catalogue() {
+		if d.Name != record.MetricPrefixCacheHitRate && d.Name != record.MetricPrefixCacheGap {
+			continue
+		}
+		if v, ok := d.Total(&t); ok {
+			m.Scalars[d.Name] = record.Scalar{Unit: d.Unit, Value: v}
+		}
+	}
 }
 
 // Compute summarises recs with one [Accumulator].

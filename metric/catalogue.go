@@ -71,6 +71,46 @@ type Totals struct {
 	Reasoning  int     // sum of the reasoning tokens
 	Audio      float64 // sum of the audio sent, seconds
 	Images     int     // sum of the images received
+	// Cached and CachedPrompt sum cached_tokens and the prompt tokens ([PrefixPrompt])
+	// over the successful measured requests whose answer reported cached_tokens.
+	Cached, CachedPrompt int
+	// IdealRate is the ideal prefix-cache hit rate the load generator counted on the
+	// prompts it sent (internal/kvcache), ServerRate the server's prefix-cache counters'
+	// rate over the run (servermetrics); nil when unknown.
+	IdealRate, ServerRate *float64
+}
+
+// PrefixPrompt returns the prompt tokens r's prefix-cache hit rate is a fraction of:
+// the server's usage.prompt_tokens, else the client's count with the chat template
+// (ISLTemplate), else ISL.
+func PrefixPrompt(r *record.Client) int {
+	switch {
+	case r.UsagePromptTokens >= 0:
+		return r.UsagePromptTokens
+	case r.ISLTemplate > 0:
+		return r.ISLTemplate
+	}
+	return r.ISL
+}
+
+// prefixHitRate is the measured prefix-cache hit rate: Σcached/Σprompt over the
+// requests that reported cached_tokens, else the server counters' rate.
+func (t *Totals) prefixHitRate() (float64, bool) {
+	switch {
+	case t.CachedPrompt > 0:
+		return float64(t.Cached) / float64(t.CachedPrompt), true
+	case t.ServerRate != nil:
+		return *t.ServerRate, true
+	}
+	return 0, false
+}
+
+// prefixIdealRate is IdealRate, when known.
+func (t *Totals) prefixIdealRate() (float64, bool) {
+	if t.IdealRate == nil {
+		return 0, false
+	}
+	return *t.IdealRate, true
 }
 
 // Def is one metric: its name, how it is shown and asserted on, and how it is derived.
@@ -117,6 +157,9 @@ type Def struct {
 	// FromSend: the value runs from the request's send, so the prompt's length explains
 	// part of it; verdicts note each worst request's prompt length.
 	FromSend bool
+	// RunRule: a [PerRun] metric rules may bound by name ("prefix_cache_gap<=0.02",
+	// perftest/check); a run that does not report it makes such a rule invalid.
+	RunRule bool
 	// Help is the definition, one or two sentences.
 	Help string
 
@@ -457,6 +500,22 @@ var builtin = []Def{
 		Unit: UnitTokens, Kind: PerRun, Origin: "AIPerf", NoRunStat: true, ReasoningOnly: true,
 		Help:  "Sum of reasoning_token_count over the successful requests.",
 		Total: func(t *Totals) (float64, bool) { return float64(t.Reasoning), true }},
+	{Name: "prefix_cache_hit_rate", Ident: "PrefixCacheHitRate", Header: "Prefix Cache Hit Rate",
+		Unit: UnitRatio, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		Help:  "Σ usage.prompt_tokens_details.cached_tokens / Σ prompt tokens over the successful measured requests that reported it; else the delta of the server's prefix-cache counters (vLLM's prefix_cache_hits/queries) over the run; unknown without either (docs/prefix-cache.md).",
+		Total: (*Totals).prefixHitRate},
+	{Name: "prefix_cache_ideal_hit_rate", Ident: "PrefixCacheIdealHitRate", Header: "Prefix Cache Ideal Hit Rate",
+		Unit: UnitRatio, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		Help:  "The hit rate an ideal prefix cache (chained blocks of the run's block size; LRU of --kv-cache-blocks, else unbounded) reaches on the exact prompt token ids sent, in send order, over the measured requests (docs/prefix-cache.md).",
+		Total: (*Totals).prefixIdealRate},
+	{Name: "prefix_cache_gap", Ident: "PrefixCacheGap", Header: "Prefix Cache Gap",
+		Unit: UnitRatio, Better: Lower, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		Help: "prefix_cache_ideal_hit_rate − prefix_cache_hit_rate: the hits the server lost beyond what an ideal cache of the stated capacity would; reported when both are known.",
+		Total: func(t *Totals) (float64, bool) {
+			m, ok := t.prefixHitRate()
+			i, ok2 := t.prefixIdealRate()
+			return i - m, ok && ok2
+		}},
 }
 
 // catalogue is one state of the catalogue, with its raw metrics indexed.
@@ -533,6 +592,27 @@ func Lookup(name string) (Def, bool) {
 		}
 	}
 	return Def{}, false
+}
+
+// LookupRunRule returns the run-level metric a rule may bound by name ([Def.RunRule]).
+func LookupRunRule(name string) (Def, bool) {
+	for _, d := range Catalogue() {
+		if d.Kind == PerRun && d.RunRule && d.Name == name {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
+// RunRuleNames lists the names of the run-level metrics rules may bound.
+func RunRuleNames() []string {
+	var ns []string
+	for _, d := range Catalogue() {
+		if d.Kind == PerRun && d.RunRule {
+			ns = append(ns, d.Name)
+		}
+	}
+	return ns
 }
 
 // LookupRule returns the per-request metric a rule names, by its short name or its

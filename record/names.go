@@ -110,4 +110,10 @@ const (
 	MetricTotalOutputTokens = "total_output_tokens"
 	// MetricTotalReasoning (tokens, per run, AIPerf): Sum of reasoning_token_count over the successful requests.
 	MetricTotalReasoning = "total_reasoning_tokens"
+	// MetricPrefixCacheHitRate (ratio, per run, perfgate): Σ usage.prompt_tokens_details.cached_tokens / Σ prompt tokens over the successful measured requests that reported it; else the delta of the server's prefix-cache counters (vLLM's prefix_cache_hits/queries) over the run; unknown without either (docs/prefix-cache.md).
+	MetricPrefixCacheHitRate = "prefix_cache_hit_rate"
+	// MetricPrefixCacheIdealHitRate (ratio, per run, perfgate): The hit rate an ideal prefix cache (chained blocks of the run's block size; LRU of --kv-cache-blocks, else unbounded) reaches on the exact prompt token ids sent, in send order, over the measured requests (docs/prefix-cache.md).
+	MetricPrefixCacheIdealHitRate = "prefix_cache_ideal_hit_rate"
+	// MetricPrefixCacheGap (ratio, per run, perfgate): prefix_cache_ideal_hit_rate − prefix_cache_hit_rate: the hits the server lost beyond what an ideal cache of the stated capacity would; reported when both are known.
+	MetricPrefixCacheGap = "prefix_cache_gap"
 )
