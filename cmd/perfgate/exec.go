@@ -147,6 +147,9 @@ func printVerdicts(w io.Writer, vs []check.Verdict) bool {
 		mark := "PASS"
 		if !v.Pass {
 			mark, ok = "FAIL", false
+			if v.Status == check.Invalid {
+				mark = "INVALID"
+			}
 		}
 		fmt.Fprintf(w, "%s %s\n", mark, v.String())
 	}
@@ -234,10 +237,26 @@ func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string
 				fmt.Fprintln(e.stdout, "(shard verdicts do not gate: perfgate merge judges the merged run)")
 				return nil
 			}
-			return errAssertFailed
+			return assertFailed(r.verdicts)
 		}
 	}
 	return nil
+}
+
+// assertFailed is the error of failing verdicts: exit 1 when one could not be judged
+// (an Invalid verdict, such as a rule on a prefix-cache hit rate the run could not
+// measure), else the failed-assertion exit.
+func assertFailed(vs []check.Verdict) error {
+	var invalid []string
+	for _, v := range vs {
+		if !v.Pass && v.Status == check.Invalid {
+			invalid = append(invalid, v.Check)
+		}
+	}
+	if len(invalid) > 0 {
+		return runtimef("assertion(s) not judged, the quantity is unknown for this run: %s", strings.Join(invalid, ", "))
+	}
+	return errAssertFailed
 }
 
 func anyFailed(vs []check.Verdict) bool { return countFailed(vs) > 0 }

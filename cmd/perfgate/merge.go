@@ -83,7 +83,7 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	if len(vs) > 0 {
 		if !ok {
 			fmt.Fprintf(e.stdout, "FAIL: %d of %d assertion(s)\n", countFailed(vs), len(vs))
-			return errAssertFailed
+			return assertFailed(vs)
 		}
 		fmt.Fprintf(e.stdout, "PASS: %d assertion(s)\n", len(vs))
 	}

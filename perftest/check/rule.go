@@ -38,6 +38,10 @@ import (
 //	                                       (metric.Def.IsRunStat), by its name
 //	tokenizer_match, tokenizer_match<=N    the server counted each request's input as
 //	                                       the client did (within N tokens)
+//	prefix_cache_hit_rate>=FRACTION        a run-level metric of docs/metrics.md that
+//	prefix_cache_gap<=FRACTION             rules bound by name (either way: <= or >=);
+//	prefix_cache_ideal_hit_rate>=FRACTION  a run that does not report it (an unknown
+//	                                       hit rate) makes the rule invalid, never a pass
 //
 // Any of them may be scoped to the requests sent to one model of a model mix by
 // {model=NAME} after the name: "ttft_p99{model=lora-a}<=200ms",
@@ -54,7 +58,7 @@ type Rule struct {
 	value  float64 // the limit: seconds for latencies, else the metric's unit
 	slo    *SLO    // goodput(SLO); nil = the caller's SLO
 	model  string  // {model=NAME}: only that model's requests; "" = all
-	run    string  // ruleRunFloor: the run-level metric's name (runFloorMetric)
+	run    string  // ruleRunFloor, ruleRunMetric: the run-level metric's name
 }
 
 type ruleKind int
@@ -66,6 +70,7 @@ const (
 	ruleGoodput
 	ruleRunFloor // a run-level metric's floor: output_token_throughput>=X
 	ruleTokenizerMatch
+	ruleRunMetric
 )
 
 // RuleError is the error of a rule that cannot be parsed: the rule as written, the
@@ -221,6 +226,18 @@ func ParseRule(text string) (Rule, error) {
 			return r, s.fail(opAt, "want error_rate<=FRACTION with a fraction in [0, 1], e.g. error_rate<=0.01")
 		}
 		r.value = x
+		return r, nil
+	}
+	if d, ok := metric.LookupRunRule(name); ok { // before the floors: both ways, unknown is invalid
+		x, err := fraction(val)
+		lo := 0.0
+		if d.Name == record.MetricPrefixCacheGap {
+			lo = -1 // a server may beat the ideal (a cache warm from before the run)
+		}
+		if d.Unit != metric.UnitRatio || err != nil || !(x >= lo && x <= 1) {
+			return r, s.fail(valAt, "want %s%s a fraction in [%g, 1], e.g. %s", name, src[opAt:opAt+2], lo, runRuleExample(name))
+		}
+		r.kind, r.run, r.value = ruleRunMetric, d.Name, x
 		return r, nil
 	}
 	if d, ok := runFloorMetric(name); ok {
@@ -391,15 +408,24 @@ func runUnit(d metric.Def) Unit {
 }
 
 // runRuleNames lists the rule names other than METRIC_pNN, for messages: error_rate,
-// goodput, the run-level floors (runFloorMetric) and tokenizer_match.
+// goodput, the run-level floors (runFloorMetric) and metrics (metric.Def.RunRule), and
+// tokenizer_match.
 func runRuleNames() string {
 	ns := []string{"error_rate", "goodput"}
 	for _, d := range metric.Catalogue() {
-		if d.Kind == metric.PerRun && d.IsRunStat() {
+		if d.Kind == metric.PerRun && (d.IsRunStat() || d.RunRule) {
 			ns = append(ns, d.Name)
 		}
 	}
 	return strings.Join(ns, ", ") + " or tokenizer_match"
+}
+
+// runRuleExample is an example rule on the run-level metric name.
+func runRuleExample(name string) string {
+	if name == record.MetricPrefixCacheGap {
+		return name + "<=0.02"
+	}
+	return name + ">=0.6"
 }
 
 // NeedsGaps reports whether checking r needs each request's inter-chunk gaps
@@ -463,6 +489,8 @@ func (r Rule) Check(reqs []Request, m record.Metrics, slo SLO, confidence float6
 		v = ThroughputAtLeast(d.RunLabel(), runUnit(d), m.Value(r.run), r.value, Line{Label: "duration", Text: dur})
 	case ruleTokenizerMatch:
 		v = TokenizerMatch(reqs, int(r.value))
+	case ruleRunMetric:
+		v = RunMetric(r.run, m, r.atMost, r.value)
 	default:
 		return invalid("rule", "rule %q: not parsed (use check.ParseRule)", r.Source)
 	}
