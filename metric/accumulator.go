@@ -79,11 +79,6 @@ func (a *Accumulator) Approximate() {
 	a.reqs = make([]Sketch, len(a.defs))
 }
 
-// SetPrefixCache gives the accumulator what its prefix-cache metrics need beyond the
-// records: the ideal hit rate the load generator counted and the server counters'
-// rate over the run (either nil when unknown). A model's breakdown has neither.
-func (a *Accumulator) SetPrefixCache(ideal, server *float64) { a.idealRate, a.srvRate = ideal, server }
-
 // TotalsOnly makes the accumulator keep only what its [PerRun] metrics need (request
 // and error counts, the benchmark duration, token and media sums, goodput): no
 // per-request value and no chunk gap, so [Accumulator.Metrics] has no Stats and
@@ -263,7 +258,7 @@ func (a *Accumulator) Metrics() record.Metrics {
 	}
 	t := Totals{OK: a.ok, Errors: a.errs, Good: a.good, HasSLO: a.hasSLO,
 		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason, Audio: a.totAudio, Images: a.totImages,
-		Cached: a.cached, CachedPrompt: a.cachedPrompt, IdealRate: a.idealRate, ServerRate: a.srvRate}
+		Cached: a.cached, CachedPrompt: a.cachedPrompt}
 	if a.first >= 0 && a.last > a.first {
 		t.Duration = (a.last - a.first).Seconds()
 	}
@@ -314,23 +309,31 @@ func (a *Accumulator) Metrics() record.Metrics {
 	return m
 }
 
-// AddServerHitRate completes m, summarised before the server's prefix-cache counters
-// were read, with their hit rate over the run: prefix_cache_hit_rate when no request
-// reported cached_tokens (a rate from the records stays), and then prefix_cache_gap.
-func AddServerHitRate(m *record.Metrics, rate float64) {
-	if _, ok := m.Scalars[record.MetricPrefixCacheHitRate]; ok || m.Scalars == nil {
-		return
+// CompletePrefixCache completes m's prefix-cache metrics with what is not in the
+// records: the ideal hit rate the load generator counted and the server's prefix-cache
+// counters' rate over the run (either nil when unknown), read after m was summarised.
+// A measured rate m already has (from the requests' cached_tokens) stands; without one
+// the server's is the measured rate; the gap follows from the two. A model's
+// breakdown (m.Models) is left as it is.
+func CompletePrefixCache(m *record.Metrics, ideal, server *float64) {
+	if m.Scalars == nil {
+		m.Scalars = map[string]record.Scalar{}
 	}
-	t := Totals{ServerRate: &rate}
-	if v, ok := m.Scalars[record.MetricPrefixCacheIdealHitRate]; ok {
+	t := Totals{IdealRate: ideal, ServerRate: server}
+	if v, ok := m.Scalars[record.MetricPrefixCacheHitRate]; ok {
+		// The records' rate, which Totals would take from Cached/CachedPrompt: given
+		// as the only rate there is, so prefixHitRate returns it.
+		t.ServerRate = &v.Value
+	}
+	if v, ok := m.Scalars[record.MetricPrefixCacheIdealHitRate]; ok && ideal == nil {
 		t.IdealRate = &v.Value
 	}
 	for _, d := range Catalogue() {
-		if d.Name != record.MetricPrefixCacheHitRate && d.Name != record.MetricPrefixCacheGap {
-			continue
-		}
-		if v, ok := d.Total(&t); ok {
-			m.Scalars[d.Name] = record.Scalar{Unit: d.Unit, Value: v}
+		switch d.Name {
+		case record.MetricPrefixCacheHitRate, record.MetricPrefixCacheIdealHitRate, record.MetricPrefixCacheGap:
+			if v, ok := d.Total(&t); ok {
+				m.Scalars[d.Name] = record.Scalar{Unit: d.Unit, Value: v}
+			}
 		}
 	}
 }

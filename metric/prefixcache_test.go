@@ -58,11 +58,11 @@ func TestPrefixCacheMetrics(t *testing.T) {
 			if totalsOnly {
 				a.TotalsOnly()
 			}
-			a.SetPrefixCache(tc.ideal, tc.server)
 			for i := range tc.recs {
 				a.Add(&tc.recs[i])
 			}
 			m := a.Metrics()
+			CompletePrefixCache(&m, tc.ideal, tc.server)
 			if got, ok := scalar(m, record.MetricPrefixCacheHitRate); ok != tc.hasHit || math.Abs(got-tc.hit) > 1e-15 {
 				t.Errorf("%s (totals only %v): prefix_cache_hit_rate = %v, %v; want %v, %v", tc.name, totalsOnly, got, ok, tc.hit, tc.hasHit)
 			}
@@ -76,26 +76,25 @@ func TestPrefixCacheMetrics(t *testing.T) {
 	}
 }
 
-// TestAddServerHitRate: metrics summarised before the server's counters were read take
-// their rate, and the gap, only when no request reported cached_tokens.
-func TestAddServerHitRate(t *testing.T) {
-	ideal := 0.5
+// TestCompletePrefixCache: metrics summarised before the ideal and the server's
+// counters were known take them; the server's rate is the measured one only when no
+// request reported cached_tokens, and the gap follows.
+func TestCompletePrefixCache(t *testing.T) {
 	a := NewAccumulator(Options{})
-	a.SetPrefixCache(&ideal, nil)
 	recs := prefixRecords()[3:4]
 	a.Add(&recs[0])
 	m := a.Metrics()
 	if _, ok := m.Scalars[record.MetricPrefixCacheHitRate]; ok {
 		t.Fatal("a run without cached_tokens nor counters reports a hit rate")
 	}
-	AddServerHitRate(&m, 0.375)
+	CompletePrefixCache(&m, f(0.5), f(0.375))
 	if got, _ := scalar(m, record.MetricPrefixCacheHitRate); got != 0.375 {
-		t.Errorf("after AddServerHitRate(0.375): hit rate %v, want 0.375", got)
+		t.Errorf("after CompletePrefixCache(0.5, 0.375): hit rate %v, want 0.375", got)
 	}
 	if got, _ := scalar(m, record.MetricPrefixCacheGap); got != 0.125 {
-		t.Errorf("after AddServerHitRate(0.375): gap %v, want 0.125", got)
+		t.Errorf("after CompletePrefixCache(0.5, 0.375): gap %v, want 0.125", got)
 	}
-	// A rate from the records stays.
+	// A rate from the records stays, and a later ideal gives the gap against it.
 	b := NewAccumulator(Options{})
 	all := prefixRecords()
 	for i := range all {
@@ -103,11 +102,20 @@ func TestAddServerHitRate(t *testing.T) {
 	}
 	m = b.Metrics()
 	before := m.Scalars[record.MetricPrefixCacheHitRate]
-	AddServerHitRate(&m, 0.9)
+	CompletePrefixCache(&m, nil, f(0.9))
 	if m.Scalars[record.MetricPrefixCacheHitRate] != before {
-		t.Errorf("AddServerHitRate replaced the records' rate %v with %v", before, m.Scalars[record.MetricPrefixCacheHitRate])
+		t.Errorf("CompletePrefixCache replaced the records' rate %v with %v", before, m.Scalars[record.MetricPrefixCacheHitRate])
+	}
+	if _, ok := m.Scalars[record.MetricPrefixCacheGap]; ok {
+		t.Errorf("a gap without an ideal rate")
+	}
+	CompletePrefixCache(&m, f(0.8), nil)
+	if got, _ := scalar(m, record.MetricPrefixCacheGap); math.Abs(got-(0.8-before.Value)) > 1e-15 {
+		t.Errorf("gap %v, want 0.8 − %v", got, before.Value)
 	}
 }
+
+func f(x float64) *float64 { return &x }
 
 func TestLookupRunRule(t *testing.T) {
 	for _, n := range []string{record.MetricPrefixCacheHitRate, record.MetricPrefixCacheIdealHitRate, record.MetricPrefixCacheGap} {
