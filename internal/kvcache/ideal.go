@@ -62,6 +62,13 @@ func (a *Ideal) Add(ids []int) {
 	a.addHashes(a.buf, len(ids), Lookable(len(ids), a.blockSize))
 }
 
+// AddHashes is [Ideal.Add] for a prompt of n tokens given by its full blocks' chained
+// hashes ([AppendHashes] at the accumulator's block size), which a caller can compute
+// outside a lock and keep in less memory than the ids.
+func (a *Ideal) AddHashes(hashes []uint64, n int) {
+	a.addHashes(hashes, n, Lookable(n, a.blockSize))
+}
+
 // addHashes counts one prompt of n tokens given its full blocks' hashes and its
 // lookable blocks.
 func (a *Ideal) addHashes(hashes []uint64, n, look int) {
@@ -73,6 +80,20 @@ func (a *Ideal) addHashes(hashes []uint64, n, look int) {
 		a.res.LRU.Blocks += int64(a.lru.Access(hashes, look))
 	}
 }
+
+// Warm caches a prompt of n tokens (its blocks' hashes) as [Ideal.AddHashes] does,
+// without counting it: a request before the measured window (a warm-up or priming
+// one), whose blocks the server caches all the same.
+func (a *Ideal) Warm(hashes []uint64, n int) {
+	look := Lookable(n, a.blockSize)
+	a.inf.Access(hashes, look)
+	if a.lru != nil {
+		a.lru.Access(hashes, look)
+	}
+}
+
+// BlockSize returns the tokens per block.
+func (a *Ideal) BlockSize() int { return a.blockSize }
 
 // Result returns the counts so far.
 func (a *Ideal) Result() IdealResult {

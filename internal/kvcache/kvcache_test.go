@@ -182,3 +182,28 @@ func TestIdealUnbounded(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+// TestIdealWarm: a warmed prompt is cached but not counted, so a later prompt sharing
+// its prefix hits, and AddHashes counts as Add does.
+func TestIdealWarm(t *testing.T) {
+	ids := make([]int, 64)
+	for i := range ids {
+		ids[i] = i
+	}
+	a, _ := NewIdeal(16, 0)
+	b, _ := NewIdeal(16, 2)
+	for _, x := range []*Ideal{a, b} {
+		x.Warm(AppendHashes(nil, ids[:40], 16), 40)
+		x.AddHashes(AppendHashes(nil, ids, 16), len(ids))
+		r := x.Result()
+		if r.Requests != 1 || r.PromptTokens != 64 || r.Infinite.Blocks != 2 || r.LRU.Blocks != 2 {
+			t.Errorf("capacity %d: after Warm(40 ids) and Add(64 ids): %+v; want 1 request, 64 tokens, 2 hit blocks in each cache", r.Capacity, r)
+		}
+	}
+	c, _ := NewIdeal(16, 0)
+	c.Add(ids)
+	c.Add(ids)
+	if r, ra := c.Result(), a.Result(); r.Infinite.Blocks != 3 || ra.Blocks != 3 {
+		t.Errorf("Add twice: %d hit blocks, want 3 (the last block holds the last token); AddHashes' lookable blocks %d, want 3", r.Infinite.Blocks, ra.Blocks)
+	}
+}
