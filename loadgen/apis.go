@@ -50,6 +50,13 @@ func (k completionsAPI) body(b *bodyBuilder, t *dataset.Turn, tc *turnCtx, strea
 }
 
 func (completionsAPI) fill(w *wireBody, t *dataset.Turn, tc *turnCtx) {
+	p := completionPrompt(t, tc)
+	w.Prompt = &p
+}
+
+// completionPrompt is the prompt string a completions request sends for t: the system
+// prompt and history joined before the prompt by newlines.
+func completionPrompt(t *dataset.Turn, tc *turnCtx) string {
 	p := t.Prompt
 	if len(tc.history) > 0 || tc.system != "" {
 		var sb bytes.Buffer
@@ -64,7 +71,7 @@ func (completionsAPI) fill(w *wireBody, t *dataset.Turn, tc *turnCtx) {
 		sb.WriteString(p)
 		p = sb.String()
 	}
-	w.Prompt = &p
+	return p
 }
 
 func (completionsAPI) capOutput(w *wireBody, field string, osl *int) { capOpenAI(w, field, osl, true) }

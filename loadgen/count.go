@@ -112,6 +112,50 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 	r.setTemplated(rec, v)
 }
 
+// chatInput returns the messages t's request sends (its payload's, or the system
+// prompt, history and prompt) and whether the generation prompt is rendered (the
+// payload's add_generation_prompt, else addGen), or a payload's prompt_token_ids
+// instead when it has them. v, when not nil, gets a payload's content count and media
+// tokens. ok is false for an unreadable payload.
+func (r *runner) chatInput(t *dataset.Turn, tc *turnCtx, addGen bool, v *templated) (msgs []tokenizer.Message, gen bool, ids []int, ok bool) {
+	if v == nil {
+		v = new(templated)
+	}
+	if t.Body != nil {
+		var req openai.ChatRequest
+		if openai.DecodeChatRequest(t.Body, &req) != nil || len(req.Messages) == 0 && req.PromptTokenIDs == nil {
+			return nil, addGen, nil, false
+		}
+		if req.PromptTokenIDs != nil {
+			return nil, addGen, req.PromptTokenIDs, true
+		}
+		for _, m := range req.Messages {
+			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
+			v.isl += r.tok.Count(m.Content.Text, false)
+		}
+		if req.AddGenerationPrompt != nil {
+			addGen = *req.AddGenerationPrompt
+		}
+		v.img, v.aud = payloadMedia(req.Model, r.tok, req.Messages)
+		return msgs, addGen, nil, true
+	}
+	msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
+	if tc.system != "" {
+		msgs = append(msgs, tokenizer.Message{Role: "system", Content: tc.system})
+	}
+	for _, m := range tc.history {
+		msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
+	}
+	if len(tc.toolReply) > 0 { // the tool messages the turn sends instead of a user message
+		for _, m := range chatMessages(nil, t, &turnCtx{toolReply: tc.toolReply}) {
+			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
+		}
+	} else {
+		msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt + placeholders(tc.media)})
+	}
+	return msgs, addGen, nil, true
+}
+
 // turnMemo is what the load generator keeps in a prompt's dataset.Turn.Memo: the
 // prompt's chat-template count (templateCount) and its chat body (bodyBuilder.json),
 // each with what it depends on. The prompt itself is checked too (loadMemo), in case a
@@ -169,35 +213,9 @@ func (r *runner) setTemplated(rec *record.Client, v templated) {
 // render counts t's messages (its payload's, or the system prompt, history and
 // prompt) rendered as templateCount describes; ok is false if it could not.
 func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated, ok bool) {
-	var msgs []tokenizer.Message
-	if t.Body != nil {
-		var req openai.ChatRequest
-		if openai.DecodeChatRequest(t.Body, &req) != nil || req.PromptTokenIDs != nil || len(req.Messages) == 0 {
-			return v, false
-		}
-		for _, m := range req.Messages {
-			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content.Text})
-			v.isl += r.tok.Count(m.Content.Text, false)
-		}
-		if req.AddGenerationPrompt != nil {
-			addGen = *req.AddGenerationPrompt
-		}
-		v.img, v.aud = payloadMedia(req.Model, r.tok, req.Messages)
-	} else {
-		msgs = make([]tokenizer.Message, 0, len(tc.history)+2)
-		if tc.system != "" {
-			msgs = append(msgs, tokenizer.Message{Role: "system", Content: tc.system})
-		}
-		for _, m := range tc.history {
-			msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
-		}
-		if len(tc.toolReply) > 0 { // the tool messages the turn sends instead of a user message
-			for _, m := range chatMessages(nil, t, &turnCtx{toolReply: tc.toolReply}) {
-				msgs = append(msgs, tokenizer.Message{Role: m.Role, Content: m.Content})
-			}
-		} else {
-			msgs = append(msgs, tokenizer.Message{Role: "user", Content: t.Prompt + placeholders(tc.media)})
-		}
+	msgs, addGen, ids, ok := r.chatInput(t, tc, addGen, &v)
+	if !ok || ids != nil {
+		return v, false
 	}
 	n, fallback, err := r.tok.CountChatInput(msgs, tokenizer.ChatOptions{AddGenerationPrompt: addGen})
 	if err != nil {

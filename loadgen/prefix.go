@@ -43,6 +43,9 @@ type Prefixes struct {
 	// KVBlockSize is the server's KV-cache block size in tokens, which the ideal
 	// prefix-cache hit rate is counted in; zero = kvcache.DefaultBlockSize (16, vLLM's).
 	KVBlockSize int `json:"kv_block_size,omitempty"`
+	// KVCacheBlocks is the server's prefix-cache capacity in blocks, for the ideal hit
+	// rate: an LRU cache of that many blocks (vLLM's num_gpu_blocks); zero = unbounded.
+	KVCacheBlocks int `json:"kv_cache_blocks,omitempty"`
 	// PrimePrefixes sends each prefix of the pool (the shared system prompt included),
 	// or the shared system prompt alone when there is no pool, once before the run,
 	// PrimeConcurrency at a time (zero = DefaultPrimeConcurrency), asking for one
@@ -122,6 +125,9 @@ func (c *Config) checkPrefixes(p *problems) {
 		if err := kvcache.CheckBlockSize(x.KVBlockSize); err != nil {
 			p.add("kv_block_size: %v", err)
 		}
+	}
+	if err := kvcache.CheckCapacity(x.KVCacheBlocks); err != nil {
+		p.add("kv_cache_blocks: %v", err)
 	}
 	if x.PrimeConcurrency < 0 || x.PrimeConcurrency > MaxConcurrency {
 		p.add("prime_concurrency %d: want 1 to %d", x.PrimeConcurrency, MaxConcurrency)

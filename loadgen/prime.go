@@ -49,6 +49,7 @@ func (r *runner) prime(ctx context.Context) ([]record.Client, error) {
 	}
 	closeSource(p.src)
 	p.src, p.idPrefix = &dataset.Slice{Items: convs}, primePrefix
+	p.ideal, p.priming = r.ideal, true // cached by the ideal rate's cache, not counted
 	out, err := p.run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: priming: %w", err)

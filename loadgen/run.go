@@ -53,6 +53,11 @@ type Outcome struct {
 	// Self is the load generator's measurement of itself: send lag, CPU, GC pauses and
 	// the socket read delay (see [Self]).
 	Self Self
+	// PrefixCache is the run's ideal prefix-cache hit rate (also in Metrics as
+	// prefix_cache_ideal_hit_rate), counted when its prompts share prefixes by design, it
+	// has several turns a conversation, or Prefixes.KVCacheBlocks is set; nil otherwise,
+	// or when a prompt's token ids could not be rendered.
+	PrefixCache *PrefixCacheIdeal
 	// StartLate is how long after Config.StartAt the run could start (0 when it
 	// waited for it, or had none): the shard's first requests went out that late.
 	StartLate time.Duration
@@ -135,6 +140,10 @@ type runner struct {
 	// before the run's own; idPrefix, when set, replaces "req-" in request ids.
 	primed   []record.Client
 	idPrefix string
+	// ideal counts the run's ideal prefix-cache hit rate (nil: not counted); a
+	// priming runner shares its run's, and priming marks it one.
+	ideal   *idealFeed
+	priming bool
 
 	issued   atomic.Int64 // requests claimed (warmup included)
 	evServed atomic.Int64 // requests the event loops sent and finished themselves (see eventLoops)
@@ -174,6 +183,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.spin = 0
 	}
 	r.fp = newFingerprinter(cfg.PromptSalt, cfg.ShardIndex, cfg.shards())
+	r.ideal = newIdealFeed(&r.cfg, tok)
 	var err error
 	if r.src, err = newSource(ctx, &r.cfg, tok); err != nil {
 		return nil, err
@@ -329,6 +339,12 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
+	if r.ideal != nil && !r.priming {
+		if res, ok := r.ideal.result(); ok {
+			r.out.PrefixCache = &res
+			metric.CompletePrefixCache(&r.out.Metrics, &res.Rate, nil)
+		}
+	}
 	var ferr error
 	if r.enc != nil {
 		ferr = r.enc.Flush()
@@ -477,6 +493,7 @@ type turnReq struct {
 	api       adapter // endpoint's
 	stream    bool
 	calls     []openai.ToolCall // the answer's tool calls, when wantText
+	seq       uint64            // its place in the send order of the ideal hit rate's feed
 }
 
 // request sends one turn and records it; it returns the generated text when
@@ -543,6 +560,9 @@ func (r *runner) prepare(q *turnReq, sc *scratch, tg *target) (rec *record.Clien
 		return nil, false
 	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
+	if r.ideal != nil {
+		q.seq = r.ideal.take()
+	}
 	return rec, true
 }
 
@@ -562,6 +582,7 @@ func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
+	r.idealAdd(q, rec)
 	if q.tc.media != nil {
 		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)
 		if rec.ISLTemplate > 0 {

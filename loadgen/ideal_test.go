@@ -1,0 +1,167 @@
+package loadgen
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/kvcache"
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/record"
+)
+
+// The ideal hit rate loadgen counts equals, token for token, what the mock's prefix
+// cache (the same model, fed the ids it tokenized) served the measured requests: with
+// an unbounded cache at any concurrency, and with an evicting one of the same capacity
+// when requests (priming ones too) go one at a time (then the send order is the
+// server's order; concurrent requests into an evicting cache may reach it in another). Chat
+// (the template's rendering), completions, multi-turn and primed runs.
+func TestIdealMatchesMock(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		api      Endpoint
+		conc     int
+		blocks   int
+		turns    string
+		prime    bool
+		warmup   int
+		stream   bool
+		userCtxt int
+	}{
+		{name: "chat stream unbounded", api: EndpointChat, conc: 6, stream: true, prime: true},
+		{name: "completions unbounded warmup", api: EndpointCompletions, conc: 4, warmup: 10, userCtxt: 24},
+		{name: "chat multi-turn unbounded", api: EndpointChat, conc: 3, turns: "fixed:3"},
+		{name: "completions evicting sequential", api: EndpointCompletions, conc: 1, blocks: 60, prime: true},
+		{name: "chat evicting sequential", api: EndpointChat, conc: 1, blocks: 45, stream: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startMock(t, mockserver.Config{TTFT: spec(t, "fixed:0.2"), ITL: spec(t, "fixed:0.1"),
+				PrefixCache: mockserver.PrefixCache{Blocks: tc.blocks}})
+			cfg := Config{
+				Target: Target{URLs: []string{s.BaseURL()}, API: tc.api, NoStream: !tc.stream},
+				Workload: Workload{ISL: fixed(160), OSL: fixed(2), PrefixTokens: 20, Seed: 7,
+					Prefixes: Prefixes{NumPrefixPrompts: 6, PromptPrefixLength: 64, PrefixPopularity: dataset.Popularity{Zipf: 1.1},
+						UserContextPromptLength: tc.userCtxt, PrimePrefixes: tc.prime, PrimeConcurrency: tc.conc, KVCacheBlocks: tc.blocks}},
+				Load: Load{Concurrency: tc.conc},
+				Stop: Stop{Requests: 120, WarmupRequests: tc.warmup},
+			}
+			if tc.turns != "" {
+				cfg.Turns = spec(t, tc.turns)
+			}
+			out, err := Run(context.Background(), cfg, gpt2(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.PrefixCache == nil {
+				t.Fatal("no ideal hit rate counted")
+			}
+			warm := map[string]bool{}
+			for _, r := range out.Records {
+				if r.Warmup {
+					warm[r.RequestID] = true
+				}
+			}
+			var cached, prompt, n int64
+			for _, r := range s.Records() {
+				if warm[r.RequestID] {
+					continue
+				}
+				n++
+				cached += int64(r.CachedTokens)
+				prompt += int64(r.ISL)
+			}
+			got := out.PrefixCache
+			if got.Requests != n || got.PromptTokens != prompt || got.HitTokens != cached {
+				t.Errorf("ideal: %d requests, %d prompt tokens, %d hit; the mock served %d measured requests of %d prompt tokens, %d cached",
+					got.Requests, got.PromptTokens, got.HitTokens, n, prompt, cached)
+			}
+			if got.Rate <= 0 || got.Capacity != tc.blocks || got.BlockSize != kvcache.DefaultBlockSize {
+				t.Errorf("ideal %+v: want a positive rate, capacity %d, blocks of %d", got, tc.blocks, kvcache.DefaultBlockSize)
+			}
+			if v, ok := out.Metrics.Scalars[record.MetricPrefixCacheIdealHitRate]; !ok || v.Value != got.Rate {
+				t.Errorf("metrics' %s = %v (%v), want %v", record.MetricPrefixCacheIdealHitRate, v.Value, ok, got.Rate)
+			}
+		})
+	}
+}
+
+// A run whose prompts share nothing by design counts no ideal rate (it would cost a
+// render and an encoding a request for nothing).
+func TestIdealOffWithoutSharing(t *testing.T) {
+	cfg := Config{Workload: Workload{ISL: fixed(50)}}
+	if f := newIdealFeed(&cfg, gpt2(t)); f != nil {
+		t.Errorf("newIdealFeed without shared prefixes, turns or capacity = %v, want nil", f)
+	}
+	cfg.KVCacheBlocks = 100
+	if f := newIdealFeed(&cfg, gpt2(t)); f == nil {
+		t.Errorf("newIdealFeed with kv_cache_blocks = nil, want a feed")
+	}
+}
+
+// The feed restores send order: prompts finished in any order count as fed in order,
+// and one finished too late (past maxIdealPending later ones) is fed when it arrives.
+func TestIdealFeedOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n = 300
+	prompts := make([][]int, n)
+	for i := range prompts {
+		base := rng.IntN(5) * 1000
+		ids := make([]int, 16*(2+rng.IntN(4))+rng.IntN(16))
+		for k := range ids {
+			ids[k] = base + k
+			if k > 40 {
+				ids[k] = rng.IntN(50000)
+			}
+		}
+		prompts[i] = ids
+	}
+	want, _ := kvcache.NewIdeal(16, 20)
+	for i, ids := range prompts {
+		if i < 10 {
+			want.Warm(kvcache.AppendHashes(nil, ids, 16), len(ids))
+		} else {
+			want.Add(ids)
+		}
+	}
+	cfg := Config{Workload: Workload{Prefixes: Prefixes{KVCacheBlocks: 20}}}
+	f := newIdealFeed(&cfg, gpt2(t))
+	for _, seq := range rng.Perm(n) {
+		ids := prompts[seq]
+		f.add(uint64(seq), idealEntry{hashes: kvcache.AppendHashes(nil, ids, 16), n: len(ids), warm: seq < 10}, true)
+	}
+	got, ok := f.result()
+	w := want.Result()
+	if !ok || got.HitTokens != w.LRU.Tokens || got.PromptTokens != w.PromptTokens || got.Requests != w.Requests || got.Late != 0 {
+		t.Errorf("fed out of order: %+v (ok %v); in order: %d requests, %d prompt tokens, %d hit", got, ok, w.Requests, w.PromptTokens, w.LRU.Tokens)
+	}
+
+	// Request 0 finishes after maxIdealPending+1 later ones: its place is given up.
+	f = newIdealFeed(&cfg, gpt2(t))
+	for seq := 1; seq <= maxIdealPending+1; seq++ {
+		f.add(uint64(seq), idealEntry{hashes: []uint64{uint64(seq)}, n: 20}, true)
+	}
+	if len(f.pending) != 0 {
+		t.Errorf("%d prompts still pending past the bound", len(f.pending))
+	}
+	f.add(0, idealEntry{hashes: []uint64{0}, n: 20}, true)
+	if got, _ := f.result(); got.Late != 1 || got.Requests != maxIdealPending+2 {
+		t.Errorf("late prompt: %+v; want Late 1 and every request counted", got)
+	}
+	// A prompt whose ids could not be rendered makes the rate unknown.
+	f.add(f.take(), idealEntry{}, false)
+	if _, ok := f.result(); ok {
+		t.Errorf("a prompt of unknown ids left the rate known")
+	}
+}
+
+// kv_cache_blocks is checked with the other prefix-cache settings.
+func TestKVCacheBlocksValidate(t *testing.T) {
+	cfg := Config{Target: Target{URLs: []string{"http://127.0.0.1:1"}}, Workload: Workload{ISL: fixed(50), OSL: fixed(5),
+		Prefixes: Prefixes{KVCacheBlocks: -1}}, Stop: Stop{Requests: 1}}
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "kv_cache_blocks") {
+		t.Errorf("Validate with kv_cache_blocks -1 = %v, want an error naming kv_cache_blocks", err)
+	}
+}
