@@ -2,8 +2,13 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/kvcache"
@@ -82,6 +87,25 @@ func TestIdealMatchesMock(t *testing.T) {
 			}
 			if v, ok := out.Metrics.Scalars[record.MetricPrefixCacheIdealHitRate]; !ok || v.Value != got.Rate {
 				t.Errorf("metrics' %s = %v (%v), want %v", record.MetricPrefixCacheIdealHitRate, v.Value, ok, got.Rate)
+			}
+			// The client read every answer's cached_tokens (streamed: the final usage
+			// chunk), so the measured rate is the ideal one exactly: gap 0.
+			var clientCached int64
+			for _, r := range out.Records {
+				if !r.CachedTokens.Known {
+					t.Fatalf("%s: no cached_tokens recorded", r.RequestID)
+				}
+				if !r.Warmup {
+					clientCached += int64(r.CachedTokens.N)
+				}
+			}
+			if clientCached != cached {
+				t.Errorf("the client recorded %d cached tokens, the mock served %d", clientCached, cached)
+			}
+			hit, ok1 := out.Metrics.Scalars[record.MetricPrefixCacheHitRate]
+			gap, ok2 := out.Metrics.Scalars[record.MetricPrefixCacheGap]
+			if !ok1 || !ok2 || hit.Value != got.Rate || gap.Value != 0 {
+				t.Errorf("measured %v (%v), gap %v (%v); want %v and 0", hit.Value, ok1, gap.Value, ok2, got.Rate)
 			}
 		})
 	}
@@ -164,4 +188,69 @@ func TestKVCacheBlocksValidate(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "kv_cache_blocks") {
 		t.Errorf("Validate with kv_cache_blocks -1 = %v, want an error naming kv_cache_blocks", err)
 	}
+}
+
+// A cached_tokens of the wrong type is ignored for its request (unknown there, the
+// record kept whole) and the run says so in one warning line; the others are read,
+// streamed (the final usage chunk) and whole.
+func TestCachedTokensWrongType(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cached := []string{`16`, `"16"`, `1.5`, `-3`, `null`, `{"x":1}`}[n.Add(1)%6]
+		details := `{"cached_tokens":` + cached + `}`
+		if cached == `{"x":1}` {
+			details = `"not an object"`
+		}
+		usage := `{"prompt_tokens":40,"completion_tokens":1,"total_tokens":41,"prompt_tokens_details":` + details + `}`
+		if strings.Contains(readAll(r), `"stream":true`) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}`+"\n\n")
+			fmt.Fprint(w, `data: {"choices":[],"usage":`+usage+`}`+"\n\n")
+			fmt.Fprint(w, "data: [DONE]\n\n")
+			return
+		}
+		fmt.Fprint(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":`+usage+`}`)
+	}))
+	t.Cleanup(srv.Close)
+	for _, stream := range []bool{true, false} {
+		n.Store(0)
+		out, err := Run(context.Background(), Config{
+			Target:   Target{URLs: []string{srv.URL + "/v1"}, API: EndpointChat, NoStream: !stream},
+			Workload: Workload{ISL: fixed(20), OSL: fixed(1)},
+			Load:     Load{Concurrency: 1},
+			Stop:     Stop{Requests: 12},
+		}, gpt2(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := 0
+		for _, r := range out.Records {
+			if !r.OK() {
+				t.Fatalf("stream %v: record %d failed: %s %s", stream, r.Index, r.ErrorKind, r.Error)
+			}
+			if r.UsagePromptTokens != 40 {
+				t.Errorf("stream %v: record %d: usage_prompt_tokens %d, want 40 (the rest of usage read)", stream, r.Index, r.UsagePromptTokens)
+			}
+			if r.CachedTokens.Known {
+				known++
+				if r.CachedTokens.N != 16 {
+					t.Errorf("stream %v: record %d: cached %d, want 16", stream, r.Index, r.CachedTokens.N)
+				}
+			}
+		}
+		if len(out.Records) != 12 || known != 2 {
+			t.Errorf("stream %v: %d records, %d with cached_tokens; want 12 and 2", stream, len(out.Records), known)
+		}
+		if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "8 answer(s)") || !strings.Contains(out.Warnings[0], "cached_tokens") {
+			t.Errorf("stream %v: warnings %q; want one line counting the 8 answers with a bad cached_tokens", stream, out.Warnings)
+		}
+		if v, ok := out.Metrics.Scalars[record.MetricPrefixCacheHitRate]; !ok || v.Value != 16.0/40 {
+			t.Errorf("stream %v: hit rate %v (%v), want 0.4 from the two answers that reported it", stream, v.Value, ok)
+		}
+	}
+}
+
+func readAll(r *http.Request) string {
+	b, _ := io.ReadAll(r.Body)
+	return string(b)
 }

@@ -34,6 +34,20 @@ type result struct {
 	calls     []toolCall
 	callAt    map[int]int // by tool call index, the latest of calls with it (tools.go)
 	images    int         // images in a whole answer (image generation)
+	// badCached: the answer's usage carried a cached_tokens that is not a whole number
+	// >= 0, which was ignored (the run warns once).
+	badCached bool
+}
+
+// usageCached records ch's usage.prompt_tokens_details.cached_tokens in rec, or notes
+// in res one of the wrong type.
+func usageCached(ch *openai.StreamChunk, rec *record.Client, res *result) {
+	switch ch.Cached {
+	case openai.CachedKnown:
+		rec.CachedTokens = record.Some(ch.UsageCached)
+	case openai.CachedBad:
+		res.badCached = true
+	}
 }
 
 // add appends one event's content and reasoning text.
@@ -534,6 +548,7 @@ func (x *exchange) chunk(ch *openai.StreamChunk, t time.Duration) {
 	if ch.UsageReasoning > 0 {
 		rec.UsageReasoningTokens = ch.UsageReasoning
 	}
+	usageCached(ch, rec, x.res)
 }
 
 // finishReason is b as a string, without allocating for the common reasons.
@@ -645,4 +660,5 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 		rec.UsagePromptTokens, rec.UsageCompletionTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
 	}
 	rec.UsageReasoningTokens = max(ch.UsageReasoning, 0)
+	usageCached(ch, rec, res)
 }

@@ -53,6 +53,9 @@ type Outcome struct {
 	// Self is the load generator's measurement of itself: send lag, CPU, GC pauses and
 	// the socket read delay (see [Self]).
 	Self Self
+	// Warnings are the problems the run met that lost no record, one line each: a
+	// usage field of the wrong type, ignored for its requests.
+	Warnings []string
 	// PrefixCache is the run's ideal prefix-cache hit rate (also in Metrics as
 	// prefix_cache_ideal_hit_rate), counted when its prompts share prefixes by design, it
 	// has several turns a conversation, or Prefixes.KVCacheBlocks is set; nil otherwise,
@@ -62,6 +65,9 @@ type Outcome struct {
 	// waited for it, or had none): the shard's first requests went out that late.
 	StartLate time.Duration
 }
+
+// badField names a request whose answer had a field of the wrong type.
+type badField struct{ id string }
 
 // errCancelFraction is the cause of requests cancelled by Config.CancelFraction.
 var errCancelFraction = errors.New("loadgen: cancelled by cancel_fraction")
@@ -144,6 +150,10 @@ type runner struct {
 	// priming runner shares its run's, and priming marks it one.
 	ideal   *idealFeed
 	priming bool
+	// badCached is the first request whose usage carried a cached_tokens of the wrong
+	// type, nBadCached how many did (Outcome.Warnings).
+	badCached  atomic.Pointer[badField]
+	nBadCached atomic.Int64
 
 	issued   atomic.Int64 // requests claimed (warmup included)
 	evServed atomic.Int64 // requests the event loops sent and finished themselves (see eventLoops)
@@ -339,6 +349,9 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
+	if b := r.badCached.Load(); b != nil {
+		r.out.Warnings = append(r.out.Warnings, fmt.Sprintf("loadgen: %d answer(s) carried usage.prompt_tokens_details.cached_tokens that is not a whole number >= 0 (first: %s); it was ignored for them, so their prefix-cache hits are unknown", r.nBadCached.Load(), b.id))
+	}
 	if r.ideal != nil && !r.priming {
 		if res, ok := r.ideal.result(); ok {
 			r.out.PrefixCache = &res
@@ -571,6 +584,7 @@ func (sc *scratch) result() *result {
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
 	res.tool, res.calls = res.tool[:0], res.calls[:0]
+	res.badCached = false
 	return res
 }
 
@@ -583,6 +597,10 @@ func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
 	// unchanged until this function returns, so these are the messages sent.
 	r.templateCount(q.api, q.t, q.tc, rec, sc)
 	r.idealAdd(q, rec)
+	if res.badCached {
+		r.badCached.CompareAndSwap(nil, &badField{id: rec.RequestID})
+		r.nBadCached.Add(1)
+	}
 	if q.tc.media != nil {
 		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)
 		if rec.ISLTemplate > 0 {

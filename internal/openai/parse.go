@@ -34,6 +34,12 @@ type StreamChunk struct {
 	Usage    Usage
 	// UsageReasoning is usage.completion_tokens_details.reasoning_tokens (0 = absent).
 	UsageReasoning int
+	// Cached says whether usage reported the prompt tokens its prefix cache served:
+	// usage.prompt_tokens_details.cached_tokens (OpenAI, vLLM), or
+	// usage.input_tokens_details.cached_tokens (Responses). UsageCached is the count
+	// when Cached is [CachedKnown].
+	Cached      CachedState
+	UsageCached int
 	// Tools are the first choice's tool call entries (delta.tool_calls, or a whole
 	// message's tool_calls), at most [MaxToolDeltas]; nil when it has none.
 	Tools []ToolDelta
@@ -51,6 +57,20 @@ type StreamChunk struct {
 	// decoding them (they may be megabytes of base64).
 	Images int
 }
+
+// CachedState says whether a usage object reported cached_tokens.
+type CachedState uint8
+
+// Cached states.
+const (
+	// CachedAbsent: no cached_tokens (or null).
+	CachedAbsent CachedState = iota
+	// CachedKnown: a whole number >= 0, in StreamChunk.UsageCached.
+	CachedKnown
+	// CachedBad: present but not a whole number >= 0 (a string, a fraction, a negative
+	// number, a details value that is not an object); ignored.
+	CachedBad
+)
 
 // ChunkParser parses stream chunks without encoding/json and without allocating once
 // its scratch buffer has grown. It is not safe for concurrent use; the zero value is
@@ -203,6 +223,8 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 			dst = &c.Usage.CompletionTokens
 		case "total_tokens":
 			dst = &c.Usage.TotalTokens
+		case "prompt_tokens_details", "input_tokens_details":
+			return p.promptDetails(b, j, c)
 		case "completion_tokens_details", "output_tokens_details":
 			if j < len(b) && b[j] == '{' {
 				return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
@@ -232,6 +254,31 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 			return 0, ErrSyntax
 		}
 		*dst = n
+		return end, nil
+	})
+}
+
+// promptDetails reads usage's prompt_tokens_details (input_tokens_details) at b[i]
+// for its cached_tokens, leaving a value of the wrong type out (CachedBad) rather than
+// failing the chunk: the answer's other fields stay readable.
+func (p *ChunkParser) promptDetails(b []byte, i int, c *StreamChunk) (int, error) {
+	if i >= len(b) || b[i] != '{' {
+		end, err := skipValue(b, i)
+		if err == nil && !isNull(b[i:end]) {
+			c.Cached = CachedBad
+		}
+		return end, err
+	}
+	return p.object(b, i, func(k []byte, b []byte, j int) (int, error) {
+		end, err := skipValue(b, j)
+		if err != nil || string(k) != "cached_tokens" || isNull(b[j:end]) {
+			return end, err
+		}
+		if n, err := atoi(b[j:end]); err == nil && n >= 0 {
+			c.Cached, c.UsageCached = CachedKnown, n
+		} else {
+			c.Cached = CachedBad
+		}
 		return end, nil
 	})
 }

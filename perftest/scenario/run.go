@@ -236,6 +236,11 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			out.sum, out.Metrics = s, s.metrics
 		}
 	}
+	if lo.PrefixCache != nil {
+		out.completePrefixCache(&lo.PrefixCache.Rate)
+	} else {
+		out.completePrefixCache(nil)
+	}
 	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
 		runErr = nil // the run stopped early: Interrupted says so
 	}
