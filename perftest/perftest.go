@@ -103,6 +103,9 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 	ctx := out.Context("")
 	t.Logf("perftest: scenario %q: %d requests (%d failed), %s; artifacts: %s (%s)", out.Scenario.Name, ctx.Requests, ctx.Errors, out.Scenario.LoadString(), dir, artifactsNote(artifactsKept()))
 	attrs(t, out.Metrics)
+	for _, w := range out.Warnings {
+		t.Logf("perftest: warning: %s", w)
+	}
 	for _, v := range out.Validity() {
 		switch {
 		case !v.Pass:

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/metric"
+
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -57,8 +59,11 @@ func WriteTable(w io.Writer, m record.Metrics, opts TableOptions) error {
 		}
 		s := m.Scalars[n]
 		v := num(s.Value)
-		if n == record.MetricRequestCount || n == record.MetricErrorCount || n == record.MetricGoodRequestCount {
+		switch {
+		case n == record.MetricRequestCount || n == record.MetricErrorCount || n == record.MetricGoodRequestCount:
 			v = fmt.Sprintf("%d", int64(s.Value))
+		case s.Unit == metric.UnitRatio:
+			v = fmt.Sprintf("%.4f", s.Value) // a hit rate's gap of 0.0213 is not 0.02
 		}
 		rows = append(rows, []string{label(mi.Header, s.Unit), v, "N/A", "N/A", "N/A", "N/A", "N/A", "N/A"})
 	}

@@ -205,6 +205,9 @@ func printTable(e *env, out *scenario.Outcome) {
 
 // finish prints the verdicts and where the artifacts are, and returns the exit error.
 func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string) error {
+	for _, w := range r.out.Warnings {
+		fmt.Fprintf(e.stdout, "WARN %s\n", w)
+	}
 	ok := true
 	if !anyFailed(r.validity) {
 		ok = printVerdicts(e.stdout, r.verdicts)

@@ -13,6 +13,7 @@ import (
 // prefixFlags are the prefix-cache workload's flags (docs/prefix-cache.md).
 type prefixFlags struct {
 	pool, length, userContext, blockSize, primeConcurrency int
+	cacheBlocks                                            int
 	popularity, buckets                                    string
 	prime, reset                                           bool
 }
@@ -30,6 +31,7 @@ func registerPrefixFlags(fs *flag.FlagSet, p *prefixFlags) {
 	fs.StringVar(&p.buckets, "prefix-buckets", "", "[workload] a pool in buckets: TOKENSxCOUNT[:WEIGHT],… (2000x100:0.7,500x10:0.3) or guidellm's JSON list of {prefix_tokens, prefix_count, bucket_weight}")
 	fs.IntVar(&p.userContext, "user-context-prompt-length", 0, "[workload] tokens of a context unique to each conversation, after its prefix (counted in ISL)")
 	fs.IntVar(&p.blockSize, "kv-block-size", 0, "[workload] the server's KV-cache block size in tokens, for the ideal prefix-cache hit rate (default 16, vLLM's)")
+	fs.IntVar(&p.cacheBlocks, "kv-cache-blocks", 0, "[workload] the server's prefix-cache capacity in blocks, for the ideal prefix-cache hit rate (an LRU of that many blocks; default unbounded)")
 	fs.BoolVar(&p.prime, "prime-prefixes", false, "[workload] send each pool prefix (and the shared system prompt) once before the run, as warm-up")
 	fs.IntVar(&p.primeConcurrency, "prime-concurrency", 0, "[workload] priming requests in flight at once (default 8)")
 	fs.BoolVar(&p.reset, "reset-kv-cache", false, "[target] POST the server's /reset_prefix_cache before the run (and its priming)")
@@ -76,6 +78,12 @@ func applyPrefixFlags(sc *scenario.Scenario, p *prefixFlags, has func(...string)
 			errs = append(errs, invalidf("--kv-block-size: %v", err))
 		}
 		sc.KVBlockSize = p.blockSize
+	}
+	if has("kv-cache-blocks") {
+		if err := kvcache.CheckCapacity(p.cacheBlocks); err != nil {
+			errs = append(errs, invalidf("--kv-cache-blocks: %v", err))
+		}
+		sc.KVCacheBlocks = p.cacheBlocks
 	}
 	if has("prime-concurrency") {
 		if p.primeConcurrency < 1 {

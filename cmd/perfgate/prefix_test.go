@@ -13,9 +13,9 @@ import (
 // The prefix-cache flags set their fields, AIPerf's aliases alike.
 func TestPrefixFlags(t *testing.T) {
 	sc := scenarioOf(t, "--num-prefix-prompts", "100", "--prompt-prefix-length", "40", "--prefix-popularity", "zipf:1.2",
-		"--user-context-prompt-length", "8", "--kv-block-size", "32", "--prime-prefixes", "--prime-concurrency", "4", "--reset-kv-cache", "--isl", "200")
+		"--user-context-prompt-length", "8", "--kv-block-size", "32", "--prime-prefixes", "--prime-concurrency", "4", "--reset-kv-cache", "--isl", "200", "--kv-cache-blocks", "5000")
 	if sc.NumPrefixPrompts != 100 || sc.PromptPrefixLength != 40 || sc.PrefixPopularity.Zipf != 1.2 || sc.UserContextPromptLength != 8 ||
-		sc.KVBlockSize != 32 || !sc.PrimePrefixes || sc.PrimeConcurrency != 4 || !sc.Validity.ResetKVCache {
+		sc.KVBlockSize != 32 || !sc.PrimePrefixes || sc.PrimeConcurrency != 4 || !sc.Validity.ResetKVCache || sc.KVCacheBlocks != 5000 {
 		t.Errorf("scenario %s", asJSON(t, sc))
 	}
 	a := asJSON(t, scenarioOf(t, "--prompt-prefix-pool-size", "3", "--prefix-prompt-length", "5"))
@@ -43,6 +43,7 @@ func TestPrefixFlagsInvalid(t *testing.T) {
 		{[]string{"--prefix-popularity", "zipf:-2"}, "--prefix-popularity"},
 		{[]string{"--prefix-buckets", "10x2:0,5x1:0"}, "--prefix-buckets"},
 		{[]string{"--prime-prefixes"}, "nothing to prime"},
+		{[]string{"--kv-cache-blocks", "-1"}, "--kv-cache-blocks"},
 	} {
 		var f profileFlags
 		var o profileOpts

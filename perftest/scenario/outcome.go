@@ -28,6 +28,9 @@ type Outcome struct {
 	// Interrupted reports that the run was stopped (its context cancelled) before it
 	// reached its request count or duration; the records are those that finished.
 	Interrupted bool
+	// Warnings are problems the run met that lost no record (loadgen.Outcome.Warnings),
+	// one line each.
+	Warnings []string
 	// Truncated reports that a recording read back by [Load] ended in a line cut short
 	// (a killed writer); the complete lines before it are in Client and Server.
 	Truncated bool

@@ -29,6 +29,16 @@ var prefixChecks = map[string]func(n *node) string{
 		}
 		return ""
 	},
+	"kv_cache_blocks": func(n *node) string {
+		v, err := strconv.Atoi(n.text)
+		if err != nil {
+			return ""
+		}
+		if err := kvcache.CheckCapacity(v); err != nil {
+			return strings.TrimPrefix(err.Error(), "kvcache: ")
+		}
+		return ""
+	},
 	"prefix_buckets": func(n *node) string {
 		var b bytes.Buffer
 		if n.encode(&b) != nil {

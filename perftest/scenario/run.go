@@ -216,7 +216,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
-	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
+	out.Client, out.Metrics, out.Interrupted, out.Warnings = lo.Records, lo.Metrics, lo.Interrupted, lo.Warnings
 	self := lo.Self
 	out.Self = &self
 	out.Pins.Dataset = &reportgen.Dataset{Fingerprint: lo.Fingerprint, Requests: lo.Fingerprinted}
