@@ -1,0 +1,118 @@
+package scenario
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
+)
+
+// prefixScenario is a prefix-pool workload of n requests against the mock, whose
+// cache loses the fault fraction of its hits, with the gap and hit-rate rules.
+func prefixScenario(n int, fault float64) Scenario {
+	return Scenario{
+		Name: "prefix-gap",
+		Mock: mockserver.Config{Fast: true, PrefixCache: mockserver.PrefixCache{Fault: fault}},
+		Config: loadgen.Config{
+			Target: loadgen.Target{API: loadgen.EndpointCompletions},
+			Workload: loadgen.Workload{Seed: 38, ISL: fixed(160), OSL: fixed(2), PrefixTokens: 16,
+				Prefixes: loadgen.Prefixes{NumPrefixPrompts: 40, PromptPrefixLength: 96, PrefixPopularity: dataset.Popularity{Zipf: 1}}},
+			Load: loadgen.Load{Concurrency: 8},
+			Stop: loadgen.Stop{Requests: n},
+		},
+		Objectives: Objectives{Rules: []string{"prefix_cache_gap<=0.02", "prefix_cache_hit_rate>=0.3"}},
+	}
+}
+
+// verdictOf returns the verdict of the rule written as rule.
+func verdictOf(t *testing.T, vs []check.Verdict, rule string) check.Verdict {
+	t.Helper()
+	for _, v := range vs {
+		for _, l := range v.Evidence {
+			if l.Label == "rule" && l.Text == rule {
+				return v
+			}
+		}
+	}
+	t.Fatalf("no verdict for %s among %d", rule, len(vs))
+	return check.Verdict{}
+}
+
+// The gap rule catches a server that loses 10% of its prefix-cache hits at 5,000
+// requests (1,000 under -short; seed 38), and the healthy mock, whose unbounded cache
+// serves exactly the ideal hits, passes with a gap of 0.
+func TestPrefixCacheGapCatchesFault(t *testing.T) {
+	n := 5000
+	if testutil.Short() {
+		n = 1000
+	}
+	healthy, err := Run(context.Background(), prefixScenario(n, 0), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := healthy.Metrics
+	hit, ideal, gap := m.Scalars[record.MetricPrefixCacheHitRate], m.Scalars[record.MetricPrefixCacheIdealHitRate], m.Scalars[record.MetricPrefixCacheGap]
+	if hit.Value != ideal.Value || gap.Value != 0 || ideal.Value < 0.3 {
+		t.Errorf("healthy mock: measured %v, ideal %v, gap %v; want measured = ideal (>= 0.3), gap 0", hit.Value, ideal.Value, gap.Value)
+	}
+	vs := healthy.Check()
+	for _, rule := range []string{"prefix_cache_gap<=0.02", "prefix_cache_hit_rate>=0.3"} {
+		if v := verdictOf(t, vs, rule); !v.Pass {
+			t.Errorf("healthy mock: %s", v)
+		}
+	}
+
+	faulty, err := Run(context.Background(), prefixScenario(n, 0.1), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = faulty.Metrics
+	fgap := m.Scalars[record.MetricPrefixCacheGap].Value
+	// About a tenth of the ideal hits lost: the gap is near 0.1 × ideal.
+	if want := 0.1 * ideal.Value; fgap < want/2 || fgap > 2*want {
+		t.Errorf("cache fault 0.1: gap %v, want about %v", fgap, want)
+	}
+	v := verdictOf(t, faulty.Check(), "prefix_cache_gap<=0.02")
+	if v.Pass || v.Status != check.Decided || !strings.Contains(v.Summary, "want <=") {
+		t.Errorf("cache fault 0.1 not caught by the gap rule: %s", v)
+	}
+	t.Logf("n=%d: ideal %.4f; healthy gap %.4f; fault 0.1 gap %.4f", n, ideal.Value, gap.Value, fgap)
+
+	// Load reads the run back: the measured rate from client.jsonl, the ideal one
+	// (which no record carries) from metrics.json.
+	back, err := Load(faulty.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{record.MetricPrefixCacheHitRate, record.MetricPrefixCacheIdealHitRate, record.MetricPrefixCacheGap} {
+		if back.Metrics.Scalars[name] != faulty.Metrics.Scalars[name] {
+			t.Errorf("Load: %s = %v, the run had %v", name, back.Metrics.Scalars[name], faulty.Metrics.Scalars[name])
+		}
+	}
+}
+
+// The rules read from a scenario file, kv_cache_blocks with them; a negative capacity
+// is refused at its FILE:LINE.
+func TestPrefixCacheRulesInFile(t *testing.T) {
+	src := "name: p\nisl: fixed:200\nnum_prefix_prompts: 10\nprompt_prefix_length: 64\nkv_cache_blocks: 4096\nobjectives:\n  rules: [\"prefix_cache_gap<=0.02\", \"prefix_cache_hit_rate>=60%\"]\n"
+	sc, err := decodeFile("p.yaml", []byte(src), true)
+	if err != nil || sc.KVCacheBlocks != 4096 {
+		t.Fatalf("decode: kv_cache_blocks %d, %v", sc.KVCacheBlocks, err)
+	}
+	if err := sc.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	if _, err := decodeFile("x.yaml", []byte("name: x\nkv_cache_blocks: -2\n"), true); err == nil || !strings.Contains(err.Error(), "x.yaml:2:18: kv_cache_blocks") {
+		t.Errorf("kv_cache_blocks -2: %v; want an error at x.yaml:2:18", err)
+	}
+	bad := Scenario{Objectives: Objectives{Rules: []string{"prefix_cache_gap<=2"}}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "prefix_cache_gap") {
+		t.Errorf("rule prefix_cache_gap<=2: Validate = %v, want an error naming it", err)
+	}
+}
