@@ -50,7 +50,7 @@ func RunMetric(name string, m record.Metrics, atMost bool, limit float64) Verdic
 func unknownWhy(name string) string {
 	switch name {
 	case record.MetricPrefixCacheHitRate, record.MetricPrefixCacheGap:
-		why := "the server returned no usage.prompt_tokens_details.cached_tokens and no prefix-cache counters were scraped (vLLM: --enable-prompt-tokens-details, or --server-metrics-url for vllm:prefix_cache_hits/queries)"
+		why := "the server returned no usage.prompt_tokens_details.cached_tokens and no prefix-cache counters were scraped (vLLM: --enable-prompt-tokens-details, or scrape its /metrics with --server-metrics for vllm:prefix_cache_hits/queries)"
 		if name == record.MetricPrefixCacheGap {
 			why = "the gap needs the measured and the ideal hit rate; the ideal is counted when the run's prompts share prefixes (docs/prefix-cache.md), and " + why
 		}
