@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/kvcache"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -67,6 +68,11 @@ func TestIdealMatchesMock(t *testing.T) {
 				if r.Warmup {
 					warm[r.RequestID] = true
 				}
+			}
+			// The mock records a request just after its last byte went out: let the
+			// ones the client saw finish be recorded.
+			for i := 0; s.InFlight() > 0 && i < 5000; i++ {
+				time.Sleep(time.Millisecond)
 			}
 			var cached, prompt, n int64
 			for _, r := range s.Records() {

@@ -181,7 +181,7 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 			n, ok = p.Int()
 			c.UsageReasoningTokens = int(n)
 		case "cached_tokens":
-			n, ok = p.int()
+			n, ok = p.Int()
 			c.CachedTokens = Some(int(n))
 		case "audio_duration":
 			n, ok = p.Int()

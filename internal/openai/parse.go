@@ -263,18 +263,18 @@ func (p *ChunkParser) usage(b []byte, i int, c *StreamChunk) (int, error) {
 // failing the chunk: the answer's other fields stay readable.
 func (p *ChunkParser) promptDetails(b []byte, i int, c *StreamChunk) (int, error) {
 	if i >= len(b) || b[i] != '{' {
-		end, err := skipValue(b, i)
+		end, err := jsonscan.Skip(b, i)
 		if err == nil && !isNull(b[i:end]) {
 			c.Cached = CachedBad
 		}
 		return end, err
 	}
-	return p.object(b, i, func(k []byte, b []byte, j int) (int, error) {
-		end, err := skipValue(b, j)
+	return jsonscan.Object(b, i, func(k []byte, b []byte, j int) (int, error) {
+		end, err := jsonscan.Skip(b, j)
 		if err != nil || string(k) != "cached_tokens" || isNull(b[j:end]) {
 			return end, err
 		}
-		if n, err := atoi(b[j:end]); err == nil && n >= 0 {
+		if n, ok := jsonscan.Atoi(b[j:end]); ok && n >= 0 {
 			c.Cached, c.UsageCached = CachedKnown, n
 		} else {
 			c.Cached = CachedBad
