@@ -505,11 +505,14 @@ var builtin = []Def{
 		Help:  "Σ usage.prompt_tokens_details.cached_tokens / Σ prompt tokens over the successful measured requests that reported it; else the delta of the server's prefix-cache counters (vLLM's prefix_cache_hits/queries) over the run; unknown without either (docs/prefix-cache.md).",
 		Total: (*Totals).prefixHitRate},
 	{Name: "prefix_cache_ideal_hit_rate", Ident: "PrefixCacheIdealHitRate", Header: "Prefix Cache Ideal Hit Rate",
-		Unit: UnitRatio, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		// Not a gate statistic: it is the workload's, the same for every run of a seed.
+		Unit: UnitRatio, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true, NoRunStat: true,
 		Help:  "The hit rate an ideal prefix cache (chained blocks of the run's block size; LRU of --kv-cache-blocks, else unbounded) reaches on the exact prompt token ids sent, in send order, over the measured requests (docs/prefix-cache.md).",
 		Total: (*Totals).prefixIdealRate},
 	{Name: "prefix_cache_gap", Ident: "PrefixCacheGap", Header: "Prefix Cache Gap",
-		Unit: UnitRatio, Better: Lower, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		// Not a gate statistic: it may be negative, which run statistics never are; the
+		// gate compares prefix_cache_hit_rate, and a rule bounds the gap.
+		Unit: UnitRatio, Better: Lower, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true, NoRunStat: true,
 		Help: "prefix_cache_ideal_hit_rate − prefix_cache_hit_rate: the hits the server lost beyond what an ideal cache of the stated capacity would; reported when both are known.",
 		Total: func(t *Totals) (float64, bool) {
 			m, ok := t.prefixHitRate()
