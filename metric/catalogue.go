@@ -607,17 +607,6 @@ func LookupRunRule(name string) (Def, bool) {
 	return Def{}, false
 }
 
-// RunRuleNames lists the names of the run-level metrics rules may bound.
-func RunRuleNames() []string {
-	var ns []string
-	for _, d := range Catalogue() {
-		if d.Kind == PerRun && d.RunRule {
-			ns = append(ns, d.Name)
-		}
-	}
-	return ns
-}
-
 // LookupRule returns the per-request metric a rule names, by its short name or its
 // Name ("ttft" or "time_to_first_token").
 func LookupRule(name string) (Def, bool) {

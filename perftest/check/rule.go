@@ -38,8 +38,8 @@ import (
 //	                                       (metric.Def.IsRunStat), by its name
 //	tokenizer_match, tokenizer_match<=N    the server counted each request's input as
 //	                                       the client did (within N tokens)
-//	prefix_cache_hit_rate>=FRACTION        a run-level metric of docs/metrics.md that
-//	prefix_cache_gap<=FRACTION             rules bound by name (either way: <= or >=);
+//	prefix_cache_hit_rate>=FRACTION        a run-level metric the catalogue marks rule-able
+//	prefix_cache_gap<=FRACTION             (metric.Def.RunRule), either way (<= or >=);
 //	prefix_cache_ideal_hit_rate>=FRACTION  a run that does not report it (an unknown
 //	                                       hit rate) makes the rule invalid, never a pass
 //
