@@ -2,6 +2,9 @@ package scenario
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // prefixScenario is a prefix-pool workload of n requests against the mock, whose
@@ -114,5 +118,59 @@ func TestPrefixCacheRulesInFile(t *testing.T) {
 	bad := Scenario{Objectives: Objectives{Rules: []string{"prefix_cache_gap<=2"}}}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "prefix_cache_gap") {
 		t.Errorf("rule prefix_cache_gap<=2: Validate = %v, want an error naming it", err)
+	}
+}
+
+// Without cached_tokens in the records, the measured rate is the server's counters'
+// (vllm:prefix_cache_hits/queries scraped from the mock's /metrics), and the gap is the
+// ideal rate against it; without the counters too, neither is reported.
+func TestPrefixCacheFromServerCounters(t *testing.T) {
+	sc := prefixScenario(300, 0)
+	sc.ServerMetrics = servermetrics.Config{URLs: []string{"/metrics"}}
+	dir := t.TempDir()
+	out, err := Run(context.Background(), sc, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ServerMetrics == nil || len(out.ServerMetrics.Endpoints) != 1 || out.ServerMetrics.Endpoints[0].Derived.PrefixCacheHitRate == nil {
+		t.Fatalf("no prefix-cache counters scraped: %+v", out.ServerMetrics)
+	}
+	counters := *out.ServerMetrics.Endpoints[0].Derived.PrefixCacheHitRate
+	ideal := out.Metrics.Scalars[record.MetricPrefixCacheIdealHitRate].Value
+	// The records' cached_tokens gone, as from a server that does not return them.
+	p := filepath.Join(dir, ClientFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, regexp.MustCompile(`,"cached_tokens":\d+`).ReplaceAll(b, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit, ok1 := back.Metrics.Scalars[record.MetricPrefixCacheHitRate]
+	gap, ok2 := back.Metrics.Scalars[record.MetricPrefixCacheGap]
+	if !ok1 || !ok2 || hit.Value != counters || gap.Value != ideal-counters {
+		t.Errorf("from the counters: hit %v (%v), gap %v (%v); want %v and %v − %v", hit.Value, ok1, gap.Value, ok2, counters, ideal, counters)
+	}
+	// The counters cover the whole run; with no warm-up they are the records' rate.
+	if counters != out.Metrics.Scalars[record.MetricPrefixCacheHitRate].Value {
+		t.Errorf("counters' rate %v, the records' %v", counters, out.Metrics.Scalars[record.MetricPrefixCacheHitRate].Value)
+	}
+	for _, f := range []string{servermetrics.File, servermetrics.SummaryFile} {
+		_ = os.Remove(filepath.Join(dir, f))
+	}
+	back, err = Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := back.Metrics.Scalars[record.MetricPrefixCacheHitRate]; ok {
+		t.Errorf("a hit rate with neither cached_tokens nor counters")
+	}
+	v := verdictOf(t, back.Check(), "prefix_cache_gap<=0.02")
+	if v.Pass || v.Status != check.Invalid {
+		t.Errorf("gap rule on an unknown rate: %s; want an invalid failure", v)
 	}
 }
