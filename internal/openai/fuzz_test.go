@@ -69,6 +69,8 @@ type refUsage struct {
 	OutputTokens      *int            `json:"output_tokens"`
 	CompletionDetails json.RawMessage `json:"completion_tokens_details"`
 	OutputDetails     json.RawMessage `json:"output_tokens_details"`
+	PromptDetails     json.RawMessage `json:"prompt_tokens_details"`
+	InputDetails      json.RawMessage `json:"input_tokens_details"`
 }
 
 // refChunk is a chunk as encoding/json reads the members ChunkParser reads. A value
@@ -142,6 +144,7 @@ type refChunkWant struct {
 	choices, images                                  int
 	usages                                           int // usage objects (not null)
 	prompt, completion, total, reasoningTokens       refInt
+	cached                                           refInt // a whole number >= 0: its value; otherwise -1 (CachedBad)
 	tools                                            []ToolDelta
 	toolLists                                        int // tool call lists with entries
 }
@@ -260,6 +263,24 @@ func refWant(data []byte) (w refChunkWant, ok bool) {
 				w.reasoningTokens.set(&n)
 			}
 		}
+		for _, raw := range []json.RawMessage{u.PromptDetails, u.InputDetails} {
+			var d struct {
+				CachedTokens json.RawMessage `json:"cached_tokens"`
+			}
+			bad := -1
+			switch {
+			case len(raw) == 0 || string(raw) == "null":
+			case !refObj(raw, &d):
+				w.cached.set(&bad) // details that are not an object
+			case len(d.CachedTokens) == 0 || string(d.CachedTokens) == "null":
+			default:
+				var n int
+				if json.Unmarshal(d.CachedTokens, &n) != nil || n < 0 {
+					n = bad
+				}
+				w.cached.set(&n)
+			}
+		}
 	}
 	var first struct {
 		Text         json.RawMessage `json:"text"`
@@ -350,6 +371,18 @@ func (w *refChunkWant) diff(c *StreamChunk) []string {
 			if f.want.n <= 1 && f.got != f.want.v {
 				out = append(out, fmt.Sprintf("%s %d, encoding/json %d", f.name, f.got, f.want.v))
 			}
+		}
+	}
+	if w.usages <= 1 && w.cached.n <= 1 {
+		want, wantN := CachedAbsent, 0
+		switch {
+		case w.cached.n == 1 && w.cached.v < 0:
+			want = CachedBad
+		case w.cached.n == 1:
+			want, wantN = CachedKnown, w.cached.v
+		}
+		if c.Cached != want || want == CachedKnown && c.UsageCached != wantN {
+			out = append(out, fmt.Sprintf("cached tokens %d (state %d), encoding/json %d (state %d)", c.UsageCached, c.Cached, wantN, want))
 		}
 	}
 	if w.toolLists <= 1 {
