@@ -59,6 +59,18 @@ func CatalogueUnit(u string) (Unit, bool) {
 	return cu, ok
 }
 
+// UnitOf returns the Unit verdicts, rules and the regression gate show the catalogue
+// metric d's values in: its unit's ([CatalogueUnit]), except that a run-level ratio is
+// a fraction of the run's requests or prompt tokens (error_rate, prefix_cache_hit_rate),
+// shown as a percentage, where a per-request ratio (rtfx) is a plain number.
+func UnitOf(d metric.Def) Unit {
+	if d.Kind == metric.PerRun && d.Unit == metric.UnitRatio {
+		return Fraction
+	}
+	u, _ := CatalogueUnit(d.Unit) // every catalogue unit has one (catalogueUnits' init)
+	return u
+}
+
 // Parse reads a limit written in unit u, as a rule's value: for Seconds, Go duration
 // text ("250ms", "1.5s") or a bare number of milliseconds ([metric.ParseLatency]); for
 // a Fraction, 0.95 or 95%; otherwise a number, optionally followed by the unit as

@@ -105,8 +105,7 @@ func (m Metric) Unit() Unit {
 	if !ok {
 		return Seconds
 	}
-	u, _ := CatalogueUnit(d.Unit) // every catalogue unit has one (catalogueUnits' init)
-	return u
+	return UnitOf(d)
 }
 
 // Label returns the name printed in messages ("TTFT", "ITL", …).

@@ -242,7 +242,7 @@ func ParseRule(text string) (Rule, error) {
 	}
 	if d, ok := runFloorMetric(name); ok {
 		r.kind, r.run = ruleRunFloor, d.Name
-		x, err := runUnit(d).Parse(val)
+		x, err := UnitOf(d).Parse(val)
 		if err != nil || atMost || !(x > 0) {
 			return r, s.fail(opAt, "want %s>=VALUE with a positive number", name)
 		}
@@ -401,12 +401,6 @@ func runFloorMetric(name string) (metric.Def, bool) {
 	return d, ok && d.Kind == metric.PerRun && d.IsRunStat()
 }
 
-// runUnit is the unit a run-level metric's rule reads and prints its values in.
-func runUnit(d metric.Def) Unit {
-	u, _ := CatalogueUnit(d.Unit) // every catalogue unit has one
-	return u
-}
-
 // runRuleNames lists the rule names other than METRIC_pNN, for messages: error_rate,
 // goodput, the run-level floors (runFloorMetric) and metrics (metric.Def.RunRule), and
 // tokenizer_match.
@@ -486,7 +480,7 @@ func (r Rule) Check(reqs []Request, m record.Metrics, slo SLO, confidence float6
 	case ruleRunFloor:
 		d, _ := metric.Lookup(r.run)
 		dur := fmt.Sprintf("%s over %d requests", Seconds.Format(m.Value(record.MetricBenchmarkDuration)), len(reqs))
-		v = ThroughputAtLeast(d.RunLabel(), runUnit(d), m.Value(r.run), r.value, Line{Label: "duration", Text: dur})
+		v = ThroughputAtLeast(d.RunLabel(), UnitOf(d), m.Value(r.run), r.value, Line{Label: "duration", Text: dur})
 	case ruleTokenizerMatch:
 		v = TokenizerMatch(reqs, int(r.value))
 	case ruleRunMetric:

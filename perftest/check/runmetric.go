@@ -13,10 +13,7 @@ import (
 // verdict that fails, never a pass.
 func RunMetric(name string, m record.Metrics, atMost bool, limit float64) Verdict {
 	d, _ := metric.Lookup(name)
-	u := Unit(d.Unit)
-	if d.Unit == metric.UnitRatio {
-		u = Fraction
-	}
+	u := UnitOf(d)
 	op := ">="
 	if atMost {
 		op = "<="

@@ -147,3 +147,19 @@ func TestImageRulesAreCounts(t *testing.T) {
 		t.Errorf("audio_duration unit %q, want %q", u, Seconds)
 	}
 }
+
+// TestUnitOf: a run-level ratio is a fraction shown as a percentage (the error rate, a
+// prefix-cache hit rate); a per-request ratio is a plain number (RTFx can exceed 1);
+// every other metric is in its unit's check.Unit.
+func TestUnitOf(t *testing.T) {
+	for name, want := range map[string]Unit{
+		record.MetricErrorRate: Fraction, record.MetricPrefixCacheHitRate: Fraction, record.MetricRTFx: None,
+		record.MetricTTFT: Seconds, record.MetricOutputTokenThroughput: TokPerSec, record.MetricGeneratedImages: Images,
+		record.MetricAudioThroughput: AudioRate, record.MetricRequestCount: Requests,
+	} {
+		d, ok := metric.Lookup(name)
+		if got := UnitOf(d); !ok || got != want {
+			t.Errorf("UnitOf(%s) = %q (known %v), want %q", name, got, ok, want)
+		}
+	}
+}

@@ -66,7 +66,7 @@ func RunStatList() []RunStat {
 				continue
 			}
 			all = append(all, RunStat{Name: d.RuleName() + "_" + q.name, Label: d.VerdictLabel() + " " + q.name,
-				Unit: statUnit(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name, Quantile: q.p})
+				Unit: check.UnitOf(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name, Quantile: q.p})
 		}
 	}
 	for _, d := range defs {
@@ -77,7 +77,7 @@ func RunStatList() []RunStat {
 		if n, ok := runStatNames[d.Name]; ok {
 			name = n
 		}
-		all = append(all, RunStat{Name: name, Label: d.RunLabel(), Unit: statUnit(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name})
+		all = append(all, RunStat{Name: name, Label: d.RunLabel(), Unit: check.UnitOf(d), HigherIsBetter: d.Better == metric.Higher, Metric: d.Name})
 	}
 	all = append(all, goodputFraction)
 	l := make([]RunStat, 0, len(all))
@@ -139,11 +139,6 @@ func leadFirst(defs []metric.Def) []metric.Def {
 	return out
 }
 
-// statUnit is the unit of d's run statistics: its check unit (a latency's in seconds).
-func statUnit(d metric.Def) check.Unit {
-	u, _ := check.CatalogueUnit(d.Unit) // every catalogue unit has one
-	return u
-}
 
 // LookupRunStat returns the run-level statistic named name ("ttft_p50"), and whether
 // there is one.

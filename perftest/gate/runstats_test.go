@@ -13,7 +13,7 @@ import (
 // TestRunStatListFromCatalogue: the statistics derived from the built-in catalogue are
 // the ones runs recorded before the derivation, with the same names, labels, units,
 // directions, primary flags and order, so runs.json, the history and the gate's
-// reports do not change.
+// reports do not change; and the prefix-cache hit rate, added to the catalogue since.
 func TestRunStatListFromCatalogue(t *testing.T) {
 	lat := func(name, label, m string, p float64, primary bool) RunStat {
 		return RunStat{Name: name, Label: label, Unit: check.Seconds, Primary: primary, Metric: m, Quantile: p}
@@ -30,6 +30,9 @@ func TestRunStatListFromCatalogue(t *testing.T) {
 		lat("itl_p99", "ITL p99", record.MetricITL, 0.99, false),
 		lat("latency_p99", "request latency p99", record.MetricRequestLatency, 0.99, false),
 		{Name: "request_tps", Label: "request throughput", Unit: check.ReqPerSec, HigherIsBetter: true, Metric: record.MetricRequestThroughput},
+		// Recorded only by runs that report it (docs/prefix-cache.md), so other runs'
+		// runs.json is as it was.
+		{Name: "prefix_cache_hit_rate", Label: "prefix cache hit rate", Unit: check.Fraction, HigherIsBetter: true, Metric: record.MetricPrefixCacheHitRate},
 		{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
 	}
 	got := RunStatList()
@@ -58,7 +61,7 @@ func TestRunStatListAddsAMetric(t *testing.T) {
 		{Name: "decode_time_p50", Label: "decode time p50", Unit: check.Seconds, Metric: "decode_time", Quantile: 0.5},
 		{Name: "decode_time_p90", Label: "decode time p90", Unit: check.Seconds, Metric: "decode_time", Quantile: 0.9},
 		{Name: "decode_time_p99", Label: "decode time p99", Unit: check.Seconds, Metric: "decode_time", Quantile: 0.99},
-		{Name: "test_hit_rate", Label: "test hit rate", Unit: check.None, HigherIsBetter: true, Metric: "test_hit_rate"},
+		{Name: "test_hit_rate", Label: "test hit rate", Unit: check.Fraction, HigherIsBetter: true, Metric: "test_hit_rate"}, // a run-level ratio
 	} {
 		if got, ok := LookupRunStat(w.Name); !ok || got != w {
 			t.Errorf("LookupRunStat(%q) = %+v, %v; want %+v", w.Name, got, ok, w)
