@@ -139,7 +139,6 @@ func leadFirst(defs []metric.Def) []metric.Def {
 	return out
 }
 
-
 // LookupRunStat returns the run-level statistic named name ("ttft_p50"), and whether
 // there is one.
 func LookupRunStat(name string) (RunStat, bool) {
