@@ -3,7 +3,7 @@ export PERFGATE_CACHE ?= $(HOME)/.cache/perfgate
 GO ?= go
 TESTFLAGS ?= -timeout 30m
 
-.PHONY: all demo test test-long vet staticcheck lint fixtures bench build clean fuzz flakehunt
+.PHONY: all demo test test-long fmt vet staticcheck lint fixtures bench build clean fuzz flakehunt
 
 all: build
 
@@ -18,10 +18,14 @@ demo:
 fixtures:
 	bash scripts/fixtures.sh
 
-## vet: gofmt and goimports (pinned as a Go tool in go.mod) with zero findings, then go vet.
-vet:
+## fmt: gofmt and goimports (pinned as a Go tool in go.mod) with zero findings.
+fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
 	@out=$$($(GO) tool goimports -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "goimports -l:"; echo "$$out"; exit 1; fi
+
+## vet: every go vet analyser (also with -tags hftokenizers). go test runs vet's
+## high-confidence subset by itself; make test-long (which CI runs too) runs all of them.
+vet:
 	$(GO) vet ./...
 	$(GO) vet -tags hftokenizers ./tokenizer/...
 
@@ -30,21 +34,21 @@ vet:
 staticcheck:
 	$(GO) tool staticcheck ./...
 
-## lint: everything a reviewer's linters check (vet + staticcheck).
-lint: vet staticcheck
+## lint: everything a reviewer's linters check (fmt + vet + staticcheck).
+lint: fmt vet staticcheck
 
-## test: vet + the whole suite with -short through gotestsum (fixtures fetched first; the
+## test: gofmt/goimports + the whole suite with -short (go test's own vet checks) through gotestsum (fixtures fetched first; the
 ## long tests skip or run trimmed: testutil.Long, testutil.Short), then the module outside
 ## perfgate (testmod/external: its own go.mod, a replace directive to this tree) that uses
 ## the public API as a user's module does. Every fuzz target's seed corpus runs as a test.
-test: fixtures vet
+test: fixtures fmt
 	$(GO) tool gotestsum --format pkgname-and-test-fails --junitfile $${JUNIT_FILE:-/dev/null} -- -short $(TESTFLAGS) ./...
 	cd testmod/external && $(GO) vet ./... && $(GO) test -short $(TESTFLAGS) ./...
 
 ## test-long: what make test leaves out, so that CI (which runs both) loses nothing:
-## staticcheck, the long tests at full size (scripts/testlong.sh), then every fuzz target
+## every go vet analyser and staticcheck, the long tests at full size (scripts/testlong.sh), then every fuzz target
 ## for FUZZTIME (2s), so that a parser regression shows in CI.
-test-long: fixtures staticcheck
+test-long: fixtures vet staticcheck
 	bash scripts/testlong.sh
 	FUZZTIME=$${FUZZTIME:-2s} bash scripts/fuzz.sh
 

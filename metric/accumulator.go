@@ -35,8 +35,7 @@ type Accumulator struct {
 	totReason            int
 	totAudio             float64 // seconds
 	totImages            int
-	cached, cachedPrompt int      // prefix cache: Totals.Cached, Totals.CachedPrompt
-	idealRate, srvRate   *float64 // Totals.IdealRate, Totals.ServerRate
+	cached, cachedPrompt int // prefix cache: Totals.Cached, Totals.CachedPrompt
 	scratch              Request
 	// approx: per-request values go into reqs (one sketch per defs entry of Kind
 	// PerRequest) instead of blocks.
