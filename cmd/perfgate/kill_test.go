@@ -19,7 +19,9 @@ import (
 // with PERFGATE_TEST_MAIN=1), so it can be killed.
 func TestMain(m *testing.M) {
 	if os.Getenv("PERFGATE_TEST_MAIN") == "1" {
-		main()
+		code := mainCode()
+		reportPeakRSS()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

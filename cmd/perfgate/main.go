@@ -22,10 +22,14 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(mainCode()) }
+
+// mainCode is the whole of main but the exit, so a test that re-executes this binary
+// can act before the process ends (see TestMain).
+func mainCode() int {
 	if os.Getenv(supervisedEnv) == "" && supervised(os.Args[1:]) {
 		if code, ok := supervise(os.Args[1:]); ok {
-			os.Exit(code)
+			return code
 		}
 	} else if f, err := os.OpenFile(os.Getenv(crashFileEnv), os.O_WRONLY|os.O_APPEND, 0); err == nil {
 		_ = debug.SetCrashOutput(f, debug.CrashOptions{}) // a panic's stack, for the supervisor
@@ -45,5 +49,5 @@ func main() {
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(code)
+	return code
 }
