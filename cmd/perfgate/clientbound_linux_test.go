@@ -6,14 +6,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -25,18 +23,11 @@ import (
 // --max-schedule-lag 0.3 it is stopped, exits 1 with INVALID client-bound and the
 // reason first, and keeps its records on disk, its manifest marked aborted.
 func TestScheduleAbortCLI(t *testing.T) {
-	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: "127.0.0.1", Port: 0, Fast: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startMock(t, "127.0.0.1")
 	art := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(os.Args[0], "profile", "--url", srv.URL(), "--request-rate", "2000", "--request-rate-mode", "constant",
+	cmd := cliCmd([]string{"GOMAXPROCS=1", supervisedEnv + "=1"}, // the run in this process, not a supervised child
+		"profile", "--url", srv.URL(), "--request-rate", "2000", "--request-rate-mode", "constant",
 		"--benchmark-duration", "20", "--osl", "2", "--isl", "16", "--max-schedule-lag", "0.3", "--artifact-dir", art)
-	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1", "GOMAXPROCS=1", supervisedEnv+"=1") // the run in this process, not a supervised child
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, _ := cmd.StdoutPipe()

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -387,8 +386,7 @@ func TestRedactArgs(t *testing.T) {
 // the stack is kept in the artifact directory.
 func TestCrashIsInternalError(t *testing.T) {
 	art := t.TempDir()
-	cmd := exec.Command(os.Args[0], "profile", "--mock", "--artifact-dir", art, "-q")
-	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1", panicTestEnv+"=1")
+	cmd := cliCmd([]string{panicTestEnv + "=1"}, "profile", "--mock", "--artifact-dir", art, "-q")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -408,8 +406,7 @@ func TestCrashIsInternalError(t *testing.T) {
 // and the records of either path, not that the export was cut short.
 func TestSecondInterruptAborts(t *testing.T) {
 	art := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command(os.Args[0], "profile", "--mock", "--artifact-dir", art, "-q", "--request-rate", "200", "--benchmark-duration", "600", "--osl", "4")
-	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1")
+	cmd := cliCmd(nil, "profile", "--mock", "--artifact-dir", art, "-q", "--request-rate", "200", "--benchmark-duration", "600", "--osl", "4")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -106,9 +106,8 @@ func reportPeakRSS() {
 // bytes. env is added to the child's environment.
 func runChild(t *testing.T, env []string, args ...string) (int, string, int64) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
 	peakFile := filepath.Join(t.TempDir(), "peak-rss")
-	cmd.Env = append(append(os.Environ(), "PERFGATE_TEST_MAIN=1", peakRSSEnv+"="+peakFile), env...)
+	cmd := cliCmd(append([]string{peakRSSEnv + "=" + peakFile}, env...), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()

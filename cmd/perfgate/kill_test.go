@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -26,6 +25,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// cliCmd is the CLI re-executed as a child process: this test binary with
+// PERFGATE_TEST_MAIN=1 (see TestMain), env added to this process's environment.
+func cliCmd(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "PERFGATE_TEST_MAIN=1"), env...)
+	return cmd
+}
+
 // countLines is the number of complete (newline-terminated) lines in path.
 func countLines(path string) int {
 	b, _ := os.ReadFile(path)
@@ -36,18 +43,10 @@ func countLines(path string) int {
 // a request completed more than a second before the kill, and perfgate report
 // rebuilds the exports, the HTML report and the verdicts from its directory.
 func TestSIGKILLKeepsRecordsAndReportRecovers(t *testing.T) {
-	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: "127.0.0.1", Port: 0, Fast: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startMock(t, "127.0.0.1")
 	art := filepath.Join(t.TempDir(), "killed")
-	cmd := exec.Command(os.Args[0], "profile", "--url", srv.URL(), "--request-rate", "100", "--concurrency", "4",
+	cmd := cliCmd(nil, "profile", "--url", srv.URL(), "--request-rate", "100", "--concurrency", "4",
 		"--benchmark-duration", "600", "--osl", "8", "--random-seed", "5", "--artifact-dir", art, "--quiet")
-	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -332,14 +332,7 @@ func TestABServerSlowReadyAndIgnoresSIGTERM(t *testing.T) {
 func TestABServerNeverReady(t *testing.T) {
 	// A is a server already running (at --baseline-url), so the 1s timeout is B's
 	// alone, however slowly a mock starts on a loaded machine.
-	a, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: "127.0.0.1", Port: 0, Fast: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
+	a := startMock(t, "127.0.0.1")
 	port, dir := freePort(t), filepath.Join(t.TempDir(), "ab")
 	code, out, errOut := cli(t, abArgs(port, dir, "--server-ready-timeout", "1s",
 		"--baseline-url", a.URL(), "--server-cmd", mockCmd(port, "--fast", "--models-ready-delay-seconds", "3600"))...)
