@@ -58,7 +58,7 @@ type Rule struct {
 	value  float64 // the limit: seconds for latencies, else the metric's unit
 	slo    *SLO    // goodput(SLO); nil = the caller's SLO
 	model  string  // {model=NAME}: only that model's requests; "" = all
-	run    string  // ruleRunFloor, ruleRunMetric: the run-level metric's name
+	run    string  // ruleRun: the run-level metric's name
 }
 
 type ruleKind int
@@ -68,9 +68,8 @@ const (
 	ruleQuantile
 	ruleErrorRate
 	ruleGoodput
-	ruleRunFloor // a run-level metric's floor: output_token_throughput>=X
+	ruleRun // a run-level metric by name (runRule): output_token_throughput>=X, prefix_cache_gap<=0.02
 	ruleTokenizerMatch
-	ruleRunMetric
 )
 
 // RuleError is the error of a rule that cannot be parsed: the rule as written, the
@@ -228,25 +227,15 @@ func ParseRule(text string) (Rule, error) {
 		r.value = x
 		return r, nil
 	}
-	if d, ok := metric.LookupRunRule(name); ok { // before the floors: both ways, unknown is invalid
-		x, err := fraction(val)
-		lo := 0.0
-		if d.Name == record.MetricPrefixCacheGap {
-			lo = -1 // a server may beat the ideal (a cache warm from before the run)
+	if rr, ok := lookupRunRule(name); ok {
+		x, want, atValue := rr.parse(val, src[opAt:opAt+2])
+		if want != "" {
+			if atValue {
+				return r, s.fail(valAt, "%s", want)
+			}
+			return r, s.fail(opAt, "%s", want)
 		}
-		if d.Unit != metric.UnitRatio || err != nil || !(x >= lo && x <= 1) {
-			return r, s.fail(valAt, "want %s%s a fraction in [%g, 1], e.g. %s", name, src[opAt:opAt+2], lo, runRuleExample(name))
-		}
-		r.kind, r.run, r.value = ruleRunMetric, d.Name, x
-		return r, nil
-	}
-	if d, ok := runFloorMetric(name); ok {
-		r.kind, r.run = ruleRunFloor, d.Name
-		x, err := UnitOf(d).Parse(val)
-		if err != nil || atMost || !(x > 0) {
-			return r, s.fail(opAt, "want %s>=VALUE with a positive number", name)
-		}
-		r.value = x
+		r.kind, r.run, r.value = ruleRun, rr.def.Name, x
 		return r, nil
 	}
 	i := strings.LastIndex(name, "_p")
@@ -392,22 +381,12 @@ func fraction(v string) (float64, error) {
 	return x, nil
 }
 
-// runFloorMetric returns the run-level metric a rule names by its catalogue name, from
-// the run statistics the catalogue derives ([metric.Def.IsRunStat], the list the
-// regression gate compares): output_token_throughput, request_throughput, and any
-// run-level metric added to the catalogue. Its rule is a floor, NAME>=VALUE.
-func runFloorMetric(name string) (metric.Def, bool) {
-	d, ok := metric.Lookup(name)
-	return d, ok && d.Kind == metric.PerRun && d.IsRunStat()
-}
-
 // runRuleNames lists the rule names other than METRIC_pNN, for messages: error_rate,
-// goodput, the run-level floors (runFloorMetric) and metrics (metric.Def.RunRule), and
-// tokenizer_match.
+// goodput, the run-level metrics (runRule), and tokenizer_match.
 func runRuleNames() string {
 	ns := []string{"error_rate", "goodput"}
 	for _, d := range metric.Catalogue() {
-		if d.Kind == metric.PerRun && (d.IsRunStat() || d.RunRule) {
+		if _, ok := lookupRunRule(d.Name); ok {
 			ns = append(ns, d.Name)
 		}
 	}
@@ -477,14 +456,14 @@ func (r Rule) Check(reqs []Request, m record.Metrics, slo SLO, confidence float6
 			slo = *r.slo
 		}
 		v = Goodput(reqs, slo, r.value, confidence)
-	case ruleRunFloor:
-		d, _ := metric.Lookup(r.run)
-		dur := fmt.Sprintf("%s over %d requests", Seconds.Format(m.Value(record.MetricBenchmarkDuration)), len(reqs))
-		v = ThroughputAtLeast(d.RunLabel(), UnitOf(d), m.Value(r.run), r.value, Line{Label: "duration", Text: dur})
+	case ruleRun:
+		rr, ok := lookupRunRule(r.run)
+		if !ok {
+			return invalid("rule", "rule %q: the catalogue has no run-level metric %q", r.Source, r.run)
+		}
+		v = rr.check(m, r.atMost, r.value, len(reqs))
 	case ruleTokenizerMatch:
 		v = TokenizerMatch(reqs, int(r.value))
-	case ruleRunMetric:
-		v = RunMetric(r.run, m, r.atMost, r.value)
 	default:
 		return invalid("rule", "rule %q: not parsed (use check.ParseRule)", r.Source)
 	}

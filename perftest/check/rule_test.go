@@ -30,9 +30,9 @@ func TestParseRule(t *testing.T) {
 		{"error_rate<=1%", Rule{kind: ruleErrorRate, atMost: true, value: 0.01}},
 		{"goodput>=0.95", Rule{kind: ruleGoodput, value: 0.95}},
 		{"goodput(ttft<=200ms, itl<=20ms) >= 95%", Rule{kind: ruleGoodput, value: 0.95, slo: &SLO{TTFT: 200 * time.Millisecond, ITL: 20 * time.Millisecond}}},
-		{"output_token_throughput>=1000", Rule{kind: ruleRunFloor, value: 1000, run: "output_token_throughput"}},
-		{"request_throughput>=10", Rule{kind: ruleRunFloor, value: 10, run: "request_throughput"}},
-		{"request_throughput>=10 req/s", Rule{kind: ruleRunFloor, value: 10, run: "request_throughput"}},
+		{"output_token_throughput>=1000", Rule{kind: ruleRun, value: 1000, run: "output_token_throughput"}},
+		{"request_throughput>=10", Rule{kind: ruleRun, value: 10, run: "request_throughput"}},
+		{"request_throughput>=10 req/s", Rule{kind: ruleRun, value: 10, run: "request_throughput"}},
 		{"tokenizer_match", Rule{kind: ruleTokenizerMatch}},
 		{"tokenizer_match<=2", Rule{kind: ruleTokenizerMatch, atMost: true, value: 2}},
 	} {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -72,5 +73,52 @@ func TestRunMetricRuleErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseRule(%q) = %v, want an error containing %q", tc.rule, err, tc.want)
 		}
+	}
+}
+
+// TestRunRuleBoundedFromCatalogue: a ratio added to the catalogue as rule-able
+// (metric.Def.RunRule) is a rule either way by its name with no other edit, through the
+// one run-level rule definition the prefix-cache rates and the throughput floors share:
+// checked on the run's value in its unit, invalid when the run does not report it, its
+// limit held to a fraction, and listed among the names. (TestRunRuleFromCatalogue adds
+// a floor the same way.)
+func TestRunRuleBoundedFromCatalogue(t *testing.T) {
+	const name = "test_hit_ratio"
+	restore := metric.Extend(metric.Def{Name: name, Header: "Test Hit Ratio", Unit: metric.UnitRatio, Better: metric.Higher,
+		Kind: metric.PerRun, Origin: "test", RunRule: true, NoRunStat: true, Help: "A ratio.",
+		Total: func(*metric.Totals) (float64, bool) { return 0, false }})
+	defer restore()
+	for _, tc := range []struct {
+		rule   string
+		value  *float64
+		pass   bool
+		status Status
+	}{
+		{name + ">=0.5", f(0.6), true, Decided},
+		{name + "<=50%", f(0.6), false, Decided},
+		{name + ">=0.5", nil, false, Invalid},
+	} {
+		r, err := ParseRule(tc.rule)
+		if err != nil {
+			t.Fatalf("ParseRule(%q): %v", tc.rule, err)
+		}
+		m := record.Metrics{Scalars: map[string]record.Scalar{}}
+		if tc.value != nil {
+			m.Scalars[name] = record.Scalar{Unit: metric.UnitRatio, Value: *tc.value}
+		}
+		v := r.Check(nil, m, SLO{}, 0)
+		if v.Pass != tc.pass || v.Status != tc.status || v.Check != name || tc.status == Decided && v.Unit != Fraction {
+			t.Errorf("%s on %v: pass %v status %v check %q unit %q, want %v %v %q %q\n%s", tc.rule, tc.value, v.Pass, v.Status, v.Check, v.Unit, tc.pass, tc.status, name, Fraction, v)
+		}
+	}
+	if _, err := ParseRule(name + ">=2"); err == nil || !strings.Contains(err.Error(), "want "+name+">= a fraction in [0, 1]") {
+		t.Errorf("%s>=2: %v, want a fraction", name, err)
+	}
+	if _, err := ParseRule("nope>=1"); err == nil || !strings.Contains(err.Error(), "prefix_cache_gap, "+name+" or tokenizer_match") {
+		t.Errorf("unknown name: %v, want the added metric among the names", err)
+	}
+	restore()
+	if _, err := ParseRule(name + ">=0.5"); err == nil {
+		t.Errorf("%s>=0.5 parsed after the metric was removed", name)
 	}
 }
