@@ -83,7 +83,7 @@ func TestRegressionGate(t *testing.T) {
 			// even when a machine's noise leaves it undecided after 12 runs.
 			g := gate
 			g.FailInconclusive = true
-			perftest.AssertNoRegressionRuns(t, server(1.15*baseTTFT, 1.15*baseITL), baseline, g)
+			perftest.AssertNoRegression(t, server(1.15*baseTTFT, 1.15*baseITL), baseline, g)
 		})
 		if !c.Failed() {
 			t.Fatal("a 15% slowdown passed the regression gate")
@@ -107,7 +107,7 @@ func TestRegressionGate(t *testing.T) {
 		sc := server(baseTTFT, baseITL)
 		sc.ISL, sc.Concurrency = distribution.MustSpec("fixed:256"), 2
 		c := perftest.Capture(t, func(t testing.TB) {
-			perftest.AssertNoRegressionRuns(t, sc, baseline, gate)
+			perftest.AssertNoRegression(t, sc, baseline, gate)
 		})
 		if msg := c.Text(); !c.Failed() || !strings.HasPrefix(msg, "perftest: regression gate: the baseline is another workload (isl, concurrency differ)") {
 			t.Errorf("a baseline of another workload was not refused:\n%s", msg)

@@ -2,20 +2,25 @@
 // pass/fail with statistics.
 //
 //	func TestChat(t *testing.T) {
-//		res := perftest.Run(t, perftest.Scenario{
+//		sc := perftest.Scenario{
 //			Name: "chat", // no URLs: the in-process mock server
 //			Config: loadgen.Config{
 //				Workload: loadgen.Workload{ISL: distribution.MustSpec("normal:512,64"), Seed: 1},
 //				Load:     loadgen.Load{Concurrency: 8},
 //				Stop:     loadgen.Stop{Requests: 200},
 //			},
-//		})
+//		}
+//		res := perftest.Run(t, sc)
 //		res.Assert(t, "tokenizer_match", "ttft_p99 <= 200ms", "goodput(ttft<=200ms) >= 0.95")
-//		res.AssertNoRegression(t, perftest.Load(t, "testdata/baseline")) // saved by SaveBaseline
+//
+//		// The regression gate: 5 runs of sc (more while inconclusive) against the 5 runs
+//		// SaveBaseline(t, perftest.RunRuns(t, sc, 5), "testdata/baseline") kept.
+//		base := perftest.LoadBaseline(t, "testdata/baseline")
+//		perftest.AssertNoRegression(t, sc, base, perftest.Gate{})
 //	}
 //
-// ExampleRun shows the same test compiled and run; the README's quick start is a whole
-// file built outside this module by make test.
+// ExampleRun and ExampleAssertNoRegression show the same test compiled; the README's
+// quick start is a whole file built outside this module by make test.
 //
 // [Run] starts the in-process mock server when the scenario names no endpoint, drives
 // the load generator with t.Context() as parent (so workers stop before cleanups run),
@@ -28,8 +33,13 @@
 // [check.ParseRule]): the same text a scenario file's objectives.rules and `perfgate
 // profile --assert` take. The per-metric methods (AssertTTFT, AssertGoodput, …) are
 // those rules built from Go values. A rule that does not parse fails the test with
-// t.Fatalf, naming the rule and the column. [SaveBaseline] keeps a run for
-// [Result.AssertNoRegression], which first refuses a baseline of another workload.
+// t.Fatalf, naming the rule and the column.
+//
+// The regression gate compares runs, not requests: [AssertNoRegression] runs the
+// scenario K times and compares each run statistic (TTFT p50, output throughput, …)
+// with a [Baseline] of K runs ([LoadBaseline], [RunRuns], saved by [SaveBaseline]),
+// under one configuration, [Gate]; it first refuses a baseline of another workload.
+// [AssertABNoRegression] alternates two builds instead.
 //
 // Every assertion comes in two forms, as in testify: AssertX reports a breach with
 // t.Errorf and returns false, so one run reports every breach; RequireX stops the test

@@ -42,6 +42,33 @@ func ExampleRun() {
 	res.Assert(t, "ttft_p99 <= 200ms", "goodput(ttft<=100ms, itl<=20ms) >= 0.95")
 }
 
+// Example gates a change the way a CI job should: not one run against one run, but K
+// runs of the scenario against a baseline of K runs, run statistic by run statistic
+// (TTFT, ITL and latency p50, output throughput), with more runs while the answer is
+// inconclusive. The baseline is recorded once, on the build it describes, and kept in
+// testdata (examples_test/regression_test.go re-records its own with -update).
+func Example() {
+	sc := perftest.Scenario{
+		Name: "chat",
+		Mock: mockserver.Config{}, // no URLs: the in-process mock; a real server's URLs go in Config.Target
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{ISL: distribution.MustSpec("normal:256,32"), OSL: distribution.MustSpec("fixed:64"), Seed: 1},
+			Load:     loadgen.Load{Concurrency: 4},
+			Stop:     loadgen.Stop{Requests: 100},
+		},
+	}
+	if *record {
+		perftest.SaveBaseline(t, perftest.RunRuns(t, sc, 5), "testdata/chat-baseline") // run-001 … run-005, runs.json
+	}
+	base := perftest.LoadBaseline(t, "testdata/chat-baseline")
+	// 5 runs, then 10 and 20 while a primary statistic is inconclusive; a regression of
+	// 5% or more (Gate.Margin) whose interval excludes no change fails the test.
+	perftest.AssertNoRegression(t, sc, base, perftest.Gate{})
+}
+
+// record would be a flag of the test binary (-record) that re-records the baseline.
+var record = new(bool)
+
 // fakeT prints failures instead of failing, so the example can show them.
 type fakeT struct{ testing.TB }
 

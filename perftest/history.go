@@ -36,7 +36,7 @@ func recordHistory(t testing.TB, res *Result, addr string) {
 }
 
 // RunsOf wraps a series read elsewhere (a history's baseline: package perfhistory's
-// Baseline) as [Runs], for [Runs.AssertNoRegression] and [AssertNoRegressionRuns]. A
+// Baseline) as [Runs], a [Baseline] for [AssertNoRegression]. A
 // series whose workload is not described (gate.Series.Workload nil) is described from
 // its scenario ([scenario.DescribeSeries]); one that cannot be is t.Fatalf.
 func RunsOf(t testing.TB, s *gate.Series) *Runs {

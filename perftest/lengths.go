@@ -88,25 +88,32 @@ func ints(xs []int) []float64 {
 // picks the run statistic compared (0 or 0.5 = p50, 0.9 = p90, 0.99 = p99), MinEffect
 // is the gate's margin δ (0 = 5%), Alpha its family alpha (0 = 0.01); HigherIsBetter
 // is not needed (each statistic knows its direction).
+//
+// Deprecated: use [Gate], the one gate configuration: Margin for MinEffect, Alpha,
+// IgnoreWorkload, and Primary naming the statistics (e.g. "ttft_p90") for Quantile;
+// removed in v0.3.0.
 type Regression = check.Regression
 
 // AssertNoRegression compares r with a baseline run (typically perftest.Load(t,
-// "testdata/baseline")) by the run-level regression gate ([Runs.AssertNoRegression]),
-// one run per side, on TTFT, ITL and request latency p50 and the run's output token
-// throughput, or on the given metrics: a metric with run statistics (TTFT, ITL,
-// Latency, a metric added to the catalogue; [OutputThroughput] for the run's output
-// token throughput) by the gate; any other (ISL, OSL, OutputTPS: the per-user
-// throughput, as in rules) request by request, see below. A regression is a ratio current/baseline worse by at
-// least 5% whose interval excludes no change.
+// "testdata/baseline")) by the run-level regression gate, one run per side, on TTFT,
+// ITL and request latency p50 and the run's output token throughput, or on the given
+// metrics: a metric with run statistics (TTFT, ITL, Latency, a metric added to the
+// catalogue; [OutputThroughput] for the run's output token throughput) by the gate;
+// any other (ISL, OSL, OutputTPS: the per-user throughput, as in rules) request by
+// request, as [Result.AssertNoRegressionWith] says. A regression is a ratio
+// current/baseline worse by at least 5% whose interval excludes no change.
 //
 // One run per side cannot measure run-to-run noise, and a real server's runs differ
 // by several percent: the verdict says so, and without noise to go on it is
 // inconclusive (which passes, logged) unless the baseline is a K-run baseline
-// ([LoadBaseline]; its between-run CV is then used). For a decision, compare K runs:
-// [RunRuns] and [Runs.AssertNoRegression], or [AssertNoRegressionRuns].
+// ([LoadBaseline]; its between-run CV is then used).
+//
+// Deprecated: one run per side rarely decides; use the K-run gate [AssertNoRegression]
+// (which also takes a one-run baseline such as r's: it then runs the current side
+// g.Runs times); removed in v0.3.0.
 func (r *Result) AssertNoRegression(t testing.TB, baseline *Result, metrics ...check.Metric) bool {
 	t.Helper()
-	return r.AssertNoRegressionWith(t, baseline, Regression{}, metrics...)
+	return r.oneRunGate(t, baseline, check.Regression{}, metrics)
 }
 
 // AssertNoRegressionWith is AssertNoRegression with explicit settings (quantile,
@@ -121,7 +128,17 @@ func (r *Result) AssertNoRegression(t testing.TB, baseline *Result, metrics ...c
 // so. ISL and OSL, which are workload rather than performance, keep the
 // request-level test ([check.NoRegression]: Mann-Whitney at alpha, a shift of at
 // least MinEffect).
+//
+// Deprecated: use the K-run gate [AssertNoRegression], configured by [Gate]; removed
+// in v0.3.0.
 func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regression, metrics ...check.Metric) bool {
+	t.Helper()
+	return r.oneRunGate(t, baseline, reg, metrics)
+}
+
+// oneRunGate is the one-run regression gate of [Result.AssertNoRegression] and
+// [Result.AssertNoRegressionWith].
+func (r *Result) oneRunGate(t testing.TB, baseline *Result, reg check.Regression, metrics []check.Metric) bool {
 	t.Helper()
 	if len(metrics) == 0 {
 		metrics = []check.Metric{TTFT, ITL, Latency, OutputThroughput}
@@ -144,14 +161,8 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 	}
 	cur := scenario.SeriesOf(r.Outcome)
 	cur.Dir, cur.Dirs = r.Dir, []string{"."}
-	bs := scenario.SeriesOf(baseline.Outcome)
+	bs := baseline.series()
 	if baseline.Dir != "" {
-		bs.Dir, bs.Dirs = baseline.Dir, []string{"."}
-		if k, err := scenario.LoadSeries(baseline.Dir); err == nil && k.Len() > 1 {
-			bs = k // with its own runs' directories
-		} else if err == nil {
-			bs.PriorCV = k.PriorCV // a one-run baseline's stored CV
-		}
 		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
 			t.Logf("perftest: baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)
 			bs.Scenario, bs.Workload = cur.Scenario, cur.Workload
@@ -174,6 +185,22 @@ func (r *Result) AssertNoRegressionWith(t testing.TB, baseline *Result, reg Regr
 		ok = r.report(t, v, false) && ok
 	}
 	return ok
+}
+
+// series is r as a gate's baseline: its run, with its directory's runs when the
+// directory holds several (a K-run baseline read by [Load]), or with the between-run CV
+// a one-run baseline's runs.json stores.
+func (r *Result) series() *gate.Series {
+	bs := scenario.SeriesOf(r.Outcome)
+	if r.Dir != "" {
+		bs.Dir, bs.Dirs = r.Dir, []string{"."}
+		if k, err := scenario.LoadSeries(r.Dir); err == nil && k.Len() > 1 {
+			bs = k // with its own runs' directories
+		} else if err == nil {
+			bs.PriorCV = k.PriorCV // a one-run baseline's stored CV
+		}
+	}
+	return bs
 }
 
 // OutputThroughput names, among [Result.AssertNoRegression]'s metrics, the run's total
@@ -202,8 +229,14 @@ func runStatOf(m check.Metric, q float64) (string, bool) {
 	return "", false
 }
 
-// A Baseline is what [SaveBaseline] saves: a [*Result] (one run) or [*Runs] (K runs).
-type Baseline interface{ outcomes() []*scenario.Outcome }
+// A Baseline is what a regression gate ([AssertNoRegression]) compares with and what
+// [SaveBaseline] saves: [*Runs], K runs of one workload ([LoadBaseline] of a
+// directory, perfhistory.Baseline of a history, [RunRuns]), or a [*Result], one run
+// ([Load], [Run]).
+type Baseline interface {
+	outcomes() []*scenario.Outcome
+	series() *gate.Series
+}
 
 func (r *Result) outcomes() []*scenario.Outcome { return []*scenario.Outcome{r.Outcome} }
 

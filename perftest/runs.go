@@ -21,8 +21,8 @@ type Gate = gate.Gate
 
 // Runs are K runs of one seeded workload: their statistics (the embedded
 // [gate.Series]: Runs, Dirs, Scenario as JSON, Values, CV) and outcomes (metrics and
-// verdicts; the records stay on disk, read back by scenario.SeriesOutcome). A baseline
-// is a Runs, saved by [SaveBaseline] and read by [LoadBaseline].
+// verdicts; the records stay on disk, read back by scenario.SeriesOutcome). Runs are
+// the usual [Baseline]: saved by [SaveBaseline], read by [LoadBaseline].
 type Runs struct {
 	*gate.Series
 	// Outcomes are the runs' outcomes, in run order (nil for a Runs read from disk).
@@ -31,6 +31,8 @@ type Runs struct {
 }
 
 func (r *Runs) outcomes() []*scenario.Outcome { return r.Outcomes }
+
+func (r *Runs) series() *gate.Series { return r.Series }
 
 // RunRuns runs sc k times (0 = gate.DefaultRuns), each the same seeded workload,
 // into a fresh artifact directory (run-001, …, and runs.json), and returns the runs.
@@ -81,9 +83,9 @@ func seriesOptions(t testing.TB, opts []scenario.RunOption) scenario.SeriesOptio
 	return so
 }
 
-// LoadBaseline reads a baseline directory: a series of runs (runs.json, or run-NNN
-// directories as `perfgate profile --num-runs K --artifact-dir DIR` writes them) or
-// one run. It calls t.Fatalf if the directory holds no runs.
+// LoadBaseline reads a baseline directory for [AssertNoRegression]: a series of runs
+// (runs.json, or run-NNN directories as `perfgate profile --num-runs K --artifact-dir
+// DIR` writes them) or one run. It calls t.Fatalf if the directory holds no runs.
 func LoadBaseline(t testing.TB, dir string) *Runs {
 	t.Helper()
 	s, err := scenario.LoadSeries(dir)
@@ -94,28 +96,28 @@ func LoadBaseline(t testing.TB, dir string) *Runs {
 	return &Runs{Series: s, rerun: rerunHint(t, seriesSeed(s))}
 }
 
-// AssertNoRegression gates r against baseline under g with the runs each has (no runs
-// are added): each statistic's ratio current/baseline with its interval
-// ([gate.Compare], check.CompareFamily). It logs the gate's one-line answer and
-// each statistic's verdict, reports a failing gating statistic with t.Errorf (an
-// inconclusive one only with g.FailInconclusive), and returns whether the gate
-// passed. A baseline of another workload ([scenario.DiffWorkload]: not its URLs or its
-// server) fails with the differences, and nothing is compared.
-func (r *Runs) AssertNoRegression(t testing.TB, baseline *Runs, g Gate) bool {
-	t.Helper()
-	return reportGate(t, gate.Compare(baseline.Series, r.Series, g, 0), r.rerun)
-}
-
-// AssertNoRegressionRuns runs the current side of a regression gate: sc for g.Runs
-// runs (0 = 5), compared with baseline, adding runs while a primary statistic is
-// inconclusive (g.Runs → 2× → 4× … up to g.MaxRuns, 0 = 20; [scenario.GateRuns]), each
-// look at its share of the family alpha. It reports as [Runs.AssertNoRegression] does,
-// and returns the current runs and whether the gate passed. A baseline of another
-// workload is refused before any run.
-func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, opts ...scenario.RunOption) (*Runs, bool) {
+// AssertNoRegression is the regression gate of a test: it runs sc for g.Runs runs
+// (0 = 5), each the same seeded workload, and compares them with baseline, adding runs
+// while a primary statistic is inconclusive (g.Runs → 2× → 4× … up to g.MaxRuns, 0 =
+// 20; g.MaxRuns = g.Runs adds none; [scenario.GateRuns]), each look at its share of the
+// family alpha. Each statistic's ratio current/baseline is judged with its interval
+// ([gate.Compare]); the gate logs its one-line answer and each statistic's verdict,
+// reports a failing gating statistic with t.Errorf (an inconclusive one only with
+// g.FailInconclusive), writes gate_report.html beside the current runs, and returns the
+// current runs (for [SaveBaseline]) and whether the gate passed.
+//
+// The baseline is K runs ([LoadBaseline] of a directory, perfhistory.Baseline of a
+// history, or [RunRuns]) or one run ([Load], [Run]). A baseline of another workload
+// ([scenario.DiffWorkload]: not its URLs or its server) is refused before any run. Each
+// run is checked as [Run] checks one: the preflight of a real endpoint first, and its
+// health ([scenario.Outcome.Health]) after.
+//
+//	base := perftest.LoadBaseline(t, "testdata/baseline") // saved by SaveBaseline(t, perftest.RunRuns(t, sc, 5), …)
+//	perftest.AssertNoRegression(t, sc, base, perftest.Gate{})
+func AssertNoRegression(t testing.TB, sc Scenario, baseline Baseline, g Gate, opts ...scenario.RunOption) (*Runs, bool) {
 	t.Helper()
 	dir := preflightDir(t, sc)
-	res, err := scenario.GateRuns(t.Context(), sc, baseline.Series, dir, g, seriesOptions(t, opts))
+	res, err := scenario.GateRuns(t.Context(), sc, baseline.series(), dir, g, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil, false
@@ -124,9 +126,27 @@ func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, o
 	return cur, reportGate(t, res, cur.rerun)
 }
 
+// AssertNoRegression gates r against baseline under g with the runs each has (no runs
+// are added), as [AssertNoRegression] does.
+//
+// Deprecated: use [AssertNoRegression], which runs the current side itself and returns
+// its runs (Gate.MaxRuns = Gate.Runs adds no runs); removed in v0.3.0.
+func (r *Runs) AssertNoRegression(t testing.TB, baseline *Runs, g Gate) bool {
+	t.Helper()
+	return reportGate(t, gate.Compare(baseline.Series, r.Series, g, 0), r.rerun)
+}
+
+// AssertNoRegressionRuns is [AssertNoRegression] with a K-run baseline.
+//
+// Deprecated: use [AssertNoRegression], which takes any [Baseline]; removed in v0.3.0.
+func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, opts ...scenario.RunOption) (*Runs, bool) {
+	t.Helper()
+	return AssertNoRegression(t, sc, baseline, g, opts...)
+}
+
 // AssertABNoRegression runs an interleaved A/B gate: a (the baseline build, or mock
 // configuration) and b (the candidate) alternate, A B A B …, g.Runs each, adding runs
-// while inconclusive as [AssertNoRegressionRuns] does ([scenario.Interleave]); b fails
+// while inconclusive as [AssertNoRegression] does ([scenario.Interleave]); b fails
 // the gate if it regressed against a. Alternating makes drift of the machine or the
 // server touch both sides alike: the strongest design when both builds can run. The
 // two must be one workload; their URLs and servers may differ. On one GPU, where the

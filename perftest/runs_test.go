@@ -72,10 +72,10 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	// before any run.
 	var cur *Runs
 	c = Capture(t, func(t testing.TB) {
-		cur, ok = AssertNoRegressionRuns(t, gateScenario("fixed:200"), back, Gate{Runs: 4, MaxRuns: 4, FailInconclusive: true})
+		cur, ok = AssertNoRegression(t, gateScenario("fixed:200"), back, Gate{Runs: 4, MaxRuns: 4, FailInconclusive: true})
 	})
 	if ok || !c.Failed() || cur.Len() != 4 {
-		t.Errorf("AssertNoRegressionRuns, 5× slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
+		t.Errorf("AssertNoRegression, 5× slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
 	}
 	if _, err := os.Stat(filepath.Join(cur.Dir, reportgen.GateReportFile)); err != nil || !strings.Contains(c.Text(), "report: "+cur.Dir) {
 		t.Errorf("the gate's HTML report: %v", err)
@@ -99,14 +99,14 @@ func TestRunsBaselineAndGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = Capture(t, func(t testing.TB) {
-		AssertNoRegressionRuns(t, gateScenario("fixed:200"), back, Gate{Runs: 3, MaxRuns: 3, FailInconclusive: true})
+		AssertNoRegression(t, gateScenario("fixed:200"), back, Gate{Runs: 3, MaxRuns: 3, FailInconclusive: true})
 	})
 	if !c.Failed() || !strings.Contains(c.Text(), "measured with differs: server header: baseline old-server/0.1, current ") {
-		t.Errorf("AssertNoRegressionRuns against a baseline of another server: the difference is not shown\n%s", c.Text())
+		t.Errorf("AssertNoRegression against a baseline of another server: the difference is not shown\n%s", c.Text())
 	}
 	other := gateScenario("fixed:40")
 	other.ISL = distribution.MustSpec("fixed:16")
-	c = Capture(t, func(t testing.TB) { cur, ok = AssertNoRegressionRuns(t, other, back, Gate{}) })
+	c = Capture(t, func(t testing.TB) { cur, ok = AssertNoRegression(t, other, back, Gate{}) })
 	if ok || cur.Len() != 0 || !strings.HasPrefix(c.Text(), "perftest: regression gate: the baseline is another workload (isl differ)") {
 		t.Errorf("another workload: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
 	}
@@ -135,6 +135,18 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	c = Capture(t, func(t testing.TB) { Run(t, gateScenario("fixed:200")).AssertNoRegression(t, Load(t, one)) })
 	if !c.Failed() || !strings.Contains(c.Text(), "TTFT p50 regressed: +") || !strings.Contains(c.Text(), "assumed the stored between-run CV") {
 		t.Errorf("one run each, the baseline storing a CV, 5× slower: want regressed\n%s", c.Text())
+	}
+	// The K-run gate takes the one-run baseline too (a Result is a Baseline): two runs
+	// 5× slower fail it, and its workload is still compared.
+	c = Capture(t, func(t testing.TB) {
+		cur, ok = AssertNoRegression(t, gateScenario("fixed:200"), Load(t, one), Gate{Runs: 2, MaxRuns: 2, FailInconclusive: true})
+	})
+	if ok || !c.Failed() || cur.Len() != 2 || !gateFailedOnTTFT(c.Text()) {
+		t.Errorf("AssertNoRegression against a one-run baseline, 5× slower: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
+	}
+	c = Capture(t, func(t testing.TB) { cur, ok = AssertNoRegression(t, other, Load(t, one), Gate{}) })
+	if ok || cur.Len() != 0 || !strings.HasPrefix(c.Text(), "perftest: regression gate: the baseline is another workload (isl differ)") {
+		t.Errorf("a one-run baseline of another workload: ok=%v, %d runs\n%s", ok, cur.Len(), c.Text())
 	}
 	c = Capture(t, func(t testing.TB) { LoadBaseline(t, t.TempDir()) })
 	if !c.Stopped() || !strings.Contains(c.Text(), "holds no runs") {

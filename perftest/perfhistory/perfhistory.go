@@ -12,7 +12,7 @@
 //		res := perftest.Run(t, sc)
 //		perfhistory.Record(t, res, "history.db")                 // or PERFGATE_HISTORY
 //		base := perfhistory.Baseline(t, "history.db", "history:nightly?last=10")
-//		perftest.AssertNoRegressionRuns(t, sc, base, perftest.Gate{})
+//		perftest.AssertNoRegression(t, sc, base, perftest.Gate{})
 //	}
 package perfhistory
 
