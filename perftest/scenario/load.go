@@ -76,7 +76,7 @@ func Load(dir string) (*Outcome, error) {
 	}
 	// The metrics and verdicts under the scenario's own definitions (usage-based OSL,
 	// the goodput SLO), in one streaming pass over the recordings.
-	lc := o.Scenario.WithDefaults().Config
+	lc := o.Scenario.Config
 	s, err := summarizeFiles(clientPath, serverPath, metricOptions(lc), lc.SLO)
 	if err != nil && !errors.Is(err, record.ErrTruncated) {
 		return nil, err

@@ -85,7 +85,7 @@ func (o *Outcome) summary() *summary {
 	if o.sum != nil {
 		return o.sum
 	}
-	lc := o.Scenario.WithDefaults().Config
+	lc := o.Scenario.Config
 	return summarize(o.Client, o.Server, metricOptions(lc), lc.SLO)
 }
 
@@ -94,7 +94,7 @@ func (o *Outcome) summary() *summary {
 // changed its goodput SLO or usage-based OSL, as `perfgate report` does to re-gate an
 // old run): one streaming pass over the files, or the records in memory.
 func (o *Outcome) Recompute() error {
-	lc := o.Scenario.WithDefaults().Config
+	lc := o.Scenario.Config
 	opt := metricOptions(lc)
 	if o.clientPath == "" || o.Client != nil {
 		o.sum = nil
@@ -179,7 +179,7 @@ func (o *Outcome) ServerRecords() ([]record.Server, error) {
 // the client recording again, one record at a time.
 func (o *Outcome) RequestsWithGaps() ([]check.Request, error) {
 	rs := o.Requests()
-	opt := metricOptions(o.Scenario.WithDefaults().Config)
+	opt := metricOptions(o.Scenario.Config)
 	i := 0
 	add := func(c *record.Client) error {
 		if c.Warmup || i >= len(rs) {
@@ -338,7 +338,7 @@ func (o *Outcome) ReportLengths() *reportgen.RunLengths {
 	l.ServerISL, l.ServerOSL = s.serverLengths()
 	c := o.ISLCounts()
 	l.Counts = &c
-	obj, wl := o.Scenario.Objectives, o.Scenario.WithDefaults().Config.Workload
+	obj, wl := o.Scenario.Objectives, o.Scenario.Config.Workload
 	for _, f := range []struct {
 		m         check.Metric
 		fit       *reportgen.LengthFit

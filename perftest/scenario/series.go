@@ -261,7 +261,7 @@ func (o *Outcome) RunStats() gate.RunStats {
 		rs.Stats = maps.Clone(rs.Stats)
 		return rs
 	}
-	sc := o.Scenario.WithDefaults()
+	sc := o.Scenario
 	m := o.Metrics
 	if m.Scalars == nil { // an Outcome built by hand: its records, summarised now
 		m = o.summary().metrics

@@ -474,7 +474,7 @@ type steadyPoint struct {
 
 // steadySeries reads the measured successful requests' send times, TTFT and ITL.
 func (o *Outcome) steadySeries() []steadyPoint {
-	opt := metricOptions(o.Scenario.WithDefaults().Config)
+	opt := metricOptions(o.Scenario.Config)
 	var pts []steadyPoint
 	var q metric.Request
 	add := func(c *record.Client) error {
