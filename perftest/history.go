@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/perftest/gate"
+	"github.com/perfgate/perfgate/perftest/internal/historyhook"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -13,26 +14,38 @@ import (
 // here so that perftest links no database driver.
 const EnvHistory = "PERFGATE_HISTORY"
 
-// historyRecorder records a finished run in a history; set by [SetHistoryRecorder].
+// historyRecorder records a finished run in a history; set by the deprecated
+// [SetHistoryRecorder], and used before perfhistory's hook when set.
 var historyRecorder func(t testing.TB, res *Result, addr string)
 
 // SetHistoryRecorder makes [Run] call record(t, res, addr) after each run when
-// [EnvHistory] names a history. Package perftest/perfhistory calls it when imported
-// (`import _ "github.com/perfgate/perfgate/perftest/perfhistory"`), so only a test
-// binary that asks for a history links its database drivers. Not safe to call
-// concurrently with Run; call it from an init function.
+// [EnvHistory] names a history. Not safe to call concurrently with Run; call it from an
+// init function.
+//
+// Deprecated: import package perftest/perfhistory (`import _
+// "github.com/perfgate/perfgate/perftest/perfhistory"`), which records every run
+// itself; removed in v0.3.0.
 func SetHistoryRecorder(record func(t testing.TB, res *Result, addr string)) {
 	historyRecorder = record
 }
 
-// recordHistory records res in the history at addr, or says why it cannot.
+// recordHistory records res in the history at addr through perfhistory when a test
+// binary links it, or says why it cannot.
 func recordHistory(t testing.TB, res *Result, addr string) {
 	t.Helper()
-	if historyRecorder == nil {
+	switch {
+	case historyRecorder != nil:
+		historyRecorder(t, res, addr)
+	case historyhook.Record != nil:
+		shown, err := historyhook.Record(t.Context(), res.Outcome, addr)
+		if err != nil {
+			t.Errorf("perftest: history: %v", err)
+			return
+		}
+		t.Logf("perftest: scenario %q recorded in the history %s", res.Scenario.Name, shown)
+	default:
 		t.Logf("perftest: %s is set, but this test binary records into no history: import _ \"github.com/perfgate/perfgate/perftest/perfhistory\" in one of its test files (perftest links no database driver by itself; see docs/history.md)", EnvHistory)
-		return
 	}
-	historyRecorder(t, res, addr)
 }
 
 // RunsOf wraps a series read elsewhere (a history's baseline: package perfhistory's

@@ -45,14 +45,16 @@ var allowed = map[string][]string{
 	// generator, the tokenizer or the wire types that run a scenario.
 	"perftest/gate":     {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
 	"perftest/scenario": {"perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	// the hook by which perfhistory, when linked, records perftest.Run's outcomes.
+	"perftest/internal/historyhook": {"perftest/scenario", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	// history keeps gated results in a database: it gates them (perftest/gate) and
 	// draws its report in reportgen's style, reading no scenario itself; perfhistory and
 	// the CLI record into it, passing in what they read of a scenario.
 	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
 	// perftest links no database driver: a test binary records into a history only
 	// when it imports perftest/perfhistory.
-	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
-	"perftest/perfhistory": {"perftest", "history", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	"cmd/perfgate":         {"history", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	"bench/...":            {"..."},
 	"scripts/...":          {}, // tools the scripts run (flakehunt's tally): stdlib only

@@ -24,10 +24,16 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/perftest/internal/historyhook"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
-func init() { perftest.SetHistoryRecorder(Record) }
+// init makes perftest.Run record into the history PERFGATE_HISTORY names, as [Record] does.
+func init() {
+	historyhook.Record = func(ctx context.Context, out *scenario.Outcome, addr string) (string, error) {
+		return history.Redact(addr), record(ctx, out, addr)
+	}
+}
 
 // Record adds res (one run) to the history at addr (a SQLite file or a "postgres://"
 // URL; see package history) as one result, with the server's commit, branch and build
