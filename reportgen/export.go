@@ -104,6 +104,11 @@ type ExportOptions struct {
 	// HTML report (unless Report.ServerMetrics is set already). The AIPerf files keep
 	// their shape.
 	ServerMetrics *servermetrics.Summary
+	// SliceDuration, when positive, writes AIPerf's timeslice exports
+	// (PREFIX_aiperf_timeslices.json and .csv: each metric per slice of this width,
+	// [SliceMetrics]) and makes the HTML report's charts over time use the same slices
+	// (unless Report.TimeSlice is set already). AIPerf's --slice-duration.
+	SliceDuration time.Duration
 }
 
 // WriteExports writes the run's exports into dir (created if needed): AIPerf's
@@ -140,6 +145,7 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 		write func(io.Writer) error
 	}
 	jsonName, csvName, jsonlName := ExportFiles(opts.Prefix)
+	mopt := metric.Options{UsageOSL: run.Metrics.OSLSource == "usage", UsageISL: run.Metrics.ISLSource == "usage"}
 	files := []file{
 		{jsonName, func(w io.Writer) error { return WriteAIPerfJSON(w, run) }},
 		{csvName, func(w io.Writer) error { return WriteAIPerfCSV(w, run.Metrics) }},
@@ -147,14 +153,27 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	if !opts.NoRecords {
 		files = append(files,
 			file{jsonlName, func(w io.Writer) error {
-				return writeAIPerfJSONL(w, run.each(), metric.Options{UsageOSL: run.Metrics.OSLSource == "usage", UsageISL: run.Metrics.ISLSource == "usage"})
+				return writeAIPerfJSONL(w, run.each(), mopt)
 			}})
 	}
 	if opts.ServerMetrics != nil {
 		files = append(files, file{servermetrics.SummaryFile, func(w io.Writer) error { return writeJSON(w, opts.ServerMetrics) }})
 	}
+	if opts.SliceDuration > 0 {
+		ts, slices, err := SliceMetrics(run.each(), opts.SliceDuration, mopt)
+		if err != nil {
+			return nil, err
+		}
+		tsJSON, tsCSV := TimesliceFiles(opts.Prefix)
+		files = append(files,
+			file{tsJSON, func(w io.Writer) error { return WriteTimeslicesJSON(w, run, ts, slices) }},
+			file{tsCSV, func(w io.Writer) error { return WriteTimeslicesCSV(w, slices) }})
+	}
 	if !opts.NoHTML {
 		ro := opts.Report
+		if ro.TimeSlice == 0 {
+			ro.TimeSlice = opts.SliceDuration
+		}
 		if ro.ServerMetrics == nil {
 			ro.ServerMetrics = opts.ServerMetrics
 		}
@@ -258,6 +277,13 @@ type jsonStat struct {
 	Std  *float64 `json:"std,omitempty"`
 }
 
+// statJSON is s as profile_export_aiperf.json and the timeslice export write it.
+func statJSON(s record.Stat) jsonStat {
+	return jsonStat{Unit: aiperfUnit(s.Unit), Avg: s.Avg, P1: finite(s.P1), P5: finite(s.P5), P10: finite(s.P10),
+		P25: finite(s.P25), P50: finite(s.P50), P75: finite(s.P75), P90: finite(s.P90), P95: finite(s.P95), P99: finite(s.P99),
+		Min: finite(s.Min), Max: finite(s.Max), Std: finite(s.Std)}
+}
+
 type errorSummary struct {
 	ErrorDetails aiperfError `json:"error_details"`
 	Count        int         `json:"count"`
@@ -318,10 +344,7 @@ func WriteAIPerfJSON(w io.Writer, run Run) error {
 	m := run.Metrics
 	var o orderedJSON
 	for _, n := range statNames(m) {
-		s := m.Stats[n]
-		o.set(info(n).Tag, jsonStat{Unit: aiperfUnit(s.Unit), Avg: s.Avg, P1: finite(s.P1), P5: finite(s.P5), P10: finite(s.P10),
-			P25: finite(s.P25), P50: finite(s.P50), P75: finite(s.P75), P90: finite(s.P90), P95: finite(s.P95), P99: finite(s.P99),
-			Min: finite(s.Min), Max: finite(s.Max), Std: finite(s.Std)})
+		o.set(info(n).Tag, statJSON(m.Stats[n]))
 	}
 	for _, n := range scalarNames(m) {
 		s := m.Scalars[n]

@@ -438,12 +438,18 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	// The charts over time run from the first request, warm-up included, and shade the
 	// warm-up and the measured window; the series are the measured requests'.
 	origin, last := p.start, p.end
-	var bands []band
 	if p.warmStart >= 0 {
 		origin, last = min(origin, p.warmStart), max(last, p.warmEnd)
 		if p.requests == 0 {
 			origin = p.warmStart
 		}
+	}
+	width := sliceWidth(last-origin, opts.TimeSlice)
+	if p.requests > 0 {
+		origin = chartOrigin(origin, p.start, width)
+	}
+	var bands []band
+	if p.warmStart >= 0 {
 		bands = []band{
 			{Class: "warmup", Label: "warm-up", From: (p.warmStart - origin).Seconds(), To: (p.warmEnd - origin).Seconds()},
 		}
@@ -452,7 +458,6 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		}
 	}
 	span := last - origin
-	width := sliceWidth(span, opts.TimeSlice)
 	n := max(1, int(math.Ceil(span.Seconds()/width-1e-9)))
 	start := origin.Seconds()
 	xs := make([]float64, n)
@@ -551,7 +556,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	// window starts in is a rate over the part of it the window covers, none if that
 	// is under half a slice.
 	if from := (p.start - origin).Seconds(); from > 0 {
-		k := min(int(from/width), n-1)
+		k := min(int(from/width+1e-9), n-1) // from is whole slices (the grid above): no float floor below it
 		for i := range k {
 			tokRate[i], reqRate[i] = math.NaN(), math.NaN()
 		}
@@ -593,6 +598,19 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	}
 	slices.SortFunc(page.ErrRows, func(a, b errRow) int { return cmp.Or(b.Count-a.Count, cmp.Compare(a.Kind, b.Kind)) })
 	return render(w, runTmpl, page)
+}
+
+// chartOrigin is where the charts over time start, for a run whose first request (a
+// warm-up one, perhaps) was sent at first and whose measured window starts at start,
+// in slices of width seconds: the measured window's slices are the timeslice exports'
+// ([TimeSlices], from start), and before start whole slices reach back over the
+// warm-up, so the charts' grid is that grid.
+func chartOrigin(first, start time.Duration, width float64) time.Duration {
+	if first >= start {
+		return start
+	}
+	w := time.Duration(math.Round(width * 1e9))
+	return start - time.Duration(math.Ceil(float64(start-first)/float64(w)))*w
 }
 
 func zero(v []float64) {

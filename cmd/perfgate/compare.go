@@ -29,6 +29,8 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	must := fs.String("assert", "", "what must hold, else exit 99: identical (the same lengths, as equal seeds give) or same (one distribution at --alpha); without it only 'different' exits 99")
 	tok := fs.String("tokenizer", "", "tokenizer decoding the vocabulary's token ids (default: the one the recordings' summaries name)")
 	show := fs.Int("show", 5, "two captures: differing prompts printed and drawn in the HTML view")
+	var summaryMD string
+	registerSummaryFlag(fs, &summaryMD)
 	var pos []string
 	for len(args) > 0 && !strings.HasPrefix(args[0], "-") && len(pos) < 2 {
 		pos, args = append(pos, args[0]), args[1:]
@@ -89,12 +91,16 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	abs, _ := filepath.Abs(*out)
 	fmt.Fprintf(e.stdout, "compared %s (%d requests) with %s (%d requests): %s\n", ra.Label, len(ra.ISL), rb.Label, len(rb.ISL), abs)
 	want := cmp.Or(*must, "same")
-	if !v.Holds(map[string]string{"same": reportgen.SameDistribution, "identical": reportgen.Identical}[want]) {
+	kind := map[string]string{"same": reportgen.SameDistribution, "identical": reportgen.Identical}[want]
+	s := v.Summary(ra, rb, kind)
+	s.Artifacts = []reportgen.SummaryLink{{Label: "comparison report", Path: *out}}
+	setSummary(e, s)
+	if !v.Holds(kind) {
 		fmt.Fprintf(e.stdout, "FAIL %s (want %s)\n", v.Text, map[string]string{"same": "the same distribution", "identical": "identical lengths"}[want])
-		return errAssertFailed
+		return writeSummary(e, summaryMD, errAssertFailed)
 	}
 	fmt.Fprintf(e.stdout, "PASS %s\n", v.Text)
-	return nil
+	return writeSummary(e, summaryMD, nil)
 }
 
 // vocabDecoder sets opts.Decode and opts.TemplateIDs from the tokenizer named by name,

@@ -191,7 +191,12 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		printTable(e, r.out)
 	}
 	printServerMetrics(e.stdout, r.out.ServerMetrics)
-	return recordHistory(ctx, e, o, finish(ctx, e, r, o, o.artifactDir), r.out)
+	err = recordHistory(ctx, e, o, finish(ctx, e, r, o, o.artifactDir), r.out)
+	s := r.out.Summary()
+	s.Title = "perfgate profile: " + strings.TrimPrefix(s.Title, "perfgate: ")
+	s.Trends = historyTrends(ctx, o.history.addr, r.out.Scenario.Name)
+	setSummary(e, s)
+	return err
 }
 
 // printTable prints the run's console summary table, and under it, when the client's
@@ -231,10 +236,9 @@ func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string
 		return err
 	}
 	if len(r.verdicts) > 0 {
-		if ok {
-			fmt.Fprintf(e.stdout, "PASS: %d assertion(s)\n", len(r.verdicts))
-		} else {
-			fmt.Fprintf(e.stdout, "FAIL: %d of %d assertion(s)\n", countFailed(r.verdicts), len(r.verdicts))
+		_, answer := check.Answer(r.verdicts)
+		fmt.Fprintln(e.stdout, answer)
+		if !ok {
 			if o.shard.shards > 1 {
 				// A shard's verdicts cover its part only; perfgate merge gates the run.
 				fmt.Fprintln(e.stdout, "(shard verdicts do not gate: perfgate merge judges the merged run)")
@@ -338,12 +342,23 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if o.artifactDir != "" {
 		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	}
+	s := reportgen.Summary{Title: fmt.Sprintf("perfgate profile: %s, %d runs", sc.WithDefaults().Name, o.numRuns), Mark: "PASS",
+		Headline: fmt.Sprintf("PASS: all %d runs met every assertion", o.numRuns)}
+	var err2 error
 	if failed > 0 {
-		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion\n", failed, o.numRuns)
-		return recordHistory(ctx, e, o, errAssertFailed, outs...)
+		s.Mark, s.Headline, err2 = "FAIL", fmt.Sprintf("FAIL: %d of %d runs failed an assertion", failed, o.numRuns), errAssertFailed
 	}
-	fmt.Fprintf(e.stdout, "PASS: all %d runs met every assertion\n", o.numRuns)
-	return recordHistory(ctx, e, o, nil, outs...)
+	fmt.Fprintln(e.stdout, s.Headline)
+	err = recordHistory(ctx, e, o, err2, outs...)
+	if series != nil {
+		s.Lines = baselineHeadline(series)
+		s.Artifacts = []reportgen.SummaryLink{{Label: "runs", Path: filepath.Join(o.artifactDir, gate.RunsFile)},
+			{Label: "repeat", Path: filepath.Join(o.artifactDir, scenario.RepeatFile)},
+			{Label: "report", Path: filepath.Join(o.artifactDir, reportgen.SweepReportFile)}}
+	}
+	s.Trends = historyTrends(ctx, o.history.addr, sc.WithDefaults().Name)
+	setSummary(e, s)
+	return err
 }
 
 // axis returns the load axis and flag of a sweep or search.
@@ -374,6 +389,14 @@ func profileSweep(ctx context.Context, e *env, sc scenario.Scenario, o profileOp
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per level, sweep.csv)\nreport:    %s\n", artifactPath(o.artifactDir),
 		filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
+	s := reportgen.Summary{Title: fmt.Sprintf("perfgate profile: %s sweep", a), Mark: "PASS", Headline: fmt.Sprintf("every one of %d points met the assertions", len(pts)),
+		Artifacts: []reportgen.SummaryLink{{Label: "report", Path: filepath.Join(o.artifactDir, reportgen.SweepReportFile)}}}
+	for _, p := range pts {
+		if !p.Pass {
+			s.Mark, s.Headline = "FAIL", "a point failed an assertion or had failed requests (the report has each point)"
+		}
+	}
+	setSummary(e, s)
 	if anyFail {
 		return errAssertFailed // failed requests fail a level even without --assert
 	}
@@ -402,14 +425,20 @@ func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	}
 	fmt.Fprintf(e.stdout, "artifacts: %s (one directory per probe, search.csv)\nreport:    %s\n", artifactPath(o.artifactDir),
 		filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
-	if !res.Found {
-		fmt.Fprintf(e.stdout, "FAIL: no %s in [%g, %g] meets the assertions (%g fails)\n", a, lo, hi, res.FailedAt)
-		return errAssertFailed
+	s := reportgen.Summary{Title: fmt.Sprintf("perfgate profile: %s search", a), Mark: "PASS",
+		Artifacts: []reportgen.SummaryLink{{Label: "report", Path: filepath.Join(o.artifactDir, reportgen.SweepReportFile)}}}
+	switch {
+	case !res.Found:
+		s.Mark, s.Headline = "FAIL", fmt.Sprintf("FAIL: no %s in [%g, %g] meets the assertions (%g fails)", a, lo, hi, res.FailedAt)
+	case res.FailedAt > 0:
+		s.Headline = fmt.Sprintf("highest %s meeting the assertions: %g (%g fails)", a, res.Best, res.FailedAt)
+	default:
+		s.Headline = fmt.Sprintf("highest %s meeting the assertions: %g (the top of the range)", a, res.Best)
 	}
-	if res.FailedAt > 0 {
-		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (%g fails)\n", a, res.Best, res.FailedAt)
-	} else {
-		fmt.Fprintf(e.stdout, "highest %s meeting the assertions: %g (the top of the range)\n", a, res.Best)
+	fmt.Fprintln(e.stdout, s.Headline)
+	setSummary(e, s)
+	if !res.Found {
+		return errAssertFailed
 	}
 	return nil
 }

@@ -107,16 +107,7 @@ func plural(n int, one, many string) string {
 // verdicts of the statistics that gate (PASS, FAIL, INCONCLUSIVE), then those reported
 // only, under their own heading, one line each, marked "info".
 func printGate(w io.Writer, res gate.GateResult, how gateCommand) {
-	mark := "PASS"
-	switch {
-	case res.Invalid():
-		mark = "INVALID"
-	case res.Inconclusive():
-		mark = "INCONCLUSIVE"
-	case !res.Pass():
-		mark = "FAIL"
-	}
-	fmt.Fprintf(w, "%s %s\n", mark, res.Headline())
+	fmt.Fprintf(w, "%s %s\n", res.Mark(), res.Headline())
 	for _, l := range gateAdvice(res, how) {
 		fmt.Fprintf(w, "    to decide: %s\n", l)
 	}
@@ -149,14 +140,4 @@ func printGate(w io.Writer, res gate.GateResult, how gateCommand) {
 	}
 }
 
-func verdictMark(v check.Verdict) string {
-	switch {
-	case v.Status == check.Inconclusive:
-		return "INCONCLUSIVE"
-	case v.Status == check.Invalid:
-		return "INVALID"
-	case !v.Pass:
-		return "FAIL"
-	}
-	return "PASS"
-}
+func verdictMark(v check.Verdict) string { return v.Mark() }

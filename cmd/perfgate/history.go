@@ -27,7 +27,7 @@ var historyCommands = []struct{ name, synopsis, summary string }{
 	{"list", "[--db DB] [--scenario S] [--branch B] [--last N] [--json]", "list the series and their results"},
 	{"show", "[--db DB] [--json] ID", "show one result: identity, each run's statistics, verdicts"},
 	{"report", "[--db DB] [--out history.html] [--scenario S] [--metric M,…]", "HTML report: series over commits, run intervals, change points, baselines"},
-	{"check", "[--db DB] [--scenario S] [--metric M,…] [--margin 5%] [--recent N]", "exit 99 when a change point near the newest results is a regression beyond the margin"},
+	{"check", "[--db DB] [--scenario S] [--metric M,…] [--margin 5%] [--recent N] [--summary-md FILE]", "exit 99 when a change point near the newest results is a regression beyond the margin"},
 	{"export", "[--db DB] [--format csv|json] [--out FILE] [--scenario S]", "every result's per-run statistics as CSV, or the results as JSON"},
 	{"baseline", "[--db DB] --out DIR history:SCENARIO[?last=N&branch=B&since=change]", "write a regression gate's baseline directory (runs.json) from the history"},
 }
@@ -368,6 +368,8 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 	recent := h.fs.Int("recent", history.DefaultRecent, "a change point within the newest N results of its series counts")
 	lookback := h.fs.Int("lookback", history.DefaultLookback, "successive changes within the newest N results add up (drift)")
 	detect := detectionFlags(h.fs)
+	var summaryMD string
+	registerSummaryFlag(h.fs, &summaryMD)
 	if err := h.parseFlagsOnly(args); err != nil {
 		return err
 	}
@@ -395,28 +397,45 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 	for _, tr := range trends {
 		series[tr.Series] = true
 	}
+	s := reportgen.Summary{Title: "perfgate history check", Mark: "PASS", Trends: summaryTrends(trends)}
+	line := func(mark, text string) {
+		fmt.Fprintln(h.e.stdout, mark+": "+text)
+		s.Verdicts = append(s.Verdicts, reportgen.SummaryLine{Mark: mark, Text: text})
+	}
 	for _, f := range j.Regressions {
-		fmt.Fprintln(h.e.stdout, "REGRESSION: "+f.String())
+		line("REGRESSION", f.String())
 	}
 	for _, v := range j.TooFewSince {
-		fmt.Fprintln(h.e.stdout, "TOO FEW RESULTS: "+v.String())
+		line("TOO FEW RESULTS", v.String())
 	}
 	for _, v := range j.TooFew {
-		fmt.Fprintln(h.e.stdout, "NOT ENOUGH DATA: "+v.String())
+		line("NOT ENOUGH DATA", v.String())
 	}
-	if n := len(j.Regressions); n > 0 {
-		return &exitError{ExitAssertFailed, fmt.Errorf("perfgate history check: %d regression(s) beyond %s", n, *margin)}
+	for _, v := range j.Verdicts {
+		tr := v.Trend
+		row := reportgen.SummaryStat{Name: tr.Series.Scenario + " " + tr.Metric, Current: reportgen.FormatNumber(tr.Values[len(tr.Values)-1]), Verdict: v.Status.String(), Gating: true}
+		if len(v.Regressions) > 0 {
+			row.Change = fmt.Sprintf("%+.1f%% worse", 100*v.Regressions[0].Worse)
+		}
+		s.Stats = append(s.Stats, row)
 	}
+	var err error
 	switch n := len(j.TooFew) + len(j.TooFewSince); {
+	case len(j.Regressions) > 0:
+		s.Mark, s.Headline = "FAIL", fmt.Sprintf("%d regression(s) beyond %s", len(j.Regressions), *margin)
+		err = &exitError{ExitAssertFailed, errors.New("perfgate history check: " + s.Headline)}
 	case n == len(trends):
-		fmt.Fprintf(h.e.stdout, "history check: cannot tell: too few results in every checked trend (above)\n")
-		return nil
+		s.Mark, s.Headline = "INCONCLUSIVE", "cannot tell: too few results in every checked trend (above)"
 	case n > 0:
-		fmt.Fprintf(h.e.stdout, "history check: cannot tell for %d of %d metric trends (above): too few results; no regression beyond %s in the other %d\n", n, len(trends), *margin, len(trends)-n)
-		return nil
+		s.Mark, s.Headline = "INCONCLUSIVE", fmt.Sprintf("cannot tell for %d of %d metric trends (above): too few results; no regression beyond %s in the other %d", n, len(trends), *margin, len(trends)-n)
+	default:
+		s.Headline = fmt.Sprintf("no regression beyond %s near the newest results (%d series, %d metric trends)", *margin, len(series), len(trends))
 	}
-	fmt.Fprintf(h.e.stdout, "history check: no regression beyond %s near the newest results (%d series, %d metric trends)\n", *margin, len(series), len(trends))
-	return nil
+	if err == nil {
+		fmt.Fprintln(h.e.stdout, "history check: "+s.Headline)
+	}
+	setSummary(h.e, s)
+	return writeSummary(h.e, summaryMD, err)
 }
 
 // parseFraction reads "5%" or "0.05".

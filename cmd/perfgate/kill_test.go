@@ -16,7 +16,11 @@ import (
 
 // TestMain lets a test run the CLI as a separate process (this test binary re-executed
 // with PERFGATE_TEST_MAIN=1), so it can be killed.
+//
+// $GITHUB_STEP_SUMMARY is unset first: the runs of these tests must not write into the
+// summary of the CI job that runs them (a test sets it to a file of its own).
 func TestMain(m *testing.M) {
+	os.Unsetenv(reportgen.EnvStepSummary)
 	if os.Getenv("PERFGATE_TEST_MAIN") == "1" {
 		code := mainCode()
 		reportPeakRSS()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -81,11 +82,11 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 		return runtimef("no request was completed in any shard: nothing measured")
 	}
 	if len(vs) > 0 {
+		_, answer := check.Answer(vs)
+		fmt.Fprintln(e.stdout, answer)
 		if !ok {
-			fmt.Fprintf(e.stdout, "FAIL: %d of %d assertion(s)\n", countFailed(vs), len(vs))
 			return assertFailed(vs)
 		}
-		fmt.Fprintf(e.stdout, "PASS: %d assertion(s)\n", len(vs))
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ const DefaultArtifactDir = "artifacts"
 // profileOpts are the CLI-only settings of a profile: what to do around the Scenario.
 type profileOpts struct {
 	artifactDir string
+	summaryMD   string // --summary-md FILE
 	quiet       bool
 	mock        bool
 	assertISL   string
@@ -65,6 +66,7 @@ type profileFlags struct {
 	serverMetricsInterval                                                   float64
 	// AIPerf flags that map onto an existing meaning (see aiperfFlags).
 	urlStrategy, exportPrefix, exportLevel                string
+	sliceDuration                                         float64 // --slice-duration, seconds
 	cancelRate, cancelDelay, rampDuration, warmupDuration float64
 	turnDelayMean, turnDelayStd                           float64
 	prefixTokens, blockTokens, passages                   int
@@ -130,6 +132,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	fs.Uint64Var(&f.seed, "random-seed", 0, "[workload] seed of every random choice (same seed, same workload)")
 	str(&f.goodput, "", "[objectives] goodput SLO as aiperf writes it, e.g. \"time_to_first_token:200 inter_token_latency:20\" (ms), or as rule terms, \"ttft<=200ms, itl<=20ms\"", "goodput")
 	str(&o.artifactDir, DefaultArtifactDir, "[output] directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
+	str(&o.summaryMD, "", summaryUsage, "summary-md")
 	str(&f.inputFile, "", "[workload] prompts or trace from a file instead of synthetic prompts", "input-file")
 	str(&f.inputFormat, "", "[workload] format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
 	boolean(&f.fixedSchedule, false, "[load] replay the input file's timestamps as the arrival schedule", "fixed-schedule")
@@ -199,7 +202,7 @@ func cmdProfile(ctx context.Context, e *env, args []string) error {
 	if err := o.server.apply(&sc, o); err != nil {
 		return err
 	}
-	return profile(ctx, e, sc, o)
+	return writeSummary(e, o.summaryMD, profile(ctx, e, sc, o))
 }
 
 // buildScenario maps the flags (over --config, if given) onto a Scenario and checks
@@ -611,6 +614,7 @@ func aiperfFlags(fs *flag.FlagSet, f *profileFlags) {
 	fs.StringVar(&f.exportPrefix, "profile-export-prefix", "", "[output] name the AIPerf exports PREFIX_aiperf.json, PREFIX_aiperf.csv and PREFIX.jsonl (default profile_export)")
 	fs.StringVar(&f.exportPrefix, "profile-export-file", "", "[output] AIPerf's older name of --profile-export-prefix (a .json or .jsonl ending is dropped)")
 	fs.StringVar(&f.exportLevel, "export-level", "", "[output] summary (the aggregate exports only) or records (also the per-request JSONL; the default)")
+	fs.Float64Var(&f.sliceDuration, "slice-duration", 0, "[output] seconds: write PREFIX_aiperf_timeslices.csv and .json, each metric per time slice of this width (by send time, from the first measured request), and draw report.html's charts over time on the same slices")
 	fs.StringVar(&f.urlStrategy, "url-strategy", "", "[target] with several --url: "+loadgen.OrList(loadgen.Routings)+" (default round_robin)")
 	fs.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "[workload] percent (0-100) of requests cancelled after --request-cancellation-delay")
 	fs.Float64Var(&f.cancelDelay, "request-cancellation-delay", 0, "[workload] seconds after sending that a --request-cancellation-rate request is cancelled")
@@ -637,6 +641,9 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 	if f.exportPrefix != "" {
 		// aiperf accepts a file name: profile_export.json → profile_export
 		sc.Exports.Prefix = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f.exportPrefix), ".jsonl"), ".json")
+	}
+	if has("slice-duration") {
+		sc.Exports.SliceDuration = f.sliceDuration // checked with the scenario: exports.slice_duration
 	}
 	switch f.exportLevel {
 	case "":

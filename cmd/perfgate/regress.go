@@ -173,12 +173,18 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 	}
 	how := gateCommand{ab: o.gate.baselineURL != "" || o.server.baselineCmd != "", baseline: g.Baseline}
 	if res.Invalid() {
+		gateSummary(e, res, how)
 		printGate(e.stdout, res, how)
 		return invalidf("%s", res.Headline())
 	}
 	gerr := gateExit(e, res, filepath.Join(o.artifactDir, reportgen.GateReportFile), how)
 	if broken > 0 && gerr == nil {
-		fmt.Fprintf(e.stdout, "FAIL: %d of %d runs failed an assertion (their verdicts are above)\n", broken, runs)
+		line := fmt.Sprintf("FAIL: %d of %d runs failed an assertion (their verdicts are above)", broken, runs)
+		fmt.Fprintln(e.stdout, line)
+		if e.summary != nil {
+			e.summary.Mark = "FAIL"
+			e.summary.Lines = append([]string{line}, e.summary.Lines...)
+		}
 		return errAssertFailed
 	}
 	return gerr
@@ -214,6 +220,7 @@ func gateExit(e *env, res gate.GateResult, report string, how gateCommand) error
 		}
 		fmt.Fprintf(e.stdout, "gate report: %s\n", report)
 	}
+	gateSummary(e, res, how)
 	switch {
 	case res.Pass():
 		return nil
@@ -225,9 +232,11 @@ func gateExit(e *env, res gate.GateResult, report string, how gateCommand) error
 
 // cmdRegress re-gates two saved directories: `perfgate regress BASELINE_DIR CURRENT_DIR`.
 func cmdRegress(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "regress", "[--margin 5%] [--fail-inconclusive] [--html FILE] BASELINE_DIR CURRENT_DIR")
+	fs := newFlags(e, "regress", "[--margin 5%] [--fail-inconclusive] [--html FILE] [--summary-md FILE] BASELINE_DIR CURRENT_DIR")
 	var gf gateFlags
 	registerGateFlags(fs, &gf, false)
+	var summaryMD string
+	registerSummaryFlag(fs, &summaryMD)
 	html := fs.String("html", "", "write the gate's HTML report here (default CURRENT_DIR/"+reportgen.GateReportFile+"; \"-\" = none)")
 	flags, dirs := splitArgs(fs, args)
 	if err := parseFlags(fs, flags); err != nil {
@@ -255,8 +264,9 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 	res := gate.Compare(sides[0], sides[1], g, 0)
 	how := gateCommand{regress: true, baseline: dirs[0], current: dirs[1]}
 	if res.Invalid() {
+		gateSummary(e, res, how)
 		printGate(e.stdout, res, how)
-		return invalidf("%s", res.Headline())
+		return writeSummary(e, summaryMD, invalidf("%s", res.Headline()))
 	}
 	out := filepath.Join(dirs[1], reportgen.GateReportFile)
 	switch *html {
@@ -266,7 +276,7 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 	default:
 		out = *html
 	}
-	return gateExit(e, res, out, how)
+	return writeSummary(e, summaryMD, gateExit(e, res, out, how))
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -72,11 +73,11 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	ok := printVerdicts(e.stdout, vs)
 	fmt.Fprintf(e.stdout, "report:    %s\n", filepath.Join(dir, reportgen.RunReportFile))
 	if len(vs) > 0 {
+		_, answer := check.Answer(vs)
+		fmt.Fprintln(e.stdout, answer)
 		if !ok {
-			fmt.Fprintf(e.stdout, "FAIL: %d of %d assertion(s)\n", countFailed(vs), len(vs))
 			return assertFailed(vs)
 		}
-		fmt.Fprintf(e.stdout, "PASS: %d assertion(s)\n", len(vs))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/servermetrics"
 	"github.com/perfgate/perfgate/serverproc"
 	"golang.org/x/term"
@@ -30,6 +31,9 @@ type env struct {
 	args []string
 	// in is standard input (tokenize reads it).
 	in io.Reader
+	// summary is the markdown summary of what the command decided, recorded by the
+	// command for --summary-md and $GITHUB_STEP_SUMMARY (writeSummary); nil: none.
+	summary *reportgen.Summary
 }
 
 func (e *env) stdin() io.Reader {

@@ -74,6 +74,9 @@ func (s Scenario) Validate() error {
 	if l := s.Exports.Level; l != "" && !slices.Contains(ExportLevels, l) {
 		bad("exports.level %q: want %s", l, loadgen.OrList(ExportLevels))
 	}
+	if d := s.Exports.SliceDuration; d != 0 && !(d >= 0.001 && d <= 1e6) {
+		bad("exports.slice_duration %v: want seconds between 0.001 and 1e6, e.g. 10", d)
+	}
 	if p := s.Exports.Prefix; strings.ContainsAny(p, `/\`) || p == "." || p == ".." {
 		bad("exports.prefix %q: want a file name prefix, not a path", p)
 	}

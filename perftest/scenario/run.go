@@ -330,7 +330,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}
 	files, err := reportgen.WriteExports(o.Dir, run, reportgen.ExportOptions{Report: ro, ServerMetrics: o.ServerMetrics,
-		Prefix: sc.Exports.Prefix, NoRecords: sc.Exports.Level == ExportSummary})
+		Prefix: sc.Exports.Prefix, NoRecords: sc.Exports.Level == ExportSummary, SliceDuration: time.Duration(sc.Exports.SliceDuration * float64(time.Second))})
 	o.Files = append(o.Files, files...)
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)

@@ -131,6 +131,13 @@ type Exports struct {
 	// "summary" (the aggregates only). client.jsonl, the one recording, is always
 	// written.
 	Level string `json:"level,omitempty"`
+	// SliceDuration, in seconds, writes AIPerf's timeslice exports
+	// (PREFIX_aiperf_timeslices.json and .csv: each per-request metric's statistics
+	// over the requests sent in each slice of this width, from the first measured
+	// request) and draws the HTML report's charts over time on the same slices
+	// (reportgen.SliceMetrics). AIPerf's --slice-duration. Zero = no timeslice export,
+	// and the report picks a round width.
+	SliceDuration float64 `json:"slice_duration,omitzero"`
 }
 
 // Export levels of [Exports.Level].
