@@ -18,7 +18,8 @@ const SummaryLimit = 1 << 20
 // perfgate appends its markdown summary there whenever the variable is set.
 const EnvStepSummary = "GITHUB_STEP_SUMMARY"
 
-// summaryLinks is the most artifact links a summary lists.
+// summaryLinks is the most artifact links a summary lists (and they take at most a
+// quarter of its limit).
 const summaryLinks = 50
 
 // summaryCell is the most a table cell or a line of a summary holds, in bytes: one
@@ -149,10 +150,14 @@ func (s Summary) markdown() string {
 	if len(s.Artifacts) > 0 {
 		tail.WriteString("\n**Artifacts:** ")
 		for i, a := range s.Artifacts[:min(len(s.Artifacts), summaryLinks)] {
+			link := fmt.Sprintf("[%s](%s)", mdText(clip(a.Label)), linkPath(clip(a.Path)))
+			if i > 0 && tail.Len()+len(link) > limit/4 { // the links take at most a quarter
+				break
+			}
 			if i > 0 {
 				tail.WriteString(" · ")
 			}
-			fmt.Fprintf(&tail, "[%s](%s)", mdText(clip(a.Label)), linkPath(clip(a.Path)))
+			tail.WriteString(link)
 		}
 		tail.WriteString("\n")
 	}

@@ -126,8 +126,10 @@ func TestTimeslicesOfKnownRecording(t *testing.T) {
 		Perfgate   struct {
 			SliceDuration float64 `json:"slice_duration_s"`
 			Slices        []struct {
-				Start, End       float64 `json:"start_s"`
-				Requests, Errors int
+				Start    float64 `json:"start_s"`
+				End      float64 `json:"end_s"`
+				Requests int     `json:"requests"`
+				Errors   int     `json:"errors"`
 			} `json:"slices"`
 		} `json:"perfgate"`
 	}
