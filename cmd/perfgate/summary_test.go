@@ -44,7 +44,7 @@ func TestSummaryMD(t *testing.T) {
 	}
 
 	// profile: one run, an assertion failing.
-	code, out, errOut := cli(t, "profile", "--mock", "-q", "--request-count", "8", "--concurrency", "2", "--artifact-dir", at("run"),
+	code, out, errOut := cli(t, "profile", "--mock", "-q", "--request-count", "8", "--concurrency", "2", "--osl", "4", "--artifact-dir", at("run"),
 		"--assert", "ttft_p50<=1us", "--summary-md", at("profile.md"))
 	if code != ExitAssertFailed {
 		t.Fatalf("profile: exit %d\n%s\n%s", code, out, errOut)
@@ -119,11 +119,11 @@ func TestSummaryMD(t *testing.T) {
 func TestSummaryMDUnwritable(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "no-such-dir", "s.md")
-	code, _, errOut := cli(t, "profile", "--mock", "-q", "--request-count", "4", "--artifact-dir", filepath.Join(dir, "run"), "--summary-md", bad)
+	code, _, errOut := cli(t, "profile", "--mock", "-q", "--request-count", "4", "--osl", "4", "--artifact-dir", filepath.Join(dir, "run"), "--summary-md", bad)
 	if code != ExitRuntime || !strings.Contains(errOut, "--summary-md "+bad) {
 		t.Errorf("passing run, unwritable summary: exit %d, stderr %q; want 1 naming the flag", code, errOut)
 	}
-	code, _, errOut = cli(t, "profile", "--mock", "-q", "--request-count", "4", "--artifact-dir", filepath.Join(dir, "run2"), "--summary-md", bad, "--assert", "ttft_p50<=1us")
+	code, _, errOut = cli(t, "profile", "--mock", "-q", "--request-count", "4", "--osl", "4", "--artifact-dir", filepath.Join(dir, "run2"), "--summary-md", bad, "--assert", "ttft_p50<=1us")
 	if code != ExitAssertFailed || !strings.Contains(errOut, "--summary-md") {
 		t.Errorf("failing run, unwritable summary: exit %d, stderr %q; want 99 and the summary's error", code, errOut)
 	}
