@@ -170,7 +170,11 @@ func (s Summary) markdown() string {
 	}
 	fmt.Fprintf(&b, "### %s\n\n", mdText(title))
 	head := mdText(clip(s.Headline))
-	if s.Mark != "" {
+	switch {
+	case s.Mark != "" && strings.HasPrefix(s.Headline, s.Mark):
+		// The console's line starts with its mark already ("FAIL: 1 of 2 assertion(s)").
+		head = "**" + mdText(s.Mark) + "**" + mdText(clip(s.Headline[len(s.Mark):]))
+	case s.Mark != "":
 		head = "**" + mdText(s.Mark) + "** " + head
 	}
 	b.WriteString(head + "\n")
@@ -183,9 +187,21 @@ func (s Summary) markdown() string {
 		b.WriteString(text)
 		return true
 	}
-	for _, l := range s.Lines {
-		add("- " + mdText(clip(l)) + "\n")
+	// each adds n items rendered by item, counting those left out without rendering
+	// them (a huge run's rows cost nothing once the page is full).
+	each := func(n int, item func(i int) string) {
+		for i := range n {
+			if left > 0 {
+				left += n - i
+				return
+			}
+			add(item(i))
+		}
 	}
+	if len(s.Lines) > 0 {
+		b.WriteString("\n")
+	}
+	each(len(s.Lines), func(i int) string { return "- " + mdText(clip(s.Lines[i])) + "\n" })
 	section := func(heading string, ls []SummaryLine) {
 		if len(ls) == 0 {
 			return
@@ -194,33 +210,35 @@ func (s Summary) markdown() string {
 			left += len(ls) - 1
 			return
 		}
-		for _, l := range ls {
-			add(fmt.Sprintf("- **%s** %s\n", mdText(l.Mark), mdText(clip(firstOf(l.Text)))))
-		}
+		each(len(ls), func(i int) string {
+			return fmt.Sprintf("- **%s** %s\n", mdText(ls[i].Mark), mdText(clip(firstOf(ls[i].Text))))
+		})
 	}
 	// Validity first: whether the numbers can be trusted is read before the numbers,
 	// and kept when the rest is cut.
 	section("Validity", s.Validity)
 	if len(s.Stats) > 0 && add("\n| statistic | baseline | current | change | interval | verdict |\n|---|--:|--:|--:|:-:|---|\n") {
-		for _, r := range s.Stats {
+		each(len(s.Stats), func(i int) string {
+			r := s.Stats[i]
 			v := r.Verdict
 			if !r.Gating {
 				v = strings.TrimSpace(v + " (reported only)")
 			}
-			add(fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", cell(r.Name), cell(r.Baseline), cell(r.Current), cell(r.Change), cell(r.Interval), cell(v)))
-		}
+			return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", cell(r.Name), cell(r.Baseline), cell(r.Current), cell(r.Change), cell(r.Interval), cell(v))
+		})
 	} else if len(s.Stats) > 0 {
 		left += len(s.Stats) - 1
 	}
 	section("Verdicts", s.Verdicts)
 	if len(s.Trends) > 0 && add("\n**History** (oldest result first)\n\n") {
-		for _, t := range s.Trends {
+		each(len(s.Trends), func(i int) string {
+			t := s.Trends[i]
 			v := t.Values
 			if len(v) > SparklineMax {
 				v = v[len(v)-SparklineMax:]
 			}
-			add(fmt.Sprintf("- %s `%s` %s\n", mdText(clip(t.Name)), Sparkline(v), mdText(clip(t.Note))))
-		}
+			return strings.TrimRight(fmt.Sprintf("- %s `%s` %s", mdText(clip(t.Name)), Sparkline(v), mdText(clip(t.Note))), " ") + "\n"
+		})
 	} else if len(s.Trends) > 0 {
 		left += len(s.Trends) - 1
 	}

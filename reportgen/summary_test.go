@@ -63,6 +63,16 @@ func TestSparkline(t *testing.T) {
 	}
 }
 
+// A headline that starts with its mark (the console's "FAIL: 1 of 2 assertion(s)") is
+// not marked twice.
+func TestSummaryMarkOnce(t *testing.T) {
+	var b strings.Builder
+	_ = WriteSummary(&b, Summary{Mark: "FAIL", Headline: "FAIL: 1 of 2 assertion(s)"})
+	if !strings.Contains(b.String(), "\n**FAIL**: 1 of 2 assertion(s)\n") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
+
 // Text from a run (a scenario name, an error message) cannot break the table or
 // inject HTML or links: pipes, newlines, brackets and angle brackets are escaped.
 func TestSummaryEscapes(t *testing.T) {

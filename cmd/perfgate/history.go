@@ -419,7 +419,7 @@ func (h *historyCmd) check(ctx context.Context, args []string) error {
 		}
 		s.Stats = append(s.Stats, row)
 	}
-	var err error
+	err = nil
 	switch n := len(j.TooFew) + len(j.TooFewSince); {
 	case len(j.Regressions) > 0:
 		s.Mark, s.Headline = "FAIL", fmt.Sprintf("%d regression(s) beyond %s", len(j.Regressions), *margin)

@@ -643,7 +643,10 @@ func applyAIPerf(sc *scenario.Scenario, f *profileFlags, has func(...string) boo
 		sc.Exports.Prefix = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f.exportPrefix), ".jsonl"), ".json")
 	}
 	if has("slice-duration") {
-		sc.Exports.SliceDuration = f.sliceDuration // checked with the scenario: exports.slice_duration
+		if d := f.sliceDuration; d != 0 && !(d >= 0.001 && d <= 1e6) {
+			return invalidf("--slice-duration %v: want seconds between 0.001 and 1e6, e.g. 10", d)
+		}
+		sc.Exports.SliceDuration = f.sliceDuration
 	}
 	switch f.exportLevel {
 	case "":

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-		"strings"
+	"strings"
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
