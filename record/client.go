@@ -182,6 +182,11 @@ type Client struct {
 	// tokens its prefix cache served (docs/prefix-cache.md). Unknown (absent from the
 	// record) when the server sent none, or sent one that is not a whole number >= 0.
 	CachedTokens Optional `json:"cached_tokens,omitzero"`
+	// Server is what the server reported about its own handling of the request (vLLM's
+	// per-request metrics, llama.cpp's timings, SGLang's meta_info): its TTFT, queue,
+	// prefill and decode times, speculative decoding. Absent when the answer carried
+	// none; each of its fields is known only when the server sent it.
+	Server ServerData `json:"server,omitzero"`
 	// AudioDuration is the duration of the audio the request sent (an
 	// audio_transcription request's file), in ns; 0 = none.
 	AudioDuration time.Duration `json:"audio_duration,omitempty"`
@@ -506,6 +511,10 @@ func (c *Client) appendJSON(b []byte, k *jsonCache) []byte {
 	if c.CachedTokens.Known {
 		b = append(b, `,"cached_tokens":`...)
 		b = strconv.AppendInt(b, int64(c.CachedTokens.N), 10)
+	}
+	if c.Server.Source != "" {
+		b = append(b, `,"server":`...)
+		b = c.Server.appendJSON(b)
 	}
 	if c.AudioDuration != 0 {
 		b = append(b, `,"audio_duration":`...)

@@ -126,6 +126,7 @@ func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full.FirstToolCall, full.ToolCalls, full.ToolCallTokens = 65*time.Millisecond, 1, 3
 	full.AudioDuration, full.Images = 4500*time.Millisecond, 2
 	full.CachedTokens = Some(32)
+	full.Server = fullServerData()
 	full.Chunks = append(full.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
 	full.ISLTemplate, full.TokenizationMode, full.Turn = 40, "chat_template", 2
 	full.RunStartUnixNano, full.ResponseBytes = 1_767_000_000_000_000_000, 512

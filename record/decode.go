@@ -183,6 +183,8 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "cached_tokens":
 			n, ok = p.Int()
 			c.CachedTokens = Some(int(n))
+		case "server":
+			ok = p.serverData(&c.Server, o.Server.Source)
 		case "audio_duration":
 			n, ok = p.Int()
 			c.AudioDuration = time.Duration(n)

@@ -26,6 +26,7 @@ func plain() Client {
 	c.FirstToolCall, c.ToolCalls, c.ToolCallTokens = 65*time.Millisecond, 1, 3
 	c.AudioDuration, c.Images = 4500*time.Millisecond, 2
 	c.CachedTokens = Some(0) // known, though 0: still written
+	c.Server = fullServerData()
 	return c
 }
 
