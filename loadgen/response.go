@@ -37,6 +37,10 @@ type result struct {
 	// badCached: the answer's usage carried a cached_tokens that is not a whole number
 	// >= 0, which was ignored (the run warns once).
 	badCached bool
+	// badServer names the first field of the server's per-request data (vLLM's
+	// metrics, llama.cpp's timings, SGLang's meta_info) of the wrong type, which was
+	// ignored (the run warns once); "" when none.
+	badServer string
 }
 
 // usageCached records ch's usage.prompt_tokens_details.cached_tokens in rec, or notes
@@ -47,6 +51,18 @@ func usageCached(ch *openai.StreamChunk, rec *record.Client, res *result) {
 		rec.CachedTokens = record.Some(ch.UsageCached)
 	case openai.CachedBad:
 		res.badCached = true
+	}
+}
+
+// serverData records the server's per-request data ch carried in rec (the latest
+// chunk's: llama.cpp may repeat its timings on every chunk), or notes in res a field
+// of the wrong type, which the parser left out.
+func serverData(ch *openai.StreamChunk, rec *record.Client, res *result) {
+	if ch.Server != nil {
+		rec.Server = *ch.Server
+	}
+	if ch.ServerBad != "" && res.badServer == "" {
+		res.badServer = ch.ServerBad
 	}
 }
 
@@ -549,6 +565,7 @@ func (x *exchange) chunk(ch *openai.StreamChunk, t time.Duration) {
 		rec.UsageReasoningTokens = ch.UsageReasoning
 	}
 	usageCached(ch, rec, x.res)
+	serverData(ch, rec, x.res)
 }
 
 // finishReason is b as a string, without allocating for the common reasons.
@@ -661,4 +678,5 @@ func (w *worker) parseBody(body []byte, c *call, rec *record.Client, res *result
 	}
 	rec.UsageReasoningTokens = max(ch.UsageReasoning, 0)
 	usageCached(ch, rec, res)
+	serverData(ch, rec, res)
 }

@@ -66,8 +66,9 @@ type Outcome struct {
 	StartLate time.Duration
 }
 
-// badField names a request whose answer had a field of the wrong type.
-type badField struct{ id string }
+// badField names a request whose answer had a field of the wrong type, and the field
+// when the warning names it.
+type badField struct{ id, field string }
 
 // errCancelFraction is the cause of requests cancelled by Config.CancelFraction.
 var errCancelFraction = errors.New("loadgen: cancelled by cancel_fraction")
@@ -154,6 +155,11 @@ type runner struct {
 	// type, nBadCached how many did (Outcome.Warnings).
 	badCached  atomic.Pointer[badField]
 	nBadCached atomic.Int64
+	// badServer is the first request whose server data (vLLM's metrics, llama.cpp's
+	// timings, SGLang's meta_info) had a field of the wrong type, nBadServer how many
+	// did (Outcome.Warnings).
+	badServer  atomic.Pointer[badField]
+	nBadServer atomic.Int64
 
 	issued   atomic.Int64 // requests claimed (warmup included)
 	evServed atomic.Int64 // requests the event loops sent and finished themselves (see eventLoops)
@@ -351,6 +357,9 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	r.out.Metrics = r.acc.Metrics()
 	if b := r.badCached.Load(); b != nil {
 		r.out.Warnings = append(r.out.Warnings, fmt.Sprintf("loadgen: %d answer(s) carried usage.prompt_tokens_details.cached_tokens that is not a whole number >= 0 (first: %s); it was ignored for them, so their prefix-cache hits are unknown", r.nBadCached.Load(), b.id))
+	}
+	if b := r.badServer.Load(); b != nil {
+		r.out.Warnings = append(r.out.Warnings, fmt.Sprintf("loadgen: %d answer(s) carried server timings with a field of the wrong type (first: %s in %s); the field was ignored for them, their other fields and records kept", r.nBadServer.Load(), b.field, b.id))
 	}
 	if r.ideal != nil && !r.priming {
 		if res, ok := r.ideal.result(); ok {
@@ -584,7 +593,7 @@ func (sc *scratch) result() *result {
 	res := &sc.res
 	res.text, res.ends, res.reasoning, res.content = res.text[:0], res.ends[:0], res.reasoning[:0], res.content[:0]
 	res.tool, res.calls = res.tool[:0], res.calls[:0]
-	res.badCached = false
+	res.badCached, res.badServer = false, ""
 	return res
 }
 
@@ -600,6 +609,10 @@ func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
 	if res.badCached {
 		r.badCached.CompareAndSwap(nil, &badField{id: rec.RequestID})
 		r.nBadCached.Add(1)
+	}
+	if res.badServer != "" {
+		r.badServer.CompareAndSwap(nil, &badField{id: rec.RequestID, field: res.badServer})
+		r.nBadServer.Add(1)
 	}
 	if q.tc.media != nil {
 		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/internal/jsonscan"
+	"github.com/perfgate/perfgate/record"
 )
 
 // StreamChunk is what a client takes from one streamed event's data, whichever API
@@ -56,6 +57,15 @@ type StreamChunk struct {
 	// url is a non-empty string: an image generation answer's images, counted without
 	// decoding them (they may be megabytes of base64).
 	Images int
+	// Server is the server's per-request data the chunk carried (vLLM's "metrics",
+	// llama.cpp's "timings", SGLang's "meta_info"; a Responses event's
+	// response.metrics), read as serverdata.go says; nil when it carried none. It points
+	// into the parser and is valid until the next [ChunkParser.Parse].
+	Server *record.ServerData
+	// ServerBad names the chunk's first server-data field of the wrong type (a string
+	// for a number, a negative time: "metrics.queue_time_ms"), which was left out of
+	// Server; "" when there was none.
+	ServerBad string
 }
 
 // CachedState says whether a usage object reported cached_tokens.
@@ -81,6 +91,8 @@ type ChunkParser struct {
 	spare   ToolDelta   // an entry past MaxToolDeltas, read to be dropped
 	// The buffers [join] builds StreamChunk.Text, Reasoning and ToolArgsDropped in.
 	text, reasoning, dropped []byte
+	// server backs StreamChunk.Server.
+	server record.ServerData
 }
 
 // ErrSyntax reports malformed JSON in a chunk.
@@ -154,12 +166,21 @@ func (p *ChunkParser) Parse(data []byte, c *StreamChunk) error {
 		case "response":
 			if j < len(b) && b[j] == '{' {
 				return jsonscan.Object(b, j, func(k []byte, b []byte, j int) (int, error) {
-					if string(k) == "usage" {
+					switch string(k) {
+					case "usage":
 						return p.usage(b, j, c)
+					case keyVLLM: // vLLM: the response.completed event's metrics
+						return p.serverObject(b, j, c, record.ServerVLLM)
 					}
 					return jsonscan.Skip(b, j)
 				})
 			}
+		case keyVLLM:
+			return p.serverObject(b, j, c, record.ServerVLLM)
+		case keyLlamaCpp:
+			return p.serverObject(b, j, c, record.ServerLlamaCpp)
+		case keySGLang:
+			return p.serverObject(b, j, c, record.ServerSGLang)
 		}
 		return jsonscan.Skip(b, j)
 	})
