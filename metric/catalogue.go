@@ -438,6 +438,50 @@ var builtin = []Def{
 			}
 			return 0, ok
 		}},
+
+	// The server's own account of each request (record.ServerData: vLLM's per-request
+	// metrics, llama.cpp's timings, SGLang's meta_info; docs/measurement.md, "The
+	// server's side of TTFT"). Reported only for runs whose server sent it.
+	{Name: "server_ttft", Ident: "ServerTTFT", Header: "Server TTFT", Label: "server TTFT",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
+		Help:   "The server's time to first token, by its own clock: arrival at its engine → first output token, queue included (vLLM: queue_time_ms + time_to_first_token_ms; SGLang: prefill_finished_ts − request_received_ts; llama.cpp: prompt_ms, which has no queue).",
+		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.TTFT })},
+	{Name: "server_queue_time", Ident: "ServerQueueTime", Header: "Server Queue Time", Label: "server queue time",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
+		Help:   "Time the request waited in the server's scheduler queue (vLLM's queue_time_ms, SGLang's queue_time).",
+		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.Queue })},
+	{Name: "server_prefill_time", Ident: "ServerPrefillTime", Header: "Server Prefill Time", Label: "server prefill time",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
+		Help:   "Scheduled → first output token, by the server's clock: the prompt's processing (vLLM's time_to_first_token_ms, llama.cpp's prompt_ms, SGLang's TTFT − queue_time).",
+		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.Prefill })},
+	{Name: "server_decode_time", Ident: "ServerDecodeTime", Header: "Server Decode Time", Label: "server decode time",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
+		Help:   "First output token → last, by the server's clock: generation (vLLM's generation_time_ms, llama.cpp's predicted_ms, SGLang's decode_finished_ts − prefill_finished_ts).",
+		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.Decode })},
+	{Name: "server_request_latency", Ident: "ServerRequestLatency", Header: "Server Request Latency", Label: "server request latency",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
+		Help:   "The server's whole time on the request, arrival → last token (server TTFT + decode; SGLang's e2e_latency).",
+		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.E2E })},
+	{Name: "server_inter_token_latency", Ident: "ServerITL", Header: "Server Inter Token Latency", Label: "server ITL",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate", NoRunStat: true,
+		Help:   "The server's mean time between output tokens in the decode phase (vLLM's mean_itl_ms, llama.cpp's predicted_per_token_ms); none for a one-token answer.",
+		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.MeanITL })},
+	{Name: "spec_decode_acceptance_rate", Ident: "SpecDecodeAcceptanceRate", Header: "Spec Decode Acceptance Rate", Label: "spec-decode acceptance rate",
+		Unit: UnitRatio, Better: Higher, Kind: PerRequest, Origin: "vLLM",
+		Help: "Per request, accepted draft tokens / proposed draft tokens (vLLM's draft_acceptance_rate; llama.cpp's draft_n_accepted / draft_n; SGLang's spec_accept_token_num / spec_draft_token_num), for requests that drafted.",
+		Record: func(r *record.Client) (float64, bool) {
+			return r.Server.AcceptanceRate()
+		}},
+	{Name: "spec_decode_acceptance_length", Ident: "SpecDecodeAcceptanceLength", Header: "Spec Decode Acceptance Length", Label: "spec-decode acceptance length",
+		Unit: UnitTokens, Better: Higher, Kind: PerRequest, Origin: "vLLM", NoRunStat: true,
+		Help: "Per request, tokens emitted per verification step, the bonus token included: 1 + accepted draft tokens / steps (vLLM's mean_acceptance_length).",
+		Record: func(r *record.Client) (float64, bool) {
+			return r.Server.AcceptanceLength()
+		}},
+	{Name: "client_overhead", Ident: "ClientOverhead", Header: "Client Overhead", Label: "client overhead",
+		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
+		Help:  "TTFT − server_ttft − http_req_sending: the part of the client's TTFT that neither the server's clock nor the request's write accounts for (the network both ways, the server's front end before its clock starts, the client's delay in reading); streams whose server reported its TTFT (docs/measurement.md).",
+		Value: ClientOverhead},
 	{Name: "output_token_throughput", Ident: "OutputTokenThroughput", Header: "Output Token Throughput",
 		Unit: UnitTokPerSec, Better: Higher, Kind: PerRun, Origin: "AIPerf", Console: true,
 		Help:  "Sum of OSL over the successful requests / benchmark duration.",
@@ -563,7 +607,7 @@ var current atomic.Pointer[catalogue]
 // built-in metrics, so they are the same in each. [Request.builtinRaw] reads them
 // without looking the name up (a map lookup per value was a visible part of the
 // collector's cost per record).
-var rawBlocked, rawDNSLookup, rawConnecting, rawSending, rawWaiting, rawAudio, rawImages rawPos
+var rawBlocked, rawDNSLookup, rawConnecting, rawSending, rawWaiting, rawAudio, rawImages, rawServerTTFT rawPos
 
 // rawPos is a position in a catalogue's raw list.
 type rawPos int
@@ -581,6 +625,7 @@ func init() {
 	rawBlocked, rawDNSLookup, rawConnecting = pos("http_req_blocked"), pos("http_req_dns_lookup"), pos("http_req_connecting")
 	rawSending, rawWaiting = pos("http_req_sending"), pos("http_req_waiting")
 	rawAudio, rawImages = pos(record.MetricAudioDuration), pos(record.MetricGeneratedImages)
+	rawServerTTFT = pos(record.MetricServerTTFT)
 }
 
 // Catalogue returns every metric perfgate reports, in report order. The slice is
@@ -626,6 +671,26 @@ func Extend(defs ...Def) (restore func()) {
 	old := current.Load()
 	current.Store(newCatalogue(append(slices.Clip(old.given), defs...)))
 	return func() { current.Store(old) }
+}
+
+// serverDuration is a [Def.Record] for one of the server's reported durations, in ms,
+// for records whose server reported it.
+func serverDuration(f func(*record.ServerData) record.OptionalDuration) func(*record.Client) (float64, bool) {
+	return func(r *record.Client) (float64, bool) {
+		d := f(&r.Server)
+		return MS(d.D), d.Known
+	}
+}
+
+// ClientOverhead returns q's client_overhead in ms, TTFT − server_ttft −
+// http_req_sending, and whether it is defined: a stream with a first token whose
+// server reported its TTFT and whose record has its HTTP phases. The network's
+// propagation both ways and the server's time before its clock starts stay in it,
+// so it bounds the client's own overhead from above (docs/measurement.md).
+func ClientOverhead(q *Request) (float64, bool) {
+	srv, ok1 := q.builtinRaw(rawServerTTFT)
+	send, ok2 := q.builtinRaw(rawSending)
+	return MS(q.TTFT) - srv - send, q.HasTTFT && ok1 && ok2
 }
 
 // recordPhase is a [Def.Record] for one of a record's HTTP phases, in ms, for records

@@ -80,6 +80,24 @@ const (
 	MetricHTTPTotal = "http_req_total"
 	// MetricHTTPConnectionReused (ratio, per request, AIPerf): 1 when the request went on a kept-alive connection from the pool, else 0: the average is the reuse rate.
 	MetricHTTPConnectionReused = "http_req_connection_reused"
+	// MetricServerTTFT (ms, per request, perfgate): The server's time to first token, by its own clock: arrival at its engine → first output token, queue included (vLLM: queue_time_ms + time_to_first_token_ms; SGLang: prefill_finished_ts − request_received_ts; llama.cpp: prompt_ms, which has no queue).
+	MetricServerTTFT = "server_ttft"
+	// MetricServerQueueTime (ms, per request, perfgate): Time the request waited in the server's scheduler queue (vLLM's queue_time_ms, SGLang's queue_time).
+	MetricServerQueueTime = "server_queue_time"
+	// MetricServerPrefillTime (ms, per request, perfgate): Scheduled → first output token, by the server's clock: the prompt's processing (vLLM's time_to_first_token_ms, llama.cpp's prompt_ms, SGLang's TTFT − queue_time).
+	MetricServerPrefillTime = "server_prefill_time"
+	// MetricServerDecodeTime (ms, per request, perfgate): First output token → last, by the server's clock: generation (vLLM's generation_time_ms, llama.cpp's predicted_ms, SGLang's decode_finished_ts − prefill_finished_ts).
+	MetricServerDecodeTime = "server_decode_time"
+	// MetricServerRequestLatency (ms, per request, perfgate): The server's whole time on the request, arrival → last token (server TTFT + decode; SGLang's e2e_latency).
+	MetricServerRequestLatency = "server_request_latency"
+	// MetricServerITL (ms, per request, perfgate): The server's mean time between output tokens in the decode phase (vLLM's mean_itl_ms, llama.cpp's predicted_per_token_ms); none for a one-token answer.
+	MetricServerITL = "server_inter_token_latency"
+	// MetricSpecDecodeAcceptanceRate (ratio, per request, vLLM): Per request, accepted draft tokens / proposed draft tokens (vLLM's draft_acceptance_rate; llama.cpp's draft_n_accepted / draft_n; SGLang's spec_accept_token_num / spec_draft_token_num), for requests that drafted.
+	MetricSpecDecodeAcceptanceRate = "spec_decode_acceptance_rate"
+	// MetricSpecDecodeAcceptanceLength (tokens, per request, vLLM): Per request, tokens emitted per verification step, the bonus token included: 1 + accepted draft tokens / steps (vLLM's mean_acceptance_length).
+	MetricSpecDecodeAcceptanceLength = "spec_decode_acceptance_length"
+	// MetricClientOverhead (ms, per request, perfgate): TTFT − server_ttft − http_req_sending: the part of the client's TTFT that neither the server's clock nor the request's write accounts for (the network both ways, the server's front end before its clock starts, the client's delay in reading); streams whose server reported its TTFT (docs/measurement.md).
+	MetricClientOverhead = "client_overhead"
 	// MetricOutputTokenThroughput (tokens/sec, per run, AIPerf): Sum of OSL over the successful requests / benchmark duration.
 	MetricOutputTokenThroughput = "output_token_throughput"
 	// MetricTotalTokenThroughput (tokens/sec, per run, AIPerf): Sum of ISL and OSL over the successful requests / benchmark duration.
