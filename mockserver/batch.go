@@ -11,6 +11,7 @@ type bseq struct {
 	prefillLeft int
 	produced    atomic.Int64 // tokens generated so far
 	stepEnd     atomic.Int64 // Unix ns of the step that produced the latest token
+	admitted    atomic.Int64 // Unix ns when it left the queue for the running batch (0: not yet)
 	notify      chan struct{}
 	cancelled   atomic.Bool
 }
@@ -91,6 +92,7 @@ func (sc *scheduler) loop() {
 			}
 			if len(sc.running) < sc.cfg.MaxBatch {
 				sc.running = append(sc.running, q)
+				q.admitted.Store(time.Now().UnixNano())
 			} else {
 				w = append(w, q)
 			}

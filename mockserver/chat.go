@@ -29,7 +29,7 @@ func (chatKind) whole(dst []byte, rp *reply, thinking, text string, u openai.Usa
 		// Room for the whole answer: the JSON around the texts is about 330 bytes besides
 		// the id and model (256 made the usage's append copy the body once more).
 		dst = slices.Grow(dst, 400+len(rp.h.ID)+len(rp.h.Model)+len(text)+len(thinking))
-		return openai.AppendChatCompletion(dst, rp.h, thinking, text, rp.g.finish, u)
+		return rp.j.appendServerData(openai.AppendChatCompletion(dst, rp.h, thinking, text, rp.g.finish, u))
 	}
 	// A tool call (rare): encoding/json. Its own copy of u goes to the heap, so that
 	// u does not on the common path above.
@@ -39,7 +39,7 @@ func (chatKind) whole(dst []byte, rp *reply, thinking, text string, u openai.Usa
 	body, _ := json.Marshal(openai.ChatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
 		Choices: []openai.ChatChoice{{Message: msg, FinishReason: rp.g.finish,
 			Logprobs: json.RawMessage("null")}}, Usage: &tu})
-	return append(dst, body...)
+	return rp.j.appendServerData(append(dst, body...))
 }
 
 func (chatKind) frames(rp *reply) frames {
@@ -108,6 +108,7 @@ func (f *chatFrames) finish(buf []byte, g *gen, first bool, u openai.Usage) []by
 	if f.j.includeUsage {
 		buf = sse.BeginData(buf)
 		buf = openai.AppendChatUsageChunk(buf, f.h, u)
+		buf = f.j.appendServerData(buf)
 		buf = sse.EndData(buf)
 	}
 	return append(buf, sse.Done...)
@@ -125,6 +126,7 @@ func (chatKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *a
 	}
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	j.stop = req.Stop
+	j.srv = in.cfg.serverTimings()
 	var te *apiError
 	if j.tool, te = toolToCall(req.Tools, req.ToolChoice); te != nil {
 		return te

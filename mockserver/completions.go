@@ -28,7 +28,7 @@ func (completionKind) whole(dst []byte, rp *reply, _, text string, u openai.Usag
 	fin := rp.g.finish
 	body, _ := json.Marshal(openai.Completion{ID: h.ID, Object: "text_completion", Created: h.Created, Model: h.Model,
 		Choices: []openai.CompletionChoice{{Text: out, FinishReason: &fin, Logprobs: json.RawMessage("null")}}, Usage: &u})
-	return append(dst, body...)
+	return j.appendServerData(append(dst, body...))
 }
 
 func (completionKind) frames(rp *reply) frames {
@@ -67,6 +67,7 @@ func (f *completionFrames) finish(buf []byte, g *gen, first bool, u openai.Usage
 	if f.j.includeUsage {
 		buf = sse.BeginData(buf)
 		buf = openai.AppendCompletionUsageChunk(buf, f.h, u)
+		buf = f.j.appendServerData(buf)
 		buf = sse.EndData(buf)
 	}
 	return append(buf, sse.Done...)
@@ -80,6 +81,7 @@ func (completionKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Serv
 	j.model, j.stream, j.echo, j.stop, j.seed = req.Model, req.Stream, req.Echo, req.Stop, req.Seed
 	rec.Model, rec.Stream = req.Model, req.Stream
 	j.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	j.srv = in.cfg.serverTimings()
 	if e := in.outputLimits(j, rec, req.MaxTokens, req.MaxCompletionTokens, req.MinTokens, req.IgnoreEOS, "max_tokens"); e != nil {
 		return e
 	}

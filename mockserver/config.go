@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/internal/kvcache"
+	"github.com/perfgate/perfgate/record"
 )
 
 // Defaults shared by [Config], the `perfgate mock` flags and the docs.
@@ -202,6 +203,25 @@ type Config struct {
 	// PrefixCache is the prefix (KV) cache the generative endpoints look prompts up
 	// in; see [PrefixCache].
 	PrefixCache PrefixCache `json:"prefix_cache,omitzero"`
+
+	// ServerTimings makes chat and completions answers carry the per-request data of
+	// one server, with the times this server measured for each request: "vllm"
+	// (a "metrics" object, as vLLM's --enable-per-request-metrics), "llamacpp" (a
+	// "timings" object, as llama.cpp's server) or "sglang" (a "meta_info" object); ""
+	// or "none" = none (docs/mock.md). Streams carry it on the final usage chunk, as
+	// vLLM does, so only a stream that asked for usage has it.
+	ServerTimings string `json:"server_timings,omitempty"`
+}
+
+// ServerTimingsNone is [Config.ServerTimings]'s spelling of no server data.
+const ServerTimingsNone = "none"
+
+// serverTimings is the source the answers' server data takes, "" for none.
+func (c *Config) serverTimings() string {
+	if c.ServerTimings == ServerTimingsNone {
+		return ""
+	}
+	return c.ServerTimings
 }
 
 // PrefixCache configures the mock's prefix cache (internal/kvcache's model: whole
@@ -390,6 +410,9 @@ func (c *Config) Validate() error {
 	if !(pc.Fault >= 0 && pc.Fault <= 1) {
 		bad("prefix_cache.fault %v out of [0, 1]", pc.Fault)
 	}
+	if st := c.serverTimings(); st != "" && !slices.Contains(record.ServerSources, st) {
+		bad("server_timings %q: want vllm, llamacpp, sglang or none", c.ServerTimings)
+	}
 	b := c.Batch
 	if b.Step < 0 || b.DecodeToken < 0 || b.PrefillToken < 0 || b.MaxBatch < 0 || b.TokenBudget < 0 || b.PrefillBudget < 0 {
 		bad("batch: negative value")
@@ -412,7 +435,7 @@ func (c *Config) Validate() error {
 // --read-timeout, --idle-timeout, --max-connections, --batch, --batch-step-ms, --batch-decode-token-ms,
 // --batch-prefill-token-ms, --batch-max-batch, --batch-token-budget,
 // --batch-prefill-budget, --block-size, --kv-cache-blocks, --prefill-ms-per-token,
-// --prefill-per-token, --cache-fault.
+// --prefill-per-token, --cache-fault, --server-timings.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Port, "port", c.Port, "port to listen on (0 = a free port)")
 	fs.IntVar(&c.Port, "p", c.Port, "short for --port")
@@ -530,6 +553,13 @@ func (c *Config) registerPrefixCacheFlags(fs *flag.FlagSet) {
 			return fmt.Errorf("want a fraction in [0, 1], got %q", s)
 		}
 		pc.Fault = v
+		return nil
+	})
+	fs.Func("server-timings", "answers carry one server's per-request timings, measured by the mock: vllm (metrics), llamacpp (timings), sglang (meta_info) or none (default none)", func(s string) error {
+		if s != ServerTimingsNone && !slices.Contains(record.ServerSources, s) {
+			return fmt.Errorf("want vllm, llamacpp, sglang or none, got %q", s)
+		}
+		c.ServerTimings = s
 		return nil
 	})
 }

@@ -159,6 +159,10 @@ type stream struct {
 	buf    []byte  // the frames of the chunk being written
 	text   []byte  // the chunk's text
 	first  bool    // no chunk written yet
+	// firstNS is when the first chunk with tokens was handed to the connection (Unix
+	// ns, read just before the write), for the server data (Config.ServerTimings); 0
+	// until then or without server data.
+	firstNS int64
 }
 
 // runStream writes one SSE response: the kind's opening frames, then a chunk of up to
@@ -264,6 +268,9 @@ func (st *stream) emit(n int, thinking bool) bool {
 	}
 	st.buf = st.fr.delta(st.buf, st.first, thinking, unsafeString(st.text))
 	st.first = false
+	if st.firstNS == 0 && st.g.j.srv != "" {
+		st.firstNS = time.Now().UnixNano()
+	}
 	if st.out.send(st.buf) != nil {
 		r.ClientGone = true
 	}
@@ -315,12 +322,38 @@ func (st *stream) end() {
 	}
 	r.OSL, r.ReasoningTokens = g.reportedOSL(), g.reasoningSent()
 	r.FinishReason = g.finish
+	if g.j.srv != "" {
+		st.serverTimes()
+	}
 	st.buf = st.fr.finish(st.buf, g, st.first, g.usage(r.ISL, r.OSL, r.CachedTokens))
 	if st.out.end(st.buf) != nil {
 		r.ClientGone = true
 		return
 	}
 	st.p.emitted()
+}
+
+// serverTimes fills in the stream's job what this server measured of the request, for
+// its server data (Config.ServerTimings): arrival, admission to the batch (the
+// batching scheduler's; arrival without one, which has no queue), first and last
+// token written, and the token counts.
+func (st *stream) serverTimes() {
+	r, t := &st.c.rec, &st.g.j.times
+	now := time.Now().UnixNano()
+	t.Recv, t.Scheduled = r.RecvNS, r.RecvNS
+	if q := st.p.q; q != nil {
+		if a := q.admitted.Load(); a > 0 {
+			t.Scheduled = a
+		}
+	}
+	t.FirstToken, t.LastToken = st.firstNS, r.LastTokenNS
+	if t.FirstToken == 0 { // no token went out before the closing frames
+		t.FirstToken = now
+	}
+	if t.LastToken < t.FirstToken {
+		t.LastToken = t.FirstToken
+	}
+	t.PromptTokens, t.CachedTokens, t.OutputTokens = r.ISL, r.CachedTokens, r.OSL
 }
 
 func (s *Server) aborted() bool {
@@ -381,10 +414,19 @@ func (s *Server) serveWhole(ctx *fasthttp.RequestCtx, c *call, g *gen, conn net.
 		r.FirstTokenNS, r.LastTokenNS = now, now
 		s.met.firstToken(c)
 	}
+	if j.srv != "" {
+		// A whole answer's tokens all go out at once: its first and last are now.
+		scheduled := r.RecvNS
+		if p.q != nil && p.q.admitted.Load() > 0 {
+			scheduled = p.q.admitted.Load()
+		}
+		j.times = openai.ServerTimes{Recv: r.RecvNS, Scheduled: scheduled, FirstToken: now, LastToken: now}
+	}
 	sb = append(sb, g.tail()...)
 	*bp = sb[:0]
 	r.Status, r.OSL, r.FinishReason, r.Chunks = 200, g.reportedOSL(), g.finish, 0
 	r.ReasoningTokens = g.reasoningSent()
+	j.times.PromptTokens, j.times.CachedTokens, j.times.OutputTokens = r.ISL, r.CachedTokens, r.OSL
 	// text lives only until whole has copied it (no kind keeps it).
 	text := unsafe.String(unsafe.SliceData(sb), len(sb))
 	usage := g.usage(r.ISL, r.OSL, r.CachedTokens)

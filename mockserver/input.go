@@ -45,6 +45,20 @@ type job struct {
 	media        *mediaJob                 // transcriptions and images
 	imageLatency distribution.Distribution // per image, ms (nil = none)
 	latencyScale float64
+	// srv is the server whose per-request data the answer carries (Config.ServerTimings,
+	// "" = none), and times what this server measured of the request, filled in just
+	// before the closing frames or the whole answer are written (serverdata.go).
+	srv   string
+	times openai.ServerTimes
+}
+
+// appendServerData puts the request's server data into the JSON object b ends with,
+// in j.srv's format; b as it is without one.
+func (j *job) appendServerData(b []byte) []byte {
+	if j.srv == "" {
+		return b
+	}
+	return openai.AppendServerData(b, j.srv, &j.times)
 }
 
 // inputs is what a kind's parser uses of the server: the limits its configuration
