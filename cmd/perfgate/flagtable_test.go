@@ -24,7 +24,7 @@ var flagValues = map[string]string{
 	"assert": "ttft_p50<=1s", "assert-isl": "normal:128,10", "assert-osl": "fixed:16",
 	"baseline": "base-dir", "baseline-url": "http://127.0.0.1:1/base", "branch": "main", "build": "b1", "commit": "abc123",
 	"cache-reset-url":    "http://127.0.0.1:1/reset_prefix_cache",
-	"check-client-bound": "warn", "check-client-bound-gross": "warn", "prefix-popularity": "zipf:1.1", "prefix-buckets": "8x2:1", "abort-on": "error_rate>0.5", "check-client-limits": "warn", "check-steady-state": "fail", "check-tail-samples": "warn", "check-warm-cache": "off",
+	"check-client-bound": "warn", "check-client-bound-gross": "warn", "prefix-popularity": "zipf:1.1", "prefix-buckets": "8x2:1", "abort-on": "error_rate>0.5", "check-client-limits": "warn", "check-steady-state": "fail", "check-tail-samples": "warn", "check-warm-cache": "off", "check-client-distorted": "fail",
 	"coordinator": "127.0.0.1:1", "coordinator-listen": "127.0.0.1:0",
 	"custom-dataset-type": "mooncake", "input-format": "mooncake", "input-file": "TESTDATA",
 	"endpoint-type": "completions", "export-level": "summary", "extra-inputs": "temperature:0.5",
@@ -37,7 +37,7 @@ var flagValues = map[string]string{
 	"tokenizer": "cl100k_base", "topology": "a,b", "u": "http://127.0.0.1:2", "url": "http://127.0.0.1:2",
 	"url-strategy": "least_outstanding", "config": "CONFIG",
 	// Numbers whose type's generic non-default is not valid for them.
-	"confidence": "0.9", "alpha": "0.05", "max-client-cpu": "0.5", "max-cache-hit-rate": "0.5",
+	"confidence": "0.9", "alpha": "0.05", "max-client-cpu": "0.5", "max-cache-hit-rate": "0.5", "max-client-overhead-ms": "3",
 	"request-cancellation-rate": "10", "shard-index": "1",
 	"image-format": "jpeg", "image-dir": "IMAGEDIR", "audio-dir": "IMAGEDIR", "audio-format": "mp3", "audio-sample-rates": "44.1", "audio-depths": "16",
 	"audio-num-channels":  "2",

@@ -21,8 +21,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // onto one field of scenario.Validity and overrides a scenario file's.
 type validityFlags struct {
 	limits, clientBound, clientBoundGross, steady, warmCache, tailSamples string
+	clientDistorted                                                       string
 	maxSendLag, maxClientCPU, maxDrift, maxCacheHitRate                   float64
-	grossSendLag, minAchievedRate, maxScheduleLag                         float64
+	grossSendLag, minAchievedRate, maxScheduleLag, maxClientOverhead      float64
 	cacheBust                                                             bool
 	resetURL                                                              string
 }
@@ -37,6 +38,8 @@ func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
 	mode(&v.steady, "check-steady-state", "a latency trend over the measured window", "warn")
 	mode(&v.warmCache, "check-warm-cache", "a warm prefix cache (with --server-metrics)", "fail")
 	mode(&v.tailSamples, "check-tail-samples", "quantile rules the request count cannot bound (p99 needs 299)", "fail")
+	mode(&v.clientDistorted, "check-client-distorted", "the client's overhead in TTFT, when the server reports its own TTFT", "warn")
+	fs.Float64Var(&v.maxClientOverhead, "max-client-overhead-ms", 0, fmt.Sprintf("[objectives] client_overhead p50 (ms) above which a run's latencies are client-distorted (default %g)", ms(scenario.DefaultMaxClientOverhead)))
 	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is client-bound (default %g)", ms(scenario.DefaultMaxSendLag)))
 	fs.Float64Var(&v.grossSendLag, "gross-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is grossly client-bound (default %g)", ms(scenario.DefaultGrossSendLag)))
 	fs.Float64Var(&v.minAchievedRate, "min-achieved-rate", 0, fmt.Sprintf("[objectives] fraction of the offered request rate below which an open-loop run that achieved less is grossly client-bound (default %g)", scenario.DefaultMinAchievedRate))
@@ -56,7 +59,8 @@ func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has
 		val  string
 		dst  *scenario.Mode
 	}{{"check-client-limits", v.limits, &d.Limits}, {"check-client-bound", v.clientBound, &d.ClientBound}, {"check-client-bound-gross", v.clientBoundGross, &d.ClientBoundGross}, {"check-steady-state", v.steady, &d.Steady},
-		{"check-warm-cache", v.warmCache, &d.WarmCache}, {"check-tail-samples", v.tailSamples, &d.TailSamples}} {
+		{"check-warm-cache", v.warmCache, &d.WarmCache}, {"check-tail-samples", v.tailSamples, &d.TailSamples},
+		{"check-client-distorted", v.clientDistorted, &d.ClientDistorted}} {
 		if has(m.flag) {
 			*m.dst = scenario.Mode(m.val)
 			if err := scenario.ParseMode(m.val); err != nil {
@@ -69,6 +73,12 @@ func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has
 			return invalidf("--max-send-lag-ms %v: want a positive number of milliseconds", v.maxSendLag)
 		}
 		d.MaxSendLag = time.Duration(v.maxSendLag * float64(time.Millisecond))
+	}
+	if has("max-client-overhead-ms") {
+		if !(v.maxClientOverhead > 0) || math.IsInf(v.maxClientOverhead, 1) {
+			return invalidf("--max-client-overhead-ms %v: want a positive number of milliseconds", v.maxClientOverhead)
+		}
+		d.MaxClientOverhead = time.Duration(v.maxClientOverhead * float64(time.Millisecond))
 	}
 	if has("gross-send-lag-ms") {
 		if !(v.grossSendLag > 0) {

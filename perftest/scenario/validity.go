@@ -64,6 +64,11 @@ type Validity struct {
 	// (p99 at 95% needs 299). Default fail, refused before the run when the request
 	// count is known.
 	TailSamples Mode `json:"tail_samples,omitempty"`
+	// ClientDistorted: the server reported its own TTFT and the median client_overhead
+	// (TTFT − server TTFT − the request's write) is above MaxClientOverhead: the
+	// latencies measure the client as much as the server. Default warn: the overhead
+	// also holds the network and the server's front end before its clock starts.
+	ClientDistorted Mode `json:"client_distorted,omitempty"`
 
 	// MaxSendLag is the median send lag above which an open-loop run is
 	// client-bound (a client that is behind its schedule on most requests, not one a
@@ -88,6 +93,9 @@ type Validity struct {
 	// MaxCacheHitRate is the prefix-cache hit rate at which the cache counts as warm;
 	// 0 = DefaultMaxCacheHitRate (0.01).
 	MaxCacheHitRate float64 `json:"max_cache_hit_rate,omitempty"`
+	// MaxClientOverhead is the client_overhead p50 above which a run's latencies are
+	// client-distorted; 0 = DefaultMaxClientOverhead.
+	MaxClientOverhead time.Duration `json:"max_client_overhead,omitempty"`
 
 	// CacheBust puts a per-run random salt at the start of every prompt (counted in
 	// ISL), so no run reuses another's prefix-cache entries.
@@ -148,13 +156,16 @@ func (v Validity) validate(bad func(string, ...any)) {
 	for _, f := range []struct {
 		name string
 		m    Mode
-	}{{"limits", v.Limits}, {"client_bound", v.ClientBound}, {"client_bound_gross", v.ClientBoundGross}, {"steady", v.Steady}, {"warm_cache", v.WarmCache}, {"tail_samples", v.TailSamples}} {
+	}{{"limits", v.Limits}, {"client_bound", v.ClientBound}, {"client_bound_gross", v.ClientBoundGross}, {"steady", v.Steady}, {"warm_cache", v.WarmCache}, {"tail_samples", v.TailSamples}, {"client_distorted", v.ClientDistorted}} {
 		if f.m != "" && !slices.Contains(Modes, f.m) {
 			bad("validity.%s %q: want fail, warn or off", f.name, f.m)
 		}
 	}
 	if v.MaxSendLag < 0 {
 		bad("validity.max_send_lag %v: want a duration >= 0", v.MaxSendLag)
+	}
+	if v.MaxClientOverhead < 0 {
+		bad("validity.max_client_overhead %v: want a duration >= 0", v.MaxClientOverhead)
 	}
 	if v.GrossSendLag < 0 {
 		bad("validity.gross_send_lag %v: want a duration >= 0", v.GrossSendLag)
@@ -223,6 +234,11 @@ func (o *Outcome) Validity() []check.Verdict {
 	}
 	if m := cfg.WarmCache.or(ModeFail); m != ModeOff && o.ServerMetrics != nil {
 		if v, ok := o.warmCache(cfg); ok {
+			vs = append(vs, apply(v, m))
+		}
+	}
+	if m := cfg.ClientDistorted.or(ModeWarn); m != ModeOff {
+		if v, ok := o.clientDistorted(cfg); ok {
 			vs = append(vs, apply(v, m))
 		}
 	}
