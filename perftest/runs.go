@@ -196,6 +196,10 @@ func reportGate(t testing.TB, res gate.GateResult, rerun string) bool {
 		} else {
 			head += "\n    report: " + p
 		}
+		// The gate's markdown summary, for a CI job to post (docs/outputs.md).
+		if s := filepath.Join(res.Current.Dir, reportgen.SummaryFile); reportgen.WriteSummaryFile(s, res.Summary()) == nil {
+			head += "\n    summary: " + s
+		}
 	}
 	if len(res.Workload) == 0 {
 		for _, l := range res.Where() {

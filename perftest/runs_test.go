@@ -80,6 +80,12 @@ func TestRunsBaselineAndGate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cur.Dir, reportgen.GateReportFile)); err != nil || !strings.Contains(c.Text(), "report: "+cur.Dir) {
 		t.Errorf("the gate's HTML report: %v", err)
 	}
+	// Beside it, its markdown summary, headed by the gate's marked answer (a failing one:
+	// regressed, or inconclusive at the cap under a loaded machine).
+	if md, err := os.ReadFile(filepath.Join(cur.Dir, reportgen.SummaryFile)); err != nil || !strings.Contains(string(md), "** regression gate: ") || strings.Contains(string(md), "**PASS**") ||
+		!strings.Contains(string(md), "[gate report]("+reportgen.GateReportFile+")") {
+		t.Errorf("the gate's markdown summary: %v\n%s", err, md)
+	}
 	// A baseline measured against another server build: shown beside the verdict (a
 	// failing one, which the capture keeps).
 	mf := filepath.Join(dir, "run-001", reportgen.ManifestFile)

@@ -14,6 +14,10 @@ import (
 // for one step's job summary ($GITHUB_STEP_SUMMARY), 1 MiB.
 const SummaryLimit = 1 << 20
 
+// SummaryFile is the markdown summary a Go test's regression gate writes beside its
+// gate report (perftest's gate assertions; the CLI writes one where --summary-md says).
+const SummaryFile = "summary.md"
+
 // EnvStepSummary names the file a GitHub Actions step appends its job summary to.
 // perfgate appends its markdown summary there whenever the variable is set.
 const EnvStepSummary = "GITHUB_STEP_SUMMARY"
