@@ -135,3 +135,31 @@ func TestSummaryMDUnwritable(t *testing.T) {
 		t.Errorf("failing run, unwritable summary: exit %d, stderr %q; want 99 and the summary's error", code, errOut)
 	}
 }
+
+// profile --history puts the series' sparklines in its summary: after two results,
+// each primary statistic's line has two bars.
+func TestSummaryMDHistory(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	for i, c := range []string{"aaaaaaa1", "bbbbbbb2"} {
+		code, out, errOut := cli(t, "profile", "--mock", "-q", "--request-count", "6", "--concurrency", "2", "--osl", "4", "--name", "nightly",
+			"--artifact-dir", filepath.Join(dir, c), "--history", db, "--commit", c, "--summary-md", filepath.Join(dir, "s.md"))
+		if code != ExitOK {
+			t.Fatalf("profile %d: exit %d\n%s\n%s", i, code, out, errOut)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "s.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := ""
+	for _, l := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(l, "- nightly ttft\\_p50 `") {
+			line = l
+		}
+	}
+	spark, _, _ := strings.Cut(strings.TrimPrefix(line, "- nightly ttft\\_p50 `"), "`")
+	if !strings.Contains(string(md), "**History**") || len([]rune(spark)) != 2 || !strings.Contains(line, "of 2 results") {
+		t.Errorf("summary's history line %q (sparkline %q); want two bars over 2 results:\n%s", line, spark, md)
+	}
+}
