@@ -41,6 +41,7 @@ func families(args []string, w io.Writer) error {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed")
 	fs.IntVar(&o.workers, "workers", 2, "pairs compared at once")
 	fs.StringVar(&o.only, "only", "", "run only the settings whose name contains one of these |-separated strings")
+	fs.BoolVar(&o.explain, "explain", false, "print each identical pair the gate called regressed: its look and the comparison that failed it (to stderr)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,6 +99,7 @@ type famOptions struct {
 	margin, family                                             float64
 	seed                                                       uint64
 	only                                                       string
+	explain                                                    bool
 }
 
 // noiseFamily draws a side's run noise (log scale) for the runs of one session.
@@ -187,12 +189,12 @@ func (o famOptions) settings() []famSetting {
 	)
 	for _, cv := range o.cvs {
 		for _, f := range famList {
-			out = append(out, def(fmt.Sprintf("identical, CV %s, %s", pct(cv), f.name), f, cv, 1, o.margin, o.cap, "false alarms <= 1%"))
+			out = append(out, def(fmt.Sprintf("identical, CV %s, %s", pct(cv), f.name), f, cv, 1, o.margin, o.cap, "false alarms <= 1% (95% bound)"))
 		}
 	}
 	for _, cv := range o.cvs {
 		for _, f := range []noiseFamily{famList[0], famList[4], famList[6]} {
-			s := def(fmt.Sprintf("identical, CV %s, %s, one-session baseline of %d", pct(cv), f.name, o.oneRuns), f, cv, 1, o.margin, o.cap, "false alarms <= 1%")
+			s := def(fmt.Sprintf("identical, CV %s, %s, one-session baseline of %d", pct(cv), f.name, o.oneRuns), f, cv, 1, o.margin, o.cap, "false alarms <= 1% (95% bound)")
 			s.sessions, s.sessionRuns = 1, o.oneRuns
 			out = append(out, s)
 		}
@@ -268,8 +270,11 @@ func (o famOptions) pair(s famSetting, i int) pairResult {
 	looks := s.sched.Looks()
 	var out pairResult
 	for li, k := range looks {
-		if ch, ok := o.gateLook(s, d.base, d.cur.Runs[:k], li); ok {
+		if ch, gr, ok := o.gateLook(s, d.base, d.cur.Runs[:k], li); ok {
 			out.change, out.runs = ch, k
+			if o.explain && s.slowdown == 1 && ch == check.ChangeRegressed {
+				fmt.Fprint(stderr, explainFalseAlarm(s, i, li, k, gr))
+			}
 			break
 		}
 	}
@@ -329,14 +334,36 @@ func (o famOptions) draw(s famSetting, i int) drawnPair {
 	return d
 }
 
-// gateLook is the gate's answer at look li (cur holds that look's runs), and whether
-// the pair stops there: check.Settled says so, or it is the last look.
-func (o famOptions) gateLook(s famSetting, base *gate.Series, cur []gate.RunStats, li int) (check.Change, bool) {
+// gateLook is the gate's answer at look li (cur holds that look's runs) with the gate's
+// result, and whether the pair stops there: check.Settled says so, or it is the last look.
+func (o famOptions) gateLook(s famSetting, base *gate.Series, cur []gate.RunStats, li int) (check.Change, gate.GateResult, bool) {
 	gr := gate.Compare(base, &gate.Series{Workload: base.Workload, Runs: cur}, gate.Gate{Margin: s.margin}, s.sched.Alpha(o.family, li))
 	if check.Settled(gr.Comparisons) || li == len(s.sched.Looks())-1 {
-		return gr.Change(), true
+		return gr.Change(), gr, true
 	}
-	return check.ChangeInconclusive, false
+	return check.ChangeInconclusive, gr, false
+}
+
+// explainFalseAlarm says why identical pair i of s was called regressed: at which look,
+// and for each regressed primary statistic its change, level, standard error, degrees of
+// freedom, where the session noise came from and what the dependence tests found.
+func explainFalseAlarm(s famSetting, i, look, runs int, gr gate.GateResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "false alarm: %s, pair %d, look %d (%d current runs)\n", s.name, i, look+1, runs)
+	for _, c := range gr.Comparisons {
+		if !c.Primary || c.Change != check.ChangeRegressed {
+			continue
+		}
+		fmt.Fprintf(&b, "    %s %+.2f%% at alpha %.3g: se %.4f, df %.1f, p %.2g, sessions %d/%d (%s, session CV %.2f%%)",
+			c.Metric, 100*(c.Ratio-1), c.Alpha, c.SE, c.DF, c.PValue, c.BaselineSessions, c.CurrentSessions, c.SessionSource, 100*c.SessionCV)
+		for k, d := range c.Dependence {
+			if d.Widened {
+				fmt.Fprintf(&b, "; %s widened: rho %.2f (pooled %v), factor %.2f", [2]string{"baseline", "current"}[k], d.Rho, d.Pooled, d.Factor)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // oldLook is the old rule's answer at look li, and whether it stops there (a decided
@@ -388,7 +415,8 @@ func famCells(r famResult) string {
 	rate := float64(r.fail) / float64(n)
 	switch {
 	case r.s.slowdown == 1:
-		target += metText(rate <= 0.01)
+		// Met when the 95% upper bound is within 1%, not only the rate itself.
+		target += metText(distribution.ClopperPearson(r.fail, n, 0.95).Hi <= 0.01)
 	case strings.Contains(target, "95%"):
 		target += metText(rate >= 0.95)
 	default:

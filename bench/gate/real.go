@@ -245,7 +245,7 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 		for _, p := range live {
 			p.have = k
 			if !p.newDone {
-				if ch, ok := o.fam.gateLook(s, p.base, p.cur[:k], li); ok {
+				if ch, _, ok := o.fam.gateLook(s, p.base, p.cur[:k], li); ok {
 					p.res.change, p.res.runs, p.newDone = ch, k, true
 				}
 			}
