@@ -265,6 +265,7 @@ type model struct {
 	sw2b, sw2c float64 // within-session variance per run, with the dependence factor
 	wbDF, wcDF float64 // as estimated
 	ownB, ownC bool    // whether each side's within variance is its own
+	effB, effC float64 // its degrees of freedom per run less session (below 1 under dependence: arDF)
 	sb2, sb2DF float64
 	same       bool
 	mc         int
@@ -275,6 +276,13 @@ func (nz noise) model(b, cu *side, wb, wc term, g RunGate) model {
 	m.sw2b, m.sw2c = wb.v*arFactor(max(1, b.n/b.m()), b.rho()), wc.v*arFactor(max(1, cu.n/cu.m()), cu.rho())
 	m.ownB, m.ownC = b.dfw > 0, cu.dfw > 0
 	m.wbDF, m.wcDF = wb.df, wc.df
+	m.effB, m.effC = 1, 1
+	if b.dfw > 0 {
+		m.effB = wb.df / b.dfw
+	}
+	if cu.dfw > 0 {
+		m.effC = wc.df / cu.dfw
+	}
 	return m
 }
 
@@ -284,10 +292,10 @@ func (m model) terms(s, nb, nc int) []term {
 	fs, fnb, fnc := float64(s), float64(nb), float64(nc)
 	dfB, dfC := m.wbDF, m.wcDF
 	if m.ownB {
-		dfB = fnb - fs
+		dfB = (fnb - fs) * m.effB
 	}
 	if m.ownC {
-		dfC = fnc - float64(m.mc)
+		dfC = (fnc - float64(m.mc)) * m.effC
 	}
 	wc := term{m.sw2c / fnc, dfC}
 	if m.same {

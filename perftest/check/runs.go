@@ -430,7 +430,7 @@ func (c *Comparison) compare(lb, lc []float64, sb, sc []int, full bool) {
 func (c *Comparison) withinTerms(b, cu *side) (wb, wc term, ok bool) {
 	g := c.Gate
 	prior := term{math.Log1p(g.PriorCV * g.PriorCV), math.Inf(1)}
-	own := func(s *side) term { return term{s.sw2(), s.dfw} }
+	own := func(s *side) term { return term{s.sw2(), s.wdf()} }
 	switch {
 	case b.dfw > 0 && cu.dfw > 0:
 		return own(b), own(cu), true

@@ -149,6 +149,17 @@ func poolDependence(b, c *side) {
 	}
 }
 
+// wdf is the degrees of freedom of the side's within-session variance: its runs less its
+// sessions, or, where a test found dependence, the fewer that correlated runs carry
+// (arDF at the autocorrelation the side is widened by).
+func (s *side) wdf() float64 {
+	ns := make([]int, len(s.logs))
+	for j, xs := range s.logs {
+		ns[j] = len(xs)
+	}
+	return arDF(ns, s.rho())
+}
+
 // sw2 is the side's within-session variance (NaN without within-session degrees of
 // freedom).
 func (s *side) sw2() float64 {
@@ -255,6 +266,56 @@ func arFactor(n int, rho float64) float64 {
 		b += float64(n-k) * pk
 	}
 	return (1 + 2*a) / (1 - 2*b/float64(n*(n-1)))
+}
+
+// arDF is the degrees of freedom of a pooled within-session variance (the sum over
+// sessions of each one's squared deviations from its mean, over Σ(n_j-1)) when
+// consecutive runs of a session are AR(1)-correlated at rho, sessions of ns runs: by
+// Satterthwaite's moment match, (Σ tr(AΣ))² / Σ tr(AΣAΣ) with Σ_ik = rho^|i-k| and A the
+// centring matrix of a session. Without correlation it is Σ(n_j-1); with it fewer, since
+// neighbouring runs repeat each other: 2.8 instead of 4 for five runs at rho 0.7, 7.7
+// instead of 19 for twenty. A t interval that used Σ(n_j-1) under dependence would
+// take its variance for better known than it is (docs/statistics.md).
+func arDF(ns []int, rho float64) float64 {
+	var tr, tr2, dfw float64
+	for _, n := range ns {
+		if n < 2 {
+			continue
+		}
+		dfw += float64(n - 1)
+		if rho <= 0 {
+			continue
+		}
+		a, b := arQuad(n, rho)
+		tr += a
+		tr2 += b
+	}
+	if rho <= 0 || tr2 <= 0 {
+		return dfw
+	}
+	return math.Min(dfw, tr*tr/tr2)
+}
+
+// arQuad returns tr(AΣ) and tr(AΣAΣ) for n runs AR(1)-correlated at rho (unit
+// variance): tr(AΣ) = n - 1'Σ1/n, tr(AΣAΣ) = tr(Σ²) - 2·1'Σ²1/n + (1'Σ1/n)², with
+// 1'Σ²1 the sum of Σ's squared row sums.
+func arQuad(n int, rho float64) (tr, tr2 float64) {
+	fn := float64(n)
+	s1, s2 := fn, fn // 1'Σ1 and tr(Σ²) = Σ_ik rho^(2|i-k|)
+	pk := 1.0
+	for k := 1; k < n; k++ {
+		pk *= rho
+		s1 += 2 * (fn - float64(k)) * pk
+		s2 += 2 * (fn - float64(k)) * pk * pk
+	}
+	rows := 0.0 // Σ_i (Σ_k rho^|i-k|)²
+	for i := range n {
+		left := (1 - math.Pow(rho, float64(i+1))) / (1 - rho)
+		right := rho * (1 - math.Pow(rho, float64(n-1-i))) / (1 - rho)
+		r := left + right
+		rows += r * r
+	}
+	return fn - s1/fn, s2 - 2*rows/fn + (s1/fn)*(s1/fn)
 }
 
 func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }

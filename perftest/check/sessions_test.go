@@ -149,6 +149,10 @@ func TestDependenceWidens(t *testing.T) {
 	if !(got.SE > 1.3*indep.SE) {
 		t.Errorf("SE with dependence %v, without %v: want clearly wider", got.SE, indep.SE)
 	}
+	// Correlated runs also know their variance less well: fewer degrees of freedom.
+	if !(got.DF < 0.5*indep.DF) {
+		t.Errorf("df with dependence %v, without %v: want far fewer (arDF)", got.DF, indep.DF)
+	}
 	// A trend within a session counts too.
 	trend := make([]float64, 12)
 	for i := range trend {
@@ -173,6 +177,62 @@ func TestARFactor(t *testing.T) {
 	if f := arFactor(5000, 0.6); math.Abs(f-4) > 0.01 {
 		t.Errorf("arFactor(5000, 0.6) = %v, want about 4", f)
 	}
+}
+
+// arDF: Σ(n_j-1) without correlation; with it, the moment-matched degrees of freedom of
+// the pooled sample variance of AR(1) runs, checked against the trace formula computed by
+// matrix products, exactly 1 for two runs (s² = (x₁-x₂)²/2 is (1-ρ)σ²·χ²₁), and about
+// n(1-ρ²)/(1+ρ²) for a long session.
+func TestARDF(t *testing.T) {
+	if d := arDF([]int{5, 10, 1}, 0); d != 13 {
+		t.Errorf("arDF(5, 10, 1; ρ=0) = %v, want 13", d)
+	}
+	if d := arDF([]int{2}, 0.5); math.Abs(d-1) > 1e-12 {
+		t.Errorf("arDF(2; ρ=0.5) = %v, want 1", d)
+	}
+	for _, c := range []struct {
+		ns  []int
+		rho float64
+	}{{[]int{5}, 0.7}, {[]int{10}, 0.3}, {[]int{20}, 0.9}, {[]int{5, 10}, 0.7}, {[]int{3, 3, 3}, 0.5}} {
+		var tr, tr2 float64
+		for _, n := range c.ns {
+			a, b := traceByMatrix(n, c.rho)
+			tr += a
+			tr2 += b
+		}
+		want := tr * tr / tr2
+		if got := arDF(c.ns, c.rho); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("arDF(%v; ρ=%v) = %v, want %v", c.ns, c.rho, got, want)
+		}
+	}
+	if d := arDF([]int{4000}, 0.6); math.Abs(d/4000-(1-0.36)/(1+0.36)) > 0.01 {
+		t.Errorf("arDF(4000; ρ=0.6) = %v, want about %v", d, 4000*(1-0.36)/(1+0.36))
+	}
+}
+
+// traceByMatrix returns tr(AΣ) and tr(AΣAΣ) for n AR(1) runs at rho by forming the
+// matrices: A = I - J/n, Σ_ik = rho^|i-k|.
+func traceByMatrix(n int, rho float64) (tr, tr2 float64) {
+	m := make([][]float64, n) // AΣ
+	for i := range n {
+		m[i] = make([]float64, n)
+		for k := range n {
+			for j := range n {
+				a := -1 / float64(n)
+				if i == j {
+					a++
+				}
+				m[i][k] += a * math.Pow(rho, math.Abs(float64(j-k)))
+			}
+		}
+	}
+	for i := range n {
+		tr += m[i][i]
+		for k := range n {
+			tr2 += m[i][k] * m[k][i]
+		}
+	}
+	return tr, tr2
 }
 
 // CompareFamily tests "no regression" at the family alpha (an intersection–union test),
