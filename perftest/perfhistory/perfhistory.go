@@ -56,6 +56,42 @@ func record(ctx context.Context, out *scenario.Outcome, addr string) error {
 	if err != nil {
 		return err
 	}
+	return add(ctx, r, addr)
+}
+
+// RecordRuns adds runs (K runs of one scenario: a perftest.RunRuns, or the current side
+// perftest.AssertNoRegressionRuns returns) to the history at addr as one result, with
+// the identity [Record] takes. A result is one session of a history baseline
+// ("history:SCENARIO?last=N" takes the last N results, each a session of its runs), so
+// a CI job that gates against the history and records its own runs grows tomorrow's
+// baseline by one session; from ten the gate measures how far sessions wander. A history
+// that cannot be written, or runs with no statistics, fail the test (t.Errorf).
+func RecordRuns(t testing.TB, runs *perftest.Runs, addr string) {
+	t.Helper()
+	if runs == nil || runs.Series == nil || runs.Len() == 0 {
+		t.Errorf("perftest: history: no runs to record")
+		return
+	}
+	id := history.Identity{}.FromEnv(os.Getenv)
+	var r *history.Result
+	var err error
+	if len(runs.Outcomes) == runs.Len() {
+		r, err = FromOutcomes(runs.Outcomes, id)
+	} else {
+		r, err = history.FromSeries(runs.Series, nil, id) // read from disk: the statistics the gate compared
+	}
+	if err == nil {
+		err = add(t.Context(), r, addr)
+	}
+	if err != nil {
+		t.Errorf("perftest: history: %v", err)
+		return
+	}
+	t.Logf("perftest: %d runs of scenario %q recorded in the history %s as one result", runs.Len(), r.Scenario, history.Redact(addr))
+}
+
+// add adds r to the history at addr and updates its series' change points.
+func add(ctx context.Context, r *history.Result, addr string) error {
 	s, err := history.Open(ctx, addr)
 	if err != nil {
 		return err

@@ -101,3 +101,35 @@ func TestEnvHistoryIsHistorys(t *testing.T) {
 		t.Errorf("perftest.EnvHistory = %q, history.EnvHistory = %q", perftest.EnvHistory, history.EnvHistory)
 	}
 }
+
+// Each job's runs, recorded with RecordRuns, are one result: a history baseline holds one
+// session per job, and the gate counts them. The current side a sequential gate returns
+// records too (its runs read from disk). Bad input: no runs.
+func TestRecordRunsSessions(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "history.db")
+	sc := perftest.Scenario{
+		Name: "nightly",
+		Mock: mockserver.Config{Fast: true},
+		Config: loadgen.Config{
+			Workload: loadgen.Workload{ISL: distribution.MustSpec("fixed:8"), OSL: distribution.MustSpec("fixed:2")},
+			Load:     loadgen.Load{Concurrency: 2},
+			Stop:     loadgen.Stop{Requests: 6},
+		},
+	}
+	RecordRuns(t, perftest.RunRuns(t, sc, 1), db)
+	RecordRuns(t, perftest.RunRuns(t, sc, 2), db)
+	base := Baseline(t, db, "history:nightly?branch=*")
+	if base.Len() != 3 || base.Sessions() != 2 {
+		t.Fatalf("baseline of two recorded jobs: %d runs in %d sessions, want 3 in 2", base.Len(), base.Sessions())
+	}
+	cur, _ := perftest.AssertNoRegressionRuns(t, sc, base, perftest.Gate{Runs: 2, MaxRuns: 2, Margin: 0.5})
+	RecordRuns(t, cur, db)
+	if base := Baseline(t, db, "history:nightly?branch=*"); base.Len() != 5 || base.Sessions() != 3 {
+		t.Errorf("after the gated job recorded its runs: %d runs in %d sessions, want 5 in 3", base.Len(), base.Sessions())
+	}
+	rec := &historyT{TB: t}
+	RecordRuns(rec, &perftest.Runs{Series: &gate.Series{}}, db)
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "no runs to record") {
+		t.Errorf("RecordRuns of no runs: %q", rec.errors)
+	}
+}
