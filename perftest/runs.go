@@ -178,7 +178,10 @@ func seriesSeed(s *gate.Series) uint64 {
 	return sc.Seed
 }
 
-// reportGate logs the gate's headline and verdicts, t.Errorf for each failing one.
+// reportGate logs the gate's headline and verdicts, t.Errorf for each failing one. A
+// verdict that passed decided is logged as its one line, its evidence left to the HTML
+// report; a gate that passed decided logs the headline, what differs between the
+// sides and one line per gating statistic.
 func reportGate(t testing.TB, res gate.GateResult, rerun string) bool {
 	t.Helper()
 	ctx := check.Context{Rerun: rerun}
@@ -188,6 +191,7 @@ func reportGate(t testing.TB, res gate.GateResult, rerun string) bool {
 		ctx.Artifacts = res.Current.Dir
 	}
 	ok := res.Pass()
+	compact := ok && !res.Inconclusive()
 	head := res.Headline()
 	if res.Current != nil && res.Current.Dir != "" && len(res.Comparisons) > 0 {
 		p := filepath.Join(res.Current.Dir, reportgen.GateReportFile)
@@ -203,6 +207,9 @@ func reportGate(t testing.TB, res gate.GateResult, rerun string) bool {
 	}
 	if len(res.Workload) == 0 {
 		for _, l := range res.Where() {
+			if compact && (l.Label == "baseline" || l.Label == "current") {
+				continue
+			}
 			head += "\n    " + l.Label + ": " + l.Text
 		}
 	}
@@ -219,12 +226,17 @@ func reportGate(t testing.TB, res gate.GateResult, rerun string) bool {
 	}
 	for i, v := range res.AllVerdicts() {
 		if len(res.Workload) == 0 && i >= gating {
-			t.Logf("perftest: reported, not gating: %s", v.Summary) // nothing is wanted of it
+			if !compact {
+				t.Logf("perftest: reported, not gating: %s", v.Summary) // nothing is wanted of it
+			}
 			continue
 		}
-		if v.Pass {
+		switch {
+		case v.Pass && v.Status == check.Decided:
+			t.Logf("perftest: %s", v.Summary)
+		case v.Pass:
 			t.Logf("perftest: %s", v)
-		} else {
+		default:
 			t.Errorf("perftest: %s", v.With(ctx))
 		}
 	}

@@ -71,12 +71,12 @@ func TestBaselineAddCLI(t *testing.T) {
 		t.Fatalf("baseline add seven more: exit %d\n%s%s", code, out, errOut)
 	}
 	cur := savedSeries(t, filepath.Join(dir, "cur"), "now", sc, 1.002, 0.998, 1.004, 0.996, 1.0)
-	code, out, _ = cli(t, "regress", "--html", "-", base, cur)
+	code, out, _ = cli(t, "regress", "-v", "--html", "-", base, cur)
 	if code != ExitOK || !strings.HasPrefix(out, "PASS regression gate: no regression") || !strings.Contains(out, "(measured; baseline 10 sessions, current one session)") {
 		t.Errorf("regress against ten sessions: exit %d, want 0, no regression, measured\n%s", code, out)
 	}
 	one := sessions[0]
-	if code, out, _ = cli(t, "regress", "--html", "-", "--session-cv", "0.3%", one, cur); code != ExitOK || !strings.Contains(out, "assumed the configured between-session CV 0.3%") {
+	if code, out, _ = cli(t, "regress", "-v", "--html", "-", "--session-cv", "0.3%", one, cur); code != ExitOK || !strings.Contains(out, "assumed the configured between-session CV 0.3%") {
 		t.Errorf("regress against one session, --session-cv 0.3%%: exit %d\n%s", code, out)
 	}
 	for _, bad := range []string{"0", "100%", "x"} {

@@ -19,6 +19,7 @@ type gateCommand struct {
 	ab       bool   // profile --baseline-url / --baseline-server-cmd
 	baseline string // the baseline as given: a directory, or history:SCENARIO…
 	current  string // regress: the current directory
+	verbose  bool   // -v: every verdict's evidence, the reported statistics and where each side ran, passing or not
 }
 
 // gateAdvice says, in the flags of the command the user ran, what would decide an
@@ -105,14 +106,22 @@ func plural(n int, one, many string) string {
 // printGate prints the gate: the headline (the answer, what was compared, runs and
 // sessions per side), what would decide it when inconclusive, where each side ran, the
 // verdicts of the statistics that gate (PASS, FAIL, INCONCLUSIVE), then those reported
-// only, under their own heading, one line each, marked "info".
+// only, under their own heading, one line each, marked "info". A passing verdict is its
+// one line; the evidence (runs, ratio, noise, rule, notes) is printed for a failing or
+// inconclusive one, and for every one with -v. A gate that passed decided (no
+// regression, or improved) is compact without -v: the headline, what differs between
+// the sides, and one line per gating statistic.
 func printGate(w io.Writer, res gate.GateResult, how gateCommand) {
 	fmt.Fprintf(w, "%s %s\n", res.Mark(), res.Headline())
 	for _, l := range gateAdvice(res, how) {
 		fmt.Fprintf(w, "    to decide: %s\n", l)
 	}
+	compact := !how.verbose && !res.Invalid() && res.Pass() && !res.Inconclusive()
 	if !res.Invalid() {
 		for _, l := range res.Where() {
+			if compact && (l.Label == "baseline" || l.Label == "current") {
+				continue // the headline counts each side's runs; -v says where they are
+			}
 			fmt.Fprintf(w, "    %s: %s\n", cmp.Or(l.Label, "      "), l.Text)
 		}
 	}
@@ -124,8 +133,14 @@ func printGate(w io.Writer, res gate.GateResult, how gateCommand) {
 	}
 	for i, v := range res.Verdicts {
 		if res.Gating[i] {
-			fmt.Fprintf(w, "%s %s\n", verdictMark(v), v.String())
+			fmt.Fprintf(w, "%s %s\n", verdictMark(v), verdictText(v, how.verbose))
 		}
+	}
+	if compact {
+		if n := len(res.Verdicts) - gatingCount(res); n > 0 {
+			fmt.Fprintf(w, "    reported, not gating: %d %s; -v prints them, the HTML report has their runs\n", n, plural(n, "statistic", "statistics"))
+		}
+		return
 	}
 	head := false
 	for i, v := range res.Verdicts {
@@ -138,6 +153,25 @@ func printGate(w io.Writer, res gate.GateResult, how gateCommand) {
 		}
 		fmt.Fprintf(w, "  info %s\n", v.Summary)
 	}
+}
+
+// verdictText is a verdict's summary alone when it passed decided, else with its
+// evidence; with verbose always with it.
+func verdictText(v check.Verdict, verbose bool) string {
+	if v.Pass && v.Status == check.Decided && !verbose {
+		return v.Summary
+	}
+	return v.String()
+}
+
+func gatingCount(res gate.GateResult) int {
+	n := 0
+	for _, g := range res.Gating {
+		if g {
+			n++
+		}
+	}
+	return n
 }
 
 func verdictMark(v check.Verdict) string { return v.Mark() }

@@ -23,6 +23,7 @@ type gateFlags struct {
 	priorCV, sessionCV            string
 	maxRuns                       int
 	failInconclusive, strictMDE   bool
+	verbose                       bool   // -v: every verdict's evidence
 	ignore, fail                  string // comma-separated (a string keeps profileOpts comparable)
 }
 
@@ -36,6 +37,7 @@ func registerGateFlags(fs *flag.FlagSet, g *gateFlags, profile bool) {
 	fs.BoolVar(&g.failInconclusive, "fail-inconclusive", false, "[objectives] regression gate: an inconclusive verdict fails (exit 3) instead of passing with a warning")
 	fs.BoolVar(&g.strictMDE, "strict-mde", false, "[objectives] regression gate: a margin below the minimum detectable effect fails instead of warning")
 	fs.StringVar(&g.ignore, "ignore-workload", "", "[objectives] regression gate: workload settings that may differ from the baseline's, comma-separated, e.g. concurrency")
+	fs.BoolVar(&g.verbose, "v", false, "[objectives] regression gate: print every gating statistic's evidence (its runs, ratio, noise, rule, notes), the reported-only statistics and where each side ran, also when the gate passes (by default a passing statistic prints one line)")
 	fs.StringVar(&g.fail, "gate-fail", "", "[objectives] regression gate: non-primary run statistics that fail the gate too, comma-separated, e.g. ttft_p99")
 	if !profile {
 		return
@@ -171,7 +173,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 	if err != nil {
 		return libError("--baseline", err)
 	}
-	how := gateCommand{ab: o.gate.baselineURL != "" || o.server.baselineCmd != "", baseline: g.Baseline}
+	how := gateCommand{ab: o.gate.baselineURL != "" || o.server.baselineCmd != "", baseline: g.Baseline, verbose: o.gate.verbose}
 	if res.Invalid() {
 		gateSummary(e, res, how)
 		printGate(e.stdout, res, how)
@@ -262,7 +264,7 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	res := gate.Compare(sides[0], sides[1], g, 0)
-	how := gateCommand{regress: true, baseline: dirs[0], current: dirs[1]}
+	how := gateCommand{regress: true, baseline: dirs[0], current: dirs[1], verbose: gf.verbose}
 	if res.Invalid() {
 		gateSummary(e, res, how)
 		printGate(e.stdout, res, how)

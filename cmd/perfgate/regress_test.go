@@ -117,8 +117,12 @@ func TestRegressionGateCLI(t *testing.T) {
 	// not a second run, so that the machine's own noise cannot move the verdict), and the
 	// slower one regressed.
 	one := func(side string) string { return filepath.Join(at(side), "run-001") }
-	if code, out, _ := cli(t, "regress", "--prior-cv", "1%", one("base"), one("base")); code != ExitOK || !strings.Contains(out, "assumed the stored between-run CV 1%") || !strings.HasPrefix(out, "PASS regression gate: no regression") {
+	if code, out, _ := cli(t, "regress", "-v", "--prior-cv", "1%", one("base"), one("base")); code != ExitOK || !strings.Contains(out, "assumed the stored between-run CV 1%") || !strings.HasPrefix(out, "PASS regression gate: no regression") {
 		t.Errorf("regress of one run against itself, --prior-cv 1%%: exit %d, want 0 and no regression\n%s", code, out)
+	}
+	// Without -v the passing gate is its headline and one line per gating statistic.
+	if code, out, _ := cli(t, "regress", "--prior-cv", "1%", one("base"), one("base")); code != ExitOK || strings.Contains(out, "    ratio:") || strings.Count(out, "\nPASS ") != 4 || !strings.Contains(out, "-v prints them") {
+		t.Errorf("regress of one run against itself without -v: exit %d, want 0 and the compact form\n%s", code, out)
 	}
 	if code, out, _ := cli(t, "regress", "--prior-cv", "2%", one("base"), one("slow")); code != ExitAssertFailed {
 		t.Errorf("regress of one run each, 5× slower, --prior-cv 2%%: exit %d, want 99\n%s", code, out)

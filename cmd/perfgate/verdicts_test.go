@@ -32,7 +32,9 @@ func noisySeries(rng *rand.Rand, sc scenario.Scenario, id string, n int, cv, spe
 
 // TestGatePrintout: the gate prints its headline first (the answer, the statistics, runs
 // and sessions per side), then the gating statistics' verdicts, then the reported-only
-// ones under their own heading, marked info, one line each, with no threshold.
+// ones under their own heading, marked info, one line each, with no threshold. A gate
+// that passed is compact (the headline, one line per gating statistic, one line saying
+// what -v adds); -v prints it all.
 func TestGatePrintout(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	base := noisySeries(rng, scenario.Scenario{}, "b", 5, 0.005, 1, 1)
@@ -40,10 +42,22 @@ func TestGatePrintout(t *testing.T) {
 	res := gate.Compare(base, cur, gate.Gate{SessionCV: 0.002}, 0)
 	var b strings.Builder
 	printGate(&b, res, gateCommand{regress: true, baseline: "base"})
+	compact := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	headline := "PASS regression gate: no regression on 4 gating statistics (baseline 5 runs in 1 session, current 5 runs in 1 session)"
+	if len(compact) != 6 || compact[0] != headline || compact[5] != "    reported, not gating: 1 statistic; -v prints them, the HTML report has their runs" {
+		t.Errorf("a passing gate without -v: want the headline, 4 lines and the reported line, got %d lines:\n%s", len(compact), b.String())
+	}
+	for _, l := range compact[1:min(5, len(compact))] {
+		if !strings.HasPrefix(l, "PASS ") || !strings.Contains(l, "no regression") {
+			t.Errorf("a passing gate without -v: line %q, want one PASS line per gating statistic", l)
+		}
+	}
+	b.Reset()
+	printGate(&b, res, gateCommand{regress: true, baseline: "base", verbose: true})
 	out := b.String()
 	lines := strings.Split(out, "\n")
-	if want := "PASS regression gate: no regression on 4 gating statistics (baseline 5 runs in 1 session, current 5 runs in 1 session)"; lines[0] != want {
-		t.Errorf("first line %q, want %q\n%s", lines[0], want, out)
+	if lines[0] != headline || !strings.HasPrefix(lines[1], "    baseline: ") || !strings.Contains(out, "\n    ratio: ") {
+		t.Errorf("-v: want the headline, where each side ran and the evidence:\n%s", out)
 	}
 	head := strings.Index(out, "Reported, not gating")
 	last := strings.LastIndex(out, "PASS ")
@@ -55,6 +69,30 @@ func TestGatePrintout(t *testing.T) {
 	}
 	if strings.Contains(out, "to decide:") {
 		t.Errorf("a decided gate gives advice:\n%s", out)
+	}
+	// A failing gate: the failing statistic with its evidence, the passing ones one line
+	// each (with -v, with theirs).
+	for i := range cur.Runs {
+		cur.Runs[i].Stats["ttft_p50"] *= 1.3
+	}
+	res = gate.Compare(base, cur, gate.Gate{SessionCV: 0.002}, 0)
+	for _, verbose := range []bool{false, true} {
+		b.Reset()
+		printGate(&b, res, gateCommand{regress: true, baseline: "base", verbose: verbose})
+		out := b.String()
+		fail := strings.Index(out, "\nFAIL TTFT p50 regressed")
+		pass := strings.Index(out, "\nPASS ITL p50")
+		if fail < 0 || pass < 0 || !strings.HasPrefix(out[fail+1:], "FAIL TTFT p50 regressed") || !strings.Contains(out[fail:pass], "\n    ratio: ") {
+			t.Errorf("-v=%v: the failing statistic without its evidence:\n%s", verbose, out)
+			continue
+		}
+		next := strings.SplitN(out[pass+1:], "\n", 3)[1]
+		if evidence := strings.HasPrefix(next, "    "); evidence != verbose {
+			t.Errorf("-v=%v: the line after a passing statistic is %q: evidence %v, want %v\n%s", verbose, next, evidence, verbose, out)
+		}
+		if !strings.Contains(out, "Reported, not gating") {
+			t.Errorf("-v=%v: a failing gate leaves out its reported statistics:\n%s", verbose, out)
+		}
 	}
 }
 
