@@ -215,16 +215,20 @@ func TestProfileBaselineFromHistory(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("profile --history: exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, errOut = cli(t, append([]string{"profile", "--baseline", "history:gated", "--history", db, "--max-runs", "5", "--artifact-dir", filepath.Join(dir, "cur")}, common...)...)
+	code, out, errOut = cli(t, append([]string{"profile", "--baseline", "history:gated", "--history", db, "--branch", "main", "--max-runs", "5", "--artifact-dir", filepath.Join(dir, "cur")}, common...)...)
 	if code == ExitInvalidConfig || code == ExitRuntime || !strings.Contains(out, "regression gate") {
 		t.Fatalf("profile --baseline history:gated: exit %d, want a gate's verdict\n%s\n%s", code, out, errOut)
+	}
+	// The gated job's runs are the history's next result: one more session.
+	if !strings.Contains(out, "history: recorded result 2: gated") {
+		t.Errorf("profile --baseline history:gated --history: the current runs were not recorded\n%s", out)
 	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--baseline", "history:other", "--history", db}, `no results of scenario "other"`},
-		{[]string{"--baseline", "history:gated?last=4", "--history", db}, `scenario "gated" has 1 result on branch "main"; last=4 needs 4`},
+		{[]string{"--baseline", "history:gated?last=4", "--history", db}, `scenario "gated" has 2 results on branch "main"; last=4 needs 4`},
 		{[]string{"--baseline", "history:gated"}, "no history database"},
 	} {
 		code, out, errOut := cli(t, append(append([]string{"profile", "--artifact-dir", filepath.Join(dir, "refused")}, tc.args...), common...)...)

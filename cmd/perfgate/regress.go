@@ -109,6 +109,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 	// Each run is still a run: its own assertions (error rate, objectives) are checked,
 	// and a run that breaks one fails the gate whatever the comparison says.
 	var broken, runs int
+	var outs []*scenario.Outcome // the runs, for --history
 	inner := runner(e, o)
 	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
 		out, err := inner(ctx, sc, dir)
@@ -116,6 +117,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 			return out, err
 		}
 		runs++
+		outs = append(outs, out)
 		vs := append(out.Health()[:1], out.Check()...)
 		if !printFailed(e.stdout, vs) {
 			broken++
@@ -187,7 +189,18 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 			e.summary.Mark = "FAIL"
 			e.summary.Lines = append([]string{line}, e.summary.Lines...)
 		}
-		return errAssertFailed
+		gerr = errAssertFailed
+	}
+	if !how.ab {
+		// The current runs are one result of --history, whatever the gate said (a
+		// history keeps regressions too): against history:SCENARIO, tomorrow's baseline
+		// has this job as one more session.
+		if herr := recordHistory(ctx, e, o, nil, outs...); herr != nil {
+			if gerr == nil {
+				return herr
+			}
+			fmt.Fprintf(e.stderr, "perfgate profile: %v\n", herr)
+		}
 	}
 	return gerr
 }
