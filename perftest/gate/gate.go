@@ -308,11 +308,18 @@ func signed(x float64) string {
 // settings differ: the lines shown beside the verdict.
 func (r GateResult) Where() []check.Line {
 	var ls []check.Line
+	side := func(s *Series) string {
+		t := fmt.Sprintf("%s: %s", cmp.Or(s.Dir, "(in memory)"), runsN(s.Len()))
+		if where := s.Targets(); where != "" { // a history's runs keep no target
+			t += " against " + where
+		}
+		return t
+	}
 	if r.Baseline != nil {
-		ls = append(ls, check.Line{Label: "baseline", Text: fmt.Sprintf("%s: %s against %s", cmp.Or(r.Baseline.Dir, "(in memory)"), runsN(r.Baseline.Len()), r.Baseline.Targets())})
+		ls = append(ls, check.Line{Label: "baseline", Text: side(r.Baseline)})
 	}
 	if r.Current != nil {
-		ls = append(ls, check.Line{Label: "current", Text: fmt.Sprintf("%s: %s against %s", cmp.Or(r.Current.Dir, "(in memory)"), runsN(r.Current.Len()), r.Current.Targets())})
+		ls = append(ls, check.Line{Label: "current", Text: side(r.Current)})
 	}
 	for i, d := range r.Target {
 		l := ""
