@@ -24,7 +24,7 @@ import (
 // on identical pairs with their 95% Clopper–Pearson bound, the share of identical pairs
 // decided "no regression", and the power on slowdowns.
 //
-//	gate families [-pairs 2000] [-cvs 0.02,0.03,0.05] [-sessions 5] [-session-runs 10] [-only …]
+//	gate families [-pairs 2000] [-cvs 0.02,0.03,0.05] [-sessions 5] [-session-runs 10] [-only …] [-explain]
 func families(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("gate families", flag.ContinueOnError)
 	var o famOptions

@@ -27,7 +27,8 @@
 # GATE_MODE=families: no runs; the gate on constructed pairs from noise families (heavy
 # tails, contaminated runs, lag-1 correlated runs, session offsets) at CVs 2, 3 and 5%,
 # GATE_PAIRS (2000) pairs per setting through scenario.Compare, beside the rule before
-# sessions were modelled; GATE_ARGS takes -sessions, -session-runs, -start, -cap.
+# sessions were modelled; GATE_ARGS takes -sessions, -session-runs, -start, -cap, and
+# -explain (each false alarm's look and failing comparison: df, SE, session source, dependence).
 # GATE_MODE=real: the families' pairs (the same draws) with every run a real run against
 # the in-process mock, the run's drawn factor (session offset × run noise) multiplying the
 # mock's TTFT and ITL (Server.SetLatencyScale): the gate sees the mock's own measurement
