@@ -65,7 +65,7 @@ func TestAddBaselineSession(t *testing.T) {
 	l = &logTB{TB: t}
 	c := Capture(t, func(t testing.TB) {
 		l.TB = t
-		RunRuns(t, sc, 2).AssertNoRegression(l, read, Gate{Margin: 0.5})
+		AssertNoRegression(l, sc, read, Gate{Runs: 2, MaxRuns: 2, Margin: 0.5})
 	})
 	if !strings.Contains(strings.Join(l.logs, "\n")+c.Text(), "baseline 5 runs in 2 sessions") {
 		t.Errorf("the gate's headline does not count two baseline sessions:\n%s\n%s", strings.Join(l.logs, "\n"), c.Text())

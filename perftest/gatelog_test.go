@@ -25,7 +25,7 @@ func constructedRuns(id string, f float64) *Runs {
 // and a passing one as its line.
 func TestGateLogCompact(t *testing.T) {
 	l := &logTB{TB: t}
-	if !constructedRuns("c", 1).AssertNoRegression(l, constructedRuns("b", 1), Gate{SessionCV: 0.002}) {
+	if !reportGate(l, gate.Compare(constructedRuns("b", 1).Series, constructedRuns("c", 1).Series, Gate{SessionCV: 0.002}, 0), "") {
 		t.Fatalf("identical runs failed the gate:\n%s", strings.Join(l.logs, "\n"))
 	}
 	logs := strings.Join(l.logs, "\n")
@@ -39,7 +39,7 @@ func TestGateLogCompact(t *testing.T) {
 	l = &logTB{}
 	c := Capture(t, func(t testing.TB) {
 		l.TB = t
-		cur.AssertNoRegression(l, constructedRuns("b", 1), Gate{SessionCV: 0.002})
+		reportGate(l, gate.Compare(constructedRuns("b", 1).Series, cur.Series, Gate{SessionCV: 0.002}, 0), "")
 	})
 	logs = strings.Join(l.logs, "\n")
 	if !c.Failed() || !strings.Contains(c.Text(), "TTFT p50 regressed") || !strings.Contains(c.Text(), "ratio:") {

@@ -60,7 +60,7 @@ func record(ctx context.Context, out *scenario.Outcome, addr string) error {
 }
 
 // RecordRuns adds runs (K runs of one scenario: a perftest.RunRuns, or the current side
-// perftest.AssertNoRegressionRuns returns) to the history at addr as one result, with
+// perftest.AssertNoRegression returns) to the history at addr as one result, with
 // the identity [Record] takes. A result is one session of a history baseline
 // ("history:SCENARIO?last=N" takes the last N results, each a session of its runs), so
 // a CI job that gates against the history and records its own runs grows tomorrow's

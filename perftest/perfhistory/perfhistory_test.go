@@ -122,7 +122,7 @@ func TestRecordRunsSessions(t *testing.T) {
 	if base.Len() != 3 || base.Sessions() != 2 {
 		t.Fatalf("baseline of two recorded jobs: %d runs in %d sessions, want 3 in 2", base.Len(), base.Sessions())
 	}
-	cur, _ := perftest.AssertNoRegressionRuns(t, sc, base, perftest.Gate{Runs: 2, MaxRuns: 2, Margin: 0.5})
+	cur, _ := perftest.AssertNoRegression(t, sc, base, perftest.Gate{Runs: 2, MaxRuns: 2, Margin: 0.5})
 	RecordRuns(t, cur, db)
 	if base := Baseline(t, db, "history:nightly?branch=*"); base.Len() != 5 || base.Sessions() != 3 {
 		t.Errorf("after the gated job recorded its runs: %d runs in %d sessions, want 5 in 3", base.Len(), base.Sessions())
