@@ -18,23 +18,46 @@ func TestRunStatListFromCatalogue(t *testing.T) {
 	lat := func(name, label, m string, p float64, primary bool) RunStat {
 		return RunStat{Name: name, Label: label, Unit: check.Seconds, Primary: primary, Metric: m, Quantile: p}
 	}
+	// The server's per-request timings and the client's overhead (docs/measurement.md),
+	// recorded only by runs whose server reported them, so other runs' runs.json is as
+	// it was: at each quantile, after the built-in latencies.
+	server := func(p float64) []RunStat {
+		q := fmt.Sprintf("p%.0f", 100*p)
+		return []RunStat{
+			lat("server_ttft_"+q, "server TTFT "+q, record.MetricServerTTFT, p, false),
+			lat("server_queue_time_"+q, "server queue time "+q, record.MetricServerQueueTime, p, false),
+			lat("server_prefill_time_"+q, "server prefill time "+q, record.MetricServerPrefillTime, p, false),
+			lat("server_decode_time_"+q, "server decode time "+q, record.MetricServerDecodeTime, p, false),
+			lat("server_request_latency_"+q, "server request latency "+q, record.MetricServerRequestLatency, p, false),
+			{Name: "spec_decode_acceptance_rate_" + q, Label: "spec-decode acceptance rate " + q, Unit: check.None, HigherIsBetter: true,
+				Metric: record.MetricSpecDecodeAcceptanceRate, Quantile: p},
+			lat("client_overhead_"+q, "client overhead "+q, record.MetricClientOverhead, p, false),
+		}
+	}
 	want := []RunStat{
 		lat("ttft_p50", "TTFT p50", record.MetricTTFT, 0.5, true),
 		lat("itl_p50", "ITL p50", record.MetricITL, 0.5, true),
 		lat("latency_p50", "request latency p50", record.MetricRequestLatency, 0.5, true),
 		{Name: "output_tps", Label: "output token throughput", Unit: check.TokPerSec, HigherIsBetter: true, Primary: true, Metric: record.MetricOutputTokenThroughput},
+	}
+	want = append(want, server(0.5)...)
+	want = append(want,
 		lat("ttft_p90", "TTFT p90", record.MetricTTFT, 0.9, false),
 		lat("itl_p90", "ITL p90", record.MetricITL, 0.9, false),
-		lat("latency_p90", "request latency p90", record.MetricRequestLatency, 0.9, false),
+		lat("latency_p90", "request latency p90", record.MetricRequestLatency, 0.9, false))
+	want = append(want, server(0.9)...)
+	want = append(want,
 		lat("ttft_p99", "TTFT p99", record.MetricTTFT, 0.99, false),
 		lat("itl_p99", "ITL p99", record.MetricITL, 0.99, false),
-		lat("latency_p99", "request latency p99", record.MetricRequestLatency, 0.99, false),
+		lat("latency_p99", "request latency p99", record.MetricRequestLatency, 0.99, false))
+	want = append(want, server(0.99)...)
+	want = append(want, []RunStat{
 		{Name: "request_tps", Label: "request throughput", Unit: check.ReqPerSec, HigherIsBetter: true, Metric: record.MetricRequestThroughput},
 		// Recorded only by runs that report it (docs/prefix-cache.md), so other runs'
 		// runs.json is as it was.
 		{Name: "prefix_cache_hit_rate", Label: "prefix cache hit rate", Unit: check.Fraction, HigherIsBetter: true, Metric: record.MetricPrefixCacheHitRate},
 		{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
-	}
+	}...)
 	got := RunStatList()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("RunStatList() =\n%s\nwant\n%s", statLines(got), statLines(want))
@@ -67,9 +90,17 @@ func TestRunStatListAddsAMetric(t *testing.T) {
 			t.Errorf("LookupRunStat(%q) = %+v, %v; want %+v", w.Name, got, ok, w)
 		}
 	}
-	// decode_time_p50 follows the primaries and precedes the p90 block.
-	if l[4].Name != "decode_time_p50" || l[len(l)-2].Name != "test_hit_rate" {
-		t.Errorf("order:\n%s\nwant decode_time_p50 fifth and test_hit_rate before goodput_fraction", statLines(l))
+	// decode_time_p50 ends the p50 block: after the primaries, before the p90 block.
+	at := func(name string) int {
+		for i, s := range l {
+			if s.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	if d := at("decode_time_p50"); d < 4 || d+1 != at("ttft_p90") || l[len(l)-2].Name != "test_hit_rate" {
+		t.Errorf("order:\n%s\nwant decode_time_p50 just before ttft_p90, after the primaries, and test_hit_rate before goodput_fraction", statLines(l))
 	}
 	if err := (Gate{Primary: []string{"decode_time_p99"}}).Validate(); err != nil {
 		t.Errorf("a gate naming decode_time_p99: %v", err)
