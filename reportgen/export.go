@@ -107,7 +107,9 @@ type ExportOptions struct {
 	// SliceDuration, when positive, writes AIPerf's timeslice exports
 	// (PREFIX_aiperf_timeslices.json and .csv: each metric per slice of this width,
 	// [SliceMetrics]) and makes the HTML report's charts over time use the same slices
-	// (unless Report.TimeSlice is set already). AIPerf's --slice-duration.
+	// (unless Report.TimeSlice is set already). AIPerf's --slice-duration. A width
+	// giving more than [MaxTimeSlices] slices writes every other export and then
+	// returns the error.
 	SliceDuration time.Duration
 }
 
@@ -159,20 +161,26 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	if opts.ServerMetrics != nil {
 		files = append(files, file{servermetrics.SummaryFile, func(w io.Writer) error { return writeJSON(w, opts.ServerMetrics) }})
 	}
+	// A slice duration that cuts the run too finely leaves out the timeslice files
+	// (and the report picks its own width), writes every other export, and is
+	// reported after them: the run's exports are not lost to it.
+	var sliceErr error
+	reportSlice := opts.SliceDuration
 	if opts.SliceDuration > 0 {
 		ts, slices, err := SliceMetrics(run.each(), opts.SliceDuration, mopt)
 		if err != nil {
-			return nil, err
+			sliceErr, reportSlice = err, 0
+		} else {
+			tsJSON, tsCSV := TimesliceFiles(opts.Prefix)
+			files = append(files,
+				file{tsJSON, func(w io.Writer) error { return WriteTimeslicesJSON(w, run, ts, slices) }},
+				file{tsCSV, func(w io.Writer) error { return WriteTimeslicesCSV(w, slices) }})
 		}
-		tsJSON, tsCSV := TimesliceFiles(opts.Prefix)
-		files = append(files,
-			file{tsJSON, func(w io.Writer) error { return WriteTimeslicesJSON(w, run, ts, slices) }},
-			file{tsCSV, func(w io.Writer) error { return WriteTimeslicesCSV(w, slices) }})
 	}
 	if !opts.NoHTML {
 		ro := opts.Report
 		if ro.TimeSlice == 0 {
-			ro.TimeSlice = opts.SliceDuration
+			ro.TimeSlice = reportSlice
 		}
 		if ro.ServerMetrics == nil {
 			ro.ServerMetrics = opts.ServerMetrics
@@ -199,7 +207,10 @@ func WriteExports(dir string, run Run, opts ExportOptions) ([]string, error) {
 	if err := WriteFileAtomic(p, func(w io.Writer) error { return writeJSON(w, man) }); err != nil {
 		return paths, err
 	}
-	return append(paths, p), nil
+	if sliceErr != nil {
+		sliceErr = fmt.Errorf("%w (the timeslice exports were not written; the other exports were)", sliceErr)
+	}
+	return append(paths, p), sliceErr
 }
 
 // WriteFileAtomic writes path through write into a temporary file in the same

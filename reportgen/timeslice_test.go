@@ -216,6 +216,26 @@ func TestExportsWriteTimeslices(t *testing.T) {
 	}
 }
 
+// Too fine a slice loses no export: every other file and the manifest are written,
+// without the timeslice files, and the error says so.
+func TestExportsTooManySlices(t *testing.T) {
+	dir := t.TempDir()
+	recs := slicedRun()
+	paths, err := WriteExports(dir, Run{Records: recs, Metrics: metricsOf(recs)}, ExportOptions{SliceDuration: time.Microsecond})
+	if err == nil || !strings.Contains(err.Error(), "the timeslice exports were not written") {
+		t.Errorf("1µs slices: %v; want the too-many-slices error", err)
+	}
+	tsJSON, _ := TimesliceFiles("")
+	for _, want := range []string{AIPerfJSONFile, RunReportFile, ManifestFile} {
+		if !slices.Contains(paths, filepath.Join(dir, want)) {
+			t.Errorf("%s not written (%v)", want, paths)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, tsJSON)); err == nil {
+		t.Errorf("%s written despite the refusal", tsJSON)
+	}
+}
+
 // The report's charts start on the measured window's slice grid: whole slices back
 // from its start over the warm-up, never a slice straddling the start.
 func TestChartOrigin(t *testing.T) {
