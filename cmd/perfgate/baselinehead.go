@@ -81,9 +81,9 @@ func writeRunStatTable(w io.Writer, s *gate.Series) {
 		if len(xs) == 0 {
 			continue
 		}
-		lg := 0.0
-		for _, x := range xs {
-			lg += math.Log(math.Max(x, 1e-300))
+		gm := "-" // a statistic with a zero or negative run has no geometric mean
+		if g := check.GeoMean(xs); !math.IsNaN(g) {
+			gm = st.Unit.Format(g)
 		}
 		cv := "-"
 		if c := s.CV(st.Name); !math.IsNaN(c) {
@@ -93,7 +93,7 @@ func writeRunStatTable(w io.Writer, s *gate.Series) {
 		if st.Primary {
 			role = "primary"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.Unit.Format(math.Exp(lg/float64(len(xs)))), cv,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", st.Name, gm, cv,
 			st.Unit.Format(slices.Min(xs)), st.Unit.Format(slices.Max(xs)), role)
 	}
 	_ = tw.Flush()

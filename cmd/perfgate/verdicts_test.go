@@ -363,3 +363,26 @@ func TestBaselineHeadline(t *testing.T) {
 		t.Errorf("run statistic table (%d lines):\n%s", n, b.String())
 	}
 }
+
+// A statistic with a run at zero (a prefix-cache hit rate on a cold run) has no
+// geometric mean: the baseline table says "-", not 9.43e-59% (a clamped log of zero).
+func TestRunStatTableZeroRun(t *testing.T) {
+	s := noisySeries(rand.New(rand.NewPCG(2, 5)), scenario.Scenario{Name: "nightly"}, "s", 3, 0.002, 1, 1)
+	for i, v := range []float64{0, 0.9, 0.929} {
+		s.Runs[i].Stats["prefix_cache_hit_rate"] = v
+	}
+	var b strings.Builder
+	writeRunStatTable(&b, s)
+	var row []string
+	for line := range strings.Lines(b.String()) {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "prefix_cache_hit_rate" {
+			row = f
+		}
+	}
+	if len(row) < 5 || row[1] != "-" || strings.Contains(b.String(), "e-") {
+		t.Errorf("prefix_cache_hit_rate row %q in:\n%s\nwant geometric mean \"-\" and no tiny number", row, b.String())
+	}
+	if g := check.GeoMean([]float64{2, 8}); math.Abs(g-4) > 1e-12 {
+		t.Errorf("GeoMean(2, 8) = %v, want 4", g)
+	}
+}

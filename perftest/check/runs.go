@@ -336,6 +336,18 @@ func compareSides(metric string, u Unit, baseline, current Side, g RunGate, full
 	return c
 }
 
+// GeoMean is the geometric mean of xs, the centre the run-level gate compares: NaN
+// unless every value is a positive finite number (a run with a zero hit rate has no
+// log, so no geometric mean).
+func GeoMean(xs []float64) float64 {
+	l, bad := logs(xs, "")
+	if bad != "" || len(l) == 0 {
+		return math.NaN()
+	}
+	m, _ := meanVar(l)
+	return math.Exp(m)
+}
+
 // logs returns the natural logs of xs, or says which value is not a positive finite number.
 func logs(xs []float64, side string) ([]float64, string) {
 	out := make([]float64, len(xs))
@@ -652,12 +664,7 @@ func (c Comparison) evidence() []Line {
 		for i, x := range xs {
 			parts[i] = c.Unit.Format(x)
 		}
-		gm := math.NaN()
-		if l, bad := logs(xs, ""); bad == "" {
-			m, _ := meanVar(l)
-			gm = math.Exp(m)
-		}
-		return fmt.Sprintf("%s   (%d %s, geometric mean %s)", strings.Join(parts, " "), len(xs), plural(len(xs), "run", "runs"), c.Unit.Format(gm))
+		return fmt.Sprintf("%s   (%d %s, geometric mean %s)", strings.Join(parts, " "), len(xs), plural(len(xs), "run", "runs"), c.Unit.Format(GeoMean(xs)))
 	}
 	ev := []Line{{"baseline", runs(c.Baseline)}, {"current", runs(c.Current)}}
 	if math.IsNaN(c.Low) {
