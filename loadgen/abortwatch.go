@@ -27,6 +27,7 @@ const (
 	// AbortInvalid: the run can no longer be a valid measurement (AIPerf's failed
 	// request threshold: `perfgate profile` exits 1).
 	AbortInvalid = "invalid"
+	// AbortSaturation (saturation.go): the over-saturation detector stopped it.
 )
 
 // ErrAborted is the cause of the cancellation of a run an [AbortWatch] stopped; the
@@ -35,7 +36,7 @@ var ErrAborted = errors.New("loadgen: the run was aborted")
 
 // An Abort is an [AbortWatch]'s decision to stop a run.
 type Abort struct {
-	// Kind is AbortObjective or AbortInvalid.
+	// Kind is AbortObjective, AbortInvalid or AbortSaturation.
 	Kind string
 	// Reason says which rule fired and on what, e.g. "abort rule error_rate>0.2:
 	// error rate = 45% (9 of 20) over the last 10s".
@@ -47,7 +48,8 @@ type Abort struct {
 // [AbortTick] of the run clock, whether to stop; when it says so the run stops as the
 // schedule watch stops one: no request is sent after, those in flight are cancelled,
 // every record is kept, and the reason is in Self.Aborted (its kind in
-// Self.AbortedBy). Observe and Check may be called concurrently.
+// Self.AbortedBy). Observe and Check may be called concurrently. A watch that is
+// also an [InFlightWatch] is given the requests in flight before each Check.
 type AbortWatch interface {
 	// Observe is given each request that is not a warm-up as it ends, at now on the
 	// run clock (time since the run's start). rec is recycled after Observe returns:
@@ -76,7 +78,11 @@ func (r *runner) watchAbort(abort context.CancelCauseFunc) (stop func()) {
 				return
 			case <-t.C:
 			}
-			why, ok := w.Check(r.clock.now())
+			now := r.clock.now()
+			if iw, ok := w.(InFlightWatch); ok {
+				iw.ObserveInFlight(int(r.inFlight.Load()), now)
+			}
+			why, ok := w.Check(now)
 			if !ok {
 				continue
 			}

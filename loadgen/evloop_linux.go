@@ -335,6 +335,7 @@ func (l *evLoop) next(s *evSlot) {
 		s.rec = rec
 		res := sc.result()
 		c := &sc.call
+		r.inFlight.Add(1) // ended in finish (see end)
 		if s.q.stream {
 			l.handOff(s, func() evBack {
 				r.sender.send(l.ctx, c, rec, res)

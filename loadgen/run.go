@@ -168,7 +168,8 @@ type runner struct {
 	sem      chan struct{}
 	prefill  chan struct{} // Config.PrefillConcurrency slots; nil = no cap
 
-	aborted atomic.Pointer[abortInfo] // why the schedule or the abort watch stopped the run (see stopWith)
+	aborted  atomic.Pointer[abortInfo] // why the schedule or the abort watch stopped the run (see stopWith)
+	inFlight atomic.Int64              // requests sent (or being sent) and not yet finished (InFlightWatch)
 
 	cancelMu  sync.Mutex
 	cancelRng *rand.Rand
@@ -548,6 +549,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 		}
 	}
 	res := sc.result()
+	r.inFlight.Add(1) // ended in finish
 	if r.prefill == nil {
 		r.sender.send(rctx, c, rec, res)
 	} else {
@@ -601,6 +603,7 @@ func (sc *scratch) result() *result {
 // counts, checks and fingerprints it and hands it to the collector; it returns the
 // generated text when q.wantText is true.
 func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
+	r.inFlight.Add(-1)
 	c, res := &sc.call, &sc.res
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.

@@ -114,7 +114,7 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 			t.Logf("perftest: warning: %s", v)
 		}
 	}
-	if out.AbortedBy() == loadgen.AbortObjective {
+	if by := out.AbortedBy(); by == loadgen.AbortObjective || by == loadgen.AbortSaturation {
 		// An abort rule held: the test fails whatever it asserts after, the reason first.
 		t.Errorf("perftest: ABORTED: %s (%d requests kept; docs/abort.md)", out.Aborted(), ctx.Requests)
 		r.abortReported = true

@@ -18,7 +18,7 @@ const SweepReportFile = "sweep.html"
 
 type sweepRow struct {
 	Load, ReqS, TokS, Goodput, TTFT50, TTFT99, ITL50, ITL99, Errors string
-	Pass                                                            bool
+	Pass, Skipped                                                   bool
 	Note, Link                                                      string
 }
 
@@ -34,7 +34,7 @@ var sweepTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{template "figs" .Figures}}
 <h2>Runs</h2>
 <table id="sweep"><thead><tr><th>{{.LoadName}}</th><th>req/s</th><th>output tok/s</th><th>goodput req/s</th><th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>ITL p50 ms</th><th>ITL p99 ms</th><th>errors</th><th class="l">verdict</th></tr></thead><tbody>
-{{range .Rows}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Load}}</a>{{else}}{{.Load}}{{end}}</td><td>{{.ReqS}}</td><td>{{.TokS}}</td><td>{{.Goodput}}</td><td>{{.TTFT50}}</td><td>{{.TTFT99}}</td><td>{{.ITL50}}</td><td>{{.ITL99}}</td><td>{{.Errors}}</td><td class="l">{{if .Pass}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}} {{.Note}}</td></tr>
+{{range .Rows}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Load}}</a>{{else}}{{.Load}}{{end}}</td><td>{{.ReqS}}</td><td>{{.TokS}}</td><td>{{.Goodput}}</td><td>{{.TTFT50}}</td><td>{{.TTFT99}}</td><td>{{.ITL50}}</td><td>{{.ITL99}}</td><td>{{.Errors}}</td><td class="l">{{if .Skipped}}<span class="warn">SKIPPED</span>{{else if .Pass}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}} {{.Note}}</td></tr>
 {{end}}</tbody></table>
 `)
 
@@ -50,13 +50,21 @@ func WriteSweepReport(w io.Writer, dir, title, loadName string, points []sweep.P
 		return fmt.Errorf("reportgen: sweep report: no points")
 	}
 	p := sweepPage{Title: cmp.Or(title, "perfgate sweep"), CSS: css, LoadName: loadName}
-	passed := 0
+	passed, skipped := 0, 0
 	for _, pt := range points {
 		if pt.Pass {
 			passed++
 		}
+		if pt.Skipped != "" {
+			skipped++
+		}
 	}
-	p.Subtitle = fmt.Sprintf("%d runs, %d passed every assertion", len(points), passed)
+	p.Subtitle = fmt.Sprintf("%d runs, %d passed every assertion", len(points)-skipped, passed)
+	if skipped > 0 {
+		p.Subtitle += fmt.Sprintf("; %d skipped (a lower load was over-saturated)", skipped)
+	}
+	all := points
+	points = slices.DeleteFunc(slices.Clone(points), func(pt sweep.Point) bool { return pt.Skipped != "" }) // the charts: runs only
 	// Average repeats per load, in load order.
 	type agg struct {
 		n                                  float64
@@ -113,7 +121,11 @@ func WriteSweepReport(w io.Writer, dir, title, loadName string, points []sweep.P
 		{ID: "sweep-itl", SVG: template.HTML(lineSVG("Inter-token latency", loadName, "ms", []series{{"p50", loads, i50}, {"p99", loads, i99}}))},
 	}
 	p.Figures = append(p.Figures, paretoFigures(loadName, points)...)
-	for _, pt := range points {
+	for _, pt := range all {
+		if pt.Skipped != "" {
+			p.Rows = append(p.Rows, sweepRow{Load: fmt.Sprintf("%g", pt.Load), ReqS: "-", TokS: "-", Goodput: "-", TTFT50: "-", TTFT99: "-", ITL50: "-", ITL99: "-", Errors: "-", Skipped: true, Note: pt.Skipped})
+			continue
+		}
 		m := pt.Metrics
 		r := sweepRow{Load: fmt.Sprintf("%g", pt.Load), ReqS: num(metricScalar(m, record.MetricRequestThroughput)), TokS: num(metricScalar(m, record.MetricOutputTokenThroughput)),
 			Goodput: num(metricScalar(m, record.MetricGoodput)), TTFT50: num(metricQuantile(m, record.MetricTTFT, 0.5)), TTFT99: num(metricQuantile(m, record.MetricTTFT, 0.99)),

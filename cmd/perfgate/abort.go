@@ -21,7 +21,7 @@ type abortFlags struct {
 }
 
 func registerAbortFlags(fs *flag.FlagSet, a *abortFlags) {
-	fs.Var(&a.on, "abort-on", "[stop] stop the run while it goes when this condition holds on the last --abort-window of requests (repeatable): a rule with > or <, e.g. error_rate>0.2 or ttft_p99>2s; exit 99, records kept")
+	fs.Var(&a.on, "abort-on", "[stop] stop the run while it goes when this condition holds on the last --abort-window of requests (repeatable): a rule with > or <, e.g. error_rate>0.2 or ttft_p99>2s, or over_saturation (in flight and TTFT rising, throughput flat: guidellm's detector); exit 99, records kept")
 	fs.Float64Var(&a.delay, "abort-delay", 0, "[stop] seconds into the run before --abort-on is evaluated (k6's delayAbortEval)")
 	fs.Float64Var(&a.window, "abort-window", scenario.DefaultAbortWindow.Seconds(), "[stop] seconds of the sliding window --abort-on is evaluated on")
 	fs.IntVar(&a.minRequests, "abort-min-requests", scenario.DefaultAbortMinRequests, "[stop] requests the window must hold before --abort-on is evaluated, and that must have ended before --failed-request-threshold is")
@@ -45,6 +45,10 @@ func profileAbort(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has fu
 	if has("abort-on") {
 		d.Rules = nil
 		for _, text := range a.on {
+			if scenario.IsOverSaturationRule(text) {
+				d.Rules = append(d.Rules, scenario.OverSaturationRule)
+				continue
+			}
 			if _, err := check.ParseAbortRule(text); err != nil {
 				msg := err.Error()
 				if re := (*check.RuleError)(nil); errors.As(err, &re) {
@@ -81,11 +85,15 @@ func profileAbort(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has fu
 }
 
 // abortedExit says how a run stopped early is judged, by what stopped it
-// (scenario.Outcome.AbortedBy): an abort rule is an objective failure (exit 99), the
-// schedule watch and the failed-request threshold an invalid measurement (exit 1).
+// (scenario.Outcome.AbortedBy): an abort rule or over-saturation is an objective
+// failure (exit 99), the schedule watch and the failed-request threshold an invalid
+// measurement (exit 1).
 func abortedExit(by string) string {
-	if by == loadgen.AbortObjective {
+	switch by {
+	case loadgen.AbortObjective:
 		return "an abort rule held: exit 99"
+	case loadgen.AbortSaturation:
+		return "the server is over-saturated: exit 99"
 	}
 	return "invalid measurement: exit 1"
 }

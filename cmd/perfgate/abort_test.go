@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,34 @@ func TestAbortBadInput(t *testing.T) {
 		if code != ExitInvalidConfig || !strings.Contains(errOut, w) {
 			t.Errorf("file: exit %d, want %d with %q:\n%s", code, ExitInvalidConfig, w, errOut)
 		}
+	}
+}
+
+// TestOverSaturationExit99: `--abort-on over_saturation` turns on the detector (tuned
+// in the scenario file to a 0.6 s window), which stops an open loop offered four
+// times what the mock's batching engine completes: exit 99, the reason first, the
+// records kept; a tuning field out of range is exit 2 naming it.
+func TestOverSaturationExit99(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "saturate.yaml")
+	body := "rate: 160\nduration: 2m\nisl: fixed:16\nosl: fixed:4\nmock:\n  batch: {enabled: true, step: 10ms, max_batch: 2}\n" +
+		"abort:\n  over_saturation: {min_duration: 300ms, window: 600ms, min_ttft: 50ms%s}\n"
+	if err := os.WriteFile(p, []byte(fmt.Sprintf(body, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	art := filepath.Join(t.TempDir(), "run")
+	code, out, errOut := cli(t, "profile", "--mock", "-q", "--config", p, "--artifact-dir", art, "--abort-on", "over_saturation")
+	if code != ExitAssertFailed {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitAssertFailed, out, errOut)
+	}
+	checkAborted(t, art, out, "ABORTED (the server is over-saturated: exit 99): over-saturated at ")
+	if !strings.Contains(out, "FAIL aborted: over-saturated at ") {
+		t.Errorf("no failing aborted verdict:\n%s", out)
+	}
+	if err := os.WriteFile(p, []byte(fmt.Sprintf(body, ", confidence: 1.5")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = cli(t, "profile", "--mock", "-q", "--config", p, "--artifact-dir", filepath.Join(t.TempDir(), "run"), "--abort-on", "over_saturation")
+	if code != ExitInvalidConfig || !strings.Contains(errOut, "abort.over_saturation.confidence 1.5: want a level in (0, 1)") {
+		t.Errorf("bad confidence: exit %d\n%s", code, errOut)
 	}
 }

@@ -60,6 +60,11 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	case err != nil:
 		return runtimef("%v", err)
 	}
+	if why := o.Aborted(); why != "" {
+		// Shards stopped early come first, which and why: the merged run holds what
+		// they measured before the stop, beside the other shards' whole runs.
+		fmt.Fprintf(e.stdout, "ABORTED (%s): %s\n", abortedExit(o.AbortedBy()), why)
+	}
 	if !*quiet {
 		fmt.Fprintf(e.stdout, "perfgate merge: %d shards, %d client records, %d server records -> %s\n", rep.Shards, rep.Records, rep.ServerRecords, *out)
 		printTable(e, o)

@@ -7,6 +7,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +26,8 @@ type Abort struct {
 	// "error_rate>0.2", "ttft_p99>2s". Each is evaluated every loadgen.AbortTick on the
 	// requests that ended in the last Window, once Delay has passed and the window holds
 	// MinRequests; when one holds the run stops, and fails as an objective would
-	// (`perfgate profile` exits 99).
+	// (`perfgate profile` exits 99). The rule OverSaturationRule ("over_saturation")
+	// turns on the over-saturation detector instead, configured by OverSaturation.
 	Rules []string `json:"rules,omitempty" yaml:"rules,omitempty"`
 	// Delay is how long into the run no rule is evaluated (k6's delayAbortEval): the
 	// server's warm-up errors and first slow requests stop nothing. 0 = none.
@@ -44,6 +46,31 @@ type Abort struct {
 	// profile` exits 1): its numbers are those of a failing server. 0 = off; else in
 	// (0, 1).
 	FailedRequestThreshold float64 `json:"failed_request_threshold,omitempty" yaml:"failed_request_threshold,omitempty"`
+	// OverSaturation tunes the over-saturation detector, which the rule
+	// "over_saturation" turns on: the run stops when the requests in flight and the
+	// TTFT rise while the throughput stays flat (guidellm's method,
+	// loadgen.SaturationWatch), and fails as an objective would (exit 99). Its own
+	// MinDuration and Window apply, not Delay and Window. The zero value is
+	// guidellm's defaults.
+	OverSaturation loadgen.OverSaturation `json:"over_saturation,omitzero" yaml:"over_saturation,omitempty"`
+}
+
+// OverSaturationRule is the abort rule that turns on the over-saturation detector
+// (Abort.OverSaturation; `--abort-on over_saturation`).
+const OverSaturationRule = "over_saturation"
+
+// IsOverSaturationRule reports whether an abort rule's text is [OverSaturationRule]
+// (spaces around it allowed), which check.ParseAbortRule does not parse.
+func IsOverSaturationRule(text string) bool { return strings.TrimSpace(text) == OverSaturationRule }
+
+// detectsSaturation reports whether a's rules turn on the over-saturation detector.
+func (a Abort) detectsSaturation() bool {
+	for _, r := range a.Rules {
+		if IsOverSaturationRule(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // Abort defaults.
@@ -64,11 +91,15 @@ const (
 func (a Abort) stopsNothing() bool { return len(a.Rules) == 0 && a.FailedRequestThreshold == 0 }
 
 // ParseRules parses a.Rules, reporting every bad one at once (errors.Join) as
-// "abort.rules[i]: " followed by the [check.RuleError].
+// "abort.rules[i]: " followed by the [check.RuleError]. OverSaturationRule is not
+// among them: it is no condition on the window's requests.
 func (a Abort) ParseRules() ([]check.AbortRule, error) {
 	var rs []check.AbortRule
 	var errs []error
 	for i, text := range a.Rules {
+		if IsOverSaturationRule(text) {
+			continue
+		}
 		r, err := check.ParseAbortRule(text)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("abort.rules[%d]: %w", i, err))
@@ -98,6 +129,11 @@ func (a Abort) validate(bad func(string, ...any)) {
 	if t := a.FailedRequestThreshold; !(t >= 0 && t < 1) {
 		bad("abort.failed_request_threshold %v: want a fraction in (0, 1), 0 = off", t)
 	}
+	if err := a.OverSaturation.Validate(); err != nil {
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			bad("abort.over_saturation.%v", e)
+		}
+	}
 }
 
 // watch returns the load generator's abort watch for a, nil when a stops nothing. It
@@ -117,6 +153,9 @@ func (a Abort) watch(opt metric.Options) loadgen.AbortWatch {
 	if w.min == 0 {
 		w.min = DefaultAbortMinRequests
 	}
+	if a.detectsSaturation() {
+		w.sat = loadgen.NewSaturationWatch(a.OverSaturation)
+	}
 	return w
 }
 
@@ -129,6 +168,7 @@ type abortWatch struct {
 	min       int
 	threshold float64
 	opt       metric.Options
+	sat       *loadgen.SaturationWatch // the over-saturation detector; nil = off
 
 	mu     sync.Mutex
 	q      metric.Request  // scratch for Observe
@@ -141,8 +181,20 @@ type abortWatch struct {
 	reqs   []check.Request
 }
 
+var _ loadgen.InFlightWatch = (*abortWatch)(nil)
+
+// ObserveInFlight gives the over-saturation detector its sample.
+func (w *abortWatch) ObserveInFlight(n int, now time.Duration) {
+	if w.sat != nil {
+		w.sat.ObserveInFlight(n, now)
+	}
+}
+
 // Observe keeps rec (in check's form) in the window.
 func (w *abortWatch) Observe(rec *record.Client, now time.Duration) {
+	if w.sat != nil {
+		w.sat.Observe(rec, now)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ended++
@@ -167,8 +219,16 @@ func (w *abortWatch) Observe(rec *record.Client, now time.Duration) {
 }
 
 // Check stops the run when the failed-request threshold is passed (invalid), else
-// when a rule's condition holds on the window (an objective failure).
+// when a rule's condition holds on the window (an objective failure), else when the
+// over-saturation detector says so.
 func (w *abortWatch) Check(now time.Duration) (loadgen.Abort, bool) {
+	if a, stop := w.check(now); stop || w.sat == nil {
+		return a, stop
+	}
+	return w.sat.Check(now)
+}
+
+func (w *abortWatch) check(now time.Duration) (loadgen.Abort, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.threshold > 0 && w.ended >= w.min && float64(w.failed) > w.threshold*float64(w.ended) {
@@ -206,11 +266,16 @@ func (w *abortWatch) Check(now time.Duration) (loadgen.Abort, bool) {
 const CheckAborted = "aborted"
 
 // AbortedBy says what stopped the run early: loadgen.AbortSchedule (its client fell
-// behind), loadgen.AbortObjective (an abort rule held) or loadgen.AbortInvalid (the
-// failed-request threshold); "" if nothing did.
+// behind), loadgen.AbortObjective (an abort rule held), loadgen.AbortSaturation (the
+// over-saturation detector) or loadgen.AbortInvalid (the failed-request threshold);
+// "" if nothing did.
 func (o *Outcome) AbortedBy() string {
+	if o.Self == nil {
+		_, by := o.shardAborts()
+		return by
+	}
 	switch {
-	case o.Self == nil || o.Self.Aborted == "":
+	case o.Self.Aborted == "":
 		return ""
 	case o.Self.AbortedBy == "":
 		return loadgen.AbortSchedule // recorded before AbortedBy existed
@@ -219,15 +284,15 @@ func (o *Outcome) AbortedBy() string {
 }
 
 // abortVerdict is the failing verdict of a run an abort watch stopped: an objective
-// failure for an abort rule, an invalid measurement for the failed-request
-// threshold; ok false for a run not stopped by one (the schedule watch's stop is the
+// failure for an abort rule or over-saturation, an invalid measurement for the
+// failed-request threshold; ok false for a run not stopped by one (the schedule watch's stop is the
 // client-bound verdict's).
 func (o *Outcome) abortVerdict() (v check.Verdict, ok bool) {
 	by := o.AbortedBy()
-	if by != loadgen.AbortObjective && by != loadgen.AbortInvalid {
+	if by != loadgen.AbortObjective && by != loadgen.AbortSaturation && by != loadgen.AbortInvalid {
 		return v, false
 	}
-	v = check.Verdict{Check: CheckAborted, Summary: "aborted: " + o.Self.Aborted}
+	v = check.Verdict{Check: CheckAborted, Summary: "aborted: " + o.Aborted()}
 	v.Evidence = []check.Line{{Label: "records", Text: "every request that ended before the stop is kept; those in flight were cancelled (the exports are marked was_cancelled)"}}
 	if by == loadgen.AbortInvalid {
 		v.Status = check.Invalid

@@ -545,7 +545,7 @@ func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
 			c.fail(n, path, "%s: %s", n.text, check.DurationForm)
 		case err != nil:
 			c.fail(n, path, "%q: %s", n.text, check.DurationForm)
-		case d < 0 && (path == "abort.delay" || path == "abort.window"):
+		case d < 0 && (path == "abort.delay" || path == "abort.window" || path == "abort.over_saturation.min_duration" || path == "abort.over_saturation.window"):
 			c.fail(n, path, "%s: want a duration >= 0", n.text)
 		case t == durationType && !custom:
 			n.v = d.Nanoseconds()
@@ -599,7 +599,7 @@ func (c *checker) walk(n *node, t reflect.Type, path string, custom bool) {
 					c.fail(it, p, "%v", err)
 				}
 			}
-			if path == "abort.rules" && it.kind == 'v' {
+			if path == "abort.rules" && it.kind == 'v' && !IsOverSaturationRule(it.text) {
 				if _, err := check.ParseAbortRule(it.text); err != nil {
 					c.fail(it, p, "%v", err)
 				}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -34,6 +35,32 @@ func readShardValidity(s shardDir) shardValidity {
 		}
 	}
 	return v
+}
+
+// shardAborts says which shards of a merged run a load generator stopped early, and
+// why: "shard I (DIR): reason", joined by "; " in shard order ("" = none). by is the
+// merged run's kind (loadgen.Abort…): an invalid stop (the failed-request threshold,
+// the schedule watch) before an objective one (an abort rule, over-saturation), so
+// that a merged run is judged as its worst shard.
+func (o *Outcome) shardAborts() (why, by string) {
+	var parts []string
+	rank := func(k string) int {
+		if k == loadgen.AbortInvalid || k == loadgen.AbortSchedule {
+			return 1
+		}
+		return 0
+	}
+	for _, s := range o.shards {
+		if s.Self == nil || s.Self.Aborted == "" {
+			continue
+		}
+		k := cmp.Or(s.Self.AbortedBy, loadgen.AbortSchedule) // recorded before AbortedBy existed
+		parts = append(parts, fmt.Sprintf("shard %d (%s): %s", s.Index, s.Dir, s.Self.Aborted))
+		if by == "" || rank(k) > rank(by) {
+			by = k
+		}
+	}
+	return strings.Join(parts, "; "), by
 }
 
 // mergedPins are what a merged run measured with: the first shard's revision, servers

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/reportgen/sweep"
@@ -130,6 +131,11 @@ func Repeat(ctx context.Context, sc Scenario, n int, confidence float64, dir str
 // 1), and writes dir/sweep.csv and the sweep HTML report (reportgen.SweepReportFile).
 // Each point passes when its run met every objective. A run's error stops the sweep
 // and is returned with the points so far.
+//
+// Once a run is stopped as over-saturated (Abort's "over_saturation" rule,
+// loadgen.AbortSaturation), no higher level is run: each is a point with Skipped
+// saying which level saturated, so the sweep still lists every level asked for.
+// Lower levels, and the saturated level's other repeats, still run.
 func Sweep(ctx context.Context, sc Scenario, a Axis, levels []float64, repeats int, dir string, run Runner) ([]sweep.Point, error) {
 	if err := a.check(levels...); err != nil {
 		return nil, err
@@ -137,8 +143,13 @@ func Sweep(ctx context.Context, sc Scenario, a Axis, levels []float64, repeats i
 	run = run.orRun()
 	repeats = max(repeats, 1)
 	var pts []sweep.Point
+	saturated, satDir := 0.0, "" // the lowest level stopped as over-saturated (0 = none)
 	for _, l := range levels {
 		for rep := range repeats {
+			if saturated > 0 && l > saturated {
+				pts = append(pts, sweep.Point{Load: l, Repeat: rep, Skipped: fmt.Sprintf("skipped: %s %g was over-saturated (%s)", a, saturated, satDir)})
+				continue
+			}
 			s := sc.AtLoad(a, l)
 			s.Seed = sc.Seed + uint64(rep)
 			d := filepath.Join(dir, a.dir(l))
@@ -150,7 +161,11 @@ func Sweep(ctx context.Context, sc Scenario, a Axis, levels []float64, repeats i
 				return pts, err
 			}
 			ok, note := out.Passed()
-			pts = append(pts, sweep.Point{Load: l, Repeat: rep, Metrics: out.Metrics, Pass: ok, Note: note, Dir: d})
+			sat := out.AbortedBy() == loadgen.AbortSaturation
+			pts = append(pts, sweep.Point{Load: l, Repeat: rep, Metrics: out.Metrics, Pass: ok, Note: note, Dir: d, Saturated: sat})
+			if sat && (saturated == 0 || l < saturated) {
+				saturated, satDir = l, d
+			}
 		}
 	}
 	return pts, writeSweep(dir, "sweep", fmt.Sprintf("perfgate: %s sweep of %s", a, sc.WithDefaults().Name), a, pts)
@@ -174,7 +189,7 @@ func Search(ctx context.Context, sc Scenario, a Axis, so sweep.SearchOptions, di
 			return sweep.Point{}, err
 		}
 		ok, note := out.Passed()
-		return sweep.Point{Metrics: out.Metrics, Pass: ok, Note: note, Dir: d}, nil
+		return sweep.Point{Metrics: out.Metrics, Pass: ok, Note: note, Dir: d, Saturated: out.AbortedBy() == loadgen.AbortSaturation}, nil
 	})
 	if err != nil {
 		return res, err

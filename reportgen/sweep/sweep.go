@@ -43,6 +43,14 @@ type Point struct {
 	Note string `json:"note,omitempty"`
 	// Dir is where the run's artifacts are, if written.
 	Dir string `json:"dir,omitempty"`
+	// Saturated reports that the run was stopped as over-saturated (the abort
+	// watch's over-saturation detector, docs/abort.md): the server could not keep up
+	// with this load, so a sweep runs no higher one.
+	Saturated bool `json:"saturated,omitempty"`
+	// Skipped says why the point was not run, e.g. a lower load of the sweep was
+	// over-saturated; "" = it was run. A skipped point has no metrics and does not
+	// pass; it is listed, not left out, so a sweep's table has every level asked for.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Levels parses a load-level list: "1,2,4,8" (explicit), "1:64:x2" (geometric: from
@@ -128,7 +136,9 @@ type SearchResult struct {
 // Search finds the highest load in [Lo, Hi] at which probe passes, assuming passing is
 // monotone (true below some load, false above). It probes Hi first (the answer if it
 // passes), then Lo (no answer if it fails), then bisects until the bracket is within
-// Tolerance or MaxProbes runs were made. A probe error stops the search and is returned
+// Tolerance or MaxProbes runs were made. No load above one that failed is probed after
+// it, so a probe stopped as over-saturated (Point.Saturated) is the last above its
+// load. A probe error stops the search and is returned
 // with the probes so far.
 func Search(ctx context.Context, o SearchOptions, probe func(ctx context.Context, load float64) (Point, error)) (SearchResult, error) {
 	if !(o.Lo > 0) || !(o.Hi > o.Lo) {
@@ -368,19 +378,24 @@ func WriteSweepTable(w io.Writer, loadName string, points []Point) error {
 		if p.Note != "" {
 			verdict += "  " + p.Note
 		}
+		if p.Skipped != "" {
+			verdict = "SKIP  " + p.Skipped
+		}
 		b.WriteString("  " + verdict + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WriteSweepCSV writes the points as CSV: load, repeat, pass, then the headline metrics.
+// WriteSweepCSV writes the points as CSV: load, repeat, pass, the headline metrics,
+// then skipped (why the point was not run; empty when it was).
 func WriteSweepCSV(w io.Writer, loadName string, points []Point) error {
 	cw := csv.NewWriter(w)
 	head := []string{loadName, "repeat", "pass"}
 	for _, c := range sweepCols {
 		head = append(head, c.name+"_"+c.stat)
 	}
+	head = append(head, "skipped")
 	_ = cw.Write(head)
 	for _, p := range points {
 		row := []string{strconv.FormatFloat(p.Load, 'g', -1, 64), strconv.Itoa(p.Repeat), strconv.FormatBool(p.Pass)}
@@ -392,6 +407,7 @@ func WriteSweepCSV(w io.Writer, loadName string, points []Point) error {
 				row = append(row, strconv.FormatFloat(v, 'f', 4, 64))
 			}
 		}
+		row = append(row, p.Skipped)
 		_ = cw.Write(row)
 	}
 	cw.Flush()

@@ -1,0 +1,90 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/reportgen"
+)
+
+// TestMergeShardAborted: a merged run of shards one of which was stopped early says
+// which and why, in Aborted, the aborted verdict (an objective failure for
+// over-saturation) and the merged manifest, and so does the merged directory read
+// back; with a second shard stopped by the failed-request threshold, the merged run
+// is judged as its worst shard (invalid) and names both. Shards that ran to the end
+// merge into a run that was not aborted.
+func TestMergeShardAborted(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for i := range 2 {
+		sc := mergeScenario()
+		sc.Objectives = Objectives{}
+		sc.Requests = 24
+		sc.Shards, sc.ShardIndex = 2, i
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		if _, err := Run(context.Background(), sc, d); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	whole, _, err := Merge(filepath.Join(root, "whole"), dirs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Aborted() != "" || whole.AbortedBy() != "" || find(whole.Check(), CheckAborted) != nil {
+		t.Errorf("no shard stopped, but the merged run says %q (%q)", whole.Aborted(), whole.AbortedBy())
+	}
+	stop := func(dir, by, why string) {
+		p := filepath.Join(dir, ValidityFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc validityDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc.Self.Aborted, doc.Self.AbortedBy = why, by
+		b, _ = json.Marshal(doc)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop(dirs[1], loadgen.AbortSaturation, "over-saturated at 31s: requests in flight rising")
+	want := fmt.Sprintf("shard 1 (%s): over-saturated at 31s: requests in flight rising", dirs[1])
+	out := filepath.Join(root, "one")
+	one, _, err := Merge(out, dirs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]*Outcome{"merged": one, "loaded": mustLoad(t, out)} {
+		if o.Aborted() != want || o.AbortedBy() != loadgen.AbortSaturation {
+			t.Errorf("%s: aborted %q by %q, want %q", name, o.Aborted(), o.AbortedBy(), want)
+		}
+		if v := find(o.Check(), CheckAborted); v == nil || v.Pass || v.Status == check.Invalid || !strings.HasPrefix(v.Summary, "aborted: "+want) {
+			t.Errorf("%s: aborted verdict %v", name, v)
+		}
+	}
+	var m reportgen.Manifest
+	if b, err := os.ReadFile(filepath.Join(out, reportgen.ManifestFile)); err != nil || json.Unmarshal(b, &m) != nil || m.Aborted != want {
+		t.Errorf("merged manifest aborted = %q (%v)", m.Aborted, err)
+	}
+
+	stop(dirs[0], loadgen.AbortInvalid, "failed-request threshold: 13 of 20 requests failed")
+	two, _, err := Merge(filepath.Join(root, "two"), dirs, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := find(two.Validity(), CheckAborted)
+	if two.AbortedBy() != loadgen.AbortInvalid || v == nil || v.Pass || v.Status != check.Invalid ||
+		!strings.Contains(v.Summary, "shard 0 (") || !strings.Contains(v.Summary, "; "+want) {
+		t.Errorf("two shards stopped: by %q, verdict %v", two.AbortedBy(), v)
+	}
+}
