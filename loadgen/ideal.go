@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/kvcache"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -15,22 +16,19 @@ import (
 // an earlier one to finish (see idealFeed).
 const maxIdealPending = 4096
 
+// The ideal rate's time slices (PrefixCacheIdeal.Slices): IdealSliceWidth wide at
+// first, doubled whenever a run needs more than maxIdealSlices of them.
+const (
+	IdealSliceWidth = 100 * time.Millisecond
+	maxIdealSlices  = 4096
+)
+
 // PrefixCacheIdeal is the ideal prefix-cache hit rate of a run's prompts
-// (docs/prefix-cache.md): what a cache of Prefixes.KVCacheBlocks blocks of
-// Prefixes.KVBlockSize tokens (unbounded without a capacity) would have served of the
-// prompt token ids the run sent, in send order, counting the measured requests only
-// (warm-up and priming requests are cached, as a server caches them, but not counted).
-type PrefixCacheIdeal struct {
-	BlockSize, Capacity int // tokens per block; blocks (0 = unbounded)
-	// Requests and PromptTokens are the measured requests and their prompt tokens
-	// (what the server tokenizes: the chat template's rendering for chat);
-	// HitTokens the tokens the ideal cache served; Rate = HitTokens / PromptTokens.
-	Requests, PromptTokens, HitTokens int64
-	Rate                              float64
-	// Late counts prompts fed after later ones: they finished more than
-	// maxIdealPending requests after their send, so their place in the order was given up.
-	Late int
-}
+// (record.PrefixCacheIdeal; docs/prefix-cache.md).
+type PrefixCacheIdeal = record.PrefixCacheIdeal
+
+// PrefixCacheCount is prompt and ideal hit tokens (record.PrefixCacheCount).
+type PrefixCacheCount = record.PrefixCacheCount
 
 // idealFeed counts a run's ideal prefix-cache hit rate (kvcache.Ideal) from each
 // request's prompt token ids in send order. A request takes its place in the order
@@ -48,14 +46,20 @@ type idealFeed struct {
 	pending map[uint64]idealEntry // finished ahead of next
 	late    int
 	unknown int // prompts whose ids could not be rendered: the rate is unknown
+	// The measured requests' counts by send time (width, slices) and by pool prefix.
+	width    time.Duration
+	slices   []PrefixCacheCount
+	byPrefix []PrefixCacheCount
 }
 
 // idealEntry is one finished prompt waiting for its turn.
 type idealEntry struct {
 	hashes []uint64
 	n      int
-	warm   bool // cache it, do not count it
-	skip   bool // never reached the server
+	warm   bool          // cache it, do not count it
+	skip   bool          // never reached the server
+	at     time.Duration // its send, on the run clock
+	prefix int           // its pool prefix (record.Client.Prefix)
 }
 
 // newIdealFeed returns the feed of a run with cfg, or nil when the run does not count
@@ -70,7 +74,7 @@ func newIdealFeed(cfg *Config, tok *tokenizer.Tokenizer) *idealFeed {
 	if err != nil {
 		return nil // Validate has refused such a configuration
 	}
-	return &idealFeed{tok: tok, ideal: ideal, pending: map[uint64]idealEntry{}}
+	return &idealFeed{tok: tok, ideal: ideal, pending: map[uint64]idealEntry{}, width: IdealSliceWidth}
 }
 
 // take returns the next place in the send order.
@@ -128,7 +132,39 @@ func (f *idealFeed) feed(e idealEntry) {
 	case e.warm:
 		f.ideal.Warm(e.hashes, e.n)
 	default:
+		before := f.ideal.Result().LRU.Blocks
 		f.ideal.AddHashes(e.hashes, e.n)
+		f.count(e, (f.ideal.Result().LRU.Blocks-before)*int64(f.ideal.BlockSize()))
+	}
+}
+
+// count adds a measured prompt of e and its hit tokens to the slices and the
+// prefixes' counts.
+func (f *idealFeed) count(e idealEntry, hit int64) {
+	at := max(e.at, 0)
+	for at/f.width >= maxIdealSlices { // coarser slices: merge pairs
+		for i := range (len(f.slices) + 1) / 2 {
+			m := f.slices[2*i]
+			if 2*i+1 < len(f.slices) {
+				m.PromptTokens += f.slices[2*i+1].PromptTokens
+				m.HitTokens += f.slices[2*i+1].HitTokens
+			}
+			f.slices[i] = m
+		}
+		f.slices = f.slices[:(len(f.slices)+1)/2]
+		f.width *= 2
+	}
+	add := func(cs []PrefixCacheCount, i int) []PrefixCacheCount {
+		if i >= len(cs) {
+			cs = append(cs, make([]PrefixCacheCount, i+1-len(cs))...)
+		}
+		cs[i].PromptTokens += int64(e.n)
+		cs[i].HitTokens += hit
+		return cs
+	}
+	f.slices = add(f.slices, int(at/f.width))
+	if e.prefix > 0 {
+		f.byPrefix = add(f.byPrefix, e.prefix-1)
 	}
 }
 
@@ -145,7 +181,8 @@ func (f *idealFeed) result() (PrefixCacheIdeal, bool) {
 	}
 	r := f.ideal.Result()
 	return PrefixCacheIdeal{BlockSize: r.BlockSize, Capacity: r.Capacity, Requests: r.Requests, PromptTokens: r.PromptTokens,
-		HitTokens: r.LRU.Tokens, Rate: r.LRU.Rate, Late: f.late}, f.unknown == 0
+		HitTokens: r.LRU.Tokens, Rate: r.LRU.Rate, UnboundedHitTokens: r.Infinite.Tokens, Late: f.late,
+		SliceWidth: f.width, Slices: slices.Clone(f.slices), ByPrefix: slices.Clone(f.byPrefix)}, f.unknown == 0
 }
 
 // idealAdd feeds the finished request q (record rec) to the run's ideal hit rate:
@@ -155,7 +192,7 @@ func (r *runner) idealAdd(q *turnReq, rec *record.Client) {
 	if f == nil || !q.api.generates() {
 		return
 	}
-	e := idealEntry{warm: rec.Warmup || r.priming, skip: rec.ErrorKind == record.ErrConnect}
+	e := idealEntry{warm: rec.Warmup || r.priming, skip: rec.ErrorKind == record.ErrConnect, at: rec.Sent, prefix: rec.Prefix}
 	ok := true
 	if !e.skip {
 		var ids []int

@@ -664,7 +664,7 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 	*rec = record.Client{
 		Index: q.idx, RequestID: r.requestID(q.idx), Turn: q.turn, URL: tg.url, Endpoint: string(q.endpoint),
 		Model: cfg.Model, Stream: q.stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: q.due,
-		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL,
+		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL, Prefix: t.Prefix,
 		Chunks: rec.Chunks[:0],
 	}
 	if q.nTurns > 1 {

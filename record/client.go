@@ -58,6 +58,10 @@ type Client struct {
 	Conversation string `json:"conversation_id,omitempty"`
 	// Turn is the 0-based turn within the conversation.
 	Turn int `json:"turn"`
+	// Prefix is the number, from 1, of the prefix-pool prefix the prompt started with
+	// (loadgen's --num-prefix-prompts, --prefix-buckets): in the pool's order, its
+	// popularity rank in a single pool. 0 (absent) = none (docs/prefix-cache.md).
+	Prefix int `json:"prefix,omitempty"`
 	// URL is the full URL the request went to.
 	URL string `json:"url"`
 	// Endpoint is the endpoint kind ("chat", "completions", "embeddings", …).
@@ -374,6 +378,10 @@ func (c *Client) appendJSON(b []byte, k *jsonCache) []byte {
 	}
 	b = append(b, `,"turn":`...)
 	b = strconv.AppendInt(b, int64(c.Turn), 10)
+	if c.Prefix != 0 {
+		b = append(b, `,"prefix":`...)
+		b = strconv.AppendInt(b, int64(c.Prefix), 10)
+	}
 	b = append(b, `,"url":`...)
 	b = url.appendString(b, c.URL)
 	b = append(b, `,"endpoint":`...)

@@ -79,6 +79,9 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "turn":
 			n, ok = p.Int()
 			c.Turn = int(n)
+		case "prefix":
+			n, ok = p.Int()
+			c.Prefix = int(n)
 		case "url":
 			c.URL, ok = p.str(o.URL)
 		case "endpoint":

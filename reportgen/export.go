@@ -87,6 +87,9 @@ type Run struct {
 	// Cancelled reports that the run was stopped before it completed (exported as
 	// AIPerf's was_cancelled).
 	Cancelled bool
+	// PrefixCache is the ideal prefix-cache counts loadgen made (AIPerf's
+	// theoretical_prefix_cache_hit); nil = none.
+	PrefixCache *record.PrefixCacheIdeal
 }
 
 // ExportOptions tunes [WriteExports]. The zero value writes every file.
@@ -368,6 +371,7 @@ func WriteAIPerfJSON(w io.Writer, run Run) error {
 			Avg  float64 `json:"avg"`
 		}{aiperfUnit(s.Unit), v})
 	}
+	aiperfPrefixCache(&o, run)
 	start, end := wallSpan(run.each())
 	if !start.IsZero() {
 		o.set("start_time", start.Format("2006-01-02T15:04:05.000000"))
@@ -569,6 +573,9 @@ func writeAIPerfJSONL(w io.Writer, each func(func(*record.Client) error) error, 
 			}
 			mt.set("request_latency", jsonlValue{metric.MS(q.Latency), "ms"})
 			mt.set("output_sequence_length", jsonlValue{q.OSL, "tokens"})
+			if r.CachedTokens.Known {
+				mt.set(AIPerfCachedTokens, jsonlValue{r.CachedTokens.N, "tokens"})
+			}
 			if itl, ok := q.ITL(); ok {
 				mt.set("inter_token_latency", jsonlValue{itl, "ms"})
 				if tp, ok := q.OutputThroughputPerUser(); ok {

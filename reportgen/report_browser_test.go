@@ -19,6 +19,7 @@ func TestReportsInBrowser(t *testing.T) {
 	dir := t.ArtifactDir()
 	run := testRun()
 	a, bb := compareFixture()
+	prefix, ideal := prefixRun()
 	reports := []struct {
 		name         string
 		write        func(w io.Writer) error
@@ -27,6 +28,9 @@ func TestReportsInBrowser(t *testing.T) {
 		tables       []string
 	}{
 		{"run_report", func(w io.Writer) error { return WriteRunReport(w, run.Records, &run.Manifest, RunReportOptions{}) }, 11, 20, 5, []string{"#summary", "#errors"}},
+		{"run_report_prefix", func(w io.Writer) error {
+			return WriteRunReport(w, prefix.Records, &prefix.Manifest, RunReportOptions{PrefixCache: ideal})
+		}, 13, 20, 9, []string{"#summary", "#prefix-cache", "#prefix-ranks"}},
 		{"compare_report", func(w io.Writer) error { return WriteCompareReport(w, a, bb, CompareOptions{}) }, 2, 20, 0, []string{"#tests", "#modes", "#vocab"}},
 		{"sweep_report", func(w io.Writer) error { return WriteSweepReport(w, dir, "sweep", "concurrency", sweepPoints()) }, 5, 0, 7, []string{"#sweep"}},
 	}

@@ -36,6 +36,10 @@ type RunReportOptions struct {
 	// targets to the "Input and output lengths" section; nil draws the client's
 	// counts only.
 	Lengths *RunLengths
+	// PrefixCache, when set, adds the ideal hit rate to the "Prefix cache" section
+	// (metrics.json's "prefix_cache", loadgen's counts); the section draws the
+	// measured rate from the records alone when it is nil. See prefixSection.
+	PrefixCache *record.PrefixCacheIdeal
 }
 
 // Verdict is one assertion outcome as the report shows it: pass or fail and its text
@@ -95,6 +99,7 @@ type perRequest struct {
 	isl, osl               []float64
 	islTpl, overhead       []float64      // requests whose chat-template overhead the client counted
 	tplModes               map[string]int // their tokenization modes
+	prefix                 prefixData     // the "Prefix cache" section's
 	requests, ok, failures int
 }
 
@@ -141,6 +146,7 @@ func collect(each func(func(*record.Client) error) error, opt metric.Options) pe
 		}
 		p.doneS = append(p.doneS, r.Done.Seconds())
 		p.sentS = append(p.sentS, r.Sent.Seconds())
+		p.prefix.add(r)
 		ttft, itl := math.NaN(), math.NaN()
 		if q.HasTTFT {
 			ttft = metric.MS(q.TTFT)
@@ -321,7 +327,8 @@ type runPage struct {
 	Verdicts        []Verdict
 	Passed, Failed  int
 	Server          []serverSection
-	HTTP            []statRow // the HTTP phases' rows (AIPerf's http_req_*), apart from the summary
+	HTTP            []statRow   // the HTTP phases' rows (AIPerf's http_req_*), apart from the summary
+	Prefix          *prefixPage // the "Prefix cache" section; nil = none
 }
 
 // serverSection is one scraped URL in the report.
@@ -409,7 +416,13 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{template "figs" .Latency}}
 <h2>Over time</h2>
 {{template "figs" .OverTime}}
-<h2>Errors</h2>
+{{with .Prefix}}<h2>Prefix cache</h2>
+<div id="prefix-cache"><p class="sub">{{.Note}}</p>
+{{template "figs" .Figures}}
+{{if .Ranks}}<table id="prefix-ranks"><thead><tr><th class="l">prefix rank</th><th>requests</th><th>measured hit rate</th><th>ideal hit rate</th></tr></thead><tbody>
+{{range .Ranks}}<tr><td class="l">{{.Ranks}}</td><td>{{.Requests}}</td><td>{{.Measured}}</td><td>{{.Ideal}}</td></tr>{{end}}
+</tbody></table>{{end}}</div>
+{{end}}<h2>Errors</h2>
 {{if .ErrRows}}{{template "figs" .Errors}}
 <table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
 {{range .ErrRows}}<tr><td class="l">{{.Kind}}</td><td>{{.Count}}</td><td class="l"><code>{{.Example}}</code></td></tr>{{end}}
@@ -593,6 +606,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		page.Errors = []figure{{ID: "error-timeline", Caption: "failed requests per time slice (by completion time)",
 			SVG: template.HTML(barSVG("Errors over time", "s since first request", "failed requests", xs, width, errs, errorColor))}}
 	}
+	page.Prefix = prefixSection(&p.prefix, opts.PrefixCache, start, width, n, xs, bands)
 	for k, c := range p.errKinds {
 		page.ErrRows = append(page.ErrRows, errRow{Kind: k, Count: c, Example: p.errSamples[k]})
 	}

@@ -26,6 +26,10 @@ type Turn struct {
 	Exact             bool
 	// OSL is the output length to ask for; 0 = no cap sent.
 	OSL int
+	// Prefix is the number, from 1, of the prefix pool's prefix the prompt starts
+	// with (Prefixes.Buckets): in the pool's order, which is its popularity rank in a
+	// single pool. 0 = none.
+	Prefix int
 	// Delay is the pause after the previous turn's response before this turn is sent.
 	Delay time.Duration
 	// Body, when set, is a complete request body sent as it is (custom payloads);

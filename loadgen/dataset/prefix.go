@@ -309,10 +309,11 @@ func (p *pool) get(k int) (string, int) {
 	return p.text[k], int(p.count[k])
 }
 
-// prefixText is a prompt's leading text and its token count.
+// prefixText is a prompt's leading text and its token count, and the pool prefix it
+// holds (Turn.Prefix: its number from 1; 0 = none).
 type prefixText struct {
 	text string
-	n    int
+	n, k int
 }
 
 // initPrefixes sets up s's prefix pool and user contexts (cfg.Prefixes is active).
@@ -348,9 +349,11 @@ func (s *SyntheticSource) initPrefixes() error {
 // user context. Conversation conv's context is made from a writer seeded with
 // (seed, conv), so it does not depend on what was drawn before.
 func (s *SyntheticSource) heads(conv int) (head, first prefixText) {
-	head = prefixText{s.prefix, s.prefixN}
+	head = prefixText{text: s.prefix, n: s.prefixN}
 	if s.pool != nil {
-		head.text, head.n = s.pool.get(s.pool.pick(s.pick))
+		k := s.pool.pick(s.pick)
+		head.text, head.n = s.pool.get(k)
+		head.k = k + 1
 	}
 	first = head
 	if n := s.cfg.Prefixes.UserContextTokens; n > 0 {

@@ -154,6 +154,7 @@ func (s *SyntheticSource) Next() (Conversation, bool) {
 			t.Prompt, t.ISL = s.fit(head, t.RequestedISL)
 		}
 		t.Exact = t.ISL == t.RequestedISL
+		t.Prefix = head.k
 		// Rankings/rerank: the input is the query plus every passage (as servers count it).
 		for range s.cfg.Docs {
 			want := s.isl.Rand()

@@ -83,6 +83,7 @@ func Load(dir string) (*Outcome, error) {
 	}
 	o.Truncated = err != nil
 	o.sum, o.Metrics = s, s.metrics
+	o.prefixIdeal = savedPrefixIdeal(dir)
 	o.completePrefixCache(savedIdealRate(dir))
 	o.TemplateOverhead = s.templateOverheads()
 	return o, nil

@@ -77,6 +77,9 @@ type Outcome struct {
 	limitWarnings []string
 	// shards are a merged run's shards' validity ([Merge]; validity.json's "shards").
 	shards []shardValidity
+	// prefixIdeal is the ideal prefix-cache counts loadgen made (metrics.json's
+	// "prefix_cache"); nil when it counted none.
+	prefixIdeal *record.PrefixCacheIdeal
 }
 
 // summary returns the summary the checks read: the pass's over the files, or one

@@ -32,6 +32,23 @@ func (o *Outcome) completePrefixCache(idealRate *float64) {
 	}
 }
 
+// savedPrefixIdeal is the ideal prefix-cache counts in dir's metrics.json
+// ("prefix_cache"), which the report's "Prefix cache" section draws; nil when there
+// are none.
+func savedPrefixIdeal(dir string) *record.PrefixCacheIdeal {
+	b, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return nil
+	}
+	var m struct {
+		PrefixCache *record.PrefixCacheIdeal `json:"prefix_cache"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m.PrefixCache
+}
+
 // savedIdealRate is the ideal prefix-cache hit rate in dir's metrics.json, which a run
 // writes and its records cannot give again; nil when there is none.
 func savedIdealRate(dir string) *float64 {

@@ -237,6 +237,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 	}
 	if lo.PrefixCache != nil {
+		out.prefixIdeal = lo.PrefixCache
 		out.completePrefixCache(&lo.PrefixCache.Rate)
 	} else {
 		out.completePrefixCache(nil)
@@ -278,8 +279,9 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	}
 	metrics := struct {
 		record.Metrics
-		Validity *validityDoc `json:"validity,omitempty"`
-	}{o.Metrics, &doc}
+		Validity    *validityDoc             `json:"validity,omitempty"`
+		PrefixCache *record.PrefixCacheIdeal `json:"prefix_cache,omitempty"`
+	}{o.Metrics, &doc, o.prefixIdeal}
 	if err := write(MetricsFile, func(w io.Writer) error { return writeJSON(w, metrics) }); err != nil {
 		return err
 	}
@@ -312,7 +314,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		o.Files = append(o.Files, matches...)
 	}
 	sc := o.Scenario
-	run := reportgen.Run{Records: o.Client, Each: o.each, Metrics: o.Metrics, Cancelled: o.Interrupted || o.Aborted() != "", Manifest: reportgen.Manifest{
+	run := reportgen.Run{Records: o.Client, Each: o.each, Metrics: o.Metrics, Cancelled: o.Interrupted || o.Aborted() != "", PrefixCache: o.prefixIdeal, Manifest: reportgen.Manifest{
 		Command: command, Scenario: sc.Name, Config: sc, Seed: sc.Seed,
 		Tokenizer: tok, Aborted: o.Aborted(),
 	}}
@@ -325,7 +327,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	if !start.IsZero() {
 		run.Manifest.Created = start.UTC()
 	}
-	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")", Lengths: o.ReportLengths()}
+	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")", Lengths: o.ReportLengths(), PrefixCache: o.prefixIdeal}
 	for _, v := range append(slices.Clone(val), vs...) {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}

@@ -1,0 +1,54 @@
+package reportgen
+
+import (
+	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/record"
+)
+
+// AIPerf's prefix-cache fields (its metric tags), in profile_export_aiperf.json and,
+// per request, the JSONL export (docs/prefix-cache.md).
+const (
+	// AIPerfCachedTokens is a request's usage.prompt_tokens_details.cached_tokens
+	// (AIPerf's usage_prompt_cached_tokens): per request in the JSONL, its
+	// distribution over the successful measured requests that reported it in the JSON.
+	AIPerfCachedTokens = "usage_prompt_cached_tokens"
+	// AIPerfTotalCachedTokens is their sum (total_usage_prompt_cached_tokens).
+	AIPerfTotalCachedTokens = "total_usage_prompt_cached_tokens"
+	// AIPerfTheoreticalHit is the hit rate an unbounded cache reaches on the prompts
+	// sent, in percent (AIPerf's theoretical_prefix_cache_hit): perfgate's ideal
+	// rate without a capacity, whatever --kv-cache-blocks says.
+	AIPerfTheoreticalHit = "theoretical_prefix_cache_hit"
+)
+
+// statJSON is one distribution metric as AIPerf's JSON export has it.
+func statJSON(s record.Stat) jsonStat {
+	return jsonStat{Unit: aiperfUnit(s.Unit), Avg: s.Avg, P1: finite(s.P1), P5: finite(s.P5), P10: finite(s.P10),
+		P25: finite(s.P25), P50: finite(s.P50), P75: finite(s.P75), P90: finite(s.P90), P95: finite(s.P95), P99: finite(s.P99),
+		Min: finite(s.Min), Max: finite(s.Max), Std: finite(s.Std)}
+}
+
+// aiperfPrefixCache adds AIPerf's prefix-cache fields the run has: the cached tokens'
+// distribution and sum when a request reported them, and the unbounded ideal rate
+// when loadgen counted it.
+func aiperfPrefixCache(o *orderedJSON, run Run) {
+	var xs []float64
+	total := 0.0
+	_ = run.each()(func(r *record.Client) error {
+		if !r.Warmup && r.OK() && r.CachedTokens.Known {
+			xs = append(xs, float64(r.CachedTokens.N))
+			total += float64(r.CachedTokens.N)
+		}
+		return nil
+	})
+	type single struct {
+		Unit string  `json:"unit"`
+		Avg  float64 `json:"avg"`
+	}
+	if len(xs) > 0 {
+		o.set(AIPerfCachedTokens, statJSON(metric.Summarize(xs, "tokens")))
+		o.set(AIPerfTotalCachedTokens, single{"tokens", total})
+	}
+	if pc := run.PrefixCache; pc != nil && pc.PromptTokens > 0 {
+		o.set(AIPerfTheoreticalHit, single{"%", 100 * float64(pc.UnboundedHitTokens) / float64(pc.PromptTokens)})
+	}
+}
