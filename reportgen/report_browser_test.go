@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // TestReportsInBrowser loads each HTML report from disk in headless Chromium, checks
@@ -26,16 +28,20 @@ func TestReportsInBrowser(t *testing.T) {
 		charts, bars int // at least
 		lines        int // at least
 		tables       []string
+		long         bool // under make test-long only
 	}{
-		{"run_report", func(w io.Writer) error { return WriteRunReport(w, run.Records, &run.Manifest, RunReportOptions{}) }, 11, 20, 5, []string{"#summary", "#errors"}},
+		{"run_report", func(w io.Writer) error { return WriteRunReport(w, run.Records, &run.Manifest, RunReportOptions{}) }, 11, 20, 5, []string{"#summary", "#errors"}, false},
 		{"run_report_prefix", func(w io.Writer) error {
 			return WriteRunReport(w, prefix.Records, &prefix.Manifest, RunReportOptions{PrefixCache: ideal})
-		}, 13, 20, 9, []string{"#summary", "#prefix-cache", "#prefix-ranks"}},
-		{"compare_report", func(w io.Writer) error { return WriteCompareReport(w, a, bb, CompareOptions{}) }, 2, 20, 0, []string{"#tests", "#modes", "#vocab"}},
-		{"sweep_report", func(w io.Writer) error { return WriteSweepReport(w, dir, "sweep", "concurrency", sweepPoints()) }, 5, 0, 7, []string{"#sweep"}},
+		}, 13, 20, 9, []string{"#summary", "#prefix-cache", "#prefix-ranks"}, true},
+		{"compare_report", func(w io.Writer) error { return WriteCompareReport(w, a, bb, CompareOptions{}) }, 2, 20, 0, []string{"#tests", "#modes", "#vocab"}, false},
+		{"sweep_report", func(w io.Writer) error { return WriteSweepReport(w, dir, "sweep", "concurrency", sweepPoints()) }, 5, 0, 7, []string{"#sweep"}, false},
 	}
 	for _, r := range reports {
 		t.Run(r.name, func(t *testing.T) {
+			if r.long {
+				testutil.Long(t) // a second page and screenshot: make test keeps to its budget
+			}
 			ctx, p := openReport(t, b, dir, r.name, r.write)
 			var dom struct {
 				Charts, Bars, Lines, Sized int
