@@ -20,13 +20,6 @@ const (
 	AIPerfTheoreticalHit = "theoretical_prefix_cache_hit"
 )
 
-// statJSON is one distribution metric as AIPerf's JSON export has it.
-func statJSON(s record.Stat) jsonStat {
-	return jsonStat{Unit: aiperfUnit(s.Unit), Avg: s.Avg, P1: finite(s.P1), P5: finite(s.P5), P10: finite(s.P10),
-		P25: finite(s.P25), P50: finite(s.P50), P75: finite(s.P75), P90: finite(s.P90), P95: finite(s.P95), P99: finite(s.P99),
-		Min: finite(s.Min), Max: finite(s.Max), Std: finite(s.Std)}
-}
-
 // aiperfPrefixCache adds AIPerf's prefix-cache fields the run has: the cached tokens'
 // distribution and sum when a request reported them, and the unbounded ideal rate
 // when loadgen counted it.
