@@ -52,13 +52,13 @@ type Result struct {
 // a server that cannot be reached, that refuses the API key, or that does not serve
 // sc.Model fails the test at once ("model X is not served; served: …") instead of
 // sending every request to it. One gate is applied by Run
-// itself, as `perfgate profile` applies it ([scenario.Outcome.Health]): a run in which
+// itself, as `perfgate profile` applies it ([scenario.Outcome.Verdicts], check.KindHealth): a run in which
 // no request succeeded, or with failed requests beyond the scenario's
 // Objectives.MaxErrorRate (zero: none may fail; set it to 1, or negative, to allow
 // failures, e.g. in fault-injection tests), fails the test with t.Errorf. The failed
 // requests are still part of the result.
 //
-// Run also reports the run's validity ([scenario.Outcome.Validity], docs/validity.md):
+// Run also reports the run's validity ([scenario.Outcome.Verdicts], check.KindValidity; docs/validity.md):
 // a check that finds the measurement invalid (client-bound, not steady, warm cache,
 // too few requests for a tail rule) fails the test with t.Errorf under its "fail"
 // mode, whose message says INVALID (an invalid measurement, not a performance
@@ -106,7 +106,7 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 	for _, w := range out.Warnings {
 		t.Logf("perftest: warning: %s", w)
 	}
-	for _, v := range out.Validity() {
+	for _, v := range out.Verdicts(check.KindValidity) {
 		switch {
 		case !v.Pass:
 			t.Errorf("perftest: INVALID measurement: %s", v.With(r.Context(r.rerun)))
@@ -119,7 +119,7 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 		t.Errorf("perftest: ABORTED: %s (%d requests kept; docs/abort.md)", out.Aborted(), ctx.Requests)
 		r.abortReported = true
 	}
-	for _, v := range out.Health() {
+	for _, v := range out.Verdicts(check.KindHealth) {
 		if v.Check == "error-rate" {
 			r.errorRate = &v
 		}

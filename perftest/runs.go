@@ -37,7 +37,7 @@ func (r *Runs) series() *gate.Series { return r.Series }
 // RunRuns runs sc k times (0 = gate.DefaultRuns), each the same seeded workload,
 // into a fresh artifact directory (run-001, …, and runs.json), and returns the runs.
 // Each run is checked as [Run] checks one: the preflight of a real endpoint first, and
-// [scenario.Outcome.Health] (a run with nothing completed, or with failed requests
+// [scenario.Outcome.Verdicts] of check.KindHealth (a run with nothing completed, or with failed requests
 // beyond the objectives' limit, fails the test). A run that cannot be set up is
 // t.Fatalf. Against a server with a prefix cache, set sc.Validity.CacheBust: each run
 // then starts every prompt with its own salt, so no run is served from another's.
@@ -73,7 +73,7 @@ func seriesOptions(t testing.TB, opts []scenario.RunOption) scenario.SeriesOptio
 		if err != nil {
 			return out, err
 		}
-		for _, v := range out.Health() {
+		for _, v := range out.Verdicts(check.KindHealth) {
 			if !v.Pass {
 				t.Errorf("perftest: %s", v.With(out.Context("")))
 			}
@@ -110,7 +110,7 @@ func LoadBaseline(t testing.TB, dir string) *Runs {
 // history, or [RunRuns]) or one run ([Load], [Run]). A baseline of another workload
 // ([scenario.DiffWorkload]: not its URLs or its server) is refused before any run. Each
 // run is checked as [Run] checks one: the preflight of a real endpoint first, and its
-// health ([scenario.Outcome.Health]) after.
+// health ([scenario.Outcome.Verdicts] of check.KindHealth) after.
 //
 //	base := perftest.LoadBaseline(t, "testdata/baseline") // saved by SaveBaseline(t, perftest.RunRuns(t, sc, 5), …)
 //	perftest.AssertNoRegression(t, sc, base, perftest.Gate{})

@@ -26,7 +26,7 @@ import (
 type runResult struct {
 	out      *scenario.Outcome
 	verdicts []check.Verdict
-	validity []check.Verdict // scenario.Outcome.Validity
+	validity []check.Verdict // scenario.Outcome.Verdicts(check.KindValidity)
 }
 
 // loadTokenizer loads the scenario's tokenizer once per name (sweeps and repeated runs
@@ -101,7 +101,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 		// of the requests that ended before the stop.
 		fmt.Fprintf(e.stdout, "ABORTED (%s): %s\n", abortedExit(out.AbortedBy()), why)
 	}
-	r := &runResult{out: out, verdicts: out.Check(), validity: out.Validity()}
+	r := &runResult{out: out, verdicts: out.Check(), validity: out.Verdicts(check.KindValidity)}
 	if out.Interrupted {
 		return r, &exitError{ExitInterrupted, fmt.Errorf("interrupted after %d requests; partial results in %s (marked was_cancelled)", out.Context("").Requests, artifactPath(dir))}
 	}
@@ -221,7 +221,7 @@ func finish(ctx context.Context, e *env, r *runResult, o profileOpts, dir string
 	if m.Value(record.MetricRequestCount) == 0 {
 		fmt.Fprintf(e.stdout, "artifacts: %s\n", artifactPath(dir))
 		// The run's own gate, as perftest.Run reports it: its first verdict is Completed.
-		v := r.out.Health()[0]
+		v := r.out.Verdicts(check.KindHealth)[0]
 		msg := v.Summary
 		for _, l := range v.Evidence {
 			msg += "; " + l.Label + ": " + l.Text

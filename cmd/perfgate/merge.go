@@ -77,7 +77,7 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	}
 	// The merged run's validity: its shards' clients, limits and caches, and the
 	// steady state and tail samples of the merged data. An invalid one is not judged.
-	if err := invalidMeasurement(e.stdout, o.Validity()); err != nil {
+	if err := invalidMeasurement(e.stdout, o.Verdicts(check.KindValidity)); err != nil {
 		return err
 	}
 	vs := o.Check()

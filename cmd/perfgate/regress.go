@@ -118,7 +118,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		}
 		runs++
 		outs = append(outs, out)
-		vs := append(out.Health()[:1], out.Check()...)
+		vs := append(out.Verdicts(check.KindHealth)[:1], out.Check()...)
 		if !printFailed(e.stdout, vs) {
 			broken++
 		}

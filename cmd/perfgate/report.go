@@ -66,7 +66,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		printTable(e, out)
 		printPins(e.stdout, out.Pins)
 	}
-	if err := invalidMeasurement(e.stdout, out.Validity()); err != nil {
+	if err := invalidMeasurement(e.stdout, out.Verdicts(check.KindValidity)); err != nil {
 		return err
 	}
 	vs := out.Check()

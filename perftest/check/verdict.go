@@ -72,7 +72,27 @@ type Verdict struct {
 	Unit Unit
 	// Status refines Pass: [Decided] (the zero value), [Inconclusive] or [Invalid].
 	Status Status
+	// Kind says what the verdict judges in a run's one list of verdicts (package
+	// scenario's Outcome.Verdicts): [KindObjective], [KindHealth] or [KindValidity]; ""
+	// for a verdict made outside that list.
+	Kind Kind
 }
+
+// Kind is what a verdict on a run judges.
+type Kind string
+
+// The kinds of verdicts on a run.
+const (
+	// KindObjective: one of the scenario's objectives (a rule, a length fit, an abort
+	// rule that held).
+	KindObjective Kind = "objective"
+	// KindHealth: the gate every run passes whatever its objectives: a request
+	// completed, and failed requests are within the objectives' limit.
+	KindHealth Kind = "health"
+	// KindValidity: whether the measurement can be trusted (client-bound, steady
+	// state, warm cache, tail samples); one that found it invalid has Status [Invalid].
+	KindValidity Kind = "validity"
+)
 
 // String renders the verdict: the summary, then the evidence lines indented by four
 // spaces with their labels aligned.

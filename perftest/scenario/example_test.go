@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -79,7 +80,7 @@ func ExampleRun() {
 		}
 	}
 	fmt.Printf("%d requests recorded, %d failed\n", len(recs), failed)
-	for _, v := range out.Health() {
+	for _, v := range out.Verdicts(check.KindHealth) {
 		fmt.Println(v.Check, v.Pass)
 	}
 	// Output:

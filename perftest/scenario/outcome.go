@@ -56,7 +56,7 @@ type Outcome struct {
 	// scraped nothing).
 	ServerMetrics *servermetrics.Summary
 	// Self is the load generator's measurement of itself during the run (send lag,
-	// CPU, GC pauses, read delay), which [Outcome.Validity] judges; nil for a run read
+	// CPU, GC pauses, read delay), which [Outcome.Verdicts] judges (check.KindValidity); nil for a run read
 	// back from a directory without validity.json.
 	Self *loadgen.Self
 	// Pins are what the run measured with: perfgate's revision, the dataset
@@ -228,7 +228,7 @@ func (o *Outcome) dropRecords() {
 		return
 	}
 	rs := o.RunStats()
-	o.kept = &keptVerdicts{verdicts: o.Verdicts(), validity: o.Validity(), ctx: o.Context(""), stats: &rs}
+	o.kept = &keptVerdicts{verdicts: o.Verdicts(), validity: o.Verdicts(check.KindValidity), ctx: o.Context(""), stats: &rs}
 	o.Client, o.Server = nil, nil
 	o.sum, _ = newSummary(metric.Options{}, metric.SLO{})
 }
@@ -268,11 +268,52 @@ func (o *Outcome) File(name string) string {
 	return ""
 }
 
-// Verdicts evaluates every objective of the scenario ([Objectives]) on the run:
-// [Objectives.Check] on its requests and metrics, then the length fits (ISLFit,
-// OSLFit) on [Outcome.Lengths]. The verdicts carry no run context; [Outcome.Check]
-// adds it.
-func (o *Outcome) Verdicts() []check.Verdict {
+// Verdicts is the run's one list of verdicts: those of the kinds asked for, in the
+// order asked, each with its Kind set. With no kind it is the objectives alone, as it
+// always was:
+//   - [check.KindObjective]: every objective of the scenario ([Objectives]):
+//     [Objectives.Check] on its requests and metrics, then the length fits (ISLFit,
+//     OSLFit) on [Outcome.Lengths], then an abort rule that held;
+//   - [check.KindHealth]: the gate every run must pass whatever its objectives: a
+//     request completed ([check.Completed]), and the error rate is within the
+//     objectives' limit ([Objectives.MaxErrors]: an error_rate rule, else
+//     MaxErrorRate, unchecked when negative; [check.ErrorRate]; zero: no request may
+//     fail). The same error-rate verdict is the first objective. perftest.Run reports
+//     these through t; `perfgate profile` exits 1 when nothing completed and 99 for
+//     errors;
+//   - [check.KindValidity]: the run's validity: client-bound, steady state, warm
+//     cache and tail samples, each at its mode (those switched off are left out). One
+//     that found the run invalid has [check.Status] Invalid: failing (its error wraps
+//     [check.ErrInvalidRun]) under ModeFail, passing as a warning under ModeWarn. They
+//     are not objectives: an invalid measurement is neither a performance pass nor a
+//     regression, so callers report them before (and instead of) the objectives.
+//
+// The verdicts carry no run context; [Outcome.Check] adds it to the objectives.
+func (o *Outcome) Verdicts(kinds ...check.Kind) []check.Verdict {
+	if len(kinds) == 0 {
+		kinds = []check.Kind{check.KindObjective}
+	}
+	var vs []check.Verdict
+	for _, k := range kinds {
+		var of []check.Verdict
+		switch k {
+		case check.KindObjective:
+			of = o.objectives()
+		case check.KindHealth:
+			of = o.health()
+		case check.KindValidity:
+			of = o.validity()
+		}
+		for _, v := range of {
+			v.Kind = k
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// objectives are the verdicts of the scenario's objectives ([Outcome.Verdicts]).
+func (o *Outcome) objectives() []check.Verdict {
 	if o.kept != nil {
 		return slices.Clone(o.kept.verdicts)
 	}
@@ -298,12 +339,15 @@ func (o *Outcome) Verdicts() []check.Verdict {
 	return vs
 }
 
-// Health is the gate every run must pass whatever its objectives: a request
-// completed ([check.Completed]), and the error rate is within the objectives' limit
-// ([Objectives.MaxErrors]: an error_rate rule, else MaxErrorRate, unchecked when negative) ([check.ErrorRate]; zero: no request may fail). The same
-// error-rate verdict is the first of [Outcome.Verdicts]. perftest.Run reports Health
-// through t; `perfgate profile` exits 1 when nothing completed and 99 for errors.
-func (o *Outcome) Health() []check.Verdict {
+// Health is the gate every run must pass whatever its objectives:
+// Verdicts(check.KindHealth).
+//
+// Deprecated: use [Outcome.Verdicts](check.KindHealth), the one list of a run's
+// verdicts; removed in v0.3.0.
+func (o *Outcome) Health() []check.Verdict { return o.Verdicts(check.KindHealth) }
+
+// health is the gate every run must pass ([Outcome.Verdicts], check.KindHealth).
+func (o *Outcome) health() []check.Verdict {
 	reqs := o.Requests()
 	vs := []check.Verdict{check.Completed(reqs)}
 	if max, ok := o.Scenario.Objectives.MaxErrors(); ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
 
 	"github.com/perfgate/perfgate/record"
@@ -77,4 +78,49 @@ func records(t testing.TB, o *Outcome) ([]record.Client, []record.Server) {
 		t.Fatal(err)
 	}
 	return cs, ss
+}
+
+// TestVerdictsOneList: Verdicts is the run's one list of verdicts: the kinds asked for,
+// in that order, each marked with its kind; no kind is the objectives as before; the
+// deprecated Health and Validity are its views.
+func TestVerdictsOneList(t *testing.T) {
+	o := &Outcome{Scenario: Scenario{Objectives: Objectives{Rules: []string{"error_rate<=0", "osl_p50>=5", "isl_p99<=100"}}},
+		Self: &loadgen.Self{}}
+	for i := range 20 {
+		c := record.Client{Index: i, RequestID: fmt.Sprintf("req-%d", i), ISL: 8, OSL: 4}
+		if i == 3 {
+			c.ErrorKind = record.ErrConnect
+		}
+		o.Client = append(o.Client, c)
+	}
+	kinds := func(vs []check.Verdict) (out []string) {
+		for _, v := range vs {
+			out = append(out, string(v.Kind)+":"+v.Check)
+		}
+		return out
+	}
+	objectives := kinds(o.Verdicts())
+	if len(objectives) != 3 || objectives[0] != "objective:error-rate" || kinds(o.Verdicts(check.KindObjective))[1] != objectives[1] {
+		t.Errorf("Verdicts() = %v, want the three objectives, of kind objective", objectives)
+	}
+	all := o.Verdicts(check.KindHealth, check.KindValidity, check.KindObjective)
+	health, validity := o.Health(), o.Validity()
+	if len(all) != len(health)+len(validity)+len(objectives) || len(health) != 2 || len(validity) == 0 {
+		t.Fatalf("Verdicts(all kinds) = %v; want health %v, validity %v, objectives %v", kinds(all), kinds(health), kinds(validity), objectives)
+	}
+	for i, v := range all {
+		want := check.KindObjective
+		switch {
+		case i < len(health):
+			want = check.KindHealth
+		case i < len(health)+len(validity):
+			want = check.KindValidity
+		}
+		if v.Kind != want {
+			t.Errorf("Verdicts(all kinds)[%d] = %s, want kind %s: %v", i, v.Kind+":"+check.Kind(v.Check), want, kinds(all))
+		}
+	}
+	if h := kinds(health); h[0] != "health:completed" || h[1] != "health:error-rate" || all[1].Pass || all[1].Summary != health[1].Summary {
+		t.Errorf("Health() = %v (error rate pass %v), want completed and a failing error rate, as Verdicts(check.KindHealth)", h, all[1].Pass)
+	}
 }

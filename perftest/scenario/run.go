@@ -272,7 +272,7 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		o.Files = append(o.Files, p)
 		return nil
 	}
-	val := o.Validity()
+	val := o.Verdicts(check.KindValidity)
 	doc := validityDoc{Self: o.Self, Pins: o.Pins, Shards: o.shards}
 	for _, v := range val {
 		doc.Verdicts = append(doc.Verdicts, docVerdict(v))

@@ -203,7 +203,13 @@ func apply(v check.Verdict, m Mode) check.Verdict {
 // [check.ErrInvalidRun]) under ModeFail, passing as a warning under ModeWarn. They are
 // not objectives: an invalid measurement is neither a performance pass nor a
 // regression, so callers report them before (and instead of) the objectives' verdicts.
-func (o *Outcome) Validity() []check.Verdict {
+//
+// Deprecated: use [Outcome.Verdicts](check.KindValidity), the one list of a run's
+// verdicts; removed in v0.3.0.
+func (o *Outcome) Validity() []check.Verdict { return o.Verdicts(check.KindValidity) }
+
+// validity is the run's validity verdicts ([Outcome.Verdicts], check.KindValidity).
+func (o *Outcome) validity() []check.Verdict {
 	if o.kept != nil {
 		return slices.Clone(o.kept.validity)
 	}
