@@ -2,6 +2,7 @@ package metric
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/record"
@@ -30,6 +31,7 @@ type Accumulator struct {
 	inexact              int
 	errors               map[string]int
 	first, last          time.Duration
+	runStart             int64 // record.Client.RunStartUnixNano of the measured requests
 	totOSL               int
 	totISL               int
 	totReason            int
@@ -111,6 +113,7 @@ func (a *Accumulator) add(r *record.Client, q *Request, derived *bool) {
 		a.first = r.Sent
 	}
 	a.last = max(a.last, r.Done)
+	a.runStart = r.RunStartUnixNano
 	if !r.ISLExact && r.RequestedISL > 0 {
 		a.inexact++
 	}
@@ -333,6 +336,42 @@ func CompletePrefixCache(m *record.Metrics, ideal, server *float64) {
 			if v, ok := d.Total(&t); ok {
 				m.Scalars[d.Name] = record.Scalar{Unit: d.Unit, Value: v}
 			}
+		}
+	}
+}
+
+// Window returns the measured window on the wall clock: the first measured request
+// sent → the last one done, the span benchmark_duration measures; false before any
+// measured request, or for records without their run's start time.
+func (a *Accumulator) Window() (start, end time.Time, ok bool) {
+	if a.first < 0 || a.last <= a.first || a.runStart == 0 {
+		return time.Time{}, time.Time{}, false
+	}
+	return time.Unix(0, a.runStart+int64(a.first)), time.Unix(0, a.runStart+int64(a.last)), true
+}
+
+// GPUMetrics lists the metrics [CompleteGPU] adds, in catalogue order.
+var GPUMetrics = []string{record.MetricGPUEnergy, record.MetricGPUPower, record.MetricGPUUtilization,
+	record.MetricGPUMemoryUsed, record.MetricTokensPerJoule, record.MetricOutputTPSPerGPU, record.MetricEnergyPerRequest}
+
+// CompleteGPU adds the GPU metrics ([GPUMetrics]) to m from g, the GPU telemetry over
+// the run's measured window, read after m was summarised: the run's totals they derive
+// from are m's own (total_osl, request_count, benchmark_duration). A model's breakdown
+// (m.Models) is left as it is: the GPUs serve every model at once.
+func CompleteGPU(m *record.Metrics, g GPU) {
+	if m.Scalars == nil {
+		m.Scalars = map[string]record.Scalar{}
+	}
+	t := Totals{GPU: &g}
+	t.OSL = int(m.Scalars[record.MetricTotalOSL].Value)
+	t.OK = int(m.Scalars[record.MetricRequestCount].Value)
+	t.Duration = m.Scalars[record.MetricBenchmarkDuration].Value
+	for _, d := range Catalogue() {
+		if !slices.Contains(GPUMetrics, d.Name) {
+			continue
+		}
+		if v, ok := d.Total(&t); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			m.Scalars[d.Name] = record.Scalar{Unit: d.Unit, Value: v}
 		}
 	}
 }

@@ -78,6 +78,30 @@ type Totals struct {
 	// prompts it sent (internal/kvcache), ServerRate the server's prefix-cache counters'
 	// rate over the run (servermetrics); nil when unknown.
 	IdealRate, ServerRate *float64
+	// GPU is the GPU telemetry over the measured window (servermetrics' DCGM scrapes,
+	// --gpu-telemetry); nil when none was scraped.
+	GPU *GPU
+}
+
+// GPU is a run's GPU telemetry over its measured window, first measured request sent
+// → last one done: what the GPU metrics (gpu_energy, tokens_per_joule, …) derive from.
+type GPU struct {
+	// Count is the number of GPUs that reported power or energy.
+	Count int
+	// EnergyJ is the energy all of them used over the window, in joules.
+	EnergyJ float64
+	// PowerW is their mean power over the window, added up, in watts.
+	PowerW float64
+	// Util is their mean utilisation, a fraction in [0, 1]; nil = not reported.
+	Util *float64
+	// MemMiB is the highest framebuffer memory used by any of them, in MiB; nil = not
+	// reported.
+	MemMiB *float64
+}
+
+// gpu returns t.GPU when it has GPUs and energy.
+func (t *Totals) gpu() (*GPU, bool) {
+	return t.GPU, t.GPU != nil && t.GPU.Count > 0
 }
 
 // PrefixPrompt returns the prompt tokens r's prefix-cache hit rate is a fraction of:
@@ -227,13 +251,20 @@ const (
 	UnitImgPerSec  = "images/sec"
 	UnitAudioRate  = "audio sec/sec"
 	UnitImages     = "images"
+	UnitJoules     = "J"
+	UnitWatts      = "W"
+	UnitMiB        = "MiB"
+	UnitTokPerJ    = "tokens/J"
+	UnitJPerReq    = "J/request"
+	UnitTokPerGPU  = "tokens/sec/GPU"
 )
 
 // units is every unit a catalogue metric may have. [Extend] refuses a metric in any
 // other (a panic), so a consumer that maps each unit (perftest/check's verdicts parse
 // and print each in its own way) can check at init that it maps every one of [Units].
 var units = []string{UnitMS, UnitSec, UnitTokens, UnitTokPerUser, UnitTokPerSec, UnitRequests,
-	UnitReqPerSec, UnitRatio, UnitImages, UnitImgPerSec, UnitAudioRate}
+	UnitReqPerSec, UnitRatio, UnitImages, UnitImgPerSec, UnitAudioRate,
+	UnitJoules, UnitWatts, UnitMiB, UnitTokPerJ, UnitJPerReq, UnitTokPerGPU}
 
 // Units returns every unit a catalogue metric may have ([Def.Unit]).
 func Units() []string { return slices.Clone(units) }
@@ -563,6 +594,87 @@ var builtin = []Def{
 			i, ok2 := t.prefixIdealRate()
 			return i - m, ok && ok2
 		}},
+	// GPU telemetry (--gpu-telemetry: a DCGM exporter scraped during the run,
+	// servermetrics): reported only when it was scraped. The derived efficiencies are
+	// gate statistics; the raw readings are not (they scale with the run's length or
+	// the hardware), but rules may bound them.
+	{Name: "gpu_energy", Ident: "GPUEnergy", Header: "GPU Energy",
+		Unit: UnitJoules, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true, NoRunStat: true,
+		Help: "Energy the scraped GPUs used over the measured window, all GPUs added: DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION interpolated at the window's ends, else DCGM_FI_DEV_POWER_USAGE integrated over it (docs/outputs.md).",
+		Total: func(t *Totals) (float64, bool) {
+			g, ok := t.gpu()
+			return g.energy(), ok
+		}},
+	{Name: "gpu_power", Ident: "GPUPower", Header: "GPU Power",
+		Unit: UnitWatts, Kind: PerRun, Origin: "perfgate", RunRule: true, NoRunStat: true,
+		Help: "gpu_energy / benchmark_duration: the scraped GPUs' mean power over the measured window, added up.",
+		Total: func(t *Totals) (float64, bool) {
+			g, ok := t.gpu()
+			return g.power(), ok
+		}},
+	{Name: "gpu_utilization", Ident: "GPUUtilization", Header: "GPU Utilization",
+		Unit: UnitRatio, Kind: PerRun, Origin: "perfgate", RunRule: true, NoRunStat: true,
+		Help: "Mean of DCGM_FI_DEV_GPU_UTIL over the measured window's scrapes and the GPUs, as a fraction.",
+		Total: func(t *Totals) (float64, bool) {
+			g, ok := t.gpu()
+			if !ok || g.Util == nil {
+				return 0, false
+			}
+			return *g.Util, true
+		}},
+	{Name: "gpu_memory_used", Ident: "GPUMemoryUsed", Header: "GPU Memory Used",
+		Unit: UnitMiB, Better: Lower, Kind: PerRun, Origin: "perfgate", RunRule: true, NoRunStat: true,
+		Help: "Peak DCGM_FI_DEV_FB_USED of any scraped GPU over the measured window's scrapes.",
+		Total: func(t *Totals) (float64, bool) {
+			g, ok := t.gpu()
+			if !ok || g.MemMiB == nil {
+				return 0, false
+			}
+			return *g.MemMiB, true
+		}},
+	{Name: "tokens_per_joule", Ident: "TokensPerJoule", Header: "Tokens per Joule",
+		Unit: UnitTokPerJ, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		Help: "total_osl / gpu_energy: output tokens (reasoning included) generated per joule the GPUs used over the measured window.",
+		Total: func(t *Totals) (float64, bool) {
+			g, ok := t.gpu()
+			return float64(t.OSL) / g.energy(), ok && g.EnergyJ > 0
+		}},
+	{Name: "output_tps_per_gpu", Ident: "OutputTPSPerGPU", Header: "Output Token Throughput per GPU",
+		Unit: UnitTokPerGPU, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		Help: "output_token_throughput / the number of GPUs the telemetry reported.",
+		Total: func(t *Totals) (float64, bool) {
+			g, ok := t.gpu()
+			return float64(t.OSL) / t.Duration / float64(g.count()), ok && t.Duration > 0
+		}},
+	{Name: "energy_per_request", Ident: "EnergyPerRequest", Header: "Energy per Request",
+		Unit: UnitJPerReq, Better: Lower, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
+		Help: "gpu_energy / request_count: joules per successful measured request.",
+		Total: func(t *Totals) (float64, bool) {
+			g, ok := t.gpu()
+			return g.energy() / float64(t.OK), ok && t.OK > 0
+		}},
+}
+
+// energy, power and count are g's, 0 for a nil g.
+func (g *GPU) energy() float64 {
+	if g == nil {
+		return 0
+	}
+	return g.EnergyJ
+}
+
+func (g *GPU) power() float64 {
+	if g == nil {
+		return 0
+	}
+	return g.PowerW
+}
+
+func (g *GPU) count() int {
+	if g == nil {
+		return 0
+	}
+	return g.Count
 }
 
 // catalogue is one state of the catalogue, with its raw metrics indexed.

@@ -134,4 +134,18 @@ const (
 	MetricPrefixCacheIdealHitRate = "prefix_cache_ideal_hit_rate"
 	// MetricPrefixCacheGap (ratio, per run, perfgate): prefix_cache_ideal_hit_rate − prefix_cache_hit_rate: the hits the server lost beyond what an ideal cache of the stated capacity would; reported when both are known.
 	MetricPrefixCacheGap = "prefix_cache_gap"
+	// MetricGPUEnergy (J, per run, perfgate): Energy the scraped GPUs used over the measured window, all GPUs added: DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION interpolated at the window's ends, else DCGM_FI_DEV_POWER_USAGE integrated over it (docs/outputs.md).
+	MetricGPUEnergy = "gpu_energy"
+	// MetricGPUPower (W, per run, perfgate): gpu_energy / benchmark_duration: the scraped GPUs' mean power over the measured window, added up.
+	MetricGPUPower = "gpu_power"
+	// MetricGPUUtilization (ratio, per run, perfgate): Mean of DCGM_FI_DEV_GPU_UTIL over the measured window's scrapes and the GPUs, as a fraction.
+	MetricGPUUtilization = "gpu_utilization"
+	// MetricGPUMemoryUsed (MiB, per run, perfgate): Peak DCGM_FI_DEV_FB_USED of any scraped GPU over the measured window's scrapes.
+	MetricGPUMemoryUsed = "gpu_memory_used"
+	// MetricTokensPerJoule (tokens/J, per run, perfgate): total_osl / gpu_energy: output tokens (reasoning included) generated per joule the GPUs used over the measured window.
+	MetricTokensPerJoule = "tokens_per_joule"
+	// MetricOutputTPSPerGPU (tokens/sec/GPU, per run, perfgate): output_token_throughput / the number of GPUs the telemetry reported.
+	MetricOutputTPSPerGPU = "output_tps_per_gpu"
+	// MetricEnergyPerRequest (J/request, per run, perfgate): gpu_energy / request_count: joules per successful measured request.
+	MetricEnergyPerRequest = "energy_per_request"
 )

@@ -42,6 +42,9 @@ type Sample struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	Type   string            `json:"type"`
 	Value  float64           `json:"value"`
+	// TimestampMs is the sample's own timestamp, in Unix milliseconds, when the
+	// exposition gives one (0 = none: the scrape's time).
+	TimestampMs int64 `json:"timestamp_ms,omitempty"`
 }
 
 // Scrape is one scrape of one URL: a line of server_metrics.jsonl.
@@ -71,6 +74,7 @@ type Scraper struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	ctx    context.Context
+	see    func(Scrape)
 }
 
 // Start validates cfg, scrapes every URL once (PhaseBefore, concurrently, waiting
@@ -79,6 +83,13 @@ type Scraper struct {
 // bounds every scrape, the final one too. Only an invalid cfg is an error: a
 // scrape that fails is recorded.
 func Start(ctx context.Context, cfg Config, w io.Writer) (*Scraper, error) {
+	return StartObserved(ctx, cfg, w, nil)
+}
+
+// StartObserved is [Start] with observe, if not nil, called with each scrape as it
+// is recorded (one call at a time): how GPU telemetry ([GPUAccumulator.Add]) reads
+// the same scrapes.
+func StartObserved(ctx context.Context, cfg Config, w io.Writer, observe func(Scrape)) (*Scraper, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -87,7 +98,7 @@ func Start(ctx context.Context, cfg Config, w io.Writer) (*Scraper, error) {
 			return nil, fmt.Errorf("%w: url %q: a path needs Config.Resolve with the server's URL first", ErrInvalidConfig, u)
 		}
 	}
-	s := &Scraper{cfg: cfg, client: &http.Client{Timeout: cfg.timeout()}, w: w, acc: NewAccumulator(), ctx: ctx}
+	s := &Scraper{cfg: cfg, client: &http.Client{Timeout: cfg.timeout()}, w: w, acc: NewAccumulator(), ctx: ctx, see: observe}
 	if w != nil {
 		s.enc = json.NewEncoder(w)
 	}
@@ -149,6 +160,9 @@ func (s *Scraper) record(sc Scrape) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.acc.Add(sc)
+	if s.see != nil {
+		s.see(sc)
+	}
 	if s.enc != nil && s.werr == nil {
 		if err := s.enc.Encode(sc); err != nil {
 			s.werr = fmt.Errorf("servermetrics: write: %w", err)
@@ -252,7 +266,7 @@ func appendFamily(out []Sample, name string, f *dto.MetricFamily) []Sample {
 			if len(ls) == 0 {
 				ls = nil
 			}
-			out = append(out, Sample{Name: n, Labels: ls, Type: typ, Value: v})
+			out = append(out, Sample{Name: n, Labels: ls, Type: typ, Value: v, TimestampMs: m.GetTimestampMs()})
 		}
 		switch f.GetType() {
 		case dto.MetricType_COUNTER:

@@ -69,17 +69,34 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	if o.shardInfo != nil {
 		opts = append(opts, scenario.WithShard(*o.shardInfo))
 	}
+	live, err := startLive(ctx, e, o.live, sc, label)
+	if err != nil {
+		return nil, err
+	}
 	var pr *progress
+	var sinks []func(record.Client)
 	if !o.quiet {
 		d := sc.WithDefaults()
 		pr = newProgress(e.stderr, e.tty, d.Requests, cmpOr(label, d.Name))
 		pr.width = e.width
-		opts = append(opts, scenario.OnRecord(pr.sink))
+		sinks = append(sinks, pr.sink)
 		pr.begin()
+	}
+	if live != nil {
+		sinks = append(sinks, live.Record)
+	}
+	switch len(sinks) {
+	case 1:
+		opts = append(opts, scenario.OnRecord(sinks[0]))
+	case 2:
+		opts = append(opts, scenario.OnRecord(func(r record.Client) { sinks[0](r); sinks[1](r) }))
 	}
 	out, err := scenario.Run(ctx, sc, dir, opts...)
 	if pr != nil {
 		pr.end()
+	}
+	if live != nil {
+		live.Stop(context.WithoutCancel(ctx)) // its warnings went to stderr as they came
 	}
 	if err != nil {
 		if errors.Is(err, scenario.ErrInvalidScenario) {
@@ -191,6 +208,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		printTable(e, r.out)
 	}
 	printServerMetrics(e.stdout, r.out.ServerMetrics)
+	printGPU(e.stdout, r.out.GPU)
 	err = recordHistory(ctx, e, o, finish(ctx, e, r, o, o.artifactDir), r.out)
 	s := r.out.Summary()
 	s.Title = "perfgate profile: " + strings.TrimPrefix(s.Title, "perfgate: ")
@@ -441,6 +459,18 @@ func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 		return errAssertFailed
 	}
 	return nil
+}
+
+// printGPU prints the GPU telemetry over the measured window: the totals, then a
+// line per GPU.
+func printGPU(w io.Writer, s *servermetrics.GPUSummary) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintln(w, "gpu telemetry:")
+	for _, l := range s.Lines() {
+		fmt.Fprintf(w, "    %-28s %s\n", l[0]+":", l[1])
+	}
 }
 
 // printServerMetrics prints, per scraped URL, the scrape counts (failures always

@@ -33,7 +33,7 @@ var flagValues = map[string]string{
 	"model-selection-strategy": "random", "model-weights": "3,1", "tool-choice": "required", "tools-file": "tools.json",
 	"margin": "0.1", "prior-cv": "0.03", "session-cv": "0.02", "name": "named", "profile-export-file": "x.json", "profile-export-prefix": "x",
 	"prompt-corpus": "vllm", "random-corpus-style": "vllm", "search-concurrency": "1:8", "search-rate": "1:8",
-	"server-metrics": "/metrics", "server-cmd": "srv", "baseline-server-cmd": "srv", "server-ready": "/v1/models", "start-at": "2030-01-01T00:00:00Z", "sweep-concurrency": "1,2", "sweep-rate": "1,2",
+	"server-metrics": "/metrics", "gpu-telemetry": "http://127.0.0.1:1/metrics", "out": "prometheus-rw=http://127.0.0.1:1/api/v1/write", "server-cmd": "srv", "baseline-server-cmd": "srv", "server-ready": "/v1/models", "start-at": "2030-01-01T00:00:00Z", "sweep-concurrency": "1,2", "sweep-rate": "1,2",
 	"tokenizer": "cl100k_base", "topology": "a,b", "u": "http://127.0.0.1:2", "url": "http://127.0.0.1:2",
 	"url-strategy": "least_outstanding", "config": "CONFIG",
 	// Numbers whose type's generic non-default is not valid for them.

@@ -49,6 +49,7 @@ type profileOpts struct {
 	history     historyOpts         // --history and the server's identity (history.go)
 	gate        gateFlags           // --baseline and the regression gate's flags (regress.go)
 	server      serverFlags         // --server-cmd and the servers profile starts (serverflags.go)
+	live        liveOpts            // --out and --out-interval: live metrics (liveout.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -64,6 +65,8 @@ type profileFlags struct {
 	urls, headers, extra, asserts                                           stringList
 	serverMetrics                                                           stringList
 	serverMetricsInterval                                                   float64
+	gpuTelemetry                                                            stringList
+	live                                                                    liveFlags
 	// AIPerf flags that map onto an existing meaning (see aiperfFlags).
 	urlStrategy, exportPrefix, exportLevel                string
 	sliceDuration                                         float64 // --slice-duration, seconds
@@ -142,12 +145,14 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&f.grace, loadgen.DefaultGracePeriod.Seconds(), "[stop] after --benchmark-duration, seconds requests in flight may still finish; then they are cancelled (0 = at once)", "benchmark-grace-period")
 	fs.Var(&f.serverMetrics, "server-metrics", "[server metrics] Prometheus endpoint to scrape before, during and after the run (repeatable): a URL, or a path such as /metrics on the server under test (the mock too)")
 	flt(&f.serverMetricsInterval, servermetrics.DefaultInterval.Seconds(), "[server metrics] seconds between server-metrics scrapes during the run", "server-metrics-interval")
+	fs.Var(&f.gpuTelemetry, "gpu-telemetry", "[server metrics] DCGM exporter endpoint to scrape during the run for GPU power, energy, utilisation and memory (repeatable, or comma-separated): a URL such as http://HOST:9400/metrics, or a path on the server under test; adds gpu_energy, tokens_per_joule, output_tps_per_gpu, energy_per_request, …")
 	aiperfFlags(fs, f)
 	registerHTTPFlags(fs, &f.http)
 	registerValidityFlags(fs, &f.validity)
 	registerAbortFlags(fs, &f.abort)
 	registerMixFlags(fs, &f.mix)
 	registerMediaFlags(fs, &f.media)
+	registerLiveFlags(fs, &f.live)
 	// perfgate's own.
 	boolean(&o.mock, false, "[target] profile the in-process mock server (no --url needed)", "mock")
 	str(&f.config, "", "[workload] scenario file (YAML or JSON, the perftest Scenario); flags given override it", "config")
@@ -546,6 +551,12 @@ func profileExtras(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has f
 	if err := applyServerMetrics(sc, f, has("server-metrics-interval")); err != nil {
 		return err
 	}
+	if err := applyGPUTelemetry(sc, f, has("server-metrics-interval")); err != nil {
+		return err
+	}
+	if err := applyLiveFlags(&f.live, &o.live, has); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -734,10 +745,31 @@ func applyServerMetrics(sc *scenario.Scenario, f *profileFlags, intervalSet bool
 		if !(v > 0) || math.IsInf(v, 0) {
 			return invalidf("--server-metrics-interval %v: want a positive number of seconds", v)
 		}
-		if !sc.ServerMetrics.Enabled() {
-			return invalidf("--server-metrics-interval needs --server-metrics URL")
+		if !sc.ServerMetrics.Enabled() && len(f.gpuTelemetry) == 0 {
+			return invalidf("--server-metrics-interval needs --server-metrics or --gpu-telemetry URL")
 		}
-		sc.ServerMetrics.Interval = time.Duration(v * float64(time.Second))
+		if sc.ServerMetrics.Enabled() {
+			sc.ServerMetrics.Interval = time.Duration(v * float64(time.Second))
+		}
+	}
+	return nil
+}
+
+// applyGPUTelemetry maps --gpu-telemetry onto the scenario, checking each URL before
+// anything runs; its scrapes share --server-metrics-interval.
+func applyGPUTelemetry(sc *scenario.Scenario, f *profileFlags, intervalSet bool) error {
+	for _, v := range f.gpuTelemetry {
+		for _, u := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+			one := servermetrics.Config{URLs: []string{u}}
+			if err := one.Validate(); err != nil {
+				msg := strings.TrimPrefix(err.Error(), servermetrics.ErrInvalidConfig.Error()+": ")
+				return invalidf("--gpu-telemetry: %s", msg)
+			}
+			sc.GPUTelemetry.URLs = append(sc.GPUTelemetry.URLs, u)
+		}
+	}
+	if intervalSet && sc.GPUTelemetry.Enabled() {
+		sc.GPUTelemetry.Interval = time.Duration(f.serverMetricsInterval * float64(time.Second))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/internal/openai"
+	"github.com/perfgate/perfgate/liveout"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/servermetrics"
@@ -264,7 +265,8 @@ func (s *stringList) Set(v string) error {
 
 // redactArgs returns args with every credential replaced by "[redacted]": the value of
 // --api-key, of a -H/--header whose name is a credential header
-// (openai.CredentialHeader), the query values of --server-metrics URLs, and the
+// (openai.CredentialHeader), the query values of --server-metrics and --gpu-telemetry URLs, the
+// user information and query values of --out URLs, and the
 // secrets in the command lines of --server-cmd and --baseline-server-cmd
 // (serverproc.Redact: --api-key, HF_TOKEN=…), in both "--flag value" and
 // "--flag=value" forms. What perfgate writes of its own command line (the manifest)
@@ -287,8 +289,15 @@ func redactArgs(args []string) []string {
 				}
 				return h
 			}
-		case "server-metrics":
+		case "server-metrics", "gpu-telemetry":
 			redact = servermetrics.Redact // a scrape URL may carry a token in its query
+		case "out":
+			redact = func(v string) string { // KIND=URL: the URL may carry a password or a token
+				if k, u, ok := strings.Cut(v, "="); ok {
+					return k + "=" + liveout.Redact(u)
+				}
+				return v
+			}
 		case "history", "db":
 			redact = history.Redact // a postgres:// URL's password
 		case "server-cmd", "baseline-server-cmd", "server-ready":

@@ -31,9 +31,10 @@ var allowed = map[string][]string{
 	"internal/testutil/toktest": {"tokenizer/...", "internal/jsonscan"}, // test-only: loads tokenizers
 	"internal/testutil/pgtest":  {},                                     // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
-	"internal/docstest":         {},                              // test-only: the generated parts of the docs
-	"servermetrics":             {"record", "internal/jsonscan"}, // record.Duration, the one duration form in files
-	"serverproc":                {},                              // a server build's process lifecycle: stdlib only
+	"internal/docstest":         {},                                        // test-only: the generated parts of the docs
+	"servermetrics":             {"record", "internal/jsonscan"},           // record.Duration, the one duration form in files
+	"liveout":                   {"metric", "record", "internal/jsonscan"}, // live metrics: a view of the records as they finish, defined as metric defines them
+	"serverproc":                {},                                        // a server build's process lifecycle: stdlib only
 	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
 	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
 	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
@@ -55,7 +56,7 @@ var allowed = map[string][]string{
 	// when it imports perftest/perfhistory.
 	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
-	"cmd/perfgate":         {"history", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	"bench/...":            {"..."},
 	"scripts/...":          {}, // tools the scripts run (flakehunt's tally): stdlib only
 }
@@ -66,6 +67,10 @@ var thirdParty = map[string][]string{
 	"distribution": {"gonum.org/v1/gonum", "github.com/montanaflynn/stats", "golang.org/x/"},
 	// servermetrics parses the Prometheus exposition format with Prometheus's own parser.
 	"servermetrics": {"github.com/prometheus/common/", "github.com/prometheus/client_model/"},
+	// liveout sends with the maintained clients of each protocol: client_golang's
+	// remote-write API (protobuf encoded by the protobuf library) and the OpenTelemetry
+	// SDK's OTLP/HTTP exporter.
+	"liveout": {"github.com/prometheus/client_golang/exp/", "google.golang.org/protobuf/", "go.opentelemetry.io/otel"},
 	// mockserver serves its metrics through client_golang (and renders them with expfmt).
 	"mockserver": {"github.com/prometheus/client_golang/", "github.com/prometheus/common/", "github.com/prometheus/client_model/", "github.com/valyala/fasthttp", "golang.org/x/"},
 	// cmd/perfgate alone builds Kubernetes manifests (perfgate k8s), from the API types.

@@ -22,6 +22,12 @@ const (
 	Images    Unit = "img"       // image counts
 	ImgPerSec Unit = "img/s"     // image throughput
 	AudioRate Unit = "audio s/s" // seconds of audio per second
+	Joules    Unit = "J"         // energy
+	Watts     Unit = "W"         // power
+	MiB       Unit = "MiB"       // memory
+	TokPerJ   Unit = "tok/J"     // tokens per joule
+	JPerReq   Unit = "J/req"     // joules per request
+	TokPerGPU Unit = "tok/s/GPU" // token throughput per GPU
 	Fraction  Unit = "%"         // a fraction in [0, 1], printed as a percentage
 	None      Unit = ""          // a plain number (a ratio such as RTFx)
 )
@@ -42,6 +48,12 @@ var catalogueUnits = map[string]Unit{
 	metric.UnitImgPerSec:  ImgPerSec,
 	metric.UnitAudioRate:  AudioRate,
 	metric.UnitRatio:      None,
+	metric.UnitJoules:     Joules,
+	metric.UnitWatts:      Watts,
+	metric.UnitMiB:        MiB,
+	metric.UnitTokPerJ:    TokPerJ,
+	metric.UnitJPerReq:    JPerReq,
+	metric.UnitTokPerGPU:  TokPerGPU,
 }
 
 func init() {
@@ -82,7 +94,7 @@ func (u Unit) Parse(text string) (float64, error) {
 		return d.Seconds(), err
 	case Fraction:
 		return fraction(text)
-	case Tokens, TokPerSec, Requests, ReqPerSec, Images, ImgPerSec, AudioRate, None:
+	case Tokens, TokPerSec, Requests, ReqPerSec, Images, ImgPerSec, AudioRate, Joules, Watts, MiB, TokPerJ, JPerReq, TokPerGPU, None:
 		num := strings.TrimSpace(text)
 		if u != None {
 			num = strings.TrimSpace(strings.TrimSuffix(num, string(u)))

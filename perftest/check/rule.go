@@ -395,8 +395,21 @@ func runRuleNames() string {
 
 // runRuleExample is an example rule on the run-level metric name.
 func runRuleExample(name string) string {
-	if name == record.MetricPrefixCacheGap {
+	switch name {
+	case record.MetricPrefixCacheGap:
 		return name + "<=0.02"
+	case record.MetricGPUEnergy:
+		return name + "<=50000"
+	case record.MetricGPUPower:
+		return name + "<=700"
+	case record.MetricGPUMemoryUsed:
+		return name + "<=70000"
+	case record.MetricTokensPerJoule:
+		return name + ">=2.5"
+	case record.MetricOutputTPSPerGPU:
+		return name + ">=1000"
+	case record.MetricEnergyPerRequest:
+		return name + "<=150"
 	}
 	return name + ">=0.6"
 }

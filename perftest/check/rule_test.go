@@ -187,7 +187,7 @@ func TestRunRuleFromCatalogue(t *testing.T) {
 	if _, err := ParseRule("test_image_rate<=2"); err == nil || !strings.Contains(err.Error(), "want test_image_rate>=VALUE") {
 		t.Errorf("test_image_rate<=2: %v, want the floor form", err)
 	}
-	if _, err := ParseRule("nope>=1"); err == nil || !strings.Contains(err.Error(), "prefix_cache_gap, test_image_rate or tokenizer_match") {
+	if _, err := ParseRule("nope>=1"); err == nil || !strings.Contains(err.Error(), "energy_per_request, test_image_rate or tokenizer_match") {
 		t.Errorf("unknown name: %v, want the added metric among the names", err)
 	}
 	restore()

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
@@ -12,9 +13,10 @@ import (
 // it is checked, all from the metric's catalogue entry, so that a run-level metric
 // added to the catalogue ([metric.Extend], or a built-in entry) is a rule with no
 // other edit. Two shapes follow from the entry:
-//   - a ratio the catalogue marks rule-able ([metric.Def.RunRule]: the prefix-cache
-//     rates) is bounded either way (<= or >=) by a fraction, and a run that does not
-//     report it makes the rule invalid, never a pass ([RunMetric]);
+//   - a metric the catalogue marks rule-able ([metric.Def.RunRule]: the prefix-cache
+//     rates, the GPU metrics) is bounded either way (<= or >=), a ratio by a fraction,
+//     another by a number in its unit, and a run that does not report it makes the
+//     rule invalid, never a pass ([RunMetric]);
 //   - any other run statistic ([metric.Def.IsRunStat]: output_token_throughput,
 //     request_throughput, an added one) takes a floor, NAME>=VALUE in its unit
 //     ([ThroughputAtLeast]).
@@ -43,6 +45,14 @@ func lookupRunRule(name string) (runRule, bool) {
 // operator).
 func (rr runRule) parse(val, op string) (limit float64, want string, atValue bool) {
 	name := rr.def.Name
+	if rr.bounded && rr.def.Unit != metric.UnitRatio {
+		// A quantity in its unit, either way (gpu_energy<=50000, tokens_per_joule>=2.5).
+		x, err := UnitOf(rr.def).Parse(val)
+		if err != nil || !(x >= 0) {
+			return 0, fmt.Sprintf("want %s%s a number of %s ≥ 0, e.g. %s", name, op, rr.def.Unit, runRuleExample(name)), true
+		}
+		return x, "", false
+	}
 	if rr.bounded {
 		x, err := fraction(val)
 		lo := 0.0
@@ -118,6 +128,9 @@ func unknownWhy(name string) string {
 		return why
 	case record.MetricPrefixCacheIdealHitRate:
 		return "the ideal hit rate is counted when the run's prompts share prefixes (docs/prefix-cache.md)"
+	}
+	if slices.Contains(metric.GPUMetrics, name) {
+		return "GPU metrics need --gpu-telemetry URL (a DCGM exporter's /metrics, scraped during the run) with DCGM_FI_DEV_POWER_USAGE or DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (and DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED for utilisation and memory; docs/outputs.md)"
 	}
 	return "the run does not report it"
 }

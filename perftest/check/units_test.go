@@ -38,7 +38,8 @@ func TestEveryCatalogueUnit(t *testing.T) {
 		metric.UnitMS: "2ms", metric.UnitSec: "2s", metric.UnitTokens: "2", metric.UnitTokPerUser: "2 tok/s",
 		metric.UnitTokPerSec: "2 tok/s", metric.UnitRequests: "2 req", metric.UnitReqPerSec: "2 req/s",
 		metric.UnitImages: "2 img", metric.UnitImgPerSec: "2 img/s", metric.UnitAudioRate: "2 audio s/s",
-		metric.UnitRatio: "2",
+		metric.UnitRatio: "2", metric.UnitJoules: "2 J", metric.UnitWatts: "2 W", metric.UnitMiB: "2 MiB",
+		metric.UnitTokPerJ: "2 tok/J", metric.UnitJPerReq: "2 J/req", metric.UnitTokPerGPU: "2 tok/s/GPU",
 	}
 	// Ten requests whose OSL is 1…10; the metric's value is the OSL in its unit.
 	var cs []record.Client

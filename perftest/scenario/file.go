@@ -65,6 +65,9 @@ func (s Scenario) Validate() error {
 	if err := s.ServerMetrics.Validate(); err != nil {
 		bad("server_metrics: %v", err)
 	}
+	if err := s.GPUTelemetry.Validate(); err != nil {
+		bad("gpu_telemetry: %v", err)
+	}
 	if err := s.validateServer(); err != nil {
 		bad("%v", err)
 	}

@@ -85,6 +85,9 @@ func Load(dir string) (*Outcome, error) {
 	o.sum, o.Metrics = s, s.metrics
 	o.prefixIdeal = savedPrefixIdeal(dir)
 	o.completePrefixCache(savedIdealRate(dir))
+	if err := o.loadGPU(dir); err != nil {
+		return nil, err
+	}
 	o.TemplateOverhead = s.templateOverheads()
 	return o, nil
 }

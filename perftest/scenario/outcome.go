@@ -55,6 +55,9 @@ type Outcome struct {
 	// ServerMetrics summarises the scrapes of Scenario.ServerMetrics (nil when it
 	// scraped nothing).
 	ServerMetrics *servermetrics.Summary
+	// GPU summarises the scrapes of Scenario.GPUTelemetry over the measured window
+	// (nil when it scraped nothing).
+	GPU *servermetrics.GPUSummary
 	// Self is the load generator's measurement of itself during the run (send lag,
 	// CPU, GC pauses, read delay), which [Outcome.Verdicts] judges (check.KindValidity); nil for a run read
 	// back from a directory without validity.json.
@@ -103,6 +106,7 @@ func (o *Outcome) Recompute() error {
 		o.sum = nil
 		s := summarize(o.Client, o.Server, opt, lc.SLO)
 		o.Metrics, o.TemplateOverhead = s.metrics, s.templateOverheads()
+		o.addGPUMetrics() // the records' totals changed nothing of the telemetry's window
 		return nil
 	}
 	s, err := summarizeFiles(o.clientPath, o.serverPath, opt, lc.SLO)
@@ -110,6 +114,7 @@ func (o *Outcome) Recompute() error {
 		return err
 	}
 	o.sum, o.Metrics, o.TemplateOverhead, o.kept = s, s.metrics, s.templateOverheads(), nil
+	o.addGPUMetrics()
 	if errors.Is(err, record.ErrTruncated) {
 		err = nil
 	}

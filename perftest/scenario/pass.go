@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
+	"github.com/perfgate/perfgate/servermetrics"
 )
 
 // summary is what one streaming pass over a run's recordings keeps: the exact metrics
@@ -45,6 +46,8 @@ type summary struct {
 	modes  map[string]int // server records served (sOK, not warm-up) by tokenization mode
 
 	models []string // the measured requests' models, in order of first use (compactReq.model)
+
+	window servermetrics.Window // the measured window on the wall clock (metric.Accumulator.Window)
 }
 
 // compactReq is one measured request's check.Request (check.NewRequest, the one
@@ -456,6 +459,9 @@ func summarizeFiles(clientPath, serverPath string, opt metric.Options, slo metri
 		}
 	}
 	s.metrics = a.Metrics()
+	if start, end, ok := a.Window(); ok {
+		s.window = servermetrics.Window{Start: start, End: end}
+	}
 	if serverPath == "" {
 		return s, cerr
 	}

@@ -166,6 +166,19 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			return nil, fmt.Errorf("scenario %q: %w: %w", sc.Name, ErrInvalidScenario, err)
 		}
 	}
+	var gpu *gpuRun
+	if sc.GPUTelemetry.Enabled() {
+		// An endpoint that is down is said once, by the summary's warnings after the run.
+		g, _, err := startGPU(ctx, sc, cfg.URLs[0], artifactDir)
+		if err != nil {
+			if scraper != nil {
+				_, _ = scraper.Stop()
+			}
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		gpu = g
+		defer gpu.close() // on early return; stopped below otherwise
+	}
 	if w := sc.Abort.watch(metricOptions(cfg)); w != nil {
 		cfg.Watch = w
 	}
@@ -188,6 +201,15 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 				err = fmt.Errorf("servermetrics: %w", cerr)
 			}
 			out.Files = append(out.Files, smFile.Name())
+		}
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if gpu != nil {
+		name, err := gpu.stop()
+		if name != "" {
+			out.Files = append(out.Files, name)
 		}
 		if err != nil && runErr == nil {
 			runErr = err
@@ -216,7 +238,8 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		}
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, runErr)
 	}
-	out.Client, out.Metrics, out.Interrupted, out.Warnings = lo.Records, lo.Metrics, lo.Interrupted, lo.Warnings
+	out.Client, out.Metrics, out.Interrupted = lo.Records, lo.Metrics, lo.Interrupted
+	out.Warnings = append(out.Warnings, lo.Warnings...)
 	self := lo.Self
 	out.Self = &self
 	out.Pins.Dataset = &reportgen.Dataset{Fingerprint: lo.Fingerprint, Requests: lo.Fingerprinted}
@@ -241,6 +264,9 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		out.completePrefixCache(&lo.PrefixCache.Rate)
 	} else {
 		out.completePrefixCache(nil)
+	}
+	if gpu != nil {
+		out.completeGPU(gpu.acc)
 	}
 	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
 		runErr = nil // the run stopped early: Interrupted says so
@@ -293,6 +319,11 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	}
 	if err := write(RunStatsFile, func(w io.Writer) error { return writeJSON(w, o.RunStats()) }); err != nil {
 		return err
+	}
+	if o.GPU != nil {
+		if err := write(servermetrics.GPUSummaryFile, func(w io.Writer) error { return writeJSON(w, o.GPU) }); err != nil {
+			return err
+		}
 	}
 	vs := o.Check()
 	if len(vs) > 0 {
@@ -355,7 +386,7 @@ func (o *Outcome) WriteReports(command ...string) error {
 	}
 	o.Files = slices.DeleteFunc(o.Files, func(f string) bool {
 		b := filepath.Base(f)
-		return b != ClientFile && b != servermetrics.File // writeArtifacts lists the rest again
+		return b != ClientFile && b != servermetrics.File && b != servermetrics.GPUFile // writeArtifacts lists the rest again
 	})
 	if err := o.writeArtifacts(ti, time.Time{}, command); err != nil {
 		return fmt.Errorf("scenario %q: %w", o.Scenario.Name, err)

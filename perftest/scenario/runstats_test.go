@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,6 +66,9 @@ func TestRunStats(t *testing.T) {
 		_, scalar := o.Metrics.Scalars[s.Metric]
 		if s.Metric == record.MetricSpecDecodeAcceptanceRate && !stat {
 			continue // the mock does no speculative decoding: a run without it has no such statistic
+		}
+		if slices.Contains(metric.GPUMetrics, s.Metric) {
+			continue // GPU telemetry's: not scraped here (TestRunGPUTelemetry has them)
 		}
 		if _, ok := rs.Stats[s.Name]; !ok {
 			t.Errorf("RunStats has no %s (metrics have it: %v)", s.Name, stat || scalar)

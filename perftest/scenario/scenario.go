@@ -102,6 +102,16 @@ type Scenario struct {
 	// scrape nothing. A failed scrape is recorded, never fatal.
 	ServerMetrics servermetrics.Config `json:"server_metrics,omitzero"`
 
+	// GPUTelemetry scrapes DCGM exporters (or any Prometheus endpoint with DCGM's
+	// names: DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, …) before,
+	// during and after the run into gpu_telemetry.jsonl, summarised over the measured
+	// window per GPU in Outcome.GPU and gpu_telemetry.json, with the GPU metrics
+	// (gpu_energy, tokens_per_joule, output_tps_per_gpu, energy_per_request, …) in
+	// the run's metrics. An endpoint that answers without DCGM's names is invalid; one
+	// that does not answer is a warning, and the GPU metrics are then unknown. Zero =
+	// scrape nothing.
+	GPUTelemetry servermetrics.Config `json:"gpu_telemetry,omitzero"`
+
 	// Exports names and selects the AIPerf exports written beside the recordings.
 	Exports Exports `json:"exports,omitzero"`
 
