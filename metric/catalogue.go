@@ -639,7 +639,7 @@ var builtin = []Def{
 			g, ok := t.gpu()
 			return float64(t.OSL) / g.energy(), ok && g.EnergyJ > 0
 		}},
-	{Name: "output_tps_per_gpu", Ident: "OutputTPSPerGPU", Header: "Output Token Throughput per GPU",
+	{Name: "output_tps_per_gpu", Ident: "OutputTPSPerGPU", Header: "Output Token Throughput per GPU", Label: "output token throughput per GPU",
 		Unit: UnitTokPerGPU, Better: Higher, Kind: PerRun, Origin: "perfgate", Console: true, RunRule: true,
 		Help: "output_token_throughput / the number of GPUs the telemetry reported.",
 		Total: func(t *Totals) (float64, bool) {

@@ -56,6 +56,10 @@ func TestRunStatListFromCatalogue(t *testing.T) {
 		// Recorded only by runs that report it (docs/prefix-cache.md), so other runs'
 		// runs.json is as it was.
 		{Name: "prefix_cache_hit_rate", Label: "prefix cache hit rate", Unit: check.Fraction, HigherIsBetter: true, Metric: record.MetricPrefixCacheHitRate},
+		// GPU telemetry's efficiencies: recorded only by runs with --gpu-telemetry.
+		{Name: "tokens_per_joule", Label: "tokens per joule", Unit: check.TokPerJ, HigherIsBetter: true, Metric: record.MetricTokensPerJoule},
+		{Name: "output_tps_per_gpu", Label: "output token throughput per GPU", Unit: check.TokPerGPU, HigherIsBetter: true, Metric: record.MetricOutputTPSPerGPU},
+		{Name: "energy_per_request", Label: "energy per request", Unit: check.JPerReq, Metric: record.MetricEnergyPerRequest},
 		{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
 	}...)
 	got := RunStatList()
