@@ -93,8 +93,9 @@ func poolSource(t testing.TB, style string, isl distribution.Distribution, prefi
 }
 
 // Every prompt over a pool re-encodes to its requested length with the prefixes
-// counted; it starts with the shared prefix and one of the pool's prefixes, the first
-// turn then with the conversation's user context; later turns carry no context.
+// counted; it starts with the shared prefix and one of the pool's prefixes (which
+// Turn.Prefix names), the first turn then with the conversation's user context; later
+// turns carry no context.
 func TestPoolPromptsExact(t *testing.T) {
 	tk := gpt2(t)
 	for _, style := range []string{StyleShakespeare, StyleRandom} {
@@ -131,6 +132,9 @@ func TestPoolPromptsExact(t *testing.T) {
 				}
 				if !strings.HasPrefix(tr.Prompt, start) {
 					t.Errorf("%s: %s turn %d does not start with the conversation's prefix", style, c.ID, i)
+				}
+				if text, _ := s.pool.get(max(tr.Prefix-1, 0)); tr.Prefix < 1 || tr.Prefix > 8 || text != start {
+					t.Errorf("%s: %s turn %d: Prefix %d does not name the pool prefix it starts with", style, c.ID, i, tr.Prefix)
 				}
 			}
 			// The first turn has the context (30 tokens) after the prefix; the second not.
