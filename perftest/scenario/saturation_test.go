@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,9 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
+	"github.com/perfgate/perfgate/reportgen/sweep"
 )
 
 // saturateScenario is an open loop at rate against the mock's continuous-batching
@@ -169,5 +172,37 @@ func TestSweepSkipsAboveSaturation(t *testing.T) {
 		if n := strings.Count(string(html), ">SKIPPED</span>"); n != len(c.skipped) {
 			t.Errorf("%v: sweep.html lists %d skipped", c.levels, n)
 		}
+	}
+}
+
+// TestSearchNeverAboveSaturation: a search probes no load above one stopped as
+// over-saturated after it, marks such probes Saturated, and finds the highest load
+// below them (a fake runner saturating from 12 up, over 1 to 64).
+func TestSearchNeverAboveSaturation(t *testing.T) {
+	run := func(_ context.Context, sc Scenario, dir string) (*Outcome, error) {
+		o := &Outcome{Scenario: sc, Dir: dir, Self: &loadgen.Self{}, Client: []record.Client{{RequestID: "r", Status: 200, Sent: 1, Done: 2}}}
+		if sc.Concurrency >= 12 {
+			o.Self.Aborted, o.Self.AbortedBy = "over-saturated at 31s: …", loadgen.AbortSaturation
+		}
+		return o, nil
+	}
+	res, err := Search(context.Background(), Scenario{}, Concurrency, sweep.SearchOptions{Lo: 1, Hi: 64, Tolerance: 0.01}, t.TempDir(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowest := math.Inf(1) // the lowest saturated load probed so far
+	for i, p := range res.Probes {
+		if p.Load > lowest {
+			t.Errorf("probe %d at %g, after %g was over-saturated", i, p.Load, lowest)
+		}
+		if p.Saturated != (p.Load >= 12) || p.Saturated && p.Pass {
+			t.Errorf("probe %d: %+v", i, p)
+		}
+		if p.Saturated {
+			lowest = min(lowest, p.Load)
+		}
+	}
+	if !res.Found || res.Best != 11 || res.FailedAt != 12 {
+		t.Errorf("search: best %g, failed at %g (found %v); want 11 and 12", res.Best, res.FailedAt, res.Found)
 	}
 }
