@@ -1,6 +1,7 @@
 package servermetrics
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -142,4 +143,30 @@ func TestGPUScrapeStub(t *testing.T) {
 	if sum.Scrapes < 3 || sum.Failures != 0 || len(sum.GPUs) != 2 || sum.Seconds <= 0 || math.Abs(sum.EnergyJ-450*sum.Seconds) > 1e-6*sum.EnergyJ {
 		t.Errorf("stub over %v s: %d scrapes (%d failed), %d GPUs, %v J; want ≥ 3, 0, 2, 450 W × the span", sum.Seconds, sum.Scrapes, sum.Failures, len(sum.GPUs), sum.EnergyJ)
 	}
+}
+
+// FuzzSummarizeGPU: any gpu_telemetry.jsonl (a file a person may edit) is summarised
+// or refused with an error, never a panic, with no more GPUs than the lines name.
+func FuzzSummarizeGPU(f *testing.F) {
+	d := &testutil.DCGM{Watts: [2]float64{300, 150}, Boot: time.Unix(0, 0)}
+	samples, _, _ := Parse(strings.NewReader(d.Page(time.Unix(100, 0))))
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	_ = enc.Encode(Scrape{URL: "http://gpu:9400/metrics", Phase: PhaseBefore, UnixNano: 1e11, Samples: samples})
+	_ = enc.Encode(Scrape{URL: "http://gpu:9400/metrics", Phase: PhaseAfter, UnixNano: 2e11, Error: "boom"})
+	f.Add(b.String())
+	f.Add(`{"url":"u","phase":"during","unix_nano":5,"samples":[{"name":"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION","type":"counter","value":-1e308,"labels":{"gpu":"0"}}]}` + "\n" +
+		`{"url":"u","phase":"during","unix_nano":5,"samples":[{"name":"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION","type":"counter","value":1e308,"labels":{"gpu":"0"}}]}`)
+	f.Add(`{"url":"u","samples":[{"name":"DCGM_FI_DEV_POWER_USAGE","value":1,"timestamp_ms":-9}]}`)
+	f.Add("not json")
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := SummarizeGPU(strings.NewReader(text), Window{})
+		if err != nil {
+			return
+		}
+		if n := strings.Count(text, "DCGM_FI_DEV_"); len(s.GPUs) > n {
+			t.Fatalf("%d GPUs from %d DCGM samples", len(s.GPUs), n)
+		}
+		_ = s.Lines()
+	})
 }
