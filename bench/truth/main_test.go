@@ -21,19 +21,20 @@ func TestTinyRun(t *testing.T) {
 	for _, want := range []string{
 		"| client | error | p50 | p90 | p99 | n |",
 		"| perfgate | TTFT |", "| perfgate | token |", "| perfgate | ITL |",
-		"| perfgate-app | TTFT |", "| minimal | TTFT |", "| minimal | ITL |",
-		"| perfgate − minimal | TTFT |", "| perfgate-app − minimal | ITL |",
+		"| perfgate-app | TTFT |", "| minimal | TTFT |", "| minimal | ITL |", "| minimal | reported TTFT |",
+		"| perfgate − minimal | TTFT |", "| perfgate-app − minimal | ITL |", "| perfgate − minimal | reported TTFT |",
 		"Target: perfgate's TTFT p50 error within 0.1 ms",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the table has no %q:\n%s", want, s)
 		}
 	}
-	// Each client's rows count every request (20 TTFTs), every token (120) and every gap (100).
+	// Each client's rows count every request (20 TTFTs and reported TTFTs), every token (120)
+	// and every gap (100).
 	for _, c := range clientNames {
-		for _, want := range []string{"| " + c + " | TTFT |", "| " + c + " | token |", "| " + c + " | ITL |"} {
+		for what, n := range map[string]string{"TTFT": "| 20 |", "token": "| 120 |", "ITL": "| 100 |", "reported TTFT": "| 20 |"} {
+			want := "| " + c + " | " + what + " |"
 			line := lineWith(s, want)
-			n := map[string]string{"TTFT": "| 20 |", "token": "| 120 |", "ITL": "| 100 |"}[strings.Fields(want)[3]]
 			if !strings.HasSuffix(line, n) {
 				t.Errorf("row %q does not count %s: %q", want, n, line)
 			}
@@ -55,13 +56,15 @@ func lineWith(s, prefix string) string {
 // its TTFT, token and signed ITL errors.
 func TestMatch(t *testing.T) {
 	ms := time.Millisecond
-	log := map[string][]time.Duration{"a": {10 * ms, 15 * ms, 20 * ms}}
+	log := map[string]served{"a": {arrived: 2 * ms, emit: []time.Duration{10 * ms, 15 * ms, 20 * ms}}}
 	var e errs
-	if err := match("c", []seen{{id: "a", tokens: []time.Duration{11 * ms, 15*ms + ms/2, 20*ms + ms/2}}}, log, &e); err != nil {
+	if err := match("c", []seen{{id: "a", sent: ms, tokens: []time.Duration{11 * ms, 15*ms + ms/2, 20*ms + ms/2}}}, log, &e); err != nil {
 		t.Fatal(err)
 	}
-	if e.requests != 1 || len(e.ttft) != 1 || e.ttft[0] != 1 || len(e.token) != 3 || len(e.itl) != 2 || e.itl[0] != -0.5 || e.itl[1] != 0 {
-		t.Errorf("errors %+v, want TTFT 1, tokens 1/0.5/0.5, ITL -0.5/0", e)
+	// Reported: the client's TTFT 11 − 1 = 10 against the server's 10 − 2 = 8.
+	if e.requests != 1 || len(e.ttft) != 1 || e.ttft[0] != 1 || len(e.token) != 3 || len(e.itl) != 2 || e.itl[0] != -0.5 || e.itl[1] != 0 ||
+		len(e.reported) != 1 || e.reported[0] != 2 {
+		t.Errorf("errors %+v, want TTFT 1, tokens 1/0.5/0.5, ITL -0.5/0, reported TTFT 2", e)
 	}
 	for _, c := range []struct {
 		got  []seen
@@ -81,7 +84,7 @@ func TestMatch(t *testing.T) {
 // fails the run; within it, it does not.
 func TestCheckEarly(t *testing.T) {
 	o := options{clients: []string{clientMinimal}, slack: 50 * time.Microsecond}
-	log := map[string][]time.Duration{"a": {time.Millisecond, 2 * time.Millisecond}}
+	log := map[string]served{"a": {emit: []time.Duration{time.Millisecond, 2 * time.Millisecond}}}
 	for _, c := range []struct {
 		early time.Duration
 		fail  bool
