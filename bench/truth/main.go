@@ -140,6 +140,10 @@ type server struct {
 type served struct {
 	arrived time.Duration
 	emit    []time.Duration
+	// flushed is when each token's Flush returned: flushed − emit bounds how late the
+	// bytes may have left after their emission time (the server descheduled between
+	// its clock reading and its write), the truth's own uncertainty.
+	flushed []time.Duration
 }
 
 // tokenText is each chunk's content: one GPT-2 token (" tok"), so perfgate's count of
@@ -166,6 +170,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
 	emit := make([]time.Duration, 0, s.tokens)
+	flushed := make([]time.Duration, 0, s.tokens)
 	buf := make([]byte, 0, 256)
 	time.Sleep(s.ttft)
 	for i := range s.tokens {
@@ -178,6 +183,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(buf)
 		emit = append(emit, time.Since(s.origin))
 		fl.Flush()
+		flushed = append(flushed, time.Since(s.origin))
 	}
 	_, _ = io.WriteString(w, `data: {"id":"chatcmpl-`+id+`","object":"chat.completion.chunk","created":0,"model":"truth","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":32,"completion_tokens":`+strconv.Itoa(s.tokens)+`,"total_tokens":`+strconv.Itoa(32+s.tokens)+`}}`+"\n\ndata: [DONE]\n\n")
 	fl.Flush()
@@ -185,7 +191,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, dup := s.log[id]; dup {
 		s.bad.Add(1)
 	}
-	s.log[id] = served{arrived: arrived, emit: emit}
+	s.log[id] = served{arrived: arrived, emit: emit, flushed: flushed}
 	s.mu.Unlock()
 }
 
@@ -216,6 +222,10 @@ type errs struct {
 	// server timings' terms, the request's way in (and the server's wait to read it)
 	// included.
 	reported []float64
+	// flush is the server's flush time of each token (served.flushed − served.emit)
+	// while this client ran: when it is not small against the errors, the machine was
+	// too busy for the truth to be true.
+	flush    []float64
 	early    time.Duration // the most negative TTFT or token error (0 = none)
 	requests int
 }
@@ -247,6 +257,9 @@ func match(name string, got []seen, log map[string]served, e *errs) error {
 				e.ttft = append(e.ttft, ms(d))
 			}
 			e.token = append(e.token, ms(d))
+			if i < len(sv.flushed) {
+				e.flush = append(e.flush, ms(sv.flushed[i]-emit[i]))
+			}
 			if i > 0 {
 				e.itl = append(e.itl, ms((t-g.tokens[i-1])-(emit[i]-emit[i-1])))
 			}
@@ -437,7 +450,9 @@ func printTable(w io.Writer, o options, res map[string]*errs) {
 	fmt.Fprintf(w, "Timing truth: %d streamed requests per client at concurrency %d (closed loop), %d tokens each, server TTFT %v, ITL %v, %d round(s).\n",
 		o.requests, o.concurrency, o.tokens, o.ttft, o.itl, o.rounds)
 	fmt.Fprintf(w, "Errors in ms: client time − server emission time (TTFT, every token), client gap − server gap (ITL),\n")
-	fmt.Fprintf(w, "client's TTFT (from its send time) − server's TTFT (from its handler's start) (reported TTFT: includes the request's way in).\n\n")
+	fmt.Fprintf(w, "client's TTFT (from its send time) − server's TTFT (from its handler's start) (reported TTFT: includes the request's way in).\n")
+	fmt.Fprintf(w, "Server flush: the server's time from its emission stamp to its Flush's return while that client ran, per token; the truth's\n")
+	fmt.Fprintf(w, "own uncertainty (a server descheduled before its write makes the client look late): large against the errors = too busy a machine.\n\n")
 	fmt.Fprintln(w, "| client | error | p50 | p90 | p99 | n |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|")
 	q := func(x []float64) []float64 {
@@ -459,6 +474,7 @@ func printTable(w io.Writer, o options, res map[string]*errs) {
 		row(c, "token", e.token)
 		row(c, "ITL", e.itl)
 		row(c, "reported TTFT", e.reported)
+		row(c, "server flush", e.flush)
 	}
 	m, ok := res[clientMinimal]
 	if !ok {

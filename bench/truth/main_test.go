@@ -32,7 +32,7 @@ func TestTinyRun(t *testing.T) {
 	// Each client's rows count every request (20 TTFTs and reported TTFTs), every token (120)
 	// and every gap (100).
 	for _, c := range clientNames {
-		for what, n := range map[string]string{"TTFT": "| 20 |", "token": "| 120 |", "ITL": "| 100 |", "reported TTFT": "| 20 |"} {
+		for what, n := range map[string]string{"TTFT": "| 20 |", "token": "| 120 |", "ITL": "| 100 |", "reported TTFT": "| 20 |", "server flush": "| 120 |"} {
 			want := "| " + c + " | " + what + " |"
 			line := lineWith(s, want)
 			if !strings.HasSuffix(line, n) {
@@ -56,15 +56,15 @@ func lineWith(s, prefix string) string {
 // its TTFT, token and signed ITL errors.
 func TestMatch(t *testing.T) {
 	ms := time.Millisecond
-	log := map[string]served{"a": {arrived: 2 * ms, emit: []time.Duration{10 * ms, 15 * ms, 20 * ms}}}
+	log := map[string]served{"a": {arrived: 2 * ms, emit: []time.Duration{10 * ms, 15 * ms, 20 * ms}, flushed: []time.Duration{10 * ms, 15*ms + ms/4, 20 * ms}}}
 	var e errs
 	if err := match("c", []seen{{id: "a", sent: ms, tokens: []time.Duration{11 * ms, 15*ms + ms/2, 20*ms + ms/2}}}, log, &e); err != nil {
 		t.Fatal(err)
 	}
 	// Reported: the client's TTFT 11 − 1 = 10 against the server's 10 − 2 = 8.
 	if e.requests != 1 || len(e.ttft) != 1 || e.ttft[0] != 1 || len(e.token) != 3 || len(e.itl) != 2 || e.itl[0] != -0.5 || e.itl[1] != 0 ||
-		len(e.reported) != 1 || e.reported[0] != 2 {
-		t.Errorf("errors %+v, want TTFT 1, tokens 1/0.5/0.5, ITL -0.5/0, reported TTFT 2", e)
+		len(e.reported) != 1 || e.reported[0] != 2 || len(e.flush) != 3 || e.flush[1] != 0.25 {
+		t.Errorf("errors %+v, want TTFT 1, tokens 1/0.5/0.5, ITL -0.5/0, reported TTFT 2, flush 0/0.25/0", e)
 	}
 	for _, c := range []struct {
 		got  []seen
