@@ -3,7 +3,7 @@ export PERFGATE_CACHE ?= $(HOME)/.cache/perfgate
 GO ?= go
 TESTFLAGS ?= -timeout 30m
 
-.PHONY: all demo test test-long fmt vet staticcheck lint fixtures bench build clean fuzz flakehunt
+.PHONY: all demo test test-long fmt vet staticcheck lint fixtures bench build clean fuzz flakehunt image
 
 all: build
 
@@ -13,6 +13,11 @@ build:
 ## demo: mock server + load + report on embedded defaults (no network, no downloads).
 demo:
 	$(GO) run ./cmd/perfgate demo
+
+## image: perfgate's container image as an OCI archive, built without a daemon
+## (go-containerregistry; docs/kubernetes.md#the-container-image). IMAGE_OUT names the file.
+image:
+	$(GO) run ./scripts/image -o $${IMAGE_OUT:-perfgate-image.tar}
 
 ## fixtures: fetch oracle npm packages and tokenizer files into $(PERFGATE_CACHE) (idempotent).
 fixtures:

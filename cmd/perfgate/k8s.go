@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/imageref"
+	"github.com/perfgate/perfgate/reportgen"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,13 +20,17 @@ import (
 
 // Defaults of perfgate k8s.
 const (
-	DefaultK8sName  = "perfgate"
-	DefaultK8sImage = "ghcr.io/perfgate/perfgate:latest"
-	DefaultK8sPVC   = "perfgate-artifacts"
-	DefaultK8sPort  = 7070
+	DefaultK8sName = "perfgate"
+	DefaultK8sPVC  = "perfgate-artifacts"
+	DefaultK8sPort = 7070
 	// k8sArtifacts is where the artifact volume is mounted in every pod.
 	k8sArtifacts = "/artifacts"
 )
+
+// DefaultK8sImage is perfgate k8s's default --image: the published image of this
+// binary's own version (imageref.Tag: v1.2.3 for a release, sha-<commit> for a clean
+// development build, latest otherwise), the image scripts/image tags it with.
+var DefaultK8sImage = imageref.Ref(reportgen.ModuleVersion())
 
 // k8sFlags are perfgate k8s's own flags; every other flag is profile's, passed to
 // the shards as given.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/imageref"
+	"github.com/perfgate/perfgate/reportgen"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -63,6 +65,20 @@ func TestK8sManifest(t *testing.T) {
 		if p.Volumes[0].PersistentVolumeClaim == nil || p.Volumes[0].PersistentVolumeClaim.ClaimName != "shared" {
 			t.Errorf("volume %+v; want the claim shared", p.Volumes[0])
 		}
+	}
+	// Without --image, every pod runs the image of this binary's own version; with it,
+	// the image given.
+	for _, p := range []corev1.PodSpec{pod, merge.Spec.Template.Spec} {
+		if got, want := p.Containers[0].Image, imageref.Ref(reportgen.ModuleVersion()); got != want {
+			t.Errorf("default image %q; want this version's %q", got, want)
+		}
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"k8s", "--mock", "--shards", "2", "--concurrency", "2", "--image", "my/perfgate:v9"}, &out, &errb); code != ExitOK {
+		t.Fatalf("perfgate k8s --image exit %d: %s", code, errb.String())
+	}
+	if n := strings.Count(out.String(), "image: my/perfgate:v9"); n != 2 {
+		t.Errorf("--image my/perfgate:v9 set %d containers' image; want 2 (shards, merge)", n)
 	}
 	// The strict decoding can fail: an unknown field is rejected.
 	bad := strings.Replace(docs[1], "completionMode:", "completionMod:", 1)

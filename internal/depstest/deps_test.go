@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"internal/jsonscan":         {},                              // the JSON scanning primitives of the hand-written readers (openai, record, tokenizer)
 	"internal/sse":              {},
 	"internal/media":            {},                    // synthetic images and audio, and media-token rules: both sides share them
+	"internal/imageref":         {},                    // the container image's name per version: perfgate k8s and scripts/image
 	"internal/kvcache":          {},                    // the prefix-cache model: the mock serves it, loadgen computes the ideal hit rate with it
 	"record":                    {"internal/jsonscan"}, // the JSON scanning leaf, for DecodeClient
 	"internal/testutil":         {},
@@ -56,9 +57,10 @@ var allowed = map[string][]string{
 	// when it imports perftest/perfhistory.
 	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
 	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
-	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref"},
 	"bench/...":            {"..."},
-	"scripts/...":          {}, // tools the scripts run (flakehunt's tally): stdlib only
+	"scripts/...":          {},                    // tools the scripts run (flakehunt's tally): stdlib only
+	"scripts/image":        {"internal/imageref"}, // the container image build: names the image as perfgate k8s does
 }
 
 // thirdParty lists the non-stdlib module prefixes each package family may use.
@@ -78,6 +80,8 @@ var thirdParty = map[string][]string{
 	"history":  {"modernc.org/sqlite", "github.com/jackc/pgx/v5", "gonum.org/v1/gonum"},
 	"cmd":      {"golang.org/x/term", "k8s.io/api/", "k8s.io/apimachinery/", "sigs.k8s.io/yaml"},
 	"internal": {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
+	// scripts/image alone builds the container image, so perfgate never links go-containerregistry.
+	"scripts": {"github.com/google/go-containerregistry/"},
 }
 
 type pkg struct {
