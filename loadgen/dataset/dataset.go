@@ -30,8 +30,14 @@ type Turn struct {
 	// with (Prefixes.Buckets): in the pool's order, which is its popularity rank in a
 	// single pool. 0 = none.
 	Prefix int
-	// Delay is the pause after the previous turn's response before this turn is sent.
-	Delay time.Duration
+	// Delay is the pause after the previous turn's response before this turn is sent
+	// (think time); ToolWait is the time the previous turn's tool calls ran, waited
+	// for before Delay (an agent trace's tool_call_ms).
+	Delay, ToolWait time.Duration
+	// Agents are sub-agent sessions started after this turn's answer: they run in
+	// parallel, and the conversation's next turn (after its last turn, its end) waits
+	// for all of them. Their turns' Delay and ToolWait count from this turn's answer.
+	Agents []Conversation
 	// Body, when set, is a complete request body sent as it is (custom payloads);
 	// image_url parts whose url is a file path are inlined as data URIs when sent.
 	Body []byte
@@ -72,6 +78,12 @@ func (m *Memo) Store(v any) { m.v.Store(v) }
 // history of the previous ones.
 type Conversation struct {
 	ID string
+	// Job, when set, names the agent job the conversation (a session) belongs to:
+	// its root session's id, on the root and on every sub-agent.
+	Job string
+	// Whole reports that every turn's prompt is its whole context (an agent trace's
+	// input_tokens): no history is carried from turn to turn.
+	Whole bool
 	// At is the scheduled start (trace timestamp relative to the first), or -1.
 	At    time.Duration
 	Turns []Turn

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/internal/openai"
@@ -90,12 +89,9 @@ type Mooncake struct {
 	// Cycle starts again after the last row (At is then -1), as [Slice.Cycle].
 	Cycle bool
 
-	rows        []MooncakeRow
-	tok         *tokenizer.Tokenizer
-	blockTokens int
-	seed        uint64
-	blocks      map[int]string // block texts by hash id; bounded (see maxBlocks)
-	i           int
+	rows []MooncakeRow
+	bw   *blockWriter
+	i    int
 }
 
 // maxBlocks bounds Mooncake's cache of block texts (a 512-token block is ~2 KB):
@@ -111,7 +107,7 @@ func NewMooncake(r io.Reader, tok *tokenizer.Tokenizer, blockTokens int, seed ui
 	if blockTokens <= 0 {
 		return nil, errors.New("block tokens must be > 0")
 	}
-	m := &Mooncake{tok: tok, blockTokens: blockTokens, seed: seed, blocks: map[int]string{}}
+	m := &Mooncake{bw: newBlockWriter(tok, blockTokens, seed)}
 	err := EachMooncakeRow(r, func(_ int, row MooncakeRow) error {
 		m.rows = append(m.rows, row)
 		return nil
@@ -210,35 +206,11 @@ func (m *Mooncake) Next() (Conversation, bool) {
 	return c, true
 }
 
-func (m *Mooncake) block(id int) string {
-	if s, ok := m.blocks[id]; ok {
-		return s
-	}
-	if len(m.blocks) >= maxBlocks {
-		clear(m.blocks)
-	}
-	w, _ := NewWriter(m.tok, StyleShakespeare, m.seed^uint64(id)*0x9e3779b97f4a7c15)
-	s, _ := w.Text("", m.blockTokens)
-	m.blocks[id] = s
-	return s
-}
-
 // conversation makes row i's prompt: its whole blocks, then text to the exact length
 // from a writer seeded by the row, so the row's prompt does not depend on draw order.
 func (m *Mooncake) conversation(i int) Conversation {
-	row, tok := m.rows[i], m.tok
-	var sb strings.Builder
-	for _, id := range row.HashIDs[:row.FullBlocks(m.blockTokens)] {
-		sb.WriteString(m.block(id))
-	}
-	prompt, got := sb.String(), 0
-	if prompt != "" {
-		got = tok.Count(prompt, false)
-	}
-	if got != row.InputLength {
-		tail, _ := NewWriter(tok, StyleShakespeare, m.seed^uint64(i+1)*0xbf58476d1ce4e5b9)
-		prompt, got = tail.Text(prompt, row.InputLength)
-	}
+	row := m.rows[i]
+	prompt, got := m.bw.prompt(row.HashIDs, row.InputLength, uint64(i+1))
 	return Conversation{
 		ID: fmt.Sprintf("m%d", i),
 		At: m.at(i),
