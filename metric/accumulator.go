@@ -47,6 +47,8 @@ type Accumulator struct {
 	totalsOnly bool
 	// models are the per-model accumulators (Options.ByModel), by record.Client.Model.
 	models map[string]*Accumulator
+	// jobs tallies the agent jobs (record.Client.Job).
+	jobs jobAcc
 }
 
 // NewAccumulator returns an empty accumulator using opt's definitions.
@@ -98,6 +100,16 @@ func (a *Accumulator) Add(r *record.Client) {
 	a.add(r, q, &derived)
 	if a.opt.ByModel {
 		a.model(r.Model).add(r, q, &derived)
+	}
+	if r.Job != "" {
+		good := r.OK()
+		if good && a.hasSLO {
+			if !derived {
+				q.Reset(r, a.opt)
+			}
+			good = a.slo.Good(q)
+		}
+		a.jobs.add(r, good)
 	}
 }
 
@@ -260,7 +272,7 @@ func (a *Accumulator) Metrics() record.Metrics {
 	}
 	t := Totals{OK: a.ok, Errors: a.errs, Good: a.good, HasSLO: a.hasSLO,
 		ISL: a.totISL, OSL: a.totOSL, Reasoning: a.totReason, Audio: a.totAudio, Images: a.totImages,
-		Cached: a.cached, CachedPrompt: a.cachedPrompt}
+		Cached: a.cached, CachedPrompt: a.cachedPrompt, Jobs: a.jobs.totals()}
 	if a.first >= 0 && a.last > a.first {
 		t.Duration = (a.last - a.first).Seconds()
 	}

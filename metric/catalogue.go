@@ -81,6 +81,8 @@ type Totals struct {
 	// GPU is the GPU telemetry over the measured window (servermetrics' DCGM scrapes,
 	// --gpu-telemetry); nil when none was scraped.
 	GPU *GPU
+	// Jobs are the run's agent jobs; nil when it has none.
+	Jobs *JobTotals
 }
 
 // GPU is a run's GPU telemetry over its measured window, first measured request sent
@@ -257,6 +259,9 @@ const (
 	UnitTokPerJ    = "tokens/J"
 	UnitJPerReq    = "J/request"
 	UnitTokPerGPU  = "tokens/sec/GPU"
+	// Agent jobs (docs/agents.md).
+	UnitJobsPerHour = "jobs/hour"
+	UnitSessions    = "sessions"
 )
 
 // units is every unit a catalogue metric may have. [Extend] refuses a metric in any
@@ -264,7 +269,7 @@ const (
 // and print each in its own way) can check at init that it maps every one of [Units].
 var units = []string{UnitMS, UnitSec, UnitTokens, UnitTokPerUser, UnitTokPerSec, UnitRequests,
 	UnitReqPerSec, UnitRatio, UnitImages, UnitImgPerSec, UnitAudioRate,
-	UnitJoules, UnitWatts, UnitMiB, UnitTokPerJ, UnitJPerReq, UnitTokPerGPU}
+	UnitJoules, UnitWatts, UnitMiB, UnitTokPerJ, UnitJPerReq, UnitTokPerGPU, UnitJobsPerHour, UnitSessions}
 
 // Units returns every unit a catalogue metric may have ([Def.Unit]).
 func Units() []string { return slices.Clone(units) }
@@ -298,7 +303,10 @@ func tokens(f func(*Request) int) func(*Request) (float64, bool) {
 
 // builtin is perfgate's catalogue, in report order: AIPerf's console order, then
 // perfgate's and vLLM's metrics, then the run-level ones.
-var builtin = []Def{
+var builtin = slices.Concat(requestAndRunDefs, jobDefs)
+
+// requestAndRunDefs are the built-in metrics but the agent jobs' (jobDefs, jobs.go).
+var requestAndRunDefs = []Def{
 	{Name: "time_to_first_token", Ident: "TTFT", Short: "ttft", Const: "TTFT", Header: "Time to First Token", Label: "TTFT",
 		Unit: UnitMS, Better: Lower, Kind: PerRequest, FromSend: true, Origin: "AIPerf", Console: true,
 		Help:  "First chunk with generated text − request sent; chunks without text (a role-only first chunk) are skipped. Streams only.",

@@ -62,6 +62,13 @@ type Client struct {
 	// (loadgen's --num-prefix-prompts, --prefix-buckets): in the pool's order, its
 	// popularity rank in a single pool. 0 (absent) = none (docs/prefix-cache.md).
 	Prefix int `json:"prefix,omitempty"`
+	// Job names the agent job the request belongs to ("job-<index of its first
+	// request>"), Conversation then being its session (the root's or a sub-agent's);
+	// empty outside agent jobs. ThinkTime and ToolWait are the think time and the tool
+	// time the turn waited after the previous answer (docs/agents.md).
+	Job       string        `json:"job_id,omitempty"`
+	ThinkTime time.Duration `json:"think_time,omitempty"`
+	ToolWait  time.Duration `json:"tool_wait,omitempty"`
 	// URL is the full URL the request went to.
 	URL string `json:"url"`
 	// Endpoint is the endpoint kind ("chat", "completions", "embeddings", …).
@@ -381,6 +388,18 @@ func (c *Client) appendJSON(b []byte, k *jsonCache) []byte {
 	if c.Prefix != 0 {
 		b = append(b, `,"prefix":`...)
 		b = strconv.AppendInt(b, int64(c.Prefix), 10)
+	}
+	if c.Job != "" {
+		b = append(b, `,"job_id":`...)
+		b = AppendJSONString(b, c.Job)
+	}
+	if c.ThinkTime != 0 {
+		b = append(b, `,"think_time":`...)
+		b = strconv.AppendInt(b, int64(c.ThinkTime), 10)
+	}
+	if c.ToolWait != 0 {
+		b = append(b, `,"tool_wait":`...)
+		b = strconv.AppendInt(b, int64(c.ToolWait), 10)
 	}
 	b = append(b, `,"url":`...)
 	b = url.appendString(b, c.URL)

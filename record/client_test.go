@@ -129,6 +129,7 @@ func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full.Server = fullServerData()
 	full.Chunks = append(full.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
 	full.ISLTemplate, full.TokenizationMode, full.Turn, full.Prefix = 40, "chat_template", 2, 7
+	full.Job, full.ThinkTime, full.ToolWait = "job-3", 250*time.Millisecond, 40*time.Millisecond
 	full.RunStartUnixNano, full.ResponseBytes = 1_767_000_000_000_000_000, 512
 	full.Blocked, full.DNSLookup, full.Connecting, full.TLSHandshaking = 1000, 2000, 3000, 1500
 	full.Written, full.ConnReused = 11*time.Millisecond, true

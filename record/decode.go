@@ -82,6 +82,14 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 		case "prefix":
 			n, ok = p.Int()
 			c.Prefix = int(n)
+		case "job_id":
+			c.Job, ok = p.str("")
+		case "think_time":
+			n, ok = p.Int()
+			c.ThinkTime = time.Duration(n)
+		case "tool_wait":
+			n, ok = p.Int()
+			c.ToolWait = time.Duration(n)
 		case "url":
 			c.URL, ok = p.str(o.URL)
 		case "endpoint":

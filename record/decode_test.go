@@ -19,6 +19,7 @@ func plain() Client {
 	c.ReasoningTokens, c.FinishReason, c.Clock = 2, "length", ClockKernel
 	c.Chunks = append(c.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})
 	c.ISLTemplate, c.TokenizationMode, c.Turn, c.Prefix = 40, "chat_template", 2, 7
+	c.Job, c.ThinkTime, c.ToolWait = "job-3", 250*time.Millisecond, 40*time.Millisecond
 	c.RunStartUnixNano, c.ResponseBytes, c.Scheduled = 1_767_000_000_000_000_000, 512, -3
 	c.FirstOutput, c.UsageReasoningTokens = 70*time.Millisecond, 2
 	c.Blocked, c.DNSLookup, c.Connecting, c.TLSHandshaking = 1000, 2000, 3000, 1500

@@ -148,4 +148,24 @@ const (
 	MetricOutputTPSPerGPU = "output_tps_per_gpu"
 	// MetricEnergyPerRequest (J/request, per run, perfgate): gpu_energy / request_count: joules per successful measured request.
 	MetricEnergyPerRequest = "energy_per_request"
+	// MetricJobLatencyP50 (ms, per run, perfgate): Median over agent jobs of last answer's end − the job's first request's scheduled time.
+	MetricJobLatencyP50 = "job_latency_p50"
+	// MetricJobLatencyP90 (ms, per run, perfgate): 90th percentile of the job latency (see job_latency_p50).
+	MetricJobLatencyP90 = "job_latency_p90"
+	// MetricJobLatencyP99 (ms, per run, perfgate): 99th percentile of the job latency (see job_latency_p50).
+	MetricJobLatencyP99 = "job_latency_p99"
+	// MetricJobTTFTP50 (ms, per run, perfgate): Median over agent jobs of the job's first token (of its first request) − the job's scheduled start.
+	MetricJobTTFTP50 = "job_ttft_p50"
+	// MetricJobTTFTP99 (ms, per run, perfgate): 99th percentile of the job TTFT (see job_ttft_p50).
+	MetricJobTTFTP99 = "job_ttft_p99"
+	// MetricJobsPerHour (jobs/hour, per run, perfgate): Agent jobs finished / benchmark duration, per hour.
+	MetricJobsPerHour = "jobs_per_hour"
+	// MetricJobsPerHourPerUser (jobs/hour, per run, perfgate): One hour / the mean job latency: the jobs a user running them back to back finishes per hour (jobs_per_hour over the mean number of jobs in flight).
+	MetricJobsPerHourPerUser = "jobs_per_hour_per_user"
+	// MetricJobGoodput (ratio, per run, perfgate): Fraction of agent jobs whose every request succeeded and met the goodput SLO. Only with an SLO.
+	MetricJobGoodput = "job_goodput"
+	// MetricSubagentFanout (sessions, per run, perfgate): Mean sub-agent sessions per agent job.
+	MetricSubagentFanout = "subagent_fanout"
+	// MetricToolWaitShare (ratio, per run, perfgate): Σ tool time the jobs' turns waited / Σ job latency.
+	MetricToolWaitShare = "tool_wait_share"
 )

@@ -88,6 +88,12 @@ type Server struct {
 	Fault string `json:"fault,omitempty"`
 	// ClientGone reports that the client disconnected before the response ended.
 	ClientGone bool `json:"client_gone,omitempty"`
+	// Session is the value of the session header the mock was told to record
+	// (mockserver.Config.SessionHeader), and Peer the client's address of the
+	// connection the request came on (ip:port), recorded with it: a session's turns
+	// carry one value, and under sticky sessions come on one connection.
+	Session string `json:"session,omitempty"`
+	Peer    string `json:"peer,omitempty"`
 	// Inputs counts the texts received (embeddings inputs, ranking passages + query).
 	Inputs int `json:"inputs,omitempty"`
 	// NonTextParts counts non-text content parts replaced by placeholders.
@@ -205,6 +211,14 @@ func (s *Server) AppendJSON(b []byte) []byte {
 	}
 	if s.ClientGone {
 		b = append(b, `,"client_gone":true`...)
+	}
+	if s.Session != "" {
+		b = append(b, `,"session":`...)
+		b = AppendJSONString(b, s.Session)
+	}
+	if s.Peer != "" {
+		b = append(b, `,"peer":`...)
+		b = AppendJSONString(b, s.Peer)
 	}
 	if s.Inputs != 0 {
 		b = append(b, `,"inputs":`...)

@@ -17,7 +17,7 @@ func TestServerAppendJSONMatchesEncodingJSON(t *testing.T) {
 			RequestedOSL: &m, MaxTokens: &n, MaxCompletionTokens: &m, MinTokens: &k, IgnoreEOS: &yes, ReasoningEffort: &effort,
 			Stream: true, TokenizationMode: ModeChatTemplate, Seq: 7, Status: 200, OSL: 256, ReasoningTokens: 100, TargetOSL: 256, FinishReason: "length",
 			RecvNS: 1700000000123456789, FirstTokenNS: 1700000000223456789, LastTokenNS: 1700000001223456789, Chunks: 256,
-			Fault: "disconnect", ClientGone: true, Inputs: 3, NonTextParts: 2, ImageTokens: 393, AudioTokens: 25, TextISL: 94, CachedTokens: 64},
+			Fault: "disconnect", ClientGone: true, Session: "job-3/j0.a1.0", Peer: "127.0.0.1:40312", Inputs: 3, NonTextParts: 2, ImageTokens: 393, AudioTokens: 25, TextISL: 94, CachedTokens: 64},
 		{TS: 1e-7, Rejected: "invalid_json", Param: "max_tokens", Status: 400, Model: "bad\xffutf8\u2028<>&"},
 		{TS: 1e21},
 	}

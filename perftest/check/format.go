@@ -14,22 +14,24 @@ type Unit string
 
 // Units used by the checks.
 const (
-	Seconds   Unit = "s"         // printed as µs, ms or s
-	Tokens    Unit = "tok"       // token counts, printed without the unit
-	TokPerSec Unit = "tok/s"     // token throughput
-	Requests  Unit = "req"       // request counts
-	ReqPerSec Unit = "req/s"     // request throughput
-	Images    Unit = "img"       // image counts
-	ImgPerSec Unit = "img/s"     // image throughput
-	AudioRate Unit = "audio s/s" // seconds of audio per second
-	Joules    Unit = "J"         // energy
-	Watts     Unit = "W"         // power
-	MiB       Unit = "MiB"       // memory
-	TokPerJ   Unit = "tok/J"     // tokens per joule
-	JPerReq   Unit = "J/req"     // joules per request
-	TokPerGPU Unit = "tok/s/GPU" // token throughput per GPU
-	Fraction  Unit = "%"         // a fraction in [0, 1], printed as a percentage
-	None      Unit = ""          // a plain number (a ratio such as RTFx)
+	Seconds     Unit = "s"         // printed as µs, ms or s
+	Tokens      Unit = "tok"       // token counts, printed without the unit
+	TokPerSec   Unit = "tok/s"     // token throughput
+	Requests    Unit = "req"       // request counts
+	ReqPerSec   Unit = "req/s"     // request throughput
+	Images      Unit = "img"       // image counts
+	ImgPerSec   Unit = "img/s"     // image throughput
+	AudioRate   Unit = "audio s/s" // seconds of audio per second
+	Joules      Unit = "J"         // energy
+	Watts       Unit = "W"         // power
+	MiB         Unit = "MiB"       // memory
+	TokPerJ     Unit = "tok/J"     // tokens per joule
+	JPerReq     Unit = "J/req"     // joules per request
+	TokPerGPU   Unit = "tok/s/GPU" // token throughput per GPU
+	JobsPerHour Unit = "jobs/h"    // agent jobs per hour
+	Sessions    Unit = "sessions"  // sub-agent sessions (per job)
+	Fraction    Unit = "%"         // a fraction in [0, 1], printed as a percentage
+	None        Unit = ""          // a plain number (a ratio such as RTFx)
 )
 
 // catalogueUnits maps each unit of package metric's catalogue ([metric.Units]) to the
@@ -37,23 +39,25 @@ const (
 // panics if a catalogue unit is missing from it, and the catalogue refuses a metric in
 // a unit outside [metric.Units], so no value is ever shown in a unit it is not in.
 var catalogueUnits = map[string]Unit{
-	metric.UnitMS:         Seconds, // Metric.Sample converts ms to seconds
-	metric.UnitSec:        Seconds,
-	metric.UnitTokens:     Tokens,
-	metric.UnitTokPerUser: TokPerSec,
-	metric.UnitTokPerSec:  TokPerSec,
-	metric.UnitRequests:   Requests,
-	metric.UnitReqPerSec:  ReqPerSec,
-	metric.UnitImages:     Images,
-	metric.UnitImgPerSec:  ImgPerSec,
-	metric.UnitAudioRate:  AudioRate,
-	metric.UnitRatio:      None,
-	metric.UnitJoules:     Joules,
-	metric.UnitWatts:      Watts,
-	metric.UnitMiB:        MiB,
-	metric.UnitTokPerJ:    TokPerJ,
-	metric.UnitJPerReq:    JPerReq,
-	metric.UnitTokPerGPU:  TokPerGPU,
+	metric.UnitMS:          Seconds, // Metric.Sample converts ms to seconds
+	metric.UnitSec:         Seconds,
+	metric.UnitTokens:      Tokens,
+	metric.UnitTokPerUser:  TokPerSec,
+	metric.UnitTokPerSec:   TokPerSec,
+	metric.UnitRequests:    Requests,
+	metric.UnitReqPerSec:   ReqPerSec,
+	metric.UnitImages:      Images,
+	metric.UnitImgPerSec:   ImgPerSec,
+	metric.UnitAudioRate:   AudioRate,
+	metric.UnitRatio:       None,
+	metric.UnitJoules:      Joules,
+	metric.UnitWatts:       Watts,
+	metric.UnitMiB:         MiB,
+	metric.UnitTokPerJ:     TokPerJ,
+	metric.UnitJPerReq:     JPerReq,
+	metric.UnitTokPerGPU:   TokPerGPU,
+	metric.UnitJobsPerHour: JobsPerHour,
+	metric.UnitSessions:    Sessions,
 }
 
 func init() {
@@ -94,7 +98,7 @@ func (u Unit) Parse(text string) (float64, error) {
 		return d.Seconds(), err
 	case Fraction:
 		return fraction(text)
-	case Tokens, TokPerSec, Requests, ReqPerSec, Images, ImgPerSec, AudioRate, Joules, Watts, MiB, TokPerJ, JPerReq, TokPerGPU, None:
+	case Tokens, TokPerSec, Requests, ReqPerSec, Images, ImgPerSec, AudioRate, Joules, Watts, MiB, TokPerJ, JPerReq, TokPerGPU, JobsPerHour, Sessions, None:
 		num := strings.TrimSpace(text)
 		if u != None {
 			num = strings.TrimSpace(strings.TrimSuffix(num, string(u)))

@@ -40,6 +40,7 @@ func TestEveryCatalogueUnit(t *testing.T) {
 		metric.UnitImages: "2 img", metric.UnitImgPerSec: "2 img/s", metric.UnitAudioRate: "2 audio s/s",
 		metric.UnitRatio: "2", metric.UnitJoules: "2 J", metric.UnitWatts: "2 W", metric.UnitMiB: "2 MiB",
 		metric.UnitTokPerJ: "2 tok/J", metric.UnitJPerReq: "2 J/req", metric.UnitTokPerGPU: "2 tok/s/GPU",
+		metric.UnitJobsPerHour: "2 jobs/h", metric.UnitSessions: "2 sessions",
 	}
 	// Ten requests whose OSL is 1…10; the metric's value is the OSL in its unit.
 	var cs []record.Client
