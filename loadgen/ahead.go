@@ -449,6 +449,11 @@ func (c *call) conn(ctx context.Context, clock *runClock, deadline time.Time) (*
 		c.pre, c.preErr = nil, nil
 		return cn, c.preReused, err
 	}
+	if c.own != nil && *c.own != nil { // the session's own connection (ReuseSticky)
+		cn := *c.own
+		*c.own = nil
+		return cn, true, nil
+	}
 	return c.target.get(ctx, clock, deadline)
 }
 

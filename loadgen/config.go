@@ -57,10 +57,11 @@ const (
 
 // Input file formats.
 const (
-	FormatPayloads  = "payloads"  // JSONL of request bodies, sent as they are
-	FormatMooncake  = "mooncake"  // mooncake trace: timestamp, input_length, output_length, hash_ids
-	FormatShareGPT  = "sharegpt"  // ShareGPT JSON/JSONL conversations
-	FormatRecording = "recording" // a mock-server recording (record.Server JSONL): replay what another tool sent
+	FormatPayloads   = "payloads"    // JSONL of request bodies, sent as they are
+	FormatMooncake   = "mooncake"    // mooncake trace: timestamp, input_length, output_length, hash_ids
+	FormatShareGPT   = "sharegpt"    // ShareGPT JSON/JSONL conversations
+	FormatRecording  = "recording"   // a mock-server recording (record.Server JSONL): replay what another tool sent
+	FormatAgentTrace = "agent_trace" // agent jobs: sessions, sub-agents, think and tool times (docs/agents.md)
 )
 
 // Arrival processes for open-loop mode.
@@ -106,7 +107,7 @@ var (
 	Endpoints    = endpointNames() // the adapter table's kinds (adapter.go)
 	Corpora      = []string{CorpusShakespeare, CorpusRandom, CorpusVLLM}
 	Arrivals     = []string{ArrivalPoisson, ArrivalConstant, ArrivalGamma}
-	InputFormats = []string{FormatPayloads, FormatMooncake, FormatShareGPT, FormatRecording}
+	InputFormats = []string{FormatPayloads, FormatMooncake, FormatShareGPT, FormatRecording, FormatAgentTrace}
 	Routings     = []string{RouteRoundRobin, RouteLeastOutstanding}
 	OSLFields    = []string{OSLMaxCompletionTokens, OSLMaxTokens, OSLNone}
 )
@@ -273,7 +274,29 @@ type Target struct {
 	// InsecureSkipVerify accepts whatever certificate an https server presents
 	// (no chain or name check): for a throwaway test server only. Off by default.
 	InsecureSkipVerify bool `json:"insecure_skip_verify,omitempty"`
+	// SessionHeader, when set, names a header every request carries with its session's
+	// value, the same on every turn of the session and different between sessions:
+	// "JOB/SESSION" for an agent job's sessions (job id and session id as recorded),
+	// "session-N" for a conversation whose first request is N (AIPerf's
+	// --session-header). "" = none.
+	SessionHeader string `json:"session_header,omitempty"`
+	// ConnectionReuse is how requests use connections (one of [ConnectionReuses];
+	// AIPerf's --connection-reuse-strategy): ReusePooled (zero: any idle connection of
+	// the pool), ReuseNever (a new connection per request, closed after it) or
+	// ReuseSticky (each session keeps its own connection from turn to turn, and a
+	// session sticks to one URL).
+	ConnectionReuse string `json:"connection_reuse_strategy,omitempty"`
 }
+
+// Connection reuse strategies (Target.ConnectionReuse).
+const (
+	ReusePooled = "pooled"
+	ReuseNever  = "never"
+	ReuseSticky = "sticky-user-sessions"
+)
+
+// ConnectionReuses are the connection reuse strategies.
+var ConnectionReuses = []string{ReusePooled, ReuseNever, ReuseSticky}
 
 // tlsConfig returns the https connections' settings: TLS 1.2 or later, verified
 // against TLSCA's authorities (or the system's), with a session cache so a new
@@ -355,8 +378,19 @@ type Workload struct {
 	// padding from; zero = the tokenizer's BaseVocabSize(), which is what vLLM uses
 	// (Hugging Face's tokenizer.vocab_size, excluding added tokens: 128000 for Llama 3).
 	VLLMVocabSize int `json:"vllm_vocab_size,omitempty"`
-	// BlockTokens is the token count of one mooncake hash block; zero = 512.
+	// BlockTokens is the token count of one mooncake or agent-trace hash block; zero = 512.
 	BlockTokens int `json:"block_tokens,omitempty"`
+	// MaxContext is the model's context in tokens: an agent trace turn whose
+	// input_tokens + output_tokens exceed it is refused (FILE:LINE) before anything is
+	// sent. Zero = MaxTokens.
+	MaxContext int `json:"max_context,omitempty"`
+	// TraceSessionSampleRatio replays this fraction of an agent trace's jobs, chosen
+	// by Seed (AIPerf's --trace-session-sample-ratio); zero = all.
+	TraceSessionSampleRatio float64 `json:"trace_session_sample_ratio,omitempty"`
+	// MaxIdleGap, when > 0, caps every wait an agent trace replays (a turn's think plus
+	// tool time, a gap between job starts under Schedule), after Speedup (AIPerf's
+	// --max-idle-gap-cap-seconds).
+	MaxIdleGap time.Duration `json:"max_idle_gap,omitempty"`
 
 	// Media are the images and audio clips chat requests carry (media.go).
 	Media
@@ -401,7 +435,9 @@ type Load struct {
 	RampFrom float64       `json:"ramp_from,omitempty"`
 	Ramp     time.Duration `json:"ramp,omitempty"`
 	// Schedule replays the file's timestamps (mooncake "timestamp" in ms, recording
-	// "ts") as the arrival schedule, divided by Speedup (zero = 1).
+	// "ts", an agent trace's job starts "t") as the arrival schedule, divided by
+	// Speedup (zero = 1). An agent trace's think and tool times are divided by
+	// Speedup too, with or without Schedule (AIPerf's --replay-speedup).
 	Schedule bool    `json:"schedule,omitempty"`
 	Speedup  float64 `json:"speedup,omitempty"`
 	// CoarseTimer turns off the spin before each open-loop send (see DefaultSpin):
@@ -610,6 +646,10 @@ func (c *Config) checkTarget(p *problems) {
 	p.checkEnum("routing", c.Routing, Routings)
 	p.checkEnum("endpoint", string(c.API), Endpoints)
 	p.checkEnum("osl_field", c.OSLField, OSLFields)
+	p.checkEnum("connection_reuse_strategy", c.ConnectionReuse, ConnectionReuses)
+	if h := c.SessionHeader; h != "" && (strings.ContainsAny(h, " \t\r\n:") || strings.EqualFold(h, "Content-Length") || strings.EqualFold(h, "Host")) {
+		p.add("session_header %q: want a header name (no space or colon; not Content-Length or Host)", h)
+	}
 }
 
 // checkInput checks what is sent: the corpus (and vLLM's length rules), prefixes,
@@ -651,8 +691,8 @@ func (c *Config) checkInput(p *problems) {
 		p.add("input_format %q without input_file", c.InputFormat)
 	}
 	if c.Schedule {
-		if c.InputFormat != FormatMooncake && c.InputFormat != FormatRecording {
-			p.add("schedule needs a mooncake trace or a recording as input")
+		if c.InputFormat != FormatMooncake && c.InputFormat != FormatRecording && c.InputFormat != FormatAgentTrace {
+			p.add("schedule needs a mooncake trace, an agent trace or a recording as input")
 		}
 		if c.Rate > 0 {
 			p.add("schedule and rate are exclusive")
@@ -660,6 +700,18 @@ func (c *Config) checkInput(p *problems) {
 	}
 	if c.Speedup < 0 || math.IsNaN(c.Speedup) {
 		p.add("speedup %v < 0", c.Speedup)
+	}
+	if c.MaxContext < 0 {
+		p.add("max_context %d < 0", c.MaxContext)
+	}
+	if !(c.TraceSessionSampleRatio >= 0 && c.TraceSessionSampleRatio <= 1) {
+		p.add("trace_session_sample_ratio %v: want 0 (all) to 1", c.TraceSessionSampleRatio)
+	}
+	if c.MaxIdleGap < 0 {
+		p.add("max_idle_gap %v < 0", c.MaxIdleGap)
+	}
+	if (c.TraceSessionSampleRatio != 0 || c.MaxIdleGap != 0) && c.InputFormat != FormatAgentTrace {
+		p.add("trace_session_sample_ratio and max_idle_gap need an agent trace as input (input_format %s)", FormatAgentTrace)
 	}
 }
 

@@ -22,7 +22,8 @@ var eventLoopCount, _ = strconv.Atoi(os.Getenv("PERFGATE_EVENT_LOOPS"))
 // conversation of several turns, a streaming turn, an answer that is not plain),
 // goes the goroutine way (worker.do).
 func (r *runner) loopable() bool {
-	if eventLoopOff || r.pacer != nil || r.cfg.Streams() || r.cfg.Ramp > 0 || r.cfg.CancelFraction > 0 || r.prefill != nil {
+	if eventLoopOff || r.pacer != nil || r.cfg.Streams() || r.cfg.Ramp > 0 || r.cfg.CancelFraction > 0 || r.prefill != nil ||
+		r.cfg.SessionHeader != "" || (r.cfg.ConnectionReuse != "" && r.cfg.ConnectionReuse != ReusePooled) {
 		return false
 	}
 	if _, ok := r.sender.(*httpSender); !ok {

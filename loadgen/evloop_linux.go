@@ -312,7 +312,7 @@ func (l *evLoop) next(s *evSlot) {
 			l.active--
 			return
 		}
-		if len(conv.Turns) != 1 {
+		if len(conv.Turns) != 1 || conv.Job != "" { // several turns, or an agent job's sub-agents
 			l.handOff(s, func() evBack {
 				r.conversation(l.ctx, conv, idx, 0, false, nil)
 				return evBack{s: s, fd: -1}

@@ -66,7 +66,7 @@ type idealEntry struct {
 // the ideal rate: its prompts share no prefix by design (no shared system prompt, pool
 // or user context), it has one turn a conversation, and no cache capacity is given.
 func newIdealFeed(cfg *Config, tok *tokenizer.Tokenizer) *idealFeed {
-	multiTurn := cfg.Turns.Distribution != nil && cfg.Turns.String() != "fixed:1"
+	multiTurn := cfg.Turns.Distribution != nil && cfg.Turns.String() != "fixed:1" || cfg.InputFormat == FormatAgentTrace
 	if tok == nil || !cfg.sharesPrefixes() && !multiTurn && cfg.KVCacheBlocks == 0 {
 		return nil
 	}

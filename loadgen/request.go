@@ -23,6 +23,7 @@ type headerBlock struct {
 	lines               []byte // "Name: value\r\n" each, but Content-Type
 	ctype               []byte // the configured Content-Type line; nil = none
 	host, accept, reqID bool
+	session             string // Config.SessionHeader's name; "" = none
 }
 
 // newHeaderBlock renders hs. Content-Length is always the body's length, so a
@@ -75,6 +76,9 @@ func appendHead(dst []byte, c *call) []byte {
 	}
 	if c.requestID != "" && !h.reqID {
 		dst = append(append(append(dst, "X-Request-Id: "...), c.requestID...), "\r\n"...)
+	}
+	if h.session != "" && c.session != "" {
+		dst = append(append(append(append(dst, h.session...), ": "...), c.session...), "\r\n"...)
 	}
 	dst = append(dst, h.lines...)
 	dst = append(dst, "Content-Length: "...)
@@ -156,12 +160,18 @@ type call struct {
 	target    *target
 	body      []byte
 	requestID string
-	stream    bool
-	api       adapter       // the API kind: how the answer is read
-	ctype     string        // the body's Content-Type; "" = application/json
-	hdr       *headerBlock  // shared headers; nil = none
-	timeout   time.Duration // total; 0 = none
-	idle      time.Duration // between chunks once the first byte arrived; 0 = none
+	session   string // the session header's value (Config.SessionHeader); "" = none
+	// own, when set, is the session's own connection (ReuseSticky): the request takes
+	// it when there is one and leaves its connection there afterwards, not in the pool;
+	// noReuse closes the connection after the request (ReuseNever).
+	own     **conn
+	noReuse bool
+	stream  bool
+	api     adapter       // the API kind: how the answer is read
+	ctype   string        // the body's Content-Type; "" = application/json
+	hdr     *headerBlock  // shared headers; nil = none
+	timeout time.Duration // total; 0 = none
+	idle    time.Duration // between chunks once the first byte arrived; 0 = none
 	// firstOutput, if set, is called once, at the first chunk that carries output
 	// (Config.PrefillConcurrency releases its slot there); the caller clears it.
 	firstOutput func()

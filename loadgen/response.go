@@ -227,11 +227,18 @@ func (w *worker) begin(ctx context.Context, clock *runClock, c *call, rec *recor
 // release returns the connection to the pool when the response left it reusable,
 // and closes it otherwise.
 func (x *exchange) release() {
-	if x.stop() && x.keep && x.ctx.Err() == nil {
+	switch {
+	case !x.stop() || !x.keep || x.ctx.Err() != nil || x.c.noReuse:
+		x.cn.Close()
+	case x.c.own != nil: // the session keeps it (ReuseSticky)
+		x.cn.idleFrom = x.rec.Done
+		if old := *x.c.own; old != nil && old != x.cn {
+			old.Close()
+		}
+		*x.c.own = x.cn
+	default:
 		x.cn.idleFrom = x.rec.Done
 		x.c.target.put(x.cn)
-	} else {
-		x.cn.Close()
 	}
 }
 

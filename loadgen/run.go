@@ -58,12 +58,16 @@ type Outcome struct {
 	Warnings []string
 	// PrefixCache is the run's ideal prefix-cache hit rate (also in Metrics as
 	// prefix_cache_ideal_hit_rate), counted when its prompts share prefixes by design, it
-	// has several turns a conversation, or Prefixes.KVCacheBlocks is set; nil otherwise,
+	// has several turns a conversation, it replays an agent trace, or Prefixes.KVCacheBlocks is set; nil otherwise,
 	// or when a prompt's token ids could not be rendered.
 	PrefixCache *PrefixCacheIdeal
 	// StartLate is how long after Config.StartAt the run could start (0 when it
 	// waited for it, or had none): the shard's first requests went out that late.
 	StartLate time.Duration
+	// Jobs are the run's agent jobs (an agent trace's; docs/agents.md), whose
+	// run statistics are in Metrics (job_latency_p50, jobs_per_hour, …), with the
+	// per-job samples and TTFT by turn index; nil when the run had none.
+	Jobs *metric.JobTotals
 }
 
 // badField names a request whose answer had a field of the wrong type, and the field
@@ -241,6 +245,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	r.models = newModelPicker(&r.cfg.Target, cfg.Seed)
 	r.headers = r.api.auth(r.headers, r.apiKey, cfg.Headers)
 	r.hdr = newHeaderBlock(r.headers)
+	r.hdr.session = cfg.SessionHeader
 	r.reuseChunks = cfg.DiscardRecords && sink == nil
 	r.pacer, err = r.makePacer()
 	if err != nil {
@@ -356,6 +361,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
 	closeSource(r.src)
 	r.out.Metrics = r.acc.Metrics()
+	r.out.Jobs = r.acc.Jobs()
 	if b := r.badCached.Load(); b != nil {
 		r.out.Warnings = append(r.out.Warnings, fmt.Sprintf("loadgen: %d answer(s) carried usage.prompt_tokens_details.cached_tokens that is not a whole number >= 0 (first: %s); it was ignored for them, so their prefix-cache hits are unknown", r.nBadCached.Load(), b.id))
 	}
@@ -405,6 +411,21 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // An open-loop first turn waits at gate g before it is sent (nil: no wait).
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate) bool {
 	conv = r.salted(conv, idx)
+	job := ""
+	if conv.Job != "" {
+		job = jobID(idx) // the job's first request names it: unique in the run
+	}
+	return r.session(ctx, &conv, job, idx, due, held, g)
+}
+
+// jobID is the record's job id of the job whose first request is idx.
+func jobID(idx int) string { return "job-" + strconv.Itoa(idx) }
+
+// session sends conv's turns in order (see conversation); job names its agent job
+// ("" for none). idx < 0: the first turn too waits for its delay and claims its index
+// (a sub-agent session). After a turn with sub-agents, they run in parallel and the
+// next turn waits for them all.
+func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job string, idx int, due time.Duration, held bool, g *sendGate) bool {
 	// The conversation's working state (its turns' context, their requests' scratch,
 	// the exchange's worker) is recycled whole: one pool round trip a conversation.
 	sc, _ := r.scratch.Get().(*scratch)
@@ -413,14 +434,23 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 	}
 	tc := &sc.tc
 	*tc = turnCtx{system: r.cfg.SystemPrompt, history: tc.history[:0]}
+	sc.own, sc.ownTarget = nil, nil
 	defer func() {
 		clear(tc.history)
+		if sc.own != nil { // the session's own connection (ReuseSticky) goes back to the pool
+			sc.ownTarget.put(sc.own)
+			sc.own, sc.ownTarget = nil, nil
+		}
 		r.scratch.Put(sc)
 	}()
+	session := ""
+	if r.cfg.SessionHeader != "" {
+		session = sessionValue(job, conv.ID, idx)
+	}
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]
-		if ti > 0 {
-			if !sleep(ctx, t.Delay) {
+		if ti > 0 || idx < 0 {
+			if !sleep(ctx, t.ToolWait+t.Delay) {
 				return false
 			}
 			if idx = r.claim(ctx); idx < 0 {
@@ -437,7 +467,7 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 			}
 		}
 		last := ti == len(conv.Turns)-1
-		q := turnReq{convID: conv.ID, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last}
+		q := turnReq{convID: conv.ID, job: job, session: session, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last && !conv.Whole}
 		if ti == 0 {
 			q.gate = g
 		}
@@ -446,7 +476,10 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 			<-r.sem
 			held = false
 		}
-		if !last {
+		if len(t.Agents) > 0 && !r.fanOut(ctx, t.Agents, job) {
+			return false
+		}
+		if !last && !conv.Whole {
 			tc.history = chatMessages(tc.history, t, &turnCtx{toolReply: tc.toolReply}) // the turn's own input
 			tc.toolReply = nil
 			reply := message{Role: "assistant", Content: text}
@@ -461,6 +494,24 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 		}
 	}
 	return ctx.Err() == nil
+}
+
+// fanOut runs the sub-agent sessions of job in parallel and waits for them all (the
+// join). It reports whether the run may go on.
+func (r *runner) fanOut(ctx context.Context, agents []dataset.Conversation, job string) bool {
+	var wg sync.WaitGroup
+	var stopped atomic.Bool
+	for i := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !r.session(ctx, &agents[i], job, -1, 0, false, nil) {
+				stopped.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return !stopped.Load() && ctx.Err() == nil
 }
 
 // scratch is one conversation's reusable working state, used by one request at a time.
@@ -481,6 +532,25 @@ type scratch struct {
 	// The last body fingerprinted and its digest (bodies of a payload file repeat).
 	lastBody   []byte
 	lastDigest [sha256.Size]byte
+	// own is the session's own connection and ownTarget its target (ReuseSticky).
+	own       *conn
+	ownTarget *target
+}
+
+// sessionValue is the session header's value of a session: "JOB/SESSION" in an agent
+// job, else "session-N" for the conversation whose first request is N; bytes a header
+// value cannot carry (controls, spaces, non-ASCII) become '_'.
+func sessionValue(job, conv string, idx int) string {
+	if job == "" {
+		return "session-" + strconv.Itoa(idx)
+	}
+	b := []byte(job + "/" + conv)
+	for i, c := range b {
+		if c <= ' ' || c > '~' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // memoBody is the largest body whose digest a scratch remembers.
@@ -505,6 +575,8 @@ func (sc *scratch) digest(fp *fingerprinter, body []byte) [sha256.Size]byte {
 // history).
 type turnReq struct {
 	convID    string
+	job       string // the agent job's record id; "" = none
+	session   string // the session header's value; "" = none
 	nTurns    int
 	turn, idx int
 	due       time.Duration
@@ -523,6 +595,12 @@ type turnReq struct {
 // q.wantText is true.
 func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	tg := r.pick()
+	if r.cfg.ConnectionReuse == ReuseSticky {
+		if sc.ownTarget != nil {
+			tg = sc.ownTarget // a session sticks to one URL
+		}
+		sc.ownTarget = tg
+	}
 	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
 		tg.pending.Add(1) // only this routing reads it: spare the shared counter
 		defer tg.pending.Add(-1)
@@ -579,6 +657,13 @@ func (r *runner) prepare(q *turnReq, sc *scratch, tg *target) (rec *record.Clien
 	c := &sc.call
 	*c = call{
 		w: sc.w, target: tg, requestID: rec.RequestID, stream: q.stream, api: q.api, hdr: r.hdr, timeout: r.cfg.timeout(), idle: r.cfg.idleTimeout(),
+		session: q.session,
+	}
+	switch r.cfg.ConnectionReuse {
+	case ReuseNever:
+		c.noReuse = true
+	case ReuseSticky:
+		c.own = &sc.own
 	}
 	if !r.attachMedia(q, rec) {
 		return nil, false
@@ -667,8 +752,11 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL, Prefix: t.Prefix,
 		Chunks: rec.Chunks[:0],
 	}
-	if q.nTurns > 1 {
+	if q.nTurns > 1 || q.job != "" {
 		rec.Conversation = q.convID
+	}
+	if q.job != "" {
+		rec.Job, rec.ThinkTime, rec.ToolWait = q.job, t.Delay, t.ToolWait
 	}
 	if t.Model != "" {
 		rec.Model = t.Model

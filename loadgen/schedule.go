@@ -22,7 +22,11 @@ func (r *runner) makePacer() (Pacer, error) {
 		if !ok {
 			return nil, errors.New("loadgen: schedule needs a finite input")
 		}
-		return TracePacer{Offsets: sl.Offsets(), Speedup: cfg.Speedup}, nil
+		speedup := cfg.Speedup
+		if cfg.InputFormat == FormatAgentTrace {
+			speedup = 1 // the source's offsets are already sped up and capped
+		}
+		return TracePacer{Offsets: sl.Offsets(), Speedup: speedup}, nil
 	}
 	if cfg.Pacer != nil {
 		return cfg.Pacer, nil

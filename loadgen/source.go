@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen/dataset"
@@ -80,6 +81,9 @@ func newPromptSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer)
 			}
 			return src, nil
 		}
+		if cfg.InputFormat == FormatAgentTrace {
+			return newAgentSource(ctx, cfg, tok, file)
+		}
 		defer file.Close()
 		f := ctxReader{ctx, file}
 		if cfg.InputFormat == FormatMooncake {
@@ -142,6 +146,58 @@ func newSynthetic(cfg *Config, tok *tokenizer.Tokenizer, docs int) (*dataset.Syn
 	}
 	syn.TurnDelay = cfg.TurnDelay.Distribution
 	return dataset.NewSynthetic(syn)
+}
+
+// agentSource is an agent trace's source: read as it is drawn, from a file that is
+// closed when the run ends, with the jobs' starts for a fixed schedule.
+type agentSource struct {
+	*dataset.AgentSource
+	file *os.File
+	offs []time.Duration
+}
+
+func (a *agentSource) Offsets() []time.Duration { return a.offs }
+func (a *agentSource) Close() error             { return a.file.Close() }
+
+// agentOptions are cfg's settings of an agent trace's replay.
+func agentOptions(cfg *Config) dataset.AgentOptions {
+	o := dataset.AgentOptions{BlockTokens: cfg.BlockTokens, MaxContext: cfg.MaxContext, SampleRatio: cfg.TraceSessionSampleRatio,
+		Speedup: cfg.Speedup, MaxIdleGap: cfg.MaxIdleGap, Seed: cfg.Seed}
+	if o.BlockTokens == 0 {
+		o.BlockTokens = DefaultBlockTokens
+	}
+	if o.MaxContext == 0 {
+		o.MaxContext = MaxTokens
+	}
+	return o
+}
+
+// newAgentSource checks the whole agent trace in file before anything is sent (a bad
+// line is invalid configuration naming FILE:LINE), reading it once without making
+// prompts (and noting the jobs' starts, under Schedule); the run then reads it again
+// as it draws the jobs.
+func newAgentSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer, file *os.File) (dataset.Source, error) {
+	o := agentOptions(cfg)
+	offs, err := o.Offsets(ctxReader{ctx, file})
+	if err == nil && len(offs) == 0 {
+		err = errors.New("no jobs")
+	}
+	if err == nil {
+		_, err = file.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		file.Close()
+		return nil, inputError(cfg.InputFile, err)
+	}
+	if !cfg.Schedule {
+		offs = nil
+	}
+	src, err := dataset.NewAgentSource(ctxReader{ctx, file}, tok, o)
+	if err != nil {
+		file.Close()
+		return nil, inputError(cfg.InputFile, err)
+	}
+	return &agentSource{AgentSource: src, file: file, offs: offs}, nil
 }
 
 // ctxReader reads r until ctx is cancelled, so reading a large input file is

@@ -96,6 +96,12 @@ type Config struct {
 	// AuthHeader is the header APIKey is checked in; "" = Authorization (AIPerf's
 	// --auth-header-name).
 	AuthHeader string `json:"auth_header,omitempty"`
+	// SessionHeader names a request header the recording keeps (record.Server.Session,
+	// with the client's address of the connection, Peer): a client's per-session value (loadgen's
+	// Target.SessionHeader), so a test can prove every turn of a session carried one
+	// value. A value that is not 1 to 128 printable ASCII characters is not kept. ""
+	// = none.
+	SessionHeader string `json:"session_header,omitempty"`
 	// DisableModels answers GET /v1/models with 404, for clients' fallback readiness
 	// probes (AIPerf's --disable-models-endpoint).
 	DisableModels bool `json:"disable_models,omitempty"`
@@ -470,6 +476,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		return err
 	})
 	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token")
+	fs.StringVar(&c.SessionHeader, "session-header", c.SessionHeader, "record this request header's value (a client's per-session id) and the client's address (ip:port) in each request's record")
 	fs.StringVar(&c.AuthHeader, "auth-header-name", c.AuthHeader, "header --api-key is checked in (default Authorization, as a bearer token; another header carries the bare key)")
 	fs.BoolVar(&c.DisableModels, "disable-models-endpoint", c.DisableModels, "answer GET /v1/models with 404")
 	fs.StringVar(&c.TokenizerRevision, "tokenizer-revision", c.TokenizerRevision, "revision (branch, tag or commit) of a Hugging Face Hub --tokenizer")

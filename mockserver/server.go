@@ -430,11 +430,15 @@ func (s *Server) begin(ctx *fasthttp.RequestCtx) *call {
 	} else {
 		ctx.Response.Header.Set("X-Request-Id", id)
 	}
-	return &call{recv: now, rec: record.Server{
+	c := &call{recv: now, rec: record.Server{
 		TS: float64(now.UnixNano()) / 1e9, RecvNS: now.UnixNano(), Seq: seq,
 		RequestID: id, Endpoint: pathString(ctx.Path()),
 		TokenizationMode: record.ModeNone,
 	}}
+	if h := s.cfg.SessionHeader; h != "" {
+		c.rec.Session, c.rec.Peer = clientRequestID(ctx.Request.Header.Peek(h)), ctx.RemoteAddr().String()
+	}
+	return c
 }
 
 // maxRequestIDLen bounds a client's X-Request-Id kept in the recording.
