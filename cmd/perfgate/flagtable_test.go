@@ -18,6 +18,7 @@ import (
 // flagValues are the non-default values TestEveryProfileFlagCounts gives the flags
 // whose type alone does not say what a valid value is.
 var flagValues = map[string]string{
+	"connection-reuse-strategy": "sticky-user-sessions", "session-header": "X-Session-Id",
 	"H": "X-Test: 1", "header": "X-Test: 1", "api-key": "sk-test",
 	"arrival": "gamma", "arrival-pattern": "gamma", "request-rate-mode": "gamma",
 	"artifact-dir": "elsewhere", "output-artifact-dir": "elsewhere", "summary-md": "summary.md",

@@ -175,7 +175,7 @@ func TestProfileShortHelpValuesAndDefaults(t *testing.T) {
 		"--idle-timeout-seconds":                {"(0 = none)", "(default 60)"},
 		"--model-weights":                       {"e.g. 3,1"},
 		"--shard-index":                         {"(default: $JOB_COMPLETION_INDEX"},
-		"--custom-dataset-type, --input-format": {"payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)"},
+		"--custom-dataset-type, --input-format": {"payloads, mooncake, sharegpt, recording or agent_trace (mooncake_trace = mooncake)"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(got[names], w) {

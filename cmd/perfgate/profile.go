@@ -84,6 +84,8 @@ type profileFlags struct {
 	prefix prefixFlags
 	// The model mix's flags (toolsmodels.go).
 	mix mixFlags
+	// The agent-trace and agent-job flags (agents.go).
+	agents agentFlags
 	// The image and audio input flags (media.go).
 	media mediaFlags
 }
@@ -137,7 +139,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	str(&o.artifactDir, DefaultArtifactDir, "[output] directory for the exports, records and HTML report", "artifact-dir", "output-artifact-dir")
 	str(&o.summaryMD, "", summaryUsage, "summary-md")
 	str(&f.inputFile, "", "[workload] prompts or trace from a file instead of synthetic prompts", "input-file")
-	str(&f.inputFormat, "", "[workload] format of --input-file: payloads, mooncake, sharegpt or recording (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
+	str(&f.inputFormat, "", "[workload] format of --input-file: payloads, mooncake, sharegpt, recording or agent_trace (mooncake_trace = mooncake)", "custom-dataset-type", "input-format")
 	boolean(&f.fixedSchedule, false, "[load] replay the input file's timestamps as the arrival schedule", "fixed-schedule")
 	flt(&f.duration, 0, "[stop] stop after this many seconds, e.g. 60", "benchmark-duration")
 	flt(&f.timeout, loadgen.DefaultTimeout.Seconds(), "[stop] per-request timeout in seconds, send to last byte", "request-timeout-seconds")
@@ -151,6 +153,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	registerValidityFlags(fs, &f.validity)
 	registerAbortFlags(fs, &f.abort)
 	registerMixFlags(fs, &f.mix)
+	registerAgentFlags(fs, &f.agents)
 	registerMediaFlags(fs, &f.media)
 	registerLiveFlags(fs, &f.live)
 	// perfgate's own.
@@ -232,7 +235,7 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 	// The flags map onto the scenario in steps, one concern each, in this order (an
 	// earlier step's error wins).
 	for _, step := range []func(*scenario.Scenario, *profileFlags, *profileOpts, func(...string) bool) error{
-		profileConflicts, profileTarget, profileModels, profileWorkload, profileLoad, profileInput, profileExtras, profileObjectives, profileValidity, profileAbort,
+		profileConflicts, profileTarget, profileModels, profileWorkload, profileLoad, profileInput, profileAgents, profileExtras, profileObjectives, profileValidity, profileAbort,
 	} {
 		if err := step(&sc, f, o, has); err != nil {
 			return sc, err
@@ -518,6 +521,8 @@ func profileInput(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has fu
 			sc.InputFormat = loadgen.FormatShareGPT
 		case "recording":
 			sc.InputFormat = loadgen.FormatRecording
+		case loadgen.FormatAgentTrace:
+			sc.InputFormat = loadgen.FormatAgentTrace
 		default:
 			return invalidf("--custom-dataset-type %q: want %s", f.inputFormat, loadgen.OrList(loadgen.InputFormats))
 		}
