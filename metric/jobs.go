@@ -178,7 +178,7 @@ var jobDefs = []Def{
 			}
 			return float64(t.Jobs.Good) / float64(t.Jobs.Jobs()), true
 		}},
-	{Name: "subagent_fanout", Ident: "SubagentFanout", Header: "Sub-agent Fan-out", Label: "sub-agent fan-out", Unit: UnitSessions, Kind: PerRun, Origin: "perfgate",
+	{Name: "subagent_fanout", Ident: "SubagentFanout", Header: "Sub-agent Fan-out", Label: "sub-agent fan-out", Unit: UnitSessions, Kind: PerRun, Origin: "perfgate", NoRunStat: true, // the workload's, not the server's
 		Help: "Mean sub-agent sessions per agent job.", Total: func(t *Totals) (float64, bool) {
 			if t.Jobs == nil {
 				return 0, false

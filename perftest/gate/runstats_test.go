@@ -60,6 +60,16 @@ func TestRunStatListFromCatalogue(t *testing.T) {
 		{Name: "tokens_per_joule", Label: "tokens per joule", Unit: check.TokPerJ, HigherIsBetter: true, Metric: record.MetricTokensPerJoule},
 		{Name: "output_tps_per_gpu", Label: "output token throughput per GPU", Unit: check.TokPerGPU, HigherIsBetter: true, Metric: record.MetricOutputTPSPerGPU},
 		{Name: "energy_per_request", Label: "energy per request", Unit: check.JPerReq, Metric: record.MetricEnergyPerRequest},
+		// Recorded only by runs of agent jobs (docs/agents.md).
+		{Name: "job_latency_p50", Label: "job latency p50", Unit: check.Seconds, Metric: record.MetricJobLatencyP50},
+		{Name: "job_latency_p90", Label: "job latency p90", Unit: check.Seconds, Metric: record.MetricJobLatencyP90},
+		{Name: "job_latency_p99", Label: "job latency p99", Unit: check.Seconds, Metric: record.MetricJobLatencyP99},
+		{Name: "job_ttft_p50", Label: "job TTFT p50", Unit: check.Seconds, Metric: record.MetricJobTTFTP50},
+		{Name: "job_ttft_p99", Label: "job TTFT p99", Unit: check.Seconds, Metric: record.MetricJobTTFTP99},
+		{Name: "jobs_per_hour", Label: "jobs per hour", Unit: check.JobsPerHour, HigherIsBetter: true, Metric: record.MetricJobsPerHour},
+		{Name: "jobs_per_hour_per_user", Label: "jobs per hour per user", Unit: check.JobsPerHour, HigherIsBetter: true, Metric: record.MetricJobsPerHourPerUser},
+		{Name: "job_goodput", Label: "job goodput", Unit: check.Fraction, HigherIsBetter: true, Metric: record.MetricJobGoodput},
+		{Name: "tool_wait_share", Label: "tool wait share", Unit: check.Fraction, Metric: record.MetricToolWaitShare},
 		{Name: "goodput_fraction", Label: "goodput fraction", Unit: check.Fraction, HigherIsBetter: true},
 	}...)
 	got := RunStatList()
