@@ -12,19 +12,19 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # Static: no cgo, so the binary needs no libc in the scratch image.
-RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags='-s -w' -o /out/perfgate ./cmd/perfgate
-# The non-root user perfgate (uid 65532, as distroless's nonroot) and its home.
-RUN mkdir -p /out/etc /out/home/perfgate /out/tmp \
- && printf 'root:x:0:0:root:/root:/sbin/nologin\nperfgate:x:65532:65532:perfgate:/home/perfgate:/sbin/nologin\n' > /out/etc/passwd \
- && printf 'root:x:0:\nperfgate:x:65532:\n' > /out/etc/group \
- && chown 65532:65532 /out/home/perfgate && chmod 1777 /out/tmp
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags='-s -w' -o /rootfs/usr/local/bin/perfgate ./cmd/perfgate
+# The image's whole filesystem in /rootfs: the CA bundle, the non-root user perfgate
+# (uid 65532, as distroless's nonroot) and its home, a world-writable /tmp.
+RUN mkdir -p /rootfs/etc/ssl/certs /rootfs/home/perfgate /rootfs/tmp \
+ && cp /etc/ssl/certs/ca-certificates.crt /rootfs/etc/ssl/certs/ca-certificates.crt \
+ && printf 'root:x:0:0:root:/root:/sbin/nologin\nperfgate:x:65532:65532:perfgate:/home/perfgate:/sbin/nologin\n' > /rootfs/etc/passwd \
+ && printf 'root:x:0:\nperfgate:x:65532:\n' > /rootfs/etc/group \
+ && chmod 1777 /rootfs/tmp
 
 FROM scratch
-COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
-COPY --from=build /out/etc/passwd /out/etc/group /etc/
-COPY --from=build --chown=65532:65532 /out/home/perfgate /home/perfgate
-COPY --from=build /out/tmp /tmp
-COPY --from=build /out/perfgate /usr/local/bin/perfgate
+COPY --from=build /rootfs/ /
+# COPY makes everything root's; the home is the user's.
+COPY --from=build --chown=65532:65532 /rootfs/home/perfgate /home/perfgate
 ENV PATH=/usr/local/bin HOME=/home/perfgate SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 LABEL org.opencontainers.image.title=perfgate \
       org.opencontainers.image.source=https://github.com/perfgate/perfgate
