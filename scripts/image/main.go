@@ -166,7 +166,9 @@ func build(o options) (string, error) {
 
 // goBuild builds a static perfgate for linux/arch into dst.
 func goBuild(module, arch, dst string) error {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", dst, "./cmd/perfgate")
+	// -buildvcs=auto overrides a GOFLAGS=-buildvcs=false: the commit, stamped into the
+	// binary, names the image of a development build (sha-<commit>) and its revision label.
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=auto", "-ldflags=-s -w", "-o", dst, "./cmd/perfgate")
 	cmd.Dir = module
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
