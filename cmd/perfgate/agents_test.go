@@ -58,7 +58,7 @@ func TestProfileAgentTrace(t *testing.T) {
 	code, out, errOut = cli(t, "profile", "--mock", "-q", "--config", cfg, "--artifact-dir", filepath.Join(dir, "bad"),
 		"--input-file", bad, "--custom-dataset-type", "agent_trace", "--num-users", "3")
 	if code != ExitInvalidConfig || !strings.Contains(errOut, bad+":5: session \"x\": parent_session_id \"nobody\" names no session") {
-		t.Errorf("bad trace: exit %d, stderr %q; want %d naming %s:5", code, errOut, ExitInvalidConfig, bad)
+		t.Errorf("bad trace: exit %d, stdout %q, stderr %q; want %d naming %s:5", code, out, errOut, ExitInvalidConfig, bad)
 	}
 }
 
