@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/scenario"
@@ -73,12 +74,20 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	if err != nil {
 		return nil, err
 	}
-	var pr *progress
+	var pr runDisplay
 	var sinks []func(record.Client)
-	if !o.quiet {
+	if ui := resolveUI(o.uiType, e.tty); !o.quiet && ui != uiNone {
 		d := sc.WithDefaults()
-		pr = newProgress(e.stderr, e.tty, d.Requests, cmpOr(label, d.Name))
-		pr.width = e.width
+		if ui == uiDashboard {
+			in, _ := e.in.(*os.File)
+			db := newDashboard(e.stderr, in, cmpOr(label, d.Name), d.Requests, d.Duration, metric.Options{UsageOSL: d.UsageOSL, UsageISL: d.UsageISL}) // as the run's metrics (scenario's metricOptions)
+			db.width = e.width
+			pr = db
+		} else {
+			p := newProgress(e.stderr, e.tty, d.Requests, cmpOr(label, d.Name))
+			p.width = e.width
+			pr = p
+		}
 		sinks = append(sinks, pr.sink)
 		pr.begin()
 	}

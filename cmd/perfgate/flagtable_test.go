@@ -22,6 +22,7 @@ var flagValues = map[string]string{
 	"H": "X-Test: 1", "header": "X-Test: 1", "api-key": "sk-test",
 	"arrival": "gamma", "arrival-pattern": "gamma", "request-rate-mode": "gamma",
 	"artifact-dir": "elsewhere", "output-artifact-dir": "elsewhere", "summary-md": "summary.md",
+	"ui-type": "none", "ui": "simple",
 	"assert": "ttft_p50<=1s", "assert-isl": "normal:128,10", "assert-osl": "fixed:16",
 	"baseline": "base-dir", "baseline-url": "http://127.0.0.1:1/base", "branch": "main", "build": "b1", "commit": "abc123",
 	"cache-reset-url":    "http://127.0.0.1:1/reset_prefix_cache",

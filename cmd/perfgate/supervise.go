@@ -58,10 +58,12 @@ func supervise(args []string) (code int, ok bool) {
 	cmd := exec.Command(exe, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), supervisedEnv+"=1", crashFileEnv+"="+crashPath)
-	// The child is its own process group, so a terminal's Ctrl-C reaches it once,
-	// through the supervisor; it dies with the supervisor (Pdeathsig, tied to the
-	// thread that starts it).
+	// The child is its own process group, so a terminal's Ctrl-C reaches it once:
+	// through the supervisor, or directly when the child's group is the terminal's
+	// foreground group (foreground: the live dashboard needs the terminal); it dies
+	// with the supervisor (Pdeathsig, tied to the thread that starts it).
 	cmd.SysProcAttr = childAttr()
+	restore := foreground(cmd.SysProcAttr)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	sigs := make(chan os.Signal, 4)
@@ -77,6 +79,8 @@ func supervise(args []string) (code int, ok bool) {
 		case s := <-sigs:
 			_ = cmd.Process.Signal(s)
 		case err := <-done:
+			var ee *exec.ExitError
+			restore(errors.As(err, &ee) && !ee.Exited())
 			return childExit(err, crashPath, args), true
 		}
 	}

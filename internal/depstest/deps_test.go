@@ -77,8 +77,10 @@ var thirdParty = map[string][]string{
 	"mockserver": {"github.com/prometheus/client_golang/", "github.com/prometheus/common/", "github.com/prometheus/client_model/", "github.com/valyala/fasthttp", "golang.org/x/"},
 	// cmd/perfgate alone builds Kubernetes manifests (perfgate k8s), from the API types.
 	// history alone talks to databases: SQLite (pure Go) and PostgreSQL.
-	"history":  {"modernc.org/sqlite", "github.com/jackc/pgx/v5", "gonum.org/v1/gonum"},
-	"cmd":      {"golang.org/x/term", "k8s.io/api/", "k8s.io/apimachinery/", "sigs.k8s.io/yaml"},
+	"history": {"modernc.org/sqlite", "github.com/jackc/pgx/v5", "gonum.org/v1/gonum"},
+	// and alone draws a terminal UI (the live dashboard: Bubble Tea, Lip Gloss; x/sys for the
+	// supervisor's terminal hand-over).
+	"cmd":      {"golang.org/x/term", "golang.org/x/sys/", "k8s.io/api/", "k8s.io/apimachinery/", "sigs.k8s.io/yaml", "charm.land/bubbletea/v2", "charm.land/lipgloss/v2"},
 	"internal": {"github.com/valyala/fasthttp", "github.com/andybalholm/brotli", "github.com/klauspost/compress", "github.com/valyala/bytebufferpool", "golang.org/x/"},
 	// scripts/image alone builds the container image, so perfgate never links go-containerregistry.
 	"scripts": {"github.com/google/go-containerregistry/"},

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/perfgate/perfgate/record"
+)
+
+// ptyRun is the CLI started in a pseudo-terminal (stdin, stdout and stderr its
+// terminal, which is the process's controlling terminal), with everything it writes
+// collected. The terminal side stays open in the test, so its modes can be read after
+// the process exited.
+type ptyRun struct {
+	cmd         *exec.Cmd
+	master, tty *os.File
+	before      *unix.Termios
+	mu          sync.Mutex
+	out         bytes.Buffer
+	exited      chan struct{} // closed when the process has ended
+}
+
+func startPTY(t *testing.T, cols, rows uint16, args ...string) *ptyRun {
+	t.Helper()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close(); tty.Close() })
+	if err := pty.Setsize(master, &pty.Winsize{Cols: cols, Rows: rows}); err != nil {
+		t.Fatal(err)
+	}
+	p := &ptyRun{master: master, tty: tty, exited: make(chan struct{})}
+	if p.before, err = unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd = cliCmd([]string{"TERM=xterm-256color"}, args...)
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = tty, tty, tty
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := master.Read(buf)
+			p.mu.Lock()
+			p.out.Write(buf[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+func (p *ptyRun) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// waitFor waits until the output contains s (or the process exited, or 10 s passed).
+func (p *ptyRun) waitFor(t *testing.T, s string) {
+	t.Helper()
+	for range 1000 {
+		if strings.Contains(p.output(), s) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the terminal never showed %q:\n%q", s, p.output())
+}
+
+// wait waits for the process to end and returns its exit code.
+func (p *ptyRun) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the run did not end; terminal:\n%q", p.output())
+	}
+	time.Sleep(50 * time.Millisecond) // the last bytes through the pty
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// checkRestored asserts the terminal is as it was before the run: the same modes
+// (canonical input, echo: not left raw), the alternate screen left after it was
+// entered, the cursor shown after it was last hidden.
+func (p *ptyRun) checkRestored(t *testing.T) {
+	t.Helper()
+	after, err := unix.IoctlGetTermios(int(p.tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Lflag != p.before.Lflag || after.Iflag != p.before.Iflag || after.Oflag != p.before.Oflag || after.Cflag != p.before.Cflag {
+		t.Errorf("terminal modes not restored: lflag %#x iflag %#x oflag %#x, were %#x %#x %#x",
+			after.Lflag, after.Iflag, after.Oflag, p.before.Lflag, p.before.Iflag, p.before.Oflag)
+	}
+	if err := terminalLeftClean(p.output()); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestDashboardShowsTheArtifactsNumbers runs a profile with the dashboard in a
+// pseudo-terminal, resizes the terminal while it runs, and reads the final frame: its
+// counts, whole-run percentiles and throughputs are metrics.json's.
+func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
+	srv := startMock(t, "127.0.0.1")
+	art := filepath.Join(t.TempDir(), "art")
+	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--request-count", "200", "--request-rate", "400",
+		"--concurrency", "8", "--osl", "8", "--isl", "16", "--random-seed", "3", "--artifact-dir", art, "--ui-type", "dashboard")
+	p.waitFor(t, "\x1b[?1049h")
+	p.waitFor(t, "last p50")
+	resized := len(p.output())
+	if err := pty.Setsize(p.master, &pty.Winsize{Cols: 50, Rows: 20}); err != nil { // SIGWINCH to the run
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != ExitOK {
+		t.Fatalf("exit %d; terminal:\n%q", code, p.output())
+	}
+	p.checkRestored(t)
+	out := p.output()
+	// After the resize the screen is redrawn whole, each line cut to the new width.
+	redraw := out[resized:]
+	if i := strings.Index(redraw, "\x1b[2J"); i < 0 {
+		t.Errorf("no redraw after the resize to 50 columns:\n%q", redraw)
+	} else if top, _, _ := strings.Cut(redraw[i+len("\x1b[2J"):], "\r"); utf8.RuneCountInString(top) != 50 {
+		t.Errorf("first line after the resize is %d cells wide, want 50: %q", utf8.RuneCountInString(top), top)
+	}
+	f, err := parseFinalFrame(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m record.Metrics
+	readJSON(t, filepath.Join(art, "metrics.json"), &m)
+	if err := f.matches(m); err != nil {
+		t.Error(err)
+	}
+}
+
+// Ctrl-C typed into the dashboard (a key in raw mode, not a signal) interrupts the run
+// as SIGINT does, and the terminal is left as it was.
+func TestDashboardCtrlCRestoresTheTerminal(t *testing.T) {
+	srv := startMock(t, "127.0.0.1")
+	art := filepath.Join(t.TempDir(), "art")
+	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--request-rate", "50",
+		"--osl", "4", "--artifact-dir", art, "--ui-type", "dashboard")
+	p.waitFor(t, "last p50") // the first frame: the run is going
+	if _, err := p.master.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d (interrupted); terminal:\n%q", code, ExitInterrupted, p.output())
+	}
+	p.checkRestored(t)
+}
+
+// SIGTERM (a kill) to perfgate ends the dashboard cleanly too.
+func TestDashboardSIGTERMRestoresTheTerminal(t *testing.T) {
+	srv := startMock(t, "127.0.0.1")
+	art := filepath.Join(t.TempDir(), "art")
+	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--request-rate", "50",
+		"--osl", "4", "--artifact-dir", art, "--ui-type", "dashboard")
+	p.waitFor(t, "last p50") // the first frame: the run is going
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code == ExitOK {
+		t.Errorf("exit 0 after SIGTERM; terminal:\n%q", p.output())
+	}
+	p.checkRestored(t)
+}
