@@ -192,3 +192,31 @@ func TestDashboardSIGTERMRestoresTheTerminal(t *testing.T) {
 	}
 	p.checkRestored(t)
 }
+
+// SIGKILL to the run itself (the supervised child: no chance to clean up) still leaves
+// the terminal usable: the supervisor takes it back and restores its modes, leaves the
+// alternate screen and shows the cursor.
+func TestDashboardSIGKILLRestoresTheTerminal(t *testing.T) {
+	srv := startMock(t, "127.0.0.1")
+	art := filepath.Join(t.TempDir(), "art")
+	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--request-rate", "50",
+		"--osl", "4", "--artifact-dir", art, "--ui-type", "dashboard")
+	p.waitFor(t, "last p50")                                        // the first frame: the run is going
+	pg, err := unix.IoctlGetInt(int(p.master.Fd()), unix.TIOCGPGRP) // the run's group holds the terminal
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg == p.cmd.Process.Pid {
+		t.Fatalf("the terminal's foreground group is the supervisor's (%d), not the run's", pg)
+	}
+	if raw, err := unix.IoctlGetTermios(int(p.tty.Fd()), unix.TCGETS); err != nil || raw.Lflag&unix.ICANON != 0 {
+		t.Fatalf("the dashboard did not put the terminal in raw mode (lflag %#x, %v)", raw.Lflag, err)
+	}
+	if err := syscall.Kill(-pg, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code == ExitOK {
+		t.Errorf("exit 0 after SIGKILL; terminal:\n%q", p.output())
+	}
+	p.checkRestored(t)
+}

@@ -120,10 +120,17 @@ func terminalLeftClean(out string) error {
 
 // The final frame's numbers, computed from records through the aggregator, are the
 // catalogue's (metric.Compute, as metrics.json has them); a changed number is found.
+// At 20,000 requests too (the size users run).
 func TestDashboardFinalFrameIsTheMetrics(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{300, 20000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { testFinalFrame(t, n) })
+	}
+}
+
+func testFinalFrame(t *testing.T, n int) {
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
 	var recs []record.Client
-	for i := range 300 {
+	for i := range n {
 		sent := time.Duration(i) * 3 * time.Millisecond
 		ttft := time.Duration(5+rng.ExpFloat64()*20) * time.Millisecond
 		r := record.Client{RequestID: fmt.Sprint(i), Stream: true, Status: 200, Scheduled: sent - time.Duration(rng.IntN(3))*time.Millisecond, Sent: sent}
