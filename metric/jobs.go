@@ -145,6 +145,16 @@ func sum(xs []float64) float64 {
 	return s
 }
 
+// JobMetricNames lists the job-level metrics ([jobDefs]), in catalogue order: a run
+// without agent jobs has none of them.
+var JobMetricNames = func() []string {
+	names := make([]string, len(jobDefs))
+	for i, d := range jobDefs {
+		names[i] = d.Name
+	}
+	return names
+}()
+
 // jobDefs are the job-level metrics, run statistics each (PerRun).
 var jobDefs = []Def{
 	{Name: "job_latency_p50", Ident: "JobLatencyP50", Header: "Job Latency p50", Label: "job latency p50", Unit: UnitMS, Better: Lower, Kind: PerRun, Origin: "perfgate", RunRule: true,
