@@ -40,3 +40,16 @@ func groupAlive(pgid int) bool {
 	}
 	return false
 }
+
+// exitedUnreaped reports whether process pid has exited and waits to be reaped (a
+// zombie), from /proc.
+func exitedUnreaped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:])
+	return i >= 0 && len(f) > 0 && f[0] == "Z"
+}

@@ -105,8 +105,15 @@ func openLog(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_TRUNC, 0o644)
 }
 
+// waitHook, when set (by a test), runs in wait before it reaps the process: a test
+// holds it to stand for a machine too busy to run wait.
+var waitHook func()
+
 // wait reaps the process and, unless Stop stopped it, keeps why it exited.
 func (p *Process) wait() {
+	if waitHook != nil {
+		waitHook()
+	}
 	err := p.cmd.Wait()
 	p.mu.Lock()
 	p.state = p.cmd.ProcessState
@@ -329,6 +336,12 @@ func (p *Process) Stop() error {
 }
 
 func (p *Process) stop() error {
+	if exitedUnreaped(p.cmd.Process.Pid) {
+		// It exited on its own before this Stop, and wait has not reaped it yet (a busy
+		// machine may not have run it): let wait keep why, as if Stop came later, so
+		// a server that crashed at the end of a run is not reported as stopped.
+		<-p.done
+	}
 	p.mu.Lock()
 	p.stopping = true
 	p.mu.Unlock()

@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -187,6 +189,45 @@ func TestExitWhileServing(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// A server that exited on its own just before Stop, while wait had not reaped it yet
+// (a machine too busy to run it: held here by waitHook), is reported as exited while
+// serving, not as stopped. At load 20 a crashed build's run finished its requests
+// (connection refused) before wait ran, and the A/B gate said "error rate 96.7%"
+// (exit 99) instead of "server B exited while serving" (exit 1).
+func TestStopFindsUnreapedExit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("an exited, unreaped process is read from /proc on Linux only")
+	}
+	release, once := make(chan struct{}), sync.Once{}
+	free := func() { once.Do(func() { close(release) }) }
+	waitHook = func() { <-release }
+	s := standinServer(t, "B", "serve")
+	p, _ := start(t, s)
+	t.Cleanup(func() { free(); _ = p.Stop(); waitHook = nil })
+	if err := p.WaitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Get(s.URL + "/crash"); err == nil {
+		resp.Body.Close()
+	}
+	for deadline := time.Now().Add(time.Minute); !exitedUnreaped(p.Pid()); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the crashed server is not an unreaped process a minute later")
+		}
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond) // Stop has begun by now, unless the machine is very busy
+		free()
+	}()
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop = %v, want nil", err)
+	}
+	err := p.Err()
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "server B exited while serving: exit status 3") {
+		t.Fatalf("Err() after Stop = %v, want ErrExited: server B exited while serving: exit status 3", err)
 	}
 }
 

@@ -104,8 +104,8 @@ func (r *serverRun) after(runErr error) error {
 // finish stops the server (once; later calls repeat the answer) and returns what went
 // wrong with it: its exit during the run, a port it kept.
 func (r *serverRun) finish() error {
-	exited := r.p.Err()
 	err := r.p.Stop()
+	exited := r.p.Err() // after Stop: a server that exited just before it is found there
 	r.cancel(nil)
 	return errors.Join(exited, err)
 }
