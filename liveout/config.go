@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/redact"
 )
 
 // Output kinds: the part of --out before "=".
@@ -97,24 +99,7 @@ func (o Output) String() string { return o.Kind + "=" + Redact(o.URL) }
 // Redact returns raw with any user information dropped and every query value
 // replaced by "redacted" (a receiver URL may carry a password or a token). A string
 // that does not parse is returned as "[unparsable URL]".
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "[unparsable URL]"
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			for i := range q[k] {
-				q[k][i] = "redacted"
-			}
-		}
-		u.RawQuery = q.Encode()
-	}
-	u.Fragment = ""
-	return u.String()
-}
+func Redact(raw string) string { return redact.URL(raw) }
 
 // secrets returns the parts of raw that must never be shown: the user name and
 // password, and each query value, each also as it is escaped in a URL.

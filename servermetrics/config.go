@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/redact"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -117,24 +118,7 @@ func (c Config) Resolve(base string) Config {
 // Redact returns raw with every query value replaced by "redacted" and any user
 // information dropped: a scrape URL may carry a token ("?token=…"), and artifacts
 // never carry one. A string that does not parse is returned as "[unparsable URL]".
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "[unparsable URL]"
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			for i := range q[k] {
-				q[k][i] = "redacted"
-			}
-		}
-		u.RawQuery = q.Encode()
-	}
-	u.Fragment = ""
-	return u.String()
-}
+func Redact(raw string) string { return redact.URL(raw) }
 
 // configJSON carries the durations as text ([record.Duration]).
 type configJSON struct {

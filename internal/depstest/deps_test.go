@@ -24,40 +24,41 @@ var allowed = map[string][]string{
 	"internal/openai":           {"record", "internal/jsonscan"}, // record.AppendJSONString, the one JSON string escaper
 	"internal/jsonscan":         {},                              // the JSON scanning primitives of the hand-written readers (openai, record, tokenizer)
 	"internal/sse":              {},
-	"internal/media":            {},                    // synthetic images and audio, and media-token rules: both sides share them
-	"internal/imageref":         {},                    // the container image's name per version: perfgate k8s and scripts/image
-	"internal/kvcache":          {},                    // the prefix-cache model: the mock serves it, loadgen computes the ideal hit rate with it
+	"internal/media":            {}, // synthetic images and audio, and media-token rules: both sides share them
+	"internal/imageref":         {}, // the container image's name per version: perfgate k8s and scripts/image
+	"internal/kvcache":          {},
+	"internal/redact":           {},                    // URLs safe to print: servermetrics' scrape targets, liveout's receivers                    // the prefix-cache model: the mock serves it, loadgen computes the ideal hit rate with it
 	"record":                    {"internal/jsonscan"}, // the JSON scanning leaf, for DecodeClient
 	"internal/testutil":         {},
 	"internal/testutil/toktest": {"tokenizer/...", "internal/jsonscan"}, // test-only: loads tokenizers
 	"internal/testutil/pgtest":  {},                                     // test-only: throwaway PostgreSQL clusters
 	"internal/depstest":         {},
-	"internal/docstest":         {},                                        // test-only: the generated parts of the docs
-	"servermetrics":             {"record", "internal/jsonscan"},           // record.Duration, the one duration form in files
-	"liveout":                   {"metric", "record", "internal/jsonscan"}, // live metrics: a view of the records as they finish, defined as metric defines them
-	"serverproc":                {},                                        // a server build's process lifecycle: stdlib only
+	"internal/docstest":         {},                                                           // test-only: the generated parts of the docs
+	"servermetrics":             {"record", "internal/jsonscan", "internal/redact"},           // record.Duration, the one duration form in files
+	"liveout":                   {"metric", "record", "internal/jsonscan", "internal/redact"}, // live metrics: a view of the records as they finish, defined as metric defines them
+	"serverproc":                {},                                                           // a server build's process lifecycle: stdlib only
 	"mockserver":                {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
 	"mockserver/...":            {"mockserver/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
 	"loadgen":                   {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
 	"loadgen/...":               {"loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
-	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
-	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
+	"reportgen":                 {"reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
+	"reportgen/...":             {"reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
 	"perftest/check":            {"distribution/...", "metric", "record", "internal/jsonscan"},
 	// the regression gate's statistics decide on data: never the mock, the load
 	// generator, the tokenizer or the wire types that run a scenario.
-	"perftest/gate":     {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
-	"perftest/scenario": {"perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"perftest/gate":     {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
+	"perftest/scenario": {"perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// the hook by which perfhistory, when linked, records perftest.Run's outcomes.
-	"perftest/internal/historyhook": {"perftest/scenario", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
+	"perftest/internal/historyhook": {"perftest/scenario", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// history keeps gated results in a database: it gates them (perftest/gate) and
 	// draws its report in reportgen's style, reading no scenario itself; perfhistory and
 	// the CLI record into it, passing in what they read of a scenario.
-	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan"},
+	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
 	// perftest links no database driver: a test binary records into a history only
 	// when it imports perftest/perfhistory.
-	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
-	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan"},
-	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref"},
+	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
+	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
+	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact"},
 	"bench/...":            {"..."},
 	"scripts/...":          {},                    // tools the scripts run (flakehunt's tally): stdlib only
 	"scripts/image":        {"internal/imageref"}, // the container image build: names the image as perfgate k8s does
@@ -68,11 +69,11 @@ var thirdParty = map[string][]string{
 	"tokenizer":    {"github.com/dlclark/regexp2", "golang.org/x/text", "github.com/daulet/tokenizers"},
 	"distribution": {"gonum.org/v1/gonum", "github.com/montanaflynn/stats", "golang.org/x/"},
 	// servermetrics parses the Prometheus exposition format with Prometheus's own parser.
-	"servermetrics": {"github.com/prometheus/common/", "github.com/prometheus/client_model/"},
+	"servermetrics": {"github.com/prometheus/common/", "github.com/prometheus/client_model/", "internal/redact"},
 	// liveout sends with the maintained clients of each protocol: client_golang's
 	// remote-write API (protobuf encoded by the protobuf library) and the OpenTelemetry
 	// SDK's OTLP/HTTP exporter.
-	"liveout": {"github.com/prometheus/client_golang/exp/", "google.golang.org/protobuf/", "go.opentelemetry.io/otel"},
+	"liveout": {"github.com/prometheus/client_golang/exp/", "google.golang.org/protobuf/", "go.opentelemetry.io/otel", "internal/redact"},
 	// mockserver serves its metrics through client_golang (and renders them with expfmt).
 	"mockserver": {"github.com/prometheus/client_golang/", "github.com/prometheus/common/", "github.com/prometheus/client_model/", "github.com/valyala/fasthttp", "golang.org/x/"},
 	// cmd/perfgate alone builds Kubernetes manifests (perfgate k8s), from the API types.
