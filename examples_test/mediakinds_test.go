@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
@@ -31,6 +32,7 @@ func transcription(itlMs string) perftest.Scenario {
 // 40 ms (a request about 0.5 s for 4 s of audio, RTFx near 8) fails it, with the rule in
 // the message. The server's audio token counts match the client's.
 func TestTranscriptionGate(t *testing.T) {
+	testutil.Long(t) // 7–16 s: make test stays under 10 minutes on a fresh 2-core machine
 	t.Run("fast server passes", func(t *testing.T) {
 		res := perftest.Run(t, transcription("2"))
 		res.AssertErrorRate(t, 0)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
@@ -62,6 +63,7 @@ func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // only widens that gap, and when its noise leaves a statistic inconclusive the gate
 // adds runs (3, 6, then 12) before it answers.
 func TestRegressionGate(t *testing.T) {
+	testutil.Long(t) // 7–16 s: make test stays under 10 minutes on a fresh 2-core machine
 	if *update {
 		// SaveBaseline keeps what LoadBaseline reads; the reports are not worth committing.
 		perftest.SaveBaseline(t, perftest.RunRuns(t, server(baseTTFT, baseITL), 5), "testdata/baseline")

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/internal/testutil/pgtest"
 )
 
@@ -308,6 +309,7 @@ func TestCrashMidWrite(t *testing.T) {
 // own connection) add 1,000 results each, and also re-add results another writer adds.
 // None is lost, none is stored twice, none is partial.
 func TestConcurrentWriters(t *testing.T) {
+	testutil.Long(t) // 7–16 s: make test stays under 10 minutes on a fresh 2-core machine
 	const writers, each = 8, 1000
 	eachBackend(t, func(t *testing.T, addr string) {
 		ctx := t.Context()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/reportgen"
@@ -46,6 +47,7 @@ func gateScenario(ttft string) Scenario {
 // A K-run baseline is saved, read back, and gates K current runs: the same mock
 // passes, a mock 5× slower in TTFT fails with the verdict and where each side ran.
 func TestRunsBaselineAndGate(t *testing.T) {
+	testutil.Long(t) // 7–16 s: make test stays under 10 minutes on a fresh 2-core machine
 	base := RunRuns(t, gateScenario("fixed:40"), 5)
 	if base.Len() != 5 || len(base.Outcomes) != 5 {
 		t.Fatalf("RunRuns: %d runs", base.Len())

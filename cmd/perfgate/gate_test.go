@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -164,6 +165,7 @@ func kinds(recs []record.Client) map[string]int {
 // the gate never passes, every request leaves one record of the right kind, and a
 // hung server cannot hold the run past its time bounds.
 func TestGateMisbehavingServers(t *testing.T) {
+	testutil.Long(t) // 7–16 s: make test stays under 10 minutes on a fresh 2-core machine
 	half := func(bad string) func(int) string {
 		return func(n int) string {
 			if n%2 == 1 {

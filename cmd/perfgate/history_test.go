@@ -248,6 +248,7 @@ func TestProfileBaselineFromHistory(t *testing.T) {
 // it read back as a one-run result with the verdicts of two), and statistics no run
 // can have. The series as written is recorded, with both runs.
 func TestHistoryAddRefusesHostileIndex(t *testing.T) {
+	testutil.Long(t) // 7–16 s: make test stays under 10 minutes on a fresh 2-core machine
 	t.Setenv(history.EnvHistory, "")
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -41,6 +42,7 @@ func gateMock(t *testing.T, ttft string) string {
 // noisy to decide) and never passes; the same server is held to a 25% margin. The
 // gate's error rates at the default margin are bench/gate's to measure.
 func TestRegressionGateCLI(t *testing.T) {
+	testutil.Long(t) // 7–16 s: make test stays under 10 minutes on a fresh 2-core machine
 	a, b, slow := gateMock(t, "40"), gateMock(t, "40"), gateMock(t, "200")
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
