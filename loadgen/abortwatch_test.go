@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -86,5 +87,29 @@ func TestAbortWatchStopsRun(t *testing.T) {
 	}
 	if out.Self.Aborted != "" || w.seen != measured || w.warmups != 0 || measured == 0 {
 		t.Errorf("never stopping: aborted %q, saw %d (%d warm-ups) of %d measured", out.Self.Aborted, w.seen, w.warmups, measured)
+	}
+}
+
+// TestCancelledSaysWhy: a request cancelled at any stage, before connecting, before
+// sending or after, carries the cause of the cancellation (the abort's reason), and
+// a deadline that passed says so; a plain cancel says "context canceled".
+func TestCancelledSaysWhy(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(fmt.Errorf("%w: seen enough", ErrAborted))
+	for _, when := range []string{"", "before connecting", "before sending", "waiting for a prefill slot"} {
+		got := cancelled(ctx, when)
+		if !strings.Contains(got, ErrAborted.Error()+": seen enough") || !strings.Contains(got, when) {
+			t.Errorf("cancelled(%q) = %q, want the abort's reason", when, got)
+		}
+	}
+	plain, stop := context.WithCancel(context.Background())
+	stop()
+	if got := cancelled(plain, "before sending"); got != "loadgen: cancelled before sending: context canceled" {
+		t.Errorf("plain cancel: %q", got)
+	}
+	past, stop2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer stop2()
+	if got := cancelled(past, ""); !strings.Contains(got, "deadline exceeded") {
+		t.Errorf("deadline: %q", got)
 	}
 }

@@ -499,7 +499,7 @@ func (l *evLoop) attach(s *evSlot, ec *evConn, reused bool, dt dialTimes) {
 		rec := s.rec
 		rec.Sent = l.r.clock.now()
 		rec.Done = rec.Sent
-		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before sending"
+		rec.ErrorKind, rec.Error = record.ErrCancelled, cancelled(l.ctx, "before sending")
 		l.done(s)
 		return
 	}

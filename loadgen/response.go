@@ -80,10 +80,25 @@ func (res *result) add(content, reasoning []byte) {
 	res.reasoning = append(res.reasoning, reasoning...)
 }
 
+// cancelled is a record's error for a request ctx cancelled at the stage when names
+// ("" once sent): it always says why (the context's cause, such as an abort's reason).
+func cancelled(ctx context.Context, when string) string {
+	msg := "loadgen: cancelled"
+	if when != "" {
+		msg += " " + when
+	}
+	if cause := context.Cause(ctx); cause != nil {
+		msg += ": " + cause.Error()
+	} else if expired(ctx) {
+		msg += ": " + context.DeadlineExceeded.Error()
+	}
+	return msg
+}
+
 // errKind classifies err for a record: cancellation wins, then timeouts.
 func errKind(ctx context.Context, err error, totalDeadline time.Time) (string, string) {
 	if ctx.Err() != nil {
-		return record.ErrCancelled, "loadgen: cancelled: " + context.Cause(ctx).Error()
+		return record.ErrCancelled, cancelled(ctx, "")
 	}
 	if isTimeout(err) {
 		if !totalDeadline.IsZero() && !time.Now().Before(totalDeadline) {
@@ -305,7 +320,7 @@ func (w *worker) connect(x *exchange) bool {
 		cn.Close()
 		rec.Sent = x.clock.now()
 		rec.Done = rec.Sent
-		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before sending"
+		rec.ErrorKind, rec.Error = record.ErrCancelled, cancelled(x.ctx, "before sending")
 		return false
 	}
 	x.stamped = cn.useKernelTimestamps(x.c.stream && x.c.target.kernelTS)
@@ -319,7 +334,7 @@ func (x *exchange) connectFailed(err error) {
 	rec.Sent = x.clock.now()
 	rec.Done = rec.Sent
 	if x.ctx.Err() != nil || expired(x.ctx) {
-		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled before connecting"
+		rec.ErrorKind, rec.Error = record.ErrCancelled, cancelled(x.ctx, "before connecting")
 	} else {
 		rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: dial "+x.c.target.addr+": "+err.Error()
 	}

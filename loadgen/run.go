@@ -825,7 +825,7 @@ func (r *runner) sendPrefill(ctx context.Context, c *call, rec *record.Client, r
 	case <-ctx.Done():
 		rec.Sent = r.clock.now()
 		rec.Done = rec.Sent
-		rec.ErrorKind, rec.Error = record.ErrCancelled, "loadgen: cancelled waiting for a prefill slot"
+		rec.ErrorKind, rec.Error = record.ErrCancelled, cancelled(ctx, "waiting for a prefill slot")
 		return
 	}
 	held := true
