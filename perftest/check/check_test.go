@@ -284,7 +284,7 @@ func TestBoundJSON(t *testing.T) {
 		{Bound{Metric: TTFT, P: 0.99, Max: 0.2}, "ttft is a latency: bound it with max_time/min_time"},
 		{Bound{Metric: OSL, P: 0.5, MaxTime: time.Second}, "osl is not a latency: bound it with max/min in tok"},
 		{Bound{Metric: ISL, P: 0.5}, "set max or min"},
-		{Bound{Metric: "ttfb", P: 2, Max: 1}, `metric "ttfb": want ttft, ttfo, ttftc, latency, itl, output_tps_per_user, osl, isl, tool_call_token_count, time_to_second_token, output_token_count, reasoning_token_count, image_tokens, audio_tokens, prefill_throughput_per_user, client_queue_time, usage_completion_tokens, time_to_first_token_vllm, time_per_output_token_vllm, audio_duration, rtfx, generated_images, image_throughput, image_latency, http_req_blocked, http_req_dns_lookup, http_req_connecting, http_req_tls_handshaking, http_req_sending, http_req_waiting, http_req_receiving, http_req_duration, http_req_connection_overhead, http_req_total, http_req_connection_reused, server_ttft, server_queue_time, server_prefill_time, server_decode_time, server_request_latency, server_inter_token_latency, spec_decode_acceptance_rate, spec_decode_acceptance_length or client_overhead` + "\np 2: want a quantile level in [0, 1]"},
+		{Bound{Metric: "ttfb", P: 2, Max: 1}, `metric "ttfb": want ` + MetricNames() + "\np 2: want a quantile level in [0, 1]"},
 	} {
 		if err := c.b.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v.Err() = %v; want %q", c.b, err, c.want)
