@@ -231,9 +231,11 @@ func packageDir() string {
 	}
 }
 
-// Check reports a verdict computed elsewhere (any check.X function) on t, with the
-// run's context, as the Assert methods do: t.Errorf when it failed; returns v.Pass.
-func (r *Result) Check(t testing.TB, v check.Verdict) bool {
+// AssertVerdict reports a verdict computed elsewhere (any check.X function) on t, with
+// the run's context, as the Assert methods do: t.Errorf when it failed; returns v.Pass.
+// (It was Result.Check, which hid the embedded [scenario.Outcome.Check]: res.Check()
+// is now the scenario's objectives with the run's context.)
+func (r *Result) AssertVerdict(t testing.TB, v check.Verdict) bool {
 	t.Helper()
 	return r.report(t, v, false)
 }
