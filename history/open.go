@@ -18,11 +18,14 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, driver "pgx"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/perfgate/perfgate/internal/historyenv"
 )
 
 // EnvHistory names the environment variable that gives a history database to
-// `perfgate profile` and to perftest runs when no flag or option does.
-const EnvHistory = "PERFGATE_HISTORY"
+// `perfgate profile` and to perftest runs when no flag or option does
+// (perftest.EnvHistory is the same constant).
+const EnvHistory = historyenv.Name
 
 // IsPostgres reports whether addr names a PostgreSQL database ("postgres://…" or
 // "postgresql://…") rather than a SQLite file.

@@ -3,6 +3,7 @@ package perftest
 import (
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/historyenv"
 	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/internal/historyhook"
 	"github.com/perfgate/perfgate/perftest/scenario"
@@ -10,9 +11,9 @@ import (
 
 // EnvHistory names the environment variable that, in a test binary that imports
 // package perftest/perfhistory, makes every [Run] record its result in that history
-// (a SQLite file or a "postgres://" URL). It is package history's EnvHistory, named
-// here so that perftest links no database driver.
-const EnvHistory = "PERFGATE_HISTORY"
+// (a SQLite file or a "postgres://" URL). It is package history's EnvHistory, one
+// constant that both name, so that perftest links no database driver.
+const EnvHistory = historyenv.Name
 
 // historyRecorder records a finished run in a history; set by the deprecated
 // [SetHistoryRecorder], and used before perfhistory's hook when set.

@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"internal/kvcache":          {},
 	"internal/redact":           {},                    // URLs safe to print: servermetrics' scrape targets, liveout's receivers                    // the prefix-cache model: the mock serves it, loadgen computes the ideal hit rate with it
 	"record":                    {"internal/jsonscan"}, // the JSON scanning leaf, for DecodeClient
+	"internal/historyenv":       {},                    // PERFGATE_HISTORY, named once for history and perftest (which must not import history)
 	"internal/testutil":         {},
 	"internal/testutil/toktest": {"tokenizer/...", "internal/jsonscan"}, // test-only: loads tokenizers
 	"internal/testutil/pgtest":  {},                                     // test-only: throwaway PostgreSQL clusters
@@ -53,12 +54,12 @@ var allowed = map[string][]string{
 	// history keeps gated results in a database: it gates them (perftest/gate) and
 	// draws its report in reportgen's style, reading no scenario itself; perfhistory and
 	// the CLI record into it, passing in what they read of a scenario.
-	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
+	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact", "internal/historyenv"},
 	// perftest links no database driver: a test binary records into a history only
 	// when it imports perftest/perfhistory.
-	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
-	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
-	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact"},
+	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
+	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
+	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact", "internal/historyenv"},
 	"bench/...":            {"..."},
 	"scripts/...":          {},                    // tools the scripts run (flakehunt's tally): stdlib only
 	"scripts/image":        {"internal/imageref"}, // the container image build: names the image as perfgate k8s does

@@ -94,14 +94,6 @@ func TestRecordHistoryFailure(t *testing.T) {
 	}
 }
 
-// perftest names PERFGATE_HISTORY without importing package history: the two names
-// must stay one.
-func TestEnvHistoryIsHistorys(t *testing.T) {
-	if perftest.EnvHistory != history.EnvHistory {
-		t.Errorf("perftest.EnvHistory = %q, history.EnvHistory = %q", perftest.EnvHistory, history.EnvHistory)
-	}
-}
-
 // Each job's runs, recorded with RecordRuns, are one result: a history baseline holds one
 // session per job, and the gate counts them. The current side a sequential gate returns
 // records too (its runs read from disk). Bad input: no runs.
