@@ -1,13 +1,13 @@
 package perftest
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/distribution"
@@ -70,12 +70,7 @@ func TestRunPreflight(t *testing.T) {
 		t.Errorf("unserved model: stopped=%v after %d requests, message\n%s\nwant\n%s", c.Stopped(), hits.Load(), c.Text(), want)
 	}
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + l.Addr().String()
-	l.Close()
+	url := "http://" + testutil.FreeAddr(t)
 	c = Capture(t, func(t testing.TB) {
 		Run(t, Scenario{Config: loadgen.Config{Target: loadgen.Target{URLs: []string{url}}, Stop: loadgen.Stop{Requests: 5}}})
 	})

@@ -4,38 +4,30 @@ package perftest
 
 import (
 	"fmt"
-	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/mockserver"
 )
 
-// The stand-in server build: this test binary re-executed to run
-// TestPerftestServerStandin, the fast mock on perftestStandinAddr until SIGTERM; or,
-// with perftestStandinFail set, a build that dies while loading.
-const (
-	perftestStandinAddr = "PERFTEST_STANDIN_ADDR"
-	perftestStandinFail = "PERFTEST_STANDIN_FAIL"
-)
+// The stand-in server build: this test binary re-executed (testutil.StandIn) to run
+// TestPerftestServerStandin, the fast mock until SIGTERM; or, with perftestStandinFail
+// set, a build that dies while loading.
+const perftestStandinFail = "PERFTEST_STANDIN_FAIL"
 
 func TestPerftestServerStandin(t *testing.T) {
-	addr := os.Getenv(perftestStandinAddr)
-	if addr == "" {
+	host, port, ok := testutil.StandInAddr()
+	if !ok {
 		return // a stand-in server only when a test starts one
 	}
 	if os.Getenv(perftestStandinFail) != "" {
 		fmt.Fprintln(os.Stderr, "standin: RuntimeError: no kernel image is available")
 		os.Exit(1)
 	}
-	host, port, _ := net.SplitHostPort(addr)
-	p, _ := strconv.Atoi(port)
-	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: host, Port: p, Fast: true}))
+	srv, err := mockserver.New(mockserver.WithConfig(mockserver.Config{Host: host, Port: port, Fast: true}))
 	if err == nil {
 		err = srv.Start()
 	}
@@ -43,25 +35,16 @@ func TestPerftestServerStandin(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "standin:", err)
 		os.Exit(2)
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM)
-	<-stop
-	_ = srv.Close()
-	os.Exit(0)
+	testutil.ServeUntilTERM(srv.Close)
 }
 
 // standinSide is gateScenario against a stand-in server build that each run starts.
 func standinSide(t *testing.T, env ...string) Scenario {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr, args, env := testutil.StandIn(t, "TestPerftestServerStandin", env...)
 	sc := gateScenario("fixed:1")
 	sc.URLs = []string{"http://" + addr}
-	sc.Server = &Server{Args: []string{os.Args[0], "-test.run=^TestPerftestServerStandin$"}, Env: append([]string{perftestStandinAddr + "=" + addr}, env...)}
+	sc.Server = &Server{Args: args, Env: env}
 	return sc
 }
 

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // start starts s with its logs in a fresh directory, and stops it at the end of the
@@ -299,7 +301,7 @@ func TestPortInUseBeforeStart(t *testing.T) {
 
 // A command that cannot start is an error naming the server.
 func TestStartFails(t *testing.T) {
-	s := Server{Name: "A", Args: []string{filepath.Join(t.TempDir(), "no-such-server")}, URL: "http://" + freeAddr(t)}
+	s := Server{Name: "A", Args: []string{filepath.Join(t.TempDir(), "no-such-server")}, URL: "http://" + testutil.FreeAddr(t)}
 	if _, err := s.Start(t.TempDir()); !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "server A: could not start") {
 		t.Errorf("Start of a missing program = %v, want ErrExited naming A", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/testutil"
 )
 
 // The stand-in server: this test binary re-executed with standinEnv set to a mode.
@@ -94,23 +96,10 @@ func standin(mode string) {
 	_ = http.Serve(ln, mux)
 }
 
-// freeAddr returns a loopback address no one listens on (a port the kernel just
-// handed out and took back).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // standinServer describes the stand-in in mode on a free port.
 func standinServer(t *testing.T, name, mode string, env ...string) Server {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	return Server{
 		Name: name,
 		Args: []string{os.Args[0]},

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 )
 
@@ -49,12 +49,7 @@ func modelsServer(t *testing.T, status int, body string) string {
 func TestPreflight(t *testing.T) {
 	list := `{"object":"list","data":[{"id":"llama"},{"id":"qwen"}]}`
 	served := modelsServer(t, http.StatusOK, list)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + l.Addr().String()
-	l.Close()
+	refused := "http://" + testutil.FreeAddr(t)
 	for _, c := range []struct {
 		name string
 		sc   Scenario

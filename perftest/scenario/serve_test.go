@@ -9,27 +9,25 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/distribution"
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/serverproc"
 )
 
-// The stand-in server of these tests: this test binary re-executed to run
-// TestServerStandin, which serves the mock on standinAddrEnv until SIGTERM. It
-// appends standinSideEnv to the file in standinOrderEnv when it starts, and with
+// The stand-in server of these tests: this test binary re-executed (testutil.StandIn)
+// to run TestServerStandin, which serves the mock until SIGTERM. It appends
+// standinSideEnv to the file in standinOrderEnv when it starts, and with
 // standinCrashEnv=K it exits 3 (a line on stderr) once it has answered K requests.
 const (
-	standinAddrEnv  = "PERFGATE_STANDIN_ADDR"
 	standinSideEnv  = "PERFGATE_STANDIN_SIDE"
 	standinOrderEnv = "PERFGATE_STANDIN_ORDER"
 	standinCrashEnv = "PERFGATE_STANDIN_CRASH"
@@ -37,13 +35,11 @@ const (
 )
 
 func TestServerStandin(t *testing.T) {
-	addr := os.Getenv(standinAddrEnv)
-	if addr == "" {
+	host, port, ok := testutil.StandInAddr()
+	if !ok {
 		return // a stand-in server only when a test starts one
 	}
-	host, port, _ := net.SplitHostPort(addr)
-	p, _ := strconv.Atoi(port)
-	cfg := mockserver.Config{Host: host, Port: p, TTFT: distribution.MustSpec("fixed:" + os.Getenv(standinTTFTEnv)), ITL: fixed(1)}
+	cfg := mockserver.Config{Host: host, Port: port, TTFT: distribution.MustSpec("fixed:" + os.Getenv(standinTTFTEnv)), ITL: fixed(1)}
 	srv, err := mockserver.New(mockserver.WithConfig(cfg))
 	if err == nil {
 		err = srv.Start()
@@ -67,30 +63,18 @@ func TestServerStandin(t *testing.T) {
 			os.Exit(3)
 		}()
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM)
-	<-stop
-	_ = srv.Close()
-	os.Exit(0)
+	testutil.ServeUntilTERM(srv.Close)
 }
 
 // standinScenario is a scenario whose runs each start a stand-in on a free port.
 func standinScenario(t *testing.T, side, ttft string, env ...string) Scenario {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr, args, env := testutil.StandIn(t, "TestServerStandin", append([]string{standinSideEnv + "=" + side, standinTTFTEnv + "=" + ttft}, env...)...)
 	sc := sweepScenario()
 	sc.Mock = mockserver.Config{}
 	sc.API, sc.Requests, sc.Concurrency = loadgen.EndpointChat, 6, 2
 	sc.URLs = []string{"http://" + addr}
-	sc.Server = &serverproc.Server{
-		Args: []string{os.Args[0], "-test.run=^TestServerStandin$"},
-		Env:  append([]string{standinAddrEnv + "=" + addr, standinSideEnv + "=" + side, standinTTFTEnv + "=" + ttft}, env...),
-	}
+	sc.Server = &serverproc.Server{Args: args, Env: env}
 	return sc
 }
 
