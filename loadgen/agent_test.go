@@ -181,9 +181,9 @@ func checkJobMetrics(t *testing.T, out *Outcome) {
 	if out.Jobs == nil || out.Jobs.Jobs() != len(jobs) {
 		t.Fatalf("Outcome.Jobs %+v; want %d jobs", out.Jobs, len(jobs))
 	}
-	for k, xs := range out.Jobs.TurnTTFT {
-		if len(xs) != turns[k] {
-			t.Errorf("turn %d: %d TTFTs; %d requests at that turn", k, len(xs), turns[k])
+	for _, e := range out.Metrics.TTFTByTurn {
+		if e.Count != turns[e.Turn] {
+			t.Errorf("turn %d: %d TTFTs; %d requests at that turn", e.Turn, e.Count, turns[e.Turn])
 		}
 	}
 }

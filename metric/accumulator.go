@@ -49,6 +49,9 @@ type Accumulator struct {
 	models map[string]*Accumulator
 	// jobs tallies the agent jobs (record.Client.Job).
 	jobs jobAcc
+	// turns are the TTFTs (ms) of multi-turn requests by turn index, the last
+	// pooling the later ones (record.Metrics.TTFTByTurn).
+	turns []Sketch
 }
 
 // NewAccumulator returns an empty accumulator using opt's definitions.
@@ -142,6 +145,7 @@ func (a *Accumulator) add(r *record.Client, q *Request, derived *bool) {
 		return
 	}
 	a.ok++
+	a.addTurn(r)
 	if r.CachedTokens.Known {
 		a.cached += r.CachedTokens.N
 		a.cachedPrompt += PrefixPrompt(r)
@@ -227,6 +231,9 @@ func (a *Accumulator) Bytes() int {
 	}
 	for i := range a.chunks {
 		n += a.chunks[i].Bytes()
+	}
+	for i := range a.turns {
+		n += a.turns[i].Bytes()
 	}
 	return n
 }
@@ -314,6 +321,7 @@ func (a *Accumulator) Metrics() record.Metrics {
 	if a.hasSLO {
 		m.SLO = a.slo.AIPerf()
 	}
+	m.TTFTByTurn = a.ttftByTurn()
 	if len(a.models) > 0 {
 		m.Models = make(map[string]record.Metrics, len(a.models))
 		for name, sub := range a.models {
@@ -398,4 +406,34 @@ func Compute(recs []record.Client, opt Options, slo *SLO) record.Metrics {
 		a.Add(&recs[i])
 	}
 	return a.Metrics()
+}
+
+// addTurn adds a successful request's TTFT to its turn index's sketch when it is one
+// turn of a session (a multi-turn conversation's or an agent job's).
+func (a *Accumulator) addTurn(r *record.Client) {
+	if r.Conversation == "" && r.Job == "" {
+		return
+	}
+	ft, ok := TTFT(r)
+	if !ok || r.Turn < 0 {
+		return
+	}
+	k := min(r.Turn, record.TTFTTurns-1)
+	if len(a.turns) <= k {
+		a.turns = append(a.turns, make([]Sketch, k+1-len(a.turns))...)
+	}
+	a.turns[k].Add(MS(ft))
+}
+
+// ttftByTurn summarises the sketches of addTurn; nil without any.
+func (a *Accumulator) ttftByTurn() []record.TurnTTFT {
+	var out []record.TurnTTFT
+	for k := range a.turns {
+		s := &a.turns[k]
+		if s.Count() == 0 {
+			continue
+		}
+		out = append(out, record.TurnTTFT{Turn: k, AndLater: k == record.TTFTTurns-1, Count: s.Count(), P50: s.Quantile(0.5), P99: s.Quantile(0.99)})
+	}
+	return out
 }

@@ -22,8 +22,6 @@ type JobTotals struct {
 	// Good counts the jobs whose every request succeeded and met the SLO (when the run
 	// has one).
 	Good int
-	// TurnTTFT is the TTFT (ms) of the requests at each turn index of their session.
-	TurnTTFT [][]float64
 }
 
 // Jobs is the number of jobs.
@@ -40,8 +38,7 @@ type jobTally struct {
 
 // jobAcc tallies the jobs of the records added.
 type jobAcc struct {
-	jobs     map[string]*jobTally
-	turnTTFT [][]float64
+	jobs map[string]*jobTally
 }
 
 // add accounts for r, one of job r.Job's requests; good reports it succeeded and met
@@ -69,12 +66,6 @@ func (a *jobAcc) add(r *record.Client, good bool) {
 	if !slices.Contains(j.sessions, r.Conversation) {
 		j.sessions = append(j.sessions, r.Conversation)
 	}
-	if hasFT && r.OK() && !r.Warmup && r.Turn >= 0 && r.Turn < 1<<16 {
-		for len(a.turnTTFT) <= r.Turn {
-			a.turnTTFT = append(a.turnTTFT, nil)
-		}
-		a.turnTTFT[r.Turn] = append(a.turnTTFT[r.Turn], MS(ft))
-	}
 }
 
 // totals are the jobs' [JobTotals], jobs in order of start; nil when there are none.
@@ -92,7 +83,7 @@ func (a *jobAcc) totals() *JobTotals {
 		return nil
 	}
 	slices.SortFunc(js, func(x, y *jobTally) int { return int(x.start - y.start) })
-	t := &JobTotals{TurnTTFT: a.turnTTFT}
+	t := &JobTotals{}
 	for _, j := range js {
 		t.Latency = append(t.Latency, MS(j.end-j.start))
 		if j.firstToken > 0 {

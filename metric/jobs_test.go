@@ -57,9 +57,15 @@ func TestJobMetrics(t *testing.T) {
 	if _, ok := Compute(recs, Options{}, nil).Scalars["job_goodput"]; ok {
 		t.Errorf("job_goodput reported without an SLO")
 	}
-	jt := JobMetrics(recs, Options{}, nil)
-	if jt.Jobs() != 2 || len(jt.TurnTTFT) != 2 || len(jt.TurnTTFT[0]) != 4 || len(jt.TurnTTFT[1]) != 1 {
-		t.Errorf("JobMetrics: %d jobs, TTFT by turn %v; want 2 jobs, 4 TTFTs at turn 0 and 1 at turn 1", jt.Jobs(), jt.TurnTTFT)
+	if jt := JobMetrics(recs, Options{}, nil); jt.Jobs() != 2 {
+		t.Errorf("JobMetrics: %d jobs; want 2", jt.Jobs())
+	}
+	// TTFT by turn: turn 0's 10, 5, 30 and 15 ms (the warmup request left out), turn
+	// 1's 10 ms (the failed request left out); numpy's linear quantiles, within the
+	// sketch's error.
+	wantTurns := []record.TurnTTFT{{Turn: 0, Count: 4, P50: 12.5, P99: 15 + 0.97*15}, {Turn: 1, Count: 1, P50: 10, P99: 10}}
+	if got := m.TTFTByTurn; !turnsNear(got, wantTurns) {
+		t.Errorf("TTFTByTurn = %+v; want %+v", got, wantTurns)
 	}
 	if m := Compute(recs[6:], Options{}, nil); len(m.Scalars) > 0 {
 		for name := range m.Scalars {
@@ -67,5 +73,56 @@ func TestJobMetrics(t *testing.T) {
 				t.Errorf("%s reported for a run whose only job is warmup", name)
 			}
 		}
+	}
+}
+
+// turnsNear reports whether got has want's turns and counts, and quantiles within
+// the sketch's relative error.
+func turnsNear(got, want []record.TurnTTFT) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	near := func(x, y float64) bool { return math.Abs(x-y) <= SketchRelativeError*math.Abs(y)+1e-9 }
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Turn != w.Turn || g.AndLater != w.AndLater || g.Count != w.Count || !near(g.P50, w.P50) || !near(g.P99, w.P99) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTTFTByTurnBounded: a conversation of 200 turns gives TTFTTurns entries, the
+// last pooling turns 63 to 199; single-turn requests (no session) give none, and the
+// accumulator's size does not grow with the requests of a turn.
+func TestTTFTByTurnBounded(t *testing.T) {
+	a := NewAccumulator(Options{})
+	for k := range 200 {
+		r := req("", "conv", k, 0, time.Duration(k+1)*ms1, 300*ms1, 0, false)
+		a.Add(&r)
+	}
+	single := req("", "", 0, 0, 7*ms1, 300*ms1, 0, false)
+	a.Add(&single)
+	got := a.Metrics().TTFTByTurn
+	if len(got) != record.TTFTTurns {
+		t.Fatalf("%d entries for 200 turns; want %d", len(got), record.TTFTTurns)
+	}
+	last := got[len(got)-1]
+	// Turns 63..199 have TTFTs 64..200 ms: median 132, p99 64 + 0.99·136.
+	want := record.TurnTTFT{Turn: record.TTFTTurns - 1, AndLater: true, Count: 200 - (record.TTFTTurns - 1), P50: 132, P99: 64 + 0.99*136}
+	if !turnsNear([]record.TurnTTFT{last}, []record.TurnTTFT{want}) || got[0].Count != 1 || got[0].P50 > 1.001 {
+		t.Errorf("entries %+v … %+v; want turn 0 alone (1 ms, not the single-turn 7 ms) and %+v", got[0], last, want)
+	}
+	// A turn's sketch does not grow with its requests: 10,000 more at one TTFT.
+	before := a.Bytes()
+	for range 10_000 {
+		r := req("", "conv", 3, 0, 4*ms1, 300*ms1, 0, false)
+		a.addTurn(&r)
+	}
+	if after := a.Bytes(); after != before {
+		t.Errorf("Bytes() %d → %d after 10,000 requests at one turn; want no growth", before, after)
+	}
+	if m := Compute([]record.Client{single}, Options{}, nil); m.TTFTByTurn != nil {
+		t.Errorf("TTFTByTurn = %+v for single-turn requests; want nil", m.TTFTByTurn)
 	}
 }

@@ -94,6 +94,29 @@ type Metrics struct {
 	// over several (a model mix): each model's requests alone, summarised as the run's
 	// are. Nil for a run of one model.
 	Models map[string]Metrics `json:"models,omitempty"`
+	// TTFTByTurn is the time to first token as a function of the turn index: the
+	// successful streamed requests of multi-turn conversations and agent jobs, by their
+	// turn in their session, one entry per turn index (in order, those with requests);
+	// at most [TTFTTurns] entries, the last pooling every later turn. Nil for a run
+	// of single-turn requests.
+	TTFTByTurn []TurnTTFT `json:"ttft_by_turn,omitempty"`
+}
+
+// TTFTTurns bounds [Metrics.TTFTByTurn]: turns 0 to TTFTTurns−2 have an entry each,
+// and the requests of every later turn share the last (AndLater), so its size does
+// not grow with a session's length.
+const TTFTTurns = 64
+
+// TurnTTFT summarises the TTFT (ms) of the requests at one turn index of their
+// session: their count and median and 99th percentile, each within
+// metric.SketchRelativeError (0.1%) of numpy's linear quantile of the values.
+type TurnTTFT struct {
+	Turn int `json:"turn"`
+	// AndLater marks the entry of turn TTFTTurns−1, which pools every turn from it on.
+	AndLater bool    `json:"and_later,omitempty"`
+	Count    int     `json:"count"`
+	P50      float64 `json:"p50"`
+	P99      float64 `json:"p99"`
 }
 
 // UnmarshalJSON reads a metrics.json. A file written before the run totals took
