@@ -351,6 +351,16 @@ type Workload struct {
 	// TurnDelay is the pause between a turn's response and the next turn, in seconds;
 	// zero = none.
 	TurnDelay distribution.Spec `json:"turn_delay,omitzero"`
+	// SubAgents, when > 0, makes each synthetic conversation an agent job (see
+	// docs/agents.md): after its turn SubAgentAfterTurn (from 0), SubAgents sub-agent
+	// sessions of SubAgentTurns turns each (zero = 1) start with contexts of their own,
+	// run in parallel, and the job's next turn waits for them all; that turn's context
+	// is the job's so far (every prompt and answer) with the sub-agents' last answers,
+	// one user message each, before its new input. Records carry the job's id, and the
+	// job metrics follow. Synthetic prompts only.
+	SubAgents         int `json:"subagents,omitempty"`
+	SubAgentAfterTurn int `json:"subagent_after_turn,omitempty"`
+	SubAgentTurns     int `json:"subagent_turns,omitempty"`
 	// Passages is the number of passages/documents per rankings or rerank request; zero = 2.
 	Passages int `json:"passages,omitempty"`
 	// Tools is the number of synthetic function definitions sent as "tools" with each
@@ -440,6 +450,14 @@ type Load struct {
 	// Speedup too, with or without Schedule (AIPerf's --replay-speedup).
 	Schedule bool    `json:"schedule,omitempty"`
 	Speedup  float64 `json:"speedup,omitempty"`
+	// UserCentricRate, when > 0, is AIPerf's user-centric timing (--user-centric-rate):
+	// Concurrency users (--num-users) share this many requests per second, each
+	// sending its turns Concurrency/UserCentricRate apart on its own schedule, or at
+	// once when its answer came later than that (see [UserCentricPacer]). The gap is a
+	// user's think time (no TurnDelay); Arrival is ArrivalConstant (zero, AIPerf's
+	// fixed gap) or ArrivalPoisson (exponential gaps, seeded). Exclusive with Rate,
+	// RateSeries, Schedule, Ramp and a Pacer.
+	UserCentricRate float64 `json:"user_centric_rate,omitempty"`
 	// CoarseTimer turns off the spin before each open-loop send (see DefaultSpin):
 	// less CPU, but arrivals are only as precise as Go's ~1 ms timers.
 	CoarseTimer bool `json:"coarse_timer,omitempty"`
@@ -606,6 +624,7 @@ func (c *Config) Validate() error {
 	c.checkModels(&p)
 	c.checkTools(&p)
 	c.checkInput(&p)
+	c.checkJobs(&p)
 	c.checkPrefixes(&p)
 	c.checkMedia(&p)
 	c.checkLoad(&p)
@@ -724,9 +743,10 @@ func (c *Config) checkLoad(p *problems) {
 		p.add("rate %v: want >= 0 and finite", c.Rate)
 	}
 	p.checkEnum("arrival", c.Arrival, Arrivals)
-	if c.Arrival != "" && c.Rate == 0 && len(c.RateSeries) == 0 {
+	if c.Arrival != "" && c.Rate == 0 && len(c.RateSeries) == 0 && c.UserCentricRate == 0 {
 		p.add("arrival %q needs rate > 0 or a request_rate_series", c.Arrival)
 	}
+	c.checkUserCentric(p)
 	if len(c.RateSeries) > 0 {
 		if err := c.RateSeries.Err(); err != nil {
 			p.add("request_rate_series: %v", err)
@@ -879,4 +899,32 @@ func endpointURL(raw string, e Endpoint) string {
 		return raw
 	}
 	return u.String()
+}
+
+// checkUserCentric checks user-centric timing: a finite rate > 0 shared by
+// concurrency users, and no other way of pacing the load.
+func (c *Config) checkUserCentric(p *problems) {
+	u := c.UserCentricRate
+	if u == 0 {
+		return
+	}
+	if !(u > 0) || math.IsInf(u, 0) {
+		p.add("user_centric_rate %v: want a finite rate > 0 (requests per second over all users)", u)
+		return
+	}
+	if c.Concurrency < 1 {
+		p.add("user_centric_rate needs concurrency >= 1: the number of users who share the rate (--num-users)")
+	}
+	if c.Rate > 0 || len(c.RateSeries) > 0 || c.Schedule || c.Ramp > 0 || c.Pacer != nil {
+		p.add("user_centric_rate and rate, request_rate_series, schedule, ramp or pacer conflict: give the load one way")
+	}
+	if c.Arrival != "" && c.Arrival != ArrivalConstant && c.Arrival != ArrivalPoisson {
+		p.add("arrival %q with user_centric_rate: want %s or %s", c.Arrival, ArrivalConstant, ArrivalPoisson)
+	}
+	if c.TurnDelay.Distribution != nil {
+		p.add("turn_delay and user_centric_rate conflict: a user's gap between turns is its think time")
+	}
+	if c.shards() > 1 {
+		p.add("user_centric_rate runs in one process: shards %d", c.Shards)
+	}
 }

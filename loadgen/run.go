@@ -335,6 +335,9 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 			r.out.Mode += fmt.Sprintf(" ≤%d in flight", cap(r.sem))
 		}
 		r.openLoop(sendCtx, abort)
+	} else if p, ok := r.userCentric(); ok {
+		r.out.Mode = p.String()
+		r.userLoop(sendCtx, p)
 	} else {
 		n := max(r.cfg.Concurrency, DefaultConcurrency)
 		if r.limit > 0 && int64(n) > r.limit {
@@ -410,12 +413,24 @@ var errGraceOver = errors.New("the grace period after the benchmark duration end
 // (and a semaphore slot when held is true). It reports whether the run may go on.
 // An open-loop first turn waits at gate g before it is sent (nil: no wait).
 func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate) bool {
+	return r.conversationAs(ctx, conv, idx, due, held, g, sessionOpts{})
+}
+
+// conversationAs is conversation with a session's options (a user's schedule).
+func (r *runner) conversationAs(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate, o sessionOpts) bool {
 	conv = r.salted(conv, idx)
+	if r.cfg.PromptSalt != "" && !conv.Whole {
+		for ti := range conv.Turns { // a synthetic job's sub-agents: made for this job alone
+			for ai := range conv.Turns[ti].Agents {
+				conv.Turns[ti].Agents[ai] = r.salted(conv.Turns[ti].Agents[ai], idx)
+			}
+		}
+	}
 	job := ""
 	if conv.Job != "" {
 		job = jobID(idx) // the job's first request names it: unique in the run
 	}
-	return r.session(ctx, &conv, job, idx, due, held, g)
+	return r.session(ctx, &conv, job, idx, due, held, g, o)
 }
 
 // jobID is the record's job id of the job whose first request is idx.
@@ -424,8 +439,11 @@ func jobID(idx int) string { return "job-" + strconv.Itoa(idx) }
 // session sends conv's turns in order (see conversation); job names its agent job
 // ("" for none). idx < 0: the first turn too waits for its delay and claims its index
 // (a sub-agent session). After a turn with sub-agents, they run in parallel and the
-// next turn waits for them all.
-func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job string, idx int, due time.Duration, held bool, g *sendGate) bool {
+// next turn waits for them all; in a session that carries its history, the next
+// turn's context then holds their answers. With o.user, a later turn is due when the
+// user's schedule says instead of after its delay; with o.answer, the last turn's
+// answer is kept there.
+func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job string, idx int, due time.Duration, held bool, g *sendGate, o sessionOpts) bool {
 	// The conversation's working state (its turns' context, their requests' scratch,
 	// the exchange's worker) is recycled whole: one pool round trip a conversation.
 	sc, _ := r.scratch.Get().(*scratch)
@@ -450,13 +468,20 @@ func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job st
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]
 		if ti > 0 || idx < 0 {
-			if !sleep(ctx, t.ToolWait+t.Delay) {
+			wait := t.ToolWait + t.Delay
+			if o.user != nil {
+				due = o.user.Next(r.clock.now())
+				wait = due - r.clock.now()
+			}
+			if !sleep(ctx, wait) {
 				return false
 			}
 			if idx = r.claim(ctx); idx < 0 {
 				return false
 			}
-			due = r.clock.now()
+			if o.user == nil {
+				due = r.clock.now()
+			}
 			if r.sem != nil {
 				select {
 				case r.sem <- struct{}{}:
@@ -467,7 +492,7 @@ func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job st
 			}
 		}
 		last := ti == len(conv.Turns)-1
-		q := turnReq{convID: conv.ID, job: job, session: session, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: !last && !conv.Whole}
+		q := turnReq{convID: conv.ID, job: job, session: session, nTurns: len(conv.Turns), turn: ti, idx: idx, due: due, t: t, tc: tc, wantText: (!last || o.answer != nil) && !conv.Whole}
 		if ti == 0 {
 			q.gate = g
 		}
@@ -476,8 +501,15 @@ func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job st
 			<-r.sem
 			held = false
 		}
-		if len(t.Agents) > 0 && !r.fanOut(ctx, t.Agents, job) {
-			return false
+		var answers []string
+		if len(t.Agents) > 0 {
+			var ok bool
+			if answers, ok = r.fanOut(ctx, t.Agents, job, !last && !conv.Whole); !ok {
+				return false
+			}
+		}
+		if last && o.answer != nil {
+			*o.answer = text
 		}
 		if !last && !conv.Whole {
 			tc.history = chatMessages(tc.history, t, &turnCtx{toolReply: tc.toolReply}) // the turn's own input
@@ -491,27 +523,39 @@ func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job st
 				}
 			}
 			tc.history = append(tc.history, reply)
+			for _, a := range answers { // the joining turn's context: the sub-agents' answers
+				tc.history = append(tc.history, message{Role: "user", Content: a})
+			}
 		}
 	}
 	return ctx.Err() == nil
 }
 
 // fanOut runs the sub-agent sessions of job in parallel and waits for them all (the
-// join). It reports whether the run may go on.
-func (r *runner) fanOut(ctx context.Context, agents []dataset.Conversation, job string) bool {
+// join). It reports whether the run may go on, and, when keep is set, returns each
+// sub-agent's last answer, in the order of agents.
+func (r *runner) fanOut(ctx context.Context, agents []dataset.Conversation, job string, keep bool) ([]string, bool) {
 	var wg sync.WaitGroup
 	var stopped atomic.Bool
+	var answers []string
+	if keep {
+		answers = make([]string, len(agents))
+	}
 	for i := range agents {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if !r.session(ctx, &agents[i], job, -1, 0, false, nil) {
+			var o sessionOpts
+			if keep {
+				o.answer = &answers[i]
+			}
+			if !r.session(ctx, &agents[i], job, -1, 0, false, nil, o) {
 				stopped.Store(true)
 			}
 		}()
 	}
 	wg.Wait()
-	return !stopped.Load() && ctx.Err() == nil
+	return answers, !stopped.Load() && ctx.Err() == nil
 }
 
 // scratch is one conversation's reusable working state, used by one request at a time.
@@ -775,7 +819,7 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 		rec.ISL = n
 	}
 	due := q.due
-	if due == 0 && r.pacer == nil {
+	if due == 0 && r.pacer == nil && r.cfg.UserCentricRate == 0 {
 		due = r.clock.now() // closed loop: no schedule, no client queueing
 		rec.Scheduled = due
 	}

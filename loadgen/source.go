@@ -125,7 +125,14 @@ func newPromptSource(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer)
 			RangeRatio: ratio, PrefixLen: cfg.PrefixTokens, Seed: cfg.Seed, VocabSize: cfg.VLLMVocabSize,
 		})
 	}
-	return newSynthetic(cfg, tok, docs)
+	syn, err := newSynthetic(cfg, tok, docs)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SubAgents == 0 {
+		return syn, nil
+	}
+	return newJobSource(syn, cfg, tok, docs)
 }
 
 // newSynthetic is the run's synthetic prompt source (docs passages per turn).
