@@ -329,6 +329,7 @@ type runPage struct {
 	Server          []serverSection
 	HTTP            []statRow   // the HTTP phases' rows (AIPerf's http_req_*), apart from the summary
 	Prefix          *prefixPage // the "Prefix cache" section; nil = none
+	Jobs            *jobsPage   // the "Jobs and turns" section (jobs.go); nil = none
 }
 
 // serverSection is one scraped URL in the report.
@@ -422,6 +423,13 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{if .Ranks}}<table id="prefix-ranks"><thead><tr><th class="l">prefix rank</th><th>requests</th><th>measured hit rate</th><th>ideal hit rate</th></tr></thead><tbody>
 {{range .Ranks}}<tr><td class="l">{{.Ranks}}</td><td>{{.Requests}}</td><td>{{.Measured}}</td><td>{{.Ideal}}</td></tr>{{end}}
 </tbody></table>{{end}}</div>
+{{end}}{{with .Jobs}}<h2>Jobs and turns</h2>
+<div id="jobs"><p class="sub">{{.Note}}</p>
+{{if .Rows}}<table id="job-metrics"><tbody>{{range .Rows}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>{{end}}
+{{template "figs" .Figures}}
+{{if .Turns}}<table id="ttft-by-turn-table"><thead><tr><th class="l">turn</th><th>requests</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th></tr></thead><tbody>
+{{range .Turns}}<tr><td class="l">{{.Turn}}</td><td>{{.Count}}</td><td>{{.P50}}</td><td>{{.P99}}</td></tr>{{end}}
+</tbody></table>{{end}}</div>
 {{end}}<h2>Errors</h2>
 {{if .ErrRows}}{{template "figs" .Errors}}
 <table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
@@ -514,6 +522,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		sum = &m
 	}
 	page.Rows, page.Counts = metricRows(*sum)
+	page.Jobs = jobsSection(*sum)
 	page.Models = modelRows(*sum)
 	page.Rows, page.HTTP = splitHTTPRows(page.Rows)
 	page.Lengths = lengthsSection(p, opts.Lengths)
