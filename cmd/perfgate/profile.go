@@ -498,7 +498,7 @@ func profileLoad(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has fun
 			return invalidf("--arrival %q: want %s", f.arrival, loadgen.OrList(loadgen.Arrivals))
 		}
 		sc.Arrival = f.arrival
-		if sc.Rate == 0 && f.http.rateSeries == "" && len(sc.RateSeries) == 0 {
+		if sc.Rate == 0 && f.http.rateSeries == "" && len(sc.RateSeries) == 0 && !has("user-centric-rate") && sc.UserCentricRate == 0 {
 			return invalidf("--arrival %s needs --request-rate or --request-rate-series", f.arrival)
 		}
 	}
