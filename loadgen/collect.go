@@ -73,6 +73,10 @@ func (r *runner) collect() {
 
 // collectOne writes, sinks and summarises one record, then recycles it.
 func (r *runner) collectOne(rec *record.Client) {
+	if rec.Index == jobEndIndex { // not a request: a job's end
+		r.acc.EndJob(rec.Job)
+		return
+	}
 	if r.enc != nil {
 		_ = r.enc.Encode(rec)
 	}

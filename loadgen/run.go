@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -430,8 +431,18 @@ func (r *runner) conversationAs(ctx context.Context, conv dataset.Conversation, 
 	if conv.Job != "" {
 		job = jobID(idx) // the job's first request names it: unique in the run
 	}
-	return r.session(ctx, &conv, job, idx, due, held, g, o)
+	ok := r.session(ctx, &conv, job, idx, due, held, g, o)
+	if job != "" {
+		// Every record of the job is on its way to the collector (its sub-agents were
+		// joined): the metrics may drop the job's running tally.
+		r.done <- &record.Client{Index: jobEndIndex, Job: job}
+	}
+	return ok
 }
+
+// jobEndIndex marks the record that tells the collector a job ended (see
+// conversationAs); no request has it.
+const jobEndIndex = math.MinInt
 
 // jobID is the record's job id of the job whose first request is idx.
 func jobID(idx int) string { return "job-" + strconv.Itoa(idx) }

@@ -36,9 +36,37 @@ type jobTally struct {
 	bad, warmup bool
 }
 
-// jobAcc tallies the jobs of the records added.
+// jobAcc tallies the jobs of the records added: those in flight in jobs, those
+// ended ([Accumulator.EndJob]) as their samples in done.
 type jobAcc struct {
 	jobs map[string]*jobTally
+	done JobTotals
+}
+
+// end moves job's tally from those in flight to the ended jobs' samples (dropped
+// when it had a warmup request).
+func (a *jobAcc) end(job string) {
+	j := a.jobs[job]
+	if j == nil {
+		return
+	}
+	delete(a.jobs, job)
+	if !j.warmup {
+		j.addTo(&a.done)
+	}
+}
+
+// addTo appends the job's samples to t.
+func (j *jobTally) addTo(t *JobTotals) {
+	t.Latency = append(t.Latency, MS(j.end-j.start))
+	if j.firstToken > 0 {
+		t.TTFT = append(t.TTFT, MS(j.firstToken-j.start))
+	}
+	t.FanOut = append(t.FanOut, float64(len(j.sessions)-1))
+	t.ToolWait = append(t.ToolWait, MS(j.toolWait))
+	if !j.bad {
+		t.Good++
+	}
 }
 
 // add accounts for r, one of job r.Job's requests; good reports it succeeded and met
@@ -68,32 +96,24 @@ func (a *jobAcc) add(r *record.Client, good bool) {
 	}
 }
 
-// totals are the jobs' [JobTotals], jobs in order of start; nil when there are none.
+// totals are the jobs' [JobTotals]: the ended jobs in the order they ended, then
+// those still in flight (counted as they stand) in order of start; nil when there
+// are none.
 func (a *jobAcc) totals() *JobTotals {
-	if len(a.jobs) == 0 {
-		return nil
-	}
 	js := make([]*jobTally, 0, len(a.jobs))
 	for _, j := range a.jobs {
 		if !j.warmup {
 			js = append(js, j)
 		}
 	}
-	if len(js) == 0 {
+	if len(js) == 0 && len(a.done.Latency) == 0 {
 		return nil
 	}
 	slices.SortFunc(js, func(x, y *jobTally) int { return int(x.start - y.start) })
-	t := &JobTotals{}
+	t := &JobTotals{Latency: slices.Clone(a.done.Latency), TTFT: slices.Clone(a.done.TTFT), FanOut: slices.Clone(a.done.FanOut),
+		ToolWait: slices.Clone(a.done.ToolWait), Good: a.done.Good}
 	for _, j := range js {
-		t.Latency = append(t.Latency, MS(j.end-j.start))
-		if j.firstToken > 0 {
-			t.TTFT = append(t.TTFT, MS(j.firstToken-j.start))
-		}
-		t.FanOut = append(t.FanOut, float64(len(j.sessions)-1))
-		t.ToolWait = append(t.ToolWait, MS(j.toolWait))
-		if !j.bad {
-			t.Good++
-		}
+		j.addTo(t)
 	}
 	return t
 }
@@ -198,3 +218,10 @@ var jobDefs = []Def{
 // Jobs returns the agent jobs of the records added so far ([JobTotals]); nil when
 // none carried a job.
 func (a *Accumulator) Jobs() *JobTotals { return a.jobs.totals() }
+
+// EndJob tells the accumulator that every request of job has been added: the job's
+// running tally (its sessions, times and waits) becomes its few samples, so an
+// accumulator told of each job's end holds the jobs in flight, not every job the
+// run had (the load generator tells it). A record of job added after its end starts
+// a new tally, counted as another job. A job never ended is counted as it stands.
+func (a *Accumulator) EndJob(job string) { a.jobs.end(job) }

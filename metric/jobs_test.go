@@ -1,10 +1,12 @@
 package metric
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -124,5 +126,55 @@ func TestTTFTByTurnBounded(t *testing.T) {
 	}
 	if m := Compute([]record.Client{single}, Options{}, nil); m.TTFTByTurn != nil {
 		t.Errorf("TTFTByTurn = %+v for single-turn requests; want nil", m.TTFTByTurn)
+	}
+}
+
+// TestEndJobBounded: 20,000 jobs (5,000 under -short) of a root and two sub-agent
+// requests, each ended when its last record is added, leave no job in flight (the
+// tallies are dropped), and give the metrics of the same records summarised without
+// ends.
+func TestEndJobBounded(t *testing.T) {
+	jobs := 20_000
+	if testutil.Short() {
+		jobs = 5_000
+	}
+	a, b := NewAccumulator(Options{}), NewAccumulator(Options{}) // b: the same records, no ends
+	a.TotalsOnly()                                               // the job metrics are run-level: no per-request store needed
+	b.TotalsOnly()
+	most := 0
+	for k := range jobs {
+		job := fmt.Sprintf("job-%d", 3*k)
+		at := time.Duration(k) * ms1
+		js := []record.Client{
+			req(job, "r", 0, at, 2*ms1, at+10*ms1, 0, false),
+			req(job, "r.a0", 0, at+11*ms1, time.Duration(1+k%7)*ms1, at+20*ms1, 0, false),
+			req(job, "r.a1", 0, at+11*ms1, 3*ms1, at+25*ms1, time.Duration(k%3)*ms1, k%50 == 0),
+		}
+		for i := range js {
+			a.Add(&js[i])
+			b.Add(&js[i])
+			most = max(most, len(a.jobs.jobs))
+		}
+		a.EndJob(job)
+	}
+	if most != 1 || len(a.jobs.jobs) != 0 {
+		t.Errorf("jobs in flight: at most %d, at the end %d; want 1 and 0", most, len(a.jobs.jobs))
+	}
+	got, want := a.Metrics(), b.Metrics()
+	for _, name := range JobMetricNames {
+		g, gok := got.Scalars[name]
+		w, wok := want.Scalars[name]
+		if gok != wok || math.Abs(g.Value-w.Value) > 1e-9*math.Max(1, math.Abs(w.Value)) {
+			t.Errorf("%s = %v (%v) with ends; %v (%v) without", name, g.Value, gok, w.Value, wok)
+		}
+	}
+	// A warmup job ended is dropped; an unknown job's end is ignored.
+	w := req("job-w", "w", 0, 0, ms1, 5*ms1, 0, false)
+	w.Warmup = true
+	a.Add(&w)
+	a.EndJob("job-w")
+	a.EndJob("nobody")
+	if n := a.Jobs().Jobs(); n != jobs {
+		t.Errorf("%d jobs after a warmup job and an unknown end; want %d", n, jobs)
 	}
 }
