@@ -3,9 +3,15 @@ package loadgen
 import (
 	"context"
 	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/testutil"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/record"
 )
@@ -43,56 +49,7 @@ func TestSyntheticJobs(t *testing.T) {
 	if len(out.Records) != 30 || len(served) != 30 {
 		t.Fatalf("%d client records, %d served; want 30 each (3 jobs of 4 + 3·2 requests)", len(out.Records), len(served))
 	}
-	type key struct {
-		conv string
-		turn int
-	}
-	byKey := map[key]*record.Client{}
-	for i := range out.Records {
-		r := &out.Records[i]
-		if !r.OK() || !r.ISLExact || r.Job == "" {
-			t.Fatalf("%s: %s %s, exact %v, job %q", r.RequestID, r.ErrorKind, r.Error, r.ISLExact, r.Job)
-		}
-		byKey[key{r.Conversation, r.Turn}] = r
-		if s := served[r.RequestID]; s.ISL != r.ISLTemplate || r.ISLTemplate <= r.ISL {
-			t.Errorf("%s (%s turn %d): the mock counted %d tokens; the client's template count %d, contents %d",
-				r.RequestID, r.Conversation, r.Turn, s.ISL, r.ISLTemplate, r.ISL)
-		}
-	}
-	jobs := map[string]bool{}
-	for k, r := range byKey {
-		jobs[r.Job] = true
-		want := 0
-		for i := 0; i <= k.turn; i++ {
-			prev := byKey[key{k.conv, i}]
-			want += prev.RequestedISL
-			if i < k.turn {
-				want += prev.OSL
-			}
-		}
-		root := !strings.Contains(k.conv, ".a")
-		if root && k.turn > 1 { // after the join at turn 2: the sub-agents' last answers
-			for a := range 3 {
-				sub := byKey[key{k.conv + ".a" + string(rune('0'+a)), 1}]
-				if sub == nil || sub.Job != r.Job {
-					t.Fatalf("%s turn %d: sub-agent %d's last turn not recorded in job %s", k.conv, k.turn, a, r.Job)
-				}
-				want += sub.OSL
-				if k.turn == 2 && r.Sent < sub.Done {
-					t.Errorf("%s turn 2 sent at %v, before sub-agent %d ended at %v (the join)", k.conv, r.Sent, a, sub.Done)
-				}
-			}
-		}
-		if !root && k.turn == 0 {
-			parent := byKey[key{strings.Split(k.conv, ".a")[0], 1}]
-			if r.Sent < parent.Done {
-				t.Errorf("sub-agent %s sent at %v, before the turn that spawned it ended at %v", k.conv, r.Sent, parent.Done)
-			}
-		}
-		if r.ISL != want {
-			t.Errorf("%s turn %d: ISL %d; its context's inputs and answers make %d", k.conv, k.turn, r.ISL, want)
-		}
-	}
+	jobs := checkJobRecords(t, out.Records, served, jobsConfig(srv, 0).Workload)
 	if len(jobs) != 3 || out.Jobs == nil || out.Jobs.Jobs() != 3 {
 		t.Errorf("%d jobs in the records, Outcome.Jobs %+v; want 3", len(jobs), out.Jobs)
 	}
@@ -107,6 +64,65 @@ func TestSyntheticJobs(t *testing.T) {
 	if want := map[int]int{0: 12, 1: 12, 2: 3, 3: 3}; !mapsEqual(turns, want) {
 		t.Errorf("TTFT by turn counts %v; want %v", turns, want)
 	}
+}
+
+// checkJobRecords checks the records of synthetic jobs of workload w against the
+// mock's (served, by request id): each request succeeded and is exact, in a job; its
+// template count is the mock's; its ISL is its real context's (see TestSyntheticJobs);
+// sub-agents start after their turn and the join waits for them. It returns the jobs.
+func checkJobRecords(t *testing.T, recs []record.Client, served map[string]record.Server, w Workload) (jobs map[string]bool) {
+	t.Helper()
+	type key struct {
+		conv string
+		turn int
+	}
+	byKey := map[key]*record.Client{}
+	for i := range recs {
+		r := &recs[i]
+		if !r.OK() || !r.ISLExact || r.Job == "" {
+			t.Fatalf("%s: %s %s, exact %v, job %q", r.RequestID, r.ErrorKind, r.Error, r.ISLExact, r.Job)
+		}
+		byKey[key{r.Conversation, r.Turn}] = r
+		if s := served[r.RequestID]; s.ISL != r.ISLTemplate || r.ISLTemplate <= r.ISL {
+			t.Errorf("%s (%s turn %d): the mock counted %d tokens; the client's template count %d, contents %d",
+				r.RequestID, r.Conversation, r.Turn, s.ISL, r.ISLTemplate, r.ISL)
+		}
+	}
+	jobs = map[string]bool{}
+	for k, r := range byKey {
+		jobs[r.Job] = true
+		want := 0
+		for i := 0; i <= k.turn; i++ {
+			prev := byKey[key{k.conv, i}]
+			want += prev.RequestedISL
+			if i < k.turn {
+				want += prev.OSL
+			}
+		}
+		root := !strings.Contains(k.conv, ".a")
+		if root && k.turn > w.SubAgentAfterTurn { // after the join: the sub-agents' last answers
+			for a := range w.SubAgents {
+				sub := byKey[key{k.conv + ".a" + strconv.Itoa(a), w.SubAgentTurns - 1}]
+				if sub == nil || sub.Job != r.Job {
+					t.Fatalf("%s turn %d: sub-agent %d's last turn not recorded in job %s", k.conv, k.turn, a, r.Job)
+				}
+				want += sub.OSL
+				if k.turn == w.SubAgentAfterTurn+1 && r.Sent < sub.Done {
+					t.Errorf("%s turn %d sent at %v, before sub-agent %d ended at %v (the join)", k.conv, k.turn, r.Sent, a, sub.Done)
+				}
+			}
+		}
+		if !root && k.turn == 0 {
+			parent := byKey[key{strings.Split(k.conv, ".a")[0], w.SubAgentAfterTurn}]
+			if r.Sent < parent.Done {
+				t.Errorf("sub-agent %s sent at %v, before the turn that spawned it ended at %v", k.conv, r.Sent, parent.Done)
+			}
+		}
+		if r.ISL != want {
+			t.Errorf("%s turn %d: ISL %d; its context's inputs and answers make %d", k.conv, k.turn, r.ISL, want)
+		}
+	}
+	return jobs
 }
 
 func mapsEqual(a, b map[int]int) bool {
@@ -146,4 +162,48 @@ func TestSyntheticJobsRefused(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("Validate() = %v for a fan-out after the last turn of 3", err)
 	}
+}
+
+// TestSyntheticJobsAtSize: 2,000 synthetic jobs (20,000 requests, 64 users) against
+// the mock, records only in the record file: every request on both sides, each turn's
+// ISL its real context and the template count the mock's, as in TestSyntheticJobs;
+// the job metrics over the file equal the run's live ones (which ended each job's
+// tally as it finished). make test-long.
+func TestSyntheticJobsAtSize(t *testing.T) {
+	testutil.Long(t)
+	srv := startMock(t, mockserver.Config{TTFT: spec(t, "fixed:1"), ITL: spec(t, "fixed:0.1")})
+	cfg := jobsConfig(srv, 20_000)
+	cfg.Concurrency = 64
+	cfg.RecordFile = filepath.Join(t.TempDir(), "client.jsonl")
+	cfg.DiscardRecords = true
+	out, err := Run(context.Background(), cfg, gpt2(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	served := map[string]record.Server{}
+	for _, s := range srv.Records() {
+		served[s.RequestID] = s
+	}
+	f, err := os.Open(cfg.RecordFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := record.ReadClient(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 20_000 || len(served) != 20_000 || len(out.Records) != 0 {
+		t.Fatalf("%d records in the file, %d served, %d kept; want 20,000, 20,000 and 0", len(recs), len(served), len(out.Records))
+	}
+	jobs := checkJobRecords(t, recs, served, cfg.Workload)
+	file := ComputeMetrics(recs, MetricsOptions{})
+	for _, name := range metric.JobMetricNames {
+		g, w := out.Metrics.Scalars[name], file.Scalars[name]
+		if math.Abs(g.Value-w.Value) > 1e-6*math.Max(1, math.Abs(w.Value)) {
+			t.Errorf("%s = %v live; %v from the file", name, g.Value, w.Value)
+		}
+	}
+	t.Logf("%d jobs (the last ones cut by the request count), fan-out %.3f", len(jobs), out.Metrics.Scalars["subagent_fanout"].Value)
 }

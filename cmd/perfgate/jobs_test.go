@@ -41,6 +41,9 @@ func TestProfileSyntheticJobs(t *testing.T) {
 	if len(m.TTFTByTurn) != 3 || m.TTFTByTurn[0].Turn != 0 || m.TTFTByTurn[2].Turn != 2 {
 		t.Errorf("ttft_by_turn = %+v; want turns 0, 1 and 2", m.TTFTByTurn)
 	}
+	if page, err := os.ReadFile(filepath.Join(art, "report.html")); err != nil || !strings.Contains(string(page), "<h2>Jobs and turns</h2>") {
+		t.Errorf("report.html has no Jobs and turns section (%v)", err)
+	}
 	recs, err := os.ReadFile(filepath.Join(art, "client.jsonl"))
 	if err != nil {
 		t.Fatal(err)
