@@ -184,7 +184,10 @@ func genDoc(defs []Def) []byte {
 		"summary, the console table, the exports, the rule grammar, the `--assert` help and the\n" +
 		"regression gate read the catalogue: a per-request metric's p50, p90 and p99 (a run metric's\n" +
 		"value) are run statistics the gate and the history keep and compare when named\n" +
-		"([regression.md](regression.md#what-is-compared)), unless its `Def` sets `NoRunStat`.\n\n" +
+		"([regression.md](regression.md#what-is-compared)), unless its `Def` sets `NoRunStat`.\n" +
+		"The names the rule grammar takes are pinned one a line in\n" +
+		"`perftest/check/testdata/rule_names.golden`, so that a metric removed or renamed fails a\n" +
+		"test: `go test ./perftest/check -run TestRuleNames -update` adds the new metric's line.\n\n" +
 		"- A metric derived from values the catalogue already has sets `Value`, a function of\n" +
 		"  `metric.Request` (`Request.Raw(name)` reads a raw metric's value): one file.\n" +
 		"- A raw measurement (a value the client measures) is a field of `record.Client`, set where\n" +
