@@ -351,6 +351,26 @@ func (b *browser) screenshot(ctx context.Context, p *pageLoad) ([]byte, error) {
 	return base64.StdEncoding.DecodeString(r.Data)
 }
 
+// viewport sets the page's window to w×h CSS pixels (mobile: as a phone lays a page
+// out, honouring its viewport meta tag), as the next evaluation sees it.
+func (b *browser) viewport(ctx context.Context, p *pageLoad, w, h int, mobile bool) error {
+	_, err := b.call(ctx, p.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": h, "deviceScaleFactor": 1, "mobile": mobile})
+	return err
+}
+
+// screenshotScreen captures what the window shows (the first screen), as PNG.
+func (b *browser) screenshotScreen(ctx context.Context, p *pageLoad) ([]byte, error) {
+	res, err := b.call(ctx, p.session, "Page.captureScreenshot", map[string]any{"format": "png"})
+	if err != nil {
+		return nil, err
+	}
+	var r struct{ Data string }
+	if err := json.Unmarshal(res, &r); err != nil {
+		return nil, err
+	}
+	return base64.StdEncoding.DecodeString(r.Data)
+}
+
 // fileURL turns a path into a file:// URL.
 func fileURL(t testing.TB, path string) string {
 	t.Helper()

@@ -31,8 +31,9 @@ type pageLayout struct {
 const layoutJS = `(() => {
 	const out = {Charts: [], ScrollWidth: document.documentElement.scrollWidth, Wide: []};
 	let section = "";
-	for (const el of document.querySelectorAll("h2, figure.chart")) {
+	for (const el of document.querySelectorAll("h2, section[data-section], figure.chart")) {
 		if (el.tagName === "H2") { section = el.textContent.trim(); continue; }
+		if (el.tagName === "SECTION") { section = el.dataset.section; continue; }
 		const r = el.getBoundingClientRect();
 		const q = s => el.querySelectorAll(s).length;
 		out.Charts.push({ID: el.id, Section: section, X: r.left + scrollX, Y: r.top + scrollY, W: r.width, H: r.height,
@@ -86,13 +87,13 @@ func TestChartPlacementInBrowser(t *testing.T) {
 		charts []want
 	}{
 		{"run_report", func(w io.Writer) error { return WriteRunReport(w, recs, nil, runOpts) }, []want{
+			{id: "ttft-time", section: "Overview", lines: 2}, {id: "itl-time", section: "Overview", lines: 2},
+			{id: "token-throughput", section: "Overview", lines: 1}, {id: "request-throughput", section: "Overview", lines: 1},
 			{id: "isl-hist", section: lengths, bars: 10}, {id: "isl-ecdf", section: lengths, lines: 2, ks: 1}, {id: "isl-template", section: lengths, bars: 1},
 			{id: "osl-hist", section: lengths, bars: 10}, {id: "osl-ecdf", section: lengths, lines: 1},
 			{id: "latency-hist", section: "Latency distributions", bars: 10}, {id: "latency-ecdf", section: "Latency distributions", lines: 1},
 			{id: "ttft-hist", section: "Latency distributions", bars: 10}, {id: "ttft-ecdf", section: "Latency distributions", lines: 1},
 			{id: "itl-hist", section: "Latency distributions", bars: 10}, {id: "itl-ecdf", section: "Latency distributions", lines: 1},
-			{id: "ttft-time", section: "Over time", lines: 2}, {id: "itl-time", section: "Over time", lines: 2},
-			{id: "token-throughput", section: "Over time", lines: 1}, {id: "request-throughput", section: "Over time", lines: 1},
 			{id: "error-timeline", section: "Errors", bars: 1},
 		}},
 		{"compare_report", func(w io.Writer) error { return WriteCompareReport(w, a, bb, CompareOptions{}) }, []want{

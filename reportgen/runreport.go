@@ -40,6 +40,14 @@ type RunReportOptions struct {
 	// (metrics.json's "prefix_cache", loadgen's counts); the section draws the
 	// measured rate from the records alone when it is nil. See prefixSection.
 	PrefixCache *record.PrefixCacheIdeal
+	// Mark and Headline are the run's answer, as the console and the markdown summary
+	// give it (the mark PASS, FAIL, INVALID …; the one sentence, which may start with
+	// the mark): the first line of the overview. Both "" = no answer line.
+	Mark, Headline string
+	// GPU, when set, adds a "GPU telemetry" section: each GPU's energy, power,
+	// utilisation and memory over the measured window, and the run's efficiencies
+	// (gpu_telemetry.json, [servermetrics.GPUSummary]).
+	GPU *servermetrics.GPUSummary
 }
 
 // Verdict is one assertion outcome as the report shows it: pass or fail and its text
@@ -320,8 +328,8 @@ type runPage struct {
 	Counts          []kv
 	Models          []modelRow // a model mix's per-model figures (record.Metrics.Models)
 	Lengths         lengthsPage
+	Overview        overviewPage // the first screen: the answer, OverviewNumbers, the charts over time
 	Latency         []figure
-	OverTime        []figure
 	Errors          []figure
 	ErrRows         []errRow
 	Verdicts        []Verdict
@@ -330,6 +338,7 @@ type runPage struct {
 	HTTP            []statRow   // the HTTP phases' rows (AIPerf's http_req_*), apart from the summary
 	Prefix          *prefixPage // the "Prefix cache" section; nil = none
 	Jobs            *jobsPage   // the "Jobs and turns" section (jobs.go); nil = none
+	GPU             *gpuPage    // the "GPU telemetry" section; nil = none
 }
 
 // serverSection is one scraped URL in the report.
@@ -383,7 +392,8 @@ func seriesName(name string, labels map[string]string) string {
 
 type kv struct{ K, V string }
 
-var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
+var runTmpl = mustPage(overviewTmpl + gpuTmpl + `<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
+{{template "overview" .Overview}}
 {{with .Manifest}}<table><tbody>
 <tr><th class="l">perfgate</th><td class="l">{{.Version}}</td></tr>
 {{if .Scenario}}<tr><th class="l">scenario</th><td class="l">{{.Scenario}}</td></tr>{{end}}
@@ -415,8 +425,6 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{template "figs" .Figures}}{{end}}
 <h2>Latency distributions</h2>
 {{template "figs" .Latency}}
-<h2>Over time</h2>
-{{template "figs" .OverTime}}
 {{with .Prefix}}<h2>Prefix cache</h2>
 <div id="prefix-cache"><p class="sub">{{.Note}}</p>
 {{template "figs" .Figures}}
@@ -434,7 +442,7 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{if .ErrRows}}{{template "figs" .Errors}}
 <table id="errors"><thead><tr><th class="l">kind</th><th>count</th><th class="l">first message</th></tr></thead><tbody>
 {{range .ErrRows}}<tr><td class="l">{{.Kind}}</td><td>{{.Count}}</td><td class="l"><code>{{.Example}}</code></td></tr>{{end}}
-</tbody></table>{{else}}<p class="pass" id="no-errors">No failed requests.</p>{{end}}{{if .Server}}
+</tbody></table>{{else}}<p class="pass" id="no-errors">No failed requests.</p>{{end}}{{with .GPU}}{{template "gpu" .}}{{end}}{{if .Server}}
 <h2>Server metrics</h2>
 <div id="server-metrics">{{range .Server}}<h3><code>{{.URL}}</code></h3>
 <table class="server-derived"><tbody>{{range .Derived}}<tr><th class="l">{{.K}}</th><td>{{.V}}</td></tr>{{end}}</tbody></table>
@@ -444,9 +452,12 @@ var runTmpl = mustPage(`<h1>{{.Title}}</h1><p class="sub">{{.Subtitle}}</p>
 {{end}}</div>{{end}}
 `)
 
-// WriteRunReport writes the HTML report of one run to w: a summary table, latency
-// histograms and ECDFs (request latency, TTFT, ITL), TTFT and ITL p50/p99 over time
-// slices, throughput over time, and an error timeline with the error kinds.
+// WriteRunReport writes the HTML report of one run to w. It opens with an overview
+// that fits one screen: the run's answer (opts.Mark, opts.Headline), the five
+// [OverviewNumbers] and the charts over time (TTFT and ITL p50/p99 per time slice,
+// output token and request throughput). Below it: the assertions, a summary table,
+// the lengths, latency histograms and ECDFs (request latency, TTFT, ITL), an error
+// timeline with the error kinds, and the GPU and server metrics when given.
 // m may be nil. The page is one self-contained file: inline SVG, no scripts.
 func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunReportOptions) error {
 	return writeRunReport(w, sliceEach(recs), m, opts)
@@ -493,7 +504,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	page := runPage{
 		Title:    title,
 		Subtitle: fmt.Sprintf("%d requests (%d ok, %d failed) over %s; time slices of %gs", p.requests, p.ok, p.failures, max(p.end-p.start, 0).Round(time.Millisecond), width),
-		CSS:      css,
+		CSS:      runCSS,
 		Manifest: m,
 	}
 	for _, v := range opts.Verdicts {
@@ -549,14 +560,15 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		return out
 	}
 	sent := shift(p.sentS)
+	var overTime []figure
 	if len(p.ttft) > 0 {
-		page.OverTime = append(page.OverTime, figure{ID: "ttft-time", Caption: "by send time",
+		overTime = append(overTime, figure{ID: "ttft-time", Caption: "by send time",
 			SVG: template.HTML(lineSVG("TTFT per time slice", "s since first request", "ms", []series{
 				{"p50", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.5))},
 				{"p99", xs, sliced(sent, p.ttftAt, 0, width, n, quantileOf(0.99))}}, bands...))})
 	}
 	if len(p.itl) > 0 {
-		page.OverTime = append(page.OverTime, figure{ID: "itl-time", Caption: "by send time",
+		overTime = append(overTime, figure{ID: "itl-time", Caption: "by send time",
 			SVG: template.HTML(lineSVG("ITL per time slice", "s since first request", "ms", []series{
 				{"p50", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.5))},
 				{"p99", xs, sliced(sent, p.itlAt, 0, width, n, quantileOf(0.99))}}, bands...))})
@@ -604,7 +616,7 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 			reqRate[n-1] *= width / last
 		}
 	}
-	page.OverTime = append(page.OverTime,
+	overTime = append(overTime,
 		figure{ID: "token-throughput", Caption: "output tokens received per second",
 			SVG: template.HTML(lineSVG("Output token throughput", "s since first request", "tokens/s", []series{{"tokens/s", rx, tokRate}}, bands...))},
 		figure{ID: "request-throughput", Caption: "successful requests completed per second",
@@ -615,6 +627,8 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 		page.Errors = []figure{{ID: "error-timeline", Caption: "failed requests per time slice (by completion time)",
 			SVG: template.HTML(barSVG("Errors over time", "s since first request", "failed requests", xs, width, errs, errorColor))}}
 	}
+	page.Overview = newOverview(opts.Mark, opts.Headline, *sum, overTime)
+	page.GPU = gpuSection(opts.GPU, *sum)
 	page.Prefix = prefixSection(&p.prefix, opts.PrefixCache, start, width, n, xs, bands)
 	for k, c := range p.errKinds {
 		page.ErrRows = append(page.ErrRows, errRow{Kind: k, Count: c, Example: p.errSamples[k]})

@@ -182,6 +182,7 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 	if w := sc.Abort.watch(metricOptions(cfg)); w != nil {
 		cfg.Watch = w
 	}
+	cfg.Watch = withInFlight(cfg.Watch, rc.onInFlight)
 	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
 	if lo != nil {
 		identifyAfter(context.WithoutCancel(ctx), sc, out.Pins.Servers, metricsURL)
@@ -358,7 +359,8 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 	if !start.IsZero() {
 		run.Manifest.Created = start.UTC()
 	}
-	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")", Lengths: o.ReportLengths(), PrefixCache: o.prefixIdeal}
+	ro := reportgen.RunReportOptions{Title: "perfgate: " + sc.Name + " (" + sc.LoadString() + ")", Lengths: o.ReportLengths(), PrefixCache: o.prefixIdeal, GPU: o.GPU}
+	ro.Mark, ro.Headline = runAnswer(vs, val, o.Health()[0], o.Aborted()) // the markdown summary's (Outcome.Summary)
 	for _, v := range append(slices.Clone(val), vs...) {
 		ro.Verdicts = append(ro.Verdicts, reportgen.Verdict{Pass: v.Pass, Text: v.String()})
 	}
