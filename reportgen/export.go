@@ -298,6 +298,15 @@ func statJSON(s record.Stat) jsonStat {
 		Min: finite(s.Min), Max: finite(s.Max), Std: finite(s.Std)}
 }
 
+// jsonScalar is a single value as profile_export_aiperf.json writes it: unit and avg.
+type jsonScalar struct {
+	Unit string  `json:"unit"`
+	Avg  float64 `json:"avg"`
+}
+
+// scalarJSON is s as profile_export_aiperf.json and the timeslice export write it.
+func scalarJSON(s record.Scalar) jsonScalar { return jsonScalar{aiperfUnit(s.Unit), s.Value} }
+
 type errorSummary struct {
 	ErrorDetails aiperfError `json:"error_details"`
 	Count        int         `json:"count"`
@@ -366,10 +375,7 @@ func WriteAIPerfJSON(w io.Writer, run Run) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
-		o.set(info(n).Tag, struct {
-			Unit string  `json:"unit"`
-			Avg  float64 `json:"avg"`
-		}{aiperfUnit(s.Unit), v})
+		o.set(info(n).Tag, scalarJSON(s))
 	}
 	aiperfPrefixCache(&o, run)
 	start, end := wallSpan(run.each())

@@ -121,6 +121,14 @@ func SliceMetrics(each func(func(*record.Client) error) error, width time.Durati
 	return ts, out, nil
 }
 
+// TimesliceRates are the single values each slice carries beside its metrics'
+// statistics, as AIPerf's timeslices do: the request and output-token throughput of
+// the slice's requests, by the run's own definitions (the catalogue's
+// request_throughput and output_token_throughput over the requests sent in the slice:
+// successful requests, and their OSL, over the span from the first one's send to the
+// last one's completion).
+var TimesliceRates = []string{record.MetricRequestThroughput, record.MetricOutputTokenThroughput}
+
 // timesliceStats are the statistics each metric of a slice gives, in the CSV's order
 // (AIPerf's): the mean, the extremes, the percentiles and the standard deviation.
 var timesliceStats = csvStatCols
@@ -150,8 +158,9 @@ func statValue(s record.Stat, stat string) float64 {
 // header Timeslice,Metric,Unit,Stat,Value, then one row per slice, metric and
 // statistic (slices in order; metrics in the report's order; statistics avg, min,
 // max, p1 … p99, std), the metric by its header ("Time to First Token"), the unit as
-// AIPerf spells it, and the value with two decimals. A slice with no request has no
-// rows.
+// AIPerf spells it, and the value with two decimals; then the slice's
+// [TimesliceRates], each one row with the statistic "avg" (AIPerf's for a single
+// value). A slice with no request has no rows.
 func WriteTimeslicesCSV(w io.Writer, slices []record.Metrics) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"Timeslice", "Metric", "Unit", "Stat", "Value"})
@@ -166,6 +175,11 @@ func WriteTimeslicesCSV(w io.Writer, slices []record.Metrics) error {
 				_ = cw.Write([]string{strconv.Itoa(k), info(n).Header, aiperfUnit(s.Unit), stat, strconv.FormatFloat(v, 'f', 2, 64)})
 			}
 		}
+		for _, n := range TimesliceRates {
+			if s, ok := m.Scalars[n]; ok && !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) {
+				_ = cw.Write([]string{strconv.Itoa(k), info(n).Header, aiperfUnit(s.Unit), "avg", strconv.FormatFloat(s.Value, 'f', 2, 64)})
+			}
+		}
 	}
 	cw.Flush()
 	return cw.Error()
@@ -173,8 +187,8 @@ func WriteTimeslicesCSV(w io.Writer, slices []record.Metrics) error {
 
 // WriteTimeslicesJSON writes PREFIX_aiperf_timeslices.json as AIPerf does: an object
 // whose "timeslices" lists each slice in order, as an object with its
-// "timeslice_index" and, keyed by metric tag, each metric's unit and statistics (as in
-// profile_export_aiperf.json); then "input_config" (the manifest's Config), and under
+// "timeslice_index" and, keyed by metric tag, each metric's unit and statistics and
+// the slice's [TimesliceRates] as {unit, avg} (as in profile_export_aiperf.json); then "input_config" (the manifest's Config), and under
 // "perfgate" the slice duration and each slice's bounds in seconds from the first
 // measured request, with its successful and failed requests.
 func WriteTimeslicesJSON(w io.Writer, run Run, ts TimeSlices, slices []record.Metrics) error {
@@ -190,6 +204,11 @@ func WriteTimeslicesJSON(w io.Writer, run Run, ts TimeSlices, slices []record.Me
 		list[k].set("timeslice_index", k)
 		for _, n := range statNames(m) {
 			list[k].set(info(n).Tag, statJSON(m.Stats[n]))
+		}
+		for _, n := range TimesliceRates {
+			if s, ok := m.Scalars[n]; ok && !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) {
+				list[k].set(info(n).Tag, scalarJSON(s))
+			}
 		}
 		from, to := ts.Bounds(k)
 		bs = append(bs, bounds{Start: from.Seconds(), End: to.Seconds(), Requests: int(m.Value(record.MetricRequestCount)), Errors: int(m.Value(record.MetricErrorCount))})
