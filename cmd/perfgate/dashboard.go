@@ -76,13 +76,14 @@ type dashboard struct {
 	// mode: the key is not a signal): it interrupts the run as SIGINT does.
 	interrupt func()
 
-	q       chan record.Client
-	dropped atomic.Int64
-	start   time.Time
-	prog    *tea.Program
-	aggDone chan struct{}
-	progEnd chan struct{}
-	final   dashSnap
+	q        chan record.Client
+	dropped  atomic.Int64
+	inFlight atomic.Int64 // the load generator's requests in flight, as last sampled (setInFlight)
+	start    time.Time
+	prog     *tea.Program
+	aggDone  chan struct{}
+	progEnd  chan struct{}
+	final    dashSnap
 }
 
 func newDashboard(out io.Writer, in *os.File, label string, total int, duration time.Duration, opt metric.Options) *dashboard {
@@ -110,6 +111,10 @@ func (d *dashboard) sink(r record.Client) {
 		d.dropped.Add(1)
 	}
 }
+
+// setInFlight keeps the requests in flight the load generator counted last
+// (scenario.OnInFlight); the next frame shows it.
+func (d *dashboard) setInFlight(n int) { d.inFlight.Store(int64(n)) }
 
 func (d *dashboard) begin() {
 	d.start = time.Now()
@@ -159,6 +164,7 @@ func (d *dashboard) aggregate() {
 		case r, ok := <-d.q:
 			if !ok {
 				d.final = a.snapshot(d, true)
+				d.final.inFlight = 0 // the run has ended: nothing is in flight
 				return
 			}
 			a.add(&r)
@@ -299,6 +305,7 @@ type dashSnap struct {
 	total            int
 	warmup, prime    int
 	dropped          int64
+	inFlight         int64 // requests in flight, as the load generator last counted them
 	win, run         [4]record.Stat
 	winOut, winReq   float64 // last window: output tok/s, req/s
 	runOut, runReq   float64 // whole run, by the catalogue's definitions
@@ -308,7 +315,7 @@ type dashSnap struct {
 
 func (a *dashAgg) snapshot(d *dashboard, full bool) dashSnap {
 	s := dashSnap{phase: a.phase, elapsed: time.Since(d.start), left: -1, done: a.tot.OK + a.tot.Errors, failed: a.tot.Errors,
-		total: d.total, warmup: a.warmup, prime: a.prime, dropped: d.dropped.Load()}
+		total: d.total, warmup: a.warmup, prime: a.prime, dropped: d.dropped.Load(), inFlight: d.inFlight.Load()}
 	// The last window: requests completed within dashWindow of the latest completion.
 	cut := a.last - dashWindow
 	k := 0
@@ -432,7 +439,7 @@ func render(s dashSnap, width int, label string) string {
 		left = "done"
 	}
 	fmt.Fprintf(&b, "%s  phase %s  elapsed %s  left %s\n", dashTitle.Render("perfgate "+label), s.phase, s.elapsed.Round(100*time.Millisecond), left)
-	fmt.Fprintf(&b, "requests %s  failed %d  warm-up %d", count, s.failed, s.warmup)
+	fmt.Fprintf(&b, "requests %s  failed %d  warm-up %d  in flight %d", count, s.failed, s.warmup, s.inFlight)
 	if s.prime > 0 {
 		fmt.Fprintf(&b, "  priming %d", s.prime)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -93,6 +95,21 @@ func (p *ptyRun) waitFor(t *testing.T, s string) {
 	t.Fatalf("the terminal never showed %q:\n%q", s, p.output())
 }
 
+// waitForRE waits until the output after byte from matches re (or 10 s passed) and
+// returns its first group as a number.
+func (p *ptyRun) waitForRE(t *testing.T, from int, re *regexp.Regexp) int {
+	t.Helper()
+	for range 1000 {
+		if m := re.FindStringSubmatch(p.output()[from:]); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the terminal never showed %s after byte %d:\n%q", re, from, p.output()[from:])
+	return 0
+}
+
 // wait waits for the process to end and returns its exit code.
 func (p *ptyRun) wait(t *testing.T) int {
 	t.Helper()
@@ -158,16 +175,31 @@ func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 	if err := f.matches(m); err != nil {
 		t.Error(err)
 	}
+	if f.inFlight != 0 {
+		t.Errorf("final frame shows %d requests in flight, want 0 (the run has ended)", f.inFlight)
+	}
 }
 
-// Ctrl-C typed into the dashboard (a key in raw mode, not a signal) interrupts the run
-// as SIGINT does, and the terminal is left as it was.
+// The dashboard shows the requests in flight live; Ctrl-C typed into it (a key in raw
+// mode, not a signal) interrupts the run as SIGINT does, and the terminal is left as
+// it was.
 func TestDashboardCtrlCRestoresTheTerminal(t *testing.T) {
 	srv := startMock(t, "127.0.0.1")
 	art := filepath.Join(t.TempDir(), "art")
-	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--request-rate", "50",
+	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--concurrency", "6",
 		"--osl", "4", "--artifact-dir", art, "--ui-type", "dashboard")
 	p.waitFor(t, "last p50") // the first frame: the run is going
+	// A closed loop of 6 streams keeps up to 6 requests in flight: the load generator's
+	// count, shown live. A frame only rewrites the cells that changed, so the test
+	// resizes the terminal, which redraws the whole screen, and reads the count there.
+	time.Sleep(300 * time.Millisecond) // a frame after the first requests went out
+	from := len(p.output())
+	if err := pty.Setsize(p.master, &pty.Winsize{Cols: 90, Rows: 30}); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.waitForRE(t, from, regexp.MustCompile(`in flight (\d+)`)); n < 1 || n > 6 {
+		t.Errorf("the dashboard shows %d requests in flight, want 1 to 6 (a closed loop of 6 streams)", n)
+	}
 	if _, err := p.master.Write([]byte{3}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 // frame is what a test reads back from the dashboard's final frame.
 type frame struct {
 	done, failed   int
+	inFlight       int                   // -1 = not shown
 	run            map[string][3]float64 // row label → run p50, p90, p99 (NaN = "-")
 	runOut, runReq float64
 }
@@ -28,7 +30,7 @@ func parseFinalFrame(out string) (frame, error) {
 	if i < 0 {
 		return frame{}, errors.New("the alternate screen was never left")
 	}
-	f := frame{run: map[string][3]float64{}}
+	f := frame{run: map[string][3]float64{}, inFlight: -1}
 	lines := strings.Split(strings.ReplaceAll(out[i:], "\r", ""), "\n")
 	val := func(s string) float64 {
 		if s == "-" {
@@ -48,6 +50,9 @@ func parseFinalFrame(out string) (frame, error) {
 			d, _, _ := strings.Cut(fs[1], "/")
 			f.done, _ = strconv.Atoi(d)
 			f.failed, _ = strconv.Atoi(fs[3])
+			if j := slices.Index(fs, "flight"); j > 0 && j+1 < len(fs) && fs[j-1] == "in" {
+				f.inFlight, _ = strconv.Atoi(fs[j+1])
+			}
 			seen++
 		case len(fs) >= 6 && fs[0] != "(ms)" && fs[0] != "throughput":
 			for _, r := range dashRows {

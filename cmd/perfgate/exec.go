@@ -83,6 +83,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 			db := newDashboard(e.stderr, in, cmpOr(label, d.Name), d.Requests, d.Duration, metric.Options{UsageOSL: d.UsageOSL, UsageISL: d.UsageISL}) // as the run's metrics (scenario's metricOptions)
 			db.width = e.width
 			pr = db
+			opts = append(opts, scenario.OnInFlight(db.setInFlight))
 		} else {
 			p := newProgress(e.stderr, e.tty, d.Requests, cmpOr(label, d.Name))
 			p.width = e.width

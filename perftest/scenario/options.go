@@ -9,16 +9,17 @@ import (
 )
 
 // A RunOption changes how [Run] carries out a scenario without changing the scenario
-// itself, which stays plain data: [OnRecord], [WithTokenizer], [WithCommand]. Options
+// itself, which stays plain data: [OnRecord], [OnInFlight], [WithTokenizer], [WithCommand]. Options
 // are sealed (only this package makes them) and printable.
 type RunOption interface{ apply(*runConfig) }
 
 // runConfig is what the options set; the zero value is Run's default.
 type runConfig struct {
-	onRecord func(record.Client)
-	tok      *tokenizer.Tokenizer
-	command  []string
-	shard    *ShardInfo // WithShard
+	onRecord   func(record.Client)
+	onInFlight func(int) // OnInFlight
+	tok        *tokenizer.Tokenizer
+	command    []string
+	shard      *ShardInfo // WithShard
 }
 
 func newRunConfig(opts []RunOption) runConfig {
