@@ -61,12 +61,17 @@ func demoScenario(requests, concurrency int) (scenario.Scenario, profileOpts) {
 }
 
 func cmdDemo(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "demo", "[--out demo-out] [--requests 300] [--concurrency 8] [-q]")
+	fs := newFlags(e, "demo", "[--out demo-out] [--requests 300] [--concurrency 8] [--ui-type dashboard|simple|none] [-q]")
 	out := fs.String("out", DefaultDemoDir, "artifact directory")
 	requests := fs.Int("requests", 300, "measured requests")
 	conc := fs.Int("concurrency", 8, "concurrent streams")
 	quiet := fs.Bool("q", false, "no progress and no table")
+	var uiType string
+	registerUITypeFlag(fs, &uiType)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := checkUIType(uiType); err != nil {
 		return err
 	}
 	if *requests < 1 || *requests > 100000 {
@@ -76,7 +81,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		return invalidf("--concurrency: want 1 to 1024, got %d", *conc)
 	}
 	sc, o := demoScenario(*requests, *conc)
-	o.artifactDir, o.quiet = *out, *quiet
+	o.artifactDir, o.quiet, o.uiType = *out, *quiet, uiType
 	if !o.quiet {
 		fmt.Fprintf(e.stdout, "perfgate demo: in-process mock server (gpt2 tokenizer), %d chat requests at concurrency %d, ISL %s, OSL %s\n",
 			*requests, *conc, sc.ISL, sc.OSL)

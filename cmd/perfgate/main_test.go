@@ -129,6 +129,7 @@ func TestBadInput(t *testing.T) {
 		{"compare no b", []string{"compare", "--a", trace}, []string{"--b is required"}},
 		{"capture no out", []string{"capture"}, []string{"--out is required"}},
 		{"demo bad", []string{"demo", "--requests", "0"}, []string{"--requests"}},
+		{"demo bad ui", []string{"demo", "--ui-type", "fancy"}, []string{`--ui-type "fancy"`, "dashboard, simple, none"}},
 		{"mock bad flag", []string{"mock", "--error-rate", "150"}, []string{"--error-rate"}},
 		{"tokenize bad", []string{"tokenize", "--tokenizer", "gpt2"}, []string{"line 1", "invalid JSON"}},
 	} {
@@ -266,7 +267,7 @@ objectives:
 
 func TestDemo(t *testing.T) {
 	art := filepath.Join(t.TempDir(), "demo")
-	code, out, errOut := cli(t, "demo", "--out", art, "--requests", "60")
+	code, out, errOut := cli(t, "demo", "--out", art, "--requests", "60", "--ui-type", "none")
 	// The demo's own assertions are latency SLOs, which a loaded machine may miss: the
 	// test accepts a failed verdict (99) but not a broken run.
 	if code == ExitAssertFailed {
@@ -281,6 +282,9 @@ func TestDemo(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(art, reportgen.RunReportFile)); err != nil {
 		t.Error(err)
+	}
+	if strings.Contains(errOut, "req/s") {
+		t.Errorf("demo --ui-type none showed progress:\n%s", errOut)
 	}
 }
 

@@ -179,7 +179,7 @@ func registerProfileFlags(fs *flag.FlagSet, f *profileFlags, o *profileOpts) {
 	flt(&o.searchTol, 0.05, "[load] relative tolerance of the search", "search-tolerance")
 	fs.Float64Var(&o.waitModel, "wait-for-model-timeout", 0, "[target] wait up to this many seconds for the server to accept connections and list the model (GET /v1/models) before the run; 0 = check once")
 	boolean(&o.quiet, false, "[output] no progress and no table; verdicts and where the artifacts are", "q", "quiet")
-	str(&o.uiType, "", "[output] the progress display: dashboard (live, full screen), simple (a progress line) or none; default dashboard on a terminal, simple otherwise", "ui-type", "ui")
+	registerUITypeFlag(fs, &o.uiType)
 	registerShardFlags(fs, &o.shard)
 	registerHistoryFlags(fs, &o.history)
 	registerGateFlags(fs, &o.gate, true)
@@ -253,8 +253,8 @@ func buildScenario(fs *flag.FlagSet, f *profileFlags, o *profileOpts) (scenario.
 
 // profileConflicts checks the flags that contradict each other (or the scenario file): they make everything else moot.
 func profileConflicts(sc *scenario.Scenario, f *profileFlags, o *profileOpts, has func(...string) bool) error {
-	if o.uiType != "" && !slices.Contains(uiTypes, o.uiType) {
-		return invalidf("--ui-type %q: want one of %s", o.uiType, strings.Join(uiTypes, ", "))
+	if err := checkUIType(o.uiType); err != nil {
+		return err
 	}
 	// Conflicting modes first: they make everything else moot.
 	switch {
