@@ -39,7 +39,7 @@ func TestAgentsDocScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.SubAgents != 3 || sc.SubAgentAfterTurn != 1 || sc.SubAgentTurns != 2 || sc.UserCentricRate != 100 || sc.Concurrency != 4 {
+	if sc.SubAgents != 3 || sc.SubAgentAfterTurn != 1 || sc.SubAgentTurns != 2 || sc.UserCentricRate != 200 || sc.Concurrency != 4 {
 		t.Fatalf("decoded %+v; want the page's jobs and timing", sc.Config)
 	}
 	o, err := Run(context.Background(), sc, filepath.Join(dir, "run"))
