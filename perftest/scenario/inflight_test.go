@@ -11,13 +11,13 @@ import (
 	"github.com/perfgate/perfgate/record"
 )
 
-// TestOnInFlight: a closed loop of 4 streams of 33 ms requests for 350 ms tells OnInFlight the requests
+// TestOnInFlight: a closed loop of 4 streams of 13 ms requests for 250 ms tells OnInFlight the requests
 // in flight every loadgen.AbortTick: a few samples, none above 4, the loop's 4 among
 // them.
 func TestOnInFlight(t *testing.T) {
 	sc := quickScenario(1, 0)
-	sc.Mock = mockserver.Config{TTFT: fixed(30), ITL: fixed(1)} // a request takes about 33 ms
-	sc.Stop = loadgen.Stop{Duration: 350 * time.Millisecond}
+	sc.Mock = mockserver.Config{TTFT: fixed(10), ITL: fixed(1)} // a request takes 13 ms or more
+	sc.Stop = loadgen.Stop{Duration: 250 * time.Millisecond}
 	var mu sync.Mutex
 	var got []int
 	_, err := Run(context.Background(), sc, "", OnInFlight(func(n int) {
