@@ -96,7 +96,8 @@ func gpuFixture() *servermetrics.GPUSummary {
 // GPU telemetry) in headless Chromium and measures its overview at 1280×800, where it
 // must hold the answer, the five numbers and the four charts over time and end within
 // the first screen, and at a phone's 390×844, where neither it nor the page may
-// scroll sideways (wide tables scroll inside themselves). A screenshot of the first
+// scroll sideways (wide tables, the GPU table among them, scroll inside themselves).
+// The GPU telemetry section lists both GPUs. A screenshot of the first
 // screen at each size goes to the test's artifact directory.
 func TestOverviewFirstScreenInBrowser(t *testing.T) {
 	testutil.Long(t) // a browser page and two screenshots: make test keeps to its budget
@@ -110,6 +111,13 @@ func TestOverviewFirstScreenInBrowser(t *testing.T) {
 	ctx, p := openReport(t, b, dir, "run_report_overview", func(w io.Writer) error {
 		return WriteRunReport(w, run.Records, &run.Manifest, opts)
 	})
+	var gpus int
+	if err := b.eval(ctx, p, `document.querySelectorAll("#gpu-telemetry #gpus tbody tr").length`, &gpus); err != nil {
+		t.Fatal(err)
+	}
+	if gpus != 2 {
+		t.Errorf("the GPU telemetry section shows %d GPUs, want 2", gpus)
+	}
 	for _, size := range []struct {
 		name        string
 		w, h        int
