@@ -94,16 +94,16 @@ func (o *Outcome) measuredWindow() servermetrics.Window {
 	return servermetrics.Window{Start: start, End: end}
 }
 
-// completeGPU summarises the GPU telemetry over the measured window into o.GPU, adds
-// the GPU metrics (metric.CompleteGPU) and its warnings.
-func (o *Outcome) completeGPU(acc *servermetrics.GPUAccumulator) {
+// summarizeGPU summarises the GPU telemetry over the measured window into o.GPU and
+// adds its warnings; [Outcome.completeSaved] adds the GPU metrics from it.
+func (o *Outcome) summarizeGPU(acc *servermetrics.GPUAccumulator) {
 	s := acc.Summary(o.measuredWindow())
 	o.GPU = &s
 	o.Warnings = append(o.Warnings, s.Warnings...)
-	o.addGPUMetrics()
 }
 
-// addGPUMetrics adds o.GPU's metrics to o.Metrics (again after [Outcome.Recompute]).
+// addGPUMetrics adds o.GPU's metrics (metric.CompleteGPU) to o.Metrics; through
+// [Outcome.completeSaved] only.
 func (o *Outcome) addGPUMetrics() {
 	s := o.GPU
 	if s == nil || len(s.GPUs) == 0 {
@@ -112,8 +112,7 @@ func (o *Outcome) addGPUMetrics() {
 	metric.CompleteGPU(&o.Metrics, metric.GPU{Count: len(s.GPUs), EnergyJ: s.EnergyJ, PowerW: s.PowerMeanW, Util: s.UtilMean, MemMiB: s.MemUsedMaxMiB})
 }
 
-// loadGPU reads dir's gpu_telemetry.jsonl, when there is one, into o.GPU and the GPU
-// metrics.
+// loadGPU reads dir's gpu_telemetry.jsonl, when there is one, into o.GPU.
 func (o *Outcome) loadGPU(dir string) error {
 	f, err := os.Open(filepath.Join(dir, servermetrics.GPUFile))
 	if err != nil {
@@ -126,7 +125,7 @@ func (o *Outcome) loadGPU(dir string) error {
 	}
 	o.Files = append(o.Files, f.Name())
 	w := o.Warnings
-	o.completeGPU(acc)
+	o.summarizeGPU(acc)
 	o.Warnings = w // a run read back repeats no warning
 	return nil
 }

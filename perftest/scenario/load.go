@@ -83,11 +83,11 @@ func Load(dir string) (*Outcome, error) {
 	}
 	o.Truncated = err != nil
 	o.sum, o.Metrics = s, s.metrics
-	o.prefixIdeal = savedPrefixIdeal(dir)
-	o.completePrefixCache(savedIdealRate(dir))
+	o.loadPrefixIdeal(dir)
 	if err := o.loadGPU(dir); err != nil {
 		return nil, err
 	}
+	o.completeSaved()
 	o.TemplateOverhead = s.templateOverheads()
 	return o, nil
 }

@@ -83,6 +83,10 @@ type Outcome struct {
 	// prefixIdeal is the ideal prefix-cache counts loadgen made (metrics.json's
 	// "prefix_cache"); nil when it counted none.
 	prefixIdeal *record.PrefixCacheIdeal
+	// idealRate is the ideal prefix-cache hit rate loadgen counted: prefixIdeal's
+	// Rate, or the prefix_cache_ideal_hit_rate of a run saved before metrics.json
+	// kept "prefix_cache"; nil when it counted none.
+	idealRate *float64
 }
 
 // summary returns the summary the checks read: the pass's over the files, or one
@@ -98,7 +102,9 @@ func (o *Outcome) summary() *summary {
 // Recompute derives the metrics, the verdicts' inputs and TemplateOverhead again from
 // the recordings, under o.Scenario's definitions as they are now (after a caller
 // changed its goodput SLO or usage-based OSL, as `perfgate report` does to re-gate an
-// old run): one streaming pass over the files, or the records in memory.
+// old run): one streaming pass over the files, or the records in memory. What the
+// records cannot give again (the ideal prefix-cache hit rate, the server's counters,
+// the GPU telemetry) is kept: [Outcome.completeSaved] adds it back.
 func (o *Outcome) Recompute() error {
 	lc := o.Scenario.Config
 	opt := metricOptions(lc)
@@ -106,7 +112,7 @@ func (o *Outcome) Recompute() error {
 		o.sum = nil
 		s := summarize(o.Client, o.Server, opt, lc.SLO)
 		o.Metrics, o.TemplateOverhead = s.metrics, s.templateOverheads()
-		o.addGPUMetrics() // the records' totals changed nothing of the telemetry's window
+		o.completeSaved()
 		return nil
 	}
 	s, err := summarizeFiles(o.clientPath, o.serverPath, opt, lc.SLO)
@@ -114,11 +120,23 @@ func (o *Outcome) Recompute() error {
 		return err
 	}
 	o.sum, o.Metrics, o.TemplateOverhead, o.kept = s, s.metrics, s.templateOverheads(), nil
-	o.addGPUMetrics()
+	o.completeSaved()
 	if errors.Is(err, record.ErrTruncated) {
 		err = nil
 	}
 	return err
+}
+
+// completeSaved adds to o.Metrics the metrics its records cannot give again, from what
+// the run kept beside them: the prefix-cache rates from the ideal hit rate loadgen
+// counted and the server's prefix-cache counters (completePrefixCache), and the GPU
+// metrics from the GPU telemetry (addGPUMetrics). It is the one path for every
+// quantity saved only beside the records: [Run], [Load] and [Outcome.Recompute] call
+// it after summarising the records, so a run re-read and re-judged has the numbers
+// the live run had. A new saved-only quantity is added here, once.
+func (o *Outcome) completeSaved() {
+	o.completePrefixCache()
+	o.addGPUMetrics()
 }
 
 // oslRecords returns the measured records with only what check.OSLEvidence reads

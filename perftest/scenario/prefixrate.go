@@ -11,10 +11,11 @@ import (
 
 // completePrefixCache adds to the run's metrics what its records lack for the
 // prefix-cache metrics (docs/prefix-cache.md): the ideal hit rate the load generator
-// counted (idealRate, nil when not counted), and the server's prefix-cache counters' rate over the run, the measured
-// rate when no request reported cached_tokens. With several scraped endpoints the
-// counters' rate is used only when one of them has it.
-func (o *Outcome) completePrefixCache(idealRate *float64) {
+// counted (o.idealRate, nil when not counted), and the server's prefix-cache counters'
+// rate over the run, the measured rate when no request reported cached_tokens. With
+// several scraped endpoints the counters' rate is used only when one of them has it.
+// [Outcome.completeSaved] calls it.
+func (o *Outcome) completePrefixCache() {
 	var server *float64
 	if sm := o.ServerMetrics; sm != nil {
 		n := 0
@@ -27,41 +28,42 @@ func (o *Outcome) completePrefixCache(idealRate *float64) {
 			server = nil
 		}
 	}
-	if idealRate != nil || server != nil {
-		metric.CompletePrefixCache(&o.Metrics, idealRate, server)
+	if o.idealRate != nil || server != nil {
+		metric.CompletePrefixCache(&o.Metrics, o.idealRate, server)
 	}
 }
 
-// savedPrefixIdeal is the ideal prefix-cache counts in dir's metrics.json
-// ("prefix_cache"), which the report's "Prefix cache" section draws; nil when there
-// are none.
-func savedPrefixIdeal(dir string) *record.PrefixCacheIdeal {
+// setPrefixIdeal keeps the ideal prefix-cache counts loadgen made (nil: none) and
+// their rate, for completePrefixCache and the report.
+func (o *Outcome) setPrefixIdeal(pc *record.PrefixCacheIdeal) {
+	o.prefixIdeal, o.idealRate = pc, nil
+	if pc != nil {
+		o.idealRate = &pc.Rate
+	}
+}
+
+// loadPrefixIdeal reads the ideal prefix-cache counts in dir's metrics.json
+// ("prefix_cache", which the report's "Prefix cache" section draws) and their rate,
+// which a run writes and its records cannot give again; for a run saved before
+// metrics.json kept the counts, the rate alone (prefix_cache_ideal_hit_rate).
+func (o *Outcome) loadPrefixIdeal(dir string) {
 	b, err := os.ReadFile(filepath.Join(dir, MetricsFile))
 	if err != nil {
-		return nil
+		return
 	}
-	var m struct {
+	var pc struct {
 		PrefixCache *record.PrefixCacheIdeal `json:"prefix_cache"`
 	}
-	if json.Unmarshal(b, &m) != nil {
-		return nil
+	if json.Unmarshal(b, &pc) != nil {
+		return
 	}
-	return m.PrefixCache
-}
-
-// savedIdealRate is the ideal prefix-cache hit rate in dir's metrics.json, which a run
-// writes and its records cannot give again; nil when there is none.
-func savedIdealRate(dir string) *float64 {
-	b, err := os.ReadFile(filepath.Join(dir, MetricsFile))
-	if err != nil {
-		return nil
+	if o.setPrefixIdeal(pc.PrefixCache); o.idealRate != nil {
+		return
 	}
-	var m record.Metrics
-	if json.Unmarshal(b, &m) != nil {
-		return nil
+	var m record.Metrics // record.Metrics reads itself (UnmarshalJSON): apart from prefix_cache
+	if json.Unmarshal(b, &m) == nil {
+		if v, ok := m.Scalars[record.MetricPrefixCacheIdealHitRate]; ok {
+			o.idealRate = &v.Value
+		}
 	}
-	if v, ok := m.Scalars[record.MetricPrefixCacheIdealHitRate]; ok {
-		return &v.Value
-	}
-	return nil
 }

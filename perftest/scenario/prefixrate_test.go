@@ -94,9 +94,25 @@ func TestPrefixCacheGapCatchesFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	samePrefixRates(t, "Load", back, faulty)
+	// Re-judged from the records (perfgate report --assert), it keeps the saved ideal
+	// rate: the same numbers and the same failing verdict.
+	if err := back.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	samePrefixRates(t, "Load, then Recompute", back, faulty)
+	if v := verdictOf(t, back.Check(), "prefix_cache_gap<=0.02"); v.Pass || v.Status != check.Decided {
+		t.Errorf("cache fault 0.1, re-judged: %s; want the live run's failure", v)
+	}
+}
+
+// samePrefixRates checks that got has want's three prefix-cache rates.
+func samePrefixRates(t *testing.T, how string, got, want *Outcome) {
+	t.Helper()
 	for _, name := range []string{record.MetricPrefixCacheHitRate, record.MetricPrefixCacheIdealHitRate, record.MetricPrefixCacheGap} {
-		if back.Metrics.Scalars[name] != faulty.Metrics.Scalars[name] {
-			t.Errorf("Load: %s = %v, the run had %v", name, back.Metrics.Scalars[name], faulty.Metrics.Scalars[name])
+		g, ok := got.Metrics.Scalars[name]
+		if w := want.Metrics.Scalars[name]; !ok || g != w {
+			t.Errorf("%s: %s = %v (%v), the run had %v", how, name, g, ok, w)
 		}
 	}
 }
@@ -155,6 +171,12 @@ func TestPrefixCacheFromServerCounters(t *testing.T) {
 	if !ok1 || !ok2 || hit.Value != counters || gap.Value != ideal-counters {
 		t.Errorf("from the counters: hit %v (%v), gap %v (%v); want %v and %v − %v", hit.Value, ok1, gap.Value, ok2, counters, ideal, counters)
 	}
+	// Re-judged from the records, the counters' rate and the saved ideal rate stay.
+	loaded := *back
+	if err := back.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	samePrefixRates(t, "from the counters, Recompute", back, &loaded)
 	// The counters cover the whole run; with no warm-up they are the records' rate.
 	if counters != out.Metrics.Scalars[record.MetricPrefixCacheHitRate].Value {
 		t.Errorf("counters' rate %v, the records' %v", counters, out.Metrics.Scalars[record.MetricPrefixCacheHitRate].Value)

@@ -260,15 +260,11 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 			out.sum, out.Metrics = s, s.metrics
 		}
 	}
-	if lo.PrefixCache != nil {
-		out.prefixIdeal = lo.PrefixCache
-		out.completePrefixCache(&lo.PrefixCache.Rate)
-	} else {
-		out.completePrefixCache(nil)
-	}
+	out.setPrefixIdeal(lo.PrefixCache)
 	if gpu != nil {
-		out.completeGPU(gpu.acc)
+		out.summarizeGPU(gpu.acc)
 	}
+	out.completeSaved()
 	if runErr != nil && (errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)) {
 		runErr = nil // the run stopped early: Interrupted says so
 	}
