@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -70,6 +71,44 @@ func TestServerDataWrongType(t *testing.T) {
 		}
 		if st, ok := out.Metrics.Stats[record.MetricServerTTFT]; !ok || st.Count != 2 {
 			t.Errorf("stream %v: server_ttft %+v (%v); want 2 values", stream, st, ok)
+		}
+	}
+}
+
+// Against the mock with vLLM's per-request metrics on, the Responses API's answers
+// carry them (the response.completed event's response of a stream, the top level of a
+// whole answer) and every record has them: the mock's server TTFT of at least its
+// configured 2 ms, and a decode. Anthropic Messages answers carry none (vLLM's do not),
+// and their records have no server data.
+func TestServerDataResponsesFromMock(t *testing.T) {
+	s := startMock(t, mockserver.Config{TTFT: fixed(2), ITL: fixed(0.2), ServerTimings: record.ServerVLLM})
+	for _, tc := range []struct {
+		api    Endpoint
+		stream bool
+		want   bool
+	}{{EndpointResponses, true, true}, {EndpointResponses, false, true}, {EndpointMessages, true, false}, {EndpointMessages, false, false}} {
+		out, err := Run(context.Background(), Config{
+			Target:   Target{URLs: []string{s.BaseURL()}, API: tc.api, NoStream: !tc.stream},
+			Workload: Workload{ISL: fixed(20), OSL: fixed(4)},
+			Load:     Load{Concurrency: 2},
+			Stop:     Stop{Requests: 6},
+		}, gpt2(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range out.Records {
+			sd := r.Server
+			switch {
+			case !r.OK():
+				t.Fatalf("%s stream %v: record %d failed: %s", tc.api, tc.stream, r.Index, r.Error)
+			case !tc.want && !sd.IsZero():
+				t.Errorf("%s stream %v: record %d has server data %+v; want none", tc.api, tc.stream, r.Index, sd)
+			case tc.want && (sd.Source != record.ServerVLLM || !sd.TTFT.Known || sd.TTFT.D < 2*time.Millisecond || !sd.Decode.Known):
+				t.Errorf("%s stream %v: record %d: server data %+v; want vLLM's, TTFT >= 2ms, with a decode", tc.api, tc.stream, r.Index, sd)
+			}
+		}
+		if st, ok := out.Metrics.Stats[record.MetricServerTTFT]; tc.want && (!ok || st.Count != 6) {
+			t.Errorf("%s stream %v: server_ttft %+v (%v); want 6 values", tc.api, tc.stream, st, ok)
 		}
 	}
 }

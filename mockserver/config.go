@@ -215,7 +215,10 @@ type Config struct {
 	// (a "metrics" object, as vLLM's --enable-per-request-metrics), "llamacpp" (a
 	// "timings" object, as llama.cpp's server) or "sglang" (a "meta_info" object); ""
 	// or "none" = none (docs/mock.md). Streams carry it on the final usage chunk, as
-	// vLLM does, so only a stream that asked for usage has it.
+	// vLLM does, so only a stream that asked for usage has it. vLLM's "metrics" also
+	// rides Responses answers, as vLLM's does (at the top level of a whole answer, in
+	// the response.completed event's response of a stream); Anthropic Messages answers
+	// carry none, as vLLM's carry none.
 	ServerTimings string `json:"server_timings,omitempty"`
 }
 

@@ -55,6 +55,10 @@ func (messagesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server
 	}
 	j.model, j.stream = req.Model, req.Stream
 	rec.Model, rec.Stream = req.Model, req.Stream
+	// No server data (Config.ServerTimings): vLLM's Anthropic Messages answer
+	// (vllm/entrypoints/anthropic/protocol.py, AnthropicMessagesResponse) has no
+	// "metrics" field, and its converter copies only usage and kv_transfer_params
+	// from the chat answer it wraps; the mock does not invent one.
 	j.stop = req.StopSequences
 	if req.MaxTokens == nil {
 		return badRequest("missing_field", "max_tokens", "max_tokens: field required")

@@ -23,11 +23,11 @@ func (responsesKind) whole(dst []byte, rp *reply, _, text string, u openai.Usage
 	rs := &respStream{h: rp.h, itemID: "msg_" + rp.requestID}
 	body, _ := json.Marshal(rs.response("completed", text, &openai.ResponseUsage{InputTokens: u.PromptTokens,
 		OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}, false))
-	return append(dst, body...)
+	return rp.j.appendServerData(append(dst, body...))
 }
 
 func (responsesKind) frames(rp *reply) frames {
-	return &respStream{h: rp.h, itemID: "msg_" + rp.requestID}
+	return &respStream{h: rp.h, itemID: "msg_" + rp.requestID, j: rp.j}
 }
 
 // respStream writes the Responses API event sequence.
@@ -36,6 +36,7 @@ type respStream struct {
 	itemID string
 	seq    int
 	text   strings.Builder
+	j      *job // nil: no server data
 }
 
 func (rs *respStream) event(buf []byte, typ string, v map[string]any) []byte {
@@ -86,7 +87,13 @@ func (rs *respStream) finish(buf []byte, _ *gen, _ bool, u openai.Usage) []byte 
 	buf = rs.event(buf, openai.EventOutputItemDone, map[string]any{"output_index": 0,
 		"item": map[string]any{"type": "message", "id": rs.itemID, "status": "completed", "role": "assistant", "content": []any{part}}})
 	usage := &openai.ResponseUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
-	return rs.event(buf, openai.EventResponseCompleted, map[string]any{"response": rs.response("completed", text, usage, false)})
+	var resp any = rs.response("completed", text, usage, false)
+	if rs.j != nil && rs.j.srv != "" {
+		// vLLM's metrics ride the completed response, and no earlier event.
+		b, _ := json.Marshal(resp)
+		resp = json.RawMessage(rs.j.appendServerData(b))
+	}
+	return rs.event(buf, openai.EventResponseCompleted, map[string]any{"response": resp})
 }
 
 func (responsesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Server) *apiError {
@@ -96,6 +103,13 @@ func (responsesKind) parse(in *inputs, body, _ []byte, j *job, rec *record.Serve
 	}
 	j.model, j.stream = req.Model, req.Stream
 	rec.Model, rec.Stream = req.Model, req.Stream
+	if s := in.cfg.serverTimings(); s == record.ServerVLLM {
+		// vLLM returns its per-request metrics on /v1/responses as on chat and
+		// completions (vllm-project/vllm docs/features/per_request_metrics.md,
+		// "Responses API"); llama.cpp's timings and SGLang's meta_info are documented
+		// on chat and completions only, so the mock sends them there only.
+		j.srv = s
+	}
 	if req.Reasoning != nil && req.Reasoning.Effort != nil {
 		rec.ReasoningEffort = req.Reasoning.Effort
 	}

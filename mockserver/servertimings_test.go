@@ -109,6 +109,60 @@ func TestServerTimingsQueue(t *testing.T) {
 	}
 }
 
+// TestServerTimingsResponsesAndMessages: vLLM's metrics object rides the Responses
+// API's answers, as vLLM's does: at the top level of a whole answer, and in the
+// response.completed event's response of a stream (no earlier event has it), with
+// the times the mock measured. The other servers' data, and every server's on
+// Anthropic Messages (vLLM's AnthropicMessagesResponse has no metrics), are absent.
+func TestServerTimingsResponsesAndMessages(t *testing.T) {
+	const (
+		respStream = `{"model":"m","input":"hi","max_output_tokens":4,"ignore_eos":true,"stream":true}`
+		respWhole  = `{"model":"m","input":"hi","max_output_tokens":4,"ignore_eos":true}`
+		msgStream  = `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"ignore_eos":true,"stream":true}`
+		msgWhole   = `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"ignore_eos":true}`
+	)
+	for _, src := range record.ServerSources {
+		t.Run(src, func(t *testing.T) {
+			s := start(t, Config{TTFT: distribution.MustSpec("fixed:3"), ITL: distribution.MustSpec("fixed:1"), ServerTimings: src})
+			for _, body := range []string{respStream, respWhole} {
+				resp, b := post(t, s.URL()+"/v1/responses", body)
+				if resp.StatusCode != 200 {
+					t.Fatalf("/v1/responses: status %d: %s", resp.StatusCode, b)
+				}
+				sd := lastServerData(t, b)
+				if src != record.ServerVLLM {
+					if sd != nil {
+						t.Errorf("/v1/responses with %s: server data %+v; want none (not documented there)", src, sd)
+					}
+					continue
+				}
+				if sd == nil || sd.Source != src || !sd.TTFT.Known || sd.TTFT.D < 3*time.Millisecond || !sd.Decode.Known {
+					t.Fatalf("/v1/responses %s: server data %+v in %s; want vLLM's with a TTFT >= 3ms and a decode", body, sd, b)
+				}
+				if strings.Contains(body, `"stream":true`) {
+					if sd.E2E.D < 6*time.Millisecond {
+						t.Errorf("/v1/responses stream: server request latency %v < 3ms + 3 ITLs of 1ms", sd.E2E.D)
+					}
+					for ev := range strings.SplitSeq(string(b), "\n\n") {
+						if strings.Contains(ev, `"metrics"`) && !strings.HasPrefix(ev, "event: response.completed") {
+							t.Errorf("metrics on an event other than response.completed: %s", ev)
+						}
+					}
+				}
+			}
+			for _, body := range []string{msgStream, msgWhole} {
+				resp, b := post(t, s.URL()+"/v1/messages", body)
+				if resp.StatusCode != 200 {
+					t.Fatalf("/v1/messages: status %d: %s", resp.StatusCode, b)
+				}
+				if sd := lastServerData(t, b); sd != nil {
+					t.Errorf("/v1/messages with %s: server data %+v; want none", src, sd)
+				}
+			}
+		})
+	}
+}
+
 // lastServerData is the server data of a whole answer, or of a stream's last event
 // that has one; nil when none has.
 func lastServerData(t *testing.T, body []byte) *record.ServerData {
@@ -128,7 +182,7 @@ func lastServerData(t *testing.T, body []byte) *record.ServerData {
 			last = &sd
 		}
 	}
-	if !bytes.HasPrefix(body, []byte("data: ")) {
+	if !bytes.HasPrefix(body, []byte("data: ")) && !bytes.HasPrefix(body, []byte("event: ")) {
 		read(body)
 		return last
 	}
