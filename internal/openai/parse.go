@@ -91,8 +91,10 @@ type ChunkParser struct {
 	spare   ToolDelta   // an entry past MaxToolDeltas, read to be dropped
 	// The buffers [join] builds StreamChunk.Text, Reasoning and ToolArgsDropped in.
 	text, reasoning, dropped []byte
-	// server backs StreamChunk.Server.
+	// server backs StreamChunk.Server; stamps are the timestamps its object's
+	// derivations need (serverdata.go).
 	server record.ServerData
+	stamps [numStamps]value
 }
 
 // ErrSyntax reports malformed JSON in a chunk.

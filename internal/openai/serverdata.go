@@ -89,7 +89,7 @@ type serverReader struct {
 // AcceptHist is a new slice each time (only vLLM's spec-decode answers have one), so a
 // record that keeps a copy of the data does not share it with the next chunk's.
 func (p *ChunkParser) serverStart(c *StreamChunk, src string) serverReader {
-	p.server = record.ServerData{Source: src}
+	p.server, p.stamps = record.ServerData{Source: src}, [numStamps]value{}
 	c.Server = &p.server
 	return serverReader{p: p, c: c, s: &p.server}
 }
@@ -101,163 +101,9 @@ func (r serverReader) bad(name string) {
 	}
 }
 
-// dur reads a time of unit (time.Millisecond, time.Second) at b[i] into *dst; a
-// negative one is bad.
-func (r serverReader) dur(b []byte, i int, unit time.Duration, dst *record.OptionalDuration, name string) (int, error) {
-	v, end, err := num(b, i)
-	switch {
-	case err != nil:
-		return 0, err
-	case v.bad || v.ok && (v.v < 0 || v.v*float64(unit) >= maxDuration):
-		r.bad(name)
-	case v.ok:
-		*dst = record.SomeDuration(time.Duration(math.Round(v.v * float64(unit))))
-	}
-	return end, nil
-}
-
-// float reads a number >= 0 at b[i] into *dst.
-func (r serverReader) float(b []byte, i int, dst *record.OptionalFloat, name string) (int, error) {
-	v, end, err := num(b, i)
-	switch {
-	case err != nil:
-		return 0, err
-	case v.bad || v.ok && v.v < 0:
-		r.bad(name)
-	case v.ok:
-		*dst = record.SomeFloat(v.v)
-	}
-	return end, nil
-}
-
-// raw reads a number at b[i] into *dst (a timestamp: any finite number).
-func (r serverReader) raw(b []byte, i int, dst *value, name string) (int, error) {
-	v, end, err := num(b, i)
-	switch {
-	case err != nil:
-		return 0, err
-	case v.bad:
-		r.bad(name)
-	case v.ok:
-		*dst = v
-	}
-	return end, nil
-}
-
-// count reads a whole number >= 0 at b[i] into *dst.
-func (r serverReader) count(b []byte, i int, dst *record.Optional, name string) (int, error) {
-	end, err := jsonscan.Skip(b, i)
-	if err != nil || isNull(b[i:end]) {
-		return end, err
-	}
-	if n, ok := jsonscan.Atoi(b[i:end]); ok && n >= 0 {
-		*dst = record.Some(n)
-	} else {
-		r.bad(name)
-	}
-	return end, nil
-}
-
-// object calls f for each member of the object at b[i]; a value that is not an object
-// (null aside) is bad.
-func (r serverReader) object(b []byte, i int, name string, f func(k, b []byte, j int) (int, error)) (int, error) {
-	if i < len(b) && b[i] == '{' {
-		return jsonscan.Object(b, i, f)
-	}
-	end, err := jsonscan.Skip(b, i)
-	if err == nil && !isNull(b[i:end]) {
-		r.bad(name)
-	}
-	return end, err
-}
-
-// serverObject reads the server-data object of source src at b[i]: null is none,
-// another value that is not an object is bad.
-func (p *ChunkParser) serverObject(b []byte, i int, c *StreamChunk, src string) (int, error) {
-	if i >= len(b) || b[i] != '{' {
-		end, err := jsonscan.Skip(b, i)
-		if err == nil && !isNull(b[i:end]) && c.ServerBad == "" {
-			c.ServerBad = serverKey(src)
-		}
-		return end, err
-	}
-	r := p.serverStart(c, src)
-	switch src {
-	case record.ServerVLLM:
-		return r.vllm(b, i)
-	case record.ServerLlamaCpp:
-		return r.llamaCpp(b, i)
-	}
-	return r.sglang(b, i)
-}
-
-// serverKey is the top-level key of source src's object.
-func serverKey(src string) string {
-	switch src {
-	case record.ServerVLLM:
-		return keyVLLM
-	case record.ServerLlamaCpp:
-		return keyLlamaCpp
-	}
-	return keySGLang
-}
-
-// vllm reads vLLM's "metrics" object.
-func (r serverReader) vllm(b []byte, i int) (int, error) {
-	s := r.s
-	end, err := jsonscan.Object(b, i, func(k, b []byte, j int) (int, error) {
-		switch string(k) {
-		case "time_to_first_token_ms":
-			return r.dur(b, j, time.Millisecond, &s.Prefill, "metrics.time_to_first_token_ms")
-		case "generation_time_ms":
-			return r.dur(b, j, time.Millisecond, &s.Decode, "metrics.generation_time_ms")
-		case "queue_time_ms":
-			return r.dur(b, j, time.Millisecond, &s.Queue, "metrics.queue_time_ms")
-		case "mean_itl_ms":
-			return r.dur(b, j, time.Millisecond, &s.MeanITL, "metrics.mean_itl_ms")
-		case "tokens_per_second":
-			return r.float(b, j, &s.OutputTPS, "metrics.tokens_per_second")
-		case "speculative_decoding":
-			return r.object(b, j, "metrics.speculative_decoding", r.vllmSpec)
-		case "output_token_metrics":
-			return r.object(b, j, "metrics.output_token_metrics", r.vllmOutputTokens)
-		}
-		return jsonscan.Skip(b, j)
-	})
-	if err != nil {
-		return 0, err
-	}
-	if s.Queue.Known && s.Prefill.Known {
-		s.TTFT = record.SomeDuration(s.Queue.D + s.Prefill.D)
-		if s.Decode.Known {
-			s.E2E = record.SomeDuration(s.TTFT.D + s.Decode.D)
-		}
-	}
-	return end, nil
-}
-
-// vllmSpec reads one member of vLLM's metrics.speculative_decoding.
-func (r serverReader) vllmSpec(k, b []byte, j int) (int, error) {
-	s := r.s
-	switch string(k) {
-	case "num_draft_tokens":
-		return r.count(b, j, &s.DraftTokens, "metrics.speculative_decoding.num_draft_tokens")
-	case "num_accepted_draft_tokens":
-		return r.count(b, j, &s.AcceptedTokens, "metrics.speculative_decoding.num_accepted_draft_tokens")
-	case "num_spec_steps":
-		return r.count(b, j, &s.SpecSteps, "metrics.speculative_decoding.num_spec_steps")
-	case "num_spec_tokens":
-		return r.count(b, j, &s.SpecLen, "metrics.speculative_decoding.num_spec_tokens")
-	case "acceptance_histogram":
-		return r.histogram(b, j)
-	}
-	return jsonscan.Skip(b, j)
-}
-
-// histogram reads vLLM's acceptance_histogram (whole numbers >= 0) into s.AcceptHist;
-// any other value leaves it out.
-func (r serverReader) histogram(b []byte, i int) (int, error) {
-	const name = "metrics.speculative_decoding.acceptance_histogram"
+// histogram reads an array of whole numbers >= 0 at b[i] into s.AcceptHist; any
+// other value leaves it out.
+func (r serverReader) histogram(b []byte, i int, name string) (int, error) {
 	if i >= len(b) || b[i] != '[' {
 		end, err := jsonscan.Skip(b, i)
 		if err == nil && !isNull(b[i:end]) {
@@ -289,105 +135,221 @@ func (r serverReader) histogram(b []byte, i int) (int, error) {
 	return end, nil
 }
 
-// vllmOutputTokens reads one member of vLLM's metrics.output_token_metrics.
-func (r serverReader) vllmOutputTokens(k, b []byte, j int) (int, error) {
-	s := r.s
-	switch string(k) {
-	case "reasoning":
-		return r.object(b, j, "metrics.output_token_metrics.reasoning", func(k, b []byte, j int) (int, error) {
-			return r.category(k, b, j, &s.ReasoningTokens, &s.ReasoningTTFT, &s.ReasoningDecode, "metrics.output_token_metrics.reasoning.")
-		})
-	case "content":
-		return r.object(b, j, "metrics.output_token_metrics.content", func(k, b []byte, j int) (int, error) {
-			return r.category(k, b, j, &s.ContentTokens, &s.ContentTTFT, &s.ContentDecode, "metrics.output_token_metrics.content.")
-		})
-	case "unclassified_token_count":
-		return r.count(b, j, &s.UnclassifiedTokens, "metrics.output_token_metrics.unclassified_token_count")
+// members reads the object at b[i] by fields: a member fields names is read by its
+// entry, any other skipped. A value that is not an object (null aside) is bad, named
+// name.
+func (r serverReader) members(b []byte, i int, name string, fields []serverMember) (int, error) {
+	if i >= len(b) || b[i] != '{' {
+		end, err := jsonscan.Skip(b, i)
+		if err == nil && !isNull(b[i:end]) {
+			r.bad(name)
+		}
+		return end, err
 	}
-	return jsonscan.Skip(b, j)
-}
-
-// category reads one member of an output_token_metrics category; prefix names it.
-func (r serverReader) category(k, b []byte, j int, n *record.Optional, ttft, dec *record.OptionalDuration, prefix string) (int, error) {
-	switch string(k) {
-	case "token_count":
-		return r.count(b, j, n, prefix+"token_count")
-	case "time_to_first_token_ms":
-		return r.dur(b, j, time.Millisecond, ttft, prefix+"time_to_first_token_ms")
-	case "generation_time_ms":
-		return r.dur(b, j, time.Millisecond, dec, prefix+"generation_time_ms")
-	}
-	return jsonscan.Skip(b, j)
-}
-
-// llamaCpp reads llama.cpp's "timings" object.
-func (r serverReader) llamaCpp(b []byte, i int) (int, error) {
-	s := r.s
-	end, err := jsonscan.Object(b, i, func(k, b []byte, j int) (int, error) {
-		switch string(k) {
-		case "prompt_ms":
-			return r.dur(b, j, time.Millisecond, &s.Prefill, "timings.prompt_ms")
-		case "predicted_ms":
-			return r.dur(b, j, time.Millisecond, &s.Decode, "timings.predicted_ms")
-		case "predicted_per_token_ms":
-			return r.dur(b, j, time.Millisecond, &s.MeanITL, "timings.predicted_per_token_ms")
-		case "predicted_per_second":
-			return r.float(b, j, &s.OutputTPS, "timings.predicted_per_second")
-		case "prompt_n":
-			return r.count(b, j, &s.PromptTokens, "timings.prompt_n")
-		case "cache_n":
-			return r.count(b, j, &s.Cached, "timings.cache_n")
-		case "draft_n":
-			return r.count(b, j, &s.DraftTokens, "timings.draft_n")
-		case "draft_n_accepted":
-			return r.count(b, j, &s.AcceptedTokens, "timings.draft_n_accepted")
+	return jsonscan.Object(b, i, func(k, b []byte, j int) (int, error) {
+		for f := range fields {
+			if fields[f].key == string(k) {
+				return fields[f].read(r, b, j, fields[f].name)
+			}
 		}
 		return jsonscan.Skip(b, j)
 	})
-	if err != nil {
-		return 0, err
+}
+
+// A serverMember is one member of a server's object that the record keeps: its key,
+// the name a warning gives it (the path from the server's top-level key), and how
+// its value is read.
+type serverMember struct {
+	key, name string
+	read      func(r serverReader, b []byte, i int, name string) (int, error)
+}
+
+// membersOf names each of fs by prefix and its key.
+func membersOf(prefix string, fs ...serverMember) []serverMember {
+	for k := range fs {
+		fs[k].name = prefix + fs[k].key
 	}
+	return fs
+}
+
+// durField is a time of unit (time.Millisecond, time.Second), read into the field at
+// returns; a negative one is bad.
+func durField(key string, unit time.Duration, at func(*record.ServerData) *record.OptionalDuration) serverMember {
+	return serverMember{key: key, read: func(r serverReader, b []byte, i int, name string) (int, error) {
+		v, end, err := num(b, i)
+		switch {
+		case v.bad || v.ok && (v.v < 0 || v.v*float64(unit) >= maxDuration):
+			r.bad(name)
+		case v.ok:
+			*at(r.s) = record.SomeDuration(time.Duration(math.Round(v.v * float64(unit))))
+		}
+		return end, err
+	}}
+}
+
+// floatField is a number >= 0, read into the field at returns.
+func floatField(key string, at func(*record.ServerData) *record.OptionalFloat) serverMember {
+	return serverMember{key: key, read: func(r serverReader, b []byte, i int, name string) (int, error) {
+		v, end, err := num(b, i)
+		switch {
+		case v.bad || v.ok && v.v < 0:
+			r.bad(name)
+		case v.ok:
+			*at(r.s) = record.SomeFloat(v.v)
+		}
+		return end, err
+	}}
+}
+
+// countField is a whole number >= 0, read into the field at returns.
+func countField(key string, at func(*record.ServerData) *record.Optional) serverMember {
+	return serverMember{key: key, read: func(r serverReader, b []byte, i int, name string) (int, error) {
+		end, err := jsonscan.Skip(b, i)
+		if err != nil || isNull(b[i:end]) {
+			return end, err
+		}
+		if n, ok := jsonscan.Atoi(b[i:end]); ok && n >= 0 {
+			*at(r.s) = record.Some(n)
+		} else {
+			r.bad(name)
+		}
+		return end, nil
+	}}
+}
+
+// stampField is a timestamp (any finite number) kept for the object's derivations,
+// in r.p.stamps[k].
+func stampField(key string, k int) serverMember {
+	return serverMember{key: key, read: func(r serverReader, b []byte, i int, name string) (int, error) {
+		v, end, err := num(b, i)
+		switch {
+		case v.bad:
+			r.bad(name)
+		case v.ok:
+			r.p.stamps[k] = v
+		}
+		return end, err
+	}}
+}
+
+// histogramField is an array of whole numbers >= 0, read into AcceptHist.
+func histogramField(key string) serverMember {
+	return serverMember{key: key, read: serverReader.histogram}
+}
+
+// objectField is a nested object, read by fields (named under the object's name).
+func objectField(key string, fields []serverMember) serverMember {
+	return serverMember{key: key, read: func(r serverReader, b []byte, i int, name string) (int, error) {
+		return r.members(b, i, name, fields)
+	}}
+}
+
+// A serverVendor is one server's per-request object: its source (record.ServerData's
+// Source), its top-level key, the members the record keeps, and what is derived from
+// them once the object is read.
+type serverVendor struct {
+	source, key string
+	fields      []serverMember
+	derive      func(r serverReader)
+}
+
+// SGLang's timestamps, kept in ChunkParser.stamps while its object is read.
+const (
+	stampReceived = iota
+	stampPrefilled
+	stampDecoded
+	numStamps
+)
+
+// vendors are the servers whose per-request data is read, each member in one row.
+var vendors = []serverVendor{
+	{source: record.ServerVLLM, key: keyVLLM, derive: vllmDerive, fields: membersOf(keyVLLM+".",
+		durField("time_to_first_token_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.Prefill }),
+		durField("generation_time_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.Decode }),
+		durField("queue_time_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.Queue }),
+		durField("mean_itl_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.MeanITL }),
+		floatField("tokens_per_second", func(s *record.ServerData) *record.OptionalFloat { return &s.OutputTPS }),
+		objectField("speculative_decoding", vllmSpec),
+		objectField("output_token_metrics", vllmOutputTokens),
+	)},
+	{source: record.ServerLlamaCpp, key: keyLlamaCpp, derive: llamaCppDerive, fields: membersOf(keyLlamaCpp+".",
+		durField("prompt_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.Prefill }),
+		durField("predicted_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.Decode }),
+		durField("predicted_per_token_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.MeanITL }),
+		floatField("predicted_per_second", func(s *record.ServerData) *record.OptionalFloat { return &s.OutputTPS }),
+		countField("prompt_n", func(s *record.ServerData) *record.Optional { return &s.PromptTokens }),
+		countField("cache_n", func(s *record.ServerData) *record.Optional { return &s.Cached }),
+		countField("draft_n", func(s *record.ServerData) *record.Optional { return &s.DraftTokens }),
+		countField("draft_n_accepted", func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }),
+	)},
+	{source: record.ServerSGLang, key: keySGLang, derive: sglangDerive, fields: membersOf(keySGLang+".",
+		durField("queue_time", time.Second, func(s *record.ServerData) *record.OptionalDuration { return &s.Queue }),
+		durField("e2e_latency", time.Second, func(s *record.ServerData) *record.OptionalDuration { return &s.E2E }),
+		stampField("request_received_ts", stampReceived),
+		stampField("prefill_finished_ts", stampPrefilled),
+		stampField("decode_finished_ts", stampDecoded),
+		floatField("decode_throughput", func(s *record.ServerData) *record.OptionalFloat { return &s.OutputTPS }),
+		countField("cached_tokens", func(s *record.ServerData) *record.Optional { return &s.Cached }),
+		countField("spec_verify_ct", func(s *record.ServerData) *record.Optional { return &s.SpecSteps }),
+		countField("spec_accept_token_num", func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }),
+		countField("spec_draft_token_num", func(s *record.ServerData) *record.Optional { return &s.DraftTokens }),
+	)},
+}
+
+// vLLM's metrics.speculative_decoding and metrics.output_token_metrics.
+var (
+	vllmSpec = membersOf(keyVLLM+".speculative_decoding.",
+		countField("num_draft_tokens", func(s *record.ServerData) *record.Optional { return &s.DraftTokens }),
+		countField("num_accepted_draft_tokens", func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }),
+		countField("num_spec_steps", func(s *record.ServerData) *record.Optional { return &s.SpecSteps }),
+		countField("num_spec_tokens", func(s *record.ServerData) *record.Optional { return &s.SpecLen }),
+		histogramField("acceptance_histogram"),
+	)
+	vllmOutputTokens = membersOf(keyVLLM+".output_token_metrics.",
+		objectField("reasoning", vllmReasoning),
+		objectField("content", vllmContent),
+		countField("unclassified_token_count", func(s *record.ServerData) *record.Optional { return &s.UnclassifiedTokens }),
+	)
+	vllmReasoning = membersOf(keyVLLM+".output_token_metrics.reasoning.",
+		countField("token_count", func(s *record.ServerData) *record.Optional { return &s.ReasoningTokens }),
+		durField("time_to_first_token_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.ReasoningTTFT }),
+		durField("generation_time_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.ReasoningDecode }),
+	)
+	vllmContent = membersOf(keyVLLM+".output_token_metrics.content.",
+		countField("token_count", func(s *record.ServerData) *record.Optional { return &s.ContentTokens }),
+		durField("time_to_first_token_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.ContentTTFT }),
+		durField("generation_time_ms", time.Millisecond, func(s *record.ServerData) *record.OptionalDuration { return &s.ContentDecode }),
+	)
+)
+
+// vllmDerive: vLLM's TTFT is its queue then its time to first token (which starts at
+// scheduling), its whole time that and the generation.
+func vllmDerive(r serverReader) {
+	s := r.s
+	if s.Queue.Known && s.Prefill.Known {
+		s.TTFT = record.SomeDuration(s.Queue.D + s.Prefill.D)
+		if s.Decode.Known {
+			s.E2E = record.SomeDuration(s.TTFT.D + s.Decode.D)
+		}
+	}
+}
+
+// llamaCppDerive: llama.cpp reports no queue, so its TTFT starts at the prompt's
+// processing.
+func llamaCppDerive(r serverReader) {
+	s := r.s
 	if s.Prefill.Known {
-		s.TTFT = s.Prefill // llama.cpp reports no queue: its TTFT starts at the prompt's processing
+		s.TTFT = s.Prefill
 		if s.Decode.Known {
 			s.E2E = record.SomeDuration(s.Prefill.D + s.Decode.D)
 		}
 	}
-	return end, nil
 }
 
-// sglang reads SGLang's "meta_info" object.
-func (r serverReader) sglang(b []byte, i int) (int, error) {
-	s := r.s
-	var received, prefilled, decoded value
-	end, err := jsonscan.Object(b, i, func(k, b []byte, j int) (int, error) {
-		switch string(k) {
-		case "queue_time":
-			return r.dur(b, j, time.Second, &s.Queue, "meta_info.queue_time")
-		case "e2e_latency":
-			return r.dur(b, j, time.Second, &s.E2E, "meta_info.e2e_latency")
-		case "request_received_ts":
-			return r.raw(b, j, &received, "meta_info.request_received_ts")
-		case "prefill_finished_ts":
-			return r.raw(b, j, &prefilled, "meta_info.prefill_finished_ts")
-		case "decode_finished_ts":
-			return r.raw(b, j, &decoded, "meta_info.decode_finished_ts")
-		case "decode_throughput":
-			return r.float(b, j, &s.OutputTPS, "meta_info.decode_throughput")
-		case "cached_tokens":
-			return r.count(b, j, &s.Cached, "meta_info.cached_tokens")
-		case "spec_verify_ct":
-			return r.count(b, j, &s.SpecSteps, "meta_info.spec_verify_ct")
-		case "spec_accept_token_num":
-			return r.count(b, j, &s.AcceptedTokens, "meta_info.spec_accept_token_num")
-		case "spec_draft_token_num":
-			return r.count(b, j, &s.DraftTokens, "meta_info.spec_draft_token_num")
-		}
-		return jsonscan.Skip(b, j)
-	})
-	if err != nil {
-		return 0, err
-	}
+// sglangDerive: SGLang's TTFT and decode are spans between its timestamps, and its
+// prefill the TTFT less the queue.
+func sglangDerive(r serverReader) {
+	s, ts := r.s, &r.p.stamps
 	// span is the time between two stamps, unknown when either is; a stamp before the
 	// one it follows (or absurdly after it) is of the wrong value.
 	span := func(from, to value, name string) record.OptionalDuration {
@@ -401,11 +363,40 @@ func (r serverReader) sglang(b []byte, i int) (int, error) {
 		}
 		return record.SomeDuration(time.Duration(math.Round(diff)))
 	}
-	s.TTFT = span(received, prefilled, "meta_info.prefill_finished_ts")
-	s.Decode = span(prefilled, decoded, "meta_info.decode_finished_ts")
+	s.TTFT = span(ts[stampReceived], ts[stampPrefilled], "meta_info.prefill_finished_ts")
+	s.Decode = span(ts[stampPrefilled], ts[stampDecoded], "meta_info.decode_finished_ts")
 	if s.TTFT.Known && s.Queue.Known && s.TTFT.D >= s.Queue.D {
 		s.Prefill = record.SomeDuration(s.TTFT.D - s.Queue.D)
 	}
+}
+
+// vendorOf returns source src's vendor (the last, SGLang, for an unknown one).
+func vendorOf(src string) *serverVendor {
+	for k := range vendors {
+		if vendors[k].source == src {
+			return &vendors[k]
+		}
+	}
+	return &vendors[len(vendors)-1]
+}
+
+// serverObject reads the server-data object of source src at b[i]: null is none,
+// another value that is not an object is bad.
+func (p *ChunkParser) serverObject(b []byte, i int, c *StreamChunk, src string) (int, error) {
+	v := vendorOf(src)
+	if i >= len(b) || b[i] != '{' {
+		end, err := jsonscan.Skip(b, i)
+		if err == nil && !isNull(b[i:end]) && c.ServerBad == "" {
+			c.ServerBad = v.key
+		}
+		return end, err
+	}
+	r := p.serverStart(c, src)
+	end, err := r.members(b, i, v.key, v.fields)
+	if err != nil {
+		return 0, err
+	}
+	v.derive(r)
 	return end, nil
 }
 
