@@ -39,9 +39,10 @@ var ServerSources = []string{ServerVLLM, ServerLlamaCpp, ServerSGLang}
 //	E2E            TTFT + generation_time_ms         prompt_ms + predicted_ms  e2e_latency (s)
 //	MeanITL        mean_itl_ms                       predicted_per_token_ms  —
 //	OutputTPS      tokens_per_second                 predicted_per_second decode_throughput
-//	DraftTokens    speculative_decoding.num_draft_tokens  draft_n         spec_draft_token_num
-//	AcceptedTokens …num_accepted_draft_tokens         draft_n_accepted     spec_accept_token_num
+//	DraftTokens    speculative_decoding.num_draft_tokens  draft_n         spec_num_proposed_drafts (before: spec_proposed_drafts, spec_draft_token_num)
+//	AcceptedTokens …num_accepted_draft_tokens         draft_n_accepted     spec_num_correct_drafts (before: spec_accepted_drafts, spec_accept_token_num)
 //	SpecSteps      …num_spec_steps                   —                    spec_verify_ct
+//	AcceptHist     …acceptance_histogram             —                    spec_correct_drafts_histogram (before: spec_accept_histogram)
 type ServerData struct {
 	// Source is the format the data came in: [ServerVLLM], [ServerLlamaCpp] or
 	// [ServerSGLang]; "" when the answer carried none (every other field is then
@@ -81,8 +82,9 @@ type ServerData struct {
 	AcceptedTokens Optional `json:"accepted_tokens,omitzero"`
 	SpecSteps      Optional `json:"spec_steps,omitzero"`
 	SpecLen        Optional `json:"spec_len,omitzero"`
-	// AcceptHist is vLLM's acceptance_histogram: entry j counts the verification
-	// steps that accepted exactly j draft tokens. Nil when not reported.
+	// AcceptHist is vLLM's acceptance_histogram (SGLang's spec_accept_histogram, now
+	// spec_correct_drafts_histogram): entry j counts the verification steps that
+	// accepted exactly j draft tokens. Nil when not reported.
 	AcceptHist []int `json:"accept_hist,omitempty"`
 	// Reasoning and Content are vLLM's output_token_metrics: the output split into
 	// reasoning and final-answer tokens, each with its own first-token time (from the

@@ -26,8 +26,16 @@ import (
 //   - SGLang: "meta_info" (python/sglang/srt/managers/tokenizer_manager.py of
 //     sgl-project/sglang): queue_time and e2e_latency in seconds,
 //     request_received_ts, prefill_finished_ts and decode_finished_ts (Unix seconds),
-//     decode_throughput, cached_tokens, spec_verify_ct, spec_accept_token_num and
-//     spec_draft_token_num.
+//     decode_throughput, cached_tokens, and its speculative decoding under three
+//     generations of names (fill_spec_decoding_meta in
+//     python/sglang/srt/managers/tokenizer_manager_components/spec_decoding_meta.py,
+//     before it TokenizerManager._calculate_spec_decoding_metrics): spec_verify_ct
+//     (verification steps); the accepted draft tokens, the bonus token excluded, as
+//     spec_accept_token_num, then spec_accepted_drafts, now spec_num_correct_drafts
+//     (spec_accepted_drafts kept as its alias); the proposed draft tokens (steps ×
+//     (speculative_num_draft_tokens − 1)) as spec_draft_token_num, then
+//     spec_proposed_drafts, now spec_num_proposed_drafts; and the histogram of steps by
+//     accepted drafts as spec_accept_histogram, now spec_correct_drafts_histogram.
 //
 // record.ServerData says how each maps. A field of the wrong type (a string, a
 // negative time, a fraction where a count goes) is left unknown and named in
@@ -35,8 +43,9 @@ import (
 // (vLLM's draft_acceptance_rate and mean_acceptance_length, per_step_accepted and
 // per_step_drafted, acceptance_histogram_by_draft_length, the per-category mean ITL
 // and throughput; llama.cpp's prompt_per_token_ms and prompt_per_second; SGLang's
-// spec_accept_rate and spec_accept_length) are skipped: the record keeps what they
-// are computed from.
+// spec_accept_rate, accepted / proposed drafts, and spec_accept_length,
+// completion_tokens / spec_verify_ct) are skipped: the record keeps what they are
+// computed from.
 
 // Top-level keys of the server-data objects.
 const (
@@ -291,8 +300,16 @@ var vendors = []serverVendor{
 		floatField("decode_throughput", func(s *record.ServerData) *record.OptionalFloat { return &s.OutputTPS }),
 		countField("cached_tokens", func(s *record.ServerData) *record.Optional { return &s.Cached }),
 		countField("spec_verify_ct", func(s *record.ServerData) *record.Optional { return &s.SpecSteps }),
+		// Three names each for the accepted and the proposed draft tokens, oldest first
+		// (an answer with two of them has the same count in both).
 		countField("spec_accept_token_num", func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }),
+		countField("spec_accepted_drafts", func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }),
+		countField("spec_num_correct_drafts", func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }),
 		countField("spec_draft_token_num", func(s *record.ServerData) *record.Optional { return &s.DraftTokens }),
+		countField("spec_proposed_drafts", func(s *record.ServerData) *record.Optional { return &s.DraftTokens }),
+		countField("spec_num_proposed_drafts", func(s *record.ServerData) *record.Optional { return &s.DraftTokens }),
+		histogramField("spec_accept_histogram"),
+		histogramField("spec_correct_drafts_histogram"),
 	)},
 }
 

@@ -48,8 +48,34 @@ var serverFields = map[string][]serverField{
 		{key: "cached_tokens", cnt: func(s *record.ServerData) *record.Optional { return &s.Cached }},
 		{key: "spec_verify_ct", cnt: func(s *record.ServerData) *record.Optional { return &s.SpecSteps }},
 		{key: "spec_accept_token_num", cnt: func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }},
+		{key: "spec_accepted_drafts", cnt: func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }},
+		{key: "spec_num_correct_drafts", cnt: func(s *record.ServerData) *record.Optional { return &s.AcceptedTokens }},
 		{key: "spec_draft_token_num", cnt: func(s *record.ServerData) *record.Optional { return &s.DraftTokens }},
+		{key: "spec_proposed_drafts", cnt: func(s *record.ServerData) *record.Optional { return &s.DraftTokens }},
+		{key: "spec_num_proposed_drafts", cnt: func(s *record.ServerData) *record.Optional { return &s.DraftTokens }},
 	},
+}
+
+// aliased reports that another member of fields present in obj fills fd's record
+// field (SGLang's names for one count): which of them the record keeps depends on
+// their order, which a map does not keep, so fd is not checked alone.
+func aliased(fd serverField, fields []serverField, obj map[string]json.RawMessage) bool {
+	var probe record.ServerData
+	at := func(f serverField) any {
+		switch {
+		case f.dur != nil:
+			return f.dur(&probe)
+		case f.num != nil:
+			return f.num(&probe)
+		}
+		return f.cnt(&probe)
+	}
+	for _, o := range fields {
+		if raw, ok := obj[o.key]; o.key != fd.key && ok && string(raw) != "null" && at(o) == at(fd) {
+			return true
+		}
+	}
+	return false
 }
 
 // FuzzServerData feeds answers carrying a server's per-request data to ChunkParser
@@ -108,6 +134,9 @@ func FuzzServerData(f *testing.F) {
 			t.Fatalf("%s: no server data read from %s", data, key)
 		}
 		for _, fd := range serverFields[key] {
+			if aliased(fd, serverFields[key], obj) {
+				continue
+			}
 			raw, present := obj[fd.key]
 			present = present && string(raw) != "null"
 			var got struct {

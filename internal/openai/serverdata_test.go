@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -51,6 +52,13 @@ func TestServerDataVendors(t *testing.T) {
 			TTFT: ms(50), Queue: ms(12.3), Prefill: ms(37.7), Decode: ms(465), E2E: ms(520),
 			OutputTPS: record.SomeFloat(139.78494623655914), Cached: some(128),
 			DraftTokens: some(78), AcceptedTokens: some(39), SpecSteps: some(26)}, true},
+		// SGLang's later names for the same counts, and its histogram.
+		{"sglang_meta_info_drafts.json", record.ServerData{Source: record.ServerSGLang,
+			Queue: ms(2), E2E: ms(310), Cached: some(0),
+			DraftTokens: some(60), AcceptedTokens: some(33), SpecSteps: some(20), AcceptHist: []int{4, 4, 7, 5}}, true},
+		{"sglang_meta_info_correct_drafts.json", record.ServerData{Source: record.ServerSGLang,
+			Queue: ms(2), E2E: ms(310), Cached: some(0),
+			DraftTokens: some(60), AcceptedTokens: some(33), SpecSteps: some(20), AcceptHist: []int{4, 4, 7, 5}}, true},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", "serverdata", tc.file))
@@ -108,6 +116,54 @@ func TestServerDataAcceptance(t *testing.T) {
 	}
 }
 
+// TestServerDataSGLangAcceptance: what SGLang derives from the counts the record
+// keeps is SGLang's own figure in each of its answers (every generation of its names):
+// spec_accept_rate is the record's AcceptanceRate (accepted / proposed drafts), and
+// spec_accept_length is completion_tokens / spec_verify_ct (the bonus tokens and the
+// prefill's first token included, so 1/steps above vLLM's mean_acceptance_length,
+// which AcceptanceLength gives). The histogram has one entry per step and sums to the
+// accepted drafts, as SGLang counts them.
+func TestServerDataSGLangAcceptance(t *testing.T) {
+	for _, file := range []string{"sglang_meta_info.json", "sglang_meta_info_drafts.json", "sglang_meta_info_correct_drafts.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "serverdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ans struct {
+			Meta struct {
+				Rate       float64 `json:"spec_accept_rate"`
+				Length     float64 `json:"spec_accept_length"`
+				Completion int     `json:"completion_tokens"`
+			} `json:"meta_info"`
+		}
+		if err := json.Unmarshal(b, &ans); err != nil {
+			t.Fatal(err)
+		}
+		var p ChunkParser
+		var c StreamChunk
+		if err := p.Parse(b, &c); err != nil || c.Server == nil {
+			t.Fatalf("%s: Parse: %v, server %v", file, err, c.Server)
+		}
+		s := c.Server
+		if r, ok := s.AcceptanceRate(); !ok || math.Abs(r-ans.Meta.Rate) > 1e-12 {
+			t.Errorf("%s: AcceptanceRate = %v (%v), SGLang's spec_accept_rate %v", file, r, ok, ans.Meta.Rate)
+		}
+		if l := float64(ans.Meta.Completion) / float64(s.SpecSteps.N); !s.SpecSteps.Known || math.Abs(l-ans.Meta.Length) > 1e-12 {
+			t.Errorf("%s: completion_tokens / steps = %v, SGLang's spec_accept_length %v", file, l, ans.Meta.Length)
+		}
+		if s.AcceptHist == nil {
+			continue
+		}
+		steps, accepted := 0, 0
+		for j, n := range s.AcceptHist {
+			steps, accepted = steps+n, accepted+j*n
+		}
+		if steps != s.SpecSteps.N || accepted != s.AcceptedTokens.N {
+			t.Errorf("%s: histogram %v: %d steps, %d accepted; the counts say %d and %d", file, s.AcceptHist, steps, accepted, s.SpecSteps.N, s.AcceptedTokens.N)
+		}
+	}
+}
+
 // TestServerDataWrongType: a field of the wrong type is left unknown and named in
 // ServerBad; the object's other fields and the rest of the answer are read, and the
 // chunk is no error.
@@ -138,6 +194,12 @@ func TestServerDataWrongType(t *testing.T) {
 			"timings.draft_n", func(s *record.ServerData) bool { return !s.DraftTokens.Known && s.Prefill == ms(1) }},
 		{"sglang string stamp", `{"text":"x","meta_info":{"request_received_ts":"1767000000.1","prefill_finished_ts":1767000000.2,"queue_time":0.001}}`,
 			"meta_info.request_received_ts", func(s *record.ServerData) bool { return !s.TTFT.Known && s.Queue == ms(1) }},
+		{"sglang fraction count, new name", `{"text":"x","meta_info":{"spec_num_correct_drafts":3.5,"spec_num_proposed_drafts":9,"spec_verify_ct":3}}`,
+			"meta_info.spec_num_correct_drafts", func(s *record.ServerData) bool {
+				return !s.AcceptedTokens.Known && s.DraftTokens == record.Some(9) && s.SpecSteps == record.Some(3)
+			}},
+		{"sglang histogram of strings", `{"text":"x","meta_info":{"spec_correct_drafts_histogram":["1"],"spec_verify_ct":1}}`,
+			"meta_info.spec_correct_drafts_histogram", func(s *record.ServerData) bool { return s.AcceptHist == nil && s.SpecSteps == record.Some(1) }},
 		{"sglang stamps backwards", `{"text":"x","meta_info":{"request_received_ts":1767000000.5,"prefill_finished_ts":1767000000.2,"e2e_latency":0.5}}`,
 			"meta_info.prefill_finished_ts", func(s *record.ServerData) bool { return !s.TTFT.Known && s.E2E == ms(500) }},
 	} {
