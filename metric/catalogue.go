@@ -481,33 +481,21 @@ var requestAndRunDefs = []Def{
 	// The server's own account of each request (record.ServerData: vLLM's per-request
 	// metrics, llama.cpp's timings, SGLang's meta_info; docs/measurement.md, "The
 	// server's side of TTFT"). Reported only for runs whose server sent it.
-	{Name: "server_ttft", Ident: "ServerTTFT", Header: "Server TTFT", Label: "server TTFT",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
-		Help:   "The server's time to first token, by its own clock: arrival at its engine → first output token, queue included (vLLM: queue_time_ms + time_to_first_token_ms; SGLang: prefill_finished_ts − request_received_ts; llama.cpp: prompt_ms, which has no queue).",
-		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.TTFT })},
-	{Name: "server_queue_time", Ident: "ServerQueueTime", Header: "Server Queue Time", Label: "server queue time",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
-		Help:   "Time the request waited in the server's scheduler queue (vLLM's queue_time_ms, SGLang's queue_time).",
-		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.Queue })},
-	{Name: "server_prefill_time", Ident: "ServerPrefillTime", Header: "Server Prefill Time", Label: "server prefill time",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
-		Help:   "Scheduled → first output token, by the server's clock: the prompt's processing (vLLM's time_to_first_token_ms, llama.cpp's prompt_ms, SGLang's TTFT − queue_time).",
-		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.Prefill })},
-	{Name: "server_decode_time", Ident: "ServerDecodeTime", Header: "Server Decode Time", Label: "server decode time",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
-		Help:   "First output token → last, by the server's clock: generation (vLLM's generation_time_ms, llama.cpp's predicted_ms, SGLang's decode_finished_ts − prefill_finished_ts).",
-		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.Decode })},
-	{Name: "server_request_latency", Ident: "ServerRequestLatency", Header: "Server Request Latency", Label: "server request latency",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate",
-		Help:   "The server's whole time on the request, arrival → last token (server TTFT + decode; SGLang's e2e_latency).",
-		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.E2E })},
-	{Name: "server_inter_token_latency", Ident: "ServerITL", Header: "Server Inter Token Latency", Label: "server ITL",
-		Unit: UnitMS, Better: Lower, Kind: PerRequest, Origin: "perfgate", NoRunStat: true,
-		Help:   "The server's mean time between output tokens in the decode phase (vLLM's mean_itl_ms, llama.cpp's predicted_per_token_ms); none for a one-token answer.",
-		Record: serverDuration(func(s *record.ServerData) record.OptionalDuration { return s.MeanITL })},
+	serverTiming("server_ttft", "ServerTTFT", "Server TTFT", "server TTFT", "The server's time to first token, by its own clock: arrival at its engine → first output token, queue included (vLLM: queue_time_ms + time_to_first_token_ms; SGLang: prefill_finished_ts − request_received_ts; llama.cpp: prompt_ms, which has no queue).",
+		func(s *record.ServerData) record.OptionalDuration { return s.TTFT }),
+	serverTiming("server_queue_time", "ServerQueueTime", "Server Queue Time", "server queue time", "Time the request waited in the server's scheduler queue (vLLM's queue_time_ms, SGLang's queue_time).",
+		func(s *record.ServerData) record.OptionalDuration { return s.Queue }),
+	serverTiming("server_prefill_time", "ServerPrefillTime", "Server Prefill Time", "server prefill time", "Scheduled → first output token, by the server's clock: the prompt's processing (vLLM's time_to_first_token_ms, llama.cpp's prompt_ms, SGLang's TTFT − queue_time).",
+		func(s *record.ServerData) record.OptionalDuration { return s.Prefill }),
+	serverTiming("server_decode_time", "ServerDecodeTime", "Server Decode Time", "server decode time", "First output token → last, by the server's clock: generation (vLLM's generation_time_ms, llama.cpp's predicted_ms, SGLang's decode_finished_ts − prefill_finished_ts).",
+		func(s *record.ServerData) record.OptionalDuration { return s.Decode }),
+	serverTiming("server_request_latency", "ServerRequestLatency", "Server Request Latency", "server request latency", "The server's whole time on the request, arrival → last token (server TTFT + decode; SGLang's e2e_latency).",
+		func(s *record.ServerData) record.OptionalDuration { return s.E2E }),
+	withNoRunStat(serverTiming("server_inter_token_latency", "ServerITL", "Server Inter Token Latency", "server ITL", "The server's mean time between output tokens in the decode phase (vLLM's mean_itl_ms, llama.cpp's predicted_per_token_ms); none for a one-token answer.",
+		func(s *record.ServerData) record.OptionalDuration { return s.MeanITL })),
 	{Name: "spec_decode_acceptance_rate", Ident: "SpecDecodeAcceptanceRate", Header: "Spec Decode Acceptance Rate", Label: "spec-decode acceptance rate",
 		Unit: UnitRatio, Better: Higher, Kind: PerRequest, Origin: "vLLM",
-		Help: "Per request, accepted draft tokens / proposed draft tokens (vLLM's draft_acceptance_rate; llama.cpp's draft_n_accepted / draft_n; SGLang's spec_accept_token_num / spec_draft_token_num), for requests that drafted.",
+		Help: "Per request, accepted draft tokens / proposed draft tokens (vLLM's draft_acceptance_rate; llama.cpp's draft_n_accepted / draft_n; SGLang's spec_num_correct_drafts / spec_num_proposed_drafts, or their older names), for requests that drafted.",
 		Record: func(r *record.Client) (float64, bool) {
 			return r.Server.AcceptanceRate()
 		}},
@@ -793,13 +781,22 @@ func Extend(defs ...Def) (restore func()) {
 	return func() { current.Store(old) }
 }
 
-// serverDuration is a [Def.Record] for one of the server's reported durations, in ms,
-// for records whose server reported it.
-func serverDuration(f func(*record.ServerData) record.OptionalDuration) func(*record.Client) (float64, bool) {
-	return func(r *record.Client) (float64, bool) {
-		d := f(&r.Server)
-		return MS(d.D), d.Known
-	}
+// serverTiming is the metric of one of the server's reported durations
+// (record.ServerData, which at reads): per request, in ms, lower better, for the
+// records whose server reported it. Every server timing is one, so what such a metric
+// is is written once.
+func serverTiming(name, ident, header, label, help string, at func(*record.ServerData) record.OptionalDuration) Def {
+	return Def{Name: name, Ident: ident, Header: header, Label: label, Unit: UnitMS, Better: Lower, Kind: PerRequest,
+		Origin: "perfgate", Help: help, Record: func(r *record.Client) (float64, bool) {
+			d := at(&r.Server)
+			return MS(d.D), d.Known
+		}}
+}
+
+// withNoRunStat is d, not recorded as a run statistic (Def.NoRunStat).
+func withNoRunStat(d Def) Def {
+	d.NoRunStat = true
+	return d
 }
 
 // ClientOverhead returns q's client_overhead in ms, TTFT − server_ttft −

@@ -92,7 +92,7 @@ const (
 	MetricServerRequestLatency = "server_request_latency"
 	// MetricServerITL (ms, per request, perfgate): The server's mean time between output tokens in the decode phase (vLLM's mean_itl_ms, llama.cpp's predicted_per_token_ms); none for a one-token answer.
 	MetricServerITL = "server_inter_token_latency"
-	// MetricSpecDecodeAcceptanceRate (ratio, per request, vLLM): Per request, accepted draft tokens / proposed draft tokens (vLLM's draft_acceptance_rate; llama.cpp's draft_n_accepted / draft_n; SGLang's spec_accept_token_num / spec_draft_token_num), for requests that drafted.
+	// MetricSpecDecodeAcceptanceRate (ratio, per request, vLLM): Per request, accepted draft tokens / proposed draft tokens (vLLM's draft_acceptance_rate; llama.cpp's draft_n_accepted / draft_n; SGLang's spec_num_correct_drafts / spec_num_proposed_drafts, or their older names), for requests that drafted.
 	MetricSpecDecodeAcceptanceRate = "spec_decode_acceptance_rate"
 	// MetricSpecDecodeAcceptanceLength (tokens, per request, vLLM): Per request, tokens emitted per verification step, the bonus token included: 1 + accepted draft tokens / steps (vLLM's mean_acceptance_length).
 	MetricSpecDecodeAcceptanceLength = "spec_decode_acceptance_length"
