@@ -121,7 +121,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 		if errors.Is(err, context.Canceled) {
 			return nil, &exitError{ExitInterrupted, fmt.Errorf("interrupted before the first request: %w", err)}
 		}
-		return nil, runtimef("%v", err)
+		return nil, &exitError{ExitRuntime, err} // as runtimef, keeping err's chain (bisect skips a server that would not start)
 	}
 	if why := out.Aborted(); why != "" {
 		// Why the run stopped early comes first: the table and verdicts after it are

@@ -59,6 +59,7 @@ func commands() []command {
 		{"coordinator", "serve the start barrier of a sharded run (profile --shards N --coordinator URL)", cmdCoordinator},
 		{"k8s", "print a Kubernetes manifest running a profile as N shards (Indexed Job) and a merge Job that gates", cmdK8s},
 		{"compare", "HTML comparison report of two recordings", cmdCompare},
+		{"bisect", "find the commit that made the server slower: git bisect, each commit gated against --good's runs (regressed bad, no regression good, inconclusive skipped)", cmdBisect},
 		{"regress", "re-gate two saved directories (K runs each): exit 0 no regression, 99 regressed, 3 inconclusive (--fail-inconclusive)", cmdRegress},
 		{"history", "keep gated results in a database: add, list, show, report, check (change points), export", cmdHistory},
 		{"baseline", "size a regression gate's baseline (plan) and record it in sessions (add)", cmdBaseline},

@@ -47,7 +47,9 @@ var allowed = map[string][]string{
 	"perftest/check":            {"distribution/...", "metric", "record", "internal/jsonscan"},
 	// the regression gate's statistics decide on data: never the mock, the load
 	// generator, the tokenizer or the wire types that run a scenario.
-	"perftest/gate":     {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
+	"perftest/gate": {"perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
+	// bisect drives git bisect and gates each commit: measuring is the caller's.
+	"perftest/bisect":   {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact"},
 	"perftest/scenario": {"perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// the hook by which perfhistory, when linked, records perftest.Run's outcomes.
 	"perftest/internal/historyhook": {"perftest/scenario", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
@@ -59,7 +61,7 @@ var allowed = map[string][]string{
 	// when it imports perftest/perfhistory.
 	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
 	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
-	"cmd/perfgate":         {"history", "liveout", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact", "internal/historyenv"},
+	"cmd/perfgate":         {"history", "liveout", "perftest/bisect", "perftest/gate", "perftest/scenario", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact", "internal/historyenv"},
 	"bench/...":            {"..."},
 	"scripts/...":          {},                    // tools the scripts run (flakehunt's tally): stdlib only
 	"scripts/image":        {"internal/imageref"}, // the container image build: names the image as perfgate k8s does
