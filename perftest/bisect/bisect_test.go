@@ -225,7 +225,8 @@ func TestInconclusiveIsSkipped(t *testing.T) {
 // stops the bisection, and a cancelled context too; either way the repository's
 // bisection is reset.
 func TestErrorsResetTheBisection(t *testing.T) {
-	dir, shas := newRepo(t, 100, 100, 100, 100, 110, 110, 110, 110)
+	testutil.Long(t) // three bisections: git bisect is a shell script in git 2.39, ~0.1 s of CPU a command
+	dir, shas := newRepo(t, 100, 100, 110, 110)
 	f := newFakeServer(dir, 3, 0.03)
 	f.fail = map[float64]error{}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -239,7 +240,7 @@ func TestErrorsResetTheBisection(t *testing.T) {
 		}
 		return f.measure(ctx, commit, s, n)
 	}
-	if _, err := Run(ctx, Config{Dir: dir, Good: shas[0], Bad: shas[7], Measure: measure}); !errors.Is(err, broken) {
+	if _, err := Run(ctx, Config{Dir: dir, Good: shas[0], Bad: shas[3], Measure: measure}); !errors.Is(err, broken) {
 		t.Errorf("Run with a failing measure: %v, want its error", err)
 	}
 	clean(t, dir)
@@ -252,28 +253,28 @@ func TestErrorsResetTheBisection(t *testing.T) {
 		}
 		return f.measure(ctx, commit, s, n)
 	}
-	if _, err := Run(ctx, Config{Dir: dir, Good: shas[0], Bad: shas[7], Measure: measure}); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, Config{Dir: dir, Good: shas[0], Bad: shas[3], Measure: measure}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run cancelled: %v, want context.Canceled", err)
 	}
 	clean(t, dir)
 
 	f.fail[105] = fmt.Errorf("server exited before it was ready: %w", ErrUntestable)
-	dir, shas = newRepo(t, 100, 100, 100, 105, 110, 110, 110)
+	dir, shas = newRepo(t, 100, 105, 110, 110)
 	f.dir = dir
-	res, err := Run(t.Context(), Config{Dir: dir, Good: shas[0], Bad: shas[6], Measure: f.measure})
+	res, err := Run(t.Context(), Config{Dir: dir, Good: shas[0], Bad: shas[3], Measure: f.measure})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clean(t, dir)
-	if res.Found() || len(res.Candidates) != 2 || res.Candidates[0] != shas[3] && res.Candidates[1] != shas[3] {
-		t.Errorf("an untestable c3 before a bad c4: found %q, candidates %v; want c3 and c4 left", Short(res.FirstBad), res.Candidates)
+	if res.Found() || len(res.Candidates) != 2 || res.Candidates[0] != shas[1] && res.Candidates[1] != shas[1] {
+		t.Errorf("an untestable c1 before a bad c2: found %q, candidates %v; want c1 and c2 left", Short(res.FirstBad), res.Candidates)
 		for _, st := range res.Steps {
 			t.Logf("c%d %s", indexOf(shas, st.Commit), st.Line())
 		}
 	}
 	for _, st := range res.Steps {
-		if st.Commit == shas[3] && (st.Verdict != Skip || !strings.Contains(st.Untestable, "exited before it was ready")) {
-			t.Errorf("c3: %s, want skipped, saying why", st.Line())
+		if st.Commit == shas[1] && (st.Verdict != Skip || !strings.Contains(st.Untestable, "exited before it was ready")) {
+			t.Errorf("c1: %s, want skipped, saying why", st.Line())
 		}
 	}
 }
@@ -281,6 +282,7 @@ func TestErrorsResetTheBisection(t *testing.T) {
 // A bad commit no slower than the good one is gated first and found not to regress:
 // nothing is bisected and nothing is named.
 func TestNoRegressionNothingToBisect(t *testing.T) {
+	testutil.Long(t)
 	dir, shas := newRepo(t, 100, 100, 100, 100)
 	f := newFakeServer(dir, 4, 0.01)
 	res, err := Run(t.Context(), Config{Dir: dir, Good: shas[0], Bad: "main", Measure: f.measure})
@@ -303,7 +305,7 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		good, bad   string
-		prepare     func(dir string)
+		prepare     func(dir string) func()
 		want        string
 		dirOverride string
 	}{
@@ -311,11 +313,13 @@ func TestBadInput(t *testing.T) {
 		{name: "unknown bad", good: shas[0], bad: "nosuchbranch", want: `bad "nosuchbranch": not a commit`},
 		{name: "swapped", good: shas[2], bad: shas[0], want: "is not an ancestor of bad"},
 		{name: "same", good: "main", bad: shas[2], want: "are the same commit"},
-		{name: "dirty", good: shas[0], bad: "main", prepare: func(dir string) {
+		{name: "dirty", good: shas[0], bad: "main", prepare: func(dir string) func() {
 			_ = os.WriteFile(filepath.Join(dir, "latency"), []byte("1\n"), 0o644)
+			return func() { git(t, dir, "checkout", "-q", "--", ".") }
 		}, want: "uncommitted changes (latency)"},
-		{name: "under way", good: shas[0], bad: "main", prepare: func(dir string) {
+		{name: "under way", good: shas[0], bad: "main", prepare: func(dir string) func() {
 			git(t, dir, "bisect", "start", "main", shas[0])
+			return func() { git(t, dir, "bisect", "reset") }
 		}, want: "a git bisect is already under way"},
 		{name: "not a repository", good: shas[0], bad: "main", dirOverride: t.TempDir(), want: "is not in a git work tree"},
 	} {
@@ -325,7 +329,7 @@ func TestBadInput(t *testing.T) {
 				d = tc.dirOverride
 			}
 			if tc.prepare != nil {
-				tc.prepare(d)
+				defer tc.prepare(d)()
 			}
 			f := newFakeServer(d, 5, 0.03)
 			_, err := Run(t.Context(), Config{Dir: d, Good: tc.good, Bad: tc.bad, Measure: f.measure})
@@ -335,10 +339,8 @@ func TestBadInput(t *testing.T) {
 			if f.calls != 0 {
 				t.Errorf("measured %d times, want none before the input is checked", f.calls)
 			}
-			if tc.dirOverride == "" {
-				git(t, d, "bisect", "reset")
-				git(t, d, "checkout", "-q", "--", ".")
-				clean(t, d)
+			if _, err := os.Stat(filepath.Join(d, ".git", "BISECT_START")); err == nil && tc.name != "under way" {
+				t.Errorf("Run left a git bisect under way")
 			}
 		})
 	}
