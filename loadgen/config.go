@@ -542,6 +542,12 @@ type Recording struct {
 	// does not derive every record's values a first time while the load runs (about
 	// a microsecond of client CPU per request). Set by programs, not scenario files.
 	TotalsOnly bool `json:"-"`
+	// Class, when set, names the traffic class this run is (a scenario's classes run as
+	// one loadgen run each, concurrently, on one clock: docs/classes.md): each record
+	// carries it (record.Client.Class), and "CLASS-" starts the run's request ids
+	// ("CLASS-req-N"), job ids and session values, so that the classes' ids stay
+	// unique in their one recording. Set by programs, not scenario files.
+	Class string `json:"-"`
 	// UsageOSL computes metrics with usage.completion_tokens as OSL (and usage's
 	// completion_tokens_details.reasoning_tokens as the reasoning part of it).
 	UsageOSL bool `json:"usage_osl,omitempty"`

@@ -42,13 +42,13 @@ func (r *runner) prime(ctx context.Context) ([]record.Client, error) {
 	cfg.Turns, cfg.TurnDelay = distribution.Spec{}, distribution.Spec{}
 	cfg.Load = Load{Concurrency: r.cfg.primeConcurrency(), CoarseTimer: r.cfg.CoarseTimer}
 	cfg.Stop = Stop{Requests: len(convs), Timeout: r.cfg.Timeout, IdleTimeout: r.cfg.IdleTimeout}
-	cfg.Recording = Recording{AppTimestamps: r.cfg.AppTimestamps, UsageOSL: r.cfg.UsageOSL, UsageISL: r.cfg.UsageISL}
+	cfg.Recording = Recording{AppTimestamps: r.cfg.AppTimestamps, UsageOSL: r.cfg.UsageOSL, UsageISL: r.cfg.UsageISL, Class: r.cfg.Class}
 	p, err := newRunner(ctx, cfg, r.tok, nil)
 	if err != nil {
 		return nil, err
 	}
 	closeSource(p.src)
-	p.src, p.idPrefix = &dataset.Slice{Items: convs}, primePrefix
+	p.src, p.idPrefix = &dataset.Slice{Items: convs}, r.classPrefix+primePrefix
 	p.ideal, p.priming = r.ideal, true // cached by the ideal rate's cache, not counted
 	out, err := p.run(ctx)
 	if err != nil {

@@ -102,16 +102,11 @@ func (h *httpSender) send(ctx context.Context, c *call, rec *record.Client, res 
 // "cancelled"), and Run returns the Outcome of everything that finished, with
 // Interrupted set, and ctx's error.
 func Run(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink func(record.Client)) (*Outcome, error) {
-	r, err := newRunner(ctx, cfg, tok, sink)
+	p, err := Prepare(ctx, cfg, tok, sink)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.PrimePrefixes {
-		if r.primed, err = r.prime(ctx); err != nil {
-			return nil, err
-		}
-	}
-	return r.run(ctx)
+	return p.Run(ctx)
 }
 
 type runner struct {
@@ -152,6 +147,10 @@ type runner struct {
 	// before the run's own; idPrefix, when set, replaces "req-" in request ids.
 	primed   []record.Client
 	idPrefix string
+	// classPrefix is "CLASS-" in a traffic class's run (Recording.Class), "" otherwise:
+	// it starts the run's request, job and session ids, so that several classes' runs
+	// feeding one recording keep them unique.
+	classPrefix string
 	// ideal counts the run's ideal prefix-cache hit rate (nil: not counted); a
 	// priming runner shares its run's, and priming marks it one.
 	ideal   *idealFeed
@@ -248,6 +247,10 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	r.hdr = newHeaderBlock(r.headers)
 	r.hdr.session = cfg.SessionHeader
 	r.reuseChunks = cfg.DiscardRecords && sink == nil
+	if cfg.Class != "" {
+		r.classPrefix = cfg.Class + "-"
+		r.idPrefix = r.classPrefix + "req-"
+	}
 	r.pacer, err = r.makePacer()
 	if err != nil {
 		return nil, err
@@ -429,7 +432,7 @@ func (r *runner) conversationAs(ctx context.Context, conv dataset.Conversation, 
 	}
 	job := ""
 	if conv.Job != "" {
-		job = jobID(idx) // the job's first request names it: unique in the run
+		job = r.classPrefix + jobID(idx) // the job's first request names it: unique in the run
 	}
 	ok := r.session(ctx, &conv, job, idx, due, held, g, o)
 	if job != "" {
@@ -475,6 +478,9 @@ func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job st
 	session := ""
 	if r.cfg.SessionHeader != "" {
 		session = sessionValue(job, conv.ID, idx)
+		if job == "" {
+			session = r.classPrefix + session // a class's sessions are its own
+		}
 	}
 	for ti := range conv.Turns {
 		t := &conv.Turns[ti]
@@ -803,7 +809,7 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 	}
 	*rec = record.Client{
 		Index: q.idx, RequestID: r.requestID(q.idx), Turn: q.turn, URL: tg.url, Endpoint: string(q.endpoint),
-		Model: cfg.Model, Stream: q.stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: q.due,
+		Model: cfg.Model, Class: cfg.Class, Stream: q.stream, RunStartUnixNano: r.clock.start.UnixNano(), Scheduled: q.due,
 		ISL: t.ISL, RequestedISL: t.RequestedISL, ISLExact: t.Exact, RequestedOSL: t.OSL, Prefix: t.Prefix,
 		Chunks: rec.Chunks[:0],
 	}

@@ -47,6 +47,8 @@ type Accumulator struct {
 	totalsOnly bool
 	// models are the per-model accumulators (Options.ByModel), by record.Client.Model.
 	models map[string]*Accumulator
+	// classes are the per-class accumulators (Options.ByClass), by record.Client.Class.
+	classes map[string]*Accumulator
 	// jobs tallies the agent jobs (record.Client.Job).
 	jobs jobAcc
 	// turns are the TTFTs (ms) of multi-turn requests by turn index, the last
@@ -104,15 +106,24 @@ func (a *Accumulator) Add(r *record.Client) {
 	if a.opt.ByModel {
 		a.model(r.Model).add(r, q, &derived)
 	}
+	var class *Accumulator
+	if a.opt.ByClass && r.Class != "" {
+		class = a.class(r.Class)
+		class.add(r, q, &derived)
+	}
 	if r.Job != "" {
 		good := r.OK()
 		if good && a.hasSLO {
 			if !derived {
 				q.Reset(r, a.opt)
+				derived = true
 			}
 			good = a.slo.Good(q)
 		}
 		a.jobs.add(r, good)
+		if class != nil {
+			class.jobs.add(r, good) // a class's jobs are its own: its job metrics
+		}
 	}
 }
 
@@ -202,20 +213,28 @@ func (a *Accumulator) add(r *record.Client, q *Request, derived *bool) {
 
 // model returns model m's accumulator, made (with a's options, SLO and approximation)
 // at its first record.
-func (a *Accumulator) model(m string) *Accumulator {
-	sub := a.models[m]
+func (a *Accumulator) model(m string) *Accumulator { return a.sub(&a.models, m) }
+
+// class returns traffic class c's accumulator, as model does a model's.
+func (a *Accumulator) class(c string) *Accumulator { return a.sub(&a.classes, c) }
+
+// sub returns the accumulator of key in *subs, made at its first record with a's
+// options (no further breakdown), SLO and approximation: a breakdown's parts are
+// summarised as the run is.
+func (a *Accumulator) sub(subs *map[string]*Accumulator, key string) *Accumulator {
+	sub := (*subs)[key]
 	if sub == nil {
 		opt := a.opt
-		opt.ByModel = false
+		opt.ByModel, opt.ByClass = false, false
 		sub = NewAccumulator(opt)
 		sub.slo, sub.hasSLO, sub.totalsOnly = a.slo, a.hasSLO, a.totalsOnly
 		if a.approx {
 			sub.Approximate()
 		}
-		if a.models == nil {
-			a.models = map[string]*Accumulator{}
+		if *subs == nil {
+			*subs = map[string]*Accumulator{}
 		}
-		a.models[m] = sub
+		(*subs)[key] = sub
 	}
 	return sub
 }
@@ -224,6 +243,9 @@ func (a *Accumulator) model(m string) *Accumulator {
 func (a *Accumulator) Bytes() int {
 	n := a.store.Bytes() + 256
 	for _, sub := range a.models {
+		n += sub.Bytes()
+	}
+	for _, sub := range a.classes {
 		n += sub.Bytes()
 	}
 	for i := range a.reqs {
@@ -326,6 +348,12 @@ func (a *Accumulator) Metrics() record.Metrics {
 		m.Models = make(map[string]record.Metrics, len(a.models))
 		for name, sub := range a.models {
 			m.Models[name] = sub.Metrics()
+		}
+	}
+	if len(a.classes) > 0 {
+		m.Classes = make(map[string]record.Metrics, len(a.classes))
+		for name, sub := range a.classes {
+			m.Classes[name] = sub.Metrics()
 		}
 	}
 	return m

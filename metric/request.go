@@ -24,6 +24,11 @@ type Options struct {
 	// models (loadgen.Target.ModelNames). Each model's requests are kept a second
 	// time (64 bytes a request more).
 	ByModel bool
+	// ByClass breaks an [Accumulator]'s metrics down by the records' traffic class
+	// as well ([record.Metrics.Classes]), for a run of several classes (a scenario's
+	// "classes:"; docs/classes.md): each class's requests, its jobs included, are
+	// summarised as the run's are, and kept a second time.
+	ByClass bool
 }
 
 // Request is one request's derived values, each defined once here (see the

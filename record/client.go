@@ -75,6 +75,9 @@ type Client struct {
 	Endpoint string `json:"endpoint"`
 	// Model is the model name sent.
 	Model string `json:"model,omitempty"`
+	// Class names the traffic class the request belongs to, in a run of several
+	// (scenario "classes:", docs/classes.md); empty (absent) in a run of one.
+	Class string `json:"class,omitempty"`
 	// Stream reports whether the request asked for SSE streaming.
 	Stream bool `json:"stream"`
 	// Warmup marks warmup requests; metrics exclude them.
@@ -408,6 +411,10 @@ func (c *Client) appendJSON(b []byte, k *jsonCache) []byte {
 	if c.Model != "" {
 		b = append(b, `,"model":`...)
 		b = model.appendString(b, c.Model)
+	}
+	if c.Class != "" {
+		b = append(b, `,"class":`...)
+		b = AppendJSONString(b, c.Class)
 	}
 	b = append(b, `,"stream":`...)
 	b = strconv.AppendBool(b, c.Stream)

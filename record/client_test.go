@@ -120,6 +120,7 @@ func TestStatQuantile(t *testing.T) {
 func TestClientAppendJSONMatchesEncodingJSON(t *testing.T) {
 	full := sample()
 	full.Conversation, full.Model, full.Warmup, full.FirstByte = "c1", "m\"odel\n\u2028", true, 12
+	full.Class = "batch\"\n"
 	full.ErrorKind, full.Error, full.RequestedISL, full.RequestedOSL = ErrMalformed, "bad <html> & \x01 \xff", 100, 8
 	full.ReasoningTokens, full.FinishReason, full.Clock = 2, "length", ClockKernel
 	full.FirstOutput, full.UsageReasoningTokens = 70*time.Millisecond, 2

@@ -96,6 +96,8 @@ func (p *parser) client(c *Client, chunks []Chunk) bool {
 			c.Endpoint, ok = p.str(o.Endpoint)
 		case "model":
 			c.Model, ok = p.str(o.Model)
+		case "class":
+			c.Class, ok = p.str(o.Class)
 		case "stream":
 			c.Stream, ok = p.Bool()
 		case "warmup":

@@ -15,6 +15,7 @@ import (
 func plain() Client {
 	c := sample()
 	c.Conversation, c.Model, c.Warmup, c.FirstByte = "conv-1", "llama", true, 12
+	c.Class = "batch"
 	c.ErrorKind, c.Error, c.RequestedISL, c.RequestedOSL = ErrTimeout, "loadgen: idle timeout (5s) – no byte", 100, 8
 	c.ReasoningTokens, c.FinishReason, c.Clock = 2, "length", ClockKernel
 	c.Chunks = append(c.Chunks, Chunk{T: 61 * time.Millisecond, Tokens: 1, Choices: true, Batched: true})

@@ -100,6 +100,10 @@ type Metrics struct {
 	// at most [TTFTTurns] entries, the last pooling every later turn. Nil for a run
 	// of single-turn requests.
 	TTFTByTurn []TurnTTFT `json:"ttft_by_turn,omitempty"`
+	// Classes breaks the metrics down by traffic class, for a run of several (a
+	// scenario's "classes:"; docs/classes.md): each class's requests alone, summarised
+	// as the run's are. Nil for a run of one class.
+	Classes map[string]Metrics `json:"classes,omitempty"`
 }
 
 // TTFTTurns bounds [Metrics.TTFTByTurn]: turns 0 to TTFTTurns−2 have an entry each,
