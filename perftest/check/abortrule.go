@@ -95,15 +95,7 @@ func (a AbortRule) Check(reqs []Request) (v Verdict, stop bool) {
 	if r.kind == ruleNone {
 		return invalid("abort", "abort condition %q: not parsed (use check.ParseAbortRule)", a.Source), false
 	}
-	mine := reqs
-	if r.model != "" {
-		mine = nil
-		for _, q := range reqs {
-			if q.Model == r.model {
-				mine = append(mine, q)
-			}
-		}
-	}
+	mine := r.scope.Filter(reqs)
 	if len(mine) == 0 || r.kind == ruleQuantile && len(r.metric.Sample(mine).clean().Values) == 0 {
 		return Verdict{Check: "abort", Pass: true, Summary: "nothing to judge"}, false
 	}

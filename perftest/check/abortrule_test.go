@@ -25,7 +25,7 @@ func TestParseAbortRule(t *testing.T) {
 			continue
 		}
 		want := MustRule(tc.rule)
-		if a.rule.kind != want.kind || a.rule.value != want.value || a.rule.atMost != want.atMost || a.rule.metric != want.metric || a.rule.model != want.model || a.String() != strings.TrimSpace(tc.text) {
+		if a.rule.kind != want.kind || a.rule.value != want.value || a.rule.atMost != want.atMost || a.rule.metric != want.metric || a.rule.scope != want.scope || a.String() != strings.TrimSpace(tc.text) {
 			t.Errorf("%q read as %+v, want the rule %q", tc.text, a.rule, tc.rule)
 		}
 	}

@@ -50,7 +50,7 @@ func FromClientOptions(cs []record.Client, opt metric.Options) []Request {
 // overhead and error. Gaps is left empty; a caller that needs them fills it from q.ICL.
 func NewRequest(c *record.Client, q *metric.Request) Request {
 	r := FromValues(*q)
-	r.ID, r.ServerISL, r.Turn, r.Model = c.RequestID, c.UsagePromptTokens, c.Turn, c.Model
+	r.ID, r.ServerISL, r.Turn, r.Model, r.Class = c.RequestID, c.UsagePromptTokens, c.Turn, c.Model, c.Class
 	if r.ID == "" {
 		r.ID = strconv.Itoa(c.Index)
 	}

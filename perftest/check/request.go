@@ -21,6 +21,7 @@ type Request struct {
 	OSL       int       // output tokens
 	Turn      int       // 0-based turn within a conversation
 	Model     string    // the model it was sent to (a rule scoped {model=NAME} checks its own); "" = unknown
+	Class     string    // its traffic class (a rule scoped {class=NAME} checks its own); "" = none
 	// Overhead is how many more input tokens the server is expected to count than the
 	// client's ISL: for chat requests, the chat template's tokens around the message
 	// contents (record.Client.ISLTemplate - ISL, exact per request). TokenizerMatch

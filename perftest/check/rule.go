@@ -45,8 +45,10 @@ import (
 //
 // Any of them may be scoped to the requests sent to one model of a model mix by
 // {model=NAME} after the name: "ttft_p99{model=lora-a}<=200ms",
-// "error_rate{model=base}<=0.01", "goodput(ttft<=200ms){model=b}>=0.9" (docs/models.md).
-// A scoped rule with no request of its model fails.
+// "error_rate{model=base}<=0.01", "goodput(ttft<=200ms){model=b}>=0.9" (docs/models.md),
+// or to one traffic class of a run of several by {class=NAME}: "ttft_p99{class=chat}<=200ms",
+// "request_throughput{class=batch}>=2" (docs/classes.md). A scoped rule with no
+// request of its model or class fails.
 type Rule struct {
 	// Source is the rule as written, printed in messages.
 	Source string
@@ -57,7 +59,7 @@ type Rule struct {
 	atMost bool    // "<=" (else ">=")
 	value  float64 // the limit: seconds for latencies, else the metric's unit
 	slo    *SLO    // goodput(SLO); nil = the caller's SLO
-	model  string  // {model=NAME}: only that model's requests; "" = all
+	scope  Scope   // {model=NAME} or {class=NAME}: only those requests; zero = all
 	run    string  // ruleRun: the run-level metric's name
 }
 
@@ -265,7 +267,95 @@ func ParseRule(text string) (Rule, error) {
 	return r, nil
 }
 
-// scope reads an optional {model=NAME} into r.model.
+// Scope kinds: the key of a rule's {KEY=NAME} and of a scoped run statistic's name.
+const (
+	ScopeModel = "model" // one model of a model mix (record.Client.Model)
+	ScopeClass = "class" // one traffic class of a run of several (record.Client.Class)
+)
+
+// Scope is the part of a run a rule or a run statistic is scoped to: {model=NAME},
+// the requests sent to one model of a model mix, or {class=NAME}, the requests of one
+// traffic class. The zero Scope is the whole run. One mechanism serves both: rules
+// filter the requests and take the part's own run-level metrics
+// (record.Metrics.Models or .Classes), and the regression gate names a part's
+// statistics "ttft_p99{class=batch}" ([Scope.Name]).
+type Scope struct {
+	Key  string // ScopeModel or ScopeClass; "" = the whole run
+	Name string
+}
+
+// IsZero reports whether s is the whole run.
+func (s Scope) IsZero() bool { return s.Key == "" }
+
+// String is "{KEY=NAME}", "" for the whole run.
+func (s Scope) String() string {
+	if s.IsZero() {
+		return ""
+	}
+	return "{" + s.Key + "=" + s.Name + "}"
+}
+
+// Named returns stat's name in the scope: "ttft_p99{class=batch}", stat alone for
+// the whole run.
+func (s Scope) Named(stat string) string { return stat + s.String() }
+
+// Has reports whether q is in the scope.
+func (s Scope) Has(q *Request) bool {
+	switch s.Key {
+	case ScopeModel:
+		return q.Model == s.Name
+	case ScopeClass:
+		return q.Class == s.Name
+	}
+	return true
+}
+
+// Metrics returns the scope's own run-level metrics from the run's m: a model's or a
+// class's breakdown, m itself for the whole run.
+func (s Scope) Metrics(m record.Metrics) record.Metrics {
+	switch s.Key {
+	case ScopeModel:
+		return m.Models[s.Name]
+	case ScopeClass:
+		return m.Classes[s.Name]
+	}
+	return m
+}
+
+// Filter returns the requests of reqs in the scope (reqs itself for the whole run).
+func (s Scope) Filter(reqs []Request) []Request {
+	if s.IsZero() {
+		return reqs
+	}
+	var mine []Request
+	for i := range reqs {
+		if s.Has(&reqs[i]) {
+			mine = append(mine, reqs[i])
+		}
+	}
+	return mine
+}
+
+// CutScope splits a scoped name, "ttft_p99{class=batch}", into the name and its
+// scope; a name without one is returned whole with the zero Scope. ok is false for a
+// malformed scope ("x{class=}", "x{zone=a}").
+func CutScope(name string) (base string, s Scope, ok bool) {
+	i := strings.IndexByte(name, '{')
+	if i < 0 {
+		return name, Scope{}, true
+	}
+	if !strings.HasSuffix(name, "}") {
+		return name, Scope{}, false
+	}
+	key, val, found := strings.Cut(name[i+1:len(name)-1], "=")
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	if !found || (key != ScopeModel && key != ScopeClass) || val == "" || strings.ContainsAny(val, "{}") {
+		return name, Scope{}, false
+	}
+	return strings.TrimSpace(name[:i]), Scope{Key: key, Name: val}, true
+}
+
+// scope reads an optional {model=NAME} or {class=NAME} into r.scope.
 func (s *ruleScanner) scope(r *Rule) error {
 	s.skip()
 	if s.i >= len(s.src) || s.src[s.i] != '{' {
@@ -274,21 +364,37 @@ func (s *ruleScanner) scope(r *Rule) error {
 	start := s.i
 	end := strings.IndexByte(s.src[s.i:], '}')
 	if end < 0 {
-		return s.fail(len(s.src), "want } to close {model=NAME}")
+		return s.fail(len(s.src), "want } to close {model=NAME} or {class=NAME}")
 	}
 	key, name, ok := strings.Cut(s.src[s.i+1:s.i+end], "=")
-	if key = strings.TrimSpace(key); !ok || key != "model" {
-		return s.fail(start+1, "want {model=NAME}: a rule is scoped to one model of a model mix, got {%s}", s.src[s.i+1:s.i+end])
+	if key = strings.TrimSpace(key); !ok || (key != ScopeModel && key != ScopeClass) {
+		return s.fail(start+1, "want {model=NAME} or {class=NAME}: a rule is scoped to one model of a model mix or one traffic class, got {%s}", s.src[s.i+1:s.i+end])
 	}
-	if r.model = strings.TrimSpace(name); r.model == "" {
-		return s.fail(start+1+len("model="), "want a model name after {model=")
+	if r.scope = (Scope{Key: key, Name: strings.TrimSpace(name)}); r.scope.Name == "" {
+		return s.fail(start+1+len(key)+1, "want a %s name after {%s=", key, key)
 	}
 	s.i += end + 1
 	return nil
 }
 
-// Model returns the model r is scoped to ({model=NAME}), "" for all requests.
-func (r Rule) Model() string { return r.model }
+// Model returns the model r is scoped to ({model=NAME}), "" otherwise.
+func (r Rule) Model() string {
+	if r.scope.Key == ScopeModel {
+		return r.scope.Name
+	}
+	return ""
+}
+
+// Class returns the traffic class r is scoped to ({class=NAME}), "" otherwise.
+func (r Rule) Class() string {
+	if r.scope.Key == ScopeClass {
+		return r.scope.Name
+	}
+	return ""
+}
+
+// Scope returns the part of the run r is scoped to; zero = the whole run.
+func (r Rule) Scope() Scope { return r.scope }
 
 // QuantileRule returns the rule m_pNN<=limit (atMost) or m_pNN>=limit, p in [0, 1],
 // limit in m's unit (seconds for latencies), as [ParseRule] would read it; its Source
@@ -442,17 +548,15 @@ func (r Rule) IsErrorRate() (maxRate float64, ok bool) {
 // rule as written.
 func (r Rule) Check(reqs []Request, m record.Metrics, slo SLO, confidence float64) Verdict {
 	var v Verdict
-	if r.model != "" && r.kind != ruleNone {
-		var mine []Request
-		for _, q := range reqs {
-			if q.Model == r.model {
-				mine = append(mine, q)
-			}
-		}
+	if !r.scope.IsZero() && r.kind != ruleNone {
+		mine := r.scope.Filter(reqs)
 		if len(mine) == 0 {
-			return invalid("rule", "rule %q: no request of the run was sent to model %q (models are named by --model-names)", r.Source, r.model)
+			if r.scope.Key == ScopeClass {
+				return invalid("rule", "rule %q: no request of the run is of class %q (classes are named by the scenario's classes)", r.Source, r.scope.Name)
+			}
+			return invalid("rule", "rule %q: no request of the run was sent to model %q (models are named by --model-names)", r.Source, r.scope.Name)
 		}
-		reqs, m = mine, m.Models[r.model] // the model's own run-level metrics (throughputs)
+		reqs, m = mine, r.scope.Metrics(m) // the part's own run-level metrics (throughputs)
 	}
 	switch r.kind {
 	case ruleQuantile:

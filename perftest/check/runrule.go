@@ -100,6 +100,9 @@ func RunMetric(name string, m record.Metrics, atMost bool, limit float64) Verdic
 		return v
 	}
 	got := s.Value
+	if u == Seconds && s.Unit == metric.UnitMS {
+		got /= 1000 // a latency recorded in ms (job_latency_p99), judged in seconds as rules write it
+	}
 	v := Verdict{Check: name, Value: got, Unit: u, Pass: got <= limit}
 	if !atMost {
 		v.Pass = got >= limit

@@ -416,7 +416,7 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 		return sr.sessionLabels(stat)
 	}
 	var series []check.Series
-	for _, s := range RunStatList() {
+	for _, s := range scopedStats(baseline, current) {
 		b, bm := baseline.Values(s.Name)
 		c, cm := current.Values(s.Name)
 		if len(b) == 0 && len(c) == 0 {

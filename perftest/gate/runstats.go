@@ -139,15 +139,60 @@ func leadFirst(defs []metric.Def) []metric.Def {
 	return out
 }
 
-// LookupRunStat returns the run-level statistic named name ("ttft_p50"), and whether
-// there is one.
+// LookupRunStat returns the run-level statistic named name ("ttft_p50"), scoped
+// ones included ("ttft_p99{class=batch}": [RunStat.Scoped]), and whether there is one.
 func LookupRunStat(name string) (RunStat, bool) {
+	base, sp, ok := check.CutScope(name)
+	if !ok {
+		return RunStat{}, false
+	}
 	for _, s := range RunStatList() {
-		if s.Name == name {
-			return s, true
+		if s.Name == base {
+			return s.Scoped(sp), true
 		}
 	}
 	return RunStat{}, false
+}
+
+// Scoped returns s over one part of the run: a traffic class's requests alone, named
+// "ttft_p99{class=batch}" and labelled "TTFT p99 {class=batch}" (sp's [check.Scope],
+// the one scope mechanism rules use too). A run of several classes records each
+// class's statistics beside the run's (package scenario's Outcome.RunStats), and a
+// gate compares every one both sides have, each class's primary statistics gating as
+// the run's do. The zero Scope gives s.
+func (s RunStat) Scoped(sp check.Scope) RunStat {
+	if sp.IsZero() {
+		return s
+	}
+	s.Name, s.Label = sp.Named(s.Name), s.Label+" "+sp.String()
+	return s
+}
+
+// scopedStats returns [RunStatList], then the same list scoped to each part of the
+// run (a class: "ttft_p50{class=chat}") that a run of the series has statistics of,
+// scopes in name order.
+func scopedStats(series ...*Series) []RunStat {
+	list := RunStatList()
+	seen := map[check.Scope]bool{}
+	for _, sr := range series {
+		for _, r := range sr.Runs {
+			for name := range r.Stats {
+				if _, sp, ok := check.CutScope(name); ok && !sp.IsZero() {
+					seen[sp] = true
+				}
+			}
+		}
+	}
+	scopes := slices.SortedFunc(maps.Keys(seen), func(a, b check.Scope) int {
+		return strings.Compare(a.String(), b.String())
+	})
+	out := list
+	for _, sp := range scopes {
+		for _, s := range list {
+			out = append(out, s.Scoped(sp))
+		}
+	}
+	return out
 }
 
 // RunStatNames lists the names of [RunStatList], for messages.
