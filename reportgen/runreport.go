@@ -294,8 +294,12 @@ type modelRow struct {
 }
 
 // modelRows returns the per-model rows of m, by model name; none for one model.
-func modelRows(m record.Metrics) []modelRow {
-	names := slices.Sorted(maps.Keys(m.Models))
+func modelRows(m record.Metrics) []modelRow { return breakdownRows(m.Models) }
+
+// breakdownRows returns a row for each part of a run's breakdown (its models, its
+// classes), by name.
+func breakdownRows(parts map[string]record.Metrics) []modelRow {
+	names := slices.Sorted(maps.Keys(parts))
 	out := make([]modelRow, 0, len(names))
 	stat := func(mm record.Metrics, name string, p func(record.Stat) float64) string {
 		if s, ok := mm.Stats[name]; ok {
@@ -304,7 +308,7 @@ func modelRows(m record.Metrics) []modelRow {
 		return "–"
 	}
 	for _, n := range names {
-		mm := m.Models[n]
+		mm := parts[n]
 		out = append(out, modelRow{Model: n,
 			Requests: fmt.Sprint(int64(mm.Value(record.MetricRequestCount))), Errors: fmt.Sprint(int64(mm.Value(record.MetricErrorCount))),
 			ReqS: num(mm.Value(record.MetricRequestThroughput)), TokS: num(mm.Value(record.MetricOutputTokenThroughput)),
@@ -326,7 +330,8 @@ type runPage struct {
 	Manifest        *Manifest
 	Rows            []statRow
 	Counts          []kv
-	Models          []modelRow // a model mix's per-model figures (record.Metrics.Models)
+	Models          []modelRow    // a model mix's per-model figures (record.Metrics.Models)
+	Classes         template.HTML // a run of classes' "Per class" section (classes.go)
 	Lengths         lengthsPage
 	Overview        overviewPage // the first screen: the answer, OverviewNumbers, the charts over time
 	Latency         []figure
@@ -412,7 +417,7 @@ var runTmpl = mustPage(overviewTmpl + gpuTmpl + `<h1>{{.Title}}</h1><p class="su
 <table id="models"><thead><tr><th class="l">model</th><th>requests</th><th>errors</th><th>requests/s</th><th>output tokens/s</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th><th>latency p50 (ms)</th><th>latency p99 (ms)</th><th>ITL p50 (ms)</th></tr></thead><tbody>
 {{range .Models}}<tr><td class="l">{{.Model}}</td><td>{{.Requests}}</td><td>{{.Errors}}</td><td>{{.ReqS}}</td><td>{{.TokS}}</td><td>{{.TTFT50}}</td><td>{{.TTFT99}}</td><td>{{.Lat50}}</td><td>{{.Lat99}}</td><td>{{.ITL50}}</td></tr>
 {{end}}</tbody></table>
-{{end}}{{if .HTTP}}<h2>HTTP phases</h2>
+{{end}}{{.Classes}}{{if .HTTP}}<h2>HTTP phases</h2>
 <p class="sub">Where each request's time went on the connection, as k6 and HAR name the phases and AIPerf's http_req_* metrics use them: blocked, DNS lookup and connecting (TLS handshaking included) come before the request is sent; sending, waiting (time to first byte) and receiving follow it and sum to the request latency.</p>
 <table id="http-phases"><thead><tr><th class="l">phase</th><th>n</th><th>avg</th><th>min</th><th>max</th><th>p99</th><th>p90</th><th>p50</th><th>std</th></tr></thead><tbody>
 {{range .HTTP}}<tr><td class="l">{{.Name}} ({{.Unit}})</td><td>{{.N}}</td><td>{{.Avg}}</td><td>{{.Min}}</td><td>{{.Max}}</td><td>{{.P99}}</td><td>{{.P90}}</td><td>{{.P50}}</td><td>{{.Std}}</td></tr>
@@ -464,7 +469,7 @@ func WriteRunReport(w io.Writer, recs []record.Client, m *Manifest, opts RunRepo
 }
 
 func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m *Manifest, opts RunReportOptions) error {
-	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage", UsageISL: opts.Metrics != nil && opts.Metrics.ISLSource == "usage"}
+	mopt := metric.Options{UsageOSL: opts.Metrics != nil && opts.Metrics.OSLSource == "usage", UsageISL: opts.Metrics != nil && opts.Metrics.ISLSource == "usage", ByClass: true}
 	p := collect(each, mopt)
 	title := cmp.Or(opts.Title, "perfgate run report")
 	// The charts over time run from the first request, warm-up included, and shade the
@@ -535,6 +540,11 @@ func writeRunReport(w io.Writer, each func(func(*record.Client) error) error, m 
 	page.Rows, page.Counts = metricRows(*sum)
 	page.Jobs = jobsSection(*sum)
 	page.Models = modelRows(*sum)
+	cls, err := classesHTML(*sum)
+	if err != nil {
+		return err
+	}
+	page.Classes = cls
 	page.Rows, page.HTTP = splitHTTPRows(page.Rows)
 	page.Lengths = lengthsSection(p, opts.Lengths)
 

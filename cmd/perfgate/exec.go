@@ -231,6 +231,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 // and the server's input counts differ, the one line that says why (the chat template).
 func printTable(e *env, out *scenario.Outcome) {
 	_ = reportgen.WriteTable(e.stdout, out.Metrics, reportgen.TableOptions{Width: e.width})
+	printClassTables(e.stdout, out.Metrics, e.width) // classes.go
 	if n := out.ISLCounts().Note(); n != "" {
 		fmt.Fprintln(e.stdout, n)
 	}

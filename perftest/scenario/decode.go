@@ -215,6 +215,9 @@ func decodeFile(name string, data []byte, isYAML bool) (Scenario, error) {
 	c := &checker{file: name}
 	renamed(root, false, func(n *node, msg string) { c.fail(n, "", "%s", msg) })
 	c.walk(root, reflect.TypeFor[Scenario](), "", false)
+	if len(c.errs) == 0 {
+		c.checkClasses(root) // classes.go: names, loads, rule scopes
+	}
 	slices.SortStableFunc(c.errs, func(a, b error) int {
 		x, y := a.(*FileError), b.(*FileError)
 		return cmp.Or(cmp.Compare(x.Line, y.Line), cmp.Compare(x.Col, y.Col))

@@ -59,8 +59,22 @@ func (s Scenario) Validate() error {
 			bad("mock: %v", err)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		bad("%v", err)
+	if len(s.Classes) == 0 {
+		if err := cfg.Validate(); err != nil {
+			bad("%v", err)
+		}
+	}
+	for i := range s.Classes {
+		cc := s.classConfig(i, cfg)
+		if err := cc.Validate(); err != nil {
+			bad("%s: %v", classAt(i, s.Classes[i].Name), err)
+		}
+	}
+	for _, p := range s.classProblems() {
+		bad("%s", p)
+	}
+	for _, p := range s.scopeProblems() {
+		bad("%s", p)
 	}
 	if err := s.ServerMetrics.Validate(); err != nil {
 		bad("server_metrics: %v", err)

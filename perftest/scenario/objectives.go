@@ -78,7 +78,7 @@ func (o Objectives) MaxErrors() (maxRate float64, checked bool) {
 	maxRate = o.MaxErrorRate
 	for _, text := range o.Rules {
 		if r, err := check.ParseRule(text); err == nil {
-			if x, ok := r.IsErrorRate(); ok {
+			if x, ok := r.IsErrorRate(); ok && r.Scope().IsZero() { // a scoped one is its part's own verdict
 				maxRate = x
 			}
 		}
@@ -206,7 +206,7 @@ func (o Objectives) Check(reqs []check.Request, m record.Metrics) []check.Verdic
 	}
 	rules, _ := o.ParseRules() // Validate reported the bad ones
 	for _, r := range append(o.structuredRules(), rules...) {
-		if _, ok := r.IsErrorRate(); ok {
+		if _, ok := r.IsErrorRate(); ok && r.Scope().IsZero() {
 			continue // the error-rate verdict above
 		}
 		vs = append(vs, r.Check(reqs, m, o.SLO, o.Confidence))

@@ -45,7 +45,8 @@ type summary struct {
 	isl200 []int32        // the same, status 200 only
 	modes  map[string]int // server records served (sOK, not warm-up) by tokenization mode
 
-	models []string // the measured requests' models, in order of first use (compactReq.model)
+	models  []string // the measured requests' models, in order of first use (compactReq.model)
+	classes []string // the measured requests' traffic classes, in order of first use (compactReq.class)
 
 	window servermetrics.Window // the measured window on the wall clock (metric.Accumulator.Window)
 }
@@ -60,6 +61,7 @@ type compactReq struct {
 	index, turn int32
 	flags       uint8
 	model       uint16 // position in summary.models + 1; 0 = none (fits compactReq's padding)
+	class       uint8  // position in summary.classes + 1; 0 = none (MaxClasses; in the padding too)
 }
 
 const (
@@ -83,7 +85,8 @@ const (
 
 // metricOptions are the metric definitions a run's load configuration chooses.
 func metricOptions(lc loadgen.Config) metric.Options {
-	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, ByModel: len(lc.ModelNames) > 1}
+	return metric.Options{UsageOSL: lc.UsageOSL, UsageISL: lc.UsageISL, ByModel: len(lc.ModelNames) > 1,
+		ByClass: true} // a run of one class has no record with a class: no breakdown
 }
 
 func newSummary(opt metric.Options, slo metric.SLO) (*summary, *metric.Accumulator) {
@@ -115,6 +118,14 @@ func (s *summary) addClient(a *metric.Accumulator, c *record.Client, q *metric.R
 			s.models = append(s.models, c.Model)
 		}
 		r.model = uint16(k + 1)
+	}
+	if c.Class != "" {
+		k := slices.Index(s.classes, c.Class)
+		if k < 0 && len(s.classes) < 1<<8-1 {
+			k = len(s.classes)
+			s.classes = append(s.classes, c.Class)
+		}
+		r.class = uint8(k + 1)
 	}
 	if cr.ID != "req-"+strconv.Itoa(c.Index) {
 		r.flags |= rCustomID
@@ -164,6 +175,9 @@ func (s *summary) request(i int) check.Request {
 	r.ID, r.ServerISL, r.Turn = s.id(i), int(c.usagePrompt), int(c.turn)
 	if c.model > 0 {
 		r.Model = s.models[c.model-1]
+	}
+	if c.class > 0 {
+		r.Class = s.classes[c.class-1]
 	}
 	r.Overhead, r.OverheadUnknown, r.Media = int(c.overhead), c.flags&rOverheadUnknown != 0, int(c.media)
 	if c.flags&rFailed != 0 {

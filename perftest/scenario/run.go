@@ -183,7 +183,13 @@ func Run(ctx context.Context, sc Scenario, artifactDir string, opts ...RunOption
 		cfg.Watch = w
 	}
 	cfg.Watch = withInFlight(cfg.Watch, rc.onInFlight)
-	lo, runErr := loadgen.Run(ctx, cfg, tok, rc.onRecord)
+	var lo *loadgen.Outcome
+	var runErr error
+	if len(sc.Classes) > 0 {
+		lo, runErr = runClasses(ctx, sc, cfg, tok, rc.onRecord) // classes.go: one run of several
+	} else {
+		lo, runErr = loadgen.Run(ctx, cfg, tok, rc.onRecord)
+	}
 	if lo != nil {
 		identifyAfter(context.WithoutCancel(ctx), sc, out.Pins.Servers, metricsURL)
 	}

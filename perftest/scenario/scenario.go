@@ -75,6 +75,14 @@ type Scenario struct {
 	// nor written into artifacts.
 	loadgen.Config
 
+	// Classes, when set, are the run's traffic classes: each its own workload, load,
+	// headers and start, all run at once on one clock into one recording, each record
+	// carrying its class (docs/classes.md). The top level then sets no workload or
+	// load field but the seed; its stop (requests, duration) is each class's unless
+	// the class sets its own. Empty = a run of one class, the top level's. Read from
+	// scenario files (`perfgate profile --config FILE`) and Go; no flag sets it.
+	Classes []Class `json:"classes,omitempty"`
+
 	// Mock configures the in-process mock server started when URLs is empty. Its
 	// zero value serves with TTFT 20 ms and ITL 5 ms; its zero Tokenizer and Seed take
 	// the scenario's.
@@ -172,7 +180,7 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Tokenizer == "" {
 		s.Tokenizer = DefaultTokenizer
 	}
-	if s.Requests == 0 && s.Duration == 0 && s.InputFile == "" && len(s.RateSeries) == 0 {
+	if s.Requests == 0 && s.Duration == 0 && s.InputFile == "" && len(s.RateSeries) == 0 && len(s.Classes) == 0 {
 		s.Requests = DefaultRequests // a rate series ends at its last point instead
 	}
 	if s.Mocked() {
@@ -218,12 +226,18 @@ func (s Scenario) Describe() string {
 		osl = c.OSL.String()
 	}
 	ep := string(cmp.Or(c.API, loadgen.EndpointChat))
+	if len(d.Classes) > 0 {
+		return fmt.Sprintf("%s (%s), %d classes: %s, tokenizer %s, seed %d", target, ep, len(d.Classes), d.LoadString(), d.Tokenizer, c.Seed)
+	}
 	return fmt.Sprintf("%s (%s), %s, %s, ISL %s, OSL %s, tokenizer %s, seed %d",
 		target, ep, d.LoadString(), stop, isl, osl, d.Tokenizer, c.Seed)
 }
 
 // LoadString describes the load mode, e.g. "concurrency=10" or "Poisson{20 req/s}, concurrency<=64".
 func (s Scenario) LoadString() string {
+	if len(s.Classes) > 0 {
+		return s.classesLoadString()
+	}
 	c := s.Config
 	if len(c.RateSeries) > 0 {
 		l := (&loadgen.SeriesPacer{Series: c.RateSeries, Arrival: c.Arrival, Burstiness: c.Burstiness}).String()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/record"
@@ -268,22 +269,33 @@ func (o *Outcome) RunStats() gate.RunStats {
 	}
 	rs := gate.RunStats{Seed: sc.Seed, CacheBust: sc.Validity.CacheBust, Stats: map[string]float64{}, Target: sc.target(), Model: sc.Model,
 		Requests: int(m.Value(record.MetricRequestCount)), Errors: int(m.Value(record.MetricErrorCount))}
-	for _, s := range gate.RunStatList() {
-		switch {
-		case s.Metric == "":
-		case s.Quantile > 0:
-			st, ok := m.Stat(s.Metric)
-			if !ok || st.Count == 0 {
-				continue
-			}
-			v, _ := st.Quantile(s.Quantile)
-			if st.Unit == "ms" {
-				v /= 1000
-			}
-			rs.Stats[s.Name] = v
-		default:
-			if v, ok := m.Scalars[s.Metric]; ok && rs.Requests > 0 {
-				rs.Stats[s.Name] = v.Value
+	scopes := []check.Scope{{}}
+	for _, c := range slices.Sorted(maps.Keys(m.Classes)) {
+		scopes = append(scopes, check.Scope{Key: check.ScopeClass, Name: c}) // a run of classes: each class's statistics too
+	}
+	for _, sp := range scopes {
+		sm := sp.Metrics(m)
+		n := int(sm.Value(record.MetricRequestCount))
+		for _, s := range gate.RunStatList() {
+			switch {
+			case s.Metric == "":
+			case s.Quantile > 0:
+				st, ok := sm.Stat(s.Metric)
+				if !ok || st.Count == 0 {
+					continue
+				}
+				v, _ := st.Quantile(s.Quantile)
+				if st.Unit == "ms" {
+					v /= 1000
+				}
+				rs.Stats[sp.Named(s.Name)] = v
+			default:
+				if v, ok := sm.Scalars[s.Metric]; ok && n > 0 {
+					if v.Unit == metric.UnitMS {
+						v.Value /= 1000 // a latency (job_latency_p50): in seconds, as the statistic's unit
+					}
+					rs.Stats[sp.Named(s.Name)] = v.Value
+				}
 			}
 		}
 	}
@@ -298,8 +310,11 @@ func (o *Outcome) RunStats() gate.RunStats {
 				reqs = rg
 			}
 		}
-		if v := check.Goodput(reqs, slo, 0, 0); len(reqs) > 0 && v.Status == check.Decided {
-			rs.Stats["goodput_fraction"] = v.Value
+		for _, sp := range scopes {
+			mine := sp.Filter(reqs)
+			if v := check.Goodput(mine, slo, 0, 0); len(mine) > 0 && v.Status == check.Decided {
+				rs.Stats[sp.Named("goodput_fraction")] = v.Value
+			}
 		}
 	}
 	return rs

@@ -64,7 +64,8 @@ func (sc Scenario) Workload() [][2]string {
 	if c.Rate > 0 || len(c.RateSeries) > 0 {
 		w = append(w, [2]string{"arrival", cmp.Or(c.Arrival, loadgen.ArrivalPoisson)}, [2]string{"burstiness", opt(c.Burstiness)})
 	}
-	return append(w, [2]string{"ramp", opt(c.Ramp)}, [2]string{"schedule", opt(c.Schedule)})
+	w = append(w, [2]string{"ramp", opt(c.Ramp)}, [2]string{"schedule", opt(c.Schedule)})
+	return append(w, sc.classesWorkload()...) // a run of classes: each class's too
 }
 
 // Target returns where a run of sc sends its requests and what answers them, named as

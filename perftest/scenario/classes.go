@@ -1,0 +1,623 @@
+package scenario
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/metric"
+	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/tokenizer"
+)
+
+// Class is one traffic class of a run of several (Scenario.Classes; docs/classes.md):
+// interactive chat at a Poisson rate beside batch jobs at a fixed concurrency and
+// agent jobs replayed from a trace, each with its own workload, load, headers and
+// start, all in one run against one target, on one clock, into one recording. Every
+// record of the class carries its Name (record.Client.Class); its metrics, rules
+// ({class=NAME}) and regression statistics ("ttft_p99{class=NAME}") are its own.
+//
+// Its Workload and Load fields are flat in the class's mapping, as a scenario's are
+// at its top level ("isl", "rate", "concurrency", "input_file", …). A class that sets
+// none of them sends loadgen's defaults; the scenario's top level then sets no
+// workload or load field but the seed (each class has its own).
+type Class struct {
+	// Name names the class in records, metrics, rules and reports: letters, digits,
+	// '_', '-' and '.'; unique in the scenario. Required.
+	Name string `json:"name"`
+	// Start is how long after the run's start the class starts sending (its schedule,
+	// its workers, its duration all start then); zero = at the start.
+	Start time.Duration `json:"start,omitempty"`
+	// Headers are added to the scenario's headers on the class's requests (a priority
+	// header, "X-Priority: batch"), replacing one of the same name. Credential values
+	// are sent but never written, as the scenario's are.
+	Headers loadgen.Headers `json:"headers,omitempty"`
+	// Requests and Duration stop the class (as the scenario's do a run of one class);
+	// both zero = the scenario's, and with neither set there nor an input file,
+	// DefaultRequests.
+	Requests int           `json:"requests,omitempty"`
+	Duration time.Duration `json:"duration,omitempty"`
+
+	// Workload is what the class sends: lengths, corpus, turns (sessions), an input
+	// file (an agent trace), its seed (zero = the scenario's seed mixed with the
+	// class's name, so two classes draw different prompts and arrivals).
+	loadgen.Workload
+	// Load is how fast: Rate (with Arrival) for an open loop, Concurrency for a closed
+	// one, or Schedule to replay an input file's times. Required: a class states its
+	// load.
+	loadgen.Load
+}
+
+// MaxClasses bounds Scenario.Classes.
+const MaxClasses = 64
+
+// classNameRE is what a class name may be: it goes into request ids, session header
+// values and rule scopes.
+var classNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// ClassNames returns the names of sc's classes, in order; none for a run of one class.
+func (s Scenario) ClassNames() []string {
+	out := make([]string, len(s.Classes))
+	for i, c := range s.Classes {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// hasLoad reports whether l states a load: a rate, a rate series, a replayed schedule,
+// a concurrency or a Pacer.
+func hasLoad(l *loadgen.Load) bool {
+	return l.Rate > 0 || len(l.RateSeries) > 0 || l.Schedule || l.Concurrency > 0 || l.Pacer != nil
+}
+
+// setFields returns the JSON names of v's fields that are not zero, those of embedded
+// structs included (v a struct).
+func setFields(v reflect.Value) []string {
+	var out []string
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, setFields(v.Field(i))...)
+			continue
+		}
+		if tag == "-" || v.Field(i).IsZero() {
+			continue
+		}
+		out = append(out, tag)
+	}
+	return out
+}
+
+// topLevelSet returns the workload and load fields s sets at its top level, but the
+// seed: with classes, each class has its own.
+func (s Scenario) topLevelSet() []string {
+	fs := slices.DeleteFunc(setFields(reflect.ValueOf(s.Config.Workload)), func(n string) bool { return n == "seed" || n == "" })
+	return append(fs, slices.DeleteFunc(setFields(reflect.ValueOf(s.Config.Load)), func(n string) bool { return n == "" })...)
+}
+
+// classProblems returns what is wrong with s's classes, each naming the class:
+// a missing or malformed name, a name used twice, a class with no load, a start
+// before the run's, sharding (one process runs every class), and a top-level
+// workload or load field.
+func (s Scenario) classProblems() []string {
+	if len(s.Classes) == 0 {
+		return nil
+	}
+	var out []string
+	if len(s.Classes) > MaxClasses {
+		out = append(out, fmt.Sprintf("classes: %d classes, at most %d", len(s.Classes), MaxClasses))
+	}
+	if fs := s.topLevelSet(); len(fs) > 0 {
+		out = append(out, fmt.Sprintf("%s set at the top level: with classes, each class has its own workload and load (set %s in each class)", strings.Join(fs, ", "), strings.Join(fs, ", ")))
+	}
+	if s.Shards > 1 {
+		out = append(out, "shards: a run of classes is one process (split it by class instead)")
+	}
+	seen := map[string]int{}
+	for i, c := range s.Classes {
+		at := classAt(i, c.Name)
+		switch {
+		case c.Name == "":
+			out = append(out, at+": no name: each class needs one (name: chat)")
+		case !classNameRE.MatchString(c.Name):
+			out = append(out, fmt.Sprintf("%s: name %q: want letters, digits, '_', '-' or '.'", at, c.Name))
+		}
+		if j, dup := seen[c.Name]; dup && c.Name != "" {
+			out = append(out, fmt.Sprintf("%s: the name %q is also classes[%d]'s: class names are unique", at, c.Name, j))
+		} else {
+			seen[c.Name] = i
+		}
+		if !hasLoad(&c.Load) {
+			out = append(out, at+": no load: set rate, request_rate_series, concurrency or schedule")
+		}
+		if c.Start < 0 {
+			out = append(out, fmt.Sprintf("%s: start %s: want a duration >= 0", at, c.Start))
+		}
+		if c.Shards > 1 || c.ShardIndex != 0 || !c.StartAt.IsZero() {
+			out = append(out, at+": shards, shard_index and start_at are the run's, not a class's (start: delays a class)")
+		}
+		if c.Requests < 0 || c.Duration < 0 {
+			out = append(out, fmt.Sprintf("%s: requests %d, duration %s: want >= 0", at, c.Requests, c.Duration))
+		}
+	}
+	return out
+}
+
+// classAt names class i in messages: `classes[1] "batch"`.
+func classAt(i int, name string) string {
+	if name == "" {
+		return fmt.Sprintf("classes[%d]", i)
+	}
+	return fmt.Sprintf("classes[%d] %q", i, name)
+}
+
+// scopeProblems returns the rules of s scoped to a class the scenario does not have.
+func (s Scenario) scopeProblems() []string {
+	rs, err := s.Objectives.ParseRules()
+	if err != nil {
+		return nil // reported as such
+	}
+	var out []string
+	names := s.ClassNames()
+	for _, r := range rs {
+		if c := r.Class(); c != "" && !slices.Contains(names, c) {
+			out = append(out, "objectives: "+unknownClass(r.String(), c, names))
+		}
+	}
+	return out
+}
+
+// unknownClass is the message of a rule scoped to class c, which is not one of names.
+func unknownClass(rule, c string, names []string) string {
+	if len(names) == 0 {
+		return fmt.Sprintf("%s is scoped to class %q, and the scenario has no classes", rule, c)
+	}
+	msg := fmt.Sprintf("%s is scoped to class %q, which the scenario does not have (classes: %s)", rule, c, strings.Join(names, ", "))
+	if near := check.Nearest(c, names); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return msg
+}
+
+// checkClasses positions the class problems of a scenario file's tree (after its
+// fields were checked): each at its class's mapping or field, and a rule scoped to a
+// class the file does not have at the rule.
+func (c *checker) checkClasses(root *node) {
+	if root == nil || root.kind != 'm' {
+		return
+	}
+	classes := mapValue(root, "classes")
+	var names []string
+	if classes != nil && classes.kind == 's' {
+		wl := jsonFields(reflect.TypeFor[loadgen.Workload]())
+		ld := jsonFields(reflect.TypeFor[loadgen.Load]())
+		for i, k := range root.keys {
+			name := strings.ToLower(k.text)
+			_, w := wl[name]
+			_, l := ld[name]
+			if (w || l) && name != "seed" && !isNull(root.vals[i]) {
+				c.fail(k, "", "%s set at the top level: with classes, each class has its own workload and load (set it in each class)", k.text)
+			}
+		}
+		seen := map[string]int{}
+		for i, it := range classes.items {
+			if it.kind != 'm' {
+				continue // the field check said so
+			}
+			cl, err := decodeClass(it)
+			if err != nil {
+				continue // the field check said what is wrong
+			}
+			at := classAt(i, cl.Name)
+			nameNode := mapValue(it, "name")
+			switch {
+			case cl.Name == "":
+				c.fail(it, "", "%s: no name: each class needs one (name: chat)", at)
+			case !classNameRE.MatchString(cl.Name):
+				c.fail(nameNode, "", "%s: name %q: want letters, digits, '_', '-' or '.'", at, cl.Name)
+			}
+			if j, dup := seen[cl.Name]; dup && cl.Name != "" {
+				c.fail(nameNode, "", "%s: the name %q is also classes[%d]'s: class names are unique", at, cl.Name, j)
+			} else {
+				seen[cl.Name] = i
+			}
+			names = append(names, cl.Name)
+			if !hasLoad(&cl.Load) {
+				c.fail(it, "", "%s: no load: set rate, request_rate_series, concurrency or schedule", at)
+			}
+			if cl.Start < 0 {
+				c.fail(mapValue(it, "start"), "", "%s: start %s: want a duration >= 0", at, cl.Start)
+			}
+			for _, f := range []string{"shards", "shard_index", "start_at"} {
+				if n := mapValue(it, f); n != nil {
+					c.fail(n, "", "%s: %s is the run's, not a class's (start: delays a class)", at, f)
+				}
+			}
+		}
+		if len(classes.items) > MaxClasses {
+			c.fail(classes, "", "classes: %d classes, at most %d", len(classes.items), MaxClasses)
+		}
+	}
+	obj := mapValue(root, "objectives")
+	if obj == nil || obj.kind != 'm' {
+		return
+	}
+	rules := mapValue(obj, "rules")
+	if rules == nil || rules.kind != 's' {
+		return
+	}
+	for i, it := range rules.items {
+		if it.kind != 'v' {
+			continue
+		}
+		r, err := check.ParseRule(it.text)
+		if err != nil {
+			continue // said at the rule
+		}
+		if cl := r.Class(); cl != "" && !slices.Contains(names, cl) {
+			c.fail(it, fmt.Sprintf("objectives.rules[%d]", i), "%s", unknownClass(r.String(), cl, names))
+		}
+	}
+}
+
+// isNull reports whether n is a YAML or JSON null.
+func isNull(n *node) bool { return n.kind == 'v' && n.v == nil && !n.quoted }
+
+// decodeClass decodes one class's checked node.
+func decodeClass(n *node) (Class, error) {
+	var c Class
+	b, err := json.Marshal(n.value())
+	if err != nil {
+		return c, err
+	}
+	return c, json.Unmarshal(b, &c)
+}
+
+// classSeed is class name's seed when it sets none: the scenario's, mixed with the
+// name (FNV-1a), so classes draw their own prompts and arrivals.
+func classSeed(seed uint64, name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return seed ^ h.Sum64()
+}
+
+// classConfig returns class i's load-generator configuration within the run's cfg:
+// the run's target, stop, recording and validity settings, the class's workload,
+// load, headers and stop, its name (loadgen.Recording.Class) and no record file (the
+// classes' records go to the run's one recording through runClasses).
+func (s Scenario) classConfig(i int, cfg loadgen.Config) loadgen.Config {
+	c := s.Classes[i]
+	salt := cfg.PromptSalt
+	cfg.Workload, cfg.Load = c.Workload, c.Load
+	cfg.PromptSalt = salt
+	if cfg.Seed == 0 {
+		cfg.Seed = classSeed(s.Seed, c.Name)
+	}
+	if c.Requests != 0 || c.Duration != 0 {
+		cfg.Requests, cfg.Duration = c.Requests, c.Duration
+	}
+	if cfg.Requests == 0 && cfg.Duration == 0 && cfg.InputFile == "" && len(cfg.RateSeries) == 0 {
+		cfg.Requests = DefaultRequests
+	}
+	if len(c.Headers) > 0 {
+		h := maps.Clone(cfg.Headers)
+		if h == nil {
+			h = loadgen.Headers{}
+		}
+		for k, v := range c.Headers {
+			for old := range h {
+				if strings.EqualFold(old, k) {
+					delete(h, old)
+				}
+			}
+			h[k] = v
+		}
+		cfg.Headers = h
+	}
+	cfg.Class = c.Name
+	cfg.RecordFile, cfg.DiscardRecords = "", true
+	return cfg
+}
+
+// classLead is how long after every class is prepared the run's clock starts: the
+// open loops' first connections are made in it.
+const classLead = 20 * time.Millisecond
+
+// runClasses runs sc's classes as one run: each class one load-generator run
+// ([loadgen.Prepare]), all prepared first, then started together on one clock (the
+// run's start, plus each class's Start), their records shifted onto the run's clock
+// (record times count from the run's start, not the class's) and written, with their
+// class, into cfg.RecordFile (when set) as they finish. The outcome is the runs'
+// together: the records (unless cfg.DiscardRecords), the metrics of all of them (with
+// each class's in Metrics.Classes), the sums of their counts, the worst of their
+// self-measurements.
+//
+// Several runs, not one run of several sources: each load mode (open loop, closed
+// loop, an agent trace's jobs) is loadgen's own, unchanged, and a class's schedule,
+// stop, workers and connections are its own, as separate clients' would be.
+func runClasses(ctx context.Context, sc Scenario, cfg loadgen.Config, tok *tokenizer.Tokenizer, onRecord func(record.Client)) (*loadgen.Outcome, error) {
+	var (
+		mu    sync.Mutex
+		enc   *record.Encoder
+		file  *os.File
+		kept  []record.Client
+		werr  error
+		start time.Time // set before any class runs
+	)
+	if cfg.RecordFile != "" {
+		f, err := os.Create(cfg.RecordFile)
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: record file: %w", err)
+		}
+		file, enc = f, record.NewEncoder(f)
+		defer file.Close() // closed below; on early return, cleanup
+	}
+	acc := metric.NewAccumulator(metricOptions(cfg))
+	if !cfg.SLO.IsZero() {
+		acc.SetSLO(cfg.SLO)
+	}
+	if cfg.TotalsOnly {
+		acc.TotalsOnly()
+	}
+	preps := make([]*loadgen.Prepared, 0, len(sc.Classes))
+	inFlight := make([]int, len(sc.Classes)) // each class's requests in flight, under mu (offsetWatch)
+	closeAll := func() {
+		for _, p := range preps {
+			p.Close()
+		}
+	}
+	for i := range sc.Classes {
+		off := sc.Classes[i].Start
+		sink := func(rec record.Client) {
+			shiftRecord(&rec, off, start)
+			mu.Lock()
+			defer mu.Unlock()
+			if enc != nil {
+				if err := enc.Encode(&rec); err != nil && werr == nil {
+					werr = err
+				}
+			}
+			acc.Add(&rec)
+			if !cfg.DiscardRecords {
+				kept = append(kept, rec)
+			}
+			if onRecord != nil {
+				onRecord(rec)
+			}
+		}
+		ccfg := sc.classConfig(i, cfg)
+		if w := cfg.Watch; w != nil {
+			ccfg.Watch = &offsetWatch{w: w, off: off, mu: &mu, i: i, inFlight: inFlight}
+		}
+		p, err := loadgen.Prepare(ctx, ccfg, tok, sink)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("%s: %w", classAt(i, sc.Classes[i].Name), err)
+		}
+		preps = append(preps, p)
+	}
+	start = time.Now().Add(classLead)
+	stopFlush := make(chan struct{})
+	flushed := make(chan struct{})
+	go func() { // records reach disk as the classes' own would: at least every RecordFlushInterval
+		defer close(flushed)
+		t := time.NewTicker(loadgen.RecordFlushInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopFlush:
+				return
+			case <-t.C:
+				if enc != nil {
+					_ = enc.Flush()
+				}
+			}
+		}
+	}()
+	outs := make([]*loadgen.Outcome, len(preps))
+	errs := make([]error, len(preps))
+	var wg sync.WaitGroup
+	for i, p := range preps {
+		p.SetStart(start.Add(sc.Classes[i].Start))
+		wg.Go(func() { outs[i], errs[i] = p.Run(ctx) })
+	}
+	wg.Wait()
+	close(stopFlush)
+	<-flushed
+	out := mergeOutcomes(sc, outs, start)
+	out.Records = kept
+	out.Metrics = acc.Metrics()
+	out.Jobs = acc.Jobs()
+	var runErr error
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				runErr = errors.Join(runErr, ctx.Err())
+				continue
+			}
+		}
+		runErr = errors.Join(runErr, fmt.Errorf("%s: %w", classAt(i, sc.Classes[i].Name), err))
+	}
+	if enc != nil {
+		ferr := enc.Flush()
+		if err := file.Close(); ferr == nil && err != nil {
+			ferr = fmt.Errorf("loadgen: record file: %w", err)
+		}
+		if ferr == nil {
+			ferr = werr
+		}
+		runErr = errors.Join(runErr, ferr)
+	}
+	if slices.ContainsFunc(outs, func(o *loadgen.Outcome) bool { return o == nil }) && runErr != nil && ctx.Err() == nil {
+		return nil, runErr
+	}
+	return out, runErr
+}
+
+// shiftRecord moves a class's record onto the run's clock: its times count from the
+// class's start, off after the run's (start).
+func shiftRecord(r *record.Client, off time.Duration, start time.Time) {
+	r.RunStartUnixNano = start.UnixNano()
+	if off == 0 {
+		return
+	}
+	r.Scheduled += off
+	r.Sent += off
+	r.Done += off
+	for _, p := range []*time.Duration{&r.FirstByte, &r.FirstOutput, &r.FirstToolCall} {
+		if *p != 0 {
+			*p += off
+		}
+	}
+	for k := range r.Chunks {
+		r.Chunks[k].T += off
+	}
+}
+
+// offsetWatch is the run's abort watch as one class sees it: its clock is the run's
+// shifted by the class's start, the classes' runs ask it from their own goroutines,
+// and what it hears of requests in flight is the run's: every class's, summed.
+type offsetWatch struct {
+	w        loadgen.AbortWatch
+	off      time.Duration
+	mu       *sync.Mutex
+	i        int   // the class's place in inFlight
+	inFlight []int // each class's requests in flight, under mu
+}
+
+// ObserveInFlight passes on the run's requests in flight when class i has n
+// ([loadgen.InFlightWatch]).
+func (o *offsetWatch) ObserveInFlight(n int, now time.Duration) {
+	iw, ok := o.w.(loadgen.InFlightWatch)
+	if !ok {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.inFlight[o.i] = n
+	total := 0
+	for _, k := range o.inFlight {
+		total += k
+	}
+	iw.ObserveInFlight(total, now+o.off)
+}
+
+func (o *offsetWatch) Observe(rec *record.Client, now time.Duration) {
+	o.mu.Lock() // the sink's lock: records and the watch in one order
+	defer o.mu.Unlock()
+	o.w.Observe(rec, now+o.off)
+}
+
+func (o *offsetWatch) Check(now time.Duration) (loadgen.Abort, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.w.Check(now + o.off)
+}
+
+// mergeOutcomes is the classes' outcomes as one run's (records and metrics aside):
+// sums of counts, the latest end, a fingerprint over the classes' fingerprints, and
+// of the self-measurements the worst send lag and read delay and the process's CPU
+// and GC (measured by each run of the one process).
+func mergeOutcomes(sc Scenario, outs []*loadgen.Outcome, start time.Time) *loadgen.Outcome {
+	out := &loadgen.Outcome{Start: start}
+	h := sha256.New()
+	var modes []string
+	for i, o := range outs {
+		if o == nil {
+			continue
+		}
+		name := sc.Classes[i].Name
+		modes = append(modes, name+": "+o.Mode)
+		out.Elapsed = max(out.Elapsed, sc.Classes[i].Start+o.Elapsed)
+		out.Sent += o.Sent
+		out.Interrupted = out.Interrupted || o.Interrupted
+		h.Write([]byte(name + "\x00" + o.Fingerprint + "\x00"))
+		out.Fingerprinted += o.Fingerprinted
+		for _, w := range o.Warnings {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("class %s: %s", name, w))
+		}
+		out.StartLate = max(out.StartLate, o.StartLate)
+		s, m := o.Self, &out.Self
+		if s.SendLag.P99 >= m.SendLag.P99 {
+			m.SendLag = s.SendLag
+		}
+		if s.ReadDelay.P99 >= m.ReadDelay.P99 {
+			m.ReadDelay = s.ReadDelay
+		}
+		m.OfferedRate += s.OfferedRate
+		m.AchievedRate += s.AchievedRate
+		if m.Aborted == "" && s.Aborted != "" {
+			m.Aborted, m.AbortedBy = fmt.Sprintf("class %s: %s", name, s.Aborted), s.AbortedBy
+		}
+		m.CPUSeconds, m.CPUs, m.CPUFraction = max(m.CPUSeconds, s.CPUSeconds), max(m.CPUs, s.CPUs), max(m.CPUFraction, s.CPUFraction)
+		m.GCPause, m.GCPauseMax, m.GCCount = max(m.GCPause, s.GCPause), max(m.GCPauseMax, s.GCPauseMax), max(m.GCCount, s.GCCount)
+		m.Elapsed = max(m.Elapsed, s.Elapsed+sc.Classes[i].Start)
+	}
+	out.Mode = strings.Join(modes, "; ")
+	out.Fingerprint = hex.EncodeToString(h.Sum(nil))
+	return out
+}
+
+// classesWorkload is the classes' part of the workload's identity (Workload): each
+// class's settings as a run of it alone would have them, named "classes.NAME.SETTING",
+// and its start. None for a run of one class.
+func (s Scenario) classesWorkload() [][2]string {
+	var w [][2]string
+	for i, c := range s.Classes {
+		one := s
+		one.Classes = nil
+		one.Config = s.classConfig(i, s.Config)
+		for _, kv := range one.Workload() {
+			if kv[0] == "tokenizer" {
+				continue // the run's, listed once
+			}
+			w = append(w, [2]string{"classes." + c.Name + "." + kv[0], kv[1]})
+		}
+		if c.Start != 0 {
+			w = append(w, [2]string{"classes." + c.Name + ".start", c.Start.String()})
+		}
+		if len(c.Headers) > 0 {
+			w = append(w, [2]string{"classes." + c.Name + ".headers", c.Headers.String()})
+		}
+	}
+	return w
+}
+
+// classesLoadString describes the classes' loads: `chat: Poisson{5 req/s}; batch:
+// concurrency=4`.
+func (s Scenario) classesLoadString() string {
+	var parts []string
+	for i, c := range s.Classes {
+		one := s
+		one.Classes = nil
+		one.Config = s.classConfig(i, s.Config)
+		l := c.Name + ": " + one.LoadString()
+		if c.Start > 0 {
+			l += " from " + c.Start.String()
+		}
+		parts = append(parts, l)
+	}
+	return strings.Join(parts, "; ")
+}
