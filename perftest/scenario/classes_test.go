@@ -318,6 +318,9 @@ func runClassesTest(t *testing.T, z classSizes) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if why := out.Aborted(); why != "" {
+		t.Fatalf("the run was stopped: %s", why)
+	}
 	recs, err := loadClient(filepath.Join(dir, ClientFile))
 	if err != nil {
 		t.Fatal(err)
@@ -498,5 +501,23 @@ func TestClassShift(t *testing.T) {
 	}
 	if classSeed(7, "a") == classSeed(7, "b") {
 		t.Error("two classes drew one seed")
+	}
+}
+
+// TestClassTailSamples: a quantile claim on a class counts that class's requests
+// before the run: p99 of a class of 50 requests is refused, naming the class, while
+// the same claim on a class of 1,000 and a p50 on the small one are not.
+func TestClassTailSamples(t *testing.T) {
+	sc := Scenario{Classes: []Class{
+		{Name: "small", Requests: 50, Load: loadgen.Load{Concurrency: 1}},
+		{Name: "big", Requests: 1000, Load: loadgen.Load{Rate: 10}},
+	}}
+	sc.Objectives.Rules = []string{"ttft_p99{class=small}<=1s", "ttft_p99{class=big}<=1s", "ttft_p50{class=small}<=1s", "ttft_p99<=1s"}
+	err := sc.Validate()
+	if err == nil || !strings.Contains(err.Error(), "ttft_p99{class=small}<=1s needs at least") || !strings.Contains(err.Error(), "the run has 50 of class small") {
+		t.Fatalf("Validate: %v, want the small class's p99 refused", err)
+	}
+	if strings.Contains(err.Error(), "{class=big}") || strings.Contains(err.Error(), "ttft_p50") || strings.Contains(err.Error(), "ttft_p99<=1s needs") {
+		t.Errorf("Validate refused a claim its requests support:\n%v", err)
 	}
 }

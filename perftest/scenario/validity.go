@@ -252,8 +252,12 @@ func (o *Outcome) validity() []check.Verdict {
 		n := o.summary().requests - o.summary().failed
 		for _, c := range o.Scenario.Objectives.tailClaims() {
 			nc := n
-			if mm, ok := o.Metrics.Models[c.model]; ok && c.model != "" {
-				nc = int(mm.Value(record.MetricRequestCount)) // the model's own successful requests
+			parts := o.Metrics.Models
+			if c.scope.Key == check.ScopeClass {
+				parts = o.Metrics.Classes
+			}
+			if mm, ok := parts[c.scope.Name]; ok && !c.scope.IsZero() {
+				nc = int(mm.Value(record.MetricRequestCount)) // the model's (the class's) own successful requests
 			}
 			if v := check.TailSamples(c.text, c.p, c.atMost, nc, 0); !v.Pass {
 				vs = append(vs, apply(v, m))
@@ -441,7 +445,7 @@ type tailClaim struct {
 	text   string
 	p      float64
 	atMost bool
-	model  string // a rule scoped to one model of a mix: its requests alone count
+	scope  check.Scope // a rule scoped to one model of a mix or one class: its requests alone count
 }
 
 // tailClaims lists the objectives' quantile claims (bounds and rules).
@@ -460,7 +464,7 @@ func (o Objectives) tailClaims() []tailClaim {
 	rs, _ := o.ParseRules()
 	for _, r := range rs {
 		if _, p, atMost, ok := r.Quantile(); ok {
-			cs = append(cs, tailClaim{r.String(), p, atMost, r.Model()})
+			cs = append(cs, tailClaim{r.String(), p, atMost, r.Scope()})
 		}
 	}
 	return cs
@@ -470,17 +474,42 @@ func (o Objectives) tailClaims() []tailClaim {
 // the run (Requests without Duration or an input file), the quantile claims it
 // cannot support, as errors for Validate.
 func (s Scenario) tailProblems() []string {
-	if s.Validity.TailSamples.or(ModeFail) != ModeFail || s.Requests <= 0 || s.Duration > 0 || s.InputFile != "" {
+	if s.Validity.TailSamples.or(ModeFail) != ModeFail {
 		return nil
 	}
+	known := func(requests int, d time.Duration, input string) bool { return requests > 0 && d == 0 && input == "" }
 	var out []string
 	for _, c := range s.Objectives.tailClaims() {
 		n, of := s.Requests, ""
-		if c.model != "" && len(s.ModelNames) > 0 {
-			if !slices.Contains(s.ModelNames, c.model) {
+		if len(s.Classes) > 0 {
+			// A run of classes: a claim on a class counts that class's requests; one on
+			// the run, every class's.
+			n = 0
+			for i, cl := range s.Classes {
+				cc := s.classConfig(i, s.Config)
+				if c.scope.Key == check.ScopeClass && c.scope.Name != cl.Name {
+					continue
+				}
+				if !known(cc.Requests, cc.Duration, cc.InputFile) {
+					n = -1 // not known before the run
+					break
+				}
+				n += cc.Requests
+			}
+			if c.scope.Key == check.ScopeClass {
+				of = " of class " + c.scope.Name
+			}
+			if n <= 0 {
+				continue
+			}
+		} else if !known(s.Requests, s.Duration, s.InputFile) {
+			return nil
+		}
+		if m := c.scope.Name; c.scope.Key == check.ScopeModel && len(s.ModelNames) > 0 {
+			if !slices.Contains(s.ModelNames, m) {
 				continue // Validate says the model is not sent to
 			}
-			n, of = s.ModelRequests(c.model, s.Requests), fmt.Sprintf(" sent to model %s (expected)", c.model)
+			n, of = s.ModelRequests(m, n), fmt.Sprintf(" sent to model %s (expected)", m)
 		}
 		if need := check.QuantileNeed(c.p, c.atMost, 0); n < need {
 			out = append(out, fmt.Sprintf("objectives: %s needs at least %d measured requests for a %g%% bound; the run has %d%s (raise request_count, claim a lower quantile, or set validity.tail_samples: warn)",
