@@ -61,6 +61,13 @@ func TestGatePerClass(t *testing.T) {
 			t.Errorf("no comparison of %s among %v", s, r.Stats)
 		}
 	}
+	// A margin named for the statistic covers its classes' too, unless a class's is named.
+	if r := Compare(base, series(w, noise5, both(noise5, scale(noise5, 1.25))), Gate{Margins: map[string]float64{"ttft_p50": 0.5, "itl_p50": 0.5, "latency_p50": 0.5, "output_tps": 0.5}}, 0); !r.Pass() {
+		t.Errorf("batch 25%% slower within a 50%% margin: %s", r.Headline())
+	}
+	if r := Compare(base, series(w, noise5, both(noise5, scale(noise5, 1.25))), Gate{Margins: map[string]float64{"ttft_p50": 0.5, "itl_p50": 0.5, "latency_p50": 0.5, "output_tps": 0.5, "ttft_p50{class=batch}": 0.05}}, 0); r.Pass() {
+		t.Errorf("batch 25%% slower, its own TTFT margin 5%%: %s", r.Headline())
+	}
 	if r := Compare(base, series(w, noise5, both(noise5, noise5)), Gate{}, 0); !r.Pass() {
 		t.Errorf("no class changed: %s", r.Headline())
 	}

@@ -422,7 +422,8 @@ func Compare(baseline, current *Series, g Gate, alpha float64) GateResult {
 		if len(b) == 0 && len(c) == 0 {
 			continue // neither side has it (no goodput SLO)
 		}
-		rg := check.RunGate{Margin: cmp.Or(g.Margins[s.Name], g.Margin), HigherIsBetter: s.HigherIsBetter,
+		base, _, _ := check.CutScope(s.Name) // a class's statistic takes the run's margin for it unless named itself
+		rg := check.RunGate{Margin: cmp.Or(g.Margins[s.Name], g.Margins[base], g.Margin), HigherIsBetter: s.HigherIsBetter,
 			FailInconclusive: g.FailInconclusive, StrictMDE: g.StrictMDE}
 		if current.Len() == 1 || baseline.Len() == 1 {
 			rg.PriorCV = priorCV(baseline, s.Name, g)
