@@ -24,7 +24,7 @@ func bisectRepo(t *testing.T, speeds ...float64) (string, []string) {
 	gitIn(t, dir, "init", "-q", "-b", "main")
 	var shas []string
 	for i, s := range speeds {
-		for name, ms := range map[string]float64{"ttft": 100 * s, "itl": 50 * s} {
+		for name, ms := range map[string]float64{"ttft": 100 * s, "itl": 20 * s} {
 			if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "%g\n", ms), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func logNormalScales(seed uint64, n int, cv float64) []float64 {
 }
 
 func bisectArgs(repo string, port int, art string, extra ...string) []string {
-	return append([]string{"bisect", "-C", repo, "-u", fmt.Sprintf("http://127.0.0.1:%d", port), "--endpoint-type", "chat", "--isl", "16", "--osl", "2",
+	return append([]string{"bisect", "-C", repo, "-u", fmt.Sprintf("http://127.0.0.1:%d", port), "--endpoint-type", "chat", "--isl", "16", "--osl", "6",
 		"--concurrency", "4", "--request-count", "8", "--random-seed", "3", "--artifact-dir", art, "--quiet"}, extra...)
 }
 

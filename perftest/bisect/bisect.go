@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/perftest/check"
@@ -372,6 +373,7 @@ func (b *bisector) step(ctx context.Context, commit, progress string) (Step, err
 	case err != nil:
 		return s, err
 	default:
+		r.Baseline = snapshot(b.res.GoodRuns) // the good side grows for later commits; this gate saw these runs
 		s.Result, s.Verdict = r, VerdictOf(r)
 		if cur.Dir != "" && !r.Invalid() {
 			if err := r.WriteReport(filepath.Join(cur.Dir, reportgen.GateReportFile)); err != nil {
@@ -382,6 +384,14 @@ func (b *bisector) step(ctx context.Context, commit, progress string) (Step, err
 	b.res.Steps = append(b.res.Steps, s)
 	b.logf("bisect: %s", s.Line())
 	return s, nil
+}
+
+// snapshot is s as it is now: the runs a gate compared, kept as they were when the
+// good side grows for a later commit.
+func snapshot(s *gate.Series) *gate.Series {
+	cp := *s
+	cp.Runs, cp.Dirs = slices.Clip(s.Runs), slices.Clip(s.Dirs)
+	return &cp
 }
 
 // grow measures commit until s has k runs (checking the commit out first).
