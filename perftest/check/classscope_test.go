@@ -87,3 +87,28 @@ func TestRunMetricMilliseconds(t *testing.T) {
 		t.Errorf("5763 ms <= 5 s passed: %s", v)
 	}
 }
+
+// FuzzCutScope feeds statistic names (a gate's fail and margins, runstats.json's keys)
+// to CutScope. Property: a scoped name splits into a name without braces and a scope
+// whose Named reads back to the same split; a rule scoped to a class reads back.
+func FuzzCutScope(f *testing.F) {
+	for _, s := range []string{"ttft_p99", "ttft_p99{class=batch}", "output_tps{model=a}", "x{class=}", "x{zone=a}", "x{class=a", "{class=a}", "a{class={b}}", "a{ class = b }"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		base, sp, ok := CutScope(name)
+		if !ok || sp.IsZero() {
+			return
+		}
+		if strings.ContainsAny(base, "{}") || strings.ContainsAny(sp.Name, "{}") || sp.Name == "" {
+			t.Fatalf("CutScope(%q) = %q, %+v", name, base, sp)
+		}
+		b2, sp2, ok2 := CutScope(sp.Named(base))
+		if !ok2 || b2 != base || sp2 != sp {
+			t.Fatalf("CutScope(%q) = %q, %+v; its Named %q reads back as %q, %+v, %v", name, base, sp, sp.Named(base), b2, sp2, ok2)
+		}
+		if r, err := ParseRule(sp.Named("ttft_p99") + "<=1s"); err == nil && r.Scope() != sp && strings.TrimSpace(sp.Name) == sp.Name {
+			t.Fatalf("the rule %q is scoped %+v, want %+v", sp.Named("ttft_p99")+"<=1s", r.Scope(), sp)
+		}
+	})
+}

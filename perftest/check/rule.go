@@ -352,7 +352,11 @@ func CutScope(name string) (base string, s Scope, ok bool) {
 	if !found || (key != ScopeModel && key != ScopeClass) || val == "" || strings.ContainsAny(val, "{}") {
 		return name, Scope{}, false
 	}
-	return strings.TrimSpace(name[:i]), Scope{Key: key, Name: val}, true
+	base = strings.TrimSpace(name[:i])
+	if base == "" || strings.ContainsAny(base, "{}") {
+		return name, Scope{}, false
+	}
+	return base, Scope{Key: key, Name: val}, true
 }
 
 // scope reads an optional {model=NAME} or {class=NAME} into r.scope.

@@ -621,3 +621,23 @@ func (s Scenario) classesLoadString() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// classesNeeds is what a run of classes needs of the client: the sum of what each
+// class would need alone (they run at once), the fixed overheads counted once.
+func (s Scenario) classesNeeds() Needs {
+	var n Needs
+	for i := range s.Classes {
+		one := s
+		one.Classes = nil
+		one.Config = s.classConfig(i, s.Config)
+		c := one.needs()
+		n.Conns += c.Conns
+		n.Files += c.Files - LimitsFileOverhead
+		n.PerAddr += c.PerAddr
+		n.Memory += c.Memory - LimitsBaseMemory
+		n.CPUs += c.CPUs
+	}
+	n.Files += LimitsFileOverhead
+	n.Memory += LimitsBaseMemory
+	return n
+}

@@ -521,3 +521,17 @@ func TestClassTailSamples(t *testing.T) {
 		t.Errorf("Validate refused a claim its requests support:\n%v", err)
 	}
 }
+
+// TestClassesNeeds: the client limits preflight counts every class at once: the
+// connections of two closed loops of 100 and 50 workers are 150, and the fixed
+// overheads are counted once.
+func TestClassesNeeds(t *testing.T) {
+	sc := Scenario{Classes: []Class{
+		{Name: "a", Load: loadgen.Load{Concurrency: 100}},
+		{Name: "b", Load: loadgen.Load{Concurrency: 50}},
+	}}
+	one := Scenario{Config: loadgen.Config{Load: loadgen.Load{Concurrency: 150}}}
+	if got, want := sc.needs(), one.needs(); got != want {
+		t.Errorf("needs %+v, want those of one run of 150 workers %+v", got, want)
+	}
+}

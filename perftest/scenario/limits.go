@@ -89,6 +89,9 @@ type Needs struct {
 
 // needs estimates sc's needs (sc with defaults).
 func (s Scenario) needs() Needs {
+	if len(s.Classes) > 0 {
+		return s.classesNeeds() // classes.go: every class's at once
+	}
 	c := s.Config
 	shards := max(c.Shards, 1)
 	conns := max(c.Concurrency, 1)
