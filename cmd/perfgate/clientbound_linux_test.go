@@ -28,6 +28,7 @@ func TestScheduleAbortCLI(t *testing.T) {
 	cmd := cliCmd([]string{"GOMAXPROCS=1", supervisedEnv + "=1"}, // the run in this process, not a supervised child
 		"profile", "--url", srv.URL(), "--request-rate", "2000", "--request-rate-mode", "constant",
 		"--benchmark-duration", "20", "--osl", "2", "--isl", "16", "--max-schedule-lag", "0.3", "--artifact-dir", art)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // stopped alone, not in go test's group (see scenario's runChild)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, _ := cmd.StdoutPipe()

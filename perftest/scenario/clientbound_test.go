@@ -129,6 +129,10 @@ func runChild(t *testing.T, url string, run *childRun, before func(*os.Process) 
 		b, _ := json.Marshal(run)
 		cmd.Env = append(cmd.Env, clientBoundOptsEnv+"="+string(b))
 	}
+	// Its own process group: a stopped process in the group of go test and make would
+	// have the kernel send SIGHUP and SIGCONT to that whole group if it became orphaned
+	// (POSIX job control), as it can under a CI runner; alone, only the child is at stake.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
