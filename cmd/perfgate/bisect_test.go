@@ -207,3 +207,26 @@ func bisectFinds(t *testing.T, seed uint64, culprit int, slower float64, flags .
 	}
 	return true
 }
+
+// A server that cannot start at the good commit stops the bisection (exit 1, naming the
+// good commit and quoting the server's stderr), and git bisect reset has put the
+// repository back on main.
+func TestBisectServerFailsAtGood(t *testing.T) {
+	repo, shas := bisectRepo(t, 1, 1.1)
+	port := freePort(t)
+	art := filepath.Join(t.TempDir(), "art")
+	code, out, errOut := cli(t, bisectArgs(repo, port, art, "--good", shas[0], "--bad", "main",
+		"--server-cmd", "echo 'no GPU for {rev}' >&2; exit 7")...)
+	if code != ExitRuntime || !strings.Contains(errOut, "good "+bisect.Short(shas[0])) || !strings.Contains(errOut, "exited before it was ready") {
+		t.Errorf("bisect with a server that cannot start = exit %d, stderr %q; want 1 naming the good commit and what the server did\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "bisect stopped (git bisect reset)") {
+		t.Errorf("stdout does not say the bisection stopped and was reset:\n%s", out)
+	}
+	if b := gitIn(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
+		t.Errorf("the repository is at %s after a failed bisect, want main", b)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "BISECT_START")); err == nil {
+		t.Errorf("a failed bisect left a git bisect under way")
+	}
+}
