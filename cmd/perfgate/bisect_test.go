@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/testutil"
@@ -156,6 +158,35 @@ func TestBisectFindsTheCulprit(t *testing.T) {
 			t.Parallel()
 			bisectFinds(t, uint64(culprit), culprit, 1.3, "--margin", "15%")
 		})
+	}
+}
+
+var bisectReps = flag.Int("bisect-reps", 0, "TestBisectTenPercentRate: run N seeded bisections of a real mock (a measurement: bench/bisect/run.sh)")
+
+// TestBisectTenPercentRate is a measurement (bench/bisect/run.sh runs it): -bisect-reps
+// N seeded bisections of 8 commits of real `perfgate mock` servers, one commit 10%
+// slower, each run's latency scaled by a factor at CV 3%, the gate's default margin,
+// 32 requests a run. It prints how many named the culprit and fails below 19 in 20.
+// The machine's own noise adds to the 3%, so it measures on a quiet machine; make
+// test-long's TestFindsTheCulpritUnderNoise holds the same rate on seeded samples.
+func TestBisectTenPercentRate(t *testing.T) {
+	if *bisectReps <= 0 {
+		t.Skip("a measurement: -bisect-reps N (bench/bisect/run.sh)")
+	}
+	var found atomic.Int64
+	t.Run("reps", func(t *testing.T) {
+		for seed := range *bisectReps {
+			t.Run(fmt.Sprint(seed), func(t *testing.T) {
+				t.Parallel()
+				if bisectFinds(t, uint64(100+seed), 1+seed%7, 1.10, "--request-count", "32") {
+					found.Add(1)
+				}
+			})
+		}
+	})
+	t.Logf("found the culprit (10%% slower, CV 3%%) in %d of %d seeded bisections", found.Load(), *bisectReps)
+	if found.Load()*20 < int64(19**bisectReps) {
+		t.Errorf("found the culprit in %d of %d, want at least 19 in 20", found.Load(), *bisectReps)
 	}
 }
 
