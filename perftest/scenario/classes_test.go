@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,12 +42,14 @@ type classSizes struct {
 	agentStart   time.Duration
 	agentSpeedup float64
 	agentFile    string
+	mockTTFTms   int // the mock's time to a first token (5 ms when 0)
 }
 
 // threeClasses is chat at a Poisson rate, batch at a fixed concurrency from a start
 // offset with a priority header, and agent jobs replayed from a trace on its schedule,
 // against the mock, with a rule on each class: chat's passes, batch's fails.
 func threeClasses(z classSizes) Scenario {
+	ttft := max(z.mockTTFTms, 5)
 	return Scenario{
 		Name: "three-classes",
 		Config: loadgen.Config{
@@ -64,10 +67,10 @@ func threeClasses(z classSizes) Scenario {
 				Workload: loadgen.Workload{InputFile: z.agentFile, InputFormat: loadgen.FormatAgentTrace, BlockTokens: 64},
 				Load:     loadgen.Load{Schedule: true, Speedup: z.agentSpeedup}},
 		},
-		Mock: mockserver.Config{TTFT: distribution.MustSpec("fixed:5"), ITL: distribution.MustSpec("fixed:0.05")},
+		Mock: mockserver.Config{TTFT: distribution.MustSpec(fmt.Sprintf("fixed:%d", ttft)), ITL: distribution.MustSpec("fixed:0.05")},
 		Objectives: Objectives{Rules: []string{
 			"error_rate{class=chat}<=0",  // passes
-			"ttft_p50{class=batch}<=1us", // fails: the mock takes 5 ms to a first token
+			"ttft_p50{class=batch}<=1us", // fails: the mock takes 5 ms or more to a first token
 			"tokenizer_match",
 		}},
 	}
@@ -289,8 +292,12 @@ func TestClasses(t *testing.T) {
 	runClassesTest(t, z)
 }
 
-// TestClassesAtSize is TestClasses at size: 5,000 chat requests at 1,000/s, 5,000
-// batch requests at concurrency 16, and a trace of 400 jobs (make test-long).
+// TestClassesAtSize is TestClasses at size: 5,000 chat requests at 500/s, 5,000
+// batch requests at concurrency 8 against a mock 20 ms to a first token (about 380/s),
+// and a trace of 400 jobs (make test-long). The client's load stays near 900 req/s, a
+// fifth of what it sustains: at 1,000/s beside a batch class of 16 against a 5 ms mock
+// (3,800 req/s in all) a loaded 2-core machine could not keep the agent class's
+// schedule, and the run was rightly stopped as client-bound.
 func TestClassesAtSize(t *testing.T) {
 	testutil.Long(t)
 	trace := filepath.Join(t.TempDir(), "agents.jsonl")
@@ -305,8 +312,8 @@ func TestClassesAtSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	z := classSizes{chatRate: 1000, chatN: 5000, batchConc: 16, batchN: 5000, batchStart: 500 * time.Millisecond,
-		agentStart: 200 * time.Millisecond, agentSpeedup: 4, agentFile: trace}
+	z := classSizes{chatRate: 500, chatN: 5000, batchConc: 8, batchN: 5000, batchStart: 500 * time.Millisecond,
+		agentStart: 200 * time.Millisecond, agentSpeedup: 4, agentFile: trace, mockTTFTms: 20}
 	runClassesTest(t, z)
 }
 
