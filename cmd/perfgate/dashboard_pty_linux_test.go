@@ -142,11 +142,13 @@ func (p *ptyRun) checkRestored(t *testing.T) {
 
 // TestDashboardShowsTheArtifactsNumbers runs a profile with the dashboard in a
 // pseudo-terminal, resizes the terminal while it runs, and reads the final frame: its
-// counts, whole-run percentiles and throughputs are metrics.json's.
+// counts, whole-run percentiles and throughputs are metrics.json's. The run lasts 2 s
+// (a fixed schedule, however busy the machine), so the resize, sent about 0.2 s in, is
+// redrawn before it ends: a run of 0.5 s once ended first on a loaded machine.
 func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 	srv := startMock(t, "127.0.0.1")
 	art := filepath.Join(t.TempDir(), "art")
-	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--request-count", "200", "--request-rate", "400",
+	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "2", "--request-rate", "200",
 		"--concurrency", "8", "--osl", "8", "--isl", "16", "--random-seed", "3", "--artifact-dir", art, "--ui-type", "dashboard")
 	p.waitFor(t, "\x1b[?1049h")
 	p.waitFor(t, "last p50")
@@ -154,6 +156,7 @@ func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 	if err := pty.Setsize(p.master, &pty.Winsize{Cols: 50, Rows: 20}); err != nil { // SIGWINCH to the run
 		t.Fatal(err)
 	}
+	p.waitForRE(t, resized, regexp.MustCompile(`\x1b\[2J()`)) // redrawn while the run goes
 	if code := p.wait(t); code != ExitOK {
 		t.Fatalf("exit %d; terminal:\n%q", code, p.output())
 	}
