@@ -136,7 +136,7 @@ func scrub(msg, raw string) string {
 	return msg
 }
 
-// Labels are the labels every series carries besides model and class.
+// Labels are the labels every series carries besides model, endpoint and class.
 type Labels struct {
 	// Scenario names the scenario ("scenario" label).
 	Scenario string

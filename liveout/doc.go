@@ -12,8 +12,8 @@
 //
 // Every Config.Interval it pushes the run so far: request and token counters, the last
 // interval's request and output-token rates, and TTFT, ITL and request-latency
-// histograms, labelled with the scenario, the model, the class (the request's endpoint
-// kind) and the run. [Live.Record] never blocks the load generator: it hands a compact
+// histograms, labelled with the scenario, the model, the endpoint kind, the traffic
+// class (in a run of classes: docs/classes.md) and the run. [Live.Record] never blocks the load generator: it hands a compact
 // copy of the record to a bounded buffer, and a record that finds the buffer full is
 // dropped and counted ([Stats.Dropped]), never waited for. The pushes run on their own
 // goroutines, each bounded by the interval: a receiver that is down or slow costs at

@@ -2,10 +2,12 @@ package liveout
 
 // Series is one metric the outputs push: its Prometheus name (remote-write), its
 // OpenTelemetry name and unit (OTLP), its type and what it counts. Every series
-// carries the labels scenario and run; the per-request ones model and class too.
+// carries the labels scenario and run; the per-request ones model and endpoint too, and
+// class in a run of traffic classes.
 type Series struct {
 	Prom, OTel, Unit, Type, Help string
-	// PerModel: labelled with model and class (the request's endpoint kind).
+	// PerModel: labelled with model, endpoint (the request's endpoint kind) and, in a
+	// run of traffic classes, class.
 	PerModel bool
 }
 

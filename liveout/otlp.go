@@ -47,7 +47,10 @@ func (o *otlp) close(ctx context.Context) error { return o.exp.Shutdown(ctx) }
 func (o *otlp) data(s *snapshot) *metricdata.ResourceMetrics {
 	run := []attribute.KeyValue{attribute.String("scenario", o.labels.Scenario), attribute.String("run", o.labels.Run)}
 	attrs := func(se *series, extra ...attribute.KeyValue) attribute.Set {
-		kv := append(append([]attribute.KeyValue{}, run...), attribute.String("model", se.model), attribute.String("class", se.class))
+		kv := append([]attribute.KeyValue{}, run...)
+		for ls := se.labels(); len(ls) >= 2; ls = ls[2:] {
+			kv = append(kv, attribute.String(ls[0], ls[1]))
+		}
 		return attribute.NewSet(append(kv, extra...)...)
 	}
 	sum := func(def Series, pts []metricdata.DataPoint[int64]) metricdata.Metrics {

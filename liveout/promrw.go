@@ -135,7 +135,7 @@ func (p *promRW) request(s *snapshot) proto.Message {
 		add(name+"_count", float64(h.count), labels...)
 	}
 	for _, se := range s.series {
-		ls := []string{"model", se.model, "class", se.class}
+		ls := se.labels()
 		add(SeriesRequests.Prom, float64(se.ok), append(slices.Clone(ls), "outcome", "ok")...)
 		add(SeriesRequests.Prom, float64(se.errors), append(slices.Clone(ls), "outcome", "error")...)
 		add(SeriesInputTokens.Prom, float64(se.inTokens), ls...)

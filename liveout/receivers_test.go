@@ -74,7 +74,7 @@ func attrs(kvs []*commonpb.KeyValue) map[string]string {
 
 // TestOTLPReceiver: what an OTLP receiver decodes is the run: 30 successful requests
 // and 3 failed ones of model m, their tokens and TTFT histogram, with the scenario,
-// run, model and class attributes.
+// run, model and endpoint attributes (no class: the run has no traffic classes).
 func TestOTLPReceiver(t *testing.T) {
 	recv := &otlpReceiver{}
 	srv := httptest.NewServer(recv)
@@ -102,8 +102,8 @@ func TestOTLPReceiver(t *testing.T) {
 	byOutcome := map[string]int64{}
 	for _, p := range reqs.GetSum().GetDataPoints() {
 		a := attrs(p.GetAttributes())
-		if a["scenario"] != "chat" || a["run"] != "r1" || a["model"] != "m" || a["class"] != "chat" {
-			t.Errorf("attributes %v; want scenario chat, run r1, model m, class chat", a)
+		if _, has := a["class"]; a["scenario"] != "chat" || a["run"] != "r1" || a["model"] != "m" || a["endpoint"] != "chat" || has {
+			t.Errorf("attributes %v; want scenario chat, run r1, model m, endpoint chat, no class", a)
 		}
 		byOutcome[a["outcome"]] = p.GetAsInt()
 	}
@@ -117,6 +117,42 @@ func TestOTLPReceiver(t *testing.T) {
 	h := recv.find(SeriesTTFT.OTel).GetHistogram().GetDataPoints()
 	if len(h) != 1 || h[0].GetCount() != 30 || h[0].GetSum() < 0.6-1e-9 || h[0].GetSum() > 0.6+1e-9 || len(h[0].GetExplicitBounds()) != len(Bounds) {
 		t.Errorf("TTFT histogram %v; want 30 requests summing 0.6 s over %d bounds", h, len(Bounds))
+	}
+}
+
+// TestClassLabel: in a run of traffic classes each series carries its class, the
+// records' class (the name rules scope with {class=NAME}), beside the endpoint kind.
+func TestClassLabel(t *testing.T) {
+	recv := &otlpReceiver{}
+	srv := httptest.NewServer(recv)
+	defer srv.Close()
+	l, err := Start(t.Context(), Config{Outputs: []Output{{OTLP, srv.URL + "/v1/metrics"}}, Interval: time.Hour,
+		Labels: Labels{Scenario: "mixed", Run: "r2"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		r := rec("m")
+		r.Class = map[bool]string{true: "batch", false: "chat"}[i < 2]
+		l.Record(r)
+	}
+	l.Stop(t.Context())
+	reqs := recv.find(SeriesRequests.OTel)
+	if reqs == nil {
+		t.Fatalf("no %s in the last push", SeriesRequests.OTel)
+	}
+	byClass := map[string]int64{}
+	for _, p := range reqs.GetSum().GetDataPoints() {
+		a := attrs(p.GetAttributes())
+		if a["endpoint"] != "chat" {
+			t.Errorf("attributes %v; want endpoint chat", a)
+		}
+		if a["outcome"] == "ok" {
+			byClass[a["class"]] += p.GetAsInt()
+		}
+	}
+	if byClass["batch"] != 2 || byClass["chat"] != 3 || len(byClass) != 2 {
+		t.Errorf("ok requests by class %v; want batch 2, chat 3", byClass)
 	}
 }
 
@@ -154,13 +190,13 @@ func TestPrometheusRemoteWrite(t *testing.T) {
 		t.Fatalf("pushes to Prometheus failed: %+v", st)
 	}
 	for q, want := range map[string]float64{
-		`perfgate_requests_total{run="` + run + `",outcome="ok",model="m",class="chat",scenario="chat",job="perfgate"}`: 50,
-		`perfgate_requests_total{run="` + run + `",outcome="error"}`:                                                    5,
-		`perfgate_output_tokens_total{run="` + run + `"}`:                                                               500,
-		`perfgate_ttft_seconds_count{run="` + run + `"}`:                                                                50,
-		`perfgate_ttft_seconds_bucket{run="` + run + `",le="0.025"}`:                                                    50,
-		`perfgate_ttft_seconds_bucket{run="` + run + `",le="0.01"}`:                                                     0,
-		`perfgate_live_dropped_records_total{run="` + run + `"}`:                                                        0,
+		`perfgate_requests_total{run="` + run + `",outcome="ok",model="m",endpoint="chat",scenario="chat",job="perfgate"}`: 50,
+		`perfgate_requests_total{run="` + run + `",outcome="error"}`:                                                       5,
+		`perfgate_output_tokens_total{run="` + run + `"}`:                                                                  500,
+		`perfgate_ttft_seconds_count{run="` + run + `"}`:                                                                   50,
+		`perfgate_ttft_seconds_bucket{run="` + run + `",le="0.025"}`:                                                       50,
+		`perfgate_ttft_seconds_bucket{run="` + run + `",le="0.01"}`:                                                        0,
+		`perfgate_live_dropped_records_total{run="` + run + `"}`:                                                           0,
 	} {
 		if got, ok := promQuery(t, base, q); !ok || got != want {
 			t.Errorf("%s = %v (found %v), want %v", q, got, ok, want)

@@ -21,13 +21,13 @@ type event struct {
 	hasTTFT, ok   bool
 	warmup        bool
 	isl, osl      int
-	model, class  string
+	key
 }
 
 func eventOf(r *record.Client) event {
 	ttft, has := metric.TTFT(r)
 	return event{latency: r.Latency(), ttft: ttft, hasTTFT: has, ok: r.OK(), warmup: r.Warmup,
-		isl: r.ISL, osl: r.OSL, model: r.Model, class: r.Endpoint}
+		isl: r.ISL, osl: r.OSL, key: key{model: r.Model, endpoint: r.Endpoint, class: r.Class}}
 }
 
 // hist is a cumulative histogram over Bounds: per-bucket counts (not cumulative),
@@ -57,8 +57,19 @@ func (h hist) clone() hist {
 	return c
 }
 
-// key is a series' model and class.
-type key struct{ model, class string }
+// key is a series' model, endpoint kind and traffic class ("" in a run without
+// classes).
+type key struct{ model, endpoint, class string }
+
+// labels are k's label pairs, name then value, as every output writes them: model and
+// endpoint always, class only in a run of traffic classes.
+func (k key) labels() []string {
+	ls := []string{"model", k.model, "endpoint", k.endpoint}
+	if k.class != "" {
+		ls = append(ls, "class", k.class)
+	}
+	return ls
+}
 
 // series is the run so far for one model and class: measured requests only.
 type series struct {
@@ -88,7 +99,7 @@ func (s *state) add(e event) {
 		s.warmup++
 		return
 	}
-	k := key{e.model, e.class}
+	k := e.key
 	se := s.by[k]
 	if se == nil {
 		se = &series{key: k}
