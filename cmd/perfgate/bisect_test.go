@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -23,7 +22,7 @@ import (
 func bisectRepo(t *testing.T, speeds ...float64) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
+	testutil.Git(t, dir, "init", "-q", "-b", "main")
 	var shas []string
 	for i, s := range speeds {
 		for name, ms := range map[string]float64{"ttft": 100 * s, "itl": 20 * s} {
@@ -31,24 +30,11 @@ func bisectRepo(t *testing.T, speeds ...float64) (string, []string) {
 				t.Fatal(err)
 			}
 		}
-		gitIn(t, dir, "add", "ttft", "itl")
-		gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("c%d: speed %g", i, s))
-		shas = append(shas, gitIn(t, dir, "rev-parse", "HEAD"))
+		testutil.Git(t, dir, "add", "ttft", "itl")
+		testutil.Git(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("c%d: speed %g", i, s))
+		shas = append(shas, testutil.Git(t, dir, "rev-parse", "HEAD"))
 	}
 	return dir, shas
-}
-
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // bisectServer is the --server-cmd of a bisection of repo on port: `perfgate mock`
@@ -133,7 +119,7 @@ func TestBisectBadInput(t *testing.T) {
 		if _, err := os.Stat(started); err == nil {
 			t.Fatalf("bisect %s started a server on bad input", strings.Join(tc.args, " "))
 		}
-		gitIn(t, repo, "checkout", "-q", "--", ".")
+		testutil.Git(t, repo, "checkout", "-q", "--", ".")
 		if _, err := os.Stat(filepath.Join(repo, ".git", "BISECT_START")); err == nil {
 			t.Errorf("bisect %s left a git bisect under way", strings.Join(tc.args, " "))
 		}
@@ -206,7 +192,7 @@ func bisectFinds(t *testing.T, seed uint64, culprit int, slower float64, flags .
 	if code != ExitOK && code != ExitInconclusive {
 		t.Fatalf("bisect = exit %d, want 0 or 3\n%s\n%s", code, out, errOut)
 	}
-	if b := gitIn(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
+	if b := testutil.Git(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
 		t.Errorf("the repository is at %s after bisect, want main", b)
 	}
 	revs, _ := os.ReadFile(started)
@@ -254,7 +240,7 @@ func TestBisectServerFailsAtGood(t *testing.T) {
 	if !strings.Contains(out, "bisect stopped (git bisect reset)") {
 		t.Errorf("stdout does not say the bisection stopped and was reset:\n%s", out)
 	}
-	if b := gitIn(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
+	if b := testutil.Git(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
 		t.Errorf("the repository is at %s after a failed bisect, want main", b)
 	}
 	if _, err := os.Stat(filepath.Join(repo, ".git", "BISECT_START")); err == nil {

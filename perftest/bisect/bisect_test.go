@@ -24,7 +24,7 @@ import (
 func newRepo(t testing.TB, latencies ...float64) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	testutil.Git(t, dir, "init", "-q", "-b", "main")
 	var in strings.Builder
 	for i, l := range latencies {
 		data := strconv.FormatFloat(l, 'f', -1, 64) + "\n"
@@ -43,22 +43,8 @@ func newRepo(t testing.TB, latencies ...float64) (string, []string) {
 		t.Fatalf("git fast-import: %v", err)
 	}
 	shas := strings.Fields(string(out))
-	git(t, dir, "checkout", "-q", "-f", "main")
+	testutil.Git(t, dir, "checkout", "-q", "-f", "main")
 	return dir, shas
-}
-
-// git runs git in dir as a test's set-up, with a fixed identity and no user config.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // fakeServer measures a commit as a server whose latency is the work tree's "latency"
@@ -114,13 +100,13 @@ func (f *fakeServer) measure(ctx context.Context, commit string, s *gate.Series,
 // and no change to its files.
 func clean(t *testing.T, dir string) {
 	t.Helper()
-	if b := git(t, dir, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
+	if b := testutil.Git(t, dir, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
 		t.Errorf("after Run the work tree is at %q, want back on main", b)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", "BISECT_START")); err == nil {
 		t.Errorf("after Run a git bisect is still under way (.git/BISECT_START): want git bisect reset")
 	}
-	if st := git(t, dir, "status", "--porcelain"); st != "" {
+	if st := testutil.Git(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("after Run the work tree has changes:\n%s", st)
 	}
 }
@@ -320,7 +306,7 @@ func TestBadInput(t *testing.T) {
 		{name: "same", good: "main", bad: shas[2], want: "are the same commit"},
 		{name: "dirty", good: shas[0], bad: "main", prepare: func(dir string) func() {
 			_ = os.WriteFile(filepath.Join(dir, "latency"), []byte("1\n"), 0o644)
-			return func() { git(t, dir, "checkout", "-q", "--", ".") }
+			return func() { testutil.Git(t, dir, "checkout", "-q", "--", ".") }
 		}, want: "uncommitted changes (latency)"},
 		{name: "under way", good: shas[0], bad: "main", prepare: func(dir string) func() {
 			start := filepath.Join(dir, ".git", "BISECT_START") // what git bisect start writes first
