@@ -195,13 +195,22 @@ func TestDashboardCtrlCRestoresTheTerminal(t *testing.T) {
 	// A closed loop of 6 streams keeps up to 6 requests in flight: the load generator's
 	// count, shown live. A frame only rewrites the cells that changed, so the test
 	// resizes the terminal, which redraws the whole screen, and reads the count there.
-	time.Sleep(300 * time.Millisecond) // a frame after the first requests went out
-	from := len(p.output())
-	if err := pty.Setsize(p.master, &pty.Winsize{Cols: 90, Rows: 30}); err != nil {
-		t.Fatal(err)
+	// The first frames may come before the first requests go out (or before the 100 ms
+	// sample sees them, on a loaded machine), so it redraws until the count is not 0,
+	// up to 50 times (the run lasts 60 s); a count never above 0 or above 6 fails.
+	inFlight := 0
+	for i := range 50 {
+		from := len(p.output())
+		if err := pty.Setsize(p.master, &pty.Winsize{Cols: uint16(90 + i%2), Rows: 30}); err != nil {
+			t.Fatal(err)
+		}
+		if inFlight = p.waitForRE(t, from, regexp.MustCompile(`in flight (\d+)`)); inFlight != 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the next sample
 	}
-	if n := p.waitForRE(t, from, regexp.MustCompile(`in flight (\d+)`)); n < 1 || n > 6 {
-		t.Errorf("the dashboard shows %d requests in flight, want 1 to 6 (a closed loop of 6 streams)", n)
+	if inFlight < 1 || inFlight > 6 {
+		t.Errorf("the dashboard shows %d requests in flight, want 1 to 6 (a closed loop of 6 streams)", inFlight)
 	}
 	if _, err := p.master.Write([]byte{3}); err != nil {
 		t.Fatal(err)
