@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -376,7 +377,7 @@ func TestMergeInvalidShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	vs, _ := doc["verdicts"].([]any)
-	doc["verdicts"] = append(vs, map[string]any{"check": scenario.CheckWarmCache, "pass": false, "status": "invalid", "summary": "warm cache: prefix-cache hit rate 40.0% >= 1% on a workload with no designed reuse"})
+	doc["verdicts"] = append(vs, map[string]any{"check": validity.CheckWarmCache, "pass": false, "status": "invalid", "summary": "warm cache: prefix-cache hit rate 40.0% >= 1% on a workload with no designed reuse"})
 	b, _ = json.Marshal(doc)
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)

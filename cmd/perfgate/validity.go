@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/validity"
 )
 
 // ms is d in milliseconds, for a flag's help.
@@ -39,10 +40,10 @@ func registerValidityFlags(fs *flag.FlagSet, v *validityFlags) {
 	mode(&v.warmCache, "check-warm-cache", "a warm prefix cache (with --server-metrics)", "fail")
 	mode(&v.tailSamples, "check-tail-samples", "quantile rules the request count cannot bound (p99 needs 299)", "fail")
 	mode(&v.clientDistorted, "check-client-distorted", "the client's overhead in TTFT, when the server reports its own TTFT", "warn")
-	fs.Float64Var(&v.maxClientOverhead, "max-client-overhead-ms", 0, fmt.Sprintf("[objectives] client_overhead p50 (ms) above which a run's latencies are client-distorted (default %g)", ms(scenario.DefaultMaxClientOverhead)))
-	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is client-bound (default %g)", ms(scenario.DefaultMaxSendLag)))
-	fs.Float64Var(&v.grossSendLag, "gross-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is grossly client-bound (default %g)", ms(scenario.DefaultGrossSendLag)))
-	fs.Float64Var(&v.minAchievedRate, "min-achieved-rate", 0, fmt.Sprintf("[objectives] fraction of the offered request rate below which an open-loop run that achieved less is grossly client-bound (default %g)", scenario.DefaultMinAchievedRate))
+	fs.Float64Var(&v.maxClientOverhead, "max-client-overhead-ms", 0, fmt.Sprintf("[objectives] client_overhead p50 (ms) above which a run's latencies are client-distorted (default %g)", ms(validity.DefaultMaxClientOverhead)))
+	fs.Float64Var(&v.maxSendLag, "max-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is client-bound (default %g)", ms(validity.DefaultMaxSendLag)))
+	fs.Float64Var(&v.grossSendLag, "gross-send-lag-ms", 0, fmt.Sprintf("[objectives] median send lag (ms) above which an open-loop run is grossly client-bound (default %g)", ms(validity.DefaultGrossSendLag)))
+	fs.Float64Var(&v.minAchievedRate, "min-achieved-rate", 0, fmt.Sprintf("[objectives] fraction of the offered request rate below which an open-loop run that achieved less is grossly client-bound (default %g)", validity.DefaultMinAchievedRate))
 	fs.Float64Var(&v.maxScheduleLag, "max-schedule-lag", loadgen.DefaultMaxScheduleLag.Seconds(), "[stop] seconds an open loop may fall behind its schedule, for as long, before it is stopped as client-bound (exit 1, records kept); 0 = never")
 	fs.Float64Var(&v.maxClientCPU, "max-client-cpu", 0, "[objectives] fraction of its CPUs above which the client is the bottleneck (default 0.9)")
 	fs.Float64Var(&v.maxDrift, "max-drift", 0, "[objectives] relative latency drift over the measured window that makes a run not steady (default 0.05)")
@@ -57,13 +58,13 @@ func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has
 	for _, m := range []struct {
 		flag string
 		val  string
-		dst  *scenario.Mode
+		dst  *validity.Mode
 	}{{"check-client-limits", v.limits, &d.Limits}, {"check-client-bound", v.clientBound, &d.ClientBound}, {"check-client-bound-gross", v.clientBoundGross, &d.ClientBoundGross}, {"check-steady-state", v.steady, &d.Steady},
 		{"check-warm-cache", v.warmCache, &d.WarmCache}, {"check-tail-samples", v.tailSamples, &d.TailSamples},
 		{"check-client-distorted", v.clientDistorted, &d.ClientDistorted}} {
 		if has(m.flag) {
-			*m.dst = scenario.Mode(m.val)
-			if err := scenario.ParseMode(m.val); err != nil {
+			*m.dst = validity.Mode(m.val)
+			if err := validity.ParseMode(m.val); err != nil {
 				return invalidf("--%s %q: want fail, warn or off", m.flag, m.val)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -134,7 +135,7 @@ func TestFailedRequestThresholdInvalid(t *testing.T) {
 	if find(out.Check(), CheckAborted) != nil {
 		t.Error("an invalid run's abort is among its objectives")
 	}
-	if cb := find(out.Validity(), CheckClientBound); cb != nil && !cb.Pass {
+	if cb := find(out.Validity(), validity.CheckClientBound); cb != nil && !cb.Pass {
 		t.Errorf("a failed-request abort is not client-bound: %s", cb.Summary)
 	}
 	checkAbortedOnDisk(t, dir, out.Aborted(), 30)

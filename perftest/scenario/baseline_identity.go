@@ -5,6 +5,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -27,15 +28,15 @@ func ReadIdentity(dir string) (reportgen.Manifest, error) { return gate.ReadIden
 
 // BaselineIdentity is the verdict on a comparison's fairness: passing when
 // gate.CompareIdentity found nothing, else of [check.Status] Invalid, listing the
-// differences, failing under ModeFail and passing (a warning) under ModeWarn.
-func BaselineIdentity(diffs []string, m Mode) check.Verdict {
+// differences, failing under validity.ModeFail and passing (a warning) under validity.ModeWarn.
+func BaselineIdentity(diffs []string, m validity.Mode) check.Verdict {
 	v := check.Verdict{Check: CheckBaselineIdentity, Pass: true, Value: float64(len(diffs)), Unit: check.None}
 	if len(diffs) == 0 {
 		v.Summary = "baseline measured with the same dataset, server and hardware"
 		return v
 	}
 	v.Status = check.Invalid
-	v.Pass = m == ModeWarn
+	v.Pass = m == validity.ModeWarn
 	v.Summary = fmt.Sprintf("baseline not comparable: %d difference(s) in what was measured", len(diffs))
 	for _, s := range diffs {
 		v.Evidence = append(v.Evidence, check.Line{Label: "differs", Text: s})

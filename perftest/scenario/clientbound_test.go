@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/tokenizer"
 )
@@ -49,7 +50,7 @@ const clientBoundOptsEnv = "PERFGATE_CLIENT_BOUND_OPTS"
 type childRun struct {
 	Rate           float64
 	Duration       time.Duration
-	Validity       Validity
+	Validity       validity.Config
 	MaxScheduleLag time.Duration
 	Dir            string
 }
@@ -70,7 +71,7 @@ func TestClientBoundChild(t *testing.T) {
 	if url == "" {
 		return // run by TestClientBoundPinned only
 	}
-	run := childRun{Rate: 200, Duration: 2500 * time.Millisecond, Validity: Validity{ClientBound: ModeFail, MaxSendLag: clientBoundLag}}
+	run := childRun{Rate: 200, Duration: 2500 * time.Millisecond, Validity: validity.Config{ClientBound: validity.ModeFail, MaxSendLag: clientBoundLag}}
 	if o := os.Getenv(clientBoundOptsEnv); o != "" {
 		if err := json.Unmarshal([]byte(o), &run); err != nil {
 			fmt.Println("options:", err)
@@ -100,7 +101,7 @@ func TestClientBoundChild(t *testing.T) {
 		fmt.Println("run:", err)
 		os.Exit(3)
 	}
-	v := find(out.Validity(), CheckClientBound)
+	v := find(out.Validity(), validity.CheckClientBound)
 	if v == nil {
 		fmt.Println("no client-bound verdict")
 		os.Exit(3)
@@ -262,8 +263,8 @@ func TestClientBoundGross(t *testing.T) {
 		t.Errorf("the starved client was not grossly client-bound:\n%s", starved.Text)
 	}
 	// The same self-measurement under warn-only for the gross band: reported, passing.
-	if v, m := clientBound(starved.Self, Validity{ClientBoundGross: ModeWarn}, true, false); m != ModeWarn || apply(v, m).Pass != true || v.Status != check.Invalid {
-		t.Errorf("client_bound_gross: warn gave mode %q, pass %v", m, apply(v, m).Pass)
+	if v, m := validity.ClientBound(starved.Self, validity.Config{ClientBoundGross: validity.ModeWarn}, true, false); m != validity.ModeWarn || validity.Apply(v, m).Pass != true || v.Status != check.Invalid {
+		t.Errorf("client_bound_gross: warn gave mode %q, pass %v", m, validity.Apply(v, m).Pass)
 	}
 	t.Logf("free at 200 req/s:\n%s\nstarved at %d req/s (stopped %v of every %v):\n%s", free.Text, grossRate, grossStop, grossStop+grossRun, starved.Text)
 }
@@ -295,7 +296,7 @@ func TestScheduleAbortStarved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := find(back.Validity(), CheckClientBound); got == nil || got.Pass || back.Aborted() != v.Aborted {
+	if got := find(back.Validity(), validity.CheckClientBound); got == nil || got.Pass || back.Aborted() != v.Aborted {
 		t.Errorf("read back: aborted %q, verdict %v", back.Aborted(), got)
 	}
 	t.Logf("%d records; %s", len(recs), v.Text)

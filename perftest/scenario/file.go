@@ -97,7 +97,7 @@ func (s Scenario) Validate() error {
 	if p := s.Exports.Prefix; strings.ContainsAny(p, `/\`) || p == "." || p == ".." {
 		bad("exports.prefix %q: want a file name prefix, not a path", p)
 	}
-	s.Validity.validate(bad)
+	s.Validity.Validate(bad)
 	s.Abort.validate(bad)
 	for _, p := range s.tailProblems() {
 		bad("%s", p)

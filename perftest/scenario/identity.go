@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -212,7 +213,7 @@ const ResetPath = "/reset_prefix_cache"
 
 // resetURLs are the URLs to POST to before a run: v.ResetURL, or with v.ResetKVCache
 // each target's ResetPath on its scheme and host.
-func resetURLs(v Validity, targets []string) []string {
+func resetURLs(v validity.Config, targets []string) []string {
 	if v.ResetURL != "" {
 		return []string{v.ResetURL}
 	}

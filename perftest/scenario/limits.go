@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/validity"
 )
 
 // The preflight of the client's own limits: before any request, the run's needs are
@@ -137,8 +138,8 @@ func (s Scenario) needs() Needs {
 // request.
 func CheckLimits(sc Scenario) (warnings []string, err error) {
 	sc = sc.WithDefaults()
-	m := sc.Validity.Limits.or(ModeFail)
-	if m == ModeOff {
+	m := sc.Validity.Limits.Or(validity.ModeFail)
+	if m == validity.ModeOff {
 		return nil, nil
 	}
 	l := MachineLimits()
@@ -151,7 +152,7 @@ func CheckLimits(sc Scenario) (warnings []string, err error) {
 	if len(probs) == 0 {
 		return nil, nil
 	}
-	if m == ModeWarn {
+	if m == validity.ModeWarn {
 		return probs, nil
 	}
 	errs := make([]error, len(probs))
@@ -177,7 +178,7 @@ func (s Scenario) limitProblems(l Limits) []string {
 		out = append(out, fmt.Sprintf("memory: the run needs about %d MiB (%d connections), %d MiB are available; fix: fewer connections per process (shards), or a machine with more memory",
 			n.Memory>>20, n.Conns, l.MemAvailable>>20))
 	}
-	if l.CPUs > 0 && n.CPUs > l.CPUs*DefaultMaxClientCPU {
+	if l.CPUs > 0 && n.CPUs > l.CPUs*validity.DefaultMaxClientCPU {
 		out = append(out, fmt.Sprintf("rate: %g req/s needs about %.1f CPUs of client time (%v a request, %v a streamed token), this client may use %g; fix: shards (--shards, perfgate k8s), more CPUs (GOMAXPROCS, cgroup quota), or a lower rate",
 			s.Rate, n.CPUs, LimitsRequestCPU, LimitsTokenCPU, l.CPUs))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -216,7 +217,7 @@ func TestMergeValidity(t *testing.T) {
 		sc := mergeScenario()
 		sc.Objectives = Objectives{}
 		sc.Concurrency, sc.Rate, sc.Requests = 0, 200, 60
-		sc.Validity.ClientBound = ModeFail
+		sc.Validity.ClientBound = validity.ModeFail
 		sc.Validity.MaxSendLag = 2 * time.Second // a clean run on a busy machine
 		sc.Shards, sc.ShardIndex = 2, i
 		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
@@ -237,10 +238,10 @@ func TestMergeValidity(t *testing.T) {
 		return m
 	}
 	cv := byCheck(clean.Validity())
-	if v, ok := cv[CheckClientBound]; !ok || !v.Pass || v.Status == check.Invalid || len(v.Evidence) != 2 {
+	if v, ok := cv[validity.CheckClientBound]; !ok || !v.Pass || v.Status == check.Invalid || len(v.Evidence) != 2 {
 		t.Errorf("clean shards: client-bound = %v (present %v); want a valid verdict with one line per shard", v, ok)
 	}
-	if _, ok := cv[CheckSteady]; !ok {
+	if _, ok := cv[validity.CheckSteady]; !ok {
 		t.Errorf("clean shards: no steady-state verdict on the merged data: %v", clean.Validity())
 	}
 
@@ -265,7 +266,7 @@ func TestMergeValidity(t *testing.T) {
 		d.Self.SendLag = loadgen.LagStats{N: 30, P50: 4 * time.Second, P99: 5 * time.Second, Max: 5 * time.Second}
 	})
 	edit(dirs[0], func(d *validityDoc) {
-		d.Verdicts = append(d.Verdicts, validityRecord{Check: CheckWarmCache, Status: "invalid", Value: 0.3,
+		d.Verdicts = append(d.Verdicts, validityRecord{Check: validity.CheckWarmCache, Status: "invalid", Value: 0.3,
 			Summary: "warm cache: prefix-cache hit rate 30.0% >= 1% on a workload with no designed reuse"})
 	})
 	bad, _, err := Merge(filepath.Join(root, "bad"), dirs, MergeOptions{})
@@ -274,10 +275,10 @@ func TestMergeValidity(t *testing.T) {
 	}
 	for name, o := range map[string]*Outcome{"merged": bad, "loaded": mustLoad(t, filepath.Join(root, "bad"))} {
 		bv := byCheck(o.Validity())
-		if v := bv[CheckClientBound]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 1: client-bound: send lag p50 4s") {
+		if v := bv[validity.CheckClientBound]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 1: client-bound: send lag p50 4s") {
 			t.Errorf("%s: client-bound = %v; want invalid and failing, naming shard 1's send lag", name, v)
 		}
-		if v := bv[CheckWarmCache]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 0: warm cache") {
+		if v := bv[validity.CheckWarmCache]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 0: warm cache") {
 			t.Errorf("%s: warm cache = %v; want invalid and failing, naming shard 0", name, v)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/validity"
 )
 
 // shardValidity is one shard's validity as a merged run keeps it (validity.json's
@@ -100,12 +101,12 @@ func (o *Outcome) shardValidityVerdicts() []check.Verdict {
 			if s.Self == nil {
 				continue
 			}
-			if v, m := clientBound(clientBoundSelf(*s.Self), cfg, o.openLoop(), o.Mocked); m != ModeOff {
-				per, idx = append(per, apply(v, m)), append(idx, s.Index)
+			if v, m := validity.ClientBound(*s.Self, cfg, o.openLoop(), o.Mocked); m != validity.ModeOff {
+				per, idx = append(per, validity.Apply(v, m)), append(idx, s.Index)
 			}
 		}
 		if len(per) > 0 {
-			v := combineShards(CheckClientBound, per, idx, "client not the bottleneck in any shard")
+			v := validity.CombineShards(validity.CheckClientBound, per, idx, "client not the bottleneck in any shard")
 			v.Pass = !slices.ContainsFunc(per, func(p check.Verdict) bool { return !p.Pass })
 			vs = append(vs, v)
 		}
@@ -119,9 +120,9 @@ func (o *Outcome) shardValidityVerdicts() []check.Verdict {
 	for _, s := range o.shards {
 		for _, r := range s.Verdicts {
 			switch r.Check {
-			case CheckSteady, CheckTailSamples:
+			case validity.CheckSteady, validity.CheckTailSamples:
 				continue // re-evaluated on the merged data
-			case CheckClientBound:
+			case validity.CheckClientBound:
 				if s.Self != nil {
 					continue // re-judged above
 				}
@@ -141,53 +142,24 @@ func (o *Outcome) shardValidityVerdicts() []check.Verdict {
 	}
 	for _, c := range order {
 		g := groups[c]
-		v := combineShards(c, g.per, g.idx, "")
+		v := validity.CombineShards(c, g.per, g.idx, "")
 		switch c {
-		case CheckClientLimits:
+		case validity.CheckClientLimits:
 			v.Pass = true // a warning: a limit that could not hold refuses the shard before its run
-		case CheckWarmCache:
-			if m := cfg.WarmCache.or(ModeFail); m == ModeOff {
+		case validity.CheckWarmCache:
+			if m := cfg.WarmCache.Or(validity.ModeFail); m == validity.ModeOff {
 				continue
 			} else {
-				v = apply(v, m)
+				v = validity.Apply(v, m)
 			}
-		case CheckClientBound:
-			if m := cfg.ClientBound.or(ModeWarn); m == ModeOff {
+		case validity.CheckClientBound:
+			if m := cfg.ClientBound.Or(validity.ModeWarn); m == validity.ModeOff {
 				continue
 			} else {
-				v = apply(v, m)
+				v = validity.Apply(v, m)
 			}
 		}
 		vs = append(vs, v)
 	}
 	return vs
-}
-
-// combineShards makes one verdict of check from the shards' (per, of shards idx):
-// invalid and failing when any shard's was invalid or failed (a mode applied after
-// decides whether it fails the merged run); each shard's summary is a line of
-// evidence. ok is the summary when none was ("" = the first shard's).
-func combineShards(name string, per []check.Verdict, idx []int, ok string) check.Verdict {
-	v := check.Verdict{Check: name, Pass: true}
-	var bad []string
-	for i, p := range per {
-		v.Evidence = append(v.Evidence, check.Line{Label: fmt.Sprintf("shard %d", idx[i]), Text: p.Summary})
-		v.Value, v.Unit = max(v.Value, p.Value), p.Unit
-		if p.Status == check.Invalid {
-			v.Status = check.Invalid
-		}
-		if p.Status == check.Invalid || !p.Pass {
-			v.Pass = false
-			bad = append(bad, fmt.Sprintf("shard %d: %s", idx[i], p.Summary))
-		}
-	}
-	switch {
-	case len(bad) > 0:
-		v.Summary = strings.Join(bad, "; ")
-	case ok != "":
-		v.Summary = ok
-	case len(per) > 0:
-		v.Summary = per[0].Summary
-	}
-	return v
 }

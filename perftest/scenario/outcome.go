@@ -307,7 +307,7 @@ func (o *Outcome) File(name string) string {
 //   - [check.KindValidity]: the run's validity: client-bound, steady state, warm
 //     cache and tail samples, each at its mode (those switched off are left out). One
 //     that found the run invalid has [check.Status] Invalid: failing (its error wraps
-//     [check.ErrInvalidRun]) under ModeFail, passing as a warning under ModeWarn. They
+//     [check.ErrInvalidRun]) under validity.ModeFail, passing as a warning under validity.ModeWarn. They
 //     are not objectives: an invalid measurement is neither a performance pass nor a
 //     regression, so callers report them before (and instead of) the objectives.
 //

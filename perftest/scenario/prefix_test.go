@@ -3,6 +3,8 @@ package scenario
 import (
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/perftest/validity"
 )
 
 // The prefix-cache fields are read from a file, and a bad value is reported at its
@@ -37,14 +39,14 @@ func TestPrefixFileFields(t *testing.T) {
 
 // --reset-kv-cache posts to each target's /reset_prefix_cache; a reset_url wins.
 func TestResetURLs(t *testing.T) {
-	got := resetURLs(Validity{ResetKVCache: true}, []string{"http://a:8000/v1", "https://b/v1/chat/completions"})
+	got := resetURLs(validity.Config{ResetKVCache: true}, []string{"http://a:8000/v1", "https://b/v1/chat/completions"})
 	if strings.Join(got, " ") != "http://a:8000/reset_prefix_cache https://b/reset_prefix_cache" {
 		t.Errorf("resetURLs = %v", got)
 	}
-	if got := resetURLs(Validity{ResetKVCache: true, ResetURL: "http://x/r"}, []string{"http://a"}); len(got) != 1 || got[0] != "http://x/r" {
+	if got := resetURLs(validity.Config{ResetKVCache: true, ResetURL: "http://x/r"}, []string{"http://a"}); len(got) != 1 || got[0] != "http://x/r" {
 		t.Errorf("with reset_url: %v", got)
 	}
-	if got := resetURLs(Validity{}, []string{"http://a"}); got != nil {
+	if got := resetURLs(validity.Config{}, []string{"http://a"}); got != nil {
 		t.Errorf("neither: %v", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/reportgen/sweep"
@@ -65,7 +66,7 @@ func TestOverSaturationStopsRun(t *testing.T) {
 	if v := find(out.Validity(), CheckAborted); v != nil {
 		t.Errorf("over-saturation judged an invalid measurement: %v", v)
 	}
-	if v := find(out.Validity(), CheckClientBound); v != nil && strings.Contains(v.Summary, "stopped early") {
+	if v := find(out.Validity(), validity.CheckClientBound); v != nil && strings.Contains(v.Summary, "stopped early") {
 		t.Errorf("the client-bound verdict counts the stop: %v", v)
 	}
 	checkAbortedOnDisk(t, dir, out.Aborted(), 20)

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/gate"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/servermetrics"
 	"github.com/perfgate/perfgate/serverproc"
 )
@@ -126,7 +127,7 @@ type Scenario struct {
 	// Validity switches and tunes the checks that say whether the run's numbers can be
 	// trusted (client limits, client-bound, steady state, warm cache, tail samples);
 	// the zero value runs each at its documented default (docs/validity.md).
-	Validity Validity `json:"validity,omitzero"`
+	Validity validity.Config `json:"validity,omitzero"`
 
 	// Abort stops the run while it goes when one of its conditions holds on a sliding
 	// window ("error_rate>0.2" after a delay), or when more than a fraction of its

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -92,14 +92,14 @@ func TestCompareIdentity(t *testing.T) {
 			t.Errorf("difference %d = %q, want %q", i, d[i], w)
 		}
 	}
-	v := BaselineIdentity(d, ModeFail)
+	v := BaselineIdentity(d, validity.ModeFail)
 	if v.Pass || v.Status != check.Invalid || !errors.Is(v.Err(), check.ErrInvalidRun) {
 		t.Errorf("fail mode: %+v", v)
 	}
-	if v := BaselineIdentity(d, ModeWarn); !v.Pass || v.Status != check.Invalid {
+	if v := BaselineIdentity(d, validity.ModeWarn); !v.Pass || v.Status != check.Invalid {
 		t.Errorf("warn mode: %+v", v)
 	}
-	if v := BaselineIdentity(nil, ModeFail); !v.Pass || v.Status != check.Decided {
+	if v := BaselineIdentity(nil, validity.ModeFail); !v.Pass || v.Status != check.Decided {
 		t.Errorf("same identity: %+v", v)
 	}
 	// Unknown facts are not compared.
@@ -149,12 +149,12 @@ func TestTailRuleRefusedBeforeRun(t *testing.T) {
 	if _, err := Run(context.Background(), sc, ""); !errors.Is(err, ErrInvalidScenario) {
 		t.Fatalf("Run: %v", err)
 	}
-	sc.Validity.TailSamples = ModeWarn
+	sc.Validity.TailSamples = validity.ModeWarn
 	out, err := Run(context.Background(), sc, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := find(out.Validity(), CheckTailSamples)
+	v := find(out.Validity(), validity.CheckTailSamples)
 	if v == nil || !v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "100 measured, 299 needed") {
 		t.Errorf("warn: %v", v)
 	}
@@ -168,7 +168,7 @@ func TestTailRuleRefusedBeforeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := out.Context("").Requests
-	v = find(out.Validity(), CheckTailSamples)
+	v = find(out.Validity(), validity.CheckTailSamples)
 	if n < 299 && (v == nil || v.Pass || !errors.Is(v.Err(), check.ErrInvalidRun)) || n >= 299 && v != nil {
 		t.Errorf("duration run of %d requests: %v", n, v)
 	}
@@ -188,84 +188,9 @@ func find(vs []check.Verdict, name string) *check.Verdict {
 	return nil
 }
 
-// steadyPoints builds n requests over span seconds whose TTFT is base·(1 + drift·t/span)
-// with noise (seeded) and ITL a tenth of it.
-func steadyPoints(n int, span, base, drift, noise float64, seed uint64) []steadyPoint {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	pts := make([]steadyPoint, n)
-	for i := range pts {
-		tt := span * float64(i) / float64(n)
-		v := base * (1 + drift*tt/span) * (1 + noise*rng.NormFloat64())
-		pts[i] = steadyPoint{sent: time.Duration(tt * float64(time.Second)), ttft: v, itl: v / 10}
-	}
-	return pts
-}
-
-// TestSteadyConstructed: a 20% rise over the window is not steady; a flat series with
-// the same noise is; a 2% rise is steady (below the 5% drift); too few requests leave
-// it unchecked.
-func TestSteadyConstructed(t *testing.T) {
-	v := Steady(steadyPoints(400, 20, 0.1, 0.2, 0.05, 1), DefaultMaxDrift)
-	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "not steady: TTFT median drifted +") || !strings.Contains(v.String(), "windows of") {
-		t.Errorf("a 20%% rise:\n%s", v)
-	}
-	if v.Value < 0.15 || v.Value > 0.25 {
-		t.Errorf("drift %v, want about 0.2", v.Value)
-	}
-	for seed := uint64(1); seed <= 20; seed++ {
-		if v := Steady(steadyPoints(400, 20, 0.1, 0, 0.05, seed), DefaultMaxDrift); !v.Pass {
-			t.Errorf("seed %d: a flat series:\n%s", seed, v)
-		}
-	}
-	if v := Steady(steadyPoints(400, 20, 0.1, 0.02, 0.01, 1), DefaultMaxDrift); !v.Pass {
-		t.Errorf("a 2%% rise (significant, below 5%%):\n%s", v)
-	}
-	if v := Steady(steadyPoints(30, 20, 0.1, 0.5, 0, 1), DefaultMaxDrift); !v.Pass || !strings.Contains(v.Summary, "not checked") {
-		t.Errorf("30 requests:\n%s", v)
-	}
-}
-
-// TestClientBoundConstructed: the thresholds on constructed self-measurements.
-func TestClientBoundConstructed(t *testing.T) {
-	ok := loadgen.Self{SendLag: loadgen.LagStats{N: 1000, P50: 20 * time.Microsecond, P99: 300 * time.Microsecond, Max: time.Millisecond}, CPUs: 2, CPUFraction: 0.3, Elapsed: time.Second}
-	if v := ClientBound(ok, Validity{}, true, false); !v.Pass || v.Status != check.Decided || !strings.Contains(v.String(), "send lag:") {
-		t.Errorf("a healthy client:\n%s", v)
-	}
-	// A free client on a busy machine: stalls of tens of ms now and then (p99), on
-	// time for most requests (p50): not client-bound (measured: docs/validity.md).
-	stalls := ok
-	stalls.SendLag.P99, stalls.SendLag.Max = 80*time.Millisecond, 100*time.Millisecond
-	if v := ClientBound(stalls, Validity{}, true, false); !v.Pass || v.Status != check.Decided {
-		t.Errorf("p50 20µs, p99 80ms (scheduler stalls):\n%s", v)
-	}
-	lag := ok
-	lag.SendLag.P50, lag.SendLag.P99 = 4*time.Millisecond, 9*time.Millisecond
-	v := ClientBound(lag, Validity{}, true, false)
-	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "send lag p50 4ms > 1ms") {
-		t.Errorf("lag p50 4ms:\n%s", v)
-	}
-	if v := ClientBound(lag, Validity{MaxSendLag: 5 * time.Millisecond}, true, false); !v.Pass {
-		t.Errorf("lag 4ms under a 5ms threshold:\n%s", v)
-	}
-	if v := ClientBound(lag, Validity{}, false, false); !v.Pass {
-		t.Errorf("a closed loop is not judged by lag:\n%s", v)
-	}
-	cpu := ok
-	cpu.CPUFraction = 0.97
-	if v := ClientBound(cpu, Validity{}, false, false); v.Pass || !strings.Contains(v.Summary, "client CPU 97% of 2 CPUs > 90%") {
-		t.Errorf("CPU 97%%:\n%s", v)
-	}
-	if v := ClientBound(cpu, Validity{}, false, true); !v.Pass {
-		t.Errorf("the in-process mock shares the CPU: not judged:\n%s", v)
-	}
-	if v := apply(ClientBound(cpu, Validity{}, false, false), ModeWarn); !v.Pass || v.Status != check.Invalid {
-		t.Errorf("warn mode: %+v", v)
-	}
-}
-
 func TestValidityConfig(t *testing.T) {
 	sc := quickScenario(1, 10)
-	sc.Validity = Validity{Steady: "sometimes", MaxClientCPU: 2, MaxDrift: math.NaN(), ResetURL: "ftp://x"}
+	sc.Validity = validity.Config{Steady: "sometimes", MaxClientCPU: 2, MaxDrift: math.NaN(), ResetURL: "ftp://x"}
 	err := sc.Validate()
 	for _, want := range []string{`validity.steady "sometimes"`, "validity.max_client_cpu 2", "validity.max_drift NaN", `validity.reset_url "ftp://x"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -276,7 +201,7 @@ func TestValidityConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v.yaml")
 	writeFile(t, path, "validity:\n  client_bound: warn\n  max_send_lag: 5ms\n  cache_bust: true\n")
 	got, err := ReadFile(path)
-	if err != nil || got.Validity.ClientBound != ModeWarn || got.Validity.MaxSendLag != 5*time.Millisecond || !got.Validity.CacheBust {
+	if err != nil || got.Validity.ClientBound != validity.ModeWarn || got.Validity.MaxSendLag != 5*time.Millisecond || !got.Validity.CacheBust {
 		t.Errorf("ReadFile: %+v, %v", got.Validity, err)
 	}
 }
@@ -330,7 +255,7 @@ func TestWarmCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	run := func(v Validity) check.Verdict {
+	run := func(v validity.Config) check.Verdict {
 		sc := quickScenario(5, 40)
 		sc.ISL = fixed(96)
 		sc.URLs = []string{srv.URL()}
@@ -340,26 +265,26 @@ func TestWarmCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v2 := find(out.Validity(), CheckWarmCache)
+		v2 := find(out.Validity(), validity.CheckWarmCache)
 		if v2 == nil {
 			t.Fatalf("no warm-cache verdict: %v", out.Validity())
 		}
 		return *v2
 	}
-	if v := run(Validity{}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+	if v := run(validity.Config{}); !v.Pass || v.Value >= validity.DefaultMaxCacheHitRate {
 		t.Errorf("first run:\n%s", v)
 	}
-	v := run(Validity{})
+	v := run(validity.Config{})
 	if v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "warm cache: prefix-cache hit rate") || v.Value < 0.5 {
 		t.Errorf("replay:\n%s", v)
 	}
-	if v := run(Validity{CacheBust: true}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+	if v := run(validity.Config{CacheBust: true}); !v.Pass || v.Value >= validity.DefaultMaxCacheHitRate {
 		t.Errorf("replay with cache_bust:\n%s", v)
 	}
-	if v := run(Validity{WarmCache: ModeWarn}); !v.Pass || v.Status != check.Invalid {
+	if v := run(validity.Config{WarmCache: validity.ModeWarn}); !v.Pass || v.Status != check.Invalid {
 		t.Errorf("replay, warn:\n%s", v)
 	}
-	if v := run(Validity{ResetURL: srv.URL() + "/reset_prefix_cache"}); !v.Pass || v.Value >= DefaultMaxCacheHitRate {
+	if v := run(validity.Config{ResetURL: srv.URL() + "/reset_prefix_cache"}); !v.Pass || v.Value >= validity.DefaultMaxCacheHitRate {
 		t.Errorf("replay after the reset hook:\n%s", v)
 	}
 	sc := quickScenario(5, 3)
@@ -402,19 +327,19 @@ func TestSteadySlowingServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := find(out.Validity(), CheckSteady)
+	v := find(out.Validity(), validity.CheckSteady)
 	if v == nil || !v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "not steady: TTFT median drifted +") || // warn by default
 		!strings.Contains(v.String(), "ITL: ") ||
 		!strings.Contains(v.String(), "windows of") || !strings.Contains(v.String(), "/s), Mann–Kendall p=") {
 		t.Fatalf("a slowing server:\n%v", v)
 	}
-	sc.Validity.Steady = ModeFail
-	out.Scenario.Validity.Steady = ModeFail
-	if v := find(out.Validity(), CheckSteady); v.Pass || !errors.Is(v.Err(), check.ErrInvalidRun) {
+	sc.Validity.Steady = validity.ModeFail
+	out.Scenario.Validity.Steady = validity.ModeFail
+	if v := find(out.Validity(), validity.CheckSteady); v.Pass || !errors.Is(v.Err(), check.ErrInvalidRun) {
 		t.Errorf("fail mode: %v", v)
 	}
-	out.Scenario.Validity.Steady = ModeOff
-	if v := find(out.Validity(), CheckSteady); v != nil {
+	out.Scenario.Validity.Steady = validity.ModeOff
+	if v := find(out.Validity(), validity.CheckSteady); v != nil {
 		t.Errorf("off: %v", v)
 	}
 }

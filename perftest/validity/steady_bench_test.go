@@ -1,4 +1,4 @@
-package scenario
+package validity
 
 import (
 	"math/rand/v2"
@@ -11,14 +11,14 @@ import (
 // arSeries builds n requests over 20 s whose TTFT follows an AR(1) process (phi, 5%
 // noise; a slow spell persists, as on a real server) around 100 ms, times a linear
 // drift of drift over the window.
-func arSeries(rng *rand.Rand, n int, phi, drift float64) []steadyPoint {
-	pts := make([]steadyPoint, n)
+func arSeries(rng *rand.Rand, n int, phi, drift float64) []Point {
+	pts := make([]Point, n)
 	e := 0.0
 	for i := range pts {
 		e = phi*e + 0.05*rng.NormFloat64()
 		f := float64(i) / float64(n)
 		v := 0.1 * (1 + drift*f) * (1 + e)
-		pts[i] = steadyPoint{sent: time.Duration(20 * f * float64(time.Second)), ttft: v, itl: v / 10}
+		pts[i] = Point{Sent: time.Duration(20 * f * float64(time.Second)), TTFT: v, ITL: v / 10}
 	}
 	return pts
 }
@@ -30,11 +30,11 @@ func arSeries(rng *rand.Rand, n int, phi, drift float64) []steadyPoint {
 // autocorrelated noise (AR(1), phi 0.9 per request: slow spells that last), and power on
 // autocorrelated runs that drift by 10% and 20%.
 //
-//	go test ./perftest/scenario -run '^$' -bench SteadyFalseAlarm -benchtime 1x
+//	go test ./perftest/validity -run '^$' -bench SteadyFalseAlarm -benchtime 1x
 func BenchmarkSteadyFalseAlarmAndPower(b *testing.B) {
 	const trials = 400
-	plain := func(pts []steadyPoint) bool { // the replaced rule: any significant trend
-		s := windows(pts)
+	plain := func(pts []Point) bool { // the replaced rule: any significant trend
+		s := Windows(pts)
 		return distribution.MannKendall(s[0].Medians, distribution.TrendOptions{MaxLag: -1}).P < SteadyAlpha
 	}
 	for b.Loop() {
