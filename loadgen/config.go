@@ -286,7 +286,26 @@ type Target struct {
 	// ReuseSticky (each session keeps its own connection from turn to turn, and a
 	// session sticks to one URL).
 	ConnectionReuse string `json:"connection_reuse_strategy,omitempty"`
+	// Transport is how the client sends requests (one of [Transports]): TransportAuto
+	// (zero: Linux's epoll event loops wherever the run allows them, a closed loop
+	// without a ramp or streaming to plain http:// targets; goroutine workers for the
+	// rest) or TransportGoroutines (goroutine workers for every request: the readable
+	// reference path, and the peer bench/loadgen measures the loops against). It decides
+	// how fast the client can send, never what is sent or recorded.
+	Transport string `json:"transport,omitempty"`
+	// EventLoops caps the event loops TransportAuto uses; zero = one per processor
+	// (GOMAXPROCS).
+	EventLoops int `json:"event_loops,omitempty"`
 }
+
+// Transports (Target.Transport).
+const (
+	TransportAuto       = "auto"
+	TransportGoroutines = "goroutines"
+)
+
+// Transports are the values of Target.Transport.
+var Transports = []string{TransportAuto, TransportGoroutines}
 
 // Connection reuse strategies (Target.ConnectionReuse).
 const (
@@ -672,6 +691,10 @@ func (c *Config) checkTarget(p *problems) {
 	p.checkEnum("endpoint", string(c.API), Endpoints)
 	p.checkEnum("osl_field", c.OSLField, OSLFields)
 	p.checkEnum("connection_reuse_strategy", c.ConnectionReuse, ConnectionReuses)
+	p.checkEnum("transport", c.Transport, Transports)
+	if c.EventLoops < 0 {
+		p.add("event_loops %d: want >= 0 (0 = one per processor)", c.EventLoops)
+	}
 	if h := c.SessionHeader; h != "" && (strings.ContainsAny(h, " \t\r\n:") || strings.EqualFold(h, "Content-Length") || strings.EqualFold(h, "Host")) {
 		p.add("session_header %q: want a header name (no space or colon; not Content-Length or Host)", h)
 	}

@@ -47,7 +47,7 @@ func (r *runner) eventLoops(ctx context.Context, n int) bool {
 	if !r.loopable() {
 		return false
 	}
-	k := loops(n)
+	k := loops(r.cfg.EventLoops, n)
 	ls := make([]*evLoop, 0, k)
 	for i := range k {
 		slots := n / k
@@ -73,9 +73,10 @@ func (r *runner) eventLoops(ctx context.Context, n int) bool {
 	return true
 }
 
-// loops is how many event loops serve n closed-loop workers.
-func loops(n int) int {
-	l := eventLoopCount
+// loops is how many event loops serve n closed-loop workers: at most most (zero = one
+// per processor), at most one per worker.
+func loops(most, n int) int {
+	l := most
 	if l <= 0 {
 		l = runtime.GOMAXPROCS(0)
 	}

@@ -27,7 +27,7 @@ import (
 // (-evloop=off): these tests are about them.
 func runLooped(t *testing.T, ctx context.Context, cfg Config) (*Outcome, int64, error) {
 	t.Helper()
-	if eventLoopOff {
+	if forceGoroutines {
 		t.Skip("the event loops are off (-evloop=off)")
 	}
 	r, err := newRunner(ctx, cfg, gpt2(t), nil)
@@ -375,6 +375,37 @@ func TestEventLoopLargeBody(t *testing.T) {
 	for _, r := range out.Records {
 		if r.ErrorKind != record.ErrTimeout || r.Error != "loadgen: total timeout" || r.Written != 0 {
 			t.Errorf("record %d: %s %q, written %v; want a total timeout before the request was written", r.Index, r.ErrorKind, r.Error, r.Written)
+		}
+	}
+}
+
+// TestTransportChosenByConfig: the goroutine transport sends every request the
+// goroutine way where the event loops would have taken them all; EventLoops caps the
+// loops; a transport that is not one of Transports, or a negative cap, is refused.
+func TestTransportChosenByConfig(t *testing.T) {
+	addr := serveHello(t, nil)
+	cfg := Config{Target: Target{NoStream: true, URLs: []string{"http://" + addr}}, Load: Load{Concurrency: 4}, Stop: Stop{Requests: 40}}
+	if _, served, err := runLooped(t, context.Background(), cfg); err != nil || served != 40 {
+		t.Fatalf("auto: %d of 40 by the event loops (%v), want all", served, err)
+	}
+	cfg.Transport = TransportGoroutines
+	out, served, err := runLooped(t, context.Background(), cfg)
+	if n := out.Metrics.Value(record.MetricRequestCount); err != nil || served != 0 || n != 40 {
+		t.Errorf("goroutines: %d by the event loops, %v requests (%v), want 0 and 40", served, n, err)
+	}
+	if got := loops(2, 8); got != 2 {
+		t.Errorf("loops(2, 8) = %d, want 2", got)
+	}
+	if got := loops(0, 1); got != 1 {
+		t.Errorf("loops(0, 1) = %d, want 1", got)
+	}
+	for _, bad := range []Target{{Transport: "epoll"}, {EventLoops: -1}} {
+		c := cfg
+		c.Transport, c.EventLoops = bad.Transport, bad.EventLoops
+		err := c.Validate()
+		want := map[bool]string{true: `transport "epoll"`, false: "event_loops -1"}[bad.Transport != ""]
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want an error naming %s", bad, err, want)
 		}
 	}
 }

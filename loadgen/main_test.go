@@ -18,6 +18,6 @@ func TestMain(m *testing.M) {
 		return
 	}
 	flag.Parse()
-	eventLoopOff = eventLoopOff || *evloop == "off"
+	forceGoroutines = *evloop == "off"
 	os.Exit(m.Run())
 }

@@ -184,6 +184,7 @@ func runLoadgen(args []string) error {
 	prof := fs.String("cpuprofile", "", "write a CPU profile")
 	memprof := fs.String("memprofile", "", "write an allocation profile")
 	payloads := fs.Bool("payloads", false, "send a fixed JSONL payload (as wrk does) instead of synthetic prompts")
+	transport := fs.String("transport", "", "loadgen.Target.Transport: auto (default) or goroutines (the reference path, every request the goroutine way)")
 	_ = fs.Parse(args)
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -213,8 +214,9 @@ func runLoadgen(args []string) error {
 	}
 	cfg := loadgen.Config{
 		Target: loadgen.Target{NoStream: true,
-			URLs:  []string{*url},
-			Model: "m",
+			URLs:      []string{*url},
+			Model:     "m",
+			Transport: *transport,
 		},
 		Workload: loadgen.Workload{
 			ISL: distribution.Spec{Distribution: distribution.Fixed{Value: 8}},

@@ -8,7 +8,7 @@
 #      saves over the fasthttp loop), vegeta (library, capped workers; built in a
 #      temporary module so perfgate never depends on it) and perfgate loadgen with
 #      recording on (a fixed payload as wrk sends, and synthetic prompts; and the fixed
-#      payload with its event loops off, PERFGATE_EVENT_LOOP=off, the goroutine way).
+#      payload with its event loops off, -transport goroutines, the goroutine way).
 #      Rounds are interleaved and the median of each is reported.
 #   2. timing accuracy as load rises (go test -bench TimingAccuracy).
 #   3. concurrent SSE streams at 1 token/s (memory per stream, ITL error against the
@@ -73,7 +73,7 @@ for round in $(seq "$ROUNDS"); do
   [ -n "$VEGETA" ] && add vegeta "$("$VEGETA" -url "$URL/v1/chat/completions" -c "$C" -d "$D" | awk '{print $2}')"
   add loadgen "$("$TMP/lgbench" loadgen -payloads -url "$URL" -c "$C" -d "$D" -record "$TMP/rec.jsonl" | awk '{print $2}')"
   add loadgen_synthetic "$("$TMP/lgbench" loadgen -url "$URL" -c "$C" -d "$D" -record "$TMP/rec.jsonl" | awk '{print $2}')"
-  add loadgen_goroutines "$(PERFGATE_EVENT_LOOP=off "$TMP/lgbench" loadgen -payloads -url "$URL" -c "$C" -d "$D" -record "$TMP/rec.jsonl" | awk '{print $2}')"
+  add loadgen_goroutines "$("$TMP/lgbench" loadgen -transport goroutines -payloads -url "$URL" -c "$C" -d "$D" -record "$TMP/rec.jsonl" | awk '{print $2}')"
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'; }
 {

@@ -43,7 +43,7 @@ var flagValues = map[string]string{
 	"request-cancellation-rate": "10", "shard-index": "1",
 	"image-format": "jpeg", "image-dir": "IMAGEDIR", "audio-dir": "IMAGEDIR", "audio-format": "mp3", "audio-sample-rates": "44.1", "audio-depths": "16",
 	"audio-num-channels":  "2",
-	"request-rate-series": `[{"time_s":0,"qps":5},{"time_s":10,"qps":9}]`, "tls-ca": "CERT",
+	"request-rate-series": `[{"time_s":0,"qps":5},{"time_s":10,"qps":9}]`, "tls-ca": "CERT", "transport": "goroutines",
 }
 
 // TestEveryProfileFlagCounts gives every profile flag alone a non-default value and
