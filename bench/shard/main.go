@@ -1,6 +1,6 @@
 // Command shard benchmarks perfgate's scale-out: merging the records of many shards.
 // `gen` writes synthetic shard directories (a scenario.json and a client.jsonl each,
-// records of a mock-like run), and `merge` times scenario.Merge over them — the one
+// records of a mock-like run), and `merge` times merge.Shards over them — the one
 // code path perfgate merge and a single run's report use — printing wall time, CPU time
 // and peak RSS. A benchmark: it prints numbers, it asserts nothing.
 //
@@ -21,6 +21,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 
+	"github.com/perfgate/perfgate/perftest/merge"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -47,7 +48,7 @@ func main() {
 		var ru0 syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 		m, _ := filepath.Glob(filepath.Join(*dir, "shard-*"))
-		o, rep, err := scenario.Merge(*out, m, scenario.MergeOptions{})
+		o, rep, err := merge.Shards(*out, m, merge.Options{})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/merge"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -21,14 +22,14 @@ import (
 // cmdMerge makes the artifact directories of a sharded run (profile --shards N) one
 // run and gates it once: records in global order, metrics, exports, the HTML report
 // and verdicts computed on the merge by the code a single run's directory gets
-// (scenario.Merge, which is Load and WriteReports). The exit code is the gate's.
+// (merge.Shards: scenario.LoadMerged and WriteReports). The exit code is the gate's.
 func cmdMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "merge", "--artifact-dir OUT DIR... [--assert EXPR]... [--wait DURATION]")
 	out := fs.String("artifact-dir", "", "directory of the merged run (required)")
 	var asserts stringList
 	fs.Var(&asserts, "assert", "assertion (repeatable), as profile takes it; replaces the scenario's objectives")
 	goodput := fs.String("goodput", "", "goodput SLO, as profile takes it, e.g. \"time_to_first_token:200\" (ms)")
-	maxSkew := fs.Duration("max-skew", scenario.DefaultMaxSkew, "flag shards whose start may be further than this from T0")
+	maxSkew := fs.Duration("max-skew", merge.DefaultMaxSkew, "flag shards whose start may be further than this from T0")
 	wait := fs.Duration("wait", 0, "wait up to this long for every shard's directory to be complete (its manifest written), e.g. in a Kubernetes merge Job")
 	quiet := fs.Bool("quiet", false, "print only the verdicts and where the reports are")
 	dirs, flags := splitPositional(fs, args)
@@ -44,17 +45,17 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	shardDirs := expandShardDirs(dirs, *out)
-	opts := scenario.MergeOptions{MaxSkew: *maxSkew, Command: redactArgs(e.args)}
+	opts := merge.Options{MaxSkew: *maxSkew, Command: redactArgs(e.args)}
 	if len(asserts) > 0 || *goodput != "" {
 		opts.Adjust = func(sc *scenario.Scenario) error { return regate(sc, asserts, *goodput) }
 	}
-	o, rep, err := scenario.Merge(*out, shardDirs, opts)
+	o, rep, err := merge.Shards(*out, shardDirs, opts)
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee):
 		return err
-	case errors.Is(err, scenario.ErrMerge):
-		return invalidf("%s", strings.ReplaceAll(err.Error(), scenario.ErrMerge.Error()+": ", ""))
+	case errors.Is(err, merge.ErrShards):
+		return invalidf("%s", strings.ReplaceAll(err.Error(), merge.ErrShards.Error()+": ", ""))
 	case err != nil && o == nil:
 		return invalidf("%v", strings.TrimPrefix(err.Error(), "scenario: "))
 	case err != nil:

@@ -54,6 +54,9 @@ var allowed = map[string][]string{
 	// loadgen's type): never the mock, a run or the gate.
 	"perftest/validity": {"perftest/check", "loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
 	"perftest/scenario": {"perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
+	// merge makes one run of a sharded run's directories, with the code a run's
+	// directory gets (scenario.LoadMerged, Outcome.WriteReports).
+	"perftest/merge": {"perftest/scenario", "perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// the hook by which perfhistory, when linked, records perftest.Run's outcomes.
 	"perftest/internal/historyhook": {"perftest/scenario", "perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// history keeps gated results in a database: it gates them (perftest/gate) and
@@ -64,7 +67,7 @@ var allowed = map[string][]string{
 	// when it imports perftest/perfhistory.
 	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/validity", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
 	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "perftest/validity", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
-	"cmd/perfgate":         {"history", "liveout", "perftest/bisect", "perftest/gate", "perftest/scenario", "perftest/validity", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact", "internal/historyenv"},
+	"cmd/perfgate":         {"history", "liveout", "perftest/bisect", "perftest/merge", "perftest/gate", "perftest/scenario", "perftest/validity", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact", "internal/historyenv"},
 	"bench/...":            {"..."},
 	"scripts/...":          {},                    // tools the scripts run (flakehunt's tally): stdlib only
 	"scripts/image":        {"internal/imageref"}, // the container image build: names the image as perfgate k8s does

@@ -25,11 +25,35 @@ type shardValidity struct {
 	Verdicts []validityRecord `json:"verdicts,omitempty"`
 }
 
+// ShardDir is one shard of a merged run: its index and artifact directory.
+type ShardDir struct {
+	Index int
+	Dir   string
+}
+
+// LoadMerged loads dir, the merged run of shards (in shard order; merge.Shards wrote
+// dir from them), as [Load] loads a run, with the validity a merged recording cannot
+// re-derive taken from the shards: each shard's client measured itself, and its
+// limits and caches were its own. The merged run has no client of its own, and
+// measured with the first shard's pins (its topology naming every shard).
+func LoadMerged(dir string, shards []ShardDir) (*Outcome, error) {
+	o, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	o.Self, o.shards = nil, nil
+	for _, s := range shards {
+		o.shards = append(o.shards, readShardValidity(s))
+	}
+	o.Pins = mergedPins(o.shards)
+	return o, nil
+}
+
 // readShardValidity reads a shard directory's validity.json; a shard without one
 // (written before it existed) has only its index and directory.
-func readShardValidity(s shardDir) shardValidity {
-	v := shardValidity{Index: s.info.Index, Dir: s.dir}
-	if b, err := os.ReadFile(filepath.Join(s.dir, ValidityFile)); err == nil {
+func readShardValidity(s ShardDir) shardValidity {
+	v := shardValidity{Index: s.Index, Dir: s.Dir}
+	if b, err := os.ReadFile(filepath.Join(s.Dir, ValidityFile)); err == nil {
 		var doc validityDoc
 		if json.Unmarshal(b, &doc) == nil {
 			v.Self, v.Pins, v.Verdicts = doc.Self, doc.Pins, doc.Verdicts

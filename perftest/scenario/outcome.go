@@ -78,7 +78,7 @@ type Outcome struct {
 	clientPath, serverPath string
 	// limitWarnings are CheckLimits' problems under Validity.Limits = warn.
 	limitWarnings []string
-	// shards are a merged run's shards' validity ([Merge]; validity.json's "shards").
+	// shards are a merged run's shards' validity (merge.Shards, [LoadMerged]; validity.json's "shards").
 	shards []shardValidity
 	// prefixIdeal is the ideal prefix-cache counts loadgen made (metrics.json's
 	// "prefix_cache"); nil when it counted none.

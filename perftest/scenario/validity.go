@@ -89,7 +89,7 @@ func (o *Outcome) validity() []check.Verdict {
 // client fell behind its schedule: loadgen.Stop.MaxScheduleLag; or an abort rule
 // held: Scenario.Abort), "" if it did not. Such a run keeps its records; [Outcome.AbortedBy]
 // says which stopped it, and the client-bound verdict (the schedule) or the aborted
-// verdict (a rule) fails it. A merged run (Merge) has no client of its own: it says
+// verdict (a rule) fails it. A merged run (merge.Shards) has no client of its own: it says
 // which of its shards were stopped and why, "shard 1 (DIR): …; shard 3 (DIR): …".
 func (o *Outcome) Aborted() string {
 	if o.Self == nil {

@@ -1,4 +1,4 @@
-package scenario
+package merge
 
 import (
 	"context"
@@ -16,19 +16,20 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
 type sentKey struct{ Index, ISL, OSL int }
 
-func mergeScenario() Scenario {
-	return Scenario{
+func mergeScenario() scenario.Scenario {
+	return scenario.Scenario{
 		Name: "sharded",
 		Mock: mockserver.Config{Fast: true},
-		Objectives: Objectives{
-			ISLFit:         distribution.Spec{Distribution: distribution.Normal{Mu: 48, Sigma: 8}},
-			TokenizerMatch: true,
+		Objectives: scenario.Objectives{
+			ISLFit: distribution.Spec{Distribution: distribution.Normal{Mu: 48, Sigma: 8}},
+			Rules:  []string{"tokenizer_match"},
 		},
 		Config: loadgen.Config{
 			Workload: loadgen.Workload{
@@ -53,7 +54,7 @@ func mergeScenario() Scenario {
 func TestMergeParity(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	single, err := Run(ctx, mergeScenario(), filepath.Join(root, "single"))
+	single, err := scenario.Run(ctx, mergeScenario(), filepath.Join(root, "single"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +63,17 @@ func TestMergeParity(t *testing.T) {
 		sc := mergeScenario()
 		sc.Shards, sc.ShardIndex = 4, i
 		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		if _, err := Run(ctx, sc, d); err != nil {
+		if _, err := scenario.Run(ctx, sc, d); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
 	}
 	slices.Reverse(dirs) // the order given does not matter
-	merged, rep, err := Merge(filepath.Join(root, "merged"), dirs, MergeOptions{})
+	merged, rep, err := Shards(filepath.Join(root, "merged"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := func(o *Outcome) (ks []sentKey, isl []int) {
+	keys := func(o *scenario.Outcome) (ks []sentKey, isl []int) {
 		cs, ss := records(t, o)
 		for _, c := range cs {
 			ks = append(ks, sentKey{c.Index, c.ISL, c.RequestedOSL})
@@ -113,7 +114,7 @@ func TestMergeParity(t *testing.T) {
 	if rep.Records != 120 || rep.ServerRecords != 120 || rep.Shards != 4 {
 		t.Errorf("merge report %+v; want 4 shards, 120 records of each kind", rep)
 	}
-	for _, f := range []string{reportgen.ManifestFile, reportgen.RunReportFile, MetricsFile, VerdictsFile, MergeFile} {
+	for _, f := range []string{reportgen.ManifestFile, reportgen.RunReportFile, scenario.MetricsFile, scenario.VerdictsFile, scenario.MergeFile} {
 		if _, err := os.Stat(filepath.Join(root, "merged", f)); err != nil {
 			t.Errorf("merged directory lacks %s: %v", f, err)
 		}
@@ -132,9 +133,9 @@ func TestMergeParity(t *testing.T) {
 		{"duplicate", append(slices.Clone(dirs), dirs[0]), "duplicate shard(s) 3"},
 		{"other scenario", append(slices.Clone(dirs[1:]), filepath.Join(root, "single")), "not one scenario"},
 	} {
-		_, _, err := Merge(filepath.Join(root, "bad"), tc.dirs, MergeOptions{})
-		if !errors.Is(err, ErrMerge) || !strings.Contains(fmt.Sprint(err), tc.want) {
-			t.Errorf("%s: Merge = %v; want ErrMerge saying %q", tc.name, err, tc.want)
+		_, _, err := Shards(filepath.Join(root, "bad"), tc.dirs, Options{})
+		if !errors.Is(err, ErrShards) || !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("%s: Merge = %v; want ErrShards saying %q", tc.name, err, tc.want)
 		}
 	}
 }
@@ -148,16 +149,16 @@ func TestMergeFlagsSkew(t *testing.T) {
 		sc.Requests, sc.Concurrency = 10, 2
 		sc.Shards, sc.ShardIndex = 2, i
 		d := filepath.Join(root, fmt.Sprint(i))
-		info := ShardInfo{RTT: 200e3}
+		info := scenario.ShardInfo{RTT: 200e3}
 		if i == 1 {
 			info.RTT = 40e6 // 20 ms of clock-offset uncertainty
 		}
-		if _, err := Run(context.Background(), sc, d, WithShard(info)); err != nil {
+		if _, err := scenario.Run(context.Background(), sc, d, scenario.WithShard(info)); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
 	}
-	_, rep, err := Merge(filepath.Join(root, "m"), dirs, MergeOptions{})
+	_, rep, err := Shards(filepath.Join(root, "m"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestMergeLinesLongLines(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, ServerFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, scenario.ServerFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		shards = append(shards, shardDir{dir: dir})
@@ -193,7 +194,7 @@ func TestMergeLinesLongLines(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("mergeServer = %d, %v; want 3 lines", n, err)
 	}
-	b, err := os.ReadFile(filepath.Join(out, ServerFile))
+	b, err := os.ReadFile(filepath.Join(out, scenario.ServerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,24 +210,24 @@ func TestMergeLinesLongLines(t *testing.T) {
 // open-loop schedule: the merged run is client-bound, failing under mode fail, and
 // names shard 1); a warm cache one shard recorded makes the merged run invalid;
 // steady state is evaluated on the merged data; validity.json keeps each shard's
-// section, and Load of the merged directory gives the same verdicts.
+// section, and scenario.Load of the merged directory gives the same verdicts.
 func TestMergeValidity(t *testing.T) {
 	root := t.TempDir()
 	var dirs []string
 	for i := range 2 {
 		sc := mergeScenario()
-		sc.Objectives = Objectives{}
+		sc.Objectives = scenario.Objectives{}
 		sc.Concurrency, sc.Rate, sc.Requests = 0, 200, 60
 		sc.Validity.ClientBound = validity.ModeFail
 		sc.Validity.MaxSendLag = 2 * time.Second // a clean run on a busy machine
 		sc.Shards, sc.ShardIndex = 2, i
 		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		if _, err := Run(context.Background(), sc, d); err != nil {
+		if _, err := scenario.Run(context.Background(), sc, d); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
 	}
-	clean, _, err := Merge(filepath.Join(root, "clean"), dirs, MergeOptions{})
+	clean, _, err := Shards(filepath.Join(root, "clean"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,17 +238,17 @@ func TestMergeValidity(t *testing.T) {
 		}
 		return m
 	}
-	cv := byCheck(clean.Validity())
+	cv := byCheck(clean.Verdicts(check.KindValidity))
 	if v, ok := cv[validity.CheckClientBound]; !ok || !v.Pass || v.Status == check.Invalid || len(v.Evidence) != 2 {
 		t.Errorf("clean shards: client-bound = %v (present %v); want a valid verdict with one line per shard", v, ok)
 	}
 	if _, ok := cv[validity.CheckSteady]; !ok {
-		t.Errorf("clean shards: no steady-state verdict on the merged data: %v", clean.Validity())
+		t.Errorf("clean shards: no steady-state verdict on the merged data: %v", clean.Verdicts(check.KindValidity))
 	}
 
 	// Shard 1's client was late; shard 0 saw a warm cache.
 	edit := func(dir string, f func(*validityDoc)) {
-		p := filepath.Join(dir, ValidityFile)
+		p := filepath.Join(dir, scenario.ValidityFile)
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -269,12 +270,12 @@ func TestMergeValidity(t *testing.T) {
 		d.Verdicts = append(d.Verdicts, validityRecord{Check: validity.CheckWarmCache, Status: "invalid", Value: 0.3,
 			Summary: "warm cache: prefix-cache hit rate 30.0% >= 1% on a workload with no designed reuse"})
 	})
-	bad, _, err := Merge(filepath.Join(root, "bad"), dirs, MergeOptions{})
+	bad, _, err := Shards(filepath.Join(root, "bad"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, o := range map[string]*Outcome{"merged": bad, "loaded": mustLoad(t, filepath.Join(root, "bad"))} {
-		bv := byCheck(o.Validity())
+	for name, o := range map[string]*scenario.Outcome{"merged": bad, "loaded": mustLoad(t, filepath.Join(root, "bad"))} {
+		bv := byCheck(o.Verdicts(check.KindValidity))
 		if v := bv[validity.CheckClientBound]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 1: client-bound: send lag p50 4s") {
 			t.Errorf("%s: client-bound = %v; want invalid and failing, naming shard 1's send lag", name, v)
 		}
@@ -282,7 +283,7 @@ func TestMergeValidity(t *testing.T) {
 			t.Errorf("%s: warm cache = %v; want invalid and failing, naming shard 0", name, v)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(root, "bad", ValidityFile))
+	b, err := os.ReadFile(filepath.Join(root, "bad", scenario.ValidityFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package scenario
+package merge
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -25,24 +26,24 @@ func TestMergeShardAborted(t *testing.T) {
 	var dirs []string
 	for i := range 2 {
 		sc := mergeScenario()
-		sc.Objectives = Objectives{}
+		sc.Objectives = scenario.Objectives{}
 		sc.Requests = 24
 		sc.Shards, sc.ShardIndex = 2, i
 		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		if _, err := Run(context.Background(), sc, d); err != nil {
+		if _, err := scenario.Run(context.Background(), sc, d); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
 	}
-	whole, _, err := Merge(filepath.Join(root, "whole"), dirs, MergeOptions{})
+	whole, _, err := Shards(filepath.Join(root, "whole"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if whole.Aborted() != "" || whole.AbortedBy() != "" || find(whole.Check(), CheckAborted) != nil {
+	if whole.Aborted() != "" || whole.AbortedBy() != "" || find(whole.Check(), scenario.CheckAborted) != nil {
 		t.Errorf("no shard stopped, but the merged run says %q (%q)", whole.Aborted(), whole.AbortedBy())
 	}
 	stop := func(dir, by, why string) {
-		p := filepath.Join(dir, ValidityFile)
+		p := filepath.Join(dir, scenario.ValidityFile)
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -60,15 +61,15 @@ func TestMergeShardAborted(t *testing.T) {
 	stop(dirs[1], loadgen.AbortSaturation, "over-saturated at 31s: requests in flight rising")
 	want := fmt.Sprintf("shard 1 (%s): over-saturated at 31s: requests in flight rising", dirs[1])
 	out := filepath.Join(root, "one")
-	one, _, err := Merge(out, dirs, MergeOptions{})
+	one, _, err := Shards(out, dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, o := range map[string]*Outcome{"merged": one, "loaded": mustLoad(t, out)} {
+	for name, o := range map[string]*scenario.Outcome{"merged": one, "loaded": mustLoad(t, out)} {
 		if o.Aborted() != want || o.AbortedBy() != loadgen.AbortSaturation {
 			t.Errorf("%s: aborted %q by %q, want %q", name, o.Aborted(), o.AbortedBy(), want)
 		}
-		if v := find(o.Check(), CheckAborted); v == nil || v.Pass || v.Status == check.Invalid || !strings.HasPrefix(v.Summary, "aborted: "+want) {
+		if v := find(o.Check(), scenario.CheckAborted); v == nil || v.Pass || v.Status == check.Invalid || !strings.HasPrefix(v.Summary, "aborted: "+want) {
 			t.Errorf("%s: aborted verdict %v", name, v)
 		}
 	}
@@ -78,11 +79,11 @@ func TestMergeShardAborted(t *testing.T) {
 	}
 
 	stop(dirs[0], loadgen.AbortInvalid, "failed-request threshold: 13 of 20 requests failed")
-	two, _, err := Merge(filepath.Join(root, "two"), dirs, MergeOptions{})
+	two, _, err := Shards(filepath.Join(root, "two"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := find(two.Validity(), CheckAborted)
+	v := find(two.Verdicts(check.KindValidity), scenario.CheckAborted)
 	if two.AbortedBy() != loadgen.AbortInvalid || v == nil || v.Pass || v.Status != check.Invalid ||
 		!strings.Contains(v.Summary, "shard 0 (") || !strings.Contains(v.Summary, "; "+want) {
 		t.Errorf("two shards stopped: by %q, verdict %v", two.AbortedBy(), v)
