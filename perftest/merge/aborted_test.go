@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,18 +22,10 @@ import (
 // merge into a run that was not aborted.
 func TestMergeShardAborted(t *testing.T) {
 	root := t.TempDir()
-	var dirs []string
-	for i := range 2 {
-		sc := mergeScenario()
+	dirs := runShards(t, root, 2, func(sc *scenario.Scenario) {
 		sc.Objectives = scenario.Objectives{}
 		sc.Requests = 24
-		sc.Shards, sc.ShardIndex = 2, i
-		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		if _, err := scenario.Run(context.Background(), sc, d); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, d)
-	}
+	}, nil)
 	whole, _, err := Shards(filepath.Join(root, "whole"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -43,20 +34,7 @@ func TestMergeShardAborted(t *testing.T) {
 		t.Errorf("no shard stopped, but the merged run says %q (%q)", whole.Aborted(), whole.AbortedBy())
 	}
 	stop := func(dir, by, why string) {
-		p := filepath.Join(dir, scenario.ValidityFile)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc validityDoc
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatal(err)
-		}
-		doc.Self.Aborted, doc.Self.AbortedBy = why, by
-		b, _ = json.Marshal(doc)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		editValidity(t, dir, func(d *validityDoc) { d.Self.Aborted, d.Self.AbortedBy = why, by })
 	}
 	stop(dirs[1], loadgen.AbortSaturation, "over-saturated at 31s: requests in flight rising")
 	want := fmt.Sprintf("shard 1 (%s): over-saturated at 31s: requests in flight rising", dirs[1])

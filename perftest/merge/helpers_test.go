@@ -1,6 +1,11 @@
 package merge
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/perfgate/perfgate/loadgen"
@@ -64,4 +69,50 @@ func mustLoad(t *testing.T, dir string) *scenario.Outcome {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// runShards runs mergeScenario as n shards under root (shard-0 …), each adjusted by
+// adjust first and run with opts(i) when set, and returns their directories in shard
+// order.
+func runShards(t *testing.T, root string, n int, adjust func(*scenario.Scenario), opts func(i int) []scenario.RunOption) []string {
+	t.Helper()
+	var dirs []string
+	for i := range n {
+		sc := mergeScenario()
+		if adjust != nil {
+			adjust(&sc)
+		}
+		sc.Shards, sc.ShardIndex = n, i
+		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		var ro []scenario.RunOption
+		if opts != nil {
+			ro = opts(i)
+		}
+		if _, err := scenario.Run(context.Background(), sc, d, ro...); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// editValidity rewrites a shard's validity.json through f.
+func editValidity(t *testing.T, dir string, f func(*validityDoc)) {
+	t.Helper()
+	p := filepath.Join(dir, scenario.ValidityFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc validityDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	f(&doc)
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -143,21 +143,13 @@ func TestMergeParity(t *testing.T) {
 // TestMergeFlagsSkew: a shard that started later than the bound is listed.
 func TestMergeFlagsSkew(t *testing.T) {
 	root := t.TempDir()
-	var dirs []string
-	for i := range 2 {
-		sc := mergeScenario()
-		sc.Requests, sc.Concurrency = 10, 2
-		sc.Shards, sc.ShardIndex = 2, i
-		d := filepath.Join(root, fmt.Sprint(i))
+	dirs := runShards(t, root, 2, func(sc *scenario.Scenario) { sc.Requests, sc.Concurrency = 10, 2 }, func(i int) []scenario.RunOption {
 		info := scenario.ShardInfo{RTT: 200e3}
 		if i == 1 {
 			info.RTT = 40e6 // 20 ms of clock-offset uncertainty
 		}
-		if _, err := scenario.Run(context.Background(), sc, d, scenario.WithShard(info)); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, d)
-	}
+		return []scenario.RunOption{scenario.WithShard(info)}
+	})
 	_, rep, err := Shards(filepath.Join(root, "m"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -213,20 +205,12 @@ func TestMergeLinesLongLines(t *testing.T) {
 // section, and scenario.Load of the merged directory gives the same verdicts.
 func TestMergeValidity(t *testing.T) {
 	root := t.TempDir()
-	var dirs []string
-	for i := range 2 {
-		sc := mergeScenario()
+	dirs := runShards(t, root, 2, func(sc *scenario.Scenario) {
 		sc.Objectives = scenario.Objectives{}
 		sc.Concurrency, sc.Rate, sc.Requests = 0, 200, 60
 		sc.Validity.ClientBound = validity.ModeFail
 		sc.Validity.MaxSendLag = 2 * time.Second // a clean run on a busy machine
-		sc.Shards, sc.ShardIndex = 2, i
-		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		if _, err := scenario.Run(context.Background(), sc, d); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, d)
-	}
+	}, nil)
 	clean, _, err := Shards(filepath.Join(root, "clean"), dirs, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -247,26 +231,10 @@ func TestMergeValidity(t *testing.T) {
 	}
 
 	// Shard 1's client was late; shard 0 saw a warm cache.
-	edit := func(dir string, f func(*validityDoc)) {
-		p := filepath.Join(dir, scenario.ValidityFile)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc validityDoc
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatal(err)
-		}
-		f(&doc)
-		b, _ = json.Marshal(doc)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	edit(dirs[1], func(d *validityDoc) {
+	editValidity(t, dirs[1], func(d *validityDoc) {
 		d.Self.SendLag = loadgen.LagStats{N: 30, P50: 4 * time.Second, P99: 5 * time.Second, Max: 5 * time.Second}
 	})
-	edit(dirs[0], func(d *validityDoc) {
+	editValidity(t, dirs[0], func(d *validityDoc) {
 		d.Verdicts = append(d.Verdicts, validityRecord{Check: validity.CheckWarmCache, Status: "invalid", Value: 0.3,
 			Summary: "warm cache: prefix-cache hit rate 30.0% >= 1% on a workload with no designed reuse"})
 	})

@@ -123,41 +123,84 @@ func (s Scenario) classProblems() []string {
 		return nil
 	}
 	var out []string
-	if len(s.Classes) > MaxClasses {
-		out = append(out, fmt.Sprintf("classes: %d classes, at most %d", len(s.Classes), MaxClasses))
-	}
 	if fs := s.topLevelSet(); len(fs) > 0 {
 		out = append(out, fmt.Sprintf("%s set at the top level: with classes, each class has its own workload and load (set %s in each class)", strings.Join(fs, ", "), strings.Join(fs, ", ")))
 	}
 	if s.Shards > 1 {
 		out = append(out, "shards: a run of classes is one process (split it by class instead)")
 	}
-	seen := map[string]int{}
+	sets := func(i int, key string) bool {
+		c := s.Classes[i]
+		switch key {
+		case "shards":
+			return c.Shards > 1
+		case "shard_index":
+			return c.ShardIndex != 0
+		case "start_at":
+			return !c.StartAt.IsZero()
+		}
+		return false
+	}
+	for _, p := range classIssues(len(s.Classes), func(i int) (Class, bool) { return s.Classes[i], true }, sets) {
+		out = append(out, p.msg)
+	}
 	for i, c := range s.Classes {
+		if c.Requests < 0 || c.Duration < 0 {
+			out = append(out, fmt.Sprintf("%s: requests %d, duration %s: want >= 0", classAt(i, c.Name), c.Requests, c.Duration))
+		}
+	}
+	return out
+}
+
+// classIssue is one thing wrong with a scenario's classes: the class it is about
+// (-1: the classes as a whole), the key of the class's mapping it is at ("" = the
+// mapping itself), and the message, which names the class.
+type classIssue struct {
+	class int
+	key   string
+	msg   string
+}
+
+// classIssues lists what is wrong with n classes, the one definition of these checks
+// for a Scenario value (Validate) and a scenario file (positioned at the key): a
+// missing or malformed name, a name used twice, no load, a negative start, a run-level
+// key set in a class (sets reports whether class i sets shards, shard_index or
+// start_at), too many classes. class(i) is class i, false when it could not be read
+// (a file's field check said why).
+func classIssues(n int, class func(i int) (Class, bool), sets func(i int, key string) bool) []classIssue {
+	var out []classIssue
+	seen := map[string]int{}
+	for i := range n {
+		c, ok := class(i)
+		if !ok {
+			continue
+		}
 		at := classAt(i, c.Name)
 		switch {
 		case c.Name == "":
-			out = append(out, at+": no name: each class needs one (name: chat)")
+			out = append(out, classIssue{i, "", at + ": no name: each class needs one (name: chat)"})
 		case !classNameRE.MatchString(c.Name):
-			out = append(out, fmt.Sprintf("%s: name %q: want letters, digits, '_', '-' or '.'", at, c.Name))
+			out = append(out, classIssue{i, "name", fmt.Sprintf("%s: name %q: want letters, digits, '_', '-' or '.'", at, c.Name)})
 		}
 		if j, dup := seen[c.Name]; dup && c.Name != "" {
-			out = append(out, fmt.Sprintf("%s: the name %q is also classes[%d]'s: class names are unique", at, c.Name, j))
+			out = append(out, classIssue{i, "name", fmt.Sprintf("%s: the name %q is also classes[%d]'s: class names are unique", at, c.Name, j)})
 		} else {
 			seen[c.Name] = i
 		}
 		if !hasLoad(&c.Load) {
-			out = append(out, at+": no load: set rate, request_rate_series, concurrency or schedule")
+			out = append(out, classIssue{i, "", at + ": no load: set rate, request_rate_series, concurrency or schedule"})
 		}
 		if c.Start < 0 {
-			out = append(out, fmt.Sprintf("%s: start %s: want a duration >= 0", at, c.Start))
+			out = append(out, classIssue{i, "start", fmt.Sprintf("%s: start %s: want a duration >= 0", at, c.Start)})
 		}
-		if c.Shards > 1 || c.ShardIndex != 0 || !c.StartAt.IsZero() {
-			out = append(out, at+": shards, shard_index and start_at are the run's, not a class's (start: delays a class)")
+		for _, k := range []string{"shards", "shard_index", "start_at"} {
+			if sets(i, k) {
+				out = append(out, classIssue{i, k, fmt.Sprintf("%s: %s is the run's, not a class's (start: delays a class)", at, k)})
+			}
 		}
-		if c.Requests < 0 || c.Duration < 0 {
-			out = append(out, fmt.Sprintf("%s: requests %d, duration %s: want >= 0", at, c.Requests, c.Duration))
-		}
+	}
+	if n > MaxClasses {
+		out = append(out, classIssue{-1, "", fmt.Sprintf("classes: %d classes, at most %d", n, MaxClasses)})
 	}
 	return out
 }
@@ -218,43 +261,32 @@ func (c *checker) checkClasses(root *node) {
 				c.fail(k, "", "%s set at the top level: with classes, each class has its own workload and load (set it in each class)", k.text)
 			}
 		}
-		seen := map[string]int{}
+		decoded := make([]*Class, len(classes.items))
 		for i, it := range classes.items {
 			if it.kind != 'm' {
 				continue // the field check said so
 			}
-			cl, err := decodeClass(it)
-			if err != nil {
-				continue // the field check said what is wrong
-			}
-			at := classAt(i, cl.Name)
-			nameNode := mapValue(it, "name")
-			switch {
-			case cl.Name == "":
-				c.fail(it, "", "%s: no name: each class needs one (name: chat)", at)
-			case !classNameRE.MatchString(cl.Name):
-				c.fail(nameNode, "", "%s: name %q: want letters, digits, '_', '-' or '.'", at, cl.Name)
-			}
-			if j, dup := seen[cl.Name]; dup && cl.Name != "" {
-				c.fail(nameNode, "", "%s: the name %q is also classes[%d]'s: class names are unique", at, cl.Name, j)
-			} else {
-				seen[cl.Name] = i
-			}
-			names = append(names, cl.Name)
-			if !hasLoad(&cl.Load) {
-				c.fail(it, "", "%s: no load: set rate, request_rate_series, concurrency or schedule", at)
-			}
-			if cl.Start < 0 {
-				c.fail(mapValue(it, "start"), "", "%s: start %s: want a duration >= 0", at, cl.Start)
-			}
-			for _, f := range []string{"shards", "shard_index", "start_at"} {
-				if n := mapValue(it, f); n != nil {
-					c.fail(n, "", "%s: %s is the run's, not a class's (start: delays a class)", at, f)
-				}
+			if cl, err := decodeClass(it); err == nil { // else the field check said what is wrong
+				decoded[i] = &cl
+				names = append(names, cl.Name)
 			}
 		}
-		if len(classes.items) > MaxClasses {
-			c.fail(classes, "", "classes: %d classes, at most %d", len(classes.items), MaxClasses)
+		class := func(i int) (Class, bool) {
+			if decoded[i] == nil {
+				return Class{}, false
+			}
+			return *decoded[i], true
+		}
+		sets := func(i int, key string) bool { return mapValue(classes.items[i], key) != nil }
+		for _, p := range classIssues(len(classes.items), class, sets) {
+			at := classes
+			if p.class >= 0 {
+				at = classes.items[p.class]
+				if v := mapValue(at, p.key); p.key != "" && v != nil {
+					at = v
+				}
+			}
+			c.fail(at, "", "%s", p.msg)
 		}
 	}
 	obj := mapValue(root, "objectives")

@@ -433,6 +433,7 @@ func TestClassesRefused(t *testing.T) {
 			`ttft_p99{class=chta}<=1s is scoped to class "chta", which the scenario does not have (classes: chat); did you mean "chat"?`},
 		{"scope without classes", Scenario{Objectives: Objectives{Rules: []string{"ttft_p99{class=chat}<=1s"}}}, `scoped to class "chat", and the scenario has no classes`},
 		{"top level", Scenario{Config: loadgen.Config{Load: loadgen.Load{Rate: 5}}, Classes: []Class{{Name: "chat", Load: load}}}, `rate set at the top level: with classes`},
+		{"run-level key", Scenario{Classes: []Class{{Name: "chat", Load: loadgen.Load{Concurrency: 1, ShardIndex: 1}}}}, `classes[0] "chat": shard_index is the run's, not a class's`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.sc.Validate()
@@ -453,6 +454,9 @@ classes:
     isl: fixed:64
   - name: chat
     concurrency: 2
+  - name: extra
+    rate: 1
+    shard_index: 1
 objectives:
   rules:
     - ttft_p99{class=chat}<=1s
@@ -469,7 +473,8 @@ objectives:
 	for _, want := range []string{
 		path + `:6:5: classes[1] "batch": no load`,
 		path + `:8:11: classes[2] "chat": the name "chat" is also classes[0]'s`,
-		path + `:13:7: objectives.rules[1]: ttft_p99{class=bulk}<=1s is scoped to class "bulk", which the scenario does not have (classes: chat, batch, chat)`,
+		path + `:12:18: classes[3] "extra": shard_index is the run's, not a class's`,
+		path + `:16:7: objectives.rules[1]: ttft_p99{class=bulk}<=1s is scoped to class "bulk", which the scenario does not have (classes: chat, batch, chat, extra)`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("ReadFile:\n%v\nwant a line %q", err, want)
