@@ -183,84 +183,90 @@ func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 	}
 }
 
+// stopDashboard runs a 60-second profile with the dashboard in a pseudo-terminal
+// (load: the run's flags), waits for its first frame, stops it with stop, and returns
+// its exit code once it has ended, having checked that the terminal is left as it was,
+// and what the terminal showed.
+func stopDashboard(t *testing.T, load []string, stop func(p *ptyRun)) (int, string) {
+	t.Helper()
+	srv := startMock(t, "127.0.0.1")
+	args := append([]string{"profile", "--url", srv.URL(), "--benchmark-duration", "60", "--osl", "4",
+		"--artifact-dir", filepath.Join(t.TempDir(), "art"), "--ui-type", "dashboard"}, load...)
+	p := startPTY(t, 100, 30, args...)
+	p.waitFor(t, "last p50") // the first frame: the run is going
+	stop(p)
+	code := p.wait(t)
+	p.checkRestored(t)
+	return code, p.output()
+}
+
 // The dashboard shows the requests in flight live; Ctrl-C typed into it (a key in raw
 // mode, not a signal) interrupts the run as SIGINT does, and the terminal is left as
 // it was.
 func TestDashboardCtrlCRestoresTheTerminal(t *testing.T) {
-	srv := startMock(t, "127.0.0.1")
-	art := filepath.Join(t.TempDir(), "art")
-	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--concurrency", "6",
-		"--osl", "4", "--artifact-dir", art, "--ui-type", "dashboard")
-	p.waitFor(t, "last p50") // the first frame: the run is going
-	// A closed loop of 6 streams keeps up to 6 requests in flight: the load generator's
-	// count, shown live. A frame only rewrites the cells that changed, so the test
-	// resizes the terminal, which redraws the whole screen, and reads the count there.
-	// The first frames may come before the first requests go out (or before the 100 ms
-	// sample sees them, on a loaded machine), so it redraws until the count is not 0,
-	// up to 50 times (the run lasts 60 s); a count never above 0 or above 6 fails.
-	inFlight := 0
-	for i := range 50 {
-		from := len(p.output())
-		if err := pty.Setsize(p.master, &pty.Winsize{Cols: uint16(90 + i%2), Rows: 30}); err != nil {
+	code, out := stopDashboard(t, []string{"--concurrency", "6"}, func(p *ptyRun) {
+		// A closed loop of 6 streams keeps up to 6 requests in flight: the load
+		// generator's count, shown live. A frame only rewrites the cells that changed,
+		// so the test resizes the terminal, which redraws the whole screen, and reads
+		// the count there. The first frames may come before the first requests go out
+		// (or before the 100 ms sample sees them, on a loaded machine), so it redraws
+		// until the count is not 0, up to 50 times (the run lasts 60 s); a count never
+		// above 0 or above 6 fails.
+		inFlight := 0
+		for i := range 50 {
+			from := len(p.output())
+			if err := pty.Setsize(p.master, &pty.Winsize{Cols: uint16(90 + i%2), Rows: 30}); err != nil {
+				t.Fatal(err)
+			}
+			if inFlight = p.waitForRE(t, from, regexp.MustCompile(`in flight (\d+)`)); inFlight != 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond) // the next sample
+		}
+		if inFlight < 1 || inFlight > 6 {
+			t.Errorf("the dashboard shows %d requests in flight, want 1 to 6 (a closed loop of 6 streams)", inFlight)
+		}
+		if _, err := p.master.Write([]byte{3}); err != nil {
 			t.Fatal(err)
 		}
-		if inFlight = p.waitForRE(t, from, regexp.MustCompile(`in flight (\d+)`)); inFlight != 0 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // the next sample
+	})
+	if code != ExitInterrupted {
+		t.Errorf("exit %d, want %d (interrupted); terminal:\n%q", code, ExitInterrupted, out)
 	}
-	if inFlight < 1 || inFlight > 6 {
-		t.Errorf("the dashboard shows %d requests in flight, want 1 to 6 (a closed loop of 6 streams)", inFlight)
-	}
-	if _, err := p.master.Write([]byte{3}); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t); code != ExitInterrupted {
-		t.Errorf("exit %d, want %d (interrupted); terminal:\n%q", code, ExitInterrupted, p.output())
-	}
-	p.checkRestored(t)
 }
 
 // SIGTERM (a kill) to perfgate ends the dashboard cleanly too.
 func TestDashboardSIGTERMRestoresTheTerminal(t *testing.T) {
-	srv := startMock(t, "127.0.0.1")
-	art := filepath.Join(t.TempDir(), "art")
-	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--request-rate", "50",
-		"--osl", "4", "--artifact-dir", art, "--ui-type", "dashboard")
-	p.waitFor(t, "last p50") // the first frame: the run is going
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	code, out := stopDashboard(t, []string{"--request-rate", "50"}, func(p *ptyRun) {
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if code == ExitOK {
+		t.Errorf("exit 0 after SIGTERM; terminal:\n%q", out)
 	}
-	if code := p.wait(t); code == ExitOK {
-		t.Errorf("exit 0 after SIGTERM; terminal:\n%q", p.output())
-	}
-	p.checkRestored(t)
 }
 
 // SIGKILL to the run itself (the supervised child: no chance to clean up) still leaves
 // the terminal usable: the supervisor takes it back and restores its modes, leaves the
 // alternate screen and shows the cursor.
 func TestDashboardSIGKILLRestoresTheTerminal(t *testing.T) {
-	srv := startMock(t, "127.0.0.1")
-	art := filepath.Join(t.TempDir(), "art")
-	p := startPTY(t, 100, 30, "profile", "--url", srv.URL(), "--benchmark-duration", "60", "--request-rate", "50",
-		"--osl", "4", "--artifact-dir", art, "--ui-type", "dashboard")
-	p.waitFor(t, "last p50")                                        // the first frame: the run is going
-	pg, err := unix.IoctlGetInt(int(p.master.Fd()), unix.TIOCGPGRP) // the run's group holds the terminal
-	if err != nil {
-		t.Fatal(err)
+	code, out := stopDashboard(t, []string{"--request-rate", "50"}, func(p *ptyRun) {
+		pg, err := unix.IoctlGetInt(int(p.master.Fd()), unix.TIOCGPGRP) // the run's group holds the terminal
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg == p.cmd.Process.Pid {
+			t.Fatalf("the terminal's foreground group is the supervisor's (%d), not the run's", pg)
+		}
+		if raw, err := unix.IoctlGetTermios(int(p.tty.Fd()), unix.TCGETS); err != nil || raw.Lflag&unix.ICANON != 0 {
+			t.Fatalf("the dashboard did not put the terminal in raw mode (lflag %#x, %v)", raw.Lflag, err)
+		}
+		if err := syscall.Kill(-pg, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if code == ExitOK {
+		t.Errorf("exit 0 after SIGKILL; terminal:\n%q", out)
 	}
-	if pg == p.cmd.Process.Pid {
-		t.Fatalf("the terminal's foreground group is the supervisor's (%d), not the run's", pg)
-	}
-	if raw, err := unix.IoctlGetTermios(int(p.tty.Fd()), unix.TCGETS); err != nil || raw.Lflag&unix.ICANON != 0 {
-		t.Fatalf("the dashboard did not put the terminal in raw mode (lflag %#x, %v)", raw.Lflag, err)
-	}
-	if err := syscall.Kill(-pg, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t); code == ExitOK {
-		t.Errorf("exit 0 after SIGKILL; terminal:\n%q", p.output())
-	}
-	p.checkRestored(t)
 }
