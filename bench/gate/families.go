@@ -336,8 +336,13 @@ func (o famOptions) draw(s famSetting, i int) drawnPair {
 
 // gateLook is the gate's answer at look li (cur holds that look's runs) with the gate's
 // result, and whether the pair stops there: check.Settled says so, or it is the last look.
+// A pair the gate refused to compare (its workload differs, or is unknown) is a bug of
+// the harness, not an answer to count: it panics, naming the refusal.
 func (o famOptions) gateLook(s famSetting, base *gate.Series, cur []gate.RunStats, li int) (check.Change, gate.GateResult, bool) {
 	gr := gate.Compare(base, &gate.Series{Workload: base.Workload, Runs: cur}, gate.Gate{Margin: s.margin}, s.sched.Alpha(o.family, li))
+	if len(gr.Workload) > 0 {
+		panic(fmt.Sprintf("bench/gate: %s: the gate compared nothing: %s", s.name, gr.Headline()))
+	}
 	if check.Settled(gr.Comparisons) || li == len(s.sched.Looks())-1 {
 		return gr.Change(), gr, true
 	}

@@ -577,6 +577,32 @@ func (b *bench) runSide(s setting, live []*pair, side string, k int, r *result) 
 	return nil
 }
 
+// scenario is the calibration's scenario, against url.
+func (b *bench) scenario(url string) scenario.Scenario {
+	o := b.o
+	return scenario.Scenario{
+		Name: "gate-calibration",
+		Config: loadgen.Config{
+			Target: loadgen.Target{URLs: []string{url}},
+			Workload: loadgen.Workload{
+				ISL:  distribution.MustSpec("fixed:32"),
+				OSL:  distribution.MustSpec(fmt.Sprintf("fixed:%d", o.osl)),
+				Seed: 7,
+			},
+			Load: loadgen.Load{Concurrency: o.conc},
+			Stop: loadgen.Stop{Requests: o.requests, WarmupRequests: o.requestsWarmup}, // warm-up on top
+		},
+	}
+}
+
+// workload describes the workload every run of the calibration sends (the same on
+// both sides of every pair; where it was sent, each run's own mock, left out), as
+// package scenario describes a series, so that the gate compares the two sides
+// instead of refusing an unknown workload.
+func (b *bench) workload() *gate.Workload {
+	return scenario.NewSeries("", b.scenario("")).Workload
+}
+
 // oneRun is one real run against a fresh in-process mock at the given speed.
 func (b *bench) oneRun(scale float64, keepRequests bool) (gate.RunStats, []check.Request, error) {
 	o := b.o
@@ -587,19 +613,7 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (gate.RunStats, []check
 	defer func() { b.servers <- srv }()
 	srv.SetLatencyScale(scale)
 	srv.ResetLateness()
-	sc := scenario.Scenario{
-		Name: "gate-calibration",
-		Config: loadgen.Config{
-			Target: loadgen.Target{URLs: []string{srv.URL()}},
-			Workload: loadgen.Workload{
-				ISL:  distribution.MustSpec("fixed:32"),
-				OSL:  distribution.MustSpec(fmt.Sprintf("fixed:%d", o.osl)),
-				Seed: 7,
-			},
-			Load: loadgen.Load{Concurrency: o.conc},
-			Stop: loadgen.Stop{Requests: o.requests, WarmupRequests: o.requestsWarmup}, // warm-up on top
-		},
-	}
+	sc := b.scenario(srv.URL())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := scenario.Run(ctx, sc, "", scenario.WithTokenizer(b.tok))

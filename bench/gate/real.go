@@ -205,9 +205,10 @@ type realJob struct {
 func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error) {
 	ps := make([]*realPair, s.pairs)
 	var jobs []realJob
+	wl := b.workload()
 	for i := range ps {
 		d := o.fam.draw(s, i)
-		p := &realPair{i: i, d: d, base: &gate.Series{Runs: make([]gate.RunStats, len(d.baseRuns))}, cur: make([]gate.RunStats, len(d.curRuns))}
+		p := &realPair{i: i, d: d, base: &gate.Series{Workload: wl, Runs: make([]gate.RunStats, len(d.baseRuns))}, cur: make([]gate.RunStats, len(d.curRuns))}
 		ps[i] = p
 	}
 	for n := range len(ps[0].d.baseRuns) {
@@ -258,7 +259,7 @@ func (o realOptions) realSetting(b *bench, s famSetting) (famResult, int, error)
 	}
 	if o.verbose {
 		p := ps[0]
-		gr := gate.Compare(p.base, &gate.Series{Runs: p.cur[:p.res.runs]}, gate.Gate{Margin: s.margin}, s.sched.Alpha(o.fam.family, 0))
+		gr := gate.Compare(p.base, &gate.Series{Workload: p.base.Workload, Runs: p.cur[:p.res.runs]}, gate.Gate{Margin: s.margin}, s.sched.Alpha(o.fam.family, 0))
 		fmt.Fprintf(stderr, "gate real: %s: pair 0 at %d current runs:\n", s.name, p.res.runs)
 		for _, v := range gr.AllVerdicts() {
 			fmt.Fprintf(stderr, "%s\n", v)
