@@ -220,13 +220,19 @@ func run(args []string, w io.Writer) error {
 	return nil
 }
 
-// selected reports whether a setting's name contains one of only's "|"-separated parts
-// (all are selected when only is empty).
+// selected reports whether a setting's name contains one of only's "|"-separated parts,
+// or equals a part written "=NAME" (all are selected when only is empty).
 func selected(name, only string) bool {
 	if only == "" {
 		return true
 	}
 	for _, part := range strings.Split(only, "|") {
+		if exact, ok := strings.CutPrefix(part, "="); ok {
+			if name == exact {
+				return true
+			}
+			continue
+		}
 		if part != "" && strings.Contains(name, part) {
 			return true
 		}

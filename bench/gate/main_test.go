@@ -66,6 +66,10 @@ func TestSelected(t *testing.T) {
 		{"10% slower, CV 3%, δ 5%", "CV 5%", false},
 		{"5% slower, CV 2%", "5% slower|CV 0%", true},
 		{"identical, CV 2%, CPU burner beside current", "CV 2%, quiet|CV 0%", false},
+		// "=NAME" selects that setting alone, not those whose name it starts.
+		{"identical, CV 3%, session offsets sd CV", "=identical, CV 3%, session offsets sd CV", true},
+		{"identical, CV 3%, session offsets sd CV/2", "=identical, CV 3%, session offsets sd CV", false},
+		{"identical, CV 3%, session offsets sd CV/2", "sd CV", true},
 	} {
 		if got := selected(c.name, c.only); got != c.want {
 			t.Errorf("selected(%q, %q) = %v, want %v", c.name, c.only, got, c.want)

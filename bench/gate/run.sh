@@ -18,7 +18,7 @@
 # GATE_CVS (0,0.02,0.03,0.05), GATE_WORKERS (8 runs in flight, each against its own mock;
 # `gate noise -workers N` shows when more add noise: 16 did on 2 cores), GATE_BURN_CPUS (1),
 # GATE_ONLY (run only the settings whose names contain one of these |-separated strings,
-# e.g. "slower" or "CV 3%, quiet|CV 3%, CPU": how to split the run into chunks that each
+# e.g. "slower" or "CV 3%, quiet|CV 3%, CPU"; "=NAME" selects that name alone: how to split the run into chunks that each
 # hold the benchmark lock a few minutes; the speeds a setting draws depend only on the
 # seed and the setting), GATE_ARGS (more flags: -requests, -concurrency, -ttft-ms,
 # -itl-ms, -start, -cap, -ab and -burn-shared for the A/B rows, -simulate: no runs, the
