@@ -75,12 +75,16 @@ type dashboard struct {
 	// interrupt is called on Ctrl-C typed into the dashboard (the terminal is in raw
 	// mode: the key is not a signal): it interrupts the run as SIGINT does.
 	interrupt func()
+	// firstView, when set, is called as the first frame is drawn (a test holds the
+	// program there, where bubbletea does not yet watch for resizes).
+	firstView func()
 
 	q        chan record.Client
 	dropped  atomic.Int64
 	inFlight atomic.Int64 // the load generator's requests in flight, as last sampled (setInFlight)
 	start    time.Time
 	prog     *tea.Program
+	unwatch  func() // stops watchResize
 	aggDone  chan struct{}
 	progEnd  chan struct{}
 	final    dashSnap
@@ -127,6 +131,7 @@ func (d *dashboard) begin() {
 	m := &dashModel{d: d, width: d.width}
 	m.snap.phase = "starting"
 	d.prog = tea.NewProgram(m, opts...)
+	d.unwatch = watchResize(d.prog)
 	d.aggDone, d.progEnd = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(d.progEnd)
@@ -147,6 +152,7 @@ func (d *dashboard) end() {
 		d.prog.Kill() // restores the terminal too
 		<-d.progEnd
 	}
+	d.unwatch()
 	fmt.Fprintln(d.out, render(d.final, 0, d.label))
 }
 
@@ -387,9 +393,10 @@ type (
 )
 
 type dashModel struct {
-	d     *dashboard
-	snap  dashSnap
-	width int
+	d      *dashboard
+	snap   dashSnap
+	width  int
+	viewed bool
 }
 
 func (m *dashModel) Init() tea.Cmd { return nil }
@@ -413,6 +420,12 @@ func (m *dashModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *dashModel) View() tea.View {
+	if !m.viewed {
+		m.viewed = true
+		if m.d.firstView != nil {
+			m.d.firstView()
+		}
+	}
 	v := tea.NewView(render(m.snap, m.width, m.d.label))
 	v.AltScreen = true // left when the program ends
 	return v

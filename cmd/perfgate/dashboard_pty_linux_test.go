@@ -17,6 +17,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -35,6 +36,29 @@ type ptyRun struct {
 
 func startPTY(t *testing.T, cols, rows uint16, args ...string) *ptyRun {
 	t.Helper()
+	p := openPTY(t, cols, rows)
+	p.cmd = cliCmd([]string{"TERM=xterm-256color"}, args...)
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = p.tty, p.tty, p.tty
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// openPTY opens a pseudo-terminal of cols × rows and collects what is written to its
+// terminal side; cmd is for the caller to start.
+func openPTY(t *testing.T, cols, rows uint16) *ptyRun {
+	t.Helper()
 	master, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -45,12 +69,6 @@ func startPTY(t *testing.T, cols, rows uint16, args ...string) *ptyRun {
 	}
 	p := &ptyRun{master: master, tty: tty, exited: make(chan struct{})}
 	if p.before, err = unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err != nil {
-		t.Fatal(err)
-	}
-	p.cmd = cliCmd([]string{"TERM=xterm-256color"}, args...)
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = tty, tty, tty
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
@@ -65,15 +83,6 @@ func startPTY(t *testing.T, cols, rows uint16, args ...string) *ptyRun {
 			}
 		}
 	}()
-	go func() { _ = p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-		}
-	})
 	return p
 }
 
@@ -152,18 +161,13 @@ func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 		"--concurrency", "8", "--osl", "8", "--isl", "16", "--random-seed", "3", "--artifact-dir", art, "--ui-type", "dashboard")
 	p.waitFor(t, "\x1b[?1049h")
 	p.waitFor(t, "last p50")
-	// Resize (SIGWINCH to the run) and wait for the whole-screen redraw. A SIGWINCH the
-	// run receives before it watches for one is lost (a fresh CI run saw it once), so
-	// the test resizes again, between 50 and 51 columns, every 150 ms until a redraw
-	// comes; the run lasts 2 s. The redraw must be cut to the last width set.
-	resized, cols := len(p.output()), uint16(0)
-	for i := 0; i < 12 && !strings.Contains(p.output()[resized:], "\x1b[2J"); i++ {
-		cols = uint16(50 + i%2)
-		if err := pty.Setsize(p.master, &pty.Winsize{Cols: cols, Rows: 20}); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(150 * time.Millisecond)
+	// One resize (SIGWINCH to the run), sent after the first frame, which bubbletea draws
+	// before it watches for SIGWINCH itself: the dashboard's own watch sees it.
+	resized := len(p.output())
+	if err := pty.Setsize(p.master, &pty.Winsize{Cols: 50, Rows: 20}); err != nil {
+		t.Fatal(err)
 	}
+	p.waitForRE(t, resized, regexp.MustCompile(`\x1b\[2J()`)) // redrawn while the run goes
 	if code := p.wait(t); code != ExitOK {
 		t.Fatalf("exit %d; terminal:\n%q", code, p.output())
 	}
@@ -172,9 +176,9 @@ func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 	// After the resize the screen is redrawn whole, each line cut to the new width.
 	redraw := out[resized:]
 	if i := strings.Index(redraw, "\x1b[2J"); i < 0 {
-		t.Errorf("no redraw after resizing to %d columns:\n%q", cols, redraw)
-	} else if top, _, _ := strings.Cut(redraw[i+len("\x1b[2J"):], "\r"); utf8.RuneCountInString(top) != int(cols) {
-		t.Errorf("first line after the resize is %d cells wide, want %d: %q", utf8.RuneCountInString(top), cols, top)
+		t.Errorf("no redraw after the resize to 50 columns:\n%q", redraw)
+	} else if top, _, _ := strings.Cut(redraw[i+len("\x1b[2J"):], "\r"); utf8.RuneCountInString(top) != 50 {
+		t.Errorf("first line after the resize is %d cells wide, want 50: %q", utf8.RuneCountInString(top), top)
 	}
 	f, err := parseFinalFrame(out)
 	if err != nil {
@@ -187,6 +191,50 @@ func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 	}
 	if f.inFlight != 0 {
 		t.Errorf("final frame shows %d requests in flight, want 0 (the run has ended)", f.inFlight)
+	}
+}
+
+// A terminal resized while the dashboard draws its first frame is redrawn at the new
+// width. bubbletea watches for SIGWINCH only after that frame, and the process ignores
+// one that comes before: the dashboard watches from before the program starts. The
+// test holds the program in its first frame, resizes the terminal, signals the
+// process as the terminal would (the test is not in the terminal's session), and
+// lets the frame finish.
+func TestDashboardRedrawsAResizeDuringItsFirstFrame(t *testing.T) {
+	p := openPTY(t, 100, 30)
+	d := newDashboard(p.tty, nil, "t", 0, 0, metric.Options{})
+	d.interrupt = func() {}
+	drawing, release := make(chan struct{}), make(chan struct{})
+	d.firstView = func() { close(drawing); <-release }
+	d.begin()
+	select {
+	case <-drawing:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dashboard never drew its first frame")
+	}
+	if err := pty.Setsize(p.master, &pty.Winsize{Cols: 50, Rows: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGWINCH); err != nil {
+		t.Fatal(err)
+	}
+	first := len(p.output())
+	close(release)
+	// The first frame (100 columns) is drawn; then the resize redraws the whole screen.
+	redrawn := false
+	for range 1000 {
+		out := p.output()[first:]
+		if i := strings.LastIndex(out, "\x1b[2J"); i >= 0 {
+			if top, _, ok := strings.Cut(out[i+len("\x1b[2J"):], "\r"); ok && utf8.RuneCountInString(top) == 50 {
+				redrawn = true
+				break
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	d.end()
+	if !redrawn {
+		t.Errorf("no redraw at 50 columns after a resize during the first frame:\n%q", p.output()[first:])
 	}
 }
 
