@@ -108,7 +108,7 @@ func (b BaselineSpec) String() string {
 // results spec selects, as a series of runs ([gate.Series]: the newest result's
 // scenario as stored, one RunStats per stored run, each result a session of its own),
 // and the results it came from. Its Workload is not described (the history stores the
-// scenario as JSON and does not read it): the caller describes it (package scenario's
+// scenario as JSON and does not read it): the caller describes it (package run's
 // DescribeSeries), else a gate refuses it as an unknown workload. Taking several nights' runs puts the night-to-night noise into
 // the baseline, which a baseline of one session's runs does not see, and lets the gate
 // measure it (from check.MinSessions results on).
@@ -205,7 +205,7 @@ func PrimaryStats() []string {
 }
 
 // WriteBaseline writes series (from [LoadBaseline]) into dir as a baseline directory
-// (runs.json) that package scenario's LoadSeries, and so `perfgate profile --baseline DIR` and
+// (runs.json) that package run's LoadSeries, and so `perfgate profile --baseline DIR` and
 // perftest.LoadBaseline, read. Run directories are given relative to dir when they
 // are local paths.
 func WriteBaseline(dir string, series *gate.Series) error {

@@ -7,7 +7,7 @@
 //		Outputs: []liveout.Output{liveout.MustParseOutput("prometheus-rw=http://127.0.0.1:9090/api/v1/write")},
 //		Labels:  liveout.Labels{Scenario: "chat", Run: "20260101T120000Z-1a2b"},
 //	})
-//	lo, err := loadgen.Run(ctx, cfg, tok, l.Record) // or scenario.OnRecord(l.Record)
+//	lo, err := loadgen.Run(ctx, cfg, tok, l.Record) // or run.OnRecord(l.Record)
 //	st := l.Stop(ctx)                                // the last push, and what was dropped
 //
 // Every Config.Interval it pushes the run so far: request and token counters, the last

@@ -156,7 +156,7 @@ func (p *pusher) pushNow(ctx context.Context, s *snapshot, timeout time.Duration
 
 // Record hands r to the aggregator without waiting: when the buffer is full the
 // record is dropped and counted. It is the load generator's sink (loadgen.Run's
-// sink, scenario.OnRecord); it must not be called after Stop.
+// sink, run.OnRecord); it must not be called after Stop.
 func (l *Live) Record(r record.Client) {
 	l.records.Add(1)
 	select {

@@ -10,7 +10,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 // sessionScenario is a fast mock workload (no latencies slept): a session of a few runs
@@ -51,7 +51,7 @@ func TestAddBaselineSession(t *testing.T) {
 		if read.Dirs[i] != want {
 			t.Errorf("run %d's directory %q, want %q", i+1, read.Dirs[i], want)
 		}
-		if _, err := os.Stat(filepath.Join(dir, want, scenario.ClientFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, want, run.ClientFile)); err != nil {
 			t.Errorf("run %d's recording was not copied: %v", i+1, err)
 		}
 	}
@@ -98,7 +98,7 @@ func TestAddBaselineSessionRefused(t *testing.T) {
 		}
 	}
 	// A session whose runs are not on disk.
-	kept := &Runs{Series: scenario.NewSeries("", sessionScenario(2))}
+	kept := &Runs{Series: run.NewSeries("", sessionScenario(2))}
 	kept.Add(gate.RunStats{Stats: map[string]float64{"ttft_p50": 0.1}}, ".")
 	if got := Capture(t, func(t testing.TB) { AddBaselineSession(t, dir, kept) }); !got.Stopped() || !strings.Contains(got.Text(), "run 1 is not on disk") {
 		t.Errorf("runs not on disk: %s", got.Text())

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
 // AssertObjectives checks every objective the scenario declares (its Objectives field):
 // error rate, goodput, bounds, throughput floors, tokenizer match and length fits
-// (see scenario.Outcome.Verdicts). It reports each breach with
+// (see run.Outcome.Verdicts). It reports each breach with
 // t.Errorf and returns whether all held.
 //
 // The error-rate objective was already reported by [Run]; it is not reported again,
@@ -40,7 +41,7 @@ func (r *Result) objectives() ([]check.Verdict, bool) {
 	for _, v := range vs {
 		switch {
 		case v.Check == "error-rate" && r.errorRate != nil:
-		case v.Check == scenario.CheckAborted && r.abortReported:
+		case v.Check == run.CheckAborted && r.abortReported:
 		default:
 			out = append(out, v)
 		}

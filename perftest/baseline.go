@@ -12,7 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 // AddBaselineSession appends sessions to the baseline in dir, each a session of its own,
@@ -54,7 +54,7 @@ func addSessions(dir string, sessions []*Runs) (*gate.Series, error) {
 	if len(sessions) == 0 {
 		return nil, fmt.Errorf("%s: no session given", dir)
 	}
-	base, err := scenario.LoadSeries(dir)
+	base, err := run.LoadSeries(dir)
 	if err != nil {
 		if _, serr := os.Stat(filepath.Join(dir, gate.RunsFile)); serr == nil {
 			return nil, err // a baseline that cannot be read is not overwritten
@@ -112,7 +112,7 @@ func addSessions(dir string, sessions []*Runs) (*gate.Series, error) {
 	}
 	for k, src := range srcs {
 		i := had + k
-		if _, _, err := scenario.SaveBaseline(&scenario.Outcome{Dir: src}, filepath.Join(dir, gate.RunDir(i))); err != nil {
+		if _, _, err := run.SaveBaseline(&run.Outcome{Dir: src}, filepath.Join(dir, gate.RunDir(i))); err != nil {
 			return nil, err
 		}
 		base.Dirs[i] = gate.RunDir(i)
@@ -135,9 +135,9 @@ func runSource(r *Runs, j int) (string, error) {
 		}
 		d = filepath.Join(r.Dir, d)
 	}
-	if _, err := os.Stat(filepath.Join(d, scenario.ClientFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(d, run.ClientFile)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("run %d: %s holds no %s", j+1, d, scenario.ClientFile)
+			return "", fmt.Errorf("run %d: %s holds no %s", j+1, d, run.ClientFile)
 		}
 		return "", fmt.Errorf("run %d: %w", j+1, err)
 	}

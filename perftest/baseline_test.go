@@ -11,7 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 // Settings named in IgnoreWorkload may differ; the others still refuse the baseline.
@@ -85,7 +85,7 @@ func TestSaveBaseline(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	slices.Sort(names)
-	want := slices.Sorted(slices.Values(scenario.BaselineFiles))
+	want := slices.Sorted(slices.Values(run.BaselineFiles))
 	if !slices.Equal(names, want) {
 		t.Errorf("SaveBaseline wrote %v, want %v", names, want)
 	}
@@ -109,7 +109,7 @@ func TestSaveBaseline(t *testing.T) {
 	if !c.Failed() || !strings.Contains(c.Text(), "isl: baseline fixed:8, current fixed:16") {
 		t.Errorf("another ISL: want the difference listed:\n%s", c.Text())
 	}
-	c = Capture(t, func(t testing.TB) { SaveBaseline(t, &Result{Outcome: &scenario.Outcome{}}, dir) })
+	c = Capture(t, func(t testing.TB) { SaveBaseline(t, &Result{Outcome: &run.Outcome{}}, dir) })
 	if !c.Stopped() || !strings.Contains(c.Text(), "perftest: scenario: save baseline: the run has no artifact directory") {
 		t.Errorf("SaveBaseline of a run without artifacts: %s", c.Text())
 	}

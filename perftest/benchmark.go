@@ -5,7 +5,7 @@ import (
 
 	"github.com/perfgate/perfgate/tokenizer"
 
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -41,7 +41,7 @@ func Benchmark(b *testing.B, sc Scenario) *Result {
 	b.Helper()
 	sums := make([]float64, len(benchMetrics))
 	runs := 0
-	var last *scenario.Outcome
+	var last *run.Outcome
 	dir, err := artifactDir(b.ArtifactDir(), sc.Name)
 	if err != nil {
 		b.Fatalf("perftest: scenario %q: artifacts: %v", sc.Name, err)
@@ -53,7 +53,7 @@ func Benchmark(b *testing.B, sc Scenario) *Result {
 		b.Fatalf("perftest: scenario %q: tokenizer: %v", sc.Name, err)
 	}
 	for b.Loop() {
-		out, err := scenario.Run(b.Context(), sc, dir, scenario.WithTokenizer(tok))
+		out, err := run.Run(b.Context(), sc, dir, run.WithTokenizer(tok))
 		if err != nil {
 			b.Fatalf("perftest: %v", err)
 		}

@@ -48,7 +48,7 @@
 // command that re-runs the test.
 //
 // The decisions themselves live in package perftest/check and the run in
-// perftest/scenario, neither of which imports "testing", so `perfgate profile` applies
+// perftest/run, neither of which imports "testing", so `perfgate profile` applies
 // exactly the same gate outside go test. [Benchmark] runs a scenario inside a benchmark
 // and reports its percentiles with b.ReportMetric, for benchstat.
 //

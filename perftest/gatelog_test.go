@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 // constructedRuns are 5 runs in session id at speed f (each statistic within ±0.2%).
 func constructedRuns(id string, f float64) *Runs {
-	s := scenario.NewSeries("", sessionScenario(2))
+	s := run.NewSeries("", sessionScenario(2))
 	for i := range 5 {
 		x := f * (1 + 0.002*float64(i%3-1))
 		s.Runs = append(s.Runs, gate.RunStats{Run: i + 1, Session: id, Stats: map[string]float64{

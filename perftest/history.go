@@ -6,7 +6,7 @@ import (
 	"github.com/perfgate/perfgate/internal/historyenv"
 	"github.com/perfgate/perfgate/perftest/gate"
 	"github.com/perfgate/perfgate/perftest/internal/historyhook"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 // EnvHistory names the environment variable that, in a test binary that imports
@@ -52,11 +52,11 @@ func recordHistory(t testing.TB, res *Result, addr string) {
 // RunsOf wraps a series read elsewhere (a history's baseline: package perfhistory's
 // Baseline) as [Runs], a [Baseline] for [AssertNoRegression]. A
 // series whose workload is not described (gate.Series.Workload nil) is described from
-// its scenario ([scenario.DescribeSeries]); one that cannot be is t.Fatalf.
+// its scenario ([run.DescribeSeries]); one that cannot be is t.Fatalf.
 func RunsOf(t testing.TB, s *gate.Series) *Runs {
 	t.Helper()
 	if s.Workload == nil {
-		if err := scenario.DescribeSeries(s); err != nil {
+		if err := run.DescribeSeries(s); err != nil {
 			t.Fatalf("perftest: the series' scenario: %v", err)
 			return nil
 		}

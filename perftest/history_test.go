@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/perftest/internal/historyhook"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -40,7 +41,7 @@ func TestRecordHistoryUnlinked(t *testing.T) {
 	}
 	// perfhistory linked: its hook records, and Run says where, or why it could not.
 	var got string
-	historyhook.Record = func(_ context.Context, _ *scenario.Outcome, addr string) (string, error) {
+	historyhook.Record = func(_ context.Context, _ *run.Outcome, addr string) (string, error) {
 		got = addr
 		if addr == "bad.db" {
 			return addr, errors.New("cannot open bad.db")
@@ -48,7 +49,7 @@ func TestRecordHistoryUnlinked(t *testing.T) {
 		return "shown:" + addr, nil
 	}
 	t.Cleanup(func() { historyhook.Record = nil })
-	res := &Result{Outcome: &scenario.Outcome{Scenario: scenario.Scenario{Name: "chat"}}}
+	res := &Result{Outcome: &run.Outcome{Scenario: scenario.Scenario{Name: "chat"}}}
 	l = &logT{TB: t}
 	recordHistory(l, res, "history.db")
 	if got != "history.db" || len(l.logs) != 1 || l.logs[0] != `perftest: scenario "chat" recorded in the history shown:history.db` || len(l.errors) != 0 {

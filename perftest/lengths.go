@@ -11,7 +11,7 @@ import (
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -20,7 +20,7 @@ import (
 // with a discrete-aware goodness-of-fit test at alpha = 0.01. With the mock it tests
 // what the server received (its own tokenizer's count of the rendered prompt, less the
 // chat template's overhead on single-turn chat); with a real endpoint, what the client
-// sent. See [scenario.Outcome.Lengths].
+// sent. See [run.Outcome.Lengths].
 func (r *Result) AssertISL(t testing.TB, target distribution.Distribution) bool {
 	t.Helper()
 	return r.AssertLengthFit(t, ISL, distribution.Length{Dist: target}, 0)
@@ -159,12 +159,12 @@ func (r *Result) oneRunGate(t testing.TB, baseline *Result, reg check.Regression
 			pooled = append(pooled, m)
 		}
 	}
-	cur := scenario.SeriesOf(r.Outcome)
+	cur := run.SeriesOf(r.Outcome)
 	cur.Dir, cur.Dirs = r.Dir, []string{"."}
 	bs := baseline.series()
 	if baseline.Dir != "" {
-		if _, err := os.Stat(filepath.Join(baseline.Dir, scenario.ScenarioFile)); err != nil {
-			t.Logf("perftest: baseline %s has no %s: its workload is not compared", baseline.Dir, scenario.ScenarioFile)
+		if _, err := os.Stat(filepath.Join(baseline.Dir, run.ScenarioFile)); err != nil {
+			t.Logf("perftest: baseline %s has no %s: its workload is not compared", baseline.Dir, run.ScenarioFile)
 			bs.Scenario, bs.Workload = cur.Scenario, cur.Workload
 		}
 	}
@@ -191,10 +191,10 @@ func (r *Result) oneRunGate(t testing.TB, baseline *Result, reg check.Regression
 // directory holds several (a K-run baseline read by [Load]), or with the between-run CV
 // a one-run baseline's runs.json stores.
 func (r *Result) series() *gate.Series {
-	bs := scenario.SeriesOf(r.Outcome)
+	bs := run.SeriesOf(r.Outcome)
 	if r.Dir != "" {
 		bs.Dir, bs.Dirs = r.Dir, []string{"."}
-		if k, err := scenario.LoadSeries(r.Dir); err == nil && k.Len() > 1 {
+		if k, err := run.LoadSeries(r.Dir); err == nil && k.Len() > 1 {
 			bs = k // with its own runs' directories
 		} else if err == nil {
 			bs.PriorCV = k.PriorCV // a one-run baseline's stored CV
@@ -234,11 +234,11 @@ func runStatOf(m check.Metric, q float64) (string, bool) {
 // directory, perfhistory.Baseline of a history, [RunRuns]), or a [*Result], one run
 // ([Load], [Run]).
 type Baseline interface {
-	outcomes() []*scenario.Outcome
+	outcomes() []*run.Outcome
 	series() *gate.Series
 }
 
-func (r *Result) outcomes() []*scenario.Outcome { return []*scenario.Outcome{r.Outcome} }
+func (r *Result) outcomes() []*run.Outcome { return []*run.Outcome{r.Outcome} }
 
 // SaveBaseline writes into dir what a regression gate needs to read res back as its
 // baseline, and nothing more. For one run ([*Result]): the client recording, the
@@ -256,10 +256,10 @@ func SaveBaseline(t testing.TB, res Baseline, dir string) {
 	name := ""
 	switch {
 	case len(outs) == 1:
-		files, size, err = scenario.SaveBaseline(outs[0], dir)
+		files, size, err = run.SaveBaseline(outs[0], dir)
 		name = outs[0].Scenario.Name
 	case len(outs) > 1:
-		_, size, err = scenario.SaveSeries(dir, outs...)
+		_, size, err = run.SaveSeries(dir, outs...)
 		name = fmt.Sprintf("%s (%d runs)", outs[0].Scenario.Name, len(outs))
 		files = []string{fmt.Sprintf("run-001 … run-%03d", len(outs)), gate.RunsFile}
 	default:

@@ -9,7 +9,7 @@ import (
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -47,7 +47,7 @@ func TestMultimodalAtSeedSize(t *testing.T) {
 			Load: loadgen.Load{Concurrency: 16},
 			Stop: loadgen.Stop{Requests: n},
 		},
-	}, scenario.OnRecord(func(record.Client) {
+	}, run.OnRecord(func(record.Client) {
 		seen++
 		switch seen {
 		case 1000:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -30,10 +31,10 @@ type Bound = check.Bound
 
 // Result is a finished run: the scenario as run, the client recording, the server's
 // input-token counts (mock), the metrics and the artifact directory, all from the
-// embedded [scenario.Outcome]. Its Assert and Require methods check objectives on it.
+// embedded [run.Outcome]. Its Assert and Require methods check objectives on it.
 // A Result is safe for concurrent reads; its methods do not modify it.
 type Result struct {
-	*scenario.Outcome
+	*run.Outcome
 	rerun string // how to re-run the test that produced it
 	// errorRate is the error-rate verdict Run reported (nil: none, e.g. a Result from
 	// Load), so AssertObjectives does not report it twice.
@@ -43,22 +44,22 @@ type Result struct {
 	abortReported bool
 }
 
-// Run runs sc and returns its result. opts are [scenario.Run]'s: [scenario.OnRecord]
+// Run runs sc and returns its result. opts are [run.Run]'s: [run.OnRecord]
 // hands each record.Client to a callback as its request finishes,
-// [scenario.WithTokenizer] reuses a loaded tokenizer. It calls t.Fatalf if the scenario
+// [run.WithTokenizer] reuses a loaded tokenizer. It calls t.Fatalf if the scenario
 // is invalid or the run cannot be set up (the tokenizer, the mock server), never
 // because of what the run measured: check that with the Result's methods. A real
-// endpoint is checked first by [scenario.Preflight], as `perfgate profile` checks it:
+// endpoint is checked first by [run.Preflight], as `perfgate profile` checks it:
 // a server that cannot be reached, that refuses the API key, or that does not serve
 // sc.Model fails the test at once ("model X is not served; served: …") instead of
 // sending every request to it. One gate is applied by Run
-// itself, as `perfgate profile` applies it ([scenario.Outcome.Verdicts], check.KindHealth): a run in which
+// itself, as `perfgate profile` applies it ([run.Outcome.Verdicts], check.KindHealth): a run in which
 // no request succeeded, or with failed requests beyond the scenario's
 // Objectives.MaxErrorRate (zero: none may fail; set it to 1, or negative, to allow
 // failures, e.g. in fault-injection tests), fails the test with t.Errorf. The failed
 // requests are still part of the result.
 //
-// Run also reports the run's validity ([scenario.Outcome.Verdicts], check.KindValidity; docs/validity.md):
+// Run also reports the run's validity ([run.Outcome.Verdicts], check.KindValidity; docs/validity.md):
 // a check that finds the measurement invalid (client-bound, not steady, warm cache,
 // too few requests for a tail rule) fails the test with t.Errorf under its "fail"
 // mode, whose message says INVALID (an invalid measurement, not a performance
@@ -74,13 +75,13 @@ type Result struct {
 // exist); the logged line says which. Headline
 // numbers are emitted as test attributes (perftest.ttft_p99_ms, perftest.itl_p99_ms,
 // perftest.request_latency_p99_ms, perftest.output_token_throughput, perftest.error_rate).
-func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
+func Run(t testing.TB, sc Scenario, opts ...run.RunOption) *Result {
 	t.Helper()
 	for _, n := range sc.Objectives.Deprecated() {
 		t.Logf("perftest: note: scenario %q: %s", cmp.Or(sc.Name, scenario.DefaultName), n)
 	}
-	if err := scenario.Preflight(t.Context(), sc); err != nil {
-		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
+	if err := run.Preflight(t.Context(), sc); err != nil {
+		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), run.ErrPreflight.Error()+": "))
 		return nil
 	}
 	dir, err := artifactDir(t.ArtifactDir(), sc.Name)
@@ -88,7 +89,7 @@ func Run(t testing.TB, sc Scenario, opts ...scenario.RunOption) *Result {
 		t.Fatalf("perftest: scenario %q: artifacts: %v", sc.Name, err)
 		return nil
 	}
-	out, err := scenario.Run(t.Context(), sc, dir, opts...)
+	out, err := run.Run(t.Context(), sc, dir, opts...)
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil
@@ -233,7 +234,7 @@ func packageDir() string {
 
 // AssertVerdict reports a verdict computed elsewhere (any check.X function) on t, with
 // the run's context, as the Assert methods do: t.Errorf when it failed; returns v.Pass.
-// (It was Result.Check, which hid the embedded [scenario.Outcome.Check]: res.Check()
+// (It was Result.Check, which hid the embedded [run.Outcome.Check]: res.Check()
 // is now the scenario's objectives with the run's context.)
 func (r *Result) AssertVerdict(t testing.TB, v check.Verdict) bool {
 	t.Helper()
@@ -273,7 +274,7 @@ func (r *Result) each(t testing.TB, vs []check.Verdict, fatal bool) bool {
 // if the recording cannot be read.
 func Load(t testing.TB, path string) *Result {
 	t.Helper()
-	out, err := scenario.Load(path)
+	out, err := run.Load(path)
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil

@@ -12,7 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 var (
@@ -205,7 +205,7 @@ func TestUpdateExampleRecording(t *testing.T) {
 			},
 		},
 	}
-	if _, err := scenario.Run(t.Context(), sc, "testdata/example"); err != nil {
+	if _, err := run.Run(t.Context(), sc, "testdata/example"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -12,11 +12,11 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/record"
 )
 
-// Run takes scenario.Run's options: OnRecord sees every request.
+// Run takes run.Run's options: OnRecord sees every request.
 func TestRunOptions(t *testing.T) {
 	var n atomic.Int64
 	res := Run(t, Scenario{
@@ -35,7 +35,7 @@ func TestRunOptions(t *testing.T) {
 			},
 		},
 	},
-		scenario.OnRecord(func(record.Client) { n.Add(1) }))
+		run.OnRecord(func(record.Client) { n.Add(1) }))
 	cs, err := res.Records()
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -21,30 +22,30 @@ type Gate = gate.Gate
 
 // Runs are K runs of one seeded workload: their statistics (the embedded
 // [gate.Series]: Runs, Dirs, Scenario as JSON, Values, CV) and outcomes (metrics and
-// verdicts; the records stay on disk, read back by scenario.SeriesOutcome). Runs are
+// verdicts; the records stay on disk, read back by run.SeriesOutcome). Runs are
 // the usual [Baseline]: saved by [SaveBaseline], read by [LoadBaseline].
 type Runs struct {
 	*gate.Series
 	// Outcomes are the runs' outcomes, in run order (nil for a Runs read from disk).
-	Outcomes []*scenario.Outcome
+	Outcomes []*run.Outcome
 	rerun    string
 }
 
-func (r *Runs) outcomes() []*scenario.Outcome { return r.Outcomes }
+func (r *Runs) outcomes() []*run.Outcome { return r.Outcomes }
 
 func (r *Runs) series() *gate.Series { return r.Series }
 
 // RunRuns runs sc k times (0 = gate.DefaultRuns), each the same seeded workload,
 // into a fresh artifact directory (run-001, …, and runs.json), and returns the runs.
 // Each run is checked as [Run] checks one: the preflight of a real endpoint first, and
-// [scenario.Outcome.Verdicts] of check.KindHealth (a run with nothing completed, or with failed requests
+// [run.Outcome.Verdicts] of check.KindHealth (a run with nothing completed, or with failed requests
 // beyond the objectives' limit, fails the test). A run that cannot be set up is
 // t.Fatalf. Against a server with a prefix cache, set sc.Validity.CacheBust: each run
 // then starts every prompt with its own salt, so no run is served from another's.
-func RunRuns(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs {
+func RunRuns(t testing.TB, sc Scenario, k int, opts ...run.RunOption) *Runs {
 	t.Helper()
 	dir := preflightDir(t, sc)
-	s, outs, err := scenario.RunSeries(t.Context(), sc, cmp.Or(k, gate.DefaultRuns), dir, seriesOptions(t, opts))
+	s, outs, err := run.RunSeries(t.Context(), sc, cmp.Or(k, gate.DefaultRuns), dir, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil
@@ -56,8 +57,8 @@ func RunRuns(t testing.TB, sc Scenario, k int, opts ...scenario.RunOption) *Runs
 // preflightDir checks a real endpoint and claims the artifact directory of sc's runs.
 func preflightDir(t testing.TB, sc Scenario) string {
 	t.Helper()
-	if err := scenario.Preflight(t.Context(), sc); err != nil {
-		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
+	if err := run.Preflight(t.Context(), sc); err != nil {
+		t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), run.ErrPreflight.Error()+": "))
 	}
 	dir, err := artifactDir(t.ArtifactDir(), sc.Name)
 	if err != nil {
@@ -67,9 +68,9 @@ func preflightDir(t testing.TB, sc Scenario) string {
 }
 
 // seriesOptions runs each run with opts and reports its Health on t.
-func seriesOptions(t testing.TB, opts []scenario.RunOption) scenario.SeriesOptions {
-	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
-		out, err := scenario.Run(ctx, sc, dir, opts...)
+func seriesOptions(t testing.TB, opts []run.RunOption) run.SeriesOptions {
+	so := run.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*run.Outcome, error) {
+		out, err := run.Run(ctx, sc, dir, opts...)
 		if err != nil {
 			return out, err
 		}
@@ -88,7 +89,7 @@ func seriesOptions(t testing.TB, opts []scenario.RunOption) scenario.SeriesOptio
 // DIR` writes them) or one run. It calls t.Fatalf if the directory holds no runs.
 func LoadBaseline(t testing.TB, dir string) *Runs {
 	t.Helper()
-	s, err := scenario.LoadSeries(dir)
+	s, err := run.LoadSeries(dir)
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil
@@ -99,7 +100,7 @@ func LoadBaseline(t testing.TB, dir string) *Runs {
 // AssertNoRegression is the regression gate of a test: it runs sc for g.Runs runs
 // (0 = 5), each the same seeded workload, and compares them with baseline, adding runs
 // while a primary statistic is inconclusive (g.Runs → 2× → 4× … up to g.MaxRuns, 0 =
-// 20; g.MaxRuns = g.Runs adds none; [scenario.GateRuns]), each look at its share of the
+// 20; g.MaxRuns = g.Runs adds none; [run.GateRuns]), each look at its share of the
 // family alpha. Each statistic's ratio current/baseline is judged with its interval
 // ([gate.Compare]); the gate logs its one-line answer and each statistic's verdict,
 // reports a failing gating statistic with t.Errorf (an inconclusive one only with
@@ -110,14 +111,14 @@ func LoadBaseline(t testing.TB, dir string) *Runs {
 // history, or [RunRuns]) or one run ([Load], [Run]). A baseline of another workload
 // ([scenario.DiffWorkload]: not its URLs or its server) is refused before any run. Each
 // run is checked as [Run] checks one: the preflight of a real endpoint first, and its
-// health ([scenario.Outcome.Verdicts] of check.KindHealth) after.
+// health ([run.Outcome.Verdicts] of check.KindHealth) after.
 //
 //	base := perftest.LoadBaseline(t, "testdata/baseline") // saved by SaveBaseline(t, perftest.RunRuns(t, sc, 5), …)
 //	perftest.AssertNoRegression(t, sc, base, perftest.Gate{})
-func AssertNoRegression(t testing.TB, sc Scenario, baseline Baseline, g Gate, opts ...scenario.RunOption) (*Runs, bool) {
+func AssertNoRegression(t testing.TB, sc Scenario, baseline Baseline, g Gate, opts ...run.RunOption) (*Runs, bool) {
 	t.Helper()
 	dir := preflightDir(t, sc)
-	res, err := scenario.GateRuns(t.Context(), sc, baseline.series(), dir, g, seriesOptions(t, opts))
+	res, err := run.GateRuns(t.Context(), sc, baseline.series(), dir, g, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return nil, false
@@ -139,31 +140,31 @@ func (r *Runs) AssertNoRegression(t testing.TB, baseline *Runs, g Gate) bool {
 // AssertNoRegressionRuns is [AssertNoRegression] with a K-run baseline.
 //
 // Deprecated: use [AssertNoRegression], which takes any [Baseline]; removed in v0.3.0.
-func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, opts ...scenario.RunOption) (*Runs, bool) {
+func AssertNoRegressionRuns(t testing.TB, sc Scenario, baseline *Runs, g Gate, opts ...run.RunOption) (*Runs, bool) {
 	t.Helper()
 	return AssertNoRegression(t, sc, baseline, g, opts...)
 }
 
 // AssertABNoRegression runs an interleaved A/B gate: a (the baseline build, or mock
 // configuration) and b (the candidate) alternate, A B A B …, g.Runs each, adding runs
-// while inconclusive as [AssertNoRegression] does ([scenario.Interleave]); b fails
+// while inconclusive as [AssertNoRegression] does ([run.Interleave]); b fails
 // the gate if it regressed against a. Alternating makes drift of the machine or the
 // server touch both sides alike: the strongest design when both builds can run. The
 // two must be one workload; their URLs and servers may differ. On one GPU, where the
 // two builds cannot run at once, give each side its [Server]: each run then starts its
 // side's server and stops it after (unnamed servers are named "A" and "B").
-func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...scenario.RunOption) bool {
+func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...run.RunOption) bool {
 	t.Helper()
 	for _, sc := range []Scenario{a, b} {
-		if err := scenario.Preflight(t.Context(), sc); err != nil {
-			t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "))
+		if err := run.Preflight(t.Context(), sc); err != nil {
+			t.Fatalf("perftest: scenario %q: %v", cmp.Or(sc.Name, scenario.DefaultName), strings.TrimPrefix(err.Error(), run.ErrPreflight.Error()+": "))
 		}
 	}
 	dir, err := artifactDir(t.ArtifactDir(), cmp.Or(b.Name, scenario.DefaultName)+"-ab")
 	if err != nil {
 		t.Fatalf("perftest: artifacts: %v", err)
 	}
-	res, err := scenario.Interleave(t.Context(), a, b, dir, g, seriesOptions(t, opts))
+	res, err := run.Interleave(t.Context(), a, b, dir, g, seriesOptions(t, opts))
 	if err != nil {
 		t.Fatalf("perftest: %v", err)
 		return false
@@ -174,7 +175,7 @@ func AssertABNoRegression(t testing.TB, a, b Scenario, g Gate, opts ...scenario.
 
 // seriesSeed is the seed of the scenario s ran (0 when s's scenario does not decode).
 func seriesSeed(s *gate.Series) uint64 {
-	sc, _ := scenario.SeriesScenario(s)
+	sc, _ := run.SeriesScenario(s)
 	return sc.Seed
 }
 
@@ -186,7 +187,7 @@ func reportGate(t testing.TB, res gate.GateResult, rerun string) bool {
 	t.Helper()
 	ctx := check.Context{Rerun: rerun}
 	if res.Current != nil {
-		sc, _ := scenario.SeriesScenario(res.Current)
+		sc, _ := run.SeriesScenario(res.Current)
 		ctx.Scenario, ctx.Load, ctx.Seed = sc.Name, sc.LoadString(), sc.Seed
 		ctx.Artifacts = res.Current.Dir
 	}

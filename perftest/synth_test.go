@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -63,7 +64,7 @@ func (s synth) records() ([]record.Client, []record.Server) {
 // result builds a Result from the synthetic run.
 func (s synth) result(name string) *Result {
 	cs, server := s.records()
-	o := &scenario.Outcome{
+	o := &run.Outcome{
 		Scenario: scenario.Scenario{Name: name, Config: loadgen.Config{Workload: loadgen.Workload{Seed: s.seed}}},
 		Mocked:   true,
 		Client:   cs,
@@ -77,7 +78,7 @@ func (s synth) result(name string) *Result {
 // drawn with its own sample seed and its TTFT and ITL scaled by speed times a
 // run-to-run factor that cycles through ±1%.
 func (s synth) runs(k int, speed float64) *Runs {
-	var outs []*scenario.Outcome
+	var outs []*run.Outcome
 	for i := range k {
 		r := s
 		r.seed = s.seed*100 + uint64(i)
@@ -87,5 +88,5 @@ func (s synth) runs(k int, speed float64) *Runs {
 		res.Scenario.Seed = s.seed
 		outs = append(outs, res.Outcome)
 	}
-	return &Runs{Series: scenario.SeriesOf(outs...), Outcomes: outs, rerun: "go test -run '^TestX$' ./perftest"}
+	return &Runs{Series: run.SeriesOf(outs...), Outcomes: outs, rerun: "go test -run '^TestX$' ./perftest"}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/check"
 )
 
-// On a Result, Check is the embedded scenario.Outcome's: the objectives' verdicts with
+// On a Result, Check is the embedded run.Outcome's: the objectives' verdicts with
 // the run's context. (perftest's own Check, which reported a verdict on t, hid it.)
 var _ func(*Result) []check.Verdict = (*Result).Check
 
@@ -37,7 +37,7 @@ func TestAssertVerdict(t *testing.T) {
 	}
 }
 
-// No method of Result hides a method of a type it embeds (scenario.Outcome): one name
+// No method of Result hides a method of a type it embeds (run.Outcome): one name
 // on a Result means one thing.
 func TestResultHidesNoMethod(t *testing.T) {
 	declared := map[string]bool{} // Result's own methods, from its source

@@ -75,7 +75,7 @@ type Run struct {
 	// hold its records in memory. nil with nil Records: no records.
 	Each func(fn func(*record.Client) error) error
 	// RecordFile is the name, inside the export directory, of the file that already
-	// holds Records as record.Client lines (scenario.Run's client.jsonl, appended to
+	// holds Records as record.Client lines (run.Run's client.jsonl, appended to
 	// as the run went), or "". The manifest lists it; [WriteExports] never writes a
 	// copy of the records.
 	RecordFile string

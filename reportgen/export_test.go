@@ -126,7 +126,7 @@ func TestWriteExports(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The recording is already in the directory (scenario.Run's client.jsonl, written
+	// The recording is already in the directory (run.Run's client.jsonl, written
 	// as the run went); the exports list it and never copy it.
 	if err := WriteFileAtomic(filepath.Join(dir, "client.jsonl"), func(w io.Writer) error { return writeRecords(w, run.Records) }); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ import (
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/tokenizer"
 )
@@ -603,10 +604,10 @@ func (b *bench) scenario(url string) scenario.Scenario {
 
 // workload describes the workload every run of the calibration sends (the same on
 // both sides of every pair; where it was sent, each run's own mock, left out), as
-// package scenario describes a series, so that the gate compares the two sides
+// package run describes a series, so that the gate compares the two sides
 // instead of refusing an unknown workload.
 func (b *bench) workload() *gate.Workload {
-	return scenario.NewSeries("", b.scenario("")).Workload
+	return perfrun.NewSeries("", b.scenario("")).Workload
 }
 
 // oneRun is one real run against a fresh in-process mock at the given speed.
@@ -622,7 +623,7 @@ func (b *bench) oneRun(scale float64, keepRequests bool) (gate.RunStats, []check
 	sc := b.scenario(srv.URL())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := scenario.Run(ctx, sc, "", scenario.WithTokenizer(b.tok))
+	out, err := perfrun.Run(ctx, sc, "", perfrun.WithTokenizer(b.tok))
 	if err != nil {
 		return gate.RunStats{}, nil, err
 	}

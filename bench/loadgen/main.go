@@ -227,7 +227,7 @@ func runLoadgen(args []string) error {
 		Stop: loadgen.Stop{
 			Duration: *d,
 		},
-		// As perftest's scenario.Run records a run: to the file only, the
+		// As perftest's run.Run records a run: to the file only, the
 		// distributions derived from it after the run.
 		Recording: loadgen.Recording{
 			RecordFile:     *rec,

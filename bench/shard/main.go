@@ -22,6 +22,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 
 	"github.com/perfgate/perfgate/perftest/merge"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -77,10 +78,10 @@ func gen(root string, shards, records int) error {
 		sc := scenario.Scenario{Name: "bench-merge", Config: loadgen.Config{Target: loadgen.Target{URLs: []string{"http://127.0.0.1:8000"}}, Workload: loadgen.Workload{Seed: 1}, Load: loadgen.Load{Rate: 1000}, Stop: loadgen.Stop{Requests: records}}}
 		sc.Shards, sc.ShardIndex = shards, i
 		b, _ := json.Marshal(sc)
-		if err := os.WriteFile(filepath.Join(d, scenario.ScenarioFile), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(d, run.ScenarioFile), b, 0o644); err != nil {
 			return err
 		}
-		f, err := os.Create(filepath.Join(d, scenario.ClientFile))
+		f, err := os.Create(filepath.Join(d, run.ClientFile))
 		if err != nil {
 			return err
 		}

@@ -85,7 +85,7 @@ func profileAbort(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has fu
 }
 
 // abortedExit says how a run stopped early is judged, by what stopped it
-// (scenario.Outcome.AbortedBy): an abort rule or over-saturation is an objective
+// (perfrun.Outcome.AbortedBy): an abort rule or over-saturation is an objective
 // failure (exit 99), the schedule watch and the failed-request threshold an invalid
 // measurement (exit 1).
 func abortedExit(by string) string {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 )
 
 // baselineCommands are the subcommands of `perfgate baseline`.
@@ -129,7 +129,7 @@ func baselineAdd(e *env, fs *flag.FlagSet, args []string) error {
 		return invalidf("want BASELINE_DIR and at least one RUNS_DIR; got %d arguments", len(pos))
 	}
 	dir := pos[0]
-	base, err := scenario.LoadSeries(dir)
+	base, err := perfrun.LoadSeries(dir)
 	if err != nil {
 		if _, serr := os.Stat(filepath.Join(dir, gate.RunsFile)); serr == nil {
 			return invalidf("%s: %v", dir, strings.TrimPrefix(err.Error(), "scenario: load series: "))
@@ -138,7 +138,7 @@ func baselineAdd(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	base.Dir = dir
 	for _, d := range pos[1:] {
-		s, err := scenario.LoadSeries(d)
+		s, err := perfrun.LoadSeries(d)
 		if err != nil {
 			return invalidf("%s: %v", d, strings.TrimPrefix(err.Error(), "scenario: load series: "))
 		}

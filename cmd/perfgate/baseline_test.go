@@ -24,7 +24,7 @@ func savedSeries(t *testing.T, dir, id string, sc scenario.Scenario, speeds ...f
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &gate.Series{Dir: dir, Scenario: b} // read back (and described) by scenario.LoadSeries
+	s := &gate.Series{Dir: dir, Scenario: b} // read back (and described) by perfrun.LoadSeries
 	for i, x := range speeds {
 		s.Runs = append(s.Runs, gate.RunStats{Run: i + 1, Session: id, Stats: map[string]float64{
 			"ttft_p50": 0.05 * x, "itl_p50": 0.01 * x, "latency_p50": 0.3 * x, "output_tps": 500 / x}})

@@ -10,7 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 )
 
 // baselineHeadline says what a series recorded in dir is as a regression gate's
@@ -21,7 +21,7 @@ import (
 // between-session noise the gate assumes when told nothing (as large as the runs'),
 // and, when that is not enough, the sessions from which it measures it instead.
 func baselineHeadline(s *gate.Series) []string {
-	sc, _ := scenario.SeriesScenario(s) // a series this process recorded: its scenario decodes
+	sc, _ := perfrun.SeriesScenario(s) // a series this process recorded: its scenario decodes
 	d := sc.WithDefaults()
 	head := fmt.Sprintf("baseline recorded: %s in %s of %q (%s) in %s",
 		runsText(s.Len()), sessionsText(s.Sessions()), d.Name, sc.Describe(), artifactPath(s.Dir))

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/bisect"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/serverproc"
 )
@@ -97,7 +98,7 @@ func runBisect(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts,
 	template.Dir = bf.repo
 	var broken int
 	inner := runner(e, o)
-	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+	so := perfrun.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*perfrun.Outcome, error) {
 		out, err := inner(ctx, sc, dir)
 		if err == nil && out != nil {
 			if !printFailed(e.stdout, append(out.Verdicts(check.KindHealth)[:1], out.Check()...)) {
@@ -112,7 +113,7 @@ func runBisect(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts,
 		srv.Name = bisect.Short(commit)
 		srv.Cmd = strings.ReplaceAll(template.Cmd, revPlaceholder, commit)
 		run.Server = &srv
-		_, err := scenario.Extend(ctx, s, run, n, so)
+		_, err := perfrun.Extend(ctx, s, run, n, so)
 		if errors.Is(err, serverproc.ErrExited) || errors.Is(err, serverproc.ErrNotReady) {
 			return fmt.Errorf("%w: %w", bisect.ErrUntestable, err)
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -85,7 +85,7 @@ func TestScheduleAbortCLI(t *testing.T) {
 	if !none && !strings.Contains(out.String(), "INVALID client-bound: the run was stopped early: schedule ") {
 		t.Fatalf("want INVALID client-bound (or no request and the schedule's error):\n%s\n%s", out.String(), stderr.String())
 	}
-	if n := countLines(filepath.Join(art, scenario.ClientFile)); n == 0 {
+	if n := countLines(filepath.Join(art, perfrun.ClientFile)); n == 0 {
 		t.Error("no records on disk")
 	}
 	var m reportgen.Manifest

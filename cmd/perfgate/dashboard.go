@@ -117,7 +117,7 @@ func (d *dashboard) sink(r record.Client) {
 }
 
 // setInFlight keeps the requests in flight the load generator counted last
-// (scenario.OnInFlight); the next frame shows it.
+// (run.OnInFlight); the next frame shows it.
 func (d *dashboard) setInFlight(n int) { d.inFlight.Store(int64(n)) }
 
 func (d *dashboard) begin() {

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -23,15 +24,15 @@ import (
 	"github.com/perfgate/perfgate/tokenizer"
 )
 
-// runResult is one finished run: scenario.Run's outcome and its verdicts.
+// runResult is one finished run: perfrun.Run's outcome and its verdicts.
 type runResult struct {
-	out      *scenario.Outcome
+	out      *perfrun.Outcome
 	verdicts []check.Verdict
-	validity []check.Verdict // scenario.Outcome.Verdicts(check.KindValidity)
+	validity []check.Verdict // perfrun.Outcome.Verdicts(check.KindValidity)
 }
 
 // loadTokenizer loads the scenario's tokenizer once per name (sweeps and repeated runs
-// reuse it through scenario.WithTokenizer), naming the flag when it cannot.
+// reuse it through perfrun.WithTokenizer), naming the flag when it cannot.
 func loadTokenizer(sc scenario.Scenario) (*tokenizer.Tokenizer, error) {
 	name := sc.WithDefaults().Tokenizer
 	tokMu.Lock()
@@ -52,8 +53,8 @@ var (
 	tokCache = map[string]*tokenizer.Tokenizer{}
 )
 
-// runOne runs sc through scenario.Run into dir, with the live progress display fed by
-// scenario.OnRecord, and maps what went wrong onto an exit code: a scenario Run
+// runOne runs sc through perfrun.Run into dir, with the live progress display fed by
+// perfrun.OnRecord, and maps what went wrong onto an exit code: a scenario Run
 // rejects is invalid configuration (2), a run that broke is a runtime error (1), an
 // interrupted run (partial exports, marked was_cancelled) is 130.
 func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, dir, label string) (*runResult, error) {
@@ -66,9 +67,9 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, invalidf("--artifact-dir %s: %v", dir, unwrapPath(err))
 	}
-	opts := []scenario.RunOption{scenario.WithTokenizer(tok), scenario.WithCommand(redactArgs(e.args)...)}
+	opts := []perfrun.RunOption{perfrun.WithTokenizer(tok), perfrun.WithCommand(redactArgs(e.args)...)}
 	if o.shardInfo != nil {
-		opts = append(opts, scenario.WithShard(*o.shardInfo))
+		opts = append(opts, perfrun.WithShard(*o.shardInfo))
 	}
 	live, err := startLive(ctx, e, o.live, sc, label)
 	if err != nil {
@@ -83,7 +84,7 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 			db := newDashboard(e.stderr, in, cmpOr(label, d.Name), d.Requests, d.Duration, metric.Options{UsageOSL: d.UsageOSL, UsageISL: d.UsageISL}) // as the run's metrics (scenario's metricOptions)
 			db.width = e.width
 			pr = db
-			opts = append(opts, scenario.OnInFlight(db.setInFlight))
+			opts = append(opts, perfrun.OnInFlight(db.setInFlight))
 		} else {
 			p := newProgress(e.stderr, e.tty, d.Requests, cmpOr(label, d.Name))
 			p.width = e.width
@@ -97,11 +98,11 @@ func runOne(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts, di
 	}
 	switch len(sinks) {
 	case 1:
-		opts = append(opts, scenario.OnRecord(sinks[0]))
+		opts = append(opts, perfrun.OnRecord(sinks[0]))
 	case 2:
-		opts = append(opts, scenario.OnRecord(func(r record.Client) { sinks[0](r); sinks[1](r) }))
+		opts = append(opts, perfrun.OnRecord(func(r record.Client) { sinks[0](r); sinks[1](r) }))
 	}
-	out, err := scenario.Run(ctx, sc, dir, opts...)
+	out, err := perfrun.Run(ctx, sc, dir, opts...)
 	if pr != nil {
 		pr.end()
 	}
@@ -190,7 +191,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 		return err
 	}
 	if sc.Model == "" && len(sc.ModelNames) == 0 {
-		sc.Model = scenario.FirstServedModel(ctx, sc) // no --model: the server's first, as vLLM's benchmark does
+		sc.Model = perfrun.FirstServedModel(ctx, sc) // no --model: the server's first, as vLLM's benchmark does
 	}
 	switch {
 	case o.gate.gating(sc) || o.server.baselineCmd != "":
@@ -229,7 +230,7 @@ func profile(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) e
 
 // printTable prints the run's console summary table, and under it, when the client's
 // and the server's input counts differ, the one line that says why (the chat template).
-func printTable(e *env, out *scenario.Outcome) {
+func printTable(e *env, out *perfrun.Outcome) {
 	_ = reportgen.WriteTable(e.stdout, out.Metrics, reportgen.TableOptions{Width: e.width})
 	printClassTables(e.stdout, out.Metrics, e.width) // classes.go
 	if n := out.ISLCounts().Note(); n != "" {
@@ -307,10 +308,10 @@ func countFailed(vs []check.Verdict) int {
 	return n
 }
 
-// runner is scenario.Runner over runOne: each run of a repeat, sweep or search gets
+// runner is perfrun.Runner over runOne: each run of a repeat, sweep or search gets
 // its own progress line, labelled with its directory under the artifact root.
-func runner(e *env, o profileOpts) scenario.Runner {
-	return func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+func runner(e *env, o profileOpts) perfrun.Runner {
+	return func(ctx context.Context, sc scenario.Scenario, dir string) (*perfrun.Outcome, error) {
 		label, err := filepath.Rel(o.artifactDir, dir)
 		if err != nil {
 			label = dir
@@ -323,7 +324,7 @@ func runner(e *env, o profileOpts) scenario.Runner {
 	}
 }
 
-// libError maps an error of scenario.Repeat, Sweep or Search: a run's error already
+// libError maps an error of perfrun.Repeat, Sweep or Search: a run's error already
 // carries its exit code; a rejected setting is invalid configuration, named by flag.
 func libError(flag string, err error) error {
 	var ee *exitError
@@ -336,10 +337,10 @@ func libError(flag string, err error) error {
 	return runtimef("%v", err)
 }
 
-// profileRepeat runs the scenario N times (scenario.Repeat) and reports each metric as
+// profileRepeat runs the scenario N times (perfrun.Repeat) and reports each metric as
 // a mean with a confidence interval.
 func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
-	outs, est, err := scenario.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, runner(e, o))
+	outs, est, err := perfrun.Repeat(ctx, sc, o.numRuns, o.confidence, o.artifactDir, runner(e, o))
 	if err != nil {
 		return libError("--num-runs", err)
 	}
@@ -355,7 +356,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	// interval is in repeat.json.
 	var series *gate.Series
 	if o.artifactDir != "" {
-		series, _ = scenario.LoadSeries(o.artifactDir)
+		series, _ = perfrun.LoadSeries(o.artifactDir)
 	}
 	if series != nil {
 		for _, l := range baselineHeadline(series) {
@@ -367,7 +368,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	} else if !o.quiet {
 		_ = sweep.WriteRepeatTable(e.stdout, est)
 	}
-	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s with every metric's mean and interval, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, scenario.RepeatFile, gate.RunsFile)
+	fmt.Fprintf(e.stdout, "artifacts: %s (run-001 … run-%03d, %s with every metric's mean and interval, %s: a baseline for --baseline)\n", artifactPath(o.artifactDir), o.numRuns, perfrun.RepeatFile, gate.RunsFile)
 	if o.artifactDir != "" {
 		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	}
@@ -382,7 +383,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if series != nil {
 		s.Lines = baselineHeadline(series)
 		s.Artifacts = []reportgen.SummaryLink{{Label: "runs", Path: filepath.Join(o.artifactDir, gate.RunsFile)},
-			{Label: "repeat", Path: filepath.Join(o.artifactDir, scenario.RepeatFile)},
+			{Label: "repeat", Path: filepath.Join(o.artifactDir, perfrun.RepeatFile)},
 			{Label: "report", Path: filepath.Join(o.artifactDir, reportgen.SweepReportFile)}}
 	}
 	s.Trends = historyTrends(ctx, o.history.addr, sc.WithDefaults().Name)
@@ -391,21 +392,21 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 }
 
 // axis returns the load axis and flag of a sweep or search.
-func axis(rate bool, kind string) (scenario.Axis, string) {
+func axis(rate bool, kind string) (perfrun.Axis, string) {
 	if rate {
-		return scenario.Rate, "--" + kind + "-rate"
+		return perfrun.Rate, "--" + kind + "-rate"
 	}
-	return scenario.Concurrency, "--" + kind + "-concurrency"
+	return perfrun.Concurrency, "--" + kind + "-concurrency"
 }
 
-// profileSweep runs every level (times --num-runs) with scenario.Sweep and prints a table.
+// profileSweep runs every level (times --num-runs) with perfrun.Sweep and prints a table.
 func profileSweep(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
 	a, flagName := axis(o.sweepRate != "", "sweep")
 	levels, err := sweep.Levels(cmpOr(o.sweepRate, o.sweepConc))
 	if err != nil {
 		return invalidf("%s: %v", flagName, strings.TrimPrefix(err.Error(), "sweep: "))
 	}
-	pts, err := scenario.Sweep(ctx, sc, a, levels, o.numRuns, o.artifactDir, runner(e, o))
+	pts, err := perfrun.Sweep(ctx, sc, a, levels, o.numRuns, o.artifactDir, runner(e, o))
 	if err != nil {
 		return libError(flagName, err)
 	}
@@ -432,7 +433,7 @@ func profileSweep(ctx context.Context, e *env, sc scenario.Scenario, o profileOp
 	return nil
 }
 
-// profileSearch bisects for the highest load meeting every assertion (scenario.Search).
+// profileSearch bisects for the highest load meeting every assertion (perfrun.Search).
 func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileOpts) error {
 	a, flagName := axis(o.searchRate != "", "search")
 	spec := cmpOr(o.searchRate, o.searchConc)
@@ -445,7 +446,7 @@ func profileSearch(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if !(o.searchTol > 0 && o.searchTol < 1) {
 		return invalidf("--search-tolerance: want a fraction in (0, 1), got %g", o.searchTol)
 	}
-	res, err := scenario.Search(ctx, sc, a, sweep.SearchOptions{Lo: lo, Hi: hi, Tolerance: o.searchTol}, o.artifactDir, runner(e, o))
+	res, err := perfrun.Search(ctx, sc, a, sweep.SearchOptions{Lo: lo, Hi: hi, Tolerance: o.searchTol}, o.artifactDir, runner(e, o))
 	if err != nil {
 		return libError(flagName, err)
 	}

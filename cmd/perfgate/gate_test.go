@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/testutil"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -140,7 +140,7 @@ func gateRun(t *testing.T, url string, flags ...string) (int, string, []record.C
 	start := time.Now()
 	code, out, errOut := cli(t, args...)
 	took := time.Since(start)
-	f, err := os.Open(filepath.Join(art, scenario.ClientFile))
+	f, err := os.Open(filepath.Join(art, perfrun.ClientFile))
 	if err != nil {
 		t.Fatalf("exit %d: no client records: %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errOut)
 	}
@@ -415,7 +415,7 @@ func TestSecondInterruptAborts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	client := filepath.Join(art, scenario.ClientFile)
+	client := filepath.Join(art, perfrun.ClientFile)
 	for deadline := time.Now().Add(time.Minute); countLines(client) < 20; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no records after a minute:\n%s", stderr.String())

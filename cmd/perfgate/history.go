@@ -17,7 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -551,7 +551,7 @@ func registerHistoryFlags(fs *flag.FlagSet, o *historyOpts) {
 // returns err, the run's own outcome: a result is recorded whether its assertions
 // passed or not, but not a run that broke, was interrupted or was aborted. A history that cannot
 // be written fails a passing run (exit 1) and is reported beside a failing one.
-func recordHistory(ctx context.Context, e *env, o profileOpts, err error, outs ...*scenario.Outcome) error {
+func recordHistory(ctx context.Context, e *env, o profileOpts, err error, outs ...*perfrun.Outcome) error {
 	if o.history.addr == "" || len(outs) == 0 || (err != nil && err != errAssertFailed) {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/perfgate/perfgate/internal/testutil"
 	"github.com/perfgate/perfgate/internal/testutil/pgtest"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 )
 
 // seedSeries adds n synthetic results to the series of scenario sc: ttft_p50 at 100 ms
@@ -143,7 +143,7 @@ func TestHistoryRecipe(t *testing.T) {
 				!strings.Contains(errOut, `scenario "nightly" has 2 results on branch "main"; last=5 needs 5`) {
 				t.Errorf("history baseline last=5 of 2 results: exit %d, want 2 naming both counts\n%s", code, errOut)
 			}
-			if series, err := scenario.LoadSeries(base); err != nil || series.Len() != 2 || series.Workload.Name != "nightly" {
+			if series, err := perfrun.LoadSeries(base); err != nil || series.Len() != 2 || series.Workload.Name != "nightly" {
 				t.Errorf("the baseline directory: %v", err)
 			}
 			if code, _, errOut = cli(t, "history", "baseline", "--db", db, "--out", base, "history:nosuch"); code != ExitInvalidConfig || !strings.Contains(errOut, `no results of scenario "nosuch"`) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -17,15 +17,15 @@ import (
 // runner): what it needs of one, the CLI reads here and passes in as data.
 
 // historyResult builds the history result of the finished runs outs (K runs of one
-// scenario, in order): history.FromSeries of scenario.RecordingOf.
-func historyResult(outs []*scenario.Outcome, id history.Identity) (*history.Result, error) {
-	rec := scenario.RecordingOf(outs...)
+// scenario, in order): history.FromSeries of perfrun.RecordingOf.
+func historyResult(outs []*perfrun.Outcome, id history.Identity) (*history.Result, error) {
+	rec := perfrun.RecordingOf(outs...)
 	id.Topology = cmp.Or(id.Topology, rec.Topology)
 	return history.FromSeries(rec.Series, rec.Verdicts, id)
 }
 
 // historyFromDir reads the result saved in an artifact directory: K runs (a runs.json
-// index, or run-NNN subdirectories) or one run, as scenario.LoadSeries reads a
+// index, or run-NNN subdirectories) or one run, as perfrun.LoadSeries reads a
 // baseline. The index is checked before any run is read (history.CheckSeries); each
 // run's verdicts are re-derived from its records under the scenario's objectives; an
 // interrupted run (no manifest) is refused. Each run's statistics are the series', as
@@ -38,16 +38,16 @@ func historyFromDir(dir string, id history.Identity) (*history.Result, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("history: %s is not a directory of artifacts", dir)
 	}
-	series, err := scenario.LoadSeries(dir)
+	series, err := perfrun.LoadSeries(dir)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	if err := history.CheckSeries(dir, series); err != nil {
 		return nil, err
 	}
-	var outs []*scenario.Outcome
+	var outs []*perfrun.Outcome
 	for i := range series.Dirs {
-		o, err := scenario.SeriesOutcome(series, i)
+		o, err := perfrun.SeriesOutcome(series, i)
 		if err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
@@ -75,7 +75,7 @@ func loadHistoryBaseline(ctx context.Context, s history.Store, spec history.Base
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := scenario.DescribeSeries(series); err != nil {
+	if err := perfrun.DescribeSeries(series); err != nil {
 		return nil, nil, fmt.Errorf("history: baseline %s: result %d's scenario: %w", spec, results[len(results)-1].ID, err)
 	}
 	return series, results, nil

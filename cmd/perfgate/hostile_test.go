@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 )
 
 // maxHostileRSS bounds the peak memory of a CLI process given a hostile file. The
@@ -204,10 +204,10 @@ func runDir(t *testing.T, scenarioJSON []byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	line := `{"index":0,"start":1767225600,"latency_s":0.1,"ttft_s":0.05,"isl":5,"osl":3,"status":200}` + "\n"
-	if err := os.WriteFile(filepath.Join(dir, scenario.ClientFile), []byte(line), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, perfrun.ClientFile), []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, scenario.ScenarioFile), scenarioJSON, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, perfrun.ScenarioFile), scenarioJSON, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -215,7 +215,7 @@ func runDir(t *testing.T, scenarioJSON []byte) string {
 
 // perfgate report and perfgate merge on a run directory whose scenario.json is
 // corrupted exit non-zero with the file and what is wrong, without a panic; and
-// perftest.Load (scenario.Load) on it returns the error.
+// perftest.Load (perfrun.Load) on it returns the error.
 func TestHostileRunDir(t *testing.T) {
 	for name, path := range hostileFiles(t) {
 		if strings.HasSuffix(name, ".yaml") {
@@ -228,16 +228,16 @@ func TestHostileRunDir(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := runDir(t, b)
 			want := hostileWant[name]
-			if _, err := scenario.Load(dir); err == nil || !strings.Contains(err.Error(), scenario.ScenarioFile+want) {
-				t.Errorf("scenario.Load = %v; want %s%s", err, scenario.ScenarioFile, want)
+			if _, err := perfrun.Load(dir); err == nil || !strings.Contains(err.Error(), perfrun.ScenarioFile+want) {
+				t.Errorf("perfrun.Load = %v; want %s%s", err, perfrun.ScenarioFile, want)
 			}
 			code, stderr, rss := runChild(t, nil, "report", dir)
-			checkChild(t, code, stderr, rss, ExitInvalidConfig, scenario.ScenarioFile+want)
+			checkChild(t, code, stderr, rss, ExitInvalidConfig, perfrun.ScenarioFile+want)
 			code, stderr, rss = runChild(t, nil, "merge", "--artifact-dir", filepath.Join(t.TempDir(), "merged"), "--quiet", dir)
 			if code == ExitOK {
-				t.Errorf("merge: exit 0 with a corrupted %s", scenario.ScenarioFile)
+				t.Errorf("merge: exit 0 with a corrupted %s", perfrun.ScenarioFile)
 			}
-			checkChild(t, code, stderr, rss, code, scenario.ScenarioFile)
+			checkChild(t, code, stderr, rss, code, perfrun.ScenarioFile)
 		})
 	}
 }

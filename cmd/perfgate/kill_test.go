@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -61,7 +61,7 @@ func TestSIGKILLKeepsRecordsAndReportRecovers(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 
 	// Wait until records are on disk: proof the run is under way and flushing.
-	client := filepath.Join(art, scenario.ClientFile)
+	client := filepath.Join(art, perfrun.ClientFile)
 	giveUp := time.After(time.Minute) // a run that never writes its records fails, not hangs
 	for countLines(client) < 20 {
 		select {
@@ -89,7 +89,7 @@ func TestSIGKILLKeepsRecordsAndReportRecovers(t *testing.T) {
 	recs, err := record.ReadClient(f)
 	f.Close()
 	if err != nil && !strings.Contains(err.Error(), record.ErrTruncated.Error()) {
-		t.Fatalf("reading the killed run's %s: %v", scenario.ClientFile, err)
+		t.Fatalf("reading the killed run's %s: %v", perfrun.ClientFile, err)
 	}
 	kept := make(map[string]bool, len(recs))
 	for _, r := range recs {
@@ -104,7 +104,7 @@ func TestSIGKILLKeepsRecordsAndReportRecovers(t *testing.T) {
 	t.Logf("server had finished %d requests a second before SIGKILL; client.jsonl holds %d records", len(done), len(recs))
 	if len(done) < 20 || lost > 0 {
 		t.Errorf("after SIGKILL, %d of the %d requests the server had finished more than a second earlier are missing from %s (it holds %d)",
-			lost, len(done), scenario.ClientFile, len(recs))
+			lost, len(done), perfrun.ClientFile, len(recs))
 	}
 
 	code, out, errOut := cli(t, "report", art, "--assert", "error_rate<=0.5")
@@ -114,7 +114,7 @@ func TestSIGKILLKeepsRecordsAndReportRecovers(t *testing.T) {
 	if !strings.Contains(out, "did not finish") || !strings.Contains(out, "PASS") {
 		t.Errorf("perfgate report output does not say the run was cut short and gated:\n%s", out)
 	}
-	for _, name := range []string{reportgen.RunReportFile, reportgen.AIPerfJSONFile, reportgen.AIPerfJSONLFile, reportgen.ManifestFile, scenario.MetricsFile, scenario.VerdictsFile} {
+	for _, name := range []string{reportgen.RunReportFile, reportgen.AIPerfJSONFile, reportgen.AIPerfJSONLFile, reportgen.ManifestFile, perfrun.MetricsFile, perfrun.VerdictsFile} {
 		if _, err := os.Stat(filepath.Join(art, name)); err != nil {
 			t.Errorf("perfgate report: %s: %v", name, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/merge"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -22,7 +23,7 @@ import (
 // cmdMerge makes the artifact directories of a sharded run (profile --shards N) one
 // run and gates it once: records in global order, metrics, exports, the HTML report
 // and verdicts computed on the merge by the code a single run's directory gets
-// (merge.Shards: scenario.LoadMerged and WriteReports). The exit code is the gate's.
+// (merge.Shards: perfrun.LoadMerged and WriteReports). The exit code is the gate's.
 func cmdMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "merge", "--artifact-dir OUT DIR... [--assert EXPR]... [--wait DURATION]")
 	out := fs.String("artifact-dir", "", "directory of the merged run (required)")
@@ -102,7 +103,7 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 func expandShardDirs(dirs []string, out string) []string {
 	var res []string
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, scenario.ClientFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(d, perfrun.ClientFile)); err != nil {
 			if m, _ := filepath.Glob(filepath.Join(d, "shard-*")); len(m) > 0 {
 				slices.Sort(m)
 				res = append(res, m...)
@@ -123,7 +124,7 @@ func waitShards(ctx context.Context, dirs []string, wait time.Duration) error {
 		want, done := 0, 0
 		for _, d := range ds {
 			var sc scenario.Scenario
-			if b, err := os.ReadFile(filepath.Join(d, scenario.ScenarioFile)); err == nil && json.Unmarshal(b, &sc) == nil {
+			if b, err := os.ReadFile(filepath.Join(d, perfrun.ScenarioFile)); err == nil && json.Unmarshal(b, &sc) == nil {
 				want = max(want, sc.Shards)
 			}
 			if _, err := os.Stat(filepath.Join(d, reportgen.ManifestFile)); err == nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// profile preflights through scenario.Preflight: a model the server does not list is an
+// profile preflights through run.Preflight: a model the server does not list is an
 // invalid configuration (exit 2) before any request, naming the models it serves.
 func TestProfileModelNotServed(t *testing.T) {
 	var sent atomic.Int64

@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/servermetrics"
 )
@@ -44,13 +45,13 @@ type profileOpts struct {
 	searchRate  string
 	searchTol   float64
 	hasAsserts  bool
-	waitModel   float64             // --wait-for-model-timeout, seconds
-	shard       shardFlags          // --shards and friends (shard.go)
-	shardInfo   *scenario.ShardInfo // how the shard's start was synchronised (syncShard)
-	history     historyOpts         // --history and the server's identity (history.go)
-	gate        gateFlags           // --baseline and the regression gate's flags (regress.go)
-	server      serverFlags         // --server-cmd and the servers profile starts (serverflags.go)
-	live        liveOpts            // --out and --out-interval: live metrics (liveout.go)
+	waitModel   float64            // --wait-for-model-timeout, seconds
+	shard       shardFlags         // --shards and friends (shard.go)
+	shardInfo   *perfrun.ShardInfo // how the shard's start was synchronised (syncShard)
+	history     historyOpts        // --history and the server's identity (history.go)
+	gate        gateFlags          // --baseline and the regression gate's flags (regress.go)
+	server      serverFlags        // --server-cmd and the servers profile starts (serverflags.go)
+	live        liveOpts           // --out and --out-interval: live metrics (liveout.go)
 }
 
 // profileFlags holds the raw flag values until they are mapped onto a Scenario.
@@ -874,18 +875,18 @@ func readScenario(path string) (scenario.Scenario, error) {
 	return sc, nil
 }
 
-// preflight is scenario.Preflight (connect, then /v1/models and the model), its
+// preflight is perfrun.Preflight (connect, then /v1/models and the model), its
 // failure an invalid-configuration error naming the flag.
 func preflight(ctx context.Context, sc scenario.Scenario, wait time.Duration) error {
-	check := func() error { return scenario.Preflight(ctx, sc) }
+	check := func() error { return perfrun.Preflight(ctx, sc) }
 	if wait > 0 {
-		check = func() error { return scenario.WaitForModel(ctx, sc, wait) }
+		check = func() error { return perfrun.WaitForModel(ctx, sc, wait) }
 	}
 	if err := check(); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return &exitError{ExitInterrupted, errors.New("interrupted while waiting for the model")}
 		}
-		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), scenario.ErrPreflight.Error()+": "), strings.Join(sc.URLs, ", ")+": ")
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), perfrun.ErrPreflight.Error()+": "), strings.Join(sc.URLs, ", ")+": ")
 		if strings.Contains(msg, "cannot connect") {
 			msg += " (--mock profiles the in-process mock)"
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -109,9 +110,9 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 	// Each run is still a run: its own assertions (error rate, objectives) are checked,
 	// and a run that breaks one fails the gate whatever the comparison says.
 	var broken, runs int
-	var outs []*scenario.Outcome // the runs, for --history
+	var outs []*perfrun.Outcome // the runs, for --history
 	inner := runner(e, o)
-	so := scenario.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*scenario.Outcome, error) {
+	so := perfrun.SeriesOptions{Run: func(ctx context.Context, sc scenario.Scenario, dir string) (*perfrun.Outcome, error) {
 		out, err := inner(ctx, sc, dir)
 		if err != nil || out == nil {
 			return out, err
@@ -148,7 +149,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 				fmt.Fprintf(e.stdout, "perfgate profile: A/B: baseline %s, candidate %s, alternating, %d runs each to start\n", o.gate.baselineURL, strings.Join(sc.URLs, ", "), g.Schedule().Start)
 			}
 		}
-		res, err = scenario.Interleave(ctx, a, sc, o.artifactDir, g, so)
+		res, err = perfrun.Interleave(ctx, a, sc, o.artifactDir, g, so)
 		if err != nil && o.artifactDir != "" {
 			fmt.Fprintf(e.stdout, "A/B stopped; the runs so far are in %s (a/run-NNN, b/run-NNN)\n", artifactPath(o.artifactDir))
 		}
@@ -157,7 +158,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		if lerr != nil {
 			return lerr
 		}
-		bsc, lerr := scenario.SeriesScenario(base)
+		bsc, lerr := perfrun.SeriesScenario(base)
 		if lerr != nil {
 			return invalidf("--baseline %s: its scenario: %v", g.Baseline, lerr)
 		}
@@ -170,7 +171,7 @@ func profileGate(ctx context.Context, e *env, sc scenario.Scenario, o profileOpt
 		if !o.quiet {
 			fmt.Fprintf(e.stdout, "perfgate profile: regression gate against %s (%d runs): %s\n", g.Baseline, base.Len(), sc.Describe())
 		}
-		res, err = scenario.GateRuns(ctx, sc, base, o.artifactDir, g, so)
+		res, err = perfrun.GateRuns(ctx, sc, base, o.artifactDir, g, so)
 	}
 	if err != nil {
 		return libError("--baseline", err)
@@ -262,13 +263,13 @@ func cmdRegress(ctx context.Context, e *env, args []string) error {
 	}
 	var sides [2]*gate.Series
 	for i, d := range dirs {
-		s, err := scenario.LoadSeries(d)
+		s, err := perfrun.LoadSeries(d)
 		if err != nil {
 			return invalidf("%s: %v", d, strings.TrimPrefix(err.Error(), "scenario: load series: "))
 		}
 		sides[i] = s
 	}
-	cur, err := scenario.SeriesScenario(sides[1])
+	cur, err := perfrun.SeriesScenario(sides[1])
 	if err != nil {
 		return invalidf("%s: its scenario: %v", dirs[1], err)
 	}
@@ -339,7 +340,7 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, pos []string) {
 // or $PERFGATE_HISTORY). Errors are invalid configuration: nothing has run yet.
 func loadGateBaseline(ctx context.Context, baseline, historyAddr string) (*gate.Series, error) {
 	if !history.IsBaselineSpec(baseline) {
-		base, err := scenario.LoadSeries(baseline)
+		base, err := perfrun.LoadSeries(baseline)
 		if err != nil {
 			return nil, invalidf("--baseline %s: %v", baseline, strings.TrimPrefix(err.Error(), "scenario: load series: "))
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -39,7 +40,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if dir == "" {
 		return invalidf("want the run's artifact directory: perfgate report DIR")
 	}
-	out, err := scenario.Load(dir)
+	out, err := perfrun.Load(dir)
 	if err != nil {
 		return invalidf("%s: %v", dir, strings.TrimPrefix(err.Error(), "scenario: "))
 	}

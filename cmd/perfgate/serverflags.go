@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/serverproc"
 )
@@ -79,7 +80,7 @@ func shareModel(ctx context.Context, a, b *scenario.Scenario) {
 	if a.Server != nil {
 		running = *b
 	}
-	a.Model = scenario.FirstServedModel(ctx, running)
+	a.Model = perfrun.FirstServedModel(ctx, running)
 	b.Model = a.Model
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/gate"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 	"github.com/perfgate/perfgate/serverproc"
@@ -150,7 +151,7 @@ func logStart(t *testing.T, path string) time.Time {
 
 func readRuns(t *testing.T, dir string) *gate.Series {
 	t.Helper()
-	s, err := scenario.LoadSeries(dir)
+	s, err := perfrun.LoadSeries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func readRuns(t *testing.T, dir string) *gate.Series {
 
 func runsScenario(t *testing.T, s *gate.Series) scenario.Scenario {
 	t.Helper()
-	sc, err := scenario.SeriesScenario(s)
+	sc, err := perfrun.SeriesScenario(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,9 +370,9 @@ func TestABServerCrashesDuringRun(t *testing.T) {
 	}
 	// Its records are on disk: those answered before the crash, and those that failed
 	// before the run noticed (a connection refused takes no time).
-	recs, _ := os.ReadFile(filepath.Join(dir, "b", "run-002", scenario.ClientFile))
+	recs, _ := os.ReadFile(filepath.Join(dir, "b", "run-002", perfrun.ClientFile))
 	if ok := strings.Count(string(recs), `"status":200`); ok < 3 || ok >= 60 {
-		t.Errorf("the crashed run's %s has %d answered records; want the 3 before the crash\n%s", scenario.ClientFile, ok, recs)
+		t.Errorf("the crashed run's %s has %d answered records; want the 3 before the crash\n%s", perfrun.ClientFile, ok, recs)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/loadgen/coordinator"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -124,7 +125,7 @@ func syncShard(ctx context.Context, e *env, sc *scenario.Scenario, o *profileOpt
 			fmt.Fprintf(e.stdout, "perfgate profile: shard 0 serves the start barrier for %d shards on %s\n", s.shards, ln.Addr())
 		}
 	}
-	info := scenario.ShardInfo{Index: s.index, Shards: s.shards, StartAt: sc.StartAt, LocalStartAt: sc.StartAt}
+	info := perfrun.ShardInfo{Index: s.index, Shards: s.shards, StartAt: sc.StartAt, LocalStartAt: sc.StartAt}
 	if url != "" {
 		cctx, cancel := context.WithTimeout(ctx, s.timeout+time.Minute)
 		defer cancel()
@@ -136,7 +137,7 @@ func syncShard(ctx context.Context, e *env, sc *scenario.Scenario, o *profileOpt
 			}
 			return func() {}, runtimef("%v", err)
 		}
-		info = scenario.ShardInfo{
+		info = perfrun.ShardInfo{
 			Index: s.index, Shards: s.shards, StartAt: got.StartAt, LocalStartAt: got.Local,
 			Offset: got.Offset, RTT: got.RTT, Coordinator: got.URL, RegisteredLate: got.Late, Missing: got.Missing,
 		}

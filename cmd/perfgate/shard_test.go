@@ -18,7 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/mockserver"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/record"
 )
@@ -94,11 +94,11 @@ type sentKey struct{ Index, ISL, OSL int }
 // arrival gaps (the schedule, merged across shards) passing KS at shardAlpha.
 func parity(t *testing.T, singleDir, mergedDir string) (ks1, ks4 distribution.KSResult) {
 	t.Helper()
-	one, err := scenario.Load(singleDir)
+	one, err := perfrun.Load(singleDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	four, err := scenario.Load(mergedDir)
+	four, err := perfrun.Load(mergedDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func parity(t *testing.T, singleDir, mergedDir string) (ks1, ks4 distribution.KS
 		}
 		return ks, sched
 	}
-	recs := func(o *scenario.Outcome) []record.Client {
+	recs := func(o *perfrun.Outcome) []record.Client {
 		cs, err := o.Records()
 		if err != nil {
 			t.Fatal(err)
@@ -213,13 +213,13 @@ func TestShardsOnOneMachine(t *testing.T) {
 	}
 }
 
-func readShardInfo(t *testing.T, dir string) scenario.ShardInfo {
+func readShardInfo(t *testing.T, dir string) perfrun.ShardInfo {
 	t.Helper()
-	o, err := os.ReadFile(filepath.Join(dir, scenario.ShardFile))
+	o, err := os.ReadFile(filepath.Join(dir, perfrun.ShardFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info scenario.ShardInfo
+	var info perfrun.ShardInfo
 	if err := json.Unmarshal(o, &info); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestMergeInvalidShard(t *testing.T) {
 	if code != ExitOK || strings.Contains(out, "INVALID") {
 		t.Fatalf("clean shards: exit %d\n%s%s", code, out, errOut)
 	}
-	p := filepath.Join(dirs[1], scenario.ValidityFile)
+	p := filepath.Join(dirs[1], perfrun.ValidityFile)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/gate"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/reportgen"
 )
 
@@ -36,7 +36,7 @@ func gateSummary(e *env, res gate.GateResult, how gateCommand) {
 		s.Title = "perfgate regress"
 	}
 	if cur := res.Current; cur != nil {
-		if sc, err := scenario.SeriesScenario(cur); err == nil && sc.Name != "" {
+		if sc, err := perfrun.SeriesScenario(cur); err == nil && sc.Name != "" {
 			s.Title += ": " + sc.Name
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/perftest/validity"
 )
@@ -121,8 +122,8 @@ func profileValidity(sc *scenario.Scenario, f *profileFlags, _ *profileOpts, has
 	return nil
 }
 
-// printPins prints what a run measured with (scenario.Pins), one line each.
-func printPins(w io.Writer, p *scenario.Pins) {
+// printPins prints what a run measured with (perfrun.Pins), one line each.
+func printPins(w io.Writer, p *perfrun.Pins) {
 	if p == nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -164,7 +165,7 @@ func TestClientBoundBandsCLI(t *testing.T) {
 		}
 	}
 	self := func(p50 time.Duration, aborted string) {
-		edit(scenario.ValidityFile, func(doc map[string]any) {
+		edit(perfrun.ValidityFile, func(doc map[string]any) {
 			c := doc["client"].(map[string]any)
 			c["send_lag"] = map[string]any{"n": 40, "p50": p50, "p99": p50, "max": p50}
 			c["aborted"] = aborted
@@ -186,7 +187,7 @@ func TestClientBoundBandsCLI(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			self(tc.p50, tc.aborted)
-			edit(scenario.ScenarioFile, func(doc map[string]any) {
+			edit(perfrun.ScenarioFile, func(doc map[string]any) {
 				v, _ := doc["validity"].(map[string]any)
 				if v == nil {
 					v = map[string]any{}

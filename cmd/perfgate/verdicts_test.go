@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/perftest/gate"
+	perfrun "github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -20,7 +21,7 @@ import (
 // (log-normal, seeded) around speed × nominal, with TTFT p99 at ten times TTFT p50
 // scaled by p99 (a reported-only statistic).
 func noisySeries(rng *rand.Rand, sc scenario.Scenario, id string, n int, cv, speed, p99 float64) *gate.Series {
-	s := scenario.NewSeries("", sc)
+	s := perfrun.NewSeries("", sc)
 	for i := range n {
 		x := speed * math.Exp(cv*rng.NormFloat64())
 		s.Runs = append(s.Runs, gate.RunStats{Run: i + 1, Session: id, Stats: map[string]float64{
@@ -228,7 +229,7 @@ func TestBaselineAddRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(fresh, gate.RunsFile)); err == nil {
 		t.Errorf("a refused baseline add wrote %s", gate.RunsFile)
 	}
-	if s, err := scenario.LoadSeries(base); err != nil || s.Len() != 3 {
+	if s, err := perfrun.LoadSeries(base); err != nil || s.Len() != 3 {
 		t.Errorf("the baseline after the refusals: %v, want its 3 runs", err)
 	}
 }
@@ -344,7 +345,7 @@ func TestBaselineHeadline(t *testing.T) {
 	if got := strings.Join(baselineHeadline(noisy), "\n"); !strings.Contains(got, "): not yet: ") || !strings.Contains(got, "perfgate baseline add ") {
 		t.Errorf("noisy baseline headline:\n%s\nwant 'not yet' and how to add sessions", got)
 	}
-	ten := scenario.NewSeries("base", sc)
+	ten := perfrun.NewSeries("base", sc)
 	for k := range 10 {
 		if err := ten.AppendSession(noisySeries(rand.New(rand.NewPCG(2, uint64(k))), sc, fmt.Sprint("s", k), 8, 0.002, 1, 1)); err != nil {
 			t.Fatal(err)

@@ -53,24 +53,40 @@ var allowed = map[string][]string{
 	// the validity checks judge a run's measurements (a client's self-measurement is
 	// loadgen's type): never the mock, a run or the gate.
 	"perftest/validity": {"perftest/check", "loadgen/...", "tokenizer/...", "distribution/...", "metric", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "internal/jsonscan"},
+	// a scenario is data: its fields' types are the configurations of loadgen (inline),
+	// the mock, the metrics scrape, the server process, the validity checks and the gate
+	// (which draws its report in reportgen's style), so it imports what they import,
+	// and runs nothing: never perftest/run.
 	"perftest/scenario": {"perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
+	// run runs a scenario (the mock, the load generator, the tokenizer) and writes and
+	// reads its artifacts (reportgen's exports and report).
+	"perftest/run": {"perftest/scenario", "perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// merge makes one run of a sharded run's directories, with the code a run's
-	// directory gets (scenario.LoadMerged, Outcome.WriteReports).
-	"perftest/merge": {"perftest/scenario", "perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
+	// directory gets (run.LoadMerged, Outcome.WriteReports).
+	"perftest/merge": {"perftest/run", "perftest/scenario", "perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// the hook by which perfhistory, when linked, records perftest.Run's outcomes.
-	"perftest/internal/historyhook": {"perftest/scenario", "perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
+	"perftest/internal/historyhook": {"perftest/run", "perftest/scenario", "perftest/validity", "perftest/gate", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact"},
 	// history keeps gated results in a database: it gates them (perftest/gate) and
 	// draws its report in reportgen's style, reading no scenario itself; perfhistory and
 	// the CLI record into it, passing in what they read of a scenario.
 	"history": {"perftest/gate", "perftest/check", "reportgen/...", "distribution/...", "metric", "record", "servermetrics", "internal/jsonscan", "internal/redact", "internal/historyenv"},
 	// perftest links no database driver: a test binary records into a history only
 	// when it imports perftest/perfhistory.
-	"perftest":             {"perftest/gate", "perftest/check", "perftest/scenario", "perftest/validity", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
-	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/scenario", "perftest/validity", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
-	"cmd/perfgate":         {"history", "liveout", "perftest/bisect", "perftest/merge", "perftest/gate", "perftest/scenario", "perftest/validity", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact", "internal/historyenv"},
+	"perftest":             {"perftest/gate", "perftest/check", "perftest/run", "perftest/scenario", "perftest/validity", "perftest/internal/historyhook", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
+	"perftest/perfhistory": {"perftest", "history", "perftest/internal/historyhook", "perftest/gate", "perftest/check", "perftest/run", "perftest/scenario", "perftest/validity", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/redact", "internal/historyenv"},
+	"cmd/perfgate":         {"history", "liveout", "perftest/bisect", "perftest/merge", "perftest/gate", "perftest/run", "perftest/scenario", "perftest/validity", "perftest/check", "mockserver/...", "loadgen/...", "reportgen/...", "distribution/...", "metric", "tokenizer/...", "internal/openai", "internal/media", "internal/kvcache", "internal/sse", "record", "servermetrics", "serverproc", "internal/jsonscan", "internal/imageref", "internal/redact", "internal/historyenv"},
 	"bench/...":            {"..."},
 	"scripts/...":          {},                    // tools the scripts run (flakehunt's tally): stdlib only
 	"scripts/image":        {"internal/imageref"}, // the container image build: names the image as perfgate k8s does
+}
+
+// direct narrows, for some packages, what they import themselves below their row in
+// allowed, where their dependencies bring in more than they may use.
+var direct = map[string][]string{
+	// a scenario's data imports the packages that define its fields' types and check
+	// their values: never the tokenizer, reportgen or the wire types those bring in, nor
+	// a run (perftest/run).
+	"perftest/scenario": {"perftest/validity", "perftest/gate", "perftest/check", "mockserver", "loadgen", "loadgen/dataset", "distribution", "record", "servermetrics", "serverproc", "internal/kvcache"},
 }
 
 // thirdParty lists the non-stdlib module prefixes each package family may use.
@@ -185,6 +201,28 @@ func TestPackageGraph(t *testing.T) {
 	}
 }
 
+// TestDirectImports checks the packages of direct against their own imports.
+func TestDirectImports(t *testing.T) {
+	seen := 0
+	for _, p := range listPackages(t) {
+		r, ok := rel(p.ImportPath)
+		row, narrowed := direct[r]
+		if !ok || !narrowed {
+			continue
+		}
+		seen++
+		for _, imp := range p.Imports {
+			ir, ok := rel(imp)
+			if ok && !slices.ContainsFunc(row, func(a string) bool { return matches(a, ir) }) {
+				t.Errorf("%s imports %s itself; only through its dependencies may it reach it", r, ir)
+			}
+		}
+	}
+	if seen != len(direct) {
+		t.Errorf("%d of the %d packages of direct were listed", seen, len(direct))
+	}
+}
+
 // TestOnlyPerftestImportsTesting checks that no non-test build of a library package
 // pulls in "testing", except perftest (the adapter), perftest/perfhistory (its history
 // adapter) and internal/testutil (test helpers).
@@ -229,7 +267,7 @@ var databaseDrivers = []string{"modernc.org/sqlite", "github.com/jackc/pgx"}
 // tests, the examples, a scenario or a gate) links no database driver: only importing
 // perftest/perfhistory does. -test lists what the test binaries link.
 func TestPerftestLinksNoDatabaseDriver(t *testing.T) {
-	users := []string{module + "/perftest", module + "/examples_test", module + "/perftest/scenario", module + "/perftest/gate"}
+	users := []string{module + "/perftest", module + "/examples_test", module + "/perftest/scenario", module + "/perftest/run", module + "/perftest/gate"}
 	out, err := exec.Command("go", append([]string{"list", "-deps", "-test"}, users...)...).Output()
 	if err != nil {
 		t.Fatalf("go list -deps -test %v: %v", users, err)

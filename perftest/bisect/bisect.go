@@ -77,7 +77,7 @@ func VerdictOf(r gate.GateResult) Verdict {
 // Measure adds n runs of commit to s (the work tree is checked out at commit), s's
 // runs in s.Dir when it has one. Its error stops the bisection, unless it wraps
 // [ErrUntestable] at a commit other than the good one: that commit is skipped. It
-// must add the runs to s (as package scenario's Extend does), in s's session.
+// must add the runs to s (as package run's Extend does), in s's session.
 type Measure func(ctx context.Context, commit string, s *gate.Series, n int) error
 
 // Config is a bisection: the repository, the two commits, the gate and how a commit

@@ -4,7 +4,7 @@
 //	res, err := bisect.Run(ctx, bisect.Config{
 //		Dir: "/src/server", Good: "v1.4.0", Bad: "main", Artifacts: "bisect-art",
 //		Measure: func(ctx context.Context, commit string, s *gate.Series, n int) error {
-//			_, err := scenario.Extend(ctx, s, withServerOf(commit), n, scenario.SeriesOptions{})
+//			_, err := run.Extend(ctx, s, withServerOf(commit), n, run.SeriesOptions{})
 //			return err
 //		},
 //	})

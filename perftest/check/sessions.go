@@ -8,7 +8,7 @@ import (
 )
 
 // The run-level gate's noise model has two levels. A side's runs come in sessions (one
-// `perfgate profile --num-profile-runs K`, one scenario.RunSeries, one history result):
+// `perfgate profile --num-profile-runs K`, one run.RunSeries, one history result):
 // on the log scale a run's statistic is
 //
 //	y = μ(side) + b(session) + e(run)

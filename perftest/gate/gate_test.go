@@ -239,7 +239,7 @@ func TestComparePriorCV(t *testing.T) {
 	if err != nil || back.PriorCV["ttft_p50"] != base.PriorCV["ttft_p50"] {
 		t.Fatalf("LoadSeries: %v, prior %v", err, back.PriorCV)
 	}
-	back.Workload = base.Workload // what package scenario's LoadSeries describes
+	back.Workload = base.Workload // what package run's LoadSeries describes
 	r := Compare(back, slower, Gate{}, 0)
 	v := r.AllVerdicts()[0].String()
 	if r.Change() != check.ChangeRegressed || !strings.Contains(v, "assumed the stored between-run CV 0.791%") {

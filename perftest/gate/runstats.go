@@ -16,7 +16,7 @@ import (
 )
 
 // RunStatsFile is the file a run's [RunStats] are written into, beside its records
-// (by package scenario's Run).
+// (by package run's Run).
 const RunStatsFile = "runstats.json"
 
 // A RunStat is one run-level statistic a regression gate compares across runs: a
@@ -157,7 +157,7 @@ func LookupRunStat(name string) (RunStat, bool) {
 // Scoped returns s over one part of the run: a traffic class's requests alone, named
 // "ttft_p99{class=batch}" and labelled "TTFT p99 {class=batch}" (sp's [check.Scope],
 // the one scope mechanism rules use too). A run of several classes records each
-// class's statistics beside the run's (package scenario's Outcome.RunStats), and a
+// class's statistics beside the run's (package run's Outcome.RunStats), and a
 // gate compares every one both sides have, each class's primary statistics gating as
 // the run's do. The zero Scope gives s.
 func (s RunStat) Scoped(sp check.Scope) RunStat {
@@ -284,7 +284,7 @@ func cloneStats(m map[string]float64) map[string]float64 {
 
 // ReadRunStats reads the [RunStatsFile] in a run's directory; a directory without one
 // (a run recorded before run statistics were kept) gives an error wrapping
-// fs.ErrNotExist (package scenario then computes them from the records).
+// fs.ErrNotExist (package run then computes them from the records).
 func ReadRunStats(dir string) (RunStats, error) {
 	var rs RunStats
 	b, err := os.ReadFile(filepath.Join(dir, RunStatsFile))

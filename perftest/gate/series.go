@@ -34,7 +34,7 @@ type Series struct {
 	// cleared), as JSON: the gate keeps it as data, written back as read.
 	Scenario json.RawMessage `json:"scenario"`
 	// Workload is what the gate compares of the scenario: its workload's identity and
-	// where its requests went, flattened by the scenario side (package scenario fills
+	// where its requests went, flattened by the scenario side (package run fills
 	// it when it builds or loads a series). nil = unknown: [Compare] then refuses to
 	// compare, and says why. Not in runs.json (derived from Scenario).
 	Workload *Workload `json:"-"`
@@ -150,7 +150,7 @@ func (s *Series) write() error {
 }
 
 // LoadSeries reads the series indexed by dir's runs.json ([RunsFile]). A directory
-// without one gives an error wrapping fs.ErrNotExist (package scenario's LoadSeries
+// without one gives an error wrapping fs.ErrNotExist (package run's LoadSeries
 // then reads run-NNN directories, or dir as one run). A statistic read from the file
 // must be a finite number from 0 to [MaxRunStat] ([CheckRunStat]); the error names the
 // file and field ("runs.json: runs[1].stats.ttft_p50: -0.5: want a number >= 0"). The

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/reportgen"
 )
@@ -30,7 +31,7 @@ func TestMergeShardAborted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if whole.Aborted() != "" || whole.AbortedBy() != "" || find(whole.Check(), scenario.CheckAborted) != nil {
+	if whole.Aborted() != "" || whole.AbortedBy() != "" || find(whole.Check(), run.CheckAborted) != nil {
 		t.Errorf("no shard stopped, but the merged run says %q (%q)", whole.Aborted(), whole.AbortedBy())
 	}
 	stop := func(dir, by, why string) {
@@ -43,11 +44,11 @@ func TestMergeShardAborted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, o := range map[string]*scenario.Outcome{"merged": one, "loaded": mustLoad(t, out)} {
+	for name, o := range map[string]*run.Outcome{"merged": one, "loaded": mustLoad(t, out)} {
 		if o.Aborted() != want || o.AbortedBy() != loadgen.AbortSaturation {
 			t.Errorf("%s: aborted %q by %q, want %q", name, o.Aborted(), o.AbortedBy(), want)
 		}
-		if v := find(o.Check(), scenario.CheckAborted); v == nil || v.Pass || v.Status == check.Invalid || !strings.HasPrefix(v.Summary, "aborted: "+want) {
+		if v := find(o.Check(), run.CheckAborted); v == nil || v.Pass || v.Status == check.Invalid || !strings.HasPrefix(v.Summary, "aborted: "+want) {
 			t.Errorf("%s: aborted verdict %v", name, v)
 		}
 	}
@@ -61,7 +62,7 @@ func TestMergeShardAborted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := find(two.Verdicts(check.KindValidity), scenario.CheckAborted)
+	v := find(two.Verdicts(check.KindValidity), run.CheckAborted)
 	if two.AbortedBy() != loadgen.AbortInvalid || v == nil || v.Pass || v.Status != check.Invalid ||
 		!strings.Contains(v.Summary, "shard 0 (") || !strings.Contains(v.Summary, "; "+want) {
 		t.Errorf("two shards stopped: by %q, verdict %v", two.AbortedBy(), v)

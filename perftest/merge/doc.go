@@ -1,7 +1,7 @@
 // Package merge makes the shard directories of one sharded run into one run
 // (`perfgate merge`). It merges the client records in global index order and the mock
 // recordings in receive order, then computes the metrics, exports, report and verdicts
-// once, with the code a single run's directory gets (package scenario), and writes
+// once, with the code a single run's directory gets (package run), and writes
 // merge.json: the shards, their start skew and the merged counts.
 //
 //	o, rep, err := merge.Shards("merged", []string{"shard-0", "shard-1"}, merge.Options{})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -17,7 +18,7 @@ import (
 // validityDoc is validity.json as these tests read and edit it: every field a run
 // writes (an edit must keep what it does not change).
 type validityDoc struct {
-	Pins     *scenario.Pins   `json:"pins,omitempty"`
+	Pins     *run.Pins        `json:"pins,omitempty"`
 	Self     *loadgen.Self    `json:"client,omitempty"`
 	Verdicts []validityRecord `json:"verdicts,omitempty"`
 	Shards   []shardDoc       `json:"shards,omitempty"`
@@ -36,7 +37,7 @@ type shardDoc struct {
 	Index    int              `json:"index"`
 	Dir      string           `json:"dir"`
 	Self     *loadgen.Self    `json:"client,omitempty"`
-	Pins     *scenario.Pins   `json:"pins,omitempty"`
+	Pins     *run.Pins        `json:"pins,omitempty"`
 	Verdicts []validityRecord `json:"verdicts,omitempty"`
 }
 
@@ -49,7 +50,7 @@ func find(vs []check.Verdict, name string) *check.Verdict {
 	return nil
 }
 
-func records(t testing.TB, o *scenario.Outcome) ([]record.Client, []record.Server) {
+func records(t testing.TB, o *run.Outcome) ([]record.Client, []record.Server) {
 	t.Helper()
 	cs, err := o.Records()
 	if err != nil {
@@ -62,9 +63,9 @@ func records(t testing.TB, o *scenario.Outcome) ([]record.Client, []record.Serve
 	return cs, ss
 }
 
-func mustLoad(t *testing.T, dir string) *scenario.Outcome {
+func mustLoad(t *testing.T, dir string) *run.Outcome {
 	t.Helper()
-	o, err := scenario.Load(dir)
+	o, err := run.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func mustLoad(t *testing.T, dir string) *scenario.Outcome {
 // runShards runs mergeScenario as n shards under root (shard-0 …), each adjusted by
 // adjust first and run with opts(i) when set, and returns their directories in shard
 // order.
-func runShards(t *testing.T, root string, n int, adjust func(*scenario.Scenario), opts func(i int) []scenario.RunOption) []string {
+func runShards(t *testing.T, root string, n int, adjust func(*scenario.Scenario), opts func(i int) []run.RunOption) []string {
 	t.Helper()
 	var dirs []string
 	for i := range n {
@@ -84,11 +85,11 @@ func runShards(t *testing.T, root string, n int, adjust func(*scenario.Scenario)
 		}
 		sc.Shards, sc.ShardIndex = n, i
 		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		var ro []scenario.RunOption
+		var ro []run.RunOption
 		if opts != nil {
 			ro = opts(i)
 		}
-		if _, err := scenario.Run(context.Background(), sc, d, ro...); err != nil {
+		if _, err := run.Run(context.Background(), sc, d, ro...); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
@@ -99,7 +100,7 @@ func runShards(t *testing.T, root string, n int, adjust func(*scenario.Scenario)
 // editValidity rewrites a shard's validity.json through f.
 func editValidity(t *testing.T, dir string, f func(*validityDoc)) {
 	t.Helper()
-	p := filepath.Join(dir, scenario.ValidityFile)
+	p := filepath.Join(dir, run.ValidityFile)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/reportgen"
@@ -39,10 +40,10 @@ type Options struct {
 
 // Report is what [Shards] wrote into merge.json.
 type Report struct {
-	Shards  int                  `json:"shards"`
-	Dirs    []string             `json:"dirs"`
-	Info    []scenario.ShardInfo `json:"info"`
-	MaxSkew time.Duration        `json:"max_skew_ns"`
+	Shards  int             `json:"shards"`
+	Dirs    []string        `json:"dirs"`
+	Info    []run.ShardInfo `json:"info"`
+	MaxSkew time.Duration   `json:"max_skew_ns"`
 	// Skewed lists the shards whose start skew exceeds MaxSkew, one line each.
 	Skewed []string `json:"skewed,omitempty"`
 	// Records and ServerRecords count the merged recordings.
@@ -58,7 +59,7 @@ type shardDir struct {
 	dir  string
 	sc   scenario.Scenario
 	key  string
-	info scenario.ShardInfo
+	info run.ShardInfo
 }
 
 // Shards makes the shard directories of one sharded run into one run in out: the
@@ -66,7 +67,7 @@ type shardDir struct {
 // concatenated in receive order (server.jsonl, when the shards had mocks), and the
 // scenario (shard index and start time cleared). Then it computes the metrics,
 // exports, HTML report and verdicts once, on out, with the code a single run's
-// directory gets ([scenario.LoadMerged] and [scenario.Outcome.WriteReports]), and
+// directory gets ([run.LoadMerged] and [run.Outcome.WriteReports]), and
 // writes merge.json. The
 // returned Outcome's Check gives the gate.
 //
@@ -74,7 +75,7 @@ type shardDir struct {
 // source addresses), or
 // that are not exactly shards 0..N-1 once each, are refused with the list (wrapping
 // ErrShards), and so are two records with one global index.
-func Shards(out string, dirs []string, opts Options) (*scenario.Outcome, *Report, error) {
+func Shards(out string, dirs []string, opts Options) (*run.Outcome, *Report, error) {
 	if len(dirs) == 0 {
 		return nil, nil, fmt.Errorf("%w: no shard directories", ErrShards)
 	}
@@ -128,14 +129,14 @@ func Shards(out string, dirs []string, opts Options) (*scenario.Outcome, *Report
 			return nil, nil, err
 		}
 	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(out, scenario.ScenarioFile), func(w io.Writer) error { return writeJSON(w, sc) }); err != nil {
+	if err := reportgen.WriteFileAtomic(filepath.Join(out, run.ScenarioFile), func(w io.Writer) error { return writeJSON(w, sc) }); err != nil {
 		return nil, nil, fmt.Errorf("merge: %w", err)
 	}
-	sds := make([]scenario.ShardDir, len(shards))
+	sds := make([]run.ShardDir, len(shards))
 	for i, s := range shards {
-		sds[i] = scenario.ShardDir{Index: s.info.Index, Dir: s.dir}
+		sds[i] = run.ShardDir{Index: s.info.Index, Dir: s.dir}
 	}
-	o, err := scenario.LoadMerged(out, sds)
+	o, err := run.LoadMerged(out, sds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,29 +144,29 @@ func Shards(out string, dirs []string, opts Options) (*scenario.Outcome, *Report
 	if err := o.WriteReports(opts.Command...); err != nil {
 		return o, rep, err
 	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(out, scenario.MergeFile), func(w io.Writer) error { return writeJSON(w, rep) }); err != nil {
+	if err := reportgen.WriteFileAtomic(filepath.Join(out, run.MergeFile), func(w io.Writer) error { return writeJSON(w, rep) }); err != nil {
 		return o, rep, fmt.Errorf("merge: %w", err)
 	}
-	o.Files = append(o.Files, filepath.Join(out, scenario.MergeFile))
+	o.Files = append(o.Files, filepath.Join(out, run.MergeFile))
 	return o, rep, nil
 }
 
 func readShardDir(dir string) (shardDir, error) {
 	s := shardDir{dir: dir}
-	b, err := os.ReadFile(filepath.Join(dir, scenario.ScenarioFile))
+	b, err := os.ReadFile(filepath.Join(dir, run.ScenarioFile))
 	if err != nil {
 		return s, fmt.Errorf("%w: %s: %w", ErrShards, dir, err)
 	}
 	if err := json.Unmarshal(b, &s.sc); err != nil {
-		return s, fmt.Errorf("%w: %s: %s: %w", ErrShards, dir, scenario.ScenarioFile, err)
+		return s, fmt.Errorf("%w: %s: %s: %w", ErrShards, dir, run.ScenarioFile, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, scenario.ClientFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, run.ClientFile)); err != nil {
 		return s, fmt.Errorf("%w: %s: %w", ErrShards, dir, err)
 	}
-	s.info = scenario.ShardInfo{Index: s.sc.ShardIndex, Shards: max(s.sc.Shards, 1)}
-	if b, err := os.ReadFile(filepath.Join(dir, scenario.ShardFile)); err == nil {
+	s.info = run.ShardInfo{Index: s.sc.ShardIndex, Shards: max(s.sc.Shards, 1)}
+	if b, err := os.ReadFile(filepath.Join(dir, run.ShardFile)); err == nil {
 		if err := json.Unmarshal(b, &s.info); err != nil {
-			return s, fmt.Errorf("%w: %s: %s: %w", ErrShards, dir, scenario.ShardFile, err)
+			return s, fmt.Errorf("%w: %s: %s: %w", ErrShards, dir, run.ShardFile, err)
 		}
 	}
 	// What may differ between the shards of one run: the index, the start time on the
@@ -252,15 +253,15 @@ func firstDiff(ref string, shards []shardDir, differ []string) string {
 // mergeClient writes the shards' client records into out/client.jsonl in global
 // index order, refusing two records with one index.
 func mergeClient(out string, shards []shardDir) (int, error) {
-	return mergeLines(out, scenario.ClientFile, shards, true, func(b []byte, s shardDir, ln int) (float64, error) {
+	return mergeLines(out, run.ClientFile, shards, true, func(b []byte, s shardDir, ln int) (float64, error) {
 		var head struct {
 			Index *int64 `json:"index"`
 		}
 		if err := json.Unmarshal(b, &head); err != nil || head.Index == nil {
-			return 0, fmt.Errorf("%w: %s/%s:%d: not a client record", ErrShards, s.dir, scenario.ClientFile, ln)
+			return 0, fmt.Errorf("%w: %s/%s:%d: not a client record", ErrShards, s.dir, run.ClientFile, ln)
 		}
 		if g := *head.Index; g%int64(s.info.Shards) != int64(s.info.Index) {
-			return 0, fmt.Errorf("%w: %s/%s:%d: global index %d is not shard %d's (≡ %d mod %d)", ErrShards, s.dir, scenario.ClientFile, ln, g, s.info.Index, s.info.Index, s.info.Shards)
+			return 0, fmt.Errorf("%w: %s/%s:%d: global index %d is not shard %d's (≡ %d mod %d)", ErrShards, s.dir, run.ClientFile, ln, g, s.info.Index, s.info.Index, s.info.Shards)
 		}
 		return float64(*head.Index), nil
 	})
@@ -269,12 +270,12 @@ func mergeClient(out string, shards []shardDir) (int, error) {
 // mergeServer writes the shards' mock recordings into out/server.jsonl in receive
 // order (0 records and no file when no shard has one).
 func mergeServer(out string, shards []shardDir) (int, error) {
-	return mergeLines(out, scenario.ServerFile, shards, false, func(b []byte, s shardDir, ln int) (float64, error) {
+	return mergeLines(out, run.ServerFile, shards, false, func(b []byte, s shardDir, ln int) (float64, error) {
 		var head struct {
 			TS *float64 `json:"ts"`
 		}
 		if err := json.Unmarshal(b, &head); err != nil || head.TS == nil {
-			return 0, fmt.Errorf("%w: %s/%s:%d: not a server record", ErrShards, s.dir, scenario.ServerFile, ln)
+			return 0, fmt.Errorf("%w: %s/%s:%d: not a server record", ErrShards, s.dir, run.ServerFile, ln)
 		}
 		return *head.TS, nil
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/perftest/validity"
 	"github.com/perfgate/perfgate/reportgen"
@@ -54,7 +55,7 @@ func mergeScenario() scenario.Scenario {
 func TestMergeParity(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	single, err := scenario.Run(ctx, mergeScenario(), filepath.Join(root, "single"))
+	single, err := run.Run(ctx, mergeScenario(), filepath.Join(root, "single"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestMergeParity(t *testing.T) {
 		sc := mergeScenario()
 		sc.Shards, sc.ShardIndex = 4, i
 		d := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		if _, err := scenario.Run(ctx, sc, d); err != nil {
+		if _, err := run.Run(ctx, sc, d); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
@@ -73,7 +74,7 @@ func TestMergeParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := func(o *scenario.Outcome) (ks []sentKey, isl []int) {
+	keys := func(o *run.Outcome) (ks []sentKey, isl []int) {
 		cs, ss := records(t, o)
 		for _, c := range cs {
 			ks = append(ks, sentKey{c.Index, c.ISL, c.RequestedOSL})
@@ -114,7 +115,7 @@ func TestMergeParity(t *testing.T) {
 	if rep.Records != 120 || rep.ServerRecords != 120 || rep.Shards != 4 {
 		t.Errorf("merge report %+v; want 4 shards, 120 records of each kind", rep)
 	}
-	for _, f := range []string{reportgen.ManifestFile, reportgen.RunReportFile, scenario.MetricsFile, scenario.VerdictsFile, scenario.MergeFile} {
+	for _, f := range []string{reportgen.ManifestFile, reportgen.RunReportFile, run.MetricsFile, run.VerdictsFile, run.MergeFile} {
 		if _, err := os.Stat(filepath.Join(root, "merged", f)); err != nil {
 			t.Errorf("merged directory lacks %s: %v", f, err)
 		}
@@ -143,12 +144,12 @@ func TestMergeParity(t *testing.T) {
 // TestMergeFlagsSkew: a shard that started later than the bound is listed.
 func TestMergeFlagsSkew(t *testing.T) {
 	root := t.TempDir()
-	dirs := runShards(t, root, 2, func(sc *scenario.Scenario) { sc.Requests, sc.Concurrency = 10, 2 }, func(i int) []scenario.RunOption {
-		info := scenario.ShardInfo{RTT: 200e3}
+	dirs := runShards(t, root, 2, func(sc *scenario.Scenario) { sc.Requests, sc.Concurrency = 10, 2 }, func(i int) []run.RunOption {
+		info := run.ShardInfo{RTT: 200e3}
 		if i == 1 {
 			info.RTT = 40e6 // 20 ms of clock-offset uncertainty
 		}
-		return []scenario.RunOption{scenario.WithShard(info)}
+		return []run.RunOption{run.WithShard(info)}
 	})
 	_, rep, err := Shards(filepath.Join(root, "m"), dirs, Options{})
 	if err != nil {
@@ -173,7 +174,7 @@ func TestMergeLinesLongLines(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, scenario.ServerFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, run.ServerFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		shards = append(shards, shardDir{dir: dir})
@@ -186,7 +187,7 @@ func TestMergeLinesLongLines(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("mergeServer = %d, %v; want 3 lines", n, err)
 	}
-	b, err := os.ReadFile(filepath.Join(out, scenario.ServerFile))
+	b, err := os.ReadFile(filepath.Join(out, run.ServerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestMergeLinesLongLines(t *testing.T) {
 // open-loop schedule: the merged run is client-bound, failing under mode fail, and
 // names shard 1); a warm cache one shard recorded makes the merged run invalid;
 // steady state is evaluated on the merged data; validity.json keeps each shard's
-// section, and scenario.Load of the merged directory gives the same verdicts.
+// section, and run.Load of the merged directory gives the same verdicts.
 func TestMergeValidity(t *testing.T) {
 	root := t.TempDir()
 	dirs := runShards(t, root, 2, func(sc *scenario.Scenario) {
@@ -242,7 +243,7 @@ func TestMergeValidity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, o := range map[string]*scenario.Outcome{"merged": bad, "loaded": mustLoad(t, filepath.Join(root, "bad"))} {
+	for name, o := range map[string]*run.Outcome{"merged": bad, "loaded": mustLoad(t, filepath.Join(root, "bad"))} {
 		bv := byCheck(o.Verdicts(check.KindValidity))
 		if v := bv[validity.CheckClientBound]; v.Pass || v.Status != check.Invalid || !strings.Contains(v.Summary, "shard 1: client-bound: send lag p50 4s") {
 			t.Errorf("%s: client-bound = %v; want invalid and failing, naming shard 1's send lag", name, v)
@@ -251,7 +252,7 @@ func TestMergeValidity(t *testing.T) {
 			t.Errorf("%s: warm cache = %v; want invalid and failing, naming shard 0", name, v)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(root, "bad", scenario.ValidityFile))
+	b, err := os.ReadFile(filepath.Join(root, "bad", run.ValidityFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,12 @@ import (
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/perftest/internal/historyhook"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 // init makes perftest.Run record into the history PERFGATE_HISTORY names, as [Record] does.
 func init() {
-	historyhook.Record = func(ctx context.Context, out *scenario.Outcome, addr string) (string, error) {
+	historyhook.Record = func(ctx context.Context, out *run.Outcome, addr string) (string, error) {
 		return history.Redact(addr), record(ctx, out, addr)
 	}
 }
@@ -51,8 +51,8 @@ func Record(t testing.TB, res *perftest.Result, addr string) {
 	t.Logf("perftest: scenario %q recorded in the history %s", res.Scenario.Name, history.Redact(addr))
 }
 
-func record(ctx context.Context, out *scenario.Outcome, addr string) error {
-	r, err := FromOutcomes([]*scenario.Outcome{out}, history.Identity{}.FromEnv(os.Getenv))
+func record(ctx context.Context, out *run.Outcome, addr string) error {
+	r, err := FromOutcomes([]*run.Outcome{out}, history.Identity{}.FromEnv(os.Getenv))
 	if err != nil {
 		return err
 	}
@@ -109,9 +109,9 @@ func add(ctx context.Context, r *history.Result, addr string) error {
 // order): each run's statistics (its runstats.json, else Outcome.RunStats), the
 // verdicts of each (named "run N: check" when there are several), the workload it is
 // filed under, and the identity from the first run's manifest and id
-// (history.FromSeries of scenario.RecordingOf).
-func FromOutcomes(outs []*scenario.Outcome, id history.Identity) (*history.Result, error) {
-	rec := scenario.RecordingOf(outs...)
+// (history.FromSeries of run.RecordingOf).
+func FromOutcomes(outs []*run.Outcome, id history.Identity) (*history.Result, error) {
+	rec := run.RecordingOf(outs...)
 	id.Topology = cmp.Or(id.Topology, rec.Topology)
 	return history.FromSeries(rec.Series, rec.Verdicts, id)
 }
@@ -139,7 +139,7 @@ func Baseline(t testing.TB, addr, spec string) *perftest.Runs {
 		t.Fatalf("perftest: %v", err)
 		return nil
 	}
-	if err := scenario.DescribeSeries(series); err != nil {
+	if err := run.DescribeSeries(series); err != nil {
 		t.Fatalf("perftest: history: baseline %s: result %d's scenario: %v", bs, results[len(results)-1].ID, err)
 		return nil
 	}

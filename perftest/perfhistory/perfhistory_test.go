@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/perftest/gate"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 )
 
@@ -50,7 +51,7 @@ func TestRunRecordsHistory(t *testing.T) {
 	if base.Len() != 2 || base.Runs[1].Stats["ttft_p50"] != rs[1].Runs[0].Stats["ttft_p50"] {
 		t.Errorf("baseline from the history: %d runs %+v", base.Len(), base.Runs)
 	}
-	back, err := scenario.SeriesScenario(base.Series)
+	back, err := run.SeriesScenario(base.Series)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,8 +194,10 @@ type node struct {
 	quoted    bool   // scalar is a string
 }
 
-// decodeFile checks data against Scenario's fields, then decodes it.
-func decodeFile(name string, data []byte, isYAML bool) (Scenario, error) {
+// DecodeFile checks data (the file name, for positions; YAML when isYAML, else JSON)
+// against Scenario's fields, then decodes it, as [ReadFile] and [Parse] do. Package run
+// reads an artifact directory's scenario.json with it.
+func DecodeFile(name string, data []byte, isYAML bool) (Scenario, error) {
 	var root *node
 	var err error
 	if isYAML {

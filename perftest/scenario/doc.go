@@ -1,36 +1,26 @@
-// Package scenario runs perfgate benchmark scenarios without the testing package. It
-// is how perftest (inside go test) and cmd/perfgate (in a shell or CI step) run the
-// same [Scenario] the same way.
+// Package scenario is a perfgate benchmark scenario as data: the Scenario type, its
+// file format and its defaults. Its fields' types are here too ([Class], [Objectives],
+// [Abort], [Exports]). perftest (inside go test) and cmd/perfgate (in a shell or CI step)
+// read and check the same [Scenario] with it; package perftest/run runs it.
 //
-//	sc, err := scenario.ReadFile("chat.yaml")             // or a Scenario literal
-//	out, err := scenario.Run(ctx, sc, "artifacts/chat")     // mock started when sc.URLs is empty
-//	for _, v := range out.Check() {                         // the scenario's Objectives
-//		if !v.Pass {
-//			fmt.Fprintln(os.Stderr, v)
-//		}
+//	sc, err := scenario.ReadFile("chat.yaml")   // or a Scenario literal
+//	if err := sc.Validate(); err != nil {       // every problem at once
+//		return err
 //	}
+//	fmt.Println(sc.Describe())                  // "the in-process mock server (chat), concurrency=4, …"
 //
 // A [Scenario] is plain data (JSON and YAML with the same field names; durations as
 // "30s" — a bare number is an error —, distributions as "normal:128,20", objectives as
 // rules such as "ttft_p99 <= 250ms"). [ReadFile] reports every problem of a file at its
-// FILE:LINE:COL, with a suggestion for a misspelt field. [Preflight] checks a real
-// endpoint before a run (connect, /v1/models, the model served); perftest.Run and
-// `perfgate profile` call it. [Run] loads the tokenizer, starts the
-// in-process mock server on 127.0.0.1 at a free port when no endpoint is given, drives
-// package loadgen, stops the mock so its recording is complete, and writes the artifacts
-// (client and server recordings, metrics, the scenario with its API key redacted, the
-// objectives' verdicts, and reportgen's AIPerf-compatible exports and HTML report).
-// [Load] reads such a directory back, e.g. a baseline kept in testdata by
-// [SaveBaseline]; [DiffWorkload] says whether two runs measured the same workload. [RunOption]s
-// change how Run runs without changing the scenario: [OnRecord] sees each request as it
-// finishes (progress), [WithTokenizer] shares a loaded tokenizer, [WithCommand] records
-// the command line. [Repeat], [Sweep] and [Search] make several runs (repeats with
-// consecutive seeds, load levels, a bisection for the highest load that meets the
-// objectives), each through a [Runner], and write their summaries beside the runs;
-// cmd/perfgate's --num-runs, --sweep-* and --search-* are these calls.
+// FILE:LINE:COL, with a suggestion for a misspelt field ([Nearest]); [Scenario.Validate] checks
+// a scenario built in Go the same way. [Scenario.WithDefaults] fills the documented
+// defaults where a scenario enters a run; [Scenario.Describe] says what it runs;
+// [DiffWorkload] and [DiffTarget] say whether two scenarios measure the same workload
+// against the same target.
 //
-// [Outcome.Requests] joins the client recording with the server's input-token counts
-// (the mock's usage.prompt_tokens or its recording) and the chat template's overhead,
-// in the form package perftest/check decides on. The package does not decide
-// pass/fail by itself beyond [Outcome.Check], and it never prints.
+// The package runs nothing: it starts no server, sends no request and loads no
+// tokenizer. Its field types are those of the packages that use them (loadgen.Config
+// inline, mockserver.Config, servermetrics.Config, validity.Config, gate.Gate), so it
+// imports their configuration, never their running. Running a scenario, its artifacts
+// and the runs of a series are package perftest/run's.
 package scenario

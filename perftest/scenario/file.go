@@ -34,14 +34,14 @@ func ReadFile(path string) (Scenario, error) {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".yaml", ".yml":
-		return decodeFile(path, b, true)
+		return DecodeFile(path, b, true)
 	}
-	return decodeFile(path, b, false)
+	return DecodeFile(path, b, false)
 }
 
 // Parse reads a scenario from JSON, as [ReadFile] reads a file (errors are positioned
 // as "input:LINE:COL").
-func Parse(data []byte) (Scenario, error) { return decodeFile("input", data, false) }
+func Parse(data []byte) (Scenario, error) { return DecodeFile("input", data, false) }
 
 // Validate reports every problem of s at once (errors.Join), each wrapping
 // [ErrInvalidScenario]: the load generator's and the mock's configuration, and the
@@ -65,9 +65,9 @@ func (s Scenario) Validate() error {
 		}
 	}
 	for i := range s.Classes {
-		cc := s.classConfig(i, cfg)
+		cc := s.ClassConfig(i, cfg)
 		if err := cc.Validate(); err != nil {
-			bad("%s: %v", classAt(i, s.Classes[i].Name), err)
+			bad("%s: %v", ClassAt(i, s.Classes[i].Name), err)
 		}
 	}
 	for _, p := range s.classProblems() {

@@ -27,7 +27,7 @@ func FuzzDecodeFile(f *testing.F) {
 	f.Add([]byte(`{"name":"x","concurrency":2,"duration":"3s","mock":{"ttft_ms":"fixed:5"},"objectives":{"rules":["ttft_p99<=1s"]}}`), false)
 	f.Add([]byte("name: x\nisl: normal:128,20\nobjectives: {slo: {ttft: 200ms}}\n"), true)
 	f.Fuzz(func(t *testing.T, data []byte, isYAML bool) {
-		sc, err := decodeFile("fuzz", data, isYAML)
+		sc, err := DecodeFile("fuzz", data, isYAML)
 		var viaJSON Scenario
 		_ = json.Unmarshal(data, &viaJSON)
 		if err != nil {
@@ -37,7 +37,7 @@ func FuzzDecodeFile(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %q, but MarshalJSON: %v", data, err)
 		}
-		if _, err := decodeFile("fuzz", b, false); err != nil {
+		if _, err := DecodeFile("fuzz", b, false); err != nil {
 			t.Fatalf("accepted %q, but its JSON %s does not read back: %v", data, b, err)
 		}
 	})

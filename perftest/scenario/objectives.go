@@ -11,7 +11,7 @@ import (
 )
 
 // Objectives are the pass/fail rules a scenario declares, so that `perfgate profile`
-// and [Outcome.Check] (and perftest's Result.AssertObjectives) apply the same gate.
+// and run.Outcome.Check (and perftest's Result.AssertObjectives) apply the same gate.
 // Every field's zero value means "not checked", except MaxErrorRate, whose zero value
 // means "no failed request is allowed" — a gate should not pass on a run that failed.
 //
@@ -55,10 +55,10 @@ type Objectives struct {
 	TokenizerMatch     bool `json:"tokenizer_match,omitempty" yaml:"tokenizer_match,omitempty"`
 	TokenizerTolerance int  `json:"tokenizer_tolerance,omitempty" yaml:"tokenizer_tolerance,omitempty"`
 	// ISLFit and OSLFit check that the input and output lengths (see
-	// [Outcome.Lengths]) fit these distributions, rounded to token lengths as
+	// run.Outcome.Lengths) fit these distributions, rounded to token lengths as
 	// distribution.Length does, with a discrete-aware goodness-of-fit test at level
 	// Alpha (0 = check.DefaultAlpha). Zero = not checked. They need the run's lengths,
-	// so [Outcome.Verdicts] checks them, not [Objectives.Check].
+	// so run.Outcome.Verdicts checks them, not [Objectives.Check].
 	ISLFit distribution.Spec `json:"isl_fit,omitzero" yaml:"isl_fit,omitempty"`
 	OSLFit distribution.Spec `json:"osl_fit,omitzero" yaml:"osl_fit,omitempty"`
 	Alpha  float64           `json:"alpha,omitzero" yaml:"alpha,omitempty"`
@@ -86,8 +86,8 @@ func (o Objectives) MaxErrors() (maxRate float64, checked bool) {
 	return maxRate, maxRate >= 0
 }
 
-// rulesNeedGaps reports whether a rule needs the requests' gaps (check.Rule.NeedsGaps).
-func (o Objectives) rulesNeedGaps() bool {
+// RulesNeedGaps reports whether a rule needs the requests' gaps (check.Rule.NeedsGaps).
+func (o Objectives) RulesNeedGaps() bool {
 	rs, _ := o.ParseRules()
 	for _, r := range rs {
 		if r.NeedsGaps(o.SLO) {
@@ -193,7 +193,7 @@ func (o Objectives) Deprecated() []string {
 // the error rate, then the deprecated structured objectives as the rules they mean
 // (goodput, bounds, throughputs, tokenizer match), then the rules in their order (an
 // error_rate rule is the error-rate verdict). ISLFit and OSLFit are left to
-// [Outcome.Verdicts], which has the lengths they test.
+// run.Outcome.Verdicts, which has the lengths they test.
 func (o Objectives) Check(reqs []check.Request, m record.Metrics) []check.Verdict {
 	var vs []check.Verdict
 	if max, ok := o.MaxErrors(); ok {

@@ -16,17 +16,7 @@ import (
 	"github.com/perfgate/perfgate/serverproc"
 )
 
-// Artifact file names written by [Run] into its artifact directory.
-const (
-	ClientFile   = "client.jsonl"  // client recording, one record.Client per line
-	ServerFile   = "server.jsonl"  // mock server recording, one record.Server per line (mock only)
-	MetricsFile  = "metrics.json"  // record.Metrics of the client recording
-	ScenarioFile = "scenario.json" // the scenario as run (API key redacted)
-	VerdictsFile = "verdicts.txt"  // the objectives' verdicts, one block each
-	ValidityFile = "validity.json" // the client's self-measurement and the validity verdicts
-)
-
-// Defaults applied by [Run] to zero fields.
+// Defaults applied by run.Run to zero fields.
 const (
 	DefaultName      = "scenario"
 	DefaultTokenizer = "gpt2"
@@ -89,10 +79,10 @@ type Scenario struct {
 	// the scenario's.
 	Mock mockserver.Config `json:"mock,omitzero"`
 
-	// Server is a server process [Run] starts before the run and stops after it, as it
+	// Server is a server process run.Run starts before the run and stops after it, as it
 	// does the mock: the build under test, started fresh for each run (an A/B gate on
 	// one GPU, where two builds cannot run at once). Run waits until it is ready,
-	// checks it as [Preflight] checks a running server, sends the requests to URLs (set
+	// checks it as run.Preflight checks a running server, sends the requests to URLs (set
 	// them: Server.URL "" = URLs[0]), stops the run with an error naming the server if
 	// it exits, and after the run stops it and checks its port is released. Its logs
 	// go into the artifact directory (server-NAME.stdout.log, .stderr.log). nil = the
@@ -172,7 +162,7 @@ var ExportLevels = []string{ExportSummary, ExportRecords}
 func (s Scenario) Mocked() bool { return len(s.URLs) == 0 }
 
 // WithDefaults returns s with the documented defaults of its zero fields filled in,
-// as [Run] runs it: Name, Tokenizer, Requests (when no other stop is set, a rate
+// as run.Run runs it: Name, Tokenizer, Requests (when no other stop is set, a rate
 // series included), and the mock's Tokenizer and Seed.
 func (s Scenario) WithDefaults() Scenario {
 	if s.Name == "" {
@@ -195,8 +185,9 @@ func (s Scenario) WithDefaults() Scenario {
 	return s
 }
 
-// target names where the scenario's requests go.
-func (s Scenario) target() string {
+// TargetName names where the scenario's requests go: "the in-process mock server" or
+// its URLs, comma-separated (a run's statistics keep it as gate.RunStats.Target).
+func (s Scenario) TargetName() string {
 	if s.Mocked() {
 		return "the in-process mock server"
 	}
@@ -209,7 +200,7 @@ func (s Scenario) target() string {
 // normal:64,8, OSL fixed:16, tokenizer gpt2, seed 7".
 func (s Scenario) Describe() string {
 	d := s.WithDefaults()
-	target := d.target()
+	target := d.TargetName()
 	c := d.Config
 	var stop string
 	switch {
@@ -299,3 +290,6 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// ErrInvalidScenario is wrapped by the errors of a scenario that cannot run as written.
+var ErrInvalidScenario = gate.ErrInvalid

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,85 +12,9 @@ import (
 
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
-	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest/check"
 	"github.com/perfgate/perfgate/record"
 )
-
-func TestRunMock(t *testing.T) {
-	dir := t.TempDir()
-	sc := Scenario{
-		Name: "smoke",
-		Mock: mockserver.Config{Fast: true},
-		Config: loadgen.Config{
-			Target: loadgen.Target{
-				API:    loadgen.EndpointCompletions,
-				APIKey: "sk-secret",
-			},
-			Workload: loadgen.Workload{
-				ISL:  distribution.Spec{Distribution: distribution.Fixed{Value: 32}},
-				OSL:  distribution.Spec{Distribution: distribution.Fixed{Value: 8}},
-				Seed: 1,
-			},
-			Load: loadgen.Load{
-				Concurrency: 4,
-			},
-			Stop: loadgen.Stop{
-				Requests: 20,
-			},
-		},
-	}
-	out, err := Run(context.Background(), sc, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, ss := records(t, out)
-	if got := len(cs); got != 20 {
-		t.Errorf("client records = %d, want 20", got)
-	}
-	if got := len(ss); got != 20 {
-		t.Errorf("server records = %d, want 20", got)
-	}
-	for _, r := range out.Requests() {
-		if r.Err != "" || r.ISL != 32 || r.ServerISL != 32 || r.OSL != 8 {
-			t.Errorf("request %s: err=%q isl=%d server=%d osl=%d, want isl 32 = server, osl 8", r.ID, r.Err, r.ISL, r.ServerISL, r.OSL)
-			break
-		}
-	}
-	for _, f := range []string{ClientFile, ServerFile, MetricsFile, ScenarioFile, VerdictsFile, "report.html", "profile_export_aiperf.json"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Errorf("artifact %s: %v", f, err)
-		}
-	}
-	b, _ := os.ReadFile(filepath.Join(dir, ScenarioFile))
-	if strings.Contains(string(b), "sk-secret") {
-		t.Errorf("%s contains the API key:\n%s", ScenarioFile, b)
-	}
-	// The artifacts load back into the same requests.
-	back, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(back.Requests()) != 20 || back.Scenario.Name != "smoke" || !back.Mocked {
-		t.Errorf("Load: %d requests, name %q, mocked %v", len(back.Requests()), back.Scenario.Name, back.Mocked)
-	}
-	for _, v := range out.Check() {
-		if !v.Pass {
-			t.Errorf("default objectives failed on a clean run:\n%s", v)
-		}
-	}
-}
-
-func TestRunInvalid(t *testing.T) {
-	_, err := Run(context.Background(), Scenario{Mock: mockserver.Config{Fast: true}, Config: loadgen.Config{Load: loadgen.Load{Concurrency: -1}}}, "")
-	if !errors.Is(err, ErrInvalidScenario) {
-		t.Errorf("Run(concurrency -1) = %v, want ErrInvalidScenario", err)
-	}
-	_, err = Run(context.Background(), Scenario{Tokenizer: "no-such-tokenizer-xyz", Mock: mockserver.Config{Fast: true}}, "")
-	if err == nil || !strings.Contains(err.Error(), "tokenizer") {
-		t.Errorf("Run(bad tokenizer) = %v, want a tokenizer error", err)
-	}
-}
 
 func TestScenarioJSON(t *testing.T) {
 	in := `{"name":"x","isl":"normal:128,20","concurrency":8,"duration":"30s","ramp":"5s","api_key":"k",
@@ -248,5 +171,49 @@ func TestStructuredObjectivesAreRules(t *testing.T) {
 	}
 	if n := rules.Deprecated(); n != nil {
 		t.Errorf("rules only: notes %v, want none", n)
+	}
+}
+
+func TestValidateObjectiveFields(t *testing.T) {
+	err := Scenario{Objectives: Objectives{Alpha: 2, TokenizerTolerance: -1}}.Validate()
+	for _, want := range []string{"objectives.alpha 2", "objectives.tokenizer_tolerance -1"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to mention %q", err, want)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, c := range []struct {
+		s    Scenario
+		want string
+	}{
+		{Scenario{}, "the in-process mock server (chat), concurrency=1, 100 requests, ISL fixed:128, OSL server default, tokenizer gpt2, seed 0"},
+		{Scenario{
+			Tokenizer: "cl100k_base",
+			Config: loadgen.Config{
+				Target: loadgen.Target{
+					URLs: []string{"http://127.0.0.1:8000"},
+					API:  loadgen.EndpointCompletions,
+				},
+				Workload: loadgen.Workload{
+					ISL:  distribution.MustSpec("fixed:64"),
+					OSL:  distribution.MustSpec("fixed:16"),
+					Seed: 7,
+				},
+				Load: loadgen.Load{
+					Rate: 5,
+				},
+				Stop: loadgen.Stop{
+					Requests: 40,
+					Duration: 30e9,
+				},
+			},
+		},
+			"http://127.0.0.1:8000 (completions), Poisson{5 req/s}, 40 requests or 30s, ISL fixed:64, OSL fixed:16, tokenizer cl100k_base, seed 7"},
+	} {
+		if got := c.s.Describe(); got != c.want {
+			t.Errorf("Describe() = %q\nwant          %q", got, c.want)
+		}
 	}
 }

@@ -8,6 +8,6 @@
 // a loadgen.Self), per-window latency medians ([Steady] on [Point]s), a prefix-cache
 // hit rate ([WarmCache]), the client's overhead in TTFT ([ClientDistorted]), and the
 // shards of a merged run ([CombineShards]). Package scenario gathers those
-// measurements from a run and lists the verdicts (scenario.Outcome.Verdicts with
+// measurements from a run and lists the verdicts (run.Outcome.Verdicts with
 // check.KindValidity); this package imports neither the mock server nor a run.
 package validity

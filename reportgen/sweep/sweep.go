@@ -9,7 +9,7 @@
 //	sweep.WriteRepeatTable(os.Stdout, sweep.Repeat(metricsPerRun, 0.95))
 //
 // sweep runs nothing itself: the caller's probe runs one load level (the CLI uses
-// perftest/scenario) and says whether it passed. That keeps this package pure and
+// perftest/run) and says whether it passed. That keeps this package pure and
 // testable with fake probes. It imports only distribution and record.
 package sweep
 

@@ -1,7 +1,7 @@
 // Package external is a module outside perfgate that uses its public API the way a
 // user's module does: through the replace directive in go.mod, with no access to
 // perfgate's internal packages. It fails to build if a type that a public signature
-// exposes (scenario.OnRecord's record.Client) moves back under internal/. Its
+// exposes (run.OnRecord's record.Client) moves back under internal/. Its
 // quickstart/ package is README.md's quick start, as written (kept in sync by
 // examples_test's TestREADMEQuickStart).
 package external
@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/perftest/scenario"
 	"github.com/perfgate/perfgate/record"
 )
@@ -28,7 +29,7 @@ func TestOnRecordFromAnotherModule(t *testing.T) {
 		mu   sync.Mutex
 		seen = map[string]record.Client{}
 	)
-	onRecord := scenario.OnRecord(func(c record.Client) {
+	onRecord := run.OnRecord(func(c record.Client) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[c.RequestID] = c
@@ -51,14 +52,14 @@ func TestOnRecordFromAnotherModule(t *testing.T) {
 			},
 		},
 	}
-	out, err := scenario.Run(context.Background(), sc, dir, onRecord)
+	out, err := run.Run(context.Background(), sc, dir, onRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != n {
 		t.Fatalf("OnRecord saw %d requests; want %d", len(seen), n)
 	}
-	f, err := os.Open(filepath.Join(dir, scenario.ClientFile))
+	f, err := os.Open(filepath.Join(dir, run.ClientFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestOnRecordFromAnotherModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(onDisk) != n || len(back) != n {
-		t.Fatalf("%s holds %d records and the outcome %d; want %d each", scenario.ClientFile, len(onDisk), len(back), n)
+		t.Fatalf("%s holds %d records and the outcome %d; want %d each", run.ClientFile, len(onDisk), len(back), n)
 	}
 	for _, d := range onDisk {
 		c, ok := seen[d.RequestID]

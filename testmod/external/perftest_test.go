@@ -10,7 +10,7 @@ import (
 	"github.com/perfgate/perfgate/loadgen"
 	"github.com/perfgate/perfgate/mockserver"
 	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -35,7 +35,7 @@ func TestPerftestFromAnotherModule(t *testing.T) {
 		},
 	}
 	var seen atomic.Int64
-	res := perftest.Run(t, sc, scenario.OnRecord(func(c record.Client) {
+	res := perftest.Run(t, sc, run.OnRecord(func(c record.Client) {
 		if c.OK() {
 			seen.Add(1)
 		}

@@ -6,11 +6,11 @@ package historyhook
 import (
 	"context"
 
-	"github.com/perfgate/perfgate/perftest/scenario"
+	"github.com/perfgate/perfgate/perftest/run"
 )
 
 // Record records one finished run's outcome in the history at addr (a SQLite file or
 // a "postgres://" URL) and returns addr as it may be printed, its secrets redacted.
 // perfhistory sets it when it is linked (in its init); nil otherwise. Not safe to set
 // concurrently with perftest.Run.
-var Record func(ctx context.Context, out *scenario.Outcome, addr string) (shown string, err error)
+var Record func(ctx context.Context, out *run.Outcome, addr string) (shown string, err error)
