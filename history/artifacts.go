@@ -136,7 +136,7 @@ func FromSeries(s *gate.Series, verdicts [][]check.Verdict, id Identity) (*Resul
 		return nil, errors.New("history: no runs")
 	}
 	if s.Workload == nil {
-		return nil, errors.New("history: the runs' workload is unknown (describe the series with package scenario): a result is filed under its workload")
+		return nil, errors.New("history: the runs' workload is unknown (describe the series with package perftest/run): a result is filed under its workload")
 	}
 	r := &Result{
 		Fingerprint: Fingerprint(s.Workload.Settings), Scenario: cmp.Or(s.Workload.Name, "unnamed"),

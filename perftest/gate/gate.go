@@ -475,7 +475,7 @@ func (r GateResult) AllVerdicts() []check.Verdict {
 		v.Evidence = append(v.Evidence, r.Where()...)
 		hint := "re-record the baseline with this workload, or name the settings that may differ in the gate's IgnoreWorkload (ignore_workload)"
 		if workloadUnknown(r.Workload) {
-			hint = "describe each side's workload (package scenario builds and loads series with it); IgnoreWorkload does not waive an unknown workload"
+			hint = "describe each side's workload (package perftest/run builds and loads series with it); IgnoreWorkload does not waive an unknown workload"
 		}
 		v.Evidence = append(v.Evidence, check.Line{Label: "hint", Text: hint})
 		return []check.Verdict{v}

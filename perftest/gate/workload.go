@@ -23,7 +23,7 @@ func (d Difference) String() string {
 const FieldWorkload = "workload"
 
 // unknownWorkload is how a side whose workload is unknown is shown.
-const unknownWorkload = "unknown (the series carries no workload settings: read it with package scenario's LoadSeries, or describe it with scenario.DescribeSeries)"
+const unknownWorkload = "unknown (the series carries no workload settings: read it with package perftest/run's LoadSeries, or describe it with run.DescribeSeries)"
 
 // Diff returns the settings on which base and cur differ, in cur's order then base's,
 // leaving out those named in ignore: a field ("concurrency") or a group ("mock" =
