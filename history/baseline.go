@@ -222,11 +222,7 @@ func WriteBaseline(dir string, series *gate.Series) error {
 			}
 		}
 	}
-	err := reportgen.WriteFileAtomic(filepath.Join(dir, gate.RunsFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(idx)
-	})
+	err := reportgen.WriteFileAtomic(filepath.Join(dir, gate.RunsFile), func(w io.Writer) error { return reportgen.WriteJSON(w, idx) })
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}

@@ -249,10 +249,19 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-func writeJSON(w io.Writer, v any) error {
+// WriteJSON writes v as perfgate's own JSON artifacts are written (scenario.json,
+// runs.json, shard.json, a series' statistics, …): indented by two spaces, with <, >
+// and & escaped as encoding/json escapes them, and a final newline.
+func WriteJSON(w io.Writer, v any) error { return encodeJSON(w, v, true) }
+
+// writeJSON writes the AIPerf-compatible exports: as WriteJSON, but with <, > and &
+// as they are, as AIPerf writes them.
+func writeJSON(w io.Writer, v any) error { return encodeJSON(w, v, false) }
+
+func encodeJSON(w io.Writer, v any, escapeHTML bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
+	enc.SetEscapeHTML(escapeHTML)
 	return enc.Encode(v)
 }
 

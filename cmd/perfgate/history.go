@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -251,7 +250,7 @@ func (h *historyCmd) list(ctx context.Context, args []string) error {
 		return runtimef("%v", err)
 	}
 	if *asJSON {
-		return writeJSONTo(h.e.stdout, rs)
+		return reportgen.WriteJSON(h.e.stdout, rs)
 	}
 	if len(rs) == 0 {
 		fmt.Fprintln(h.e.stdout, "history: no results")
@@ -308,7 +307,7 @@ func (h *historyCmd) show(ctx context.Context, args []string) error {
 		return runtimef("%v", err)
 	}
 	if *asJSON {
-		return writeJSONTo(h.e.stdout, r)
+		return reportgen.WriteJSON(h.e.stdout, r)
 	}
 	w := h.e.stdout
 	fmt.Fprintf(w, "result %d: %s (workload %s)\n", r.ID, r.Scenario, r.Fingerprint)
@@ -511,7 +510,7 @@ func (h *historyCmd) export(ctx context.Context, args []string) error {
 	}
 	write := func(w io.Writer) error {
 		if *format == "json" {
-			return writeJSONTo(w, rs)
+			return reportgen.WriteJSON(w, rs)
 		}
 		return history.WriteCSV(w, rs)
 	}
@@ -523,12 +522,6 @@ func (h *historyCmd) export(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(h.e.stderr, "history export: %d results: %s\n", len(rs), *out)
 	return nil
-}
-
-func writeJSONTo(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // historyOpts are profile's --history flags: where to record the result, and the

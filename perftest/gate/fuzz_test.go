@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/perfgate/perfgate/reportgen"
 )
 
 // FuzzReadIndex feeds a series' index, runs.json, to the reader LoadSeries (a gate's
@@ -33,7 +35,7 @@ func FuzzReadIndex(f *testing.F) {
 			}
 		}
 		var b bytes.Buffer
-		if err := writeJSON(&b, s); err != nil {
+		if err := reportgen.WriteJSON(&b, s); err != nil {
 			t.Fatalf("accepted %q, but writing it back: %v", data, err)
 		}
 		back, err := readIndex("runs.json", b.Bytes())
@@ -44,7 +46,7 @@ func FuzzReadIndex(f *testing.F) {
 			t.Fatalf("accepted %q: read back as runs %+v dirs %q, want %+v %q", data, back.Runs, back.Dirs, s.Runs, s.Dirs)
 		}
 		var again bytes.Buffer
-		if err := writeJSON(&again, back); err != nil || !bytes.Equal(again.Bytes(), b.Bytes()) {
+		if err := reportgen.WriteJSON(&again, back); err != nil || !bytes.Equal(again.Bytes(), b.Bytes()) {
 			t.Fatalf("accepted %q: runs.json written, read and written again differs (%v):\n%s\n%s", data, err, b.Bytes(), again.Bytes())
 		}
 	})

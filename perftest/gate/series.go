@@ -143,7 +143,7 @@ func (s *Series) SaveIndex() error {
 // (the raw scenario re-indented with it, so a runs.json read and written again is the
 // same bytes).
 func (s *Series) write() error {
-	if err := reportgen.WriteFileAtomic(filepath.Join(s.Dir, RunsFile), func(w io.Writer) error { return writeJSON(w, s) }); err != nil {
+	if err := reportgen.WriteFileAtomic(filepath.Join(s.Dir, RunsFile), func(w io.Writer) error { return reportgen.WriteJSON(w, s) }); err != nil {
 		return fmt.Errorf("scenario: series: %w", err)
 	}
 	return nil
@@ -224,11 +224,4 @@ type Workload struct {
 	// {"mock.ttft_ms", "fixed:20"}, …): shown beside a verdict, never part of the
 	// identity.
 	Target [][2]string
-}
-
-// writeJSON writes v as indented JSON, as every JSON artifact is written.
-func writeJSON(w io.Writer, v any) error {
-	e := json.NewEncoder(w)
-	e.SetIndent("", "  ")
-	return e.Encode(v)
 }

@@ -129,7 +129,7 @@ func Shards(out string, dirs []string, opts Options) (*run.Outcome, *Report, err
 			return nil, nil, err
 		}
 	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(out, run.ScenarioFile), func(w io.Writer) error { return writeJSON(w, sc) }); err != nil {
+	if err := reportgen.WriteFileAtomic(filepath.Join(out, run.ScenarioFile), func(w io.Writer) error { return reportgen.WriteJSON(w, sc) }); err != nil {
 		return nil, nil, fmt.Errorf("merge: %w", err)
 	}
 	sds := make([]run.ShardDir, len(shards))
@@ -144,7 +144,7 @@ func Shards(out string, dirs []string, opts Options) (*run.Outcome, *Report, err
 	if err := o.WriteReports(opts.Command...); err != nil {
 		return o, rep, err
 	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(out, run.MergeFile), func(w io.Writer) error { return writeJSON(w, rep) }); err != nil {
+	if err := reportgen.WriteFileAtomic(filepath.Join(out, run.MergeFile), func(w io.Writer) error { return reportgen.WriteJSON(w, rep) }); err != nil {
 		return o, rep, fmt.Errorf("merge: %w", err)
 	}
 	o.Files = append(o.Files, filepath.Join(out, run.MergeFile))
@@ -360,12 +360,4 @@ func mergeLines(out, name string, shards []shardDir, client bool, key func(b []b
 		return 0, fmt.Errorf("merge: %w", err)
 	}
 	return len(lines), nil
-}
-
-// writeJSON writes v as the run's other JSON artifacts are written (scenario.json,
-// shard.json): indented by two spaces.
-func writeJSON(w io.Writer, v any) error {
-	e := json.NewEncoder(w)
-	e.SetIndent("", "  ")
-	return e.Encode(v)
 }

@@ -82,5 +82,5 @@ func writeShard(dir string, cfg loadgen.Config, rc runConfig, lo *loadgen.Outcom
 		info.StartLate = lo.StartLate
 	}
 	info.Host, _ = os.Hostname()
-	return reportgen.WriteFileAtomic(filepath.Join(dir, ShardFile), func(w io.Writer) error { return writeJSON(w, info) })
+	return reportgen.WriteFileAtomic(filepath.Join(dir, ShardFile), func(w io.Writer) error { return reportgen.WriteJSON(w, info) })
 }

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -115,7 +114,7 @@ func Run(ctx context.Context, sc scenario.Scenario, artifactDir string, opts ...
 		// Load (perfgate report) can rebuild its reports and verdicts.
 		asRun := sc
 		asRun.APIKey = ""
-		if err := reportgen.WriteFileAtomic(filepath.Join(artifactDir, ScenarioFile), func(w io.Writer) error { return writeJSON(w, asRun) }); err != nil {
+		if err := reportgen.WriteFileAtomic(filepath.Join(artifactDir, ScenarioFile), func(w io.Writer) error { return reportgen.WriteJSON(w, asRun) }); err != nil {
 			return nil, fmt.Errorf("scenario %q: artifacts: %w", sc.Name, err)
 		}
 		// Records reach disk as requests finish (loadgen flushes at least every
@@ -308,20 +307,20 @@ func (o *Outcome) writeArtifacts(tok *reportgen.TokenizerInfo, start time.Time, 
 		Validity    *validityDoc             `json:"validity,omitempty"`
 		PrefixCache *record.PrefixCacheIdeal `json:"prefix_cache,omitempty"`
 	}{o.Metrics, &doc, o.prefixIdeal}
-	if err := write(MetricsFile, func(w io.Writer) error { return writeJSON(w, metrics) }); err != nil {
+	if err := write(MetricsFile, func(w io.Writer) error { return reportgen.WriteJSON(w, metrics) }); err != nil {
 		return err
 	}
-	if err := write(ValidityFile, func(w io.Writer) error { return writeJSON(w, doc) }); err != nil {
+	if err := write(ValidityFile, func(w io.Writer) error { return reportgen.WriteJSON(w, doc) }); err != nil {
 		return err
 	}
-	if err := write(ScenarioFile, func(w io.Writer) error { return writeJSON(w, o.Scenario) }); err != nil {
+	if err := write(ScenarioFile, func(w io.Writer) error { return reportgen.WriteJSON(w, o.Scenario) }); err != nil {
 		return err
 	}
-	if err := write(RunStatsFile, func(w io.Writer) error { return writeJSON(w, o.RunStats()) }); err != nil {
+	if err := write(RunStatsFile, func(w io.Writer) error { return reportgen.WriteJSON(w, o.RunStats()) }); err != nil {
 		return err
 	}
 	if o.GPU != nil {
-		if err := write(servermetrics.GPUSummaryFile, func(w io.Writer) error { return writeJSON(w, o.GPU) }); err != nil {
+		if err := write(servermetrics.GPUSummaryFile, func(w io.Writer) error { return reportgen.WriteJSON(w, o.GPU) }); err != nil {
 			return err
 		}
 	}
@@ -401,10 +400,4 @@ func status(v check.Verdict) string {
 		return "PASS"
 	}
 	return "FAIL"
-}
-
-func writeJSON(w io.Writer, v any) error {
-	e := json.NewEncoder(w)
-	e.SetIndent("", "  ")
-	return e.Encode(v)
 }

@@ -108,7 +108,7 @@ func Repeat(ctx context.Context, sc scenario.Scenario, n int, confidence float64
 	if dir == "" {
 		return outs, est, nil
 	}
-	if err := reportgen.WriteFileAtomic(filepath.Join(dir, RepeatFile), func(w io.Writer) error { return writeJSON(w, est) }); err != nil {
+	if err := reportgen.WriteFileAtomic(filepath.Join(dir, RepeatFile), func(w io.Writer) error { return reportgen.WriteJSON(w, est) }); err != nil {
 		return outs, est, fmt.Errorf("scenario %q: %w", sc.WithDefaults().Name, err)
 	}
 	// The runs as one load level of a sweep: its report draws them as one point on
