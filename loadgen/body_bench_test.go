@@ -29,7 +29,7 @@ func BenchmarkSyntheticPrompt(b *testing.B) {
 	payload := dataset.Conversation{Turns: []dataset.Turn{{Body: []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)}}}
 	for _, mode := range []string{"synthetic", "payload"} {
 		b.Run(mode, func(b *testing.B) {
-			r := &runner{cfg: *cfg, tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}, fp: newFingerprinter("", 0, 1)}
+			r := &runner{cfg: *cfg, tok: tok, counts: newCounter(tok, cfg.ExtraBody), fp: newFingerprinter("", 0, 1)}
 			a := adapterOf(EndpointChat)
 			next := func() dataset.Conversation { return payload }
 			if mode == "synthetic" {
@@ -41,7 +41,7 @@ func BenchmarkSyntheticPrompt(b *testing.B) {
 				t := &c.Turns[0]
 				body, _ := bb.build(a, t, tc, false)
 				*rec = record.Client{ISL: t.ISL}
-				r.templateCount(a, t, tc, rec, sc)
+				r.counts.templateCount(a, t, tc, rec, sc)
 				r.bodyDigest(t, sc, body)
 				if len(body) == 0 || rec.ISLTemplate <= 0 {
 					b.Fatalf("body %q, templated ISL %d", body, rec.ISLTemplate)
@@ -64,9 +64,9 @@ func BenchmarkSyntheticPrompt(b *testing.B) {
 func TestTemplateCountTurnMemo(t *testing.T) {
 	tok := gpt2(t)
 	cfg := Config{}
-	r := &runner{cfg: cfg, tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}}
+	r := newCounter(tok, cfg.ExtraBody)
 	a := adapterOf(EndpointChat)
-	count := func(r *runner, tt dataset.Turn, system string) int {
+	count := func(r *counter, tt dataset.Turn, system string) int {
 		rec := &record.Client{}
 		r.templateCount(a, &tt, &turnCtx{system: system}, rec, &scratch{})
 		return rec.ISLTemplate
@@ -94,11 +94,11 @@ func TestTemplateCountTurnMemo(t *testing.T) {
 // counted from its own text, not from the Memo its source gave the old prompt.
 func TestTemplateCountMemoOfAnotherPrompt(t *testing.T) {
 	tok := gpt2(t)
-	r := &runner{tok: tok, memo: map[string]int{}, tmemo: map[string]templated{}}
+	r := &runner{tok: tok, counts: newCounter(tok, nil)}
 	a := adapterOf(EndpointChat)
 	count := func(tt dataset.Turn) int {
 		rec := &record.Client{}
-		r.templateCount(a, &tt, &turnCtx{}, rec, &scratch{})
+		r.counts.templateCount(a, &tt, &turnCtx{}, rec, &scratch{})
 		return rec.ISLTemplate
 	}
 	tt := dataset.Turn{Prompt: "Shall I compare thee to a summer's day?", Memo: &dataset.Memo{}}

@@ -9,12 +9,30 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"strconv"
+	"sync"
 
 	"github.com/perfgate/perfgate/internal/openai"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/record"
 	"github.com/perfgate/perfgate/tokenizer"
 )
+
+// counter counts a run's tokens: the template-inclusive input of chat-like requests
+// (templateCount) and the output of responses (count), with the run's tokenizer,
+// memoising what repeats. Safe for concurrent use.
+type counter struct {
+	tok   *tokenizer.Tokenizer
+	extra map[string]any // Config.ExtraBody: its add_generation_prompt turns the generation prompt off
+	mu    sync.RWMutex
+	memo  map[string]int       // countText's results for short texts, under mu
+	tmemo map[string]templated // templateCount's results for short single-turn inputs, under mu
+}
+
+// newCounter returns a counter with tok for a run whose bodies carry extra
+// (Config.ExtraBody).
+func newCounter(tok *tokenizer.Tokenizer, extra map[string]any) *counter {
+	return &counter{tok: tok, extra: extra, memo: map[string]int{}, tmemo: map[string]templated{}}
+}
 
 // templated is what templateCount found for one input.
 type templated struct {
@@ -35,14 +53,14 @@ type templated struct {
 // record.ISLTemplateUnknown (the overhead the server counts is unknown). Results for short
 // single-turn inputs are memoised: payload files and small prompts repeat, and at
 // tens of thousands of requests per second the render is a visible CPU cost.
-func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
+func (r *counter) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
 	addGen := true
 	key := sc.key[:0]
 	switch a.input(t, tc) {
 	case inputPayload:
 		key = append(append(key, 'b'), t.Body...)
 	case inputTemplateExtra:
-		if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok {
+		if v, ok := r.extra["add_generation_prompt"].(bool); ok {
 			addGen = v
 		}
 		fallthrough
@@ -87,9 +105,9 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 			r.setTemplated(rec, sc.lastTmpl)
 			return
 		}
-		r.memoMu.RLock()
+		r.mu.RLock()
 		v, ok := r.tmemo[string(key)] // no copy: the conversion only indexes
-		r.memoMu.RUnlock()
+		r.mu.RUnlock()
 		if ok {
 			sc.lastKey, sc.lastTmpl, sc.lastOK[0] = append(sc.lastKey[:0], key...), v, true
 			r.setTemplated(rec, v)
@@ -102,11 +120,11 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 		return
 	}
 	if len(key) > 0 {
-		r.memoMu.Lock()
+		r.mu.Lock()
 		if len(r.tmemo) < 8192 {
 			r.tmemo[string(key)] = v
 		}
-		r.memoMu.Unlock()
+		r.mu.Unlock()
 		sc.lastKey, sc.lastTmpl, sc.lastOK[0] = append(sc.lastKey[:0], key...), v, true
 	}
 	r.setTemplated(rec, v)
@@ -117,7 +135,7 @@ func (r *runner) templateCount(a adapter, t *dataset.Turn, tc *turnCtx, rec *rec
 // payload's add_generation_prompt, else addGen), or a payload's prompt_token_ids
 // instead when it has them. v, when not nil, gets a payload's content count and media
 // tokens. ok is false for an unreadable payload.
-func (r *runner) chatInput(t *dataset.Turn, tc *turnCtx, addGen bool, v *templated) (msgs []tokenizer.Message, gen bool, ids []int, ok bool) {
+func (r *counter) chatInput(t *dataset.Turn, tc *turnCtx, addGen bool, v *templated) (msgs []tokenizer.Message, gen bool, ids []int, ok bool) {
 	if v == nil {
 		v = new(templated)
 	}
@@ -202,7 +220,7 @@ func nextMemo(t *dataset.Turn, m *turnMemo) *turnMemo {
 	return &turnMemo{prompt: t.Prompt}
 }
 
-func (r *runner) setTemplated(rec *record.Client, v templated) {
+func (r *counter) setTemplated(rec *record.Client, v templated) {
 	rec.ISLTemplate, rec.TokenizationMode = v.tmpl, v.mode
 	rec.ImageTokens, rec.AudioTokens = v.img, v.aud
 	if rec.ISL == 0 {
@@ -212,7 +230,7 @@ func (r *runner) setTemplated(rec *record.Client, v templated) {
 
 // render counts t's messages (its payload's, or the system prompt, history and
 // prompt) rendered as templateCount describes; ok is false if it could not.
-func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated, ok bool) {
+func (r *counter) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated, ok bool) {
 	msgs, addGen, ids, ok := r.chatInput(t, tc, addGen, &v)
 	if !ok || ids != nil {
 		return v, false
@@ -230,31 +248,31 @@ func (r *runner) render(t *dataset.Turn, tc *turnCtx, addGen bool) (v templated,
 
 // countText is tok.Count(text, false), memoised for short texts: responses of mock
 // servers repeat, and counting is the largest CPU cost per request after I/O.
-func (r *runner) countText(b []byte, sc *scratch) int {
+func (r *counter) countText(b []byte, sc *scratch) int {
 	if len(b) > 512 {
 		return r.tok.Count(string(b), false)
 	}
 	if sc.lastOK[1] && bytes.Equal(sc.lastText, b) {
 		return sc.lastCount
 	}
-	r.memoMu.RLock()
+	r.mu.RLock()
 	n, ok := r.memo[string(b)]
-	r.memoMu.RUnlock()
+	r.mu.RUnlock()
 	if !ok {
 		s := string(b)
 		n = r.tok.Count(s, false)
-		r.memoMu.Lock()
+		r.mu.Lock()
 		if len(r.memo) < 8192 {
 			r.memo[s] = n
 		}
-		r.memoMu.Unlock()
+		r.mu.Unlock()
 	}
 	sc.lastText, sc.lastCount, sc.lastOK[1] = append(sc.lastText[:0], b...), n, true
 	return n
 }
 
 // count fills token counts from the received text: per chunk, and OSL over all text.
-func (r *runner) count(rec *record.Client, res *result, sc *scratch) {
+func (r *counter) count(rec *record.Client, res *result, sc *scratch) {
 	if len(res.calls) > 0 {
 		rec.ToolCalls = len(res.calls)
 		if len(res.tool) > 0 {

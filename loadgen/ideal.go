@@ -185,18 +185,18 @@ func (f *idealFeed) result() (PrefixCacheIdeal, bool) {
 		SliceWidth: f.width, Slices: slices.Clone(f.slices), ByPrefix: slices.Clone(f.byPrefix)}, f.unknown == 0
 }
 
-// idealAdd feeds the finished request q (record rec) to the run's ideal hit rate:
-// its prompt's token ids as the server tokenizes them, hashed here, outside the lock.
-func (r *runner) idealAdd(q *turnReq, rec *record.Client) {
-	f := r.ideal
+// addRequest feeds the finished request q (record rec) to the run's ideal hit rate:
+// its prompt's token ids as the server tokenizes them (c's tokenizer), hashed here,
+// outside the lock. A priming run's requests are warm-up. f may be nil (not counted).
+func (f *idealFeed) addRequest(q *turnReq, rec *record.Client, priming bool, c *counter) {
 	if f == nil || !q.api.generates() {
 		return
 	}
-	e := idealEntry{warm: rec.Warmup || r.priming, skip: rec.ErrorKind == record.ErrConnect, at: rec.Sent, prefix: rec.Prefix}
+	e := idealEntry{warm: rec.Warmup || priming, skip: rec.ErrorKind == record.ErrConnect, at: rec.Sent, prefix: rec.Prefix}
 	ok := true
 	if !e.skip {
 		var ids []int
-		ids, ok = r.promptIDs(q.api, q.t, q.tc)
+		ids, ok = c.promptIDs(q.api, q.t, q.tc)
 		e.n, e.hashes = len(ids), kvcache.AppendHashes(nil, ids, f.ideal.BlockSize())
 	}
 	f.add(q.seq, e, ok)
@@ -206,7 +206,7 @@ func (r *runner) idealAdd(q *turnReq, rec *record.Client) {
 // sends it: the completions prompt (system prompt and history joined before it), or
 // the messages rendered with the chat template as templateCount counts them (a
 // payload's prompt_token_ids as they are). ok is false when they cannot be known.
-func (r *runner) promptIDs(a adapter, t *dataset.Turn, tc *turnCtx) (ids []int, ok bool) {
+func (r *counter) promptIDs(a adapter, t *dataset.Turn, tc *turnCtx) (ids []int, ok bool) {
 	addGen := true
 	switch a.input(t, tc) {
 	case inputPrompt:
@@ -215,7 +215,7 @@ func (r *runner) promptIDs(a adapter, t *dataset.Turn, tc *turnCtx) (ids []int, 
 		}
 		return r.tok.Encode(completionPrompt(t, tc), false), true
 	case inputTemplateExtra:
-		if v, ok := r.cfg.ExtraBody["add_generation_prompt"].(bool); ok {
+		if v, ok := r.extra["add_generation_prompt"].(bool); ok {
 			addGen = v
 		}
 	}

@@ -10,7 +10,7 @@ func renderBody(bb *bodyBuilder, e Endpoint, t *dataset.Turn, tc *turnCtx, strea
 	return b
 }
 
-func countInput(r *runner, e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
+func countInput(r *counter, e Endpoint, t *dataset.Turn, tc *turnCtx, rec *record.Client, sc *scratch) {
 	r.templateCount(adapterOf(e), t, tc, rec, sc)
 }
 

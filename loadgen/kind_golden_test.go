@@ -18,7 +18,7 @@ import (
 // of it; rewrite it with -update only for a documented behaviour change.
 func kindFingerprint(t *testing.T) []byte {
 	var out bytes.Buffer
-	r := &runner{tok: gpt2(t), tmemo: map[string]templated{}, cfg: Config{Workload: Workload{ExtraBody: map[string]any{"add_generation_prompt": false}}}}
+	r := newCounter(gpt2(t), map[string]any{"add_generation_prompt": false})
 	hist := []message{{Role: "user", Content: "earlier question"}, {Role: "assistant", Content: "earlier answer"}}
 	type variant struct {
 		name   string

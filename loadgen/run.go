@@ -129,9 +129,7 @@ type runner struct {
 	spin    time.Duration
 	early   wakeEarly           // the open-loop pacer's, see sleepUntil
 	warmers map[*target]*warmer // the open loop's, see prepareConn; nil = none
-	memoMu  sync.RWMutex
-	memo    map[string]int
-	tmemo   map[string]templated // templateCount's results for short single-turn inputs, under memoMu
+	counts  *counter
 	apiKey  string
 	headers [][2]string
 	hdr     *headerBlock // headers rendered once
@@ -199,10 +197,11 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 			return nil, fmt.Errorf("loadgen: default tokenizer: %w", err)
 		}
 	}
-	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{self: &selfMeter{}}, spin: DefaultSpin, memo: map[string]int{}, tmemo: map[string]templated{}}
+	r := &runner{cfg: cfg, tok: tok, sink: sink, clock: &runClock{self: &selfMeter{}}, spin: DefaultSpin}
 	if cfg.CoarseTimer {
 		r.spin = 0
 	}
+	r.counts = newCounter(tok, cfg.ExtraBody)
 	r.fp = newFingerprinter(cfg.PromptSalt, cfg.ShardIndex, cfg.shards())
 	r.ideal = newIdealFeed(&r.cfg, tok)
 	var err error
@@ -753,8 +752,8 @@ func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
 	c, res := &sc.call, &sc.res
 	// Counted after the send, so rendering never delays a request; tc and t are
 	// unchanged until this function returns, so these are the messages sent.
-	r.templateCount(q.api, q.t, q.tc, rec, sc)
-	r.idealAdd(q, rec)
+	r.counts.templateCount(q.api, q.t, q.tc, rec, sc)
+	r.ideal.addRequest(q, rec, r.priming, r.counts)
 	if res.badCached {
 		r.badCached.CompareAndSwap(nil, &badField{id: rec.RequestID})
 		r.nBadCached.Add(1)
@@ -770,7 +769,7 @@ func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
 		}
 	}
 	recordClip(q.api, q.tc.media, rec)
-	r.count(rec, res, sc)
+	r.counts.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
 	r.fp.addDigest(q.idx, r.bodyDigest(q.t, sc, c.body)) // after the send: hashing never delays a request
 	c.body = nil

@@ -608,7 +608,7 @@ func TestISLTemplateCountsTheMessagesSent(t *testing.T) {
 // rendered (a chat payload without messages) is marked record.ISLTemplateUnknown; one
 // whose kind does not template its input is left unset.
 func TestTemplateCountUnrenderable(t *testing.T) {
-	r := &runner{tok: gpt2(t), tmemo: map[string]templated{}}
+	r := newCounter(gpt2(t), nil)
 	for _, c := range []struct {
 		e    Endpoint
 		t    dataset.Turn
@@ -633,7 +633,7 @@ func TestTemplateCountUnrenderable(t *testing.T) {
 // prompt) equals a fresh one, and that the key tells add_generation_prompt and the
 // system prompt apart.
 func TestTemplateCountMemo(t *testing.T) {
-	r := &runner{tok: gpt2(t), tmemo: map[string]templated{}}
+	r := newCounter(gpt2(t), nil)
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`)
 	sc := &scratch{} // shared, as a pooled one is: a reused key buffer must not leak
 	count := func(tt *dataset.Turn, tc *turnCtx, e Endpoint) record.Client {
@@ -649,7 +649,7 @@ func TestTemplateCountMemo(t *testing.T) {
 	}
 	plain := count(&dataset.Turn{Prompt: "hello"}, &turnCtx{}, EndpointChat)
 	sys := count(&dataset.Turn{Prompt: "hello"}, &turnCtx{system: "Be brief."}, EndpointChat)
-	r.cfg.ExtraBody = map[string]any{"add_generation_prompt": false}
+	r.extra = map[string]any{"add_generation_prompt": false}
 	noGen := count(&dataset.Turn{Prompt: "hello"}, &turnCtx{}, EndpointChat)
 	if plain.ISLTemplate != want || sys.ISLTemplate <= want || noGen.ISLTemplate >= want {
 		t.Errorf("ISLTemplate plain %d, with system %d, without generation prompt %d; want %d, more, less",
