@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfgate/perfgate/record"
@@ -62,11 +63,11 @@ type AbortWatch interface {
 // AbortTick is how often the load generator asks an [AbortWatch] whether to stop.
 const AbortTick = 100 * time.Millisecond
 
-// watchAbort asks the run's AbortWatch every AbortTick whether to stop, until the
-// returned function is called (it waits for the watch to end). When the watch says
-// stop, it keeps the reason and calls abort with [ErrAborted] wrapping it.
-func (r *runner) watchAbort(abort context.CancelCauseFunc) (stop func()) {
-	w := r.cfg.Watch
+// watchAbort asks w every AbortTick whether to stop the run (giving it the requests
+// in flight first, when it is an InFlightWatch), until the returned function is called
+// (it waits for the watch to end). When w says stop, it keeps the reason in stopped
+// and calls abort with [ErrAborted] wrapping it.
+func watchAbort(w AbortWatch, clock *runClock, inFlight *atomic.Int64, stopped *stopCause, abort context.CancelCauseFunc) (stop func()) {
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
@@ -78,15 +79,15 @@ func (r *runner) watchAbort(abort context.CancelCauseFunc) (stop func()) {
 				return
 			case <-t.C:
 			}
-			now := r.clock.now()
+			now := clock.now()
 			if iw, ok := w.(InFlightWatch); ok {
-				iw.ObserveInFlight(int(r.inFlight.Load()), now)
+				iw.ObserveInFlight(int(inFlight.Load()), now)
 			}
 			why, ok := w.Check(now)
 			if !ok {
 				continue
 			}
-			if r.stopWith(why.Kind, why.Reason) {
+			if stopped.stopWith(why.Kind, why.Reason) {
 				abort(fmt.Errorf("%w: %s", ErrAborted, why.Reason))
 			}
 			return
@@ -98,11 +99,15 @@ func (r *runner) watchAbort(abort context.CancelCauseFunc) (stop func()) {
 	}
 }
 
+// stopCause is why a run was stopped early: the first reason the schedule watch or
+// the abort watch gave (see stopWith); nil while none did.
+type stopCause struct{ atomic.Pointer[abortInfo] }
+
 // stopWith keeps the first reason the run was stopped for (the schedule watch's or
 // the abort watch's) and reports whether it was the first.
-func (r *runner) stopWith(kind, why string) bool {
+func (s *stopCause) stopWith(kind, why string) bool {
 	a := &abortInfo{kind: kind, why: why}
-	return r.aborted.CompareAndSwap(nil, a)
+	return s.CompareAndSwap(nil, a)
 }
 
 // abortInfo is why and how a run was stopped early.

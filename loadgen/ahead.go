@@ -1,7 +1,7 @@
 package loadgen
 
 // Open-loop sending. The pacer (openLoop) hands each request to a sender goroutine (an
-// idle one, or a new one) half to all of its lead (runner.lead) before it is due; the
+// idle one, or a new one) half to all of its lead (openLoop.lead) before it is due; the
 // sender builds everything it sends (record, body, headers, the request's bytes) and
 // takes a connection, then hands the prepared request to the run's send loop (submit)
 // and waits for the answer on the connection. The send loop, one goroutine on an OS
@@ -11,7 +11,7 @@ package loadgen
 // network wake-up, as in the closed loop). A request whose sender has not handed it
 // over by its due time is overtaken by the ones after it, so one sender kept waiting
 // for a processor makes one request late, not every request due while it waits. The
-// run clock starts one lead after the pacer (runner.headStart), so the first requests
+// run clock starts one lead after the pacer (openLoop.headStart), so the first requests
 // are prepared ahead too.
 //
 // This replaced two designs. The first started a goroutine per request at its due time,
@@ -114,8 +114,8 @@ func (g *sendGate) settle() bool {
 // lead is how long before its due time the pacer hands a request to its sender, at
 // the most (at the least half of it): prepareLead, or ceilingLead under a concurrency
 // ceiling.
-func (r *runner) lead() time.Duration {
-	if r.sem != nil {
+func (o *openLoop) lead() time.Duration {
+	if o.sem != nil {
 		return ceilingLead
 	}
 	return prepareLead
@@ -126,11 +126,8 @@ func (r *runner) lead() time.Duration {
 // at zero gave the first of them no lead at all: at 5,000 req/s the first tens of
 // requests went out 2–5 ms late, while the run's first senders started (counted in
 // BenchmarkOpenLoopCost's runs, docs/performance.md).
-func (r *runner) headStart() time.Duration {
-	if r.pacer == nil {
-		return 0
-	}
-	return r.lead()
+func (o *openLoop) headStart() time.Duration {
+	return o.lead()
 }
 
 // prepareSend readies c, due at g, before its due time. Written over HTTP, c takes its
@@ -138,9 +135,9 @@ func (r *runner) headStart() time.Duration {
 // (sendAhead). Otherwise (another sender, or a connection that could not be had, whose
 // failure is then recorded at the due time) it waits here until the loop wakes it at
 // the due time, in schedule order.
-func (r *runner) prepareSend(ctx context.Context, c *call, g *sendGate) {
-	if r.warmers != nil {
-		r.prepareConn(ctx, c)
+func (g *sendGate) prepareSend(ctx context.Context, c *call) {
+	if o := g.loop.o; o.warmers != nil {
+		o.prepareConn(ctx, c)
 		if c.preErr == nil {
 			c.gate = g
 			return
@@ -157,7 +154,7 @@ func (r *runner) prepareSend(ctx context.Context, c *call, g *sendGate) {
 // leaveGate gives up g's turn if the request ends without handing it to the send loop
 // (a body that could not be built, a failed connection, a cancelled run), so the loop
 // goes on to the next request.
-func (r *runner) leaveGate(g *sendGate) {
+func (g *sendGate) leave() {
 	if g != nil && !g.submitted {
 		g.cn, g.wake = nil, nil
 		g.submit()
@@ -249,7 +246,7 @@ func (c *call) retryFresh(x *exchange) bool {
 // order, from one goroutine locked to its OS thread (so the thread's timer slack is set
 // once, see lockPreciseThread).
 type sendLoop struct {
-	r     *runner
+	o     *openLoop
 	in    chan *sendGate // submitted gates, in any order
 	ahead chan struct{}  // the pacer's: a token per request handed out and not yet passed
 	stop  chan struct{}  // closed once the pacer hands out no more; total is then final
@@ -261,8 +258,8 @@ type sendLoop struct {
 	passed, sends atomic.Uint64
 }
 
-func newSendLoop(r *runner) *sendLoop {
-	return &sendLoop{r: r, in: make(chan *sendGate, maxAhead), ahead: make(chan struct{}, maxAhead), stop: make(chan struct{})}
+func newSendLoop(o *openLoop) *sendLoop {
+	return &sendLoop{o: o, in: make(chan *sendGate, maxAhead), ahead: make(chan struct{}, maxAhead), stop: make(chan struct{})}
 }
 
 // finish tells the loop the pacer handed out n requests in all.
@@ -288,7 +285,7 @@ func (l *sendLoop) run(ctx context.Context) {
 				return
 			}
 			h, due, end := l.target()
-			if h == nil || h.due-l.r.clock.now() > l.r.spin {
+			if h == nil || h.due-l.o.clock.now() > l.o.spin {
 				if !l.await(ctx, &stop, due, end) {
 					return
 				}
@@ -321,8 +318,8 @@ func (l *sendLoop) advance() {
 // the spin (sleeping until h's due time and writing it; the late one, handed over
 // meanwhile, goes right after it).
 func (l *sendLoop) target() (h *sendGate, due time.Duration, end bool) {
-	due, end = l.r.pacer.Pace(0, l.next)
-	if end || due > l.r.clock.now() {
+	due, end = l.o.pacer.Pace(0, l.next)
+	if end || due > l.o.clock.now() {
 		return nil, due, end
 	}
 	if h = l.firstIn(); h != nil {
@@ -356,13 +353,13 @@ func (l *sendLoop) await(ctx context.Context, stop *chan struct{}, due time.Dura
 	}
 	var timeout <-chan time.Time
 	if !end {
-		switch d := due - l.r.clock.now(); {
-		case d > l.r.spin:
-			t := time.NewTimer(d - l.r.spin)
+		switch d := due - l.o.clock.now(); {
+		case d > l.o.spin:
+			t := time.NewTimer(d - l.o.spin)
 			defer t.Stop()
 			timeout = t.C
 		case d > 0:
-			return l.r.sleepUntil(ctx, due)
+			return l.o.sleepUntil(ctx, due)
 		}
 	}
 	select {
@@ -397,7 +394,7 @@ func (l *sendLoop) pass(ctx context.Context, g *sendGate) {
 	if g.cn == nil && g.wake == nil || g.ctx.Err() != nil {
 		return
 	}
-	if !l.r.sleepUntil(ctx, g.due) || g.ctx.Err() != nil {
+	if !l.o.sleepUntil(ctx, g.due) || g.ctx.Err() != nil {
 		return
 	}
 	if g.wake != nil {
@@ -407,7 +404,7 @@ func (l *sendLoop) pass(ctx context.Context, g *sendGate) {
 	if !g.state.CompareAndSwap(gatePending, gateWriting) {
 		return // given up by its sender
 	}
-	clock := l.r.clock
+	clock := l.o.clock
 	g.sent = clock.now()
 	if g.bufs != nil {
 		_, g.err = g.bufs.WriteTo(g.cn.Conn)
@@ -425,13 +422,13 @@ func (l *sendLoop) pass(ctx context.Context, g *sendGate) {
 // prepareConn takes c's connection before the request's due time (a pooled one, or
 // a new one dialed now), arms its kernel timestamps, and has the target's warmer top
 // its idle connections up. A failure is kept for the send to record.
-func (r *runner) prepareConn(ctx context.Context, c *call) {
-	w := r.warmers[c.target]
+func (o *openLoop) prepareConn(ctx context.Context, c *call) {
+	w := o.warmers[c.target]
 	var deadline time.Time
 	if c.timeout > 0 {
 		deadline = time.Now().Add(c.timeout)
 	}
-	cn, reused, err := c.target.get(ctx, r.clock, deadline)
+	cn, reused, err := c.target.get(ctx, o.clock, deadline)
 	if err != nil {
 		c.preErr = err
 		return
@@ -513,26 +510,23 @@ func (w *warmer) run(ctx context.Context) {
 // its own in its preparation, and under load those dials (0.4–4 ms) made the run's
 // first tens of requests late by more than a millisecond. Failures are left to the
 // requests' own dials to record.
-func (r *runner) prewarm(ctx context.Context) {
-	if r.pacer == nil || len(r.targets) == 0 {
-		return
-	}
-	if _, ok := r.sender.(*httpSender); !ok {
+func (o *openLoop) prewarm(ctx context.Context) {
+	if !o.http || len(o.targets) == 0 {
 		return
 	}
 	n := maxAhead
-	if rate := r.pacer.Rate(0); !math.IsInf(rate, 1) {
-		n = min(max(int(math.Ceil(rate*2*r.lead().Seconds())), spareConns), maxAhead)
+	if rate := o.pacer.Rate(0); !math.IsInf(rate, 1) {
+		n = min(max(int(math.Ceil(rate*2*o.lead().Seconds())), spareConns), maxAhead)
 	}
 	var deadline time.Time
-	if d := r.cfg.timeout(); d > 0 {
+	if d := o.timeout; d > 0 {
 		deadline = time.Now().Add(d)
 	}
 	var wg sync.WaitGroup
 	for i := range n {
-		t := r.targets[i%len(r.targets)]
+		t := o.targets[i%len(o.targets)]
 		wg.Go(func() {
-			if c, err := t.dial(ctx, r.clock, deadline); err == nil {
+			if c, err := t.dial(ctx, o.clock, deadline); err == nil {
 				t.put(c)
 			}
 		})
@@ -542,8 +536,8 @@ func (r *runner) prewarm(ctx context.Context) {
 
 // watchIdle has the connections prewarm dialed (before the context requests run under
 // was known) watch that context, as those dialed later do (see target.dial).
-func (r *runner) watchIdle() {
-	for _, t := range r.targets {
+func (o *openLoop) watchIdle() {
+	for _, t := range o.targets {
 		if t.runCtx == nil || t.runCtx.Done() == nil {
 			continue
 		}
@@ -559,16 +553,16 @@ func (r *runner) watchIdle() {
 
 // startWarmers starts a warmer per target when requests go over HTTP, under ctx; the
 // returned function stops them and waits until they have put back what they dialed.
-func (r *runner) startWarmers(ctx context.Context) (stop func()) {
-	if _, ok := r.sender.(*httpSender); !ok {
+func (o *openLoop) startWarmers(ctx context.Context) (stop func()) {
+	if !o.http {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	r.warmers = make(map[*target]*warmer, len(r.targets))
-	for _, t := range r.targets {
-		w := &warmer{t: t, clock: r.clock, wake: make(chan struct{}, 1)}
-		r.warmers[t] = w
+	o.warmers = make(map[*target]*warmer, len(o.targets))
+	for _, t := range o.targets {
+		w := &warmer{t: t, clock: o.clock, wake: make(chan struct{}, 1)}
+		o.warmers[t] = w
 		wg.Go(func() { w.run(ctx) })
 	}
 	return func() {

@@ -295,7 +295,7 @@ func countingServer(t *testing.T, onRequest func(*countingListener)) (*countingL
 // strictly in schedule order never writes it: the test would fail at its bound), and
 // request 0 as soon as it is in, every one no earlier than its due time.
 func TestSendLoopLateRequestOvertaken(t *testing.T) {
-	r := &runner{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: DefaultSpin, pacer: ConstantPacer{Freq: 50}}
+	r := &openLoop{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: DefaultSpin, pacer: ConstantPacer{Freq: 50}}
 	loop := newSendLoop(r)
 	writes := make(chan uint64, 3)
 	gates := make([]*sendGate, 3)

@@ -41,36 +41,31 @@ import (
 	"github.com/perfgate/perfgate/record"
 )
 
-// eventLoops sends the closed loop's n workers' requests through event loops when the
-// run allows it (see loopable), and reports whether it did.
-func (r *runner) eventLoops(ctx context.Context, n int) bool {
-	if !r.loopable() {
-		return false
-	}
-	k := loops(r.cfg.EventLoops, n)
+// drive sends the closed loop's requests through event loops, or with the goroutine
+// workers when a loop cannot be made (no epoll here).
+func (d *eventLoops) drive(ctx context.Context) {
+	k := loops(d.most, d.n)
 	ls := make([]*evLoop, 0, k)
 	for i := range k {
-		slots := n / k
-		if i < n%k {
+		slots := d.n / k
+		if i < d.n%k {
 			slots++
 		}
-		l, err := newEvLoop(r, ctx, slots)
+		l, err := newEvLoop(d, ctx, slots)
 		if err != nil {
 			for _, l := range ls {
 				l.close()
 			}
-			return false // no epoll here: the goroutine way
+			d.fallback.drive(ctx) // no epoll here: the goroutine way
+			return
 		}
 		ls = append(ls, l)
 	}
+	var wg sync.WaitGroup
 	for _, l := range ls {
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			l.run()
-		}()
+		wg.Go(l.run)
 	}
-	return true
+	wg.Wait()
 }
 
 // loops is how many event loops serve n closed-loop workers: at most most (zero = one
@@ -85,7 +80,7 @@ func loops(most, n int) int {
 
 // evLoop is one event loop: its epoll set, its connections and its worker slots.
 type evLoop struct {
-	r    *runner
+	d    *eventLoops
 	ctx  context.Context
 	ep   int    // the epoll descriptor
 	wake [2]int // a pipe: a byte written to wake[1] wakes the loop (cancellation, a dial's end)
@@ -95,7 +90,7 @@ type evLoop struct {
 	closed bool
 	conns  []*evConn
 	free   []int32
-	idle   [][]*evConn // per target (r.targets' order): kept-alive connections not in use
+	idle   [][]*evConn // per target (d.targets' order): kept-alive connections not in use
 	slots  []*evSlot
 	active int // slots still sending (not done, not handed to a goroutine)
 	dials  int // dials under way
@@ -169,12 +164,12 @@ type evDial struct {
 	err error
 }
 
-func newEvLoop(r *runner, ctx context.Context, slots int) (*evLoop, error) {
+func newEvLoop(d *eventLoops, ctx context.Context, slots int) (*evLoop, error) {
 	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	l := &evLoop{r: r, ctx: ctx, ep: ep, idle: make([][]*evConn, len(r.targets)), dialed: make(chan evDial, slots), back: make(chan evBack, slots), events: make([]syscall.EpollEvent, max(slots, 16))}
+	l := &evLoop{d: d, ctx: ctx, ep: ep, idle: make([][]*evConn, len(d.targets)), dialed: make(chan evDial, slots), back: make(chan evBack, slots), events: make([]syscall.EpollEvent, max(slots, 16))}
 	if err := syscall.Pipe2(l.wake[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
 		syscall.Close(ep)
 		return nil, err
@@ -235,11 +230,11 @@ func (l *evLoop) run() {
 				l.ready(ec, ev.Events)
 			}
 		}
-		if l.earliest > 0 && l.r.clock.now() >= l.earliest {
+		if l.earliest > 0 && l.d.clock.now() >= l.earliest {
 			l.expire()
 		}
 	}
-	l.r.evServed.Add(l.served)
+	l.d.served.Add(l.served)
 }
 
 // evYields is how many times a loop yields its processor, polling after each, before
@@ -264,7 +259,7 @@ func (l *evLoop) wait() int {
 	}
 	ms := 1000
 	if l.earliest > 0 {
-		ms = int(min(max((l.earliest-l.r.clock.now()+time.Millisecond-1)/time.Millisecond, 0), 1000))
+		ms = int(min(max((l.earliest-l.d.clock.now()+time.Millisecond-1)/time.Millisecond, 0), 1000))
 	}
 	// Blocking: an ordinary system call, so the runtime can run others meanwhile and
 	// a stop-the-world never waits for it.
@@ -305,9 +300,9 @@ func (l *evLoop) woken() {
 
 // next starts the slot's next request, or ends the slot.
 func (l *evLoop) next(s *evSlot) {
-	r := l.r
+	d := l.d
 	for {
-		idx, conv, ok := r.take(l.ctx)
+		idx, conv, ok := d.wl.take(l.ctx)
 		if !ok {
 			s.state = evDone
 			l.active--
@@ -315,37 +310,28 @@ func (l *evLoop) next(s *evSlot) {
 		}
 		if len(conv.Turns) != 1 || conv.Job != "" { // several turns, or an agent job's sub-agents
 			l.handOff(s, func() evBack {
-				r.conversation(l.ctx, conv, idx, 0, false, nil)
+				d.send.conversation(l.ctx, conv, idx, 0, false, nil)
 				return evBack{s: s, fd: -1}
 			})
 			return
 		}
-		conv = r.salted(conv, idx)
 		sc := s.sc
-		sc.tc = turnCtx{system: r.cfg.SystemPrompt, history: sc.tc.history[:0]}
-		s.q = turnReq{convID: conv.ID, nTurns: 1, idx: idx, t: &conv.Turns[0], tc: &sc.tc}
-		s.tg = r.pick()
-		if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
-			s.tg.pending.Add(1)
-		}
-		rec, ok := r.prepare(&s.q, sc, s.tg)
+		tg, rec, ok := d.send.begin(conv, idx, sc, &s.q)
 		if !ok {
-			l.unpend(s)
 			continue // recorded as failed
 		}
-		s.rec = rec
+		s.tg, s.rec = tg, rec
 		res := sc.result()
 		c := &sc.call
-		r.inFlight.Add(1) // ended in finish (see end)
 		if s.q.stream {
 			l.handOff(s, func() evBack {
-				r.sender.send(l.ctx, c, rec, res)
+				d.sender.send(l.ctx, c, rec, res)
 				l.end(s)
 				return evBack{s: s, fd: -1}
 			})
 			return
 		}
-		x := sc.w.begin(l.ctx, r.clock, c, rec, res)
+		x := sc.w.begin(l.ctx, d.clock, c, rec, res)
 		s.deadline = 0
 		if c.timeout > 0 {
 			s.deadline = x.begin + c.timeout
@@ -359,17 +345,9 @@ func (l *evLoop) next(s *evSlot) {
 	}
 }
 
-// unpend ends the slot's request's count for least-outstanding routing.
-func (l *evLoop) unpend(s *evSlot) {
-	if l.r.cfg.Routing == RouteLeastOutstanding && len(l.r.targets) > 1 {
-		s.tg.pending.Add(-1)
-	}
-}
-
-// end finishes the slot's request (see runner.finish).
+// end finishes the slot's request (see runner.end).
 func (l *evLoop) end(s *evSlot) {
-	l.r.finish(&s.q, s.sc, s.rec)
-	l.unpend(s)
+	l.d.send.end(&s.q, s.sc, s.rec, s.tg)
 	s.rec, s.ec, s.wrErr = nil, nil, nil
 	s.sc.tc.history = s.sc.tc.history[:0]
 }
@@ -404,9 +382,9 @@ func (l *evLoop) cameBack(b evBack) {
 	l.next(b.s)
 }
 
-// targetIndex is tg's index in r.targets.
+// targetIndex is tg's index in d.targets.
 func (l *evLoop) targetIndex(tg *target) int {
-	for i, t := range l.r.targets {
+	for i, t := range l.d.targets {
 		if t == tg {
 			return i
 		}
@@ -426,7 +404,7 @@ func (l *evLoop) connect(s *evSlot) {
 	}
 	s.state = evDialing
 	l.dials++
-	tg, clock, total, ctx := s.tg, l.r.clock, x.total, l.ctx
+	tg, clock, total, ctx := s.tg, l.d.clock, x.total, l.ctx
 	go func() {
 		d := evDial{s: s, fd: -1}
 		cn, err := tg.dial(ctx, clock, total)
@@ -498,7 +476,7 @@ func (l *evLoop) attach(s *evSlot, ec *evConn, reused bool, dt dialTimes) {
 	if l.ctx.Err() != nil {
 		l.drop(ec)
 		rec := s.rec
-		rec.Sent = l.r.clock.now()
+		rec.Sent = l.d.clock.now()
 		rec.Done = rec.Sent
 		rec.ErrorKind, rec.Error = record.ErrCancelled, cancelled(l.ctx, "before sending")
 		l.done(s)
@@ -533,7 +511,7 @@ func (l *evLoop) write(s *evSlot) {
 		l.writeFailed(s, os.NewSyscallError("write", e))
 		return
 	}
-	s.sc.w.x.rec.Written = l.r.clock.now()
+	s.sc.w.x.rec.Written = l.d.clock.now()
 	s.state = evReading
 	l.watch(ec, false)
 }
@@ -559,7 +537,7 @@ func (l *evLoop) writeFailed(s *evSlot, err error) {
 	x := &s.sc.w.x
 	if l.ctx.Err() != nil {
 		l.drop(s.ec)
-		x.rec.Done = l.r.clock.now()
+		x.rec.Done = l.d.clock.now()
 		x.rec.ErrorKind, x.rec.Error = errKind(l.ctx, err, x.total)
 		l.done(s)
 		return
@@ -572,7 +550,7 @@ func (l *evLoop) writeFailed(s *evSlot, err error) {
 	}
 	s.wrErr = err
 	s.state = evReading
-	s.deadline = l.r.clock.now() + answerWait
+	s.deadline = l.d.clock.now() + answerWait
 	if l.earliest == 0 || s.deadline < l.earliest {
 		l.earliest = s.deadline
 	}
@@ -635,7 +613,7 @@ func (l *evLoop) read(s *evSlot) {
 		return
 	}
 	if ec.cn.first == 0 {
-		ec.cn.first = l.r.clock.now()
+		ec.cn.first = l.d.clock.now()
 	}
 	if s.inBody {
 		if s.got += int(n); s.got == s.length {
@@ -720,7 +698,7 @@ func (l *evLoop) readFailed(s *evSlot, e error) {
 // writeLost records a write that failed with no answer after it.
 func (l *evLoop) writeLost(s *evSlot) {
 	rec := s.rec
-	rec.Done = l.r.clock.now()
+	rec.Done = l.d.clock.now()
 	rec.ErrorKind, rec.Error = record.ErrConnect, "loadgen: write request: "+s.wrErr.Error()
 	l.done(s)
 }
@@ -735,7 +713,7 @@ func (l *evLoop) fail(s *evSlot, err error) {
 		return
 	}
 	if s.state == evWriting {
-		x.rec.Done = l.r.clock.now()
+		x.rec.Done = l.d.clock.now()
 		x.rec.ErrorKind, x.rec.Error = errKind(l.ctx, err, x.total)
 		l.done(s)
 		return
@@ -748,7 +726,7 @@ func (l *evLoop) fail(s *evSlot, err error) {
 // expire ends the requests whose total deadline passed (a dial is bounded by it
 // itself), and finds the next deadline.
 func (l *evLoop) expire() {
-	now := l.r.clock.now()
+	now := l.d.clock.now()
 	l.earliest = 0
 	for _, s := range l.slots {
 		if s.deadline == 0 || s.state != evWriting && s.state != evReading && s.state != evDialing {
@@ -786,7 +764,7 @@ func (l *evLoop) handOver(s *evSlot) {
 		return
 	}
 	pc := &prefixConn{Conn: nc, pre: ec.buf[:ec.n]}
-	cn := s.tg.newConn(pc, l.r.clock, dialTimes{})
+	cn := s.tg.newConn(pc, l.d.clock, dialTimes{})
 	cn.first, cn.armed = ec.cn.first, false
 	cn.setTotalDeadline(x.total, x.c.timeout)
 	x.cn, x.reused = cn, s.reused
@@ -795,7 +773,7 @@ func (l *evLoop) handOver(s *evSlot) {
 		w.watch(x)
 		err := w.readHead(x)
 		if s.wrErr != nil && err != nil {
-			s.rec.Done = l.r.clock.now()
+			s.rec.Done = l.d.clock.now()
 			s.rec.ErrorKind, s.rec.Error = record.ErrConnect, "loadgen: write request: "+s.wrErr.Error()
 		} else {
 			w.receive(x, err)

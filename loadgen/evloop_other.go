@@ -4,5 +4,5 @@ package loadgen
 
 import "context"
 
-// eventLoops reports false: the event loop is Linux's (epoll); the goroutine way sends.
-func (r *runner) eventLoops(ctx context.Context, n int) bool { return false }
+// drive sends with the goroutine workers: the event loop is Linux's (epoll).
+func (d *eventLoops) drive(ctx context.Context) { d.fallback.drive(ctx) }

@@ -312,7 +312,7 @@ func mean(xs []float64) float64 {
 //	go test ./loadgen -run '^$' -bench PacerWait -benchtime 3x
 func BenchmarkPacerWait(b *testing.B) {
 	const n = openLoopRate
-	legacy := func(r *runner, due time.Duration) {
+	legacy := func(r *openLoop, due time.Duration) {
 		if d := due - r.clock.now(); d > r.spin {
 			sleep(context.Background(), d-r.spin)
 		}
@@ -327,11 +327,11 @@ func BenchmarkPacerWait(b *testing.B) {
 	modes := []struct {
 		name string
 		spin time.Duration
-		wait func(r *runner, due time.Duration)
+		wait func(r *openLoop, due time.Duration)
 	}{
-		{"precise", DefaultSpin, func(r *runner, due time.Duration) { r.sleepUntil(context.Background(), due) }},
+		{"precise", DefaultSpin, func(r *openLoop, due time.Duration) { r.sleepUntil(context.Background(), due) }},
 		{"spin300", DefaultSpin, legacy},
-		{"coarse", 0, func(r *runner, due time.Duration) { r.sleepUntil(context.Background(), due) }},
+		{"coarse", 0, func(r *openLoop, due time.Duration) { r.sleepUntil(context.Background(), due) }},
 	}
 	for _, m := range modes {
 		b.Run(m.name, func(b *testing.B) {
@@ -339,7 +339,7 @@ func BenchmarkPacerWait(b *testing.B) {
 			for b.Loop() {
 				seed++
 				p := &PoissonPacer{Freq: openLoopRate, Src: rand.NewPCG(seed, 1)}
-				r := &runner{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: m.spin}
+				r := &openLoop{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: m.spin}
 				late := make([]float64, 0, n)
 				c0 := processCPU()
 				for k := range uint64(n) {

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -299,4 +301,40 @@ func NewTracePacer(recs []record.Client, speedup float64) TracePacer {
 		}
 	}
 	return TracePacer{Offsets: offs, Speedup: speedup}
+}
+
+// newPacer returns the run's open-loop pacer for cfg drawing from in (a schedule's
+// offsets), or nil for a closed loop.
+func newPacer(cfg *Config, in dataset.Source) (Pacer, error) {
+	if cfg.Schedule {
+		sl, ok := in.(dataset.Offsets)
+		if !ok {
+			return nil, errors.New("loadgen: schedule needs a finite input")
+		}
+		speedup := cfg.Speedup
+		if cfg.InputFormat == FormatAgentTrace {
+			speedup = 1 // the source's offsets are already sped up and capped
+		}
+		return TracePacer{Offsets: sl.Offsets(), Speedup: speedup}, nil
+	}
+	if cfg.Pacer != nil {
+		return cfg.Pacer, nil
+	}
+	if len(cfg.RateSeries) > 0 {
+		return &SeriesPacer{Series: cfg.RateSeries, Arrival: cfg.Arrival, Burstiness: cfg.Burstiness, Src: rand.NewPCG(cfg.Seed, 0xa441)}, nil
+	}
+	if cfg.Rate <= 0 {
+		return nil, nil
+	}
+	if cfg.Ramp > 0 {
+		return RampPacer{From: cfg.RampFrom, To: cfg.Rate, Over: cfg.Ramp}, nil
+	}
+	src := rand.NewPCG(cfg.Seed, 0xa441)
+	switch cfg.Arrival {
+	case ArrivalConstant:
+		return ConstantPacer{Freq: cfg.Rate}, nil
+	case ArrivalGamma:
+		return &GammaPacer{Freq: cfg.Rate, Burstiness: cfg.Burstiness, Src: src}, nil
+	}
+	return &PoissonPacer{Freq: cfg.Rate, Src: src}, nil
 }

@@ -28,7 +28,7 @@ func Prepare(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink fun
 	}
 	if cfg.PrimePrefixes {
 		if r.primed, err = r.prime(ctx); err != nil {
-			closeSource(r.src)
+			closeSource(r.wl.src)
 			return nil, err
 		}
 	}
@@ -40,7 +40,7 @@ func Prepare(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink fun
 func (p *Prepared) Run(ctx context.Context) (*Outcome, error) { return p.r.run(ctx) }
 
 // Close releases a Prepared that will not be run (its input file).
-func (p *Prepared) Close() { closeSource(p.r.src) }
+func (p *Prepared) Close() { closeSource(p.r.wl.src) }
 
 // SetStart sets the wall-clock instant the run's clock starts (Config.StartAt), for a
 // caller that learns it only once every run it starts together is prepared. Call it

@@ -47,8 +47,8 @@ func (r *runner) prime(ctx context.Context) ([]record.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	closeSource(p.src)
-	p.src, p.idPrefix = &dataset.Slice{Items: convs}, r.classPrefix+primePrefix
+	closeSource(p.wl.src)
+	p.wl.src, p.idPrefix = &dataset.Slice{Items: convs}, r.classPrefix+primePrefix
 	p.ideal, p.priming = r.ideal, true // cached by the ideal rate's cache, not counted
 	out, err := p.run(ctx)
 	if err != nil {

@@ -83,6 +83,27 @@ type sender interface {
 	send(ctx context.Context, c *call, rec *record.Client, res *result)
 }
 
+// A driver is one transport: it sends a run's requests from the run's start until the
+// run ends (the workload runs out, the pacer stops, ctx ends) and returns once every
+// request it sent has finished. The runner chooses one by configuration (see
+// runner.driver): the open loop (schedule.go, ahead.go), user-centric timing's users
+// (usercentric.go), the closed loop's goroutine workers (workers.go), the reference,
+// or its event loops (evloop*.go).
+type driver interface {
+	drive(ctx context.Context)
+}
+
+// sendPath is what a transport asks of the run for each conversation it draws: the
+// runner's send path, which every transport shares.
+type sendPath interface {
+	// conversation sends conv's turns in order (see runner.conversation).
+	conversation(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate) bool
+	// conversationAs is conversation with a session's options.
+	conversationAs(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate, o sessionOpts) bool
+}
+
+var _ loopPath = (*runner)(nil)
+
 type httpSender struct {
 	clock *runClock
 }
@@ -113,22 +134,15 @@ type runner struct {
 	cfg     Config
 	tok     *tokenizer.Tokenizer
 	sink    func(record.Client)
-	src     dataset.Source
-	convs   chan []dataset.Conversation // batches from the producer
-	batch   []dataset.Conversation      // the batch being drawn from, under takeMu
-	direct  dataset.Source              // src when it is cheap to draw (see cheapSource): drawn under takeMu, no producer
-	takeMu  sync.Mutex
-	taken   int64
+	wl      *workload
 	targets []*target
 	rr      atomic.Uint64
 	bodies  *bodyBuilder
 	clock   *runClock
 	fp      *fingerprinter
 	sender  sender
-	pacer   Pacer // nil: closed loop
-	spin    time.Duration
-	early   wakeEarly           // the open-loop pacer's, see sleepUntil
-	warmers map[*target]*warmer // the open loop's, see prepareConn; nil = none
+	pacer   Pacer         // nil: closed loop
+	spin    time.Duration // the open loop's send loop's (see openLoop.sleepUntil)
 	counts  *counter
 	apiKey  string
 	headers [][2]string
@@ -163,15 +177,12 @@ type runner struct {
 	badServer  atomic.Pointer[badField]
 	nBadServer atomic.Int64
 
-	issued   atomic.Int64 // requests claimed (warmup included)
 	evServed atomic.Int64 // requests the event loops sent and finished themselves (see eventLoops)
-	limit    int64        // total requests allowed; <= 0 = unlimited
-	deadline time.Duration
 	sem      chan struct{}
 	prefill  chan struct{} // Config.PrefillConcurrency slots; nil = no cap
 
-	aborted  atomic.Pointer[abortInfo] // why the schedule or the abort watch stopped the run (see stopWith)
-	inFlight atomic.Int64              // requests sent (or being sent) and not yet finished (InFlightWatch)
+	aborted  stopCause    // why the schedule or the abort watch stopped the run
+	inFlight atomic.Int64 // requests sent (or being sent) and not yet finished (InFlightWatch)
 
 	cancelMu  sync.Mutex
 	cancelRng *rand.Rand
@@ -182,7 +193,6 @@ type runner struct {
 	acc       *metric.Accumulator
 	enc       *record.Encoder
 	file      *os.File
-	wg        sync.WaitGroup
 }
 
 // newRunner checks cfg and builds the workload source; reading an input file stops
@@ -202,10 +212,11 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.spin = 0
 	}
 	r.counts = newCounter(tok, cfg.ExtraBody)
+	r.wl = &workload{cfg: &r.cfg, clock: r.clock}
 	r.fp = newFingerprinter(cfg.PromptSalt, cfg.ShardIndex, cfg.shards())
 	r.ideal = newIdealFeed(&r.cfg, tok)
 	var err error
-	if r.src, err = newSource(ctx, &r.cfg, tok); err != nil {
+	if r.wl.src, err = newSource(ctx, &r.cfg, tok); err != nil {
 		return nil, err
 	}
 	if r.bodies, err = newBodyBuilder(&r.cfg); err != nil {
@@ -250,18 +261,18 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.classPrefix = cfg.Class + "-"
 		r.idPrefix = r.classPrefix + "req-"
 	}
-	r.pacer, err = r.makePacer()
+	r.pacer, err = newPacer(&r.cfg, r.wl.src)
 	if err != nil {
 		return nil, err
 	}
 	r.shard()
 	if cfg.Requests > 0 {
-		r.limit = int64(cfg.Requests + cfg.WarmupRequests)
+		r.wl.limit = int64(cfg.Requests + cfg.WarmupRequests)
 	}
 	if cfg.Duration > 0 {
-		r.deadline = cfg.WarmupDuration + cfg.Duration
+		r.wl.deadline = cfg.WarmupDuration + cfg.Duration
 	} else if len(cfg.RateSeries) > 0 && cfg.Requests == 0 && cfg.InputFile == "" {
-		r.deadline = cfg.RateSeries.End() // the series' end is the run's
+		r.wl.deadline = cfg.RateSeries.End() // the series' end is the run's
 	}
 	if r.pacer != nil && cfg.Concurrency > 0 {
 		r.sem = make(chan struct{}, cfg.Concurrency)
@@ -287,16 +298,14 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	for i := range r.primed {
 		r.done <- &r.primed[i] // the priming phase's records first (Prefixes.PrimePrefixes)
 	}
-	if cheapSource(r.src) {
-		r.direct = r.src // no producer goroutine to wake per request
-	} else {
-		r.convs = make(chan []dataset.Conversation, 256/produceBatch)
-		stop := make(chan struct{})
-		defer close(stop)
-		go r.produce(stop)
+	defer r.wl.start()()
+	d := r.driver()
+	var head time.Duration
+	if open, ok := d.(*openLoop); ok {
+		open.prewarm(ctx) // its first connections, before its clock starts
+		head = open.headStart()
 	}
-	r.prewarm(ctx) // an open loop's first connections, before its clock starts
-	if err := r.startClock(ctx, r.headStart()); err != nil {
+	if err := r.startClock(ctx, head); err != nil {
 		close(r.done)
 		<-r.collected
 		if r.file != nil {
@@ -314,45 +323,30 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	// so does a run the abort watch stops (see watchAbort).
 	sendCtx := ctx
 	var abort context.CancelCauseFunc
-	if r.deadline > 0 || r.watchesSchedule() || r.cfg.Watch != nil {
+	open, _ := d.(*openLoop)
+	if r.wl.deadline > 0 || (open != nil && open.watchesSchedule()) || r.cfg.Watch != nil {
 		c, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		if r.deadline > 0 {
-			grace := time.AfterFunc(r.deadline+r.cfg.gracePeriod()-r.clock.now(), func() { cancel(errGraceOver) })
+		if r.wl.deadline > 0 {
+			grace := time.AfterFunc(r.wl.deadline+r.cfg.gracePeriod()-r.clock.now(), func() { cancel(errGraceOver) })
 			defer grace.Stop()
 		}
 		sendCtx, abort = c, cancel
 	}
 	stopWatch := func() {}
 	if r.cfg.Watch != nil {
-		stopWatch = r.watchAbort(abort)
+		stopWatch = watchAbort(r.cfg.Watch, r.clock, &r.inFlight, &r.aborted, abort)
 	}
 	// Each connection watches the context requests run under once, for its life; a
 	// request under that same context then registers nothing of its own (readHead).
 	for _, t := range r.targets {
 		t.runCtx = sendCtx
 	}
-	if r.pacer != nil {
-		r.out.Mode = r.pacer.String()
-		if r.sem != nil {
-			r.out.Mode += fmt.Sprintf(" ≤%d in flight", cap(r.sem))
-		}
-		r.openLoop(sendCtx, abort)
-	} else if p, ok := r.userCentric(); ok {
-		r.out.Mode = p.String()
-		r.userLoop(sendCtx, p)
-	} else {
-		n := max(r.cfg.Concurrency, DefaultConcurrency)
-		if r.limit > 0 && int64(n) > r.limit {
-			n = int(r.limit) // more workers than requests would only wait
-		}
-		r.out.Mode = fmt.Sprintf("Closed{%d workers}", n)
-		if r.cfg.shards() > 1 {
-			r.out.Mode = fmt.Sprintf("Closed{%d of %d workers, shard %d/%d}", ShardWorkers(n, r.cfg.shards(), r.cfg.ShardIndex), n, r.cfg.ShardIndex, r.cfg.shards())
-		}
-		r.closedLoop(sendCtx, n)
+	if open != nil {
+		open.abort = abort
 	}
-	r.wg.Wait()
+	r.out.Mode = r.mode()
+	d.drive(sendCtx)
 	stopWatch() // a run that ended is not stopped after the fact
 	close(r.done)
 	<-r.collected
@@ -365,7 +359,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		r.out.Self.Aborted, r.out.Self.AbortedBy = a.why, a.kind
 	}
 	r.out.Fingerprint, r.out.Fingerprinted = r.fp.sum()
-	closeSource(r.src)
+	closeSource(r.wl.src)
 	r.out.Metrics = r.acc.Metrics()
 	r.out.Jobs = r.acc.Jobs()
 	if b := r.badCached.Load(); b != nil {
@@ -395,17 +389,56 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	return &out, ferr
 }
 
-// cheapSource reports whether drawing from src costs no system call and no tokenizer
-// work (a slice, a small payload file held in memory), so senders draw from it
-// themselves instead of through the producer goroutine.
-func cheapSource(src dataset.Source) bool {
-	switch s := src.(type) {
-	case *dataset.Slice:
-		return true
-	case *dataset.Payloads:
-		return s.InMemory()
+// driver chooses the run's transport by its configuration: under a pacer the open
+// loop; with user-centric timing its users; else the closed loop of n workers (see
+// closedWorkers), through the event loops when the run allows them (Target.Transport,
+// Target.EventLoops; see loopable), else over goroutines.
+func (r *runner) driver() driver {
+	if r.pacer != nil {
+		_, http := r.sender.(*httpSender)
+		return &openLoop{
+			pacer: r.pacer, clock: r.clock, wl: r.wl, send: r, sem: r.sem, spin: r.spin,
+			targets: r.targets, http: http, timeout: r.cfg.timeout(),
+			maxLag: r.cfg.maxScheduleLag(), stopped: &r.aborted,
+		}
 	}
-	return false
+	if p, ok := r.cfg.userCentric(); ok {
+		return &users{p: p, turns: r.cfg.sessionTurns(), wl: r.wl, send: r, clock: r.clock}
+	}
+	n := r.closedWorkers()
+	w := newWorkers(&r.cfg, n, r.wl, r, r.clock)
+	if !loopable(&r.cfg, r.pacer, r.sender, r.targets) {
+		return w
+	}
+	return &eventLoops{wl: r.wl, send: r, sender: r.sender, clock: r.clock, targets: r.targets, most: r.cfg.EventLoops, n: w.local, served: &r.evServed, fallback: w}
+}
+
+// closedWorkers is the closed loop's worker count over all shards.
+func (r *runner) closedWorkers() int {
+	n := max(r.cfg.Concurrency, DefaultConcurrency)
+	if r.wl.limit > 0 && int64(n) > r.wl.limit {
+		n = int(r.wl.limit) // more workers than requests would only wait
+	}
+	return n
+}
+
+// mode describes the run's load (Outcome.Mode).
+func (r *runner) mode() string {
+	if r.pacer != nil {
+		m := r.pacer.String()
+		if r.sem != nil {
+			m += fmt.Sprintf(" ≤%d in flight", cap(r.sem))
+		}
+		return m
+	}
+	if p, ok := r.cfg.userCentric(); ok {
+		return p.String()
+	}
+	n := r.closedWorkers()
+	if r.cfg.shards() > 1 {
+		return fmt.Sprintf("Closed{%d of %d workers, shard %d/%d}", ShardWorkers(n, r.cfg.shards(), r.cfg.ShardIndex), n, r.cfg.ShardIndex, r.cfg.shards())
+	}
+	return fmt.Sprintf("Closed{%d workers}", n)
 }
 
 // errGraceOver is the cause of the cancellation of requests still in flight when the
@@ -492,7 +525,7 @@ func (r *runner) session(ctx context.Context, conv *dataset.Conversation, job st
 			if !sleep(ctx, wait) {
 				return false
 			}
-			if idx = r.claim(ctx); idx < 0 {
+			if idx = r.wl.claim(ctx); idx < 0 {
 				return false
 			}
 			if o.user == nil {
@@ -665,7 +698,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 		tg.pending.Add(1) // only this routing reads it: spare the shared counter
 		defer tg.pending.Add(-1)
 	}
-	defer r.leaveGate(q.gate)
+	defer q.gate.leave()
 	rec, ok := r.prepare(q, sc, tg)
 	if !ok {
 		return "" // recorded as failed: its body could not be built
@@ -673,7 +706,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 	c := &sc.call
 	if q.gate != nil {
 		// Everything is ready before the due time: only the write happens at it.
-		r.prepareSend(ctx, c, q.gate)
+		q.gate.prepareSend(ctx, c)
 		defer c.dropPrepared()
 	}
 	rctx, stop := r.maybeCancel(ctx, q.due)
@@ -694,6 +727,38 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 		r.sendPrefill(rctx, c, rec, res)
 	}
 	return r.finish(q, sc, rec)
+}
+
+// begin readies request idx, the one turn of conv, in sc and q for a transport that
+// sends it itself (the event loops; the goroutine way is request): conv salted, its
+// target picked, its record and call prepared, and the request counted in flight. ok
+// is false when its body could not be built (it is then recorded as failed, and done).
+func (r *runner) begin(conv dataset.Conversation, idx int, sc *scratch, q *turnReq) (tg *target, rec *record.Client, ok bool) {
+	conv = r.salted(conv, idx)
+	sc.tc = turnCtx{system: r.cfg.SystemPrompt, history: sc.tc.history[:0]}
+	*q = turnReq{convID: conv.ID, nTurns: 1, idx: idx, t: &conv.Turns[0], tc: &sc.tc}
+	tg = r.pick()
+	r.pend(tg, 1)
+	if rec, ok = r.prepare(q, sc, tg); !ok {
+		r.pend(tg, -1)
+		return nil, nil, false
+	}
+	r.inFlight.Add(1) // ended in finish (see end)
+	return tg, rec, true
+}
+
+// end finishes a request begin readied, once sent (see finish).
+func (r *runner) end(q *turnReq, sc *scratch, rec *record.Client, tg *target) {
+	r.finish(q, sc, rec)
+	r.pend(tg, -1)
+}
+
+// pend counts a request to tg in (d = 1) or out (-1) for least-outstanding routing,
+// the only reader.
+func (r *runner) pend(tg *target, d int64) {
+	if r.cfg.Routing == RouteLeastOutstanding && len(r.targets) > 1 {
+		tg.pending.Add(d)
+	}
 }
 
 // prepare readies q's request to target tg before its send: its record (rec) and

@@ -90,8 +90,8 @@ func groupDigits(x float64) string {
 
 // watchesSchedule reports whether the run's open loop is watched: a pacer with a
 // finite rate, no concurrency ceiling, and MaxScheduleLag not switched off.
-func (r *runner) watchesSchedule() bool {
-	return r.pacer != nil && r.sem == nil && r.cfg.maxScheduleLag() > 0 && !math.IsInf(r.pacer.Rate(0), 1)
+func (o *openLoop) watchesSchedule() bool {
+	return o.sem == nil && o.maxLag > 0 && !math.IsInf(o.pacer.Rate(0), 1)
 }
 
 // watchTick is how often the watch looks at the schedule: a twentieth of the
@@ -102,10 +102,10 @@ func watchTick(limit time.Duration) time.Duration {
 
 // watchSchedule watches loop's schedule until the returned function is called (it
 // waits for the watch to end). When the client has been more than MaxScheduleLag
-// behind for as long, it keeps the reason in r.aborted and calls abort with
+// behind for as long, it keeps the reason in o.stopped and calls abort with
 // [ErrScheduleBehind] wrapping it.
-func (r *runner) watchSchedule(loop *sendLoop, abort context.CancelCauseFunc) (stop func()) {
-	w := &scheduleWatch{max: r.cfg.maxScheduleLag()}
+func (o *openLoop) watchSchedule(loop *sendLoop, abort context.CancelCauseFunc) (stop func()) {
+	w := &scheduleWatch{max: o.maxLag}
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
@@ -118,14 +118,14 @@ func (r *runner) watchSchedule(loop *sendLoop, abort context.CancelCauseFunc) (s
 			case <-t.C:
 			}
 			next := loop.passed.Load()
-			due, end := r.pacer.Pace(0, next)
+			due, end := o.pacer.Pace(0, next)
 			if end {
 				continue
 			}
-			now, sent := r.clock.now(), loop.sends.Load()
+			now, sent := o.clock.now(), loop.sends.Load()
 			if w.observe(now, now-due, sent) {
-				why := w.reason(now, now-due, sent, r.pacer.Rate(due))
-				if r.stopWith(AbortSchedule, why) {
+				why := w.reason(now, now-due, sent, o.pacer.Rate(due))
+				if o.stopped.stopWith(AbortSchedule, why) {
 					abort(fmt.Errorf("%w: %s", ErrScheduleBehind, why))
 				}
 				return

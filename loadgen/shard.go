@@ -143,20 +143,20 @@ func (r *runner) shard() {
 	if n == 1 {
 		return
 	}
-	r.src = &shardSource{src: r.src, shards: n, index: r.cfg.ShardIndex}
+	r.wl.src = &shardSource{src: r.wl.src, shards: n, index: r.cfg.ShardIndex}
 	if r.pacer != nil {
 		r.pacer = ShardPacer{Global: r.pacer, Shards: n, Index: r.cfg.ShardIndex}
 	}
 }
 
-// workers returns the closed-loop worker count of this shard (of the global n), and
-// the global number of the shard's i-th worker.
-func (r *runner) workers(n int) (local int, global func(i int) int) {
-	s := r.cfg.shards()
+// shardWorkers returns the closed-loop worker count of this shard (of the global n),
+// and the global number of the shard's i-th worker.
+func (c *Config) shardWorkers(n int) (local int, global func(i int) int) {
+	s := c.shards()
 	if s == 1 {
 		return n, func(i int) int { return i }
 	}
-	return ShardWorkers(n, s, r.cfg.ShardIndex), func(i int) int { return i*s + r.cfg.ShardIndex }
+	return ShardWorkers(n, s, c.ShardIndex), func(i int) int { return i*s + c.ShardIndex }
 }
 
 // startClock starts the run clock: head from now, or at cfg.StartAt (waiting until

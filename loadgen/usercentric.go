@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
@@ -155,12 +156,11 @@ func (u *UserSchedule) Next(now time.Duration) time.Duration {
 
 // userCentric returns the run's user-centric pacer; ok is false when the run has
 // none.
-func (r *runner) userCentric() (p UserCentricPacer, ok bool) {
-	cfg := &r.cfg
-	if cfg.UserCentricRate <= 0 {
+func (c *Config) userCentric() (p UserCentricPacer, ok bool) {
+	if c.UserCentricRate <= 0 {
 		return p, false
 	}
-	return UserCentricPacer{Rate: cfg.UserCentricRate, Users: cfg.Concurrency, Poisson: cfg.Arrival == ArrivalPoisson, Seed: cfg.Seed}, true
+	return UserCentricPacer{Rate: c.UserCentricRate, Users: c.Concurrency, Poisson: c.Arrival == ArrivalPoisson, Seed: c.Seed}, true
 }
 
 // sessionTurns is the number of turns a session has on average (Workload.Turns'
@@ -176,27 +176,35 @@ func (c *Config) sessionTurns() int {
 	return max(1, int(math.Round(m.Mean())))
 }
 
-// userLoop runs user-centric timing: one goroutine per user, each sending its
-// sessions' turns on its own schedule until the run ends.
-func (r *runner) userLoop(ctx context.Context, p UserCentricPacer) {
-	for i, s := range p.Starts(r.cfg.sessionTurns()) {
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			r.user(ctx, p.User(i, s), s.Turns)
-		}()
+// users is user-centric timing's transport: one goroutine per user, each sending
+// its sessions' turns from wl through send on its own schedule until the run ends.
+type users struct {
+	p     UserCentricPacer
+	turns int // a session's, on average (Config.sessionTurns)
+	wl    *workload
+	send  sendPath
+	clock *runClock
+}
+
+var _ driver = (*users)(nil)
+
+func (d *users) drive(ctx context.Context) {
+	var wg sync.WaitGroup
+	for i, s := range d.p.Starts(d.turns) {
+		wg.Go(func() { d.user(ctx, d.p.User(i, s), s.Turns) })
 	}
+	wg.Wait()
 }
 
 // user sends session after session for one user: each session's first turn when
 // the schedule says, the first session cut to firstTurns turns (0 = whole).
-func (r *runner) user(ctx context.Context, u *UserSchedule, firstTurns int) {
+func (d *users) user(ctx context.Context, u *UserSchedule, firstTurns int) {
 	for {
-		due := u.Next(r.clock.now())
-		if !sleep(ctx, due-r.clock.now()) {
+		due := u.Next(d.clock.now())
+		if !sleep(ctx, due-d.clock.now()) {
 			return
 		}
-		idx, conv, ok := r.take(ctx)
+		idx, conv, ok := d.wl.take(ctx)
 		if !ok {
 			return
 		}
@@ -204,7 +212,7 @@ func (r *runner) user(ctx context.Context, u *UserSchedule, firstTurns int) {
 			conv.Turns = conv.Turns[:firstTurns]
 		}
 		firstTurns = 0
-		if !r.conversationAs(ctx, conv, idx, due, false, nil, sessionOpts{user: u}) {
+		if !d.send.conversationAs(ctx, conv, idx, due, false, nil, sessionOpts{user: u}) {
 			return
 		}
 	}

@@ -57,7 +57,7 @@ func TestWakeEarlyFollowsOvershoot(t *testing.T) {
 // returns at once is caught on the first due time in the future.
 func TestSleepUntilNeverEarly(t *testing.T) {
 	for _, spin := range []time.Duration{DefaultSpin, 0} {
-		r := &runner{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: spin}
+		r := &openLoop{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: spin}
 		due := time.Millisecond
 		for k := range 300 {
 			due += time.Duration(k%5) * 100 * time.Microsecond
@@ -69,7 +69,7 @@ func TestSleepUntilNeverEarly(t *testing.T) {
 			}
 		}
 	}
-	r := &runner{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: DefaultSpin}
+	r := &openLoop{clock: &runClock{start: time.Now(), self: &selfMeter{}}, spin: DefaultSpin}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if r.sleepUntil(ctx, time.Hour) {
