@@ -42,7 +42,7 @@ func BenchmarkSyntheticPrompt(b *testing.B) {
 				body, _ := bb.build(a, t, tc, false)
 				*rec = record.Client{ISL: t.ISL}
 				r.counts.templateCount(a, t, tc, rec, sc)
-				r.bodyDigest(t, sc, body)
+				r.fp.bodyDigest(t, sc, body)
 				if len(body) == 0 || rec.ISLTemplate <= 0 {
 					b.Fatalf("body %q, templated ISL %d", body, rec.ISLTemplate)
 				}
@@ -110,8 +110,8 @@ func TestTemplateCountMemoOfAnotherPrompt(t *testing.T) {
 	if got, want := count(salted), count(plain); got != want {
 		t.Fatalf("salted prompt counted %d with the old prompt's Memo, %d from its text", got, want)
 	}
-	r.cfg.PromptSalt = "0123456789abcdef"
-	if c := r.salted(dataset.Conversation{Turns: []dataset.Turn{tt}}, 3); c.Turns[0].Memo != nil {
+	s := salter{salt: "0123456789abcdef", tok: tok}
+	if c := s.salted(dataset.Conversation{Turns: []dataset.Turn{tt}}, 3); c.Turns[0].Memo != nil {
 		t.Error("salted kept the unsalted prompt's Memo")
 	}
 }

@@ -3,8 +3,10 @@ package loadgen
 // Collection: records flow from the requests to the sink and the outcome.
 
 import (
+	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/record"
 )
 
@@ -18,15 +20,33 @@ const (
 	collectWindow   = 10 * time.Millisecond
 )
 
-// collect is the single goroutine that writes, sinks and summarises records, in
-// completion order: senders never contend on a lock for it.
-func (r *runner) collect() {
-	defer close(r.collected)
+// collector is the single goroutine that writes (enc), sinks and summarises (acc,
+// out, watch) a run's records, in completion order, as they come in: senders never
+// contend on a lock for it. It recycles each record into recs once done with it.
+type collector struct {
+	in        <-chan *record.Client
+	collected chan<- struct{} // closed once in is closed and drained
+	enc       *record.Encoder // the record file's; nil = none
+	sink      func(record.Client)
+	acc       *metric.Accumulator
+	watch     AbortWatch // Stop.Watch; nil = none
+	clock     *runClock
+	out       *Outcome // Sent, Inexact, and Records unless discard
+	discard   bool     // Config.DiscardRecords
+	// reuseChunks: records are neither kept nor given to a sink, so a recycled
+	// record's Chunks array can be reused.
+	reuseChunks bool
+	recs        *sync.Pool
+}
+
+// collect takes records until in closes.
+func (c *collector) collect() {
+	defer close(c.collected)
 	// Push buffered records out at least once a second, whether or not requests are
 	// finishing, so a long run's file can be followed and a killed process loses at
 	// most the last second. Run flushes the rest when it returns.
 	var tick <-chan time.Time
-	if r.enc != nil {
+	if c.enc != nil {
 		t := time.NewTicker(RecordFlushInterval)
 		defer t.Stop()
 		tick = t.C
@@ -39,23 +59,23 @@ func (r *runner) collect() {
 	for {
 		select {
 		case <-tick:
-			_ = r.enc.Flush()
+			_ = c.enc.Flush()
 			continue
-		case rec, ok := <-r.done:
+		case rec, ok := <-c.in:
 			if !ok {
 				return
 			}
-			r.collectOne(rec)
+			c.collectOne(rec)
 			winCount++
 		}
 		// Take whatever else is waiting, without blocking.
 		for drained := false; !drained; {
 			select {
-			case rec, ok := <-r.done:
+			case rec, ok := <-c.in:
 				if !ok {
 					return
 				}
-				r.collectOne(rec)
+				c.collectOne(rec)
 				winCount++
 			default:
 				drained = true
@@ -72,33 +92,33 @@ func (r *runner) collect() {
 }
 
 // collectOne writes, sinks and summarises one record, then recycles it.
-func (r *runner) collectOne(rec *record.Client) {
+func (c *collector) collectOne(rec *record.Client) {
 	if rec.Index == jobEndIndex { // not a request: a job's end
-		r.acc.EndJob(rec.Job)
+		c.acc.EndJob(rec.Job)
 		return
 	}
-	if r.enc != nil {
-		_ = r.enc.Encode(rec)
+	if c.enc != nil {
+		_ = c.enc.Encode(rec)
 	}
-	r.out.Sent++
+	c.out.Sent++
 	if !rec.ISLExact && rec.RequestedISL > 0 {
-		r.out.Inexact = append(r.out.Inexact, rec.Index)
+		c.out.Inexact = append(c.out.Inexact, rec.Index)
 	}
-	if r.sink != nil {
-		r.sink(*rec)
+	if c.sink != nil {
+		c.sink(*rec)
 	}
-	r.acc.Add(rec)
-	if w := r.cfg.Watch; w != nil && !rec.Warmup {
-		w.Observe(rec, r.clock.now())
+	c.acc.Add(rec)
+	if w := c.watch; w != nil && !rec.Warmup {
+		w.Observe(rec, c.clock.now())
 	}
-	if !r.cfg.DiscardRecords {
-		r.out.Records = append(r.out.Records, *rec)
+	if !c.discard {
+		c.out.Records = append(c.out.Records, *rec)
 	}
 	// Recycle the record; its Chunks array only when nobody else holds it.
 	var chunks []record.Chunk
-	if r.reuseChunks {
+	if c.reuseChunks {
 		chunks = rec.Chunks[:0]
 	}
 	*rec = record.Client{Chunks: chunks}
-	r.recs.Put(rec)
+	c.recs.Put(rec)
 }

@@ -137,20 +137,20 @@ func (f *fingerprinter) sum() (string, int) {
 // prompt's corpus window is drawn many times, and hashing its body each time was a
 // visible part of the client's CPU per request. Other bodies go through sc's
 // last-body memo.
-func (r *runner) bodyDigest(t *dataset.Turn, sc *scratch, body []byte) [sha256.Size]byte {
+func (f *fingerprinter) bodyDigest(t *dataset.Turn, sc *scratch, body []byte) [sha256.Size]byte {
 	if t.Memo == nil {
-		return sc.digest(r.fp, body)
+		return sc.digest(f, body)
 	}
 	m := loadMemo(t)
 	if m == nil || !sameSlice(m.body, body) {
-		return sc.digest(r.fp, body)
+		return sc.digest(f, body)
 	}
-	if m.hasDigest && m.fp == r.fp {
+	if m.hasDigest && m.fp == f {
 		return m.digest
 	}
-	d := r.fp.digest(body)
+	d := f.digest(body)
 	nm := nextMemo(t, m)
-	nm.fp, nm.digest, nm.hasDigest = r.fp, d, true
+	nm.fp, nm.digest, nm.hasDigest = f, d, true
 	t.Memo.Store(nm)
 	return d
 }

@@ -195,7 +195,7 @@ func TestBodyDigestMemo(t *testing.T) {
 		t.Fatal("the chat body was not memoised: nothing to test")
 	}
 	want := sha256.Sum256(body)
-	if d := r.bodyDigest(turn, sc, body); d != want {
+	if d := r.fp.bodyDigest(turn, sc, body); d != want {
 		t.Fatalf("digest %x; want %x", d, want)
 	}
 	m := loadMemo(turn)
@@ -206,16 +206,16 @@ func TestBodyDigestMemo(t *testing.T) {
 	planted := nextMemo(turn, m)
 	planted.digest[0] ^= 0xff
 	turn.Memo.Store(planted)
-	if d := r.bodyDigest(turn, sc, body); d != planted.digest {
+	if d := r.fp.bodyDigest(turn, sc, body); d != planted.digest {
 		t.Error("the kept digest was not used")
 	}
 	// Equal bytes that are not the memo's body, and another run's fingerprinter: hashed.
-	if d := r.bodyDigest(turn, sc, bytes.Clone(body)); d != want {
+	if d := r.fp.bodyDigest(turn, sc, bytes.Clone(body)); d != want {
 		t.Errorf("a copy of the body: digest %x; want %x", d, want)
 	}
 	fp := r.fp
 	r.fp = newFingerprinter("", 0, 1)
-	if d := r.bodyDigest(turn, sc, body); d != want {
+	if d := r.fp.bodyDigest(turn, sc, body); d != want {
 		t.Errorf("another run: digest %x; want %x", d, want)
 	}
 	r.fp = fp
@@ -225,7 +225,7 @@ func TestBodyDigestMemo(t *testing.T) {
 	if m := loadMemo(turn); m.hasDigest || !sameSlice(m.body, body2) {
 		t.Errorf("the old body's digest survived its replacement: %+v", m)
 	}
-	if d := r.bodyDigest(turn, sc, body2); d != sha256.Sum256(body2) {
+	if d := r.fp.bodyDigest(turn, sc, body2); d != sha256.Sum256(body2) {
 		t.Error("the new body's digest is wrong")
 	}
 }

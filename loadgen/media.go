@@ -627,14 +627,14 @@ func (d *mediaDrawer) inlinePayload(body []byte) (out []byte, ok bool, err error
 // the reads).
 var readInlineImage = os.ReadFile
 
-// attachMedia sets q's media for a chat request: its synthetic images and clips
+// attach sets q's media for a chat request: its synthetic images and clips
 // (Config.Media) and its input file's images (Turn.Images), or, for a payload, its
 // image file paths inlined (q.t then points at a copy with the inlined body, which is
-// sent and counted). A payload whose image cannot be read is recorded as failed
-// (record.ErrInvalidBody) and not sent: attachMedia returns false.
-func (r *runner) attachMedia(q *turnReq, rec *record.Client) bool {
+// sent and counted). A payload whose image cannot be read is not to be sent: attach
+// returns why (the request is recorded as failed, record.ErrInvalidBody).
+func (md *mediaDrawer) attach(q *turnReq) error {
 	q.tc.media = nil
-	if md := r.bodies.media; q.api.media() {
+	if q.api.media() {
 		switch {
 		case q.t.Body == nil:
 			if md.m.On() {
@@ -648,13 +648,10 @@ func (r *runner) attachMedia(q *turnReq, rec *record.Client) bool {
 				t := *q.t // the inlined body is sent and counted; the source keeps its own
 				t.Body = body
 				q.t = &t
-			} else if err != nil { // recorded as failed, not sent: the server could not read a path
-				rec.Sent = r.clock.now()
-				rec.Done, rec.ErrorKind, rec.Error = rec.Sent, record.ErrInvalidBody, err.Error()
-				r.done <- rec
-				return false
+			} else if err != nil {
+				return err
 			}
 		}
 	}
-	return true
+	return nil
 }

@@ -27,7 +27,7 @@ func Prepare(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink fun
 		return nil, err
 	}
 	if cfg.PrimePrefixes {
-		if r.primed, err = r.prime(ctx); err != nil {
+		if r.primed, err = prime(ctx, &r.cfg, r.tok, r.classPrefix, r.ideal); err != nil {
 			closeSource(r.wl.src)
 			return nil, err
 		}

@@ -8,27 +8,19 @@ import (
 	"github.com/perfgate/perfgate/distribution"
 	"github.com/perfgate/perfgate/loadgen/dataset"
 	"github.com/perfgate/perfgate/record"
+	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // primePrefix starts the request and conversation ids of priming requests.
 const primePrefix = "prime-"
 
-// requestID is request idx's X-Request-Id: "req-<idx>", or the runner's idPrefix
-// and idx.
-func (r *runner) requestID(idx int) string {
-	if r.idPrefix != "" {
-		return r.idPrefix + strconv.Itoa(idx)
-	}
-	return requestID(idx)
-}
-
 // prime runs the priming phase (Prefixes.PrimePrefixes): each prefix the prompts start
 // with, sent once with the run's salt, target and model, asking for one output token,
 // PrimeConcurrency at a time in a closed loop, before the run's clock starts. It
 // returns their records, marked warm-up, each in conversation "prime-K" as its
-// request id.
-func (r *runner) prime(ctx context.Context) ([]record.Client, error) {
-	syn, err := newSynthetic(&r.cfg, r.tok, 0)
+// request id. cfg, tok, classPrefix and ideal are the run's (see runner).
+func prime(ctx context.Context, cfg *Config, tok *tokenizer.Tokenizer, classPrefix string, ideal *idealFeed) ([]record.Client, error) {
+	syn, err := newSynthetic(cfg, tok, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: prime_prefixes: %w", ErrInvalidConfig, err)
 	}
@@ -37,19 +29,19 @@ func (r *runner) prime(ctx context.Context) ([]record.Client, error) {
 	for k := range turns {
 		convs[k] = dataset.Conversation{ID: primePrefix + strconv.Itoa(k), At: -1, Turns: turns[k : k+1 : k+1]}
 	}
-	cfg := r.cfg
-	cfg.PrimePrefixes = false
-	cfg.Turns, cfg.TurnDelay = distribution.Spec{}, distribution.Spec{}
-	cfg.Load = Load{Concurrency: r.cfg.primeConcurrency(), CoarseTimer: r.cfg.CoarseTimer}
-	cfg.Stop = Stop{Requests: len(convs), Timeout: r.cfg.Timeout, IdleTimeout: r.cfg.IdleTimeout}
-	cfg.Recording = Recording{AppTimestamps: r.cfg.AppTimestamps, UsageOSL: r.cfg.UsageOSL, UsageISL: r.cfg.UsageISL, Class: r.cfg.Class}
-	p, err := newRunner(ctx, cfg, r.tok, nil)
+	pc := *cfg
+	pc.PrimePrefixes = false
+	pc.Turns, pc.TurnDelay = distribution.Spec{}, distribution.Spec{}
+	pc.Load = Load{Concurrency: cfg.primeConcurrency(), CoarseTimer: cfg.CoarseTimer}
+	pc.Stop = Stop{Requests: len(convs), Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout}
+	pc.Recording = Recording{AppTimestamps: cfg.AppTimestamps, UsageOSL: cfg.UsageOSL, UsageISL: cfg.UsageISL, Class: cfg.Class}
+	p, err := newRunner(ctx, pc, tok, nil)
 	if err != nil {
 		return nil, err
 	}
 	closeSource(p.wl.src)
-	p.wl.src, p.idPrefix = &dataset.Slice{Items: convs}, r.classPrefix+primePrefix
-	p.ideal, p.priming = r.ideal, true // cached by the ideal rate's cache, not counted
+	p.wl.src, p.idPrefix = &dataset.Slice{Items: convs}, classPrefix+primePrefix
+	p.ideal, p.priming = ideal, true // cached by the ideal rate's cache, not counted
 	out, err := p.run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: priming: %w", err)

@@ -144,6 +144,7 @@ type runner struct {
 	pacer   Pacer         // nil: closed loop
 	spin    time.Duration // the open loop's send loop's (see openLoop.sleepUntil)
 	counts  *counter
+	salt    salter
 	apiKey  string
 	headers [][2]string
 	hdr     *headerBlock // headers rendered once
@@ -151,9 +152,6 @@ type runner struct {
 	models  *modelPicker // the model mix; nil = one model
 	scratch sync.Pool    // *scratch
 	recs    sync.Pool    // *record.Client, returned by the collector
-	// reuseChunks: records are neither kept nor given to a sink, so a recycled
-	// record's Chunks array can be reused.
-	reuseChunks bool
 
 	// primed are the priming phase's records (Prefixes.PrimePrefixes), collected
 	// before the run's own; idPrefix, when set, replaces "req-" in request ids.
@@ -212,6 +210,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 		r.spin = 0
 	}
 	r.counts = newCounter(tok, cfg.ExtraBody)
+	r.salt = salter{salt: cfg.PromptSalt, shared: r.cfg.sharesPrefixes(), tok: tok}
 	r.wl = &workload{cfg: &r.cfg, clock: r.clock}
 	r.fp = newFingerprinter(cfg.PromptSalt, cfg.ShardIndex, cfg.shards())
 	r.ideal = newIdealFeed(&r.cfg, tok)
@@ -256,7 +255,6 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	r.headers = r.api.auth(r.headers, r.apiKey, cfg.Headers)
 	r.hdr = newHeaderBlock(r.headers)
 	r.hdr.session = cfg.SessionHeader
-	r.reuseChunks = cfg.DiscardRecords && sink == nil
 	if cfg.Class != "" {
 		r.classPrefix = cfg.Class + "-"
 		r.idPrefix = r.classPrefix + "req-"
@@ -265,7 +263,7 @@ func newRunner(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink f
 	if err != nil {
 		return nil, err
 	}
-	r.shard()
+	r.wl.src, r.pacer = r.cfg.narrow(r.wl.src, r.pacer)
 	if cfg.Requests > 0 {
 		r.wl.limit = int64(cfg.Requests + cfg.WarmupRequests)
 	}
@@ -294,7 +292,11 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		r.file, r.enc = f, record.NewEncoder(f)
 	}
 	r.done, r.collected = make(chan *record.Client, 4096), make(chan struct{})
-	go r.collect()
+	c := &collector{
+		in: r.done, collected: r.collected, enc: r.enc, sink: r.sink, acc: r.acc, watch: r.cfg.Watch, clock: r.clock,
+		out: &r.out, discard: r.cfg.DiscardRecords, reuseChunks: r.cfg.DiscardRecords && r.sink == nil, recs: &r.recs,
+	}
+	go c.collect()
 	for i := range r.primed {
 		r.done <- &r.primed[i] // the priming phase's records first (Prefixes.PrimePrefixes)
 	}
@@ -441,6 +443,33 @@ func (r *runner) mode() string {
 	return fmt.Sprintf("Closed{%d workers}", n)
 }
 
+// startClock starts the run clock: head from now, or at cfg.StartAt (waiting until
+// head before it). A process that reaches StartAt late still starts its clock at
+// StartAt, so its schedule stays aligned with the other shards' (requests already due
+// go out at once), and Outcome.StartLate says by how much. head is the open loop's
+// head start (see runner.headStart): the time before the clock's zero in which it
+// prepares the requests due first.
+func (r *runner) startClock(ctx context.Context, head time.Duration) error {
+	now := time.Now()
+	if r.cfg.StartAt.IsZero() {
+		r.clock.start = now.Add(head)
+		return nil
+	}
+	wait := r.cfg.StartAt.Sub(now) - head
+	if wait > 0 {
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
+		// A timer wakes a little late; start the clock at StartAt itself.
+		now = time.Now()
+	}
+	r.clock.start = now.Add(r.cfg.StartAt.Sub(now)) // StartAt, keeping the monotonic reading
+	if late := now.Sub(r.cfg.StartAt); wait <= 0 && late > 0 {
+		r.out.StartLate = late
+	}
+	return nil
+}
+
 // errGraceOver is the cause of the cancellation of requests still in flight when the
 // grace period after the benchmark duration ends.
 var errGraceOver = errors.New("the grace period after the benchmark duration ended")
@@ -454,11 +483,11 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, id
 
 // conversationAs is conversation with a session's options (a user's schedule).
 func (r *runner) conversationAs(ctx context.Context, conv dataset.Conversation, idx int, due time.Duration, held bool, g *sendGate, o sessionOpts) bool {
-	conv = r.salted(conv, idx)
+	conv = r.salt.salted(conv, idx)
 	if r.cfg.PromptSalt != "" && !conv.Whole {
 		for ti := range conv.Turns { // a synthetic job's sub-agents: made for this job alone
 			for ai := range conv.Turns[ti].Agents {
-				conv.Turns[ti].Agents[ai] = r.salted(conv.Turns[ti].Agents[ai], idx)
+				conv.Turns[ti].Agents[ai] = r.salt.salted(conv.Turns[ti].Agents[ai], idx)
 			}
 		}
 	}
@@ -734,7 +763,7 @@ func (r *runner) request(ctx context.Context, q *turnReq, sc *scratch) string {
 // target picked, its record and call prepared, and the request counted in flight. ok
 // is false when its body could not be built (it is then recorded as failed, and done).
 func (r *runner) begin(conv dataset.Conversation, idx int, sc *scratch, q *turnReq) (tg *target, rec *record.Client, ok bool) {
-	conv = r.salted(conv, idx)
+	conv = r.salt.salted(conv, idx)
 	sc.tc = turnCtx{system: r.cfg.SystemPrompt, history: sc.tc.history[:0]}
 	*q = turnReq{convID: conv.ID, nTurns: 1, idx: idx, t: &conv.Turns[0], tc: &sc.tc}
 	tg = r.pick()
@@ -790,7 +819,10 @@ func (r *runner) prepare(q *turnReq, sc *scratch, tg *target) (rec *record.Clien
 	case ReuseSticky:
 		c.own = &sc.own
 	}
-	if !r.attachMedia(q, rec) {
+	if err := r.bodies.media.attach(q); err != nil { // recorded as failed, not sent: the server could not read a path
+		rec.Sent = r.clock.now()
+		rec.Done, rec.ErrorKind, rec.Error = rec.Sent, record.ErrInvalidBody, err.Error()
+		r.done <- rec
 		return nil, false
 	}
 	c.body, c.ctype = r.bodies.build(q.api, q.t, q.tc, q.stream)
@@ -836,7 +868,7 @@ func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
 	recordClip(q.api, q.tc.media, rec)
 	r.counts.count(rec, res, sc)
 	checkEmptyOutput(rec, res, q)
-	r.fp.addDigest(q.idx, r.bodyDigest(q.t, sc, c.body)) // after the send: hashing never delays a request
+	r.fp.addDigest(q.idx, r.fp.bodyDigest(q.t, sc, c.body)) // after the send: hashing never delays a request
 	c.body = nil
 	r.done <- rec
 	if q.wantText {
@@ -906,6 +938,15 @@ func (r *runner) newRecord(q *turnReq, tg *target) *record.Client {
 	}
 	rec.Warmup = (cfg.WarmupRequests > 0 && q.idx < cfg.WarmupRequests) || (cfg.WarmupDuration > 0 && due < cfg.WarmupDuration)
 	return rec
+}
+
+// requestID is request idx's X-Request-Id: "req-<idx>", or the runner's idPrefix
+// and idx.
+func (r *runner) requestID(idx int) string {
+	if r.idPrefix != "" {
+		return r.idPrefix + strconv.Itoa(idx)
+	}
+	return requestID(idx)
 }
 
 // requestID is request idx's X-Request-Id, "req-<idx>" (one allocation).

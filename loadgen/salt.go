@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/perfgate/perfgate/loadgen/dataset"
+	"github.com/perfgate/perfgate/tokenizer"
 )
 
 // NewPromptSalt returns a fresh random cache-bust salt for Config.PromptSalt: 16 hex
@@ -29,21 +30,28 @@ func saltLine(idx int, salt string, shared bool) string {
 	return "[" + strconv.Itoa(idx) + " " + salt + "]\n"
 }
 
-// salted returns conv (whose first request has index idx) with Config.PromptSalt's line
-// at the start of its first turn's prompt (the start of every request of the
+// salter salts a run's conversations with its Config.PromptSalt (see salted).
+type salter struct {
+	salt   string // "" = none
+	shared bool   // the workload shares prefixes by design (Config.sharesPrefixes)
+	tok    *tokenizer.Tokenizer
+}
+
+// salted returns conv (whose first request has index idx) with the salt's line at
+// the start of its first turn's prompt (the start of every request of the
 // conversation, later turns carrying it in their history), counted exactly: ISL is the
 // salted prompt's count, and RequestedISL grows by the same tokens, so a prompt that
 // was exactly its sampled length stays exact. conv itself is not modified (a cycling
 // source hands the same conversation again).
-func (r *runner) salted(conv dataset.Conversation, idx int) dataset.Conversation {
-	salt := r.cfg.PromptSalt
+func (s salter) salted(conv dataset.Conversation, idx int) dataset.Conversation {
+	salt := s.salt
 	if salt == "" || len(conv.Turns) == 0 || conv.Turns[0].Body != nil {
 		return conv
 	}
 	turns := append([]dataset.Turn(nil), conv.Turns...)
 	t := &turns[0]
-	line := saltLine(idx, salt, r.cfg.sharesPrefixes())
-	n := r.tok.Count(line+t.Prompt, false)
+	line := saltLine(idx, salt, s.shared)
+	n := s.tok.Count(line+t.Prompt, false)
 	t.RequestedISL += n - t.ISL
 	t.ISL = n
 	t.Prompt = line + t.Prompt

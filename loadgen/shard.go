@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -137,16 +136,17 @@ func (s *shardSource) Close() error {
 	return nil
 }
 
-// shard narrows the runner's source and pacer to its shard; called after makePacer.
-func (r *runner) shard() {
-	n := r.cfg.shards()
+// narrow narrows a run's source and pacer to its shard (see the sharding rules above).
+func (c *Config) narrow(src dataset.Source, p Pacer) (dataset.Source, Pacer) {
+	n := c.shards()
 	if n == 1 {
-		return
+		return src, p
 	}
-	r.wl.src = &shardSource{src: r.wl.src, shards: n, index: r.cfg.ShardIndex}
-	if r.pacer != nil {
-		r.pacer = ShardPacer{Global: r.pacer, Shards: n, Index: r.cfg.ShardIndex}
+	src = &shardSource{src: src, shards: n, index: c.ShardIndex}
+	if p != nil {
+		p = ShardPacer{Global: p, Shards: n, Index: c.ShardIndex}
 	}
+	return src, p
 }
 
 // shardWorkers returns the closed-loop worker count of this shard (of the global n),
@@ -157,31 +157,4 @@ func (c *Config) shardWorkers(n int) (local int, global func(i int) int) {
 		return n, func(i int) int { return i }
 	}
 	return ShardWorkers(n, s, c.ShardIndex), func(i int) int { return i*s + c.ShardIndex }
-}
-
-// startClock starts the run clock: head from now, or at cfg.StartAt (waiting until
-// head before it). A process that reaches StartAt late still starts its clock at
-// StartAt, so its schedule stays aligned with the other shards' (requests already due
-// go out at once), and Outcome.StartLate says by how much. head is the open loop's
-// head start (see runner.headStart): the time before the clock's zero in which it
-// prepares the requests due first.
-func (r *runner) startClock(ctx context.Context, head time.Duration) error {
-	now := time.Now()
-	if r.cfg.StartAt.IsZero() {
-		r.clock.start = now.Add(head)
-		return nil
-	}
-	wait := r.cfg.StartAt.Sub(now) - head
-	if wait > 0 {
-		if !sleep(ctx, wait) {
-			return ctx.Err()
-		}
-		// A timer wakes a little late; start the clock at StartAt itself.
-		now = time.Now()
-	}
-	r.clock.start = now.Add(r.cfg.StartAt.Sub(now)) // StartAt, keeping the monotonic reading
-	if late := now.Sub(r.cfg.StartAt); wait <= 0 && late > 0 {
-		r.out.StartLate = late
-	}
-	return nil
 }
