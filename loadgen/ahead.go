@@ -63,7 +63,7 @@ const (
 // the request's position (seq) and due time; the request's sender fills it and hands
 // it to the send loop exactly once (submit): prepared bytes and a connection for the
 // loop to write (cn), or a channel for the loop to close at the due time (wake: a
-// sender that writes itself), or neither (the request is not sent: leaveGate).
+// sender that writes itself), or neither (the request is not sent: leave).
 type sendGate struct {
 	seq       uint64
 	due       time.Duration
@@ -151,7 +151,7 @@ func (g *sendGate) prepareSend(ctx context.Context, c *call) {
 	}
 }
 
-// leaveGate gives up g's turn if the request ends without handing it to the send loop
+// leave gives up g's turn if the request ends without handing it to the send loop
 // (a body that could not be built, a failed connection, a cancelled run), so the loop
 // goes on to the next request.
 func (g *sendGate) leave() {
@@ -455,7 +455,7 @@ func (c *call) conn(ctx context.Context, clock *runClock, deadline time.Time) (*
 }
 
 // dropPrepared returns a prepared connection the send did not use to the pool, and
-// forgets the gate (leaveGate hands it on).
+// forgets the gate (sendGate.leave hands it on).
 func (c *call) dropPrepared() {
 	c.gate = nil
 	if c.pre != nil {
