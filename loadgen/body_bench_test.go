@@ -94,11 +94,11 @@ func TestTemplateCountTurnMemo(t *testing.T) {
 // counted from its own text, not from the Memo its source gave the old prompt.
 func TestTemplateCountMemoOfAnotherPrompt(t *testing.T) {
 	tok := gpt2(t)
-	r := &runner{tok: tok, counts: newCounter(tok, nil)}
+	r := newCounter(tok, nil)
 	a := adapterOf(EndpointChat)
 	count := func(tt dataset.Turn) int {
 		rec := &record.Client{}
-		r.counts.templateCount(a, &tt, &turnCtx{}, rec, &scratch{})
+		r.templateCount(a, &tt, &turnCtx{}, rec, &scratch{})
 		return rec.ISLTemplate
 	}
 	tt := dataset.Turn{Prompt: "Shall I compare thee to a summer's day?", Memo: &dataset.Memo{}}

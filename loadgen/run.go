@@ -70,6 +70,42 @@ type Outcome struct {
 // when the warning names it.
 type badField struct{ id, field string }
 
+// badAnswers counts the answers that carried a field of the wrong type, ignored for
+// them (Outcome.Warnings). Safe for concurrent use.
+type badAnswers struct {
+	// cached is the first request whose usage carried a cached_tokens of the wrong
+	// type, nCached how many did.
+	cached  atomic.Pointer[badField]
+	nCached atomic.Int64
+	// server is the first request whose server data (vLLM's metrics, llama.cpp's
+	// timings, SGLang's meta_info) had a field of the wrong type, nServer how many did.
+	server  atomic.Pointer[badField]
+	nServer atomic.Int64
+}
+
+// add counts request id's answer res.
+func (b *badAnswers) add(id string, res *result) {
+	if res.badCached {
+		b.cached.CompareAndSwap(nil, &badField{id: id})
+		b.nCached.Add(1)
+	}
+	if res.badServer != "" {
+		b.server.CompareAndSwap(nil, &badField{id: id, field: res.badServer})
+		b.nServer.Add(1)
+	}
+}
+
+// warnings appends a line to ws for each kind of field that was wrong.
+func (b *badAnswers) warnings(ws []string) []string {
+	if f := b.cached.Load(); f != nil {
+		ws = append(ws, fmt.Sprintf("loadgen: %d answer(s) carried usage.prompt_tokens_details.cached_tokens that is not a whole number >= 0 (first: %s); it was ignored for them, so their prefix-cache hits are unknown", b.nCached.Load(), f.id))
+	}
+	if f := b.server.Load(); f != nil {
+		ws = append(ws, fmt.Sprintf("loadgen: %d answer(s) carried server timings with a field of the wrong type (first: %s in %s); the field was ignored for them, their other fields and records kept", b.nServer.Load(), f.field, f.id))
+	}
+	return ws
+}
+
 // errCancelFraction is the cause of requests cancelled by Config.CancelFraction.
 var errCancelFraction = errors.New("loadgen: cancelled by cancel_fraction")
 
@@ -125,6 +161,10 @@ func Run(ctx context.Context, cfg Config, tok *tokenizer.Tokenizer, sink func(re
 	return p.Run(ctx)
 }
 
+// runner is one run: its configuration, its pacing (pacer, clock, the concurrency
+// ceiling sem), its workload (wl), the send path every transport shares (runsend.go)
+// and the collection of its records (collector). It chooses the transport that drives
+// the run (driver) and holds none of a transport's state.
 type runner struct {
 	cfg     Config
 	tok     *tokenizer.Tokenizer
@@ -160,15 +200,7 @@ type runner struct {
 	// priming runner shares its run's, and priming marks it one.
 	ideal   *idealFeed
 	priming bool
-	// badCached is the first request whose usage carried a cached_tokens of the wrong
-	// type, nBadCached how many did (Outcome.Warnings).
-	badCached  atomic.Pointer[badField]
-	nBadCached atomic.Int64
-	// badServer is the first request whose server data (vLLM's metrics, llama.cpp's
-	// timings, SGLang's meta_info) had a field of the wrong type, nBadServer how many
-	// did (Outcome.Warnings).
-	badServer  atomic.Pointer[badField]
-	nBadServer atomic.Int64
+	bad     badAnswers // Outcome.Warnings
 
 	evServed atomic.Int64 // requests the event loops sent and finished themselves (see eventLoops)
 	sem      chan struct{}
@@ -359,12 +391,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	closeSource(r.wl.src)
 	r.out.Metrics = r.acc.Metrics()
 	r.out.Jobs = r.acc.Jobs()
-	if b := r.badCached.Load(); b != nil {
-		r.out.Warnings = append(r.out.Warnings, fmt.Sprintf("loadgen: %d answer(s) carried usage.prompt_tokens_details.cached_tokens that is not a whole number >= 0 (first: %s); it was ignored for them, so their prefix-cache hits are unknown", r.nBadCached.Load(), b.id))
-	}
-	if b := r.badServer.Load(); b != nil {
-		r.out.Warnings = append(r.out.Warnings, fmt.Sprintf("loadgen: %d answer(s) carried server timings with a field of the wrong type (first: %s in %s); the field was ignored for them, their other fields and records kept", r.nBadServer.Load(), b.field, b.id))
-	}
+	r.out.Warnings = r.bad.warnings(r.out.Warnings)
 	if r.ideal != nil && !r.priming {
 		if res, ok := r.ideal.result(); ok {
 			r.out.PrefixCache = &res

@@ -398,14 +398,7 @@ func (r *runner) finish(q *turnReq, sc *scratch, rec *record.Client) string {
 	// unchanged until this function returns, so these are the messages sent.
 	r.counts.templateCount(q.api, q.t, q.tc, rec, sc)
 	r.ideal.addRequest(q, rec, r.priming, r.counts)
-	if res.badCached {
-		r.badCached.CompareAndSwap(nil, &badField{id: rec.RequestID})
-		r.nBadCached.Add(1)
-	}
-	if res.badServer != "" {
-		r.badServer.CompareAndSwap(nil, &badField{id: rec.RequestID, field: res.badServer})
-		r.nBadServer.Add(1)
-	}
+	r.bad.add(rec.RequestID, res)
 	if q.tc.media != nil {
 		rec.ImageTokens, rec.AudioTokens = mediaTokens(q.tc.media)
 		if rec.ISLTemplate > 0 {
