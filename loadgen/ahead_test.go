@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -162,13 +163,18 @@ func TestOpenLoopStaleKeepAliveIsRetried(t *testing.T) {
 
 // TestOpenLoopCancelEndsWaits: a run cancelled while requests wait prepared for the
 // send loop ends by itself, its waiting requests recorded as cancelled, none sent
-// before its due time. 2,000 req/s of answers that take 50 ms, cancelled after 100 ms.
+// before its due time. 2,000 req/s of answers that take 50 ms, cancelled when the
+// first answer is in: then about 100 requests are in flight and more wait prepared.
+// (A cancellation at a fixed wall time could come before the first request on a
+// loaded machine, and the run would end with nothing to judge.)
 func TestOpenLoopCancelEndsWaits(t *testing.T) {
 	g := newGroundTruth(t)
 	g.set(func(c *groundTruth) { c.TTFT = 50 * time.Millisecond })
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	out, err := Run(ctx, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: 5, ISL: fixed(8)}, Load: Load{Rate: 2000}, Stop: Stop{Requests: 100000}}, gpt2(t), nil)
+	defer cancel()
+	var once sync.Once
+	sink := func(record.Client) { once.Do(cancel) }
+	out, err := Run(ctx, Config{Target: Target{URLs: []string{g.URL}, Model: "ok"}, Workload: Workload{Seed: 5, ISL: fixed(8)}, Load: Load{Rate: 2000}, Stop: Stop{Requests: 100000}}, gpt2(t), sink)
 	if err == nil {
 		t.Fatal("a cancelled run reported no error")
 	}

@@ -46,7 +46,7 @@ func tlsGroundTruth(t *testing.T) (*groundTruth, string, string) {
 // and no less than the latency plus the connection's cost.
 func TestHTTPPhasesTLS(t *testing.T) {
 	g, url, ca := tlsGroundTruth(t)
-	g.Tokens = 3
+	g.set(func(c *groundTruth) { c.Tokens = 3 })
 	const n = 6
 	out, err := Run(context.Background(), Config{Target: Target{URLs: []string{url}, TLSCA: ca}, Workload: Workload{ISL: fixed(8)}, Stop: Stop{Requests: n}}, gpt2(t), nil)
 	if err != nil {

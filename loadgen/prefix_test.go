@@ -27,7 +27,7 @@ func promptOf(t *testing.T, body []byte) string {
 // requested ISL with the salt and prefixes counted.
 func TestPrimePrefixes(t *testing.T) {
 	g := newGroundTruth(t)
-	g.Tokens = 1
+	g.set(func(c *groundTruth) { c.Tokens = 1 })
 	cfg := Config{
 		Target: Target{URLs: []string{g.URL}, API: EndpointCompletions},
 		Workload: Workload{ISL: fixed(200), PrefixTokens: 16, PromptSalt: "0123abcd",
