@@ -4,7 +4,7 @@ package loadgen
 // any objective) stop it early, as k6's thresholds with abortOnFail do, and AIPerf's
 // --failed-request-threshold. The load generator only carries the records to the
 // watch and stops the run when it says so; what the rules are and how they are
-// judged is the caller's (package scenario's), which keeps the metric catalogue out
+// judged is the caller's (package perftest/run's), which keeps the metric catalogue out
 // of loadgen.
 
 import (

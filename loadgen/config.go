@@ -536,7 +536,7 @@ type Stop struct {
 	MaxScheduleLag time.Duration `json:"max_schedule_lag,omitempty"`
 	// Watch, if not nil, is told of each measured request as it ends and asked every
 	// AbortTick whether to stop the run (abort rules: see [AbortWatch]); a run it stops
-	// ends as one the schedule watch stops. Set from Go only (package scenario builds
+	// ends as one the schedule watch stops. Set from Go only (package perftest/run builds
 	// it from its Abort rules).
 	Watch AbortWatch `json:"-"`
 }
@@ -557,7 +557,7 @@ type Recording struct {
 	// TotalsOnly makes Outcome.Metrics hold only the run-level metrics (request and
 	// error counts, throughputs, goodput, the benchmark duration), none of the
 	// per-request and per-chunk distributions: for a caller that derives those from
-	// RecordFile after the run (perftest's scenario.Run does), so that the collector
+	// RecordFile after the run (perftest's run.Run does), so that the collector
 	// does not derive every record's values a first time while the load runs (about
 	// a microsecond of client CPU per request). Set by programs, not scenario files.
 	TotalsOnly bool `json:"-"`

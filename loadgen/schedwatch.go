@@ -10,8 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
+
+	"github.com/perfgate/perfgate/metric"
 )
 
 // ErrScheduleBehind is the cause of the cancellation of an open-loop run stopped
@@ -54,7 +55,7 @@ func (w *scheduleWatch) reason(now, lag time.Duration, sent uint64, offered floa
 		achieved = float64(sent-w.sentAt) / d.Seconds()
 	}
 	return fmt.Sprintf("schedule %v behind for %v at %s req/s offered, %s achieved: the client cannot keep up",
-		roundDur(lag), roundDur(now-w.since), groupDigits(offered), groupDigits(achieved))
+		roundDur(lag), roundDur(now-w.since), metric.GroupDigits(offered), metric.GroupDigits(achieved))
 }
 
 // roundDur rounds d for a message: to 0.1 s from a second up, to 1 ms below.
@@ -63,29 +64,6 @@ func roundDur(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
-}
-
-// groupDigits formats x rounded to an integer with thousands separators (2,000).
-func groupDigits(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return fmt.Sprint(x)
-	}
-	s := strconv.FormatInt(int64(math.Round(x)), 10)
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	var b []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	if neg {
-		return "-" + string(b)
-	}
-	return string(b)
 }
 
 // watchesSchedule reports whether the run's open loop is watched: a pacer with a

@@ -54,14 +54,6 @@ func TestScheduleWatch(t *testing.T) {
 	}
 }
 
-func TestGroupDigits(t *testing.T) {
-	for x, want := range map[float64]string{0: "0", 999.4: "999", 1000: "1,000", 1234567: "1,234,567", -2000: "-2,000"} {
-		if got := groupDigits(x); got != want {
-			t.Errorf("groupDigits(%v) = %q, want %q", x, got, want)
-		}
-	}
-}
-
 // TestMaxScheduleLagDefault: zero is the default, negative switches the watch off.
 func TestMaxScheduleLagDefault(t *testing.T) {
 	for in, want := range map[time.Duration]time.Duration{0: DefaultMaxScheduleLag, -1: 0, 500 * time.Millisecond: 500 * time.Millisecond} {

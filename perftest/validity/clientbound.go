@@ -3,11 +3,11 @@ package validity
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/loadgen"
+	"github.com/perfgate/perfgate/metric"
 	"github.com/perfgate/perfgate/perftest/check"
 )
 
@@ -49,7 +49,7 @@ func ClientBound(s loadgen.Self, cfg Config, openLoop, mocked bool) (check.Verdi
 	}
 	if openLoop && s.OfferedRate > 0 && s.AchievedRate < minRate*s.OfferedRate && shortfall(s) > grossLag {
 		gross = append(gross, fmt.Sprintf("achieved %s req/s, %.0f%% of the %s offered < %.0f%%",
-			groupDigits(s.AchievedRate), 100*s.AchievedRate/s.OfferedRate, groupDigits(s.OfferedRate), 100*minRate))
+			metric.GroupDigits(s.AchievedRate), 100*s.AchievedRate/s.OfferedRate, metric.GroupDigits(s.OfferedRate), 100*minRate))
 	}
 	if !mocked && s.CPUs > 0 && s.CPUFraction > maxCPU {
 		why = append(why, fmt.Sprintf("client CPU %.0f%% of %g CPUs > %.0f%%", 100*s.CPUFraction, s.CPUs, 100*maxCPU))
@@ -108,23 +108,6 @@ func roundLag(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-// groupDigits formats a rate rounded to an integer with thousands separators
-// (2,000), as loadgen's abort reason does.
-func groupDigits(x float64) string {
-	d := fmt.Sprintf("%.0f", math.Abs(x))
-	var b strings.Builder
-	if x <= -0.5 {
-		b.WriteByte('-')
-	}
-	for i := range len(d) {
-		if i > 0 && (len(d)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(d[i])
-	}
-	return b.String()
-}
-
 // SelfEvidence renders a run's self-measurement as verdict evidence lines.
 func SelfEvidence(s loadgen.Self) []check.Line {
 	lag := "not measured (closed loop or a concurrency ceiling)"
@@ -134,7 +117,7 @@ func SelfEvidence(s loadgen.Self) []check.Line {
 	ls := []check.Line{{Label: "send lag", Text: lag}}
 	if s.OfferedRate > 0 {
 		ls = append(ls, check.Line{Label: "rate", Text: fmt.Sprintf("%s req/s achieved of %s offered (%.0f%%), over the measured sends",
-			groupDigits(s.AchievedRate), groupDigits(s.OfferedRate), 100*s.AchievedRate/s.OfferedRate)})
+			metric.GroupDigits(s.AchievedRate), metric.GroupDigits(s.OfferedRate), 100*s.AchievedRate/s.OfferedRate)})
 	}
 	ls = append(ls, []check.Line{
 		{Label: "client CPU", Text: fmt.Sprintf("%.2f s over %v on %g CPUs (%.0f%%)", s.CPUSeconds, s.Elapsed.Round(time.Millisecond), s.CPUs, 100*s.CPUFraction)},
