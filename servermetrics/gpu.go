@@ -54,7 +54,8 @@ type GPU struct {
 	Samples int `json:"samples"`
 	// EnergyJ is the energy the GPU used over the window, in joules; EnergyFrom says
 	// how it was measured: "counter" (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, linearly
-	// interpolated at the window's ends) or "power" (DCGM_FI_DEV_POWER_USAGE
+	// interpolated at the window's ends, or extrapolated at the nearest interval's
+	// rate, for at most its length, where an end lies beyond the scrapes) or "power" (DCGM_FI_DEV_POWER_USAGE
 	// integrated over the window by the trapezoid rule).
 	EnergyJ    float64 `json:"energy_j"`
 	EnergyFrom string  `json:"energy_from"`
@@ -325,7 +326,7 @@ func (g *gpuSeries) summary(lo, hi int64) (GPU, bool) {
 	switch {
 	case len(ev) >= 2:
 		cum := unreset(ev)
-		out.EnergyJ = (valueAt(et, cum, hi) - valueAt(et, cum, lo)) / 1000 // mJ → J
+		out.EnergyJ = (counterAt(et, cum, hi) - counterAt(et, cum, lo)) / 1000 // mJ → J
 		out.EnergyFrom = "counter"
 	case len(pv) >= 1:
 		out.EnergyJ = integrate(pt, pv, lo, hi)
@@ -377,6 +378,39 @@ func unreset(vs []float64) []float64 {
 		out[i] = out[i-1] + d
 	}
 	return out
+}
+
+// counterAt is a counter's value at t (ts ascending, at least two samples): linear
+// between samples, and beyond the first or last sample extrapolated at the rate of the
+// nearest interval, for at most that interval's length, then held. The exposition
+// format stamps a sample to the millisecond, floored, so the scrape after a window can
+// carry a stamp up to 1 ms before the window's end; holding the counter there would
+// drop that millisecond's energy.
+func counterAt(ts []int64, vs []float64, t int64) float64 {
+	n := len(ts)
+	switch {
+	case t < ts[0]:
+		j := 1 // the nearest interval of positive length (two scrapes can share a millisecond)
+		for j < n-1 && ts[j] == ts[0] {
+			j++
+		}
+		d := ts[j] - ts[0]
+		if d <= 0 {
+			return vs[0]
+		}
+		return vs[0] - (vs[j]-vs[0])*float64(min(ts[0]-t, d))/float64(d)
+	case t > ts[n-1]:
+		j := n - 2
+		for j > 0 && ts[j] == ts[n-1] {
+			j--
+		}
+		d := ts[n-1] - ts[j]
+		if d <= 0 {
+			return vs[n-1]
+		}
+		return vs[n-1] + (vs[n-1]-vs[j])*float64(min(t-ts[n-1], d))/float64(d)
+	}
+	return valueAt(ts, vs, t)
 }
 
 // valueAt interpolates the samples (ts ascending) linearly at t, holding the first

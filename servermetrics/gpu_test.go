@@ -95,6 +95,44 @@ func TestGPUEnergyFromPower(t *testing.T) {
 	}
 }
 
+// TestGPUEnergyBeyondTheScrapes: a window's end past the last scrape (the scrape
+// after a run stamped up to 1 ms early, the exposition's milliseconds floored) gets
+// the last interval's rate, as does a start before the first; an end further out than
+// one interval gets that interval's energy and no more.
+func TestGPUEnergyBeyondTheScrapes(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	a := NewGPUAccumulator()
+	for k := range 3 { // 300 W: 300,000 mJ a second
+		a.Add(Scrape{URL: "u", UnixNano: t0.Add(time.Duration(k) * time.Second).UnixNano(), Samples: []Sample{
+			{Name: DCGMEnergy, Labels: map[string]string{"gpu": "0"}, Type: TypeCounter, Value: 300_000 * float64(k)},
+		}})
+	}
+	for _, c := range []struct {
+		from, to time.Duration
+		want     float64
+	}{
+		{500 * time.Millisecond, 2*time.Second + 400*time.Microsecond, 300 * 1.5004},
+		{-250 * time.Millisecond, 2 * time.Second, 300 * 2.25},
+		{0, 5 * time.Second, 300 * 3}, // one interval past the last scrape, then held
+		{-3 * time.Second, 2 * time.Second, 300 * 3},
+	} {
+		s := a.Summary(Window{Start: t0.Add(c.from), End: t0.Add(c.to)})
+		if len(s.GPUs) != 1 || s.GPUs[0].EnergyFrom != "counter" || math.Abs(s.EnergyJ-c.want) > 1e-9*c.want {
+			t.Errorf("window [%v, %v]: %v J (%+v); want %v J from the counter", c.from, c.to, s.EnergyJ, s.GPUs, c.want)
+		}
+	}
+	// Two scrapes stamped in one millisecond: the rate is the interval before them.
+	b := NewGPUAccumulator()
+	for _, k := range []int{0, 1, 1} {
+		b.Add(Scrape{URL: "u", UnixNano: t0.Add(time.Duration(k) * time.Second).UnixNano(), Samples: []Sample{
+			{Name: DCGMEnergy, Labels: map[string]string{"gpu": "0"}, Type: TypeCounter, Value: 300_000 * float64(k)},
+		}})
+	}
+	if s := b.Summary(Window{Start: t0.Add(-time.Second / 2), End: t0.Add(1500 * time.Millisecond)}); math.Abs(s.EnergyJ-600) > 1e-9*600 {
+		t.Errorf("counter with two scrapes in one millisecond, window [-0.5 s, 1.5 s]: %v J; want 600 J", s.EnergyJ)
+	}
+}
+
 // TestGPUCheck: an endpoint that answers without DCGM's names is an error naming it
 // and what it serves; one that cannot be scraped is a warning; a DCGM exporter is
 // neither. The URLs are as Scraper records them (query values redacted).
