@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Hunts flaky tests: runs the whole suite (`go test ./...` and testmod/external, as
 # `make test` does, uncached) RUNS times (default 3) on a fresh clone of the committed
-# HEAD, then LOADED more times (default 1) beside a CPU burner that takes every CPU but
-# one, in a session of its own (with sched autogroups, a neighbour as another CI job
-# would be). It then prints, per test, how many quiet and loaded runs it failed, and the
+# HEAD (after .ci/deps installs the Debian packages the tests need, as CI does), then
+# LOADED more times (default 1) beside a CPU burner that takes every CPU but one, in a
+# session of its own (with sched autogroups, a neighbour as another CI job would be). It then prints, per test, how many quiet and loaded runs it failed, and the
 # 20 slowest tests, and exits 1 if any test failed in any run.
 #
 #   bash scripts/flakehunt.sh            # or: make flakehunt
@@ -21,6 +21,7 @@ git clone -q "$repo" "$W/src" || exit 2
 cd "$W/src" || exit 2
 export CI=true PERFGATE_CACHE="${PERFGATE_CACHE:-$HOME/.cache/perfgate}"
 echo "flakehunt: $runs quiet + $loaded loaded runs of $(git rev-parse --short HEAD) in $W"
+bash .ci/deps >"$W/deps.log" 2>&1 || { echo "flakehunt: .ci/deps failed (log: $W/deps.log)"; exit 2; }
 make -s fixtures >"$W/fixtures.log" 2>&1 || { echo "flakehunt: make fixtures failed (log: $W/fixtures.log)"; exit 2; }
 
 burner_pids=()
