@@ -120,6 +120,16 @@ func (d *dashboard) sink(r record.Client) {
 // (run.OnInFlight); the next frame shows it.
 func (d *dashboard) setInFlight(n int) { d.inFlight.Store(int64(n)) }
 
+// termWidth is the width of the terminal the dashboard draws on, when its output is one.
+func (d *dashboard) termWidth() (int, bool) {
+	f, ok := d.out.(*os.File)
+	if !ok {
+		return 0, false
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	return w, err == nil
+}
+
 func (d *dashboard) begin() {
 	d.start = time.Now()
 	opts := []tea.ProgramOption{tea.WithOutput(d.out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics()}
@@ -411,6 +421,12 @@ func (m *dashModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	case tea.WindowSizeMsg:
 		m.width = msg.Width
+		// bubbletea sends the size it read at start from a goroutine of its own, so that
+		// message can arrive after the one a resize at the start brought: a size that is
+		// not the terminal's any more asks for the terminal's again.
+		if w, ok := m.d.termWidth(); ok && w != msg.Width {
+			return m, tea.RequestWindowSize
+		}
 	case tea.KeyPressMsg:
 		if k := msg.String(); k == "ctrl+c" || k == "q" {
 			m.d.interrupt()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
@@ -127,8 +129,33 @@ func (p *ptyRun) wait(t *testing.T) int {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("the run did not end; terminal:\n%q", p.output())
 	}
-	time.Sleep(50 * time.Millisecond) // the last bytes through the pty
+	p.drain(t)
 	return p.cmd.ProcessState.ExitCode()
+}
+
+// drain waits until the reader has read every byte the process wrote: a mark written
+// to the terminal's side after the process ended comes out of the master after them,
+// and is then cut off the output. (A fixed sleep lost the last frame and the terminal's
+// restore sequence to a reader that a loaded machine had not yet run.)
+func (p *ptyRun) drain(t *testing.T) {
+	t.Helper()
+	const mark = "<<perfgate-test-drained>>"
+	if _, err := p.tty.Write([]byte(mark)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2000 {
+		p.mu.Lock()
+		i := strings.Index(p.out.String(), mark)
+		if i >= 0 {
+			p.out.Truncate(i)
+		}
+		p.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the terminal's output was not drained in 20 s; so far:\n%q", p.output())
 }
 
 // checkRestored asserts the terminal is as it was before the run: the same modes
@@ -177,7 +204,7 @@ func TestDashboardShowsTheArtifactsNumbers(t *testing.T) {
 	redraw := out[resized:]
 	if i := strings.Index(redraw, "\x1b[2J"); i < 0 {
 		t.Errorf("no redraw after the resize to 50 columns:\n%q", redraw)
-	} else if top, _, _ := strings.Cut(redraw[i+len("\x1b[2J"):], "\r"); utf8.RuneCountInString(top) != 50 {
+	} else if top, _ := topLine(redraw[i+len("\x1b[2J"):]); utf8.RuneCountInString(top) != 50 {
 		t.Errorf("first line after the resize is %d cells wide, want 50: %q", utf8.RuneCountInString(top), top)
 	}
 	f, err := parseFinalFrame(out)
@@ -225,7 +252,7 @@ func TestDashboardRedrawsAResizeDuringItsFirstFrame(t *testing.T) {
 	for range 1000 {
 		out := p.output()[first:]
 		if i := strings.LastIndex(out, "\x1b[2J"); i >= 0 {
-			if top, _, ok := strings.Cut(out[i+len("\x1b[2J"):], "\r"); ok && utf8.RuneCountInString(top) == 50 {
+			if top, ok := topLine(out[i+len("\x1b[2J"):]); ok && utf8.RuneCountInString(top) == 50 {
 				redrawn = true
 				break
 			}
@@ -235,6 +262,29 @@ func TestDashboardRedrawsAResizeDuringItsFirstFrame(t *testing.T) {
 	d.end()
 	if !redrawn {
 		t.Errorf("no redraw at 50 columns after a resize during the first frame:\n%q", p.output()[first:])
+	}
+}
+
+// topLine is the first line of a frame drawn after a screen clear: up to its carriage
+// return, past the one the renderer may write first to put the cursor at the line's start.
+func topLine(frame string) (string, bool) {
+	top, _, ok := strings.Cut(strings.TrimLeft(frame, "\r"), "\r")
+	return top, ok
+}
+
+// A size message that is not the terminal's any more (bubbletea's size from its start,
+// sent from a goroutine, arriving after a resize's) asks for the terminal's size again,
+// so the last word is the terminal's; the terminal's own size is taken as it comes.
+func TestDashboardRequeriesAStaleSize(t *testing.T) {
+	p := openPTY(t, 50, 20)
+	d := newDashboard(p.tty, nil, "t", 0, 0, metric.Options{})
+	m := &dashModel{d: d}
+	_, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	if cmd == nil || reflect.TypeOf(cmd()) != reflect.TypeOf(tea.RequestWindowSize()) {
+		t.Errorf("a 100-column size on a 50-column terminal: command %v, want tea.RequestWindowSize", cmd)
+	}
+	if _, cmd := m.Update(tea.WindowSizeMsg{Width: 50, Height: 20}); cmd != nil || m.width != 50 {
+		t.Errorf("the terminal's own size: command %v, width %d; want none, 50", cmd, m.width)
 	}
 }
 
