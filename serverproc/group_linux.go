@@ -41,15 +41,35 @@ func groupAlive(pgid int) bool {
 	return false
 }
 
-// exitedUnreaped reports whether process pid has exited and waits to be reaped (a
-// zombie), from /proc.
+// exitedUnreaped reports whether process pid has exited, or is exiting, and waits to
+// be reaped, from /proc.
 func exitedUnreaped(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	f := strings.Fields(s[i+1:])
-	return i >= 0 && len(f) > 0 && f[0] == "Z"
+	return statExiting(string(b))
+}
+
+// pfExiting is the kernel's task flag PF_EXITING (include/linux/sched.h), set as a
+// task begins to exit and before its files are closed: a server whose listening socket
+// already refuses connections, but which is not yet a zombie, carries it.
+const pfExiting = 0x4
+
+// statExiting reads a /proc/PID/stat line: a zombie (state Z), or a task with
+// PF_EXITING in its flags (the ninth field).
+func statExiting(stat string) bool {
+	i := strings.LastIndexByte(stat, ')') // comm may hold spaces and parentheses
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(stat[i+1:]) // state ppid pgrp session tty_nr tpgid flags …
+	if len(f) > 0 && f[0] == "Z" {
+		return true
+	}
+	if len(f) > 6 {
+		flags, err := strconv.ParseUint(f[6], 10, 64)
+		return err == nil && flags&pfExiting != 0
+	}
+	return false
 }

@@ -337,10 +337,15 @@ func (p *Process) Stop() error {
 
 func (p *Process) stop() error {
 	if exitedUnreaped(p.cmd.Process.Pid) {
-		// It exited on its own before this Stop, and wait has not reaped it yet (a busy
-		// machine may not have run it): let wait keep why, as if Stop came later, so
-		// a server that crashed at the end of a run is not reported as stopped.
-		<-p.done
+		// It exited on its own before this Stop, or is exiting (its socket may already
+		// refuse connections), and wait has not reaped it yet (a busy machine may not
+		// have run it): let wait keep why, as if Stop came later, so a server that
+		// crashed at the end of a run is not reported as stopped. An exit that does not
+		// end within the grace is stopped as a running server would be.
+		select {
+		case <-p.done:
+		case <-time.After(p.srv.StopGrace):
+		}
 	}
 	p.mu.Lock()
 	p.stopping = true
