@@ -55,8 +55,8 @@ type GPU struct {
 	// EnergyJ is the energy the GPU used over the window, in joules; EnergyFrom says
 	// how it was measured: "counter" (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, linearly
 	// interpolated at the window's ends, or extrapolated at the nearest interval's
-	// rate, for at most its length, where an end lies beyond the scrapes) or "power" (DCGM_FI_DEV_POWER_USAGE
-	// integrated over the window by the trapezoid rule).
+	// rate, for at most its length, where an end lies beyond the scrapes) or "power"
+	// (DCGM_FI_DEV_POWER_USAGE integrated over the window by the trapezoid rule).
 	EnergyJ    float64 `json:"energy_j"`
 	EnergyFrom string  `json:"energy_from"`
 	// PowerMeanW is EnergyJ / the window's length; PowerMaxW the highest power sample
@@ -394,23 +394,28 @@ func counterAt(ts []int64, vs []float64, t int64) float64 {
 		for j < n-1 && ts[j] == ts[0] {
 			j++
 		}
-		d := ts[j] - ts[0]
-		if d <= 0 {
-			return vs[0]
-		}
-		return vs[0] - (vs[j]-vs[0])*float64(min(ts[0]-t, d))/float64(d)
+		return extend(ts[0], vs[0], ts[j], vs[j], t)
 	case t > ts[n-1]:
 		j := n - 2
 		for j > 0 && ts[j] == ts[n-1] {
 			j--
 		}
-		d := ts[n-1] - ts[j]
-		if d <= 0 {
-			return vs[n-1]
-		}
-		return vs[n-1] + (vs[n-1]-vs[j])*float64(min(t-ts[n-1], d))/float64(d)
+		return extend(ts[n-1], vs[n-1], ts[j], vs[j], t)
 	}
 	return valueAt(ts, vs, t)
+}
+
+// extend is the line through (t0, v0) and (t1, v1) at t, t no further from t0 than t1
+// is; v0 when t0 = t1.
+func extend(t0 int64, v0 float64, t1 int64, v1 float64, t int64) float64 {
+	d := t1 - t0
+	if d < 0 {
+		d = -d
+	}
+	if d == 0 {
+		return v0
+	}
+	return v0 + (v1-v0)/float64(t1-t0)*float64(max(-d, min(t-t0, d)))
 }
 
 // valueAt interpolates the samples (ts ascending) linearly at t, holding the first

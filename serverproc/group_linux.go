@@ -24,13 +24,7 @@ func groupAlive(pgid int) bool {
 		if err != nil {
 			continue // gone since the listing
 		}
-		// pid (comm) state ppid pgrp …: comm may hold spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
+		f := statFields(string(b))
 		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
 			continue
 		}
@@ -59,11 +53,7 @@ const pfExiting = 0x4
 // statExiting reads a /proc/PID/stat line: a zombie (state Z), or a task with
 // PF_EXITING in its flags (the ninth field).
 func statExiting(stat string) bool {
-	i := strings.LastIndexByte(stat, ')') // comm may hold spaces and parentheses
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(stat[i+1:]) // state ppid pgrp session tty_nr tpgid flags …
+	f := statFields(stat)
 	if len(f) > 0 && f[0] == "Z" {
 		return true
 	}
@@ -72,4 +62,15 @@ func statExiting(stat string) bool {
 		return err == nil && flags&pfExiting != 0
 	}
 	return false
+}
+
+// statFields splits a /proc/PID/stat line "pid (comm) state ppid pgrp session tty_nr
+// tpgid flags …" after its comm, which may hold spaces and parentheses: state first;
+// nil for a line without one.
+func statFields(stat string) []string {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(stat[i+1:])
 }
