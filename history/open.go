@@ -122,7 +122,9 @@ func openVersion(ctx context.Context, addr string, version int) (Store, error) {
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	if err := s.db.PingContext(pingCtx); err != nil {
+	// SQLite switches a new file to WAL as each connection opens; connections
+	// opening at once can find it busy without waiting on busy_timeout.
+	if err := s.retrying(pingCtx, func() error { return s.db.PingContext(pingCtx) }); err != nil {
 		s.db.Close()
 		return nil, s.wrap(fmt.Errorf("connect: %w", err))
 	}

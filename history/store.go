@@ -87,21 +87,25 @@ func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
 
 // inTx runs fn in a transaction, retrying transient conflicts.
 func (s *sqlStore) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	var err error
-	for attempt := 0; attempt < 50; attempt++ {
-		var tx *sql.Tx
-		tx, err = s.db.BeginTx(ctx, nil)
-		if err == nil {
-			if err = fn(tx); err == nil {
-				err = tx.Commit()
-				if err == nil {
-					return nil
-				}
-			} else {
-				_ = tx.Rollback()
-			}
+	return s.retrying(ctx, func() error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
 		}
-		if ctx.Err() != nil || !s.d.retry(err) {
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// retrying calls f until it succeeds, fails for good, or ctx ends: up to 50 tries
+// for a transient conflict (the dialect's retry), backing off 5 ms more each time.
+func (s *sqlStore) retrying(ctx context.Context, f func() error) error {
+	var err error
+	for attempt := range 50 {
+		if err = f(); err == nil || ctx.Err() != nil || !s.d.retry(err) {
 			return err
 		}
 		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -412,6 +413,59 @@ func TestPasswordNeverInErrors(t *testing.T) {
 	s := open(t, good)
 	if _, err := s.Add(t.Context(), sample("chat", 0, 1)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A connection SQLite refuses as busy (as one switching a new file to WAL can be,
+// without waiting on busy_timeout) is tried again; any other error, or the
+// context's end, stops at once.
+func TestRetryingTransientConflicts(t *testing.T) {
+	// A real SQLITE_BUSY: a second writer on a file whose write lock is held, with no busy_timeout.
+	path := filepath.Join(t.TempDir(), "busy.db")
+	holder, err := sql.Open("sqlite", path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	tx, err := holder.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	_, busy := other.Begin()
+	if busy == nil || !sqliteDialect().retry(busy) {
+		t.Fatalf("a second writer got %v, want a busy error the sqlite dialect retries", busy)
+	}
+	if sqliteDialect().retry(errors.New("no such table: x")) {
+		t.Error("the sqlite dialect retries an error that is not a conflict")
+	}
+
+	s := &sqlStore{d: sqliteDialect()}
+	calls := 0
+	err = s.retrying(t.Context(), func() error {
+		if calls++; calls == 3 {
+			tx.Rollback() // the holder lets go
+		}
+		_, err := other.Begin()
+		return err
+	})
+	if err != nil || calls < 3 {
+		t.Errorf("retrying returned %v after %d calls, want success once the lock is free (call 3)", err, calls)
+	}
+
+	calls = 0
+	fatal := errors.New("no such table: x")
+	if err := s.retrying(t.Context(), func() error { calls++; return fatal }); err != fatal || calls != 1 {
+		t.Errorf("a lasting error: %v after %d calls, want it returned after 1", err, calls)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	calls = 0
+	if err := s.retrying(ctx, func() error { calls++; cancel(); return busy }); err != busy || calls != 1 {
+		t.Errorf("a conflict after the context ended: %v after %d calls, want it returned after 1", err, calls)
 	}
 }
 
