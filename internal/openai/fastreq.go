@@ -146,23 +146,30 @@ func (s *scanner) boolPtr() (*bool, bool) {
 
 // int64Ptr reads null or a JSON integer that fits an int64.
 func (s *scanner) int64Ptr() (*int64, bool) {
-	if s.Null() {
-		return nil, true
-	}
-	n, ok := s.Int()
-	if !ok {
-		return nil, false
+	n, null, ok := s.nullableInt()
+	if !ok || null {
+		return nil, ok
 	}
 	return &n, true
 }
 
 func (s *scanner) intPtr() (*int, bool) {
-	n, ok := s.int64Ptr()
-	if !ok || n == nil {
+	n, null, ok := s.nullableInt()
+	if !ok || null {
 		return nil, ok
 	}
-	v := int(*n)
+	v := int(n)
 	return &v, true
+}
+
+// nullableInt reads null or a JSON integer; the pointer readers above allocate
+// only the one they return.
+func (s *scanner) nullableInt() (n int64, null, ok bool) {
+	if s.Null() {
+		return 0, true, true
+	}
+	n, ok = s.Int()
+	return n, false, ok
 }
 
 // floatPtr reads null or a JSON number.
