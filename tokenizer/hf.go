@@ -130,7 +130,7 @@ func newHFBackend(tokenizerJSON []byte, path string) (backend, error) {
 
 func buildHF(data []byte) (*hfBackend, error) {
 	var j jsonTokenizer
-	fields, err := jsonFields(data)
+	fields, modelFields, err := jsonFieldsNest(data, "model")
 	if err != nil {
 		var v any
 		if err := json.Unmarshal(data, &v); err != nil {
@@ -159,7 +159,7 @@ func buildHF(data []byte) (*hfBackend, error) {
 			return nil, fmt.Errorf("pre_tokenizer: %w", err)
 		}
 	}
-	if b.model, err = buildModel(j.Model); err != nil {
+	if b.model, err = buildModel(j.Model, modelFields); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	if !isNull(j.Decoder) {

@@ -20,30 +20,55 @@ var errJSON = errors.New("malformed JSON")
 // jsonFields splits a JSON object into its members (later duplicates win, as serde's
 // last-value-wins is not guaranteed either; real files have none).
 func jsonFields(data []byte) (map[string]json.RawMessage, error) {
+	fields, _, err := jsonFieldsNest(data, "")
+	return fields, err
+}
+
+// jsonFieldsNest is jsonFields that, in the same pass, also splits the member named
+// nest when it is a well-formed object (nested is nil otherwise): a tokenizer.json's
+// model is most of the file, and splitting it apart afterwards would scan it twice.
+func jsonFieldsNest(data []byte, nest string) (fields, nested map[string]json.RawMessage, err error) {
 	i := jsonscan.SkipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, errJSON
+		return nil, nil, errJSON
 	}
+	fields, end, err := objectFields(data, i, nest, &nested)
+	if err != nil {
+		return nil, nil, err
+	}
+	if jsonscan.SkipWS(data, end) != len(data) {
+		return nil, nil, errJSON
+	}
+	return fields, nested, nil
+}
+
+// objectFields splits the object at data[i], returning the index after it; see
+// jsonFieldsNest for nest.
+func objectFields(data []byte, i int, nest string, nested *map[string]json.RawMessage) (map[string]json.RawMessage, int, error) {
 	out := map[string]json.RawMessage{}
 	end, err := jsonscan.Object(data, i, func(key, b []byte, j int) (int, error) {
 		k, err := jsonKey(key)
 		if err != nil {
 			return 0, err
 		}
-		e, err := jsonscan.Skip(b, j)
-		if err != nil {
-			return 0, err
+		e := -1
+		if nest != "" && k == nest {
+			*nested = nil
+			if j < len(b) && b[j] == '{' {
+				if m, me, err := objectFields(b, j, "", nil); err == nil {
+					*nested, e = m, me
+				}
+			}
+		}
+		if e < 0 {
+			if e, err = jsonscan.Skip(b, j); err != nil {
+				return 0, err
+			}
 		}
 		out[k] = json.RawMessage(b[j:e])
 		return e, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if jsonscan.SkipWS(data, end) != len(data) {
-		return nil, errJSON
-	}
-	return out, nil
+	return out, end, err
 }
 
 // jsonKey is an object key's raw bytes (between the quotes) as the string

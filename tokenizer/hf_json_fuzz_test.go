@@ -23,10 +23,12 @@ func FuzzTokenizerJSON(f *testing.F) {
 		"{\"\\n\xe2\x82\":4}", `{"a":9223372036854775807}`, `{"a":1,"a":2}`, `{"a":null}`, `{"a":"x"}`,
 		`["a b","c d"]`, `[["a","b"],["\u00e9"," "]]`, `[]`, `[["a"]]`, `[["a","b","c"]]`, `["a b",["c","d"]]`,
 		`{"model":{"vocab":{},"merges":[]},"version":"1.0"} `, `{"a":[1,{"b":"]"}]} x`, `{}0`,
+		`{"model":{"a":1,"a":{"b":[]}},"model":{"c":2}}`, `{"model":null}`, `{"model":[1]}`, `{"model":{"a":1},"model":3}`, `{"model":`, `{"model":{"a":`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
+		_, _, _ = jsonFieldsNest(text, "model") // on any input, an error or fields: never a panic
 		// The vocabulary and merges readers get one value, as jsonFields cuts it out.
 		i := jsonscan.SkipWS(text, 0)
 		end, err := jsonscan.Skip(text, i)
@@ -67,6 +69,19 @@ func FuzzTokenizerJSON(f *testing.F) {
 			fields, err := jsonFields(text)
 			if err != nil || !maps.EqualFunc(fields, wantFields, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
 				t.Fatalf("jsonFields(%q) = %q, %v; encoding/json reads %q", text, fields, err, wantFields)
+			}
+			// Splitting the model in the same pass gives what splitting it after does.
+			top, nested, err := jsonFieldsNest(text, "model")
+			if err != nil || !maps.EqualFunc(top, fields, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+				t.Fatalf("jsonFieldsNest(%q) = %q, %v; jsonFields reads %q", text, top, err, fields)
+			}
+			var wantModel map[string]json.RawMessage
+			if m, ok := fields["model"]; ok && json.Unmarshal(m, &wantModel) == nil && wantModel != nil {
+				if !maps.EqualFunc(nested, wantModel, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+					t.Fatalf("jsonFieldsNest(%q) splits the model into %q; encoding/json reads %q", text, nested, wantModel)
+				}
+			} else if nested != nil {
+				t.Fatalf("jsonFieldsNest(%q) splits a model that is not an object: %q", text, nested)
 			}
 		}
 	})

@@ -34,9 +34,14 @@ type jsonModel struct {
 	MaxInputCharsPerWord    *int            `json:"max_input_chars_per_word"`
 }
 
-func buildModel(raw json.RawMessage) (model, error) {
+// buildModel builds the model from its JSON, raw, split into fields when the caller
+// has them already (nil: split here).
+func buildModel(raw json.RawMessage, fields map[string]json.RawMessage) (model, error) {
 	var j jsonModel
-	fields, err := jsonFields(raw)
+	var err error
+	if fields == nil {
+		fields, err = jsonFields(raw)
+	}
 	if err != nil {
 		if err := json.Unmarshal(raw, &j); err != nil {
 			return nil, err

@@ -38,10 +38,20 @@ func Skip(b []byte, i int) (int, error) {
 	return j, nil
 }
 
+// containerStop marks the bytes skipContainer looks at: quotes and brackets. It runs
+// through everything else (keys' values, commas, white space) in a tight loop.
+var containerStop = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
+
 // skipContainer is Skip for the object or array at b[i].
 func skipContainer(b []byte, i int) (int, error) {
 	depth := 0
-	for j := i; j < len(b); j++ {
+	for j := i; ; j++ {
+		for j < len(b) && !containerStop[b[j]] {
+			j++
+		}
+		if j >= len(b) {
+			return 0, errAt(i, "unterminated object or array")
+		}
 		switch b[j] {
 		case '"':
 			end, _, ok := ScanString(b, j)
@@ -53,14 +63,12 @@ func skipContainer(b []byte, i int) (int, error) {
 			if depth++; depth > MaxDepth {
 				return 0, errAt(j, "nesting deeper than MaxDepth")
 			}
-		case '}', ']':
-			depth--
-			if depth == 0 {
+		default: // '}', ']'
+			if depth--; depth == 0 {
 				return j + 1, nil
 			}
 		}
 	}
-	return 0, errAt(i, "unterminated object or array")
 }
 
 // Object calls f for each member of the object whose '{' is b[i], in order, with the
