@@ -48,7 +48,7 @@ func Benchmark(b *testing.B, sc Scenario) *Result {
 	}
 	// Load the tokenizer once, outside the timed loop: a run's cost is the load, not the
 	// tokenizer file's parse.
-	tok, err := tokenizer.Load(sc.WithDefaults().Tokenizer)
+	tok, err := tokenizer.Load(sc.TokenizerOrDefault())
 	if err != nil {
 		b.Fatalf("perftest: scenario %q: tokenizer: %v", sc.Name, err)
 	}

@@ -1,6 +1,7 @@
 package serverproc
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -80,11 +81,12 @@ type Server struct {
 	StopGrace time.Duration
 }
 
+// NameOrDefault is the server's name, "server" when it has none.
+func (s Server) NameOrDefault() string { return cmp.Or(s.Name, "server") }
+
 // WithDefaults returns s with its zero fields at their documented defaults.
 func (s Server) WithDefaults() Server {
-	if s.Name == "" {
-		s.Name = "server"
-	}
+	s.Name = s.NameOrDefault()
 	if s.Ready == "" && s.ReadyCmd == "" {
 		s.Ready = DefaultReady
 	}
@@ -123,7 +125,7 @@ func (s Server) Validate() error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("serverproc: server %s: %s", s.WithDefaults().Name, strings.Join(bad, "; "))
+		return fmt.Errorf("serverproc: server %s: %s", s.NameOrDefault(), strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -22,9 +22,8 @@ import (
 // and, when that is not enough, the sessions from which it measures it instead.
 func baselineHeadline(s *gate.Series) []string {
 	sc, _ := perfrun.SeriesScenario(s) // a series this process recorded: its scenario decodes
-	d := sc.WithDefaults()
 	head := fmt.Sprintf("baseline recorded: %s in %s of %q (%s) in %s",
-		runsText(s.Len()), sessionsText(s.Sessions()), d.Name, sc.Describe(), artifactPath(s.Dir))
+		runsText(s.Len()), sessionsText(s.Sessions()), sc.NameOrDefault(), sc.Describe(), artifactPath(s.Dir))
 	var parts []string
 	cv := 0.0
 	for _, st := range gate.RunStatList() {

@@ -34,7 +34,7 @@ type runResult struct {
 // loadTokenizer loads the scenario's tokenizer once per name (sweeps and repeated runs
 // reuse it through perfrun.WithTokenizer), naming the flag when it cannot.
 func loadTokenizer(sc scenario.Scenario) (*tokenizer.Tokenizer, error) {
-	name := sc.WithDefaults().Tokenizer
+	name := sc.TokenizerOrDefault()
 	tokMu.Lock()
 	defer tokMu.Unlock()
 	if t, ok := tokCache[name]; ok {
@@ -372,7 +372,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 	if o.artifactDir != "" {
 		fmt.Fprintf(e.stdout, "report:    %s (the runs' latency–throughput charts)\n", filepath.Join(artifactPath(o.artifactDir), reportgen.SweepReportFile))
 	}
-	s := reportgen.Summary{Title: fmt.Sprintf("perfgate profile: %s, %d runs", sc.WithDefaults().Name, o.numRuns), Mark: "PASS",
+	s := reportgen.Summary{Title: fmt.Sprintf("perfgate profile: %s, %d runs", sc.NameOrDefault(), o.numRuns), Mark: "PASS",
 		Headline: fmt.Sprintf("PASS: all %d runs met every assertion", o.numRuns)}
 	var err2 error
 	if failed > 0 {
@@ -386,7 +386,7 @@ func profileRepeat(ctx context.Context, e *env, sc scenario.Scenario, o profileO
 			{Label: "repeat", Path: filepath.Join(o.artifactDir, perfrun.RepeatFile)},
 			{Label: "report", Path: filepath.Join(o.artifactDir, reportgen.SweepReportFile)}}
 	}
-	s.Trends = historyTrends(ctx, o.history.addr, sc.WithDefaults().Name)
+	s.Trends = historyTrends(ctx, o.history.addr, sc.NameOrDefault())
 	setSummary(e, s)
 	return err
 }

@@ -74,7 +74,7 @@ func startLive(ctx context.Context, e *env, l liveOpts, sc scenario.Scenario, la
 	run := liveout.NewRunID(time.Now())
 	warn := func(msg string) { fmt.Fprintf(e.stderr, "WARN %s\n", msg) }
 	lv, err := liveout.Start(ctx, liveout.Config{Outputs: outputs, Interval: l.every,
-		Labels: liveout.Labels{Scenario: cmpOr(label, sc.WithDefaults().Name), Run: run}}, warn)
+		Labels: liveout.Labels{Scenario: cmpOr(label, sc.NameOrDefault()), Run: run}}, warn)
 	if err != nil {
 		if errors.Is(err, liveout.ErrInvalid) {
 			return nil, invalidf("--out: %s", strings.ReplaceAll(err.Error(), liveout.ErrInvalid.Error()+": ", ""))

@@ -267,27 +267,3 @@ func TestAbortWatchLarge(t *testing.T) {
 		}
 	}
 }
-
-// TestAbortValidate: bad abort settings are refused naming the field.
-func TestAbortValidate(t *testing.T) {
-	for _, tc := range []struct {
-		a    scenario.Abort
-		want string
-	}{
-		{scenario.Abort{Rules: []string{"nonesuch_p99>1s"}}, `abort.rules[0]: check: rule "nonesuch_p99>1s", column 1: unknown metric "nonesuch"`},
-		{scenario.Abort{Rules: []string{"error_rate<=0.2"}}, "want > or <"},
-		{scenario.Abort{Rules: []string{"goodput<0.9"}}, `"goodput" is not an abort condition`},
-		{scenario.Abort{Delay: -time.Second}, "abort.delay -1s: want a duration >= 0"},
-		{scenario.Abort{FailedRequestThreshold: 1.5}, "abort.failed_request_threshold 1.5: want a fraction in (0, 1)"},
-		{scenario.Abort{FailedRequestThreshold: -0.1}, "abort.failed_request_threshold -0.1"},
-		{scenario.Abort{MinRequests: -1}, "abort.min_requests -1"},
-	} {
-		sc := stormScenario(0, loadgen.Stop{Requests: 10}, tc.a)
-		if err := sc.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.a, err, tc.want)
-		}
-	}
-	if err := stormScenario(0, loadgen.Stop{Requests: 10}, scenario.Abort{Rules: []string{"error_rate>0.2", "itl_p99{model=m}>50ms"}, Delay: time.Second, FailedRequestThreshold: 0.1}).Validate(); err != nil {
-		t.Errorf("valid abort refused: %v", err)
-	}
-}

@@ -381,7 +381,7 @@ func (o *Outcome) WriteReports(command ...string) error {
 		return errors.New("scenario: write reports: the outcome has no directory")
 	}
 	var ti *reportgen.TokenizerInfo
-	if name := o.Scenario.WithDefaults().Tokenizer; name != "" {
+	if name := o.Scenario.TokenizerOrDefault(); name != "" {
 		ti = &reportgen.TokenizerInfo{Name: name}
 	}
 	o.Files = slices.DeleteFunc(o.Files, func(f string) bool {

@@ -134,7 +134,7 @@ func Extend(ctx context.Context, s *gate.Series, sc scenario.Scenario, n int, op
 			return outs, err
 		}
 		if out.Interrupted {
-			return append(outs, out), fmt.Errorf("scenario %q: run %d was interrupted: %w", sc.WithDefaults().Name, i+1, context.Canceled)
+			return append(outs, out), fmt.Errorf("scenario %q: run %d was interrupted: %w", sc.NameOrDefault(), i+1, context.Canceled)
 		}
 		out.dropRecords()
 		addRun(s, out, gate.RunDir(i))

@@ -109,21 +109,20 @@ func Repeat(ctx context.Context, sc scenario.Scenario, n int, confidence float64
 		return outs, est, nil
 	}
 	if err := reportgen.WriteFileAtomic(filepath.Join(dir, RepeatFile), func(w io.Writer) error { return reportgen.WriteJSON(w, est) }); err != nil {
-		return outs, est, fmt.Errorf("scenario %q: %w", sc.WithDefaults().Name, err)
+		return outs, est, fmt.Errorf("scenario %q: %w", sc.NameOrDefault(), err)
 	}
 	// The runs as one load level of a sweep: its report draws them as one point on
 	// the latency–throughput charts with their run-to-run intervals.
-	wd := sc.WithDefaults()
-	a, load := Concurrency, float64(wd.Concurrency)
-	if wd.Rate > 0 {
-		a, load = Rate, wd.Rate
+	a, load := Concurrency, float64(sc.Concurrency)
+	if sc.Rate > 0 {
+		a, load = Rate, sc.Rate
 	}
 	pts := make([]sweep.Point, len(outs))
 	for i, o := range outs {
 		ok, note := o.Passed()
 		pts[i] = sweep.Point{Load: load, Repeat: i, Metrics: o.Metrics, Pass: ok, Note: note, Dir: o.Dir}
 	}
-	if err := writeSweep(dir, "repeat", fmt.Sprintf("perfgate: %d runs of %s", n, wd.Name), a, pts); err != nil {
+	if err := writeSweep(dir, "repeat", fmt.Sprintf("perfgate: %d runs of %s", n, sc.NameOrDefault()), a, pts); err != nil {
 		return outs, est, err
 	}
 	return outs, est, nil
@@ -171,7 +170,7 @@ func Sweep(ctx context.Context, sc scenario.Scenario, a Axis, levels []float64, 
 			}
 		}
 	}
-	return pts, writeSweep(dir, "sweep", fmt.Sprintf("perfgate: %s sweep of %s", a, sc.WithDefaults().Name), a, pts)
+	return pts, writeSweep(dir, "sweep", fmt.Sprintf("perfgate: %s sweep of %s", a, sc.NameOrDefault()), a, pts)
 }
 
 // Search bisects (sweep.Search) for the highest load on axis a in [so.Lo, so.Hi] at
@@ -197,7 +196,7 @@ func Search(ctx context.Context, sc scenario.Scenario, a Axis, so sweep.SearchOp
 	if err != nil {
 		return res, err
 	}
-	return res, writeSweep(dir, "search", fmt.Sprintf("perfgate: %s search for %s", a, sc.WithDefaults().Name), a, res.Probes)
+	return res, writeSweep(dir, "search", fmt.Sprintf("perfgate: %s search for %s", a, sc.NameOrDefault()), a, res.Probes)
 }
 
 // writeSweep writes NAME.csv and the sweep HTML report of pts into dir.

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -187,31 +184,6 @@ func find(vs []check.Verdict, name string) *check.Verdict {
 		}
 	}
 	return nil
-}
-
-func TestValidityConfig(t *testing.T) {
-	sc := quickScenario(1, 10)
-	sc.Validity = validity.Config{Steady: "sometimes", MaxClientCPU: 2, MaxDrift: math.NaN(), ResetURL: "ftp://x"}
-	err := sc.Validate()
-	for _, want := range []string{`validity.steady "sometimes"`, "validity.max_client_cpu 2", "validity.max_drift NaN", `validity.reset_url "ftp://x"`} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Validate: %v; want %q", err, want)
-		}
-	}
-	// The YAML keys.
-	path := filepath.Join(t.TempDir(), "v.yaml")
-	writeFile(t, path, "validity:\n  client_bound: warn\n  max_send_lag: 5ms\n  cache_bust: true\n")
-	got, err := scenario.ReadFile(path)
-	if err != nil || got.Validity.ClientBound != validity.ModeWarn || got.Validity.MaxSendLag != 5*time.Millisecond || !got.Validity.CacheBust {
-		t.Errorf("ReadFile: %+v, %v", got.Validity, err)
-	}
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestPreflightWrongBasePath: a URL with a wrong path (/v2) is refused at the preflight

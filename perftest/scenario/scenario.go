@@ -165,12 +165,7 @@ func (s Scenario) Mocked() bool { return len(s.URLs) == 0 }
 // as run.Run runs it: Name, Tokenizer, Requests (when no other stop is set, a rate
 // series included), and the mock's Tokenizer and Seed.
 func (s Scenario) WithDefaults() Scenario {
-	if s.Name == "" {
-		s.Name = DefaultName
-	}
-	if s.Tokenizer == "" {
-		s.Tokenizer = DefaultTokenizer
-	}
+	s.Name, s.Tokenizer = s.NameOrDefault(), s.TokenizerOrDefault()
 	if s.Requests == 0 && s.Duration == 0 && s.InputFile == "" && len(s.RateSeries) == 0 && len(s.Classes) == 0 {
 		s.Requests = DefaultRequests // a rate series ends at its last point instead
 	}
@@ -184,6 +179,13 @@ func (s Scenario) WithDefaults() Scenario {
 	}
 	return s
 }
+
+// NameOrDefault is the scenario's name, [DefaultName] when it has none.
+func (s Scenario) NameOrDefault() string { return cmp.Or(s.Name, DefaultName) }
+
+// TokenizerOrDefault is the tokenizer the scenario counts with, [DefaultTokenizer]
+// when it names none.
+func (s Scenario) TokenizerOrDefault() string { return cmp.Or(s.Tokenizer, DefaultTokenizer) }
 
 // TargetName names where the scenario's requests go: "the in-process mock server" or
 // its URLs, comma-separated (a run's statistics keep it as gate.RunStats.Target).

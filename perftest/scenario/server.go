@@ -15,7 +15,7 @@ func (s Scenario) validateServer() error {
 	srv := *s.Server
 	if srv.URL == "" {
 		if len(s.URLs) == 0 {
-			return fmt.Errorf("server %s: no URL: set urls (--url) to where the server listens, e.g. http://127.0.0.1:8000", srv.WithDefaults().Name)
+			return fmt.Errorf("server %s: no URL: set urls (--url) to where the server listens, e.g. http://127.0.0.1:8000", srv.NameOrDefault())
 		}
 		srv.URL = s.URLs[0]
 	}
