@@ -3,6 +3,8 @@
 package serverproc
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -35,10 +37,16 @@ func groupAlive(pgid int) bool {
 	return false
 }
 
-// exitedUnreaped reports whether process pid has exited, or is exiting, and waits to
-// be reaped, from /proc.
-func exitedUnreaped(pid int) bool {
+// exitedOrReaped reports, from /proc, whether process pid, a child of this process,
+// has exited or is exiting: a zombie, a task with PF_EXITING, or no longer there at
+// all. Only its parent reaps it, so a pid missing from /proc was reaped by
+// Process.wait's cmd.Wait, whose goroutine may not have run since (on a busy machine
+// it waits for a processor after the system call returns).
+func exitedOrReaped(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
 	if err != nil {
 		return false
 	}

@@ -32,7 +32,7 @@ func TestStatExiting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if statExiting(string(b)) || exitedUnreaped(os.Getpid()) {
+	if statExiting(string(b)) || exitedOrReaped(os.Getpid()) {
 		t.Errorf("this running test process reads as exiting: %s", b)
 	}
 }

@@ -14,6 +14,6 @@ func terminate(p *os.Process)         { _ = p.Kill() }
 func kill(p *os.Process)              { _ = p.Kill() }
 func groupAlive(int) bool             { return false }
 
-// exitedUnreaped cannot tell here: a server that exited just before Stop is reported
-// as stopped unless Process.wait reaped it first.
-func exitedUnreaped(int) bool { return false }
+// exitedOrReaped cannot tell here: a server that exited just before Stop is reported
+// as stopped unless Process.wait saw its exit first.
+func exitedOrReaped(int) bool { return false }

@@ -105,9 +105,9 @@ func openLog(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_TRUNC, 0o644)
 }
 
-// waitHook, when set (by a test), runs in wait before it reaps the process: a test
-// holds it to stand for a machine too busy to run wait.
-var waitHook func()
+// waitHook and reapedHook, when set (by a test), run in wait before it reaps the
+// process and after: a test holds one to stand for a machine too busy to run wait.
+var waitHook, reapedHook func()
 
 // wait reaps the process and, unless Stop stopped it, keeps why it exited.
 func (p *Process) wait() {
@@ -115,6 +115,9 @@ func (p *Process) wait() {
 		waitHook()
 	}
 	err := p.cmd.Wait()
+	if reapedHook != nil {
+		reapedHook()
+	}
 	p.mu.Lock()
 	p.state = p.cmd.ProcessState
 	if !p.stopping {
@@ -336,12 +339,13 @@ func (p *Process) Stop() error {
 }
 
 func (p *Process) stop() error {
-	if exitedUnreaped(p.cmd.Process.Pid) {
+	if exitedOrReaped(p.cmd.Process.Pid) {
 		// It exited on its own before this Stop, or is exiting (its socket may already
-		// refuse connections), and wait has not reaped it yet (a busy machine may not
-		// have run it): let wait keep why, as if Stop came later, so a server that
-		// crashed at the end of a run is not reported as stopped. An exit that does not
-		// end within the grace is stopped as a running server would be.
+		// refuse connections), and wait has not kept why yet (a busy machine may not
+		// have run it, before or after reaping it): let wait keep why, as if Stop came
+		// later, so a server that crashed at the end of a run is not reported as
+		// stopped. An exit that does not end within the grace is stopped as a running
+		// server would be.
 		select {
 		case <-p.done:
 		case <-time.After(p.srv.StopGrace):

@@ -215,9 +215,50 @@ func TestStopFindsUnreapedExit(t *testing.T) {
 	if resp, err := http.Get(s.URL + "/crash"); err == nil {
 		resp.Body.Close()
 	}
-	for deadline := time.Now().Add(time.Minute); !exitedUnreaped(p.Pid()); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !exitedOrReaped(p.Pid()); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the crashed server is not an unreaped process a minute later")
+		}
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond) // Stop has begun by now, unless the machine is very busy
+		free()
+	}()
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop = %v, want nil", err)
+	}
+	err := p.Err()
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "server B exited while serving: exit status 3") {
+		t.Fatalf("Err() after Stop = %v, want ErrExited: server B exited while serving: exit status 3", err)
+	}
+}
+
+// The same when wait has reaped the process but not yet kept why: its goroutine waits
+// for a processor after the system call returns, which on a busy machine can outlast
+// the rest of a run (held here by reapedHook). The pid is gone from /proc by then.
+func TestStopFindsReapedExit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a reaped process is told from /proc on Linux only")
+	}
+	release, once := make(chan struct{}), sync.Once{}
+	free := func() { once.Do(func() { close(release) }) }
+	reapedHook = func() { <-release }
+	s := standinServer(t, "B", "serve")
+	p, _ := start(t, s)
+	t.Cleanup(func() { free(); _ = p.Stop(); reapedHook = nil })
+	if err := p.WaitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Get(s.URL + "/crash"); err == nil {
+		resp.Body.Close()
+	}
+	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(stat); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the crashed server is not reaped a minute later")
 		}
 	}
 	go func() {

@@ -36,7 +36,7 @@ import (
 // and proxies to the fast mock, and misbehaves as told:
 //
 //	STANDIN_CRASH=N:K   on its N-th start (counted in STANDIN_COUNT's file), exit 3
-//	                    once it has answered K requests
+//	                    when a request comes after it has answered K
 //	STANDIN_IGNORE_TERM ignore SIGTERM
 //	STANDIN_KEEP_PORT   start a child in its own session that holds the listening
 //	                    socket (its pid in the file STANDIN_HOLDER) for a minute
@@ -103,10 +103,16 @@ func standinServer(addr string) {
 	}
 	fmt.Println("standin: serving", ln.Addr(), "via", mock.URL())
 	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		proxy.ServeHTTP(w, r)
-		if strings.HasPrefix(r.URL.Path, "/v1/chat") && answered.Add(1) == crashAfter {
+		chat := strings.HasPrefix(r.URL.Path, "/v1/chat")
+		// It crashes as the request after the K-th arrives, so the K answers are whole
+		// (a client at concurrency 1 has read the K-th before it sends another).
+		if chat && answered.Load() == crashAfter {
 			fmt.Fprintf(os.Stderr, "standin: Fatal Python error: Segmentation fault after %d requests\n", crashAfter)
 			os.Exit(3)
+		}
+		proxy.ServeHTTP(w, r)
+		if chat {
+			answered.Add(1)
 		}
 	}))
 }
