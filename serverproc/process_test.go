@@ -194,83 +194,59 @@ func TestExitWhileServing(t *testing.T) {
 	}
 }
 
-// A server that exited on its own just before Stop, while wait had not reaped it yet
-// (a machine too busy to run it: held here by waitHook), is reported as exited while
-// serving, not as stopped. At load 20 a crashed build's run finished its requests
-// (connection refused) before wait ran, and the A/B gate said "error rate 96.7%"
-// (exit 99) instead of "server B exited while serving" (exit 1).
-func TestStopFindsUnreapedExit(t *testing.T) {
+// A server that exited on its own just before Stop, while wait had not kept why yet,
+// is reported as exited while serving, not as stopped. At load 20 a crashed build's run
+// finished its requests (connection refused) before wait ran, and the A/B gate said
+// "error rate 96.7%" (exit 99) instead of "server B exited while serving" (exit 1).
+// Wait is held (a machine too busy to run it) before it reaps the process (a zombie),
+// or after (its goroutine waits for a processor once the system call returns; the pid
+// is gone from /proc).
+func TestStopFindsAnExitWaitHasNotKept(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("an exited, unreaped process is read from /proc on Linux only")
+		t.Skip("an exited process not yet waited for is told from /proc on Linux only")
 	}
-	release, once := make(chan struct{}), sync.Once{}
-	free := func() { once.Do(func() { close(release) }) }
-	waitHook = func() { <-release }
-	s := standinServer(t, "B", "serve")
-	p, _ := start(t, s)
-	t.Cleanup(func() { free(); _ = p.Stop(); waitHook = nil })
-	if err := p.WaitReady(t.Context()); err != nil {
-		t.Fatal(err)
+	gone := func(pid int) bool {
+		_, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/stat")
+		return errors.Is(err, fs.ErrNotExist)
 	}
-	if resp, err := http.Get(s.URL + "/crash"); err == nil {
-		resp.Body.Close()
-	}
-	for deadline := time.Now().Add(time.Minute); !exitedOrReaped(p.Pid()); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the crashed server is not an unreaped process a minute later")
-		}
-	}
-	go func() {
-		time.Sleep(50 * time.Millisecond) // Stop has begun by now, unless the machine is very busy
-		free()
-	}()
-	if err := p.Stop(); err != nil {
-		t.Fatalf("Stop = %v, want nil", err)
-	}
-	err := p.Err()
-	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "server B exited while serving: exit status 3") {
-		t.Fatalf("Err() after Stop = %v, want ErrExited: server B exited while serving: exit status 3", err)
-	}
-}
-
-// The same when wait has reaped the process but not yet kept why: its goroutine waits
-// for a processor after the system call returns, which on a busy machine can outlast
-// the rest of a run (held here by reapedHook). The pid is gone from /proc by then.
-func TestStopFindsReapedExit(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("a reaped process is told from /proc on Linux only")
-	}
-	release, once := make(chan struct{}), sync.Once{}
-	free := func() { once.Do(func() { close(release) }) }
-	reapedHook = func() { <-release }
-	s := standinServer(t, "B", "serve")
-	p, _ := start(t, s)
-	t.Cleanup(func() { free(); _ = p.Stop(); reapedHook = nil })
-	if err := p.WaitReady(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if resp, err := http.Get(s.URL + "/crash"); err == nil {
-		resp.Body.Close()
-	}
-	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-		if _, err := os.Stat(stat); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the crashed server is not reaped a minute later")
-		}
-	}
-	go func() {
-		time.Sleep(50 * time.Millisecond) // Stop has begun by now, unless the machine is very busy
-		free()
-	}()
-	if err := p.Stop(); err != nil {
-		t.Fatalf("Stop = %v, want nil", err)
-	}
-	err := p.Err()
-	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "server B exited while serving: exit status 3") {
-		t.Fatalf("Err() after Stop = %v, want ErrExited: server B exited while serving: exit status 3", err)
+	for _, c := range []struct {
+		name  string
+		hook  *func()
+		until func(pid int) bool // the crashed server is in the state the case holds it in
+	}{
+		{"unreaped", &waitHook, exitedOrReaped},
+		{"reaped", &reapedHook, gone},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			release, once := make(chan struct{}), sync.Once{}
+			free := func() { once.Do(func() { close(release) }) }
+			*c.hook = func() { <-release }
+			s := standinServer(t, "B", "serve")
+			p, _ := start(t, s)
+			t.Cleanup(func() { free(); _ = p.Stop(); *c.hook = nil })
+			if err := p.WaitReady(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if resp, err := http.Get(s.URL + "/crash"); err == nil {
+				resp.Body.Close()
+			}
+			for deadline := time.Now().Add(time.Minute); !c.until(p.Pid()); time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the crashed server is not %s a minute later", c.name)
+				}
+			}
+			go func() {
+				time.Sleep(50 * time.Millisecond) // Stop has begun by now, unless the machine is very busy
+				free()
+			}()
+			if err := p.Stop(); err != nil {
+				t.Fatalf("Stop = %v, want nil", err)
+			}
+			err := p.Err()
+			if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "server B exited while serving: exit status 3") {
+				t.Fatalf("Err() after Stop = %v, want ErrExited: server B exited while serving: exit status 3", err)
+			}
+		})
 	}
 }
 
