@@ -51,19 +51,16 @@ func objectFields(data []byte, i int, nest string, nested *map[string]json.RawMe
 		if err != nil {
 			return 0, err
 		}
-		e := -1
 		if nest != "" && k == nest {
-			*nested = nil
-			if j < len(b) && b[j] == '{' {
-				if m, me, err := objectFields(b, j, "", nil); err == nil {
-					*nested, e = m, me
-				}
+			*nested = nil // a later duplicate that is no object clears an earlier one
+			if m, e, err := objectFields(b, j, "", nil); err == nil {
+				*nested, out[k] = m, json.RawMessage(b[j:e])
+				return e, nil
 			}
 		}
-		if e < 0 {
-			if e, err = jsonscan.Skip(b, j); err != nil {
-				return 0, err
-			}
+		e, err := jsonscan.Skip(b, j)
+		if err != nil {
+			return 0, err
 		}
 		out[k] = json.RawMessage(b[j:e])
 		return e, nil

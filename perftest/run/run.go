@@ -380,10 +380,7 @@ func (o *Outcome) WriteReports(command ...string) error {
 	if o.Dir == "" {
 		return errors.New("scenario: write reports: the outcome has no directory")
 	}
-	var ti *reportgen.TokenizerInfo
-	if name := o.Scenario.TokenizerOrDefault(); name != "" {
-		ti = &reportgen.TokenizerInfo{Name: name}
-	}
+	ti := &reportgen.TokenizerInfo{Name: o.Scenario.TokenizerOrDefault()}
 	o.Files = slices.DeleteFunc(o.Files, func(f string) bool {
 		b := filepath.Base(f)
 		return b != ClientFile && b != servermetrics.File && b != servermetrics.GPUFile // writeArtifacts lists the rest again
